@@ -1,0 +1,7 @@
+"""unlabeled: learning from unlabeled and weakly labeled data with exact, scalable kernel solvers."""
+
+from .pu import PUSVC
+
+__version__ = "0.1.0"
+
+__all__ = ["PUSVC", "__version__"]

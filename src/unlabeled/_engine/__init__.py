@@ -1,0 +1,5 @@
+"""The compiled solver engine (C++17, nanobind). Internal: use the estimators instead."""
+
+from ._core import solve_pu
+
+__all__ = ["solve_pu"]

@@ -1,0 +1,146 @@
+// nanobind layer: numpy / scipy buffers in, numpy arrays out, errors as Python exceptions.
+// The solver runs without the GIL; the progress hook takes it back a few times per second
+// to let Ctrl-C through and to call the optional Python callback.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "pu_dh.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+template <class T>
+using Vec = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+template <class T>
+using Mat = nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+
+nb::ndarray<nb::numpy, double, nb::ndim<1>> to_numpy(const std::vector<double>& v) {
+    auto* data = new double[v.size() ? v.size() : 1];
+    std::copy(v.begin(), v.end(), data);
+    nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<double*>(p); });
+    return nb::ndarray<nb::numpy, double, nb::ndim<1>>(data, {v.size()}, owner);
+}
+
+unl::Data make_data(const std::optional<Mat<double>>& X64, const std::optional<Mat<float>>& X32,
+                    const std::optional<Vec<double>>& csr_data, const std::optional<Vec<int32_t>>& csr_indices,
+                    const std::optional<Vec<int64_t>>& csr_indptr, int64_t n_rows, int64_t n_cols) {
+    unl::Data X;
+    X.n = n_rows;
+    X.d = n_cols;
+    if (X64) {
+        X.x64 = X64->data();
+    } else if (X32) {
+        X.x32 = X32->data();
+    } else if (csr_data && csr_indices && csr_indptr) {
+        if (static_cast<int64_t>(csr_indptr->shape(0)) != n_rows + 1)
+            throw nb::value_error("csr_indptr must have n_rows + 1 entries");
+        X.sparse = true;
+        X.val = csr_data->data();
+        X.ind = csr_indices->data();
+        X.indptr = csr_indptr->data();
+    } else {
+        throw nb::value_error("no training data given to the engine");
+    }
+    return X;
+}
+
+// Turns the optional Python callback into an engine ProgressFn that also checks for signals.
+struct ProgressBridge {
+    nb::object callback;
+    std::unique_ptr<nb::python_error> error;
+
+    unl::ProgressFn fn() {
+        return [this](const unl::Progress& p) -> bool {
+            nb::gil_scoped_acquire gil;
+            if (PyErr_CheckSignals() != 0) {
+                error = std::make_unique<nb::python_error>();
+                return true;
+            }
+            if (callback.is_none()) return false;
+            try {
+                return nb::cast<bool>(callback(p.iter, p.violation, p.objective, p.elapsed));
+            } catch (nb::python_error& e) {
+                error = std::make_unique<nb::python_error>(std::move(e));
+                return true;
+            }
+        };
+    }
+};
+
+nb::dict solve_pu(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
+                  std::optional<Vec<double>> csr_data, std::optional<Vec<int32_t>> csr_indices,
+                  std::optional<Vec<int64_t>> csr_indptr, int64_t n_rows, int64_t n_cols,
+                  Vec<int32_t> pos, Vec<int32_t> unl, int kernel, double gamma, double coef0, int degree,
+                  double c1, double c2, double tol, double cache_bytes, int64_t max_iter, int solver,
+                  bool shrinking, std::optional<Vec<double>> sigma0, nb::object progress, uint64_t seed) {
+    unl::Data X = make_data(X64, X32, csr_data, csr_indices, csr_indptr, n_rows, n_cols);
+    unl::PUProblem pb;
+    pb.X = &X;
+    pb.kernel.type = static_cast<unl::KernelType>(kernel);
+    pb.kernel.gamma = gamma;
+    pb.kernel.coef0 = coef0;
+    pb.kernel.degree = degree;
+    pb.pos.assign(pos.data(), pos.data() + pos.shape(0));
+    pb.unl.assign(unl.data(), unl.data() + unl.shape(0));
+    for (int32_t r : pb.pos)
+        if (r < 0 || r >= n_rows) throw nb::index_error("positive index out of range");
+    for (int32_t r : pb.unl)
+        if (r < 0 || r >= n_rows) throw nb::index_error("unlabeled index out of range");
+    pb.c1 = c1;
+    pb.c2 = c2;
+
+    unl::PUOptions opt;
+    opt.solver = static_cast<unl::PUSolver>(solver);
+    opt.tol = tol;
+    opt.cache_bytes = cache_bytes;
+    opt.max_iter = max_iter;
+    opt.shrinking = shrinking;
+    opt.seed = seed;
+    if (sigma0) {
+        if (sigma0->shape(0) != pb.unl.size()) throw nb::value_error("sigma0 must have one entry per unlabeled point");
+        opt.sigma0 = sigma0->data();
+    }
+    ProgressBridge bridge{progress, nullptr};
+    opt.progress = bridge.fn();
+
+    unl::PUResult r;
+    {
+        nb::gil_scoped_release release;
+        r = unl::solve_pu(pb, opt);
+    }
+    if (bridge.error) throw *bridge.error;
+
+    nb::dict out;
+    out["sigma"] = to_numpy(r.sigma);
+    out["g_unl"] = to_numpy(r.g_unl);
+    out["g_pos"] = to_numpy(r.g_pos);
+    out["w"] = to_numpy(r.w);
+    out["beta"] = r.beta;
+    out["n_iter"] = r.iter;
+    out["converged"] = r.converged;
+    out["stopped"] = r.stopped;
+    out["violation"] = r.violation;
+    out["cache_hits"] = r.cache_hits;
+    out["cache_misses"] = r.cache_misses;
+    out["cache_bytes"] = r.cache_bytes;
+    out["kernel_rows"] = r.kernel_rows;
+    return out;
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+    m.doc() = "unlabeled's compiled solver engine";
+    m.def("solve_pu", &solve_pu, "X64"_a.none(), "X32"_a.none(), "csr_data"_a.none(), "csr_indices"_a.none(),
+          "csr_indptr"_a.none(), "n_rows"_a, "n_cols"_a, "pos"_a, "unl"_a, "kernel"_a, "gamma"_a, "coef0"_a,
+          "degree"_a, "c1"_a, "c2"_a, "tol"_a, "cache_bytes"_a, "max_iter"_a, "solver"_a, "shrinking"_a,
+          "sigma0"_a.none(), "progress"_a.none(), "seed"_a = 0,
+          "Solve the PU double-hinge dual; see pu_dh.hpp for the formulation.");
+}

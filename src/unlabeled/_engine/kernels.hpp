@@ -1,0 +1,173 @@
+// Kernel evaluation over dense (float64 / float32, row-major) or CSR data.
+//
+// The engine never materialises an n x n matrix: a kernel "row" is computed on demand
+// against an arbitrary list of columns, and the linear kernel additionally exposes
+// dot/axpy against a dense primal vector so that solvers can keep w = sum_i alpha_i x_i.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+namespace unl {
+
+enum class KernelType : int { Linear = 0, Poly = 1, Rbf = 2, Precomputed = 3 };
+
+struct KernelParams {
+    KernelType type = KernelType::Rbf;
+    double gamma = 1.0;
+    double coef0 = 0.0;
+    int degree = 3;
+};
+
+// A read-only view of the training matrix. For kernel == Precomputed the "data" is the
+// (n x n) Gram matrix itself, stored densely in float64.
+class Data {
+public:
+    int64_t n = 0, d = 0;
+    // dense storage (exactly one of x64 / x32 set when !sparse)
+    const double* x64 = nullptr;
+    const float* x32 = nullptr;
+    // CSR storage
+    bool sparse = false;
+    const double* val = nullptr;
+    const int64_t* indptr = nullptr;
+    const int32_t* ind = nullptr;
+
+    // <x_i, x_j>
+    double dot(int64_t i, int64_t j) const {
+        if (sparse) {
+            int64_t a = indptr[i], ae = indptr[i + 1], b = indptr[j], be = indptr[j + 1];
+            double s = 0.0;
+            while (a < ae && b < be) {
+                if (ind[a] == ind[b]) s += val[a++] * val[b++];
+                else if (ind[a] < ind[b]) ++a;
+                else ++b;
+            }
+            return s;
+        }
+        if (x64) return dense_dot(x64 + i * d, x64 + j * d);
+        return dense_dot(x32 + i * d, x32 + j * d);
+    }
+
+    // <x_i, w> for a dense vector w of length d
+    double dot_w(int64_t i, const double* w) const {
+        double s = 0.0;
+        if (sparse) {
+            for (int64_t k = indptr[i]; k < indptr[i + 1]; ++k) s += val[k] * w[ind[k]];
+            return s;
+        }
+        if (x64) {
+            const double* r = x64 + i * d;
+            for (int64_t k = 0; k < d; ++k) s += r[k] * w[k];
+        } else {
+            const float* r = x32 + i * d;
+            for (int64_t k = 0; k < d; ++k) s += static_cast<double>(r[k]) * w[k];
+        }
+        return s;
+    }
+
+    // w += a * x_i
+    void axpy(int64_t i, double a, double* w) const {
+        if (a == 0.0) return;
+        if (sparse) {
+            for (int64_t k = indptr[i]; k < indptr[i + 1]; ++k) w[ind[k]] += a * val[k];
+        } else if (x64) {
+            const double* r = x64 + i * d;
+            for (int64_t k = 0; k < d; ++k) w[k] += a * r[k];
+        } else {
+            const float* r = x32 + i * d;
+            for (int64_t k = 0; k < d; ++k) w[k] += a * static_cast<double>(r[k]);
+        }
+    }
+
+    // Write x_i into a zeroed dense buffer / zero it again (sparse rows only).
+    void scatter(int64_t i, double* buf) const {
+        for (int64_t k = indptr[i]; k < indptr[i + 1]; ++k) buf[ind[k]] = val[k];
+    }
+    void unscatter(int64_t i, double* buf) const {
+        for (int64_t k = indptr[i]; k < indptr[i + 1]; ++k) buf[ind[k]] = 0.0;
+    }
+
+    double self_dot(int64_t i) const {
+        if (sparse) {
+            double s = 0.0;
+            for (int64_t k = indptr[i]; k < indptr[i + 1]; ++k) s += val[k] * val[k];
+            return s;
+        }
+        return dot(i, i);
+    }
+
+private:
+    template <class T>
+    double dense_dot(const T* a, const T* b) const {
+        // four accumulators: lets the compiler vectorise without -ffast-math
+        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        int64_t k = 0;
+        for (; k + 4 <= d; k += 4) {
+            s0 += static_cast<double>(a[k]) * b[k];
+            s1 += static_cast<double>(a[k + 1]) * b[k + 1];
+            s2 += static_cast<double>(a[k + 2]) * b[k + 2];
+            s3 += static_cast<double>(a[k + 3]) * b[k + 3];
+        }
+        for (; k < d; ++k) s0 += static_cast<double>(a[k]) * b[k];
+        return (s0 + s1) + (s2 + s3);
+    }
+};
+
+class Kernel {
+public:
+    Kernel(const Data& data, KernelParams params) : X(data), p(params) {
+        if (p.type == KernelType::Rbf) {
+            sqnorm.resize(static_cast<size_t>(X.n));
+            for (int64_t i = 0; i < X.n; ++i) sqnorm[i] = X.self_dot(i);
+        }
+        if (X.sparse) buf.assign(static_cast<size_t>(X.d), 0.0);
+    }
+
+    double operator()(int64_t i, int64_t j) const {
+        if (p.type == KernelType::Precomputed) return X.x64[i * X.d + j];
+        return transform(X.dot(i, j), i, j);
+    }
+
+    // out[s] = k(x_i, x_cols[s]) for s < len
+    void row(int64_t i, const int32_t* cols, int64_t len, double* out) {
+        if (p.type == KernelType::Precomputed) {
+            const double* r = X.x64 + i * X.d;
+            for (int64_t s = 0; s < len; ++s) out[s] = r[cols[s]];
+            return;
+        }
+        if (X.sparse) {
+            // scatter once, then each dot costs O(nnz of the other row)
+            X.scatter(i, buf.data());
+            for (int64_t s = 0; s < len; ++s) out[s] = transform(X.dot_w(cols[s], buf.data()), i, cols[s]);
+            X.unscatter(i, buf.data());
+            return;
+        }
+        for (int64_t s = 0; s < len; ++s) out[s] = transform(X.dot(i, cols[s]), i, cols[s]);
+    }
+
+    bool is_linear() const { return p.type == KernelType::Linear; }
+    const Data& data() const { return X; }
+
+private:
+    const Data& X;
+    KernelParams p;
+    std::vector<double> sqnorm;  // rbf only
+    std::vector<double> buf;     // scatter buffer for sparse rows
+
+    double transform(double dot, int64_t i, int64_t j) const {
+        switch (p.type) {
+        case KernelType::Linear: return dot;
+        case KernelType::Poly: return std::pow(p.gamma * dot + p.coef0, p.degree);
+        case KernelType::Rbf: {
+            double d2 = sqnorm[i] + sqnorm[j] - 2.0 * dot;
+            return std::exp(-p.gamma * (d2 > 0.0 ? d2 : 0.0));
+        }
+        default: throw std::logic_error("unreachable kernel type");
+        }
+    }
+};
+
+}  // namespace unl

@@ -1,0 +1,581 @@
+#include "pu_dh.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+#include "cache.hpp"
+
+namespace unl {
+
+namespace {
+
+constexpr double INF = std::numeric_limits<double>::infinity();
+constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double TAU = 1e-12;
+
+inline double vee(double s, double c2) { return std::max(-s, s - c2); }
+
+// ---------------------------------------------------------------------------------------
+// Quantities shared by all solvers
+
+// h_u = sum_p k(x_p, x_u)
+std::vector<double> positive_sums(const PUProblem& pb, Kernel& K) {
+    const int64_t n = static_cast<int64_t>(pb.unl.size());
+    std::vector<double> h(static_cast<size_t>(n), 0.0);
+    if (K.is_linear()) {
+        std::vector<double> wp(static_cast<size_t>(pb.X->d), 0.0);
+        for (int32_t p : pb.pos) pb.X->axpy(p, 1.0, wp.data());
+        for (int64_t u = 0; u < n; ++u) h[u] = pb.X->dot_w(pb.unl[u], wp.data());
+        return h;
+    }
+    std::vector<double> row(static_cast<size_t>(n));
+    for (int32_t p : pb.pos) {
+        K.row(p, pb.unl.data(), n, row.data());
+        for (int64_t u = 0; u < n; ++u) h[u] += row[u];
+    }
+    return h;
+}
+
+// A feasible start: the points most similar to the positives (largest h) take sigma = c2
+// until the equality constraint is met; they are the likeliest to end at sigma = c2.
+std::vector<double> default_start(const std::vector<double>& h, double total, double c2) {
+    const int64_t n = static_cast<int64_t>(h.size());
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return h[a] > h[b]; });
+    std::vector<double> sigma(static_cast<size_t>(n), 0.0);
+    double left = total;
+    for (int64_t k = 0; k < n && left > 0; ++k) {
+        double v = std::min(c2, left);
+        sigma[order[k]] = v;
+        left -= v;
+    }
+    return sigma;
+}
+
+// g at the labeled positives, from the solution itself
+std::vector<double> positive_g(const PUProblem& pb, Kernel& K, const std::vector<double>& sigma,
+                               const std::vector<double>& w) {
+    const int64_t p = static_cast<int64_t>(pb.pos.size()), n = static_cast<int64_t>(pb.unl.size());
+    std::vector<double> gp(static_cast<size_t>(p), 0.0);
+    if (K.is_linear()) {
+        for (int64_t k = 0; k < p; ++k) gp[k] = pb.X->dot_w(pb.pos[k], w.data());
+        return gp;
+    }
+    std::vector<int32_t> cols(pb.pos);
+    cols.insert(cols.end(), pb.unl.begin(), pb.unl.end());
+    std::vector<double> row(cols.size());
+    for (int64_t k = 0; k < p; ++k) {
+        K.row(pb.pos[k], cols.data(), static_cast<int64_t>(cols.size()), row.data());
+        double s = 0.0;
+        for (int64_t q = 0; q < p; ++q) s += row[q];
+        double t = 0.0;
+        for (int64_t u = 0; u < n; ++u)
+            if (sigma[u] != 0.0) t += sigma[u] * row[p + u];
+        gp[k] = pb.c1 * s - t;
+    }
+    return gp;
+}
+
+// w = c1 sum_P x_p - sum_U sigma_u x_u
+std::vector<double> primal_w(const PUProblem& pb, const std::vector<double>& sigma) {
+    std::vector<double> w(static_cast<size_t>(pb.X->d), 0.0);
+    for (int32_t p : pb.pos) pb.X->axpy(p, pb.c1, w.data());
+    for (size_t u = 0; u < pb.unl.size(); ++u) pb.X->axpy(pb.unl[u], -sigma[u], w.data());
+    return w;
+}
+
+// ---------------------------------------------------------------------------------------
+// SMO: the generic solver on a_u, b_u (variables t < n are a_t, t >= n are b_{t-n})
+
+class PUQMatrix : public QMatrix {
+public:
+    PUQMatrix(Kernel& K, const std::vector<int32_t>& unl, double cache_bytes)
+        : K_(K), unl_(unl), n_(static_cast<int64_t>(unl.size())), cache_(n_, n_, cache_bytes) {
+        point_.resize(static_cast<size_t>(2 * n_));
+        QD_.resize(static_cast<size_t>(2 * n_));
+        for (int64_t t = 0; t < 2 * n_; ++t) {
+            point_[t] = t % n_;
+            QD_[t] = K_(unl_[point_[t]], unl_[point_[t]]);
+        }
+        buf_[0].resize(static_cast<size_t>(2 * n_));
+        buf_[1].resize(static_cast<size_t>(2 * n_));
+    }
+    const double* get_Q(int64_t t, int64_t len) override {
+        const int64_t u = point_[t];
+        const double* row = cache_.get(u, [&](double* out) { K_.row(unl_[u], unl_.data(), n_, out); });
+        double* b = buf_[next_].data();
+        next_ ^= 1;
+        for (int64_t s = 0; s < len; ++s) b[s] = row[point_[s]];
+        return b;
+    }
+    const double* get_QD() const override { return QD_.data(); }
+    void swap_index(int64_t i, int64_t j) override {
+        std::swap(point_[i], point_[j]);
+        std::swap(QD_[i], QD_[j]);
+    }
+    const RowCache& cache() const { return cache_; }
+
+private:
+    Kernel& K_;
+    const std::vector<int32_t>& unl_;
+    int64_t n_;
+    RowCache cache_;
+    std::vector<int64_t> point_;
+    std::vector<double> QD_;
+    std::vector<double> buf_[2];
+    int next_ = 0;
+};
+
+void solve_smo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std::vector<double>& h,
+               PUResult& res) {
+    const int64_t n = static_cast<int64_t>(pb.unl.size());
+    const double half = pb.c2 / 2;
+    std::vector<double> p(2 * n), C(2 * n, half), alpha(2 * n), G(2 * n);
+    std::vector<int8_t> y(2 * n, 1);
+    for (int64_t u = 0; u < n; ++u) {
+        p[u] = -pb.c1 * h[u] - 1.0;
+        p[n + u] = -pb.c1 * h[u] + 1.0;
+        alpha[u] = std::min(res.sigma[u], half);
+        alpha[n + u] = res.sigma[u] - alpha[u];
+    }
+    PUQMatrix Q(K, pb.unl, opt.cache_bytes);
+    SolverOptions so;
+    so.eps = opt.tol;
+    so.shrinking = opt.shrinking;
+    so.max_iter = opt.max_iter;
+    so.progress = opt.progress;
+    Solver solver;
+    SolveResult r = solver.solve(2 * n, Q, p.data(), y.data(), C.data(), alpha.data(), G.data(), so);
+    for (int64_t u = 0; u < n; ++u) {
+        res.sigma[u] = alpha[u] + alpha[n + u];
+        res.g_unl[u] = -G[u] - 1.0;
+    }
+    res.iter = r.iter;
+    res.converged = r.converged;
+    res.stopped = r.stopped;
+    res.violation = r.violation;
+    res.cache_hits = Q.cache().hits();
+    res.cache_misses = Q.cache().misses();
+    res.cache_bytes = Q.cache().bytes_used();
+    res.kernel_rows = Q.cache().misses();
+}
+
+// ---------------------------------------------------------------------------------------
+// Pair steps in sigma space, for USMO and the linear solver
+
+class SigmaPairs {
+public:
+    SigmaPairs(std::vector<double>& sigma, double c2) : s_(sigma), c2_(c2), half_(c2 / 2) {}
+
+    // Rate of change of the objective when sigma_u moves up (resp. down) is -(up_val) (resp.
+    // -(low_val)); a pair (i up, j down) improves the objective iff up_val(i) > low_val(j).
+    double up_val(int64_t u, double g) const {
+        double s = s_[u];
+        return s < half_ ? g + 1 : (s < c2_ ? g - 1 : -INF);
+    }
+    double low_val(int64_t u, double g) const {
+        double s = s_[u];
+        return s > half_ ? g - 1 : (s > 0 ? g + 1 : INF);
+    }
+    bool non_bound(int64_t u) const {
+        double s = s_[u];
+        return (s > 0 && s < half_) || (s > half_ && s < c2_);
+    }
+
+    // Exact minimiser of the objective along sigma_i + t, sigma_j - t: a convex piecewise
+    // quadratic with curvature eta and kinks where either variable crosses c2/2. Returns t.
+    double step(int64_t i, int64_t j, double gi, double gj, double eta) {
+        if (eta <= 0) eta = TAU;
+        const double si = s_[i], sj = s_[j];
+        const double lo = std::max(-si, sj - c2_), hi = std::min(c2_ - si, sj);
+        if (!(hi > lo)) return 0.0;
+        double pts[4];
+        int np = 0;
+        pts[np++] = lo;
+        double b1 = half_ - si, b2 = sj - half_;
+        if (b1 > b2) std::swap(b1, b2);
+        if (b1 > lo && b1 < hi) pts[np++] = b1;
+        if (b2 > lo && b2 < hi && b2 != b1) pts[np++] = b2;
+        pts[np++] = hi;
+        const double lin = gj - gi;
+        auto phi = [&](double t) { return 0.5 * eta * t * t + lin * t + vee(si + t, c2_) + vee(sj - t, c2_); };
+        double best_t = 0.0, best = phi(0.0);
+        for (int k = 0; k + 1 < np; ++k) {
+            const double a = pts[k], b = pts[k + 1], m = 0.5 * (a + b);
+            const double vi = si + m > half_ ? 1.0 : -1.0;
+            const double vj = sj - m > half_ ? 1.0 : -1.0;
+            const double t = std::clamp(-(lin + vi - vj) / eta, a, b);
+            const double v = phi(t);
+            if (v < best) { best = v; best_t = t; }
+        }
+        if (best_t == 0.0) return 0.0;
+        // land exactly on 0, c2/2 and c2 so that the states of the paper are exact, keeping
+        // sigma_i + sigma_j unchanged unless both land on such a value
+        const double a = si + sj;
+        double ni = si + best_t;
+        const bool snapped_i = snap(ni) != ni;
+        ni = snap(ni);
+        double nj = a - ni;
+        if (snap(nj) != nj) {
+            nj = snap(nj);
+            if (!snapped_i) ni = a - nj;
+        }
+        s_[i] = std::clamp(ni, 0.0, c2_);
+        s_[j] = std::clamp(nj, 0.0, c2_);
+        return s_[i] - si;
+    }
+
+private:
+    std::vector<double>& s_;
+    double c2_, half_;
+    double snap(double v) const {
+        const double e = 1e-12 * c2_;
+        if (std::fabs(v) <= e) return 0.0;
+        if (std::fabs(v - half_) <= e) return half_;
+        if (std::fabs(v - c2_) <= e) return c2_;
+        return v;
+    }
+};
+
+// Evaluates g_u = c1 h_u - sum_v sigma_v k(x_u, x_v) from scratch, through w for the
+// linear kernel or over the current support for the others.
+class FreshG {
+public:
+    FreshG(const PUProblem& pb, Kernel& K, const std::vector<double>& h, const std::vector<double>& sigma)
+        : pb_(pb), K_(K), h_(h), sigma_(sigma), linear_(K.is_linear()) {
+        if (linear_) w_ = primal_w(pb, sigma);
+        pos_in_sv_.assign(sigma.size(), -1);
+        for (size_t u = 0; u < sigma.size(); ++u) update_support(static_cast<int64_t>(u));
+    }
+    double operator()(int64_t u) {
+        if (linear_) return pb_.X->dot_w(pb_.unl[u], w_.data());
+        double s = 0.0;
+        for (int64_t v : sv_) s += sigma_[v] * K_(pb_.unl[u], pb_.unl[v]);
+        return pb_.c1 * h_[u] - s;
+    }
+    // after sigma_u changed by ds
+    void moved(int64_t u, double ds) {
+        if (linear_) pb_.X->axpy(pb_.unl[u], -ds, w_.data());
+        update_support(u);
+    }
+    const std::vector<double>& w() const { return w_; }
+
+private:
+    const PUProblem& pb_;
+    Kernel& K_;
+    const std::vector<double>& h_;
+    const std::vector<double>& sigma_;
+    bool linear_;
+    std::vector<double> w_;
+    std::vector<int64_t> sv_, pos_in_sv_;
+
+    void update_support(int64_t u) {
+        if (linear_) return;
+        const bool in = pos_in_sv_[u] >= 0, nz = sigma_[u] != 0.0;
+        if (nz && !in) {
+            pos_in_sv_[u] = static_cast<int64_t>(sv_.size());
+            sv_.push_back(u);
+        } else if (!nz && in) {
+            int64_t k = pos_in_sv_[u], last = sv_.back();
+            sv_[k] = last;
+            pos_in_sv_[last] = k;
+            sv_.pop_back();
+            pos_in_sv_[u] = -1;
+        }
+    }
+};
+
+double eta_of(Kernel& K, int32_t a, int32_t b) { return K(a, a) + K(b, b) - 2 * K(a, b); }
+
+// ---------------------------------------------------------------------------------------
+// USMO, as published: optimise over the non-bound set (with its function cache) until it is
+// tau-optimal, then scan every point against the most critical values; stop when a full
+// scan changes nothing.
+
+void solve_usmo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std::vector<double>& h,
+                PUResult& res) {
+    const int64_t n = static_cast<int64_t>(pb.unl.size());
+    std::vector<double>& sigma = res.sigma;
+    SigmaPairs pairs(sigma, pb.c2);
+    FreshG fresh(pb, K, h, sigma);
+    const double tau = opt.tol;
+
+    // non-bound set with its function cache
+    std::vector<int64_t> nb;
+    std::vector<int32_t> nb_rows;  // rows of X, parallel to nb
+    std::vector<int64_t> nb_pos(static_cast<size_t>(n), -1);
+    std::vector<double> fcache(static_cast<size_t>(n), 0.0);
+    auto nb_insert = [&](int64_t u, double g) {
+        nb_pos[u] = static_cast<int64_t>(nb.size());
+        nb.push_back(u);
+        nb_rows.push_back(pb.unl[u]);
+        fcache[u] = g;
+    };
+    auto nb_erase = [&](int64_t u) {
+        int64_t k = nb_pos[u], last = static_cast<int64_t>(nb.size()) - 1;
+        nb[k] = nb[last];
+        nb_rows[k] = nb_rows[last];
+        nb_pos[nb[k]] = k;
+        nb.pop_back();
+        nb_rows.pop_back();
+        nb_pos[u] = -1;
+    };
+    for (int64_t u = 0; u < n; ++u)
+        if (pairs.non_bound(u)) nb_insert(u, fresh(u));
+    auto g_of = [&](int64_t u) { return nb_pos[u] >= 0 ? fcache[u] : fresh(u); };
+
+    std::vector<int64_t> scan_order(static_cast<size_t>(n));
+    std::iota(scan_order.begin(), scan_order.end(), 0);
+    std::mt19937_64 rng(opt.seed);
+    std::shuffle(scan_order.begin(), scan_order.end(), rng);
+
+    std::vector<double> ki, kj;
+    int64_t iter = 0, kernel_rows = 0;
+    bool stopped = false;
+    ProgressClock clock(opt.progress, 0.2);
+    double last_violation = INF;
+
+    // one pair step with current g values; keeps the function cache and the NB set exact
+    auto take_step = [&](int64_t i, int64_t j, double gi, double gj) -> bool {
+        const double old_i = sigma[i], old_j = sigma[j];
+        const double t = pairs.step(i, j, gi, gj, eta_of(K, pb.unl[i], pb.unl[j]));
+        if (t == 0.0) return false;
+        const double di = sigma[i] - old_i, dj = sigma[j] - old_j;
+        const int64_t m = static_cast<int64_t>(nb.size());
+        ki.resize(static_cast<size_t>(m));
+        kj.resize(static_cast<size_t>(m));
+        K.row(pb.unl[i], nb_rows.data(), m, ki.data());
+        K.row(pb.unl[j], nb_rows.data(), m, kj.data());
+        kernel_rows += 2;
+        for (int64_t k = 0; k < m; ++k) fcache[nb[k]] -= di * ki[k] + dj * kj[k];
+        fresh.moved(i, di);
+        fresh.moved(j, dj);
+        for (int64_t u : {i, j}) {
+            const bool was = nb_pos[u] >= 0, now = pairs.non_bound(u);
+            if (was && !now) nb_erase(u);
+            else if (!was && now) nb_insert(u, fresh(u));
+        }
+        ++iter;
+        return true;
+    };
+
+    auto should_stop = [&]() {
+        if (opt.max_iter >= 0 && iter >= opt.max_iter) return true;
+        if (clock.due() && clock.report(iter, last_violation, NaN)) { stopped = true; return true; }
+        return false;
+    };
+
+    bool converged = false;
+    while (!converged && !stopped && !(opt.max_iter >= 0 && iter >= opt.max_iter)) {
+        // phase 1: the non-bound set until it is tau-optimal
+        while (!nb.empty()) {
+            int64_t bi = -1, bj = -1;
+            double bu = -INF, bl = INF;
+            for (int64_t u : nb) {
+                double uv = pairs.up_val(u, fcache[u]), lv = pairs.low_val(u, fcache[u]);
+                if (uv > bu) { bu = uv; bi = u; }
+                if (lv < bl) { bl = lv; bj = u; }
+            }
+            last_violation = bu - bl;
+            if (bi < 0 || bj < 0 || bi == bj || bu - bl <= tau) break;
+            if (!take_step(bi, bj, fcache[bi], fcache[bj])) break;
+            if (should_stop()) break;
+        }
+        if (stopped || (opt.max_iter >= 0 && iter >= opt.max_iter)) break;
+
+        // phase 2: scan all points against the most critical values (NB and scanned points)
+        int64_t changed = 0;
+        int64_t cu = -1, cl = -1;  // indices of the critical up / low values
+        double vu = -INF, vl = INF;
+        auto refresh_critical = [&]() {
+            cu = cl = -1;
+            vu = -INF;
+            vl = INF;
+            for (int64_t u : nb) {
+                double uv = pairs.up_val(u, fcache[u]), lv = pairs.low_val(u, fcache[u]);
+                if (uv > vu) { vu = uv; cu = u; }
+                if (lv < vl) { vl = lv; cl = u; }
+            }
+        };
+        refresh_critical();
+        double scan_max_viol = 0.0;
+        for (int64_t u : scan_order) {
+            double gu = g_of(u);
+            res.g_unl[u] = gu;
+            double uv = pairs.up_val(u, gu), lv = pairs.low_val(u, gu);
+            int64_t partner = -1;
+            if (cl >= 0 && cl != u && uv - vl > tau) partner = cl;
+            else if (cu >= 0 && cu != u && vu - lv > tau) partner = cu;
+            if (partner >= 0) {
+                scan_max_viol = std::max(scan_max_viol, std::max(uv - vl, vu - lv));
+                if (take_step(u, partner, gu, g_of(partner))) {
+                    ++changed;
+                    refresh_critical();
+                    if (should_stop()) break;
+                    continue;
+                }
+            }
+            if (uv > vu) { vu = uv; cu = u; }
+            if (lv < vl) { vl = lv; cl = u; }
+        }
+        last_violation = changed ? scan_max_viol : vu - vl;
+        if (changed == 0 && !stopped) converged = true;
+    }
+    if (!converged) {
+        for (int64_t u = 0; u < n; ++u) res.g_unl[u] = g_of(u);
+        double bu = -INF, bl = INF;
+        for (int64_t u = 0; u < n; ++u) {
+            bu = std::max(bu, pairs.up_val(u, res.g_unl[u]));
+            bl = std::min(bl, pairs.low_val(u, res.g_unl[u]));
+        }
+        last_violation = bu - bl;
+    }
+    if (K.is_linear()) res.w = fresh.w();
+    res.iter = iter;
+    res.converged = converged;
+    res.stopped = stopped;
+    res.violation = last_violation;
+    res.kernel_rows = kernel_rows;
+}
+
+// ---------------------------------------------------------------------------------------
+// Linear kernel: g_u = <w, x_u> costs O(nnz(x_u)). Each sweep computes g on the active set,
+// shrinks bound points that cannot take part in a violating pair, then pairs the k-th most
+// violating "up" point with the k-th most violating "low" point, each step with fresh values.
+
+void solve_linear(const PUProblem& pb, const PUOptions& opt, Kernel& K, PUResult& res) {
+    const int64_t n = static_cast<int64_t>(pb.unl.size());
+    std::vector<double>& sigma = res.sigma;
+    std::vector<double>& g = res.g_unl;
+    SigmaPairs pairs(sigma, pb.c2);
+    std::vector<double> w = primal_w(pb, sigma);
+    const Data& X = *pb.X;
+    std::vector<double> sq(static_cast<size_t>(n));
+    for (int64_t u = 0; u < n; ++u) sq[u] = X.self_dot(pb.unl[u]);
+
+    std::vector<int64_t> active(static_cast<size_t>(n)), ups, lows;
+    std::iota(active.begin(), active.end(), 0);
+    ProgressClock clock(opt.progress, 0.2);
+    int64_t iter = 0;
+    bool converged = false, stopped = false;
+    double violation = INF;
+    const double tol = opt.tol;
+
+    while (!(opt.max_iter >= 0 && iter >= opt.max_iter)) {
+        double Umax = -INF, Lmin = INF;
+        for (int64_t u : active) {
+            g[u] = X.dot_w(pb.unl[u], w.data());
+            Umax = std::max(Umax, pairs.up_val(u, g[u]));
+            Lmin = std::min(Lmin, pairs.low_val(u, g[u]));
+        }
+        violation = Umax - Lmin;
+        if (violation <= tol) {
+            if (static_cast<int64_t>(active.size()) == n) { converged = true; break; }
+            active.resize(static_cast<size_t>(n));  // unshrink and check everything
+            std::iota(active.begin(), active.end(), 0);
+            continue;
+        }
+        if (opt.shrinking) {
+            size_t keep = 0;
+            for (int64_t u : active) {
+                const bool cannot_up = pairs.up_val(u, g[u]) <= Lmin;
+                const bool cannot_down = pairs.low_val(u, g[u]) >= Umax;
+                if (!(cannot_up && cannot_down && !pairs.non_bound(u))) active[keep++] = u;
+            }
+            active.resize(keep);
+        }
+        ups.clear();
+        lows.clear();
+        for (int64_t u : active) {
+            if (pairs.up_val(u, g[u]) - Lmin > tol) ups.push_back(u);
+            if (Umax - pairs.low_val(u, g[u]) > tol) lows.push_back(u);
+        }
+        const size_t m = std::min(ups.size(), lows.size());
+        auto by_up = [&](int64_t a, int64_t b) { return pairs.up_val(a, g[a]) > pairs.up_val(b, g[b]); };
+        auto by_low = [&](int64_t a, int64_t b) { return pairs.low_val(a, g[a]) < pairs.low_val(b, g[b]); };
+        std::partial_sort(ups.begin(), ups.begin() + static_cast<std::ptrdiff_t>(m), ups.end(), by_up);
+        std::partial_sort(lows.begin(), lows.begin() + static_cast<std::ptrdiff_t>(m), lows.end(), by_low);
+        for (size_t k = 0; k < m; ++k) {
+            const int64_t i = ups[k], j = lows[k];
+            if (i == j) continue;
+            const int32_t ri = pb.unl[i], rj = pb.unl[j];
+            const double gi = X.dot_w(ri, w.data()), gj = X.dot_w(rj, w.data());
+            if (pairs.up_val(i, gi) - pairs.low_val(j, gj) <= 0) continue;
+            const double old_i = sigma[i], old_j = sigma[j];
+            const double eta = sq[i] + sq[j] - 2 * X.dot(ri, rj);
+            if (pairs.step(i, j, gi, gj, eta) == 0.0) continue;
+            X.axpy(ri, -(sigma[i] - old_i), w.data());
+            X.axpy(rj, -(sigma[j] - old_j), w.data());
+            ++iter;
+            if (opt.max_iter >= 0 && iter >= opt.max_iter) break;
+            if (clock.due() && clock.report(iter, violation, NaN)) { stopped = true; break; }
+        }
+        if (stopped) break;
+    }
+    if (!converged) {
+        for (int64_t u = 0; u < n; ++u) g[u] = X.dot_w(pb.unl[u], w.data());
+    }
+    res.w = std::move(w);
+    res.iter = iter;
+    res.converged = converged;
+    res.stopped = stopped;
+    res.violation = violation;
+    (void)K;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+
+double pu_bias(const std::vector<double>& sigma, const std::vector<double>& g, double c2) {
+    const double half = c2 / 2;
+    double ub = INF, lb = -INF, sum = 0.0;
+    int64_t nfree = 0;
+    auto add = [&](double v, double cap, double G) {
+        if (v >= cap) lb = std::max(lb, G);
+        else if (v <= 0) ub = std::min(ub, G);
+        else { sum += G; ++nfree; }
+    };
+    for (size_t u = 0; u < sigma.size(); ++u) {
+        const double a = std::min(sigma[u], half), b = sigma[u] - a;
+        add(a, half, -g[u] - 1.0);
+        add(b, half, -g[u] + 1.0);
+    }
+    if (nfree > 0) return sum / static_cast<double>(nfree);
+    if (!std::isfinite(ub)) return lb;
+    if (!std::isfinite(lb)) return ub;
+    return (ub + lb) / 2;
+}
+
+PUResult solve_pu(const PUProblem& pb, const PUOptions& opt) {
+    const int64_t n = static_cast<int64_t>(pb.unl.size());
+    if (n == 0 || pb.pos.empty()) throw std::invalid_argument("need at least one positive and one unlabeled point");
+    Kernel K(*pb.X, pb.kernel);
+    const std::vector<double> h = positive_sums(pb, K);
+    const double total = pb.c1 * static_cast<double>(pb.pos.size());
+
+    PUResult res;
+    res.g_unl.assign(static_cast<size_t>(n), 0.0);
+    if (opt.sigma0) res.sigma.assign(opt.sigma0, opt.sigma0 + n);
+    else res.sigma = default_start(h, total, pb.c2);
+
+    if (K.is_linear()) {
+        if (opt.solver == PUSolver::USMO) solve_usmo(pb, opt, K, h, res);
+        else solve_linear(pb, opt, K, res);
+    } else if (opt.solver == PUSolver::USMO) {
+        solve_usmo(pb, opt, K, h, res);
+    } else {
+        solve_smo(pb, opt, K, h, res);
+    }
+    res.beta = pu_bias(res.sigma, res.g_unl, pb.c2);
+    if (K.is_linear() && res.w.empty()) res.w = primal_w(pb, res.sigma);
+    res.g_pos = positive_g(pb, K, res.sigma, res.w);
+    return res;
+}
+
+}  // namespace unl

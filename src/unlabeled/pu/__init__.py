@@ -1,0 +1,5 @@
+"""Positive-unlabeled learning."""
+
+from ._pusvc import PUSVC
+
+__all__ = ["PUSVC"]

@@ -1,0 +1,434 @@
+"""PUSVC: exact positive-unlabeled learning with the double hinge loss."""
+
+from __future__ import annotations
+
+import sys
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import minimize
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.svm import OneClassSVM
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .. import _engine
+from .._validation import (
+    KERNEL_CODES,
+    KERNELS,
+    check_choice,
+    check_gamma,
+    check_int,
+    check_pu_labels,
+    check_real,
+)
+
+_SOLVERS = ("auto", "smo", "usmo")
+_INITS = ("auto", "ocsvm", "mean-kernel")
+_CHUNK_BYTES = 64 * 2**20  # kernel blocks at predict time stay below this size
+
+
+class PUSVC(ClassifierMixin, BaseEstimator):
+    r"""Positive-unlabeled kernel classifier with the double hinge loss, solved exactly.
+
+    Given ``p`` labeled positives ``P`` and ``n`` unlabeled points ``U`` drawn from a mixture
+    with class prior ``pi``, PUSVC minimises the convex PU risk of du Plessis, Niu and
+    Sugiyama (ICML 2015) over ``f(x) = sum_i alpha_i k(x_i, x) + beta``:
+
+    .. math::
+
+        J(f) = -\frac{\pi}{p}\sum_{x\in P} f(x)
+               + \frac{1}{n}\sum_{x\in U}\max\bigl(f(x), \tfrac{1+f(x)}{2}, 0\bigr)
+               + \lambda \|f\|^2 .
+
+    Its dual is a box-constrained QP with one equality constraint, solved to tolerance ``tol``
+    by a sequential-minimal-optimisation engine whose memory is linear in the number of samples
+    plus a kernel-row cache of ``cache_size`` MB; no ``n x n`` matrix is ever built unless
+    ``kernel="precomputed"``. At the solution every positive has ``alpha = c1 = pi/(2 lam p)``
+    and every unlabeled point ``alpha_u = -sigma_u`` with ``0 <= sigma_u <= c2 = 1/(2 lam n)``.
+
+    Parameters
+    ----------
+    prior : float in (0, 1)
+        Class prior ``pi``: the proportion of positives among the unlabeled points.
+    lam : float > 0, default=0.01
+        Regularisation ``lambda`` of the paper.
+    kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
+        ``rbf``: exp(-gamma ||x - y||^2); ``poly``: (gamma <x, y> + coef0)^degree;
+        ``precomputed``: ``X`` is the Gram matrix (``n_samples x n_samples`` at fit time,
+        ``n_test x n_train`` at predict time).
+    gamma : {"scale", "auto"} or float >= 0, default="scale"
+        Kernel width, resolved as in :class:`sklearn.svm.SVC`.
+    degree : int >= 0, default=3
+    coef0 : float, default=0.0
+    tol : float > 0, default=1e-3
+        Stopping tolerance on the maximal KKT violation, in units of ``f`` (the paper's tau).
+    cache_size : float > 0, default=200
+        Kernel-row cache budget in MB.
+    max_iter : int >= 1 or None, default=None
+        Cap on solver iterations (pair updates); None means no cap.
+    solver : {"auto", "smo", "usmo"}, default="auto"
+        ``usmo``: the paper's algorithm (violating pairs over the sets D1/D2/D3, non-bound set
+        with function cache, full scans). ``smo``: full gradient, second-order pair selection,
+        shrinking and kernel-row cache. ``auto`` is ``smo``. For the linear kernel both keep
+        the primal vector ``w`` so that a step costs O(nnz) rather than O(n d).
+    init : {"auto", "ocsvm", "mean-kernel"}, default="auto"
+        Starting point. ``ocsvm``: the paper's section 4.5 (one-class SVM ranking and group
+        sizes from its eq. 18); ``mean-kernel``: points most similar to the positives start at
+        ``sigma = c2``. ``auto`` is ``ocsvm`` for ``usmo`` and ``mean-kernel`` otherwise.
+    verbose : bool, default=False
+        Print progress (iterations, KKT violation, objective, elapsed time) about once a second.
+    random_state : int, RandomState instance or None, default=None
+        Order in which ``usmo``'s full scans visit the points (the ``smo`` solver is
+        deterministic and ignores it).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        ``[0, 1]``.
+    support_ : ndarray of shape (n_SV,)
+        Indices into the training ``X`` of the points with a non-zero coefficient.
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+        Empty for ``kernel="precomputed"``.
+    dual_coef_ : ndarray of shape (1, n_SV)
+        ``c1`` for labeled positives, ``-sigma_u`` for unlabeled points.
+    intercept_ : ndarray of shape (1,)
+        The bias ``beta``: averaged over free points, or the midpoint of the interval that the
+        bound points allow when no point is free.
+    coef_ : ndarray of shape (1, n_features)
+        Primal weights; linear kernel only.
+    objective_ : float
+        The primal objective ``J`` at the solution, computed from the decision values.
+    n_iter_ : int
+        Pair updates made by the solver.
+    prior_ : float
+        The class prior used.
+    n_features_in_ : int
+
+    References
+    ----------
+    E. Sansone, F. G. B. De Natale, Z.-H. Zhou, "Efficient Training for Positive Unlabeled
+    Learning", IEEE TPAMI 41(11), 2019. M. C. du Plessis, G. Niu, M. Sugiyama, "Convex
+    formulation for learning from positive and unlabeled data", ICML 2015.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled import PUSVC
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(1, 1, (100, 2)), rng.normal(-1, 1, (100, 2))]
+    >>> s = np.zeros(200, dtype=int); s[:30] = 1          # 30 labeled positives
+    >>> clf = PUSVC(prior=70 / 170, lam=0.01).fit(X, s)
+    >>> clf.predict(X[:3])
+    array([1, 1, 1])
+    """
+
+    def __init__(
+        self,
+        prior,
+        lam=0.01,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        tol=1e-3,
+        cache_size=200,
+        max_iter=None,
+        solver="auto",
+        init="auto",
+        verbose=False,
+        random_state=None,
+    ):
+        self.prior = prior
+        self.lam = lam
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tol = tol
+        self.cache_size = cache_size
+        self.max_iter = max_iter
+        self.solver = solver
+        self.init = init
+        self.verbose = verbose
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ fitting
+    def _check_params(self):
+        prior = check_real(self.prior, "prior", low=0.0, high=1.0)
+        lam = check_real(self.lam, "lam", low=0.0)
+        check_choice(self.kernel, "kernel", KERNELS)
+        check_int(self.degree, "degree", low=0)
+        check_real(self.coef0, "coef0")
+        check_real(self.tol, "tol", low=0.0)
+        check_real(self.cache_size, "cache_size", low=0.0)
+        check_int(self.max_iter, "max_iter", low=1, allow_none=True)
+        check_choice(self.solver, "solver", _SOLVERS)
+        check_choice(self.init, "init", _INITS)
+        if not isinstance(self.gamma, str):
+            check_real(self.gamma, "gamma", low=0.0, low_open=False)
+        elif self.gamma not in ("scale", "auto"):
+            raise ValueError(
+                f"gamma must be 'scale', 'auto' or a non-negative number, got {self.gamma!r}"
+            )
+        return prior, lam
+
+    def fit(self, X, s):
+        """Fit on ``X`` with PU labels ``s`` (1 = labeled positive, 0 or -1 = unlabeled).
+
+        ``X`` may be a dense array (float64 or float32) or a scipy sparse matrix; with
+        ``kernel="precomputed"`` it is the square Gram matrix of the training points.
+        """
+        prior, lam = self._check_params()
+        X = validate_data(
+            self,
+            X,
+            accept_sparse="csr",
+            dtype=[np.float64, np.float32],
+            order="C",
+            reset=True,
+        )
+        if self.kernel == "precomputed":
+            if sp.issparse(X):
+                raise TypeError("X must be a dense Gram matrix when kernel='precomputed'")
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(
+                    f"X must be a square Gram matrix when kernel='precomputed', got shape {X.shape}"
+                )
+            X = np.ascontiguousarray(X, dtype=np.float64)
+        mask = check_pu_labels(s, X.shape[0])
+        gamma = check_gamma(self.gamma, self.kernel, X)
+        solver = "smo" if self.solver == "auto" else self.solver
+        init = self.init if self.init != "auto" else ("ocsvm" if solver == "usmo" else "mean-kernel")
+        rng = check_random_state(self.random_state)
+
+        pos = np.flatnonzero(mask).astype(np.int32)
+        unl = np.flatnonzero(~mask).astype(np.int32)
+        p, n = pos.size, unl.size
+        c1, c2 = prior / (2 * lam * p), 1.0 / (2 * lam * n)
+        self._gamma = gamma
+
+        sigma0 = None
+        if init == "ocsvm":
+            sigma0 = _ocsvm_start(X, pos, unl, self.kernel, gamma, self.degree, self.coef0,
+                                  prior, c1 * p, c2)
+
+        args = _engine_data(X)
+        progress = _Progress(self.verbose)
+        res = _engine.solve_pu(
+            **args,
+            pos=pos,
+            unl=unl,
+            kernel=KERNEL_CODES[self.kernel],
+            gamma=gamma,
+            coef0=float(self.coef0),
+            degree=int(self.degree),
+            c1=c1,
+            c2=c2,
+            tol=float(self.tol),
+            cache_bytes=float(self.cache_size) * 2**20,
+            max_iter=-1 if self.max_iter is None else int(self.max_iter),
+            solver=0 if solver == "smo" else 1,
+            shrinking=True,
+            sigma0=sigma0,
+            progress=progress,
+            seed=int(rng.randint(np.iinfo(np.int32).max)),
+        )
+        progress.done(res)
+        if not res["converged"]:
+            warnings.warn(
+                f"PUSVC stopped after max_iter={self.max_iter} iterations with KKT violation "
+                f"{res['violation']:.3g} > tol={self.tol}; increase max_iter.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+
+        sigma, beta = res["sigma"], float(res["beta"])
+        alpha = np.empty(X.shape[0])
+        alpha[pos] = c1
+        alpha[unl] = -sigma
+        self.support_ = np.flatnonzero(alpha != 0).astype(np.int32)
+        self.dual_coef_ = alpha[self.support_][None, :]
+        self.intercept_ = np.array([beta])
+        if self.kernel == "precomputed":
+            self.support_vectors_ = np.empty((0, 0))
+        else:
+            self.support_vectors_ = X[self.support_]
+        if self.kernel == "linear":
+            self._coef = res["w"][None, :].copy()
+        self.n_iter_ = int(res["n_iter"])
+        self.prior_ = prior
+        self.classes_ = np.array([0, 1])
+        self.shape_fit_ = X.shape
+        self.objective_ = _primal_objective(res["g_pos"], res["g_unl"], sigma, beta, c1, prior, lam)
+        self.solver_ = solver
+        return self
+
+    @property
+    def coef_(self):
+        """Primal weights ``w`` (linear kernel only), shape (1, n_features)."""
+        check_is_fitted(self)
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when kernel='linear'")
+        return self._coef
+
+    # ------------------------------------------------------------------ prediction
+    def decision_function(self, X):
+        """Decision values ``f(x)``; positive means predicted positive. Shape (n_samples,)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
+        if self.kernel == "precomputed":
+            if X.shape[1] != self.shape_fit_[0]:
+                raise ValueError(
+                    f"X must be a kernel matrix of shape (n_test, {self.shape_fit_[0]}) against "
+                    f"the training points when kernel='precomputed', got shape {X.shape}"
+                )
+            K = np.asarray(X[:, self.support_], dtype=np.float64)
+            return K @ self.dual_coef_[0] + self.intercept_[0]
+        if self.kernel == "linear":
+            return np.asarray(X @ self._coef[0], dtype=np.float64).ravel() + self.intercept_[0]
+        n_sv = max(self.support_vectors_.shape[0], 1)
+        step = max(1, _CHUNK_BYTES // (8 * n_sv))
+        out = np.empty(X.shape[0])
+        params = {"gamma": self._gamma}
+        if self.kernel == "poly":
+            params.update(degree=self.degree, coef0=self.coef0)
+        sv = self.support_vectors_
+        for start in range(0, X.shape[0], step):
+            block = X[start:start + step]
+            if block.dtype != np.float64:
+                block = block.astype(np.float64)
+            K = pairwise_kernels(block, sv.astype(np.float64), metric=self.kernel, **params)
+            out[start:start + step] = K @ self.dual_coef_[0]
+        return out + self.intercept_[0]
+
+    def predict(self, X):
+        """1 where ``f(x) > 0``, else 0."""
+        return (self.decision_function(X) > 0).astype(int)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        # PU labels are binary by construction: 1 = labeled positive, 0 = unlabeled
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+# ---------------------------------------------------------------------- helpers
+def _engine_data(X):
+    if sp.issparse(X):
+        X = X.tocsr()
+        X.sort_indices()
+        return {
+            "X64": None,
+            "X32": None,
+            "csr_data": np.ascontiguousarray(X.data, dtype=np.float64),
+            "csr_indices": np.ascontiguousarray(X.indices, dtype=np.int32),
+            "csr_indptr": np.ascontiguousarray(X.indptr, dtype=np.int64),
+            "n_rows": X.shape[0],
+            "n_cols": X.shape[1],
+        }
+    X = np.ascontiguousarray(X)
+    return {
+        "X64": X if X.dtype == np.float64 else None,
+        "X32": X if X.dtype == np.float32 else None,
+        "csr_data": None,
+        "csr_indices": None,
+        "csr_indptr": None,
+        "n_rows": X.shape[0],
+        "n_cols": X.shape[1],
+    }
+
+
+def _primal_objective(g_pos, g_unl, sigma, beta, c1, prior, lam):
+    """J(f) of the spec, from the decision values at the training points."""
+    f_pos, f_unl = g_pos + beta, g_unl + beta
+    norm2 = c1 * g_pos.sum() - sigma @ g_unl  # alpha' K alpha
+    loss_u = np.maximum(np.maximum(f_unl, (1 + f_unl) / 2), 0).mean()
+    return float(-prior * f_pos.mean() + loss_u + lam * norm2)
+
+
+def _repair_sum(sigma, order, target, c2):
+    """Make sum(sigma) == target inside [0, c2], raising the highest-ranked points first
+    (or lowering the lowest-ranked), so that any heuristic start becomes feasible."""
+    sigma = np.clip(sigma, 0.0, c2)
+    gap = target - sigma.sum()
+    idx = order[::-1] if gap > 0 else order
+    for u in idx:
+        if abs(gap) <= 1e-12 * max(1.0, target):
+            break
+        room = (c2 - sigma[u]) if gap > 0 else -sigma[u]
+        move = min(gap, room) if gap > 0 else max(gap, room)
+        sigma[u] += move
+        gap -= move
+    return sigma
+
+
+def _ocsvm_start(X, pos, unl, kernel, gamma, degree, coef0, prior, total, c2):
+    """The paper's section 4.5: rank U by a one-class SVM trained on P, then fill the states
+    5, 4, 3, 2, 1 from the top with group sizes from its eq. 18."""
+    n = unl.size
+    if kernel == "precomputed":
+        oc = OneClassSVM(kernel="precomputed").fit(X[np.ix_(pos, pos)])
+        score = oc.decision_function(X[np.ix_(unl, pos)])
+    else:
+        oc = OneClassSVM(kernel=kernel, gamma=gamma, degree=degree, coef0=coef0).fit(X[pos])
+        score = oc.decision_function(X[unl])
+    order = np.argsort(score, kind="stable")  # ascending: state 1 first
+
+    def resid(v):
+        a, b, c, s2, s4 = v
+        return (total - b * n * s2 - c * n * s4 - c2 * n * (prior * a + (1 - a - b - c) / 2)) ** 2
+
+    lo_a = max(1 / (prior * n), 1 / ((1 - prior) * n))
+    hi_a = min(1 / (1 - prior), 1 / prior)
+    hi_bc = max(np.log(n) / n, 1 / n)
+    bounds = [(lo_a, max(lo_a, hi_a)), (1 / n, hi_bc), (1 / n, hi_bc),
+              (1e-9 * c2, c2 / 2 * (1 - 1e-9)), (c2 / 2 * (1 + 1e-9), c2 * (1 - 1e-9))]
+    x0 = [min(max(1.0, lo_a), bounds[0][1]), 1 / n, 1 / n, c2 / 4, 3 * c2 / 4]
+    cons = [{"type": "ineq", "fun": lambda v: 1 - 1 / n - v[0] - v[1] - v[2]}]
+    sol = minimize(resid, x0, bounds=bounds, constraints=cons, method="SLSQP")
+    a, b, c, s2, s4 = sol.x
+    n1 = int(round((1 - prior) * a * n))
+    n2 = max(1, int(round(b * n)))
+    n4 = max(1, int(round(c * n)))
+    n5 = int(round(prior * a * n))
+    n3 = max(0, n - n1 - n2 - n4 - n5)
+    sizes = np.array([n1, n2, n3, n4, n5])
+    values = np.array([0.0, s2, c2 / 2, s4, c2])
+    sigma_sorted = np.repeat(values, sizes)[:n]
+    sigma_sorted = np.pad(sigma_sorted, (0, n - sigma_sorted.size), constant_values=c2)
+    sigma = np.empty(n)
+    sigma[order] = sigma_sorted
+    return _repair_sum(sigma, order, total, c2)
+
+
+class _Progress:
+    """Engine progress hook: prints at most once a second when verbose."""
+
+    def __init__(self, verbose):
+        self.verbose = bool(verbose)
+        self.last = 0.0
+        self.start = time.perf_counter()
+
+    def __call__(self, it, violation, objective, elapsed):
+        if self.verbose and elapsed - self.last >= 1.0:
+            self.last = elapsed
+            obj = "-" if np.isnan(objective) else f"{objective:.6g}"
+            print(f"[PUSVC] iter {it:>10d}  KKT violation {violation:.3e}  dual objective {obj}"
+                  f"  {elapsed:7.1f}s", file=sys.stderr, flush=True)
+        return False
+
+    def done(self, res):
+        if self.verbose:
+            print(f"[PUSVC] done: {res['n_iter']} iterations, KKT violation "
+                  f"{res['violation']:.3e}, {time.perf_counter() - self.start:.2f}s",
+                  file=sys.stderr, flush=True)
+
+
+__all__ = ["PUSVC"]
