@@ -116,6 +116,9 @@ private:
     }
 };
 
+// rows shorter than this are computed on one thread: spawning costs more than it saves
+constexpr int64_t kParallelRow = 4096;
+
 class Kernel {
 public:
     Kernel(const Data& data, KernelParams params) : X(data), p(params) {
@@ -141,10 +144,13 @@ public:
         if (X.sparse) {
             // scatter once, then each dot costs O(nnz of the other row)
             X.scatter(i, buf.data());
-            for (int64_t s = 0; s < len; ++s) out[s] = transform(X.dot_w(cols[s], buf.data()), i, cols[s]);
+            const double* b = buf.data();
+#pragma omp parallel for schedule(static) if (len >= kParallelRow)
+            for (int64_t s = 0; s < len; ++s) out[s] = transform(X.dot_w(cols[s], b), i, cols[s]);
             X.unscatter(i, buf.data());
             return;
         }
+#pragma omp parallel for schedule(static) if (len >= kParallelRow)
         for (int64_t s = 0; s < len; ++s) out[s] = transform(X.dot(i, cols[s]), i, cols[s]);
     }
 

@@ -145,7 +145,8 @@ double Solver::objective() const {
 }
 
 SolveResult Solver::solve(int64_t l, QMatrix& Q, const double* p, const int8_t* y, const double* C,
-                          double* alpha, double* G_out, const SolverOptions& opt) {
+                          double* alpha, double* G_out, const SolverOptions& opt,
+                          const double* G0, const double* G_bar0) {
     l_ = l;
     Q_ = &Q;
     QD_ = Q.get_QD();
@@ -161,9 +162,14 @@ SolveResult Solver::solve(int64_t l, QMatrix& Q, const double* p, const int8_t* 
     for (int64_t i = 0; i < l; ++i) active_set_[i] = i;
     active_size_ = l;
 
-    G_.assign(p, p + l);
-    G_bar_.assign(static_cast<size_t>(l), 0.0);
-    for (int64_t i = 0; i < l; ++i) {
+    if (G0 && G_bar0) {
+        G_.assign(G0, G0 + l);
+        G_bar_.assign(G_bar0, G_bar0 + l);
+    } else {
+        G_.assign(p, p + l);
+        G_bar_.assign(static_cast<size_t>(l), 0.0);
+    }
+    for (int64_t i = 0; i < l && !(G0 && G_bar0); ++i) {
         if (lower(i)) continue;
         const double* Q_i = Q.get_Q(i, l);
         for (int64_t j = 0; j < l; ++j) G_[j] += alpha_[i] * Q_i[j];
