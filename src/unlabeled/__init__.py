@@ -1,4 +1,4 @@
-"""unlabeled: learning from unlabeled and weakly labeled data with exact, scalable kernel solvers."""
+"""unlabeled: learning from unlabeled and weakly labeled data with exact kernel solvers."""
 
 from .pu import PUSVC
 

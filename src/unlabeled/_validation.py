@@ -14,7 +14,9 @@ KERNEL_CODES = {"linear": 0, "poly": 1, "rbf": 2, "precomputed": 3}
 def check_real(value, name: str, *, low=None, high=None, low_open=True, high_open=True) -> float:
     """A finite real number in an (open or closed) interval."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
+        raise TypeError(
+            f"{name} must be a real number, got {value!r} of type {type(value).__name__}"
+        )
     v = float(value)
     if not np.isfinite(v):
         raise ValueError(f"{name} must be finite, got {value!r}")
@@ -68,7 +70,8 @@ def check_pu_labels(s, n_samples: int) -> np.ndarray:
         raise ValueError(f"s must be a 1-d array of PU labels, got an array of shape {arr.shape}")
     if arr.shape[0] != n_samples:
         raise ValueError(
-            f"s has {arr.shape[0]} entries but X has {n_samples} rows: give one PU label per row of X"
+            f"s has {arr.shape[0]} entries but X has {n_samples} rows: "
+            "give one PU label per row of X"
         )
     if arr.dtype == bool:
         mask = arr.copy()

@@ -22,16 +22,19 @@ def _demo(args: argparse.Namespace) -> int:
     X = StandardScaler().fit_transform(X)
     rng = np.random.default_rng(args.seed)
     positives = np.flatnonzero(y == 1)
-    labeled = rng.choice(positives, size=int(round(args.labeled_fraction * positives.size)),
-                         replace=False)
+    labeled = rng.choice(
+        positives, size=int(round(args.labeled_fraction * positives.size)), replace=False
+    )
     s = np.zeros(y.size, dtype=int)
     s[labeled] = 1
     unl = s == 0
     prior = float(y[unl].mean())  # the true proportion of positives among the unlabeled
     lam = args.lam
-    print(f"breast cancer: {X.shape[0]} points, {X.shape[1]} features; "
-          f"{s.sum()} labeled positives ({args.labeled_fraction:.0%} of the positives), "
-          f"{unl.sum()} unlabeled, prior among the unlabeled {prior:.3f}; lam = {lam}")
+    print(
+        f"breast cancer: {X.shape[0]} points, {X.shape[1]} features; "
+        f"{s.sum()} labeled positives ({args.labeled_fraction:.0%} of the positives), "
+        f"{unl.sum()} unlabeled, prior among the unlabeled {prior:.3f}; lam = {lam}"
+    )
 
     rows = []
     for kernel in ("rbf", "linear"):
@@ -72,9 +75,15 @@ def build_parser() -> argparse.ArgumentParser:
         "time, next to sklearn.svm.SVC trained with every unlabeled point as negative. "
         "Needs no network.",
     )
-    demo.add_argument("--labeled-fraction", type=float, default=0.2,
-                      help="fraction of the positives that are labeled (default 0.2)")
-    demo.add_argument("--lam", type=float, default=0.01, help="regularisation lambda (default 0.01)")
+    demo.add_argument(
+        "--labeled-fraction",
+        type=float,
+        default=0.2,
+        help="fraction of the positives that are labeled (default 0.2)",
+    )
+    demo.add_argument(
+        "--lam", type=float, default=0.01, help="regularisation lambda (default 0.01)"
+    )
     demo.add_argument("--seed", type=int, default=0, help="random seed of the labeling (default 0)")
     demo.set_defaults(func=_demo)
     return parser

@@ -410,7 +410,7 @@ void solve_usmo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std:
                 if (lv < bl) { bl = lv; bj = u; }
             }
             last_violation = bu - bl;
-            if (bi < 0 || bj < 0 || bi == bj || bu - bl <= tau) break;
+            if (bi < 0 || bj < 0 || bi == bj || bu - bl <= tau) { last_violation = std::max(0.0, bu - bl); break; }
             if (!take_step(bi, bj, fcache[bi], fcache[bj])) break;
             if (should_stop()) break;
         }
@@ -433,6 +433,7 @@ void solve_usmo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std:
         refresh_critical();
         double scan_max_viol = 0.0;
         for (int64_t u : scan_order) {
+            if (clock.due() && clock.report(iter, last_violation, NaN)) { stopped = true; break; }
             double gu = g_of(u);
             res.g_unl[u] = gu;
             double uv = pairs.up_val(u, gu), lv = pairs.low_val(u, gu);
@@ -451,10 +452,10 @@ void solve_usmo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std:
             if (uv > vu) { vu = uv; cu = u; }
             if (lv < vl) { vl = lv; cl = u; }
         }
-        last_violation = changed ? scan_max_viol : vu - vl;
+        last_violation = changed ? scan_max_viol : std::max(0.0, vu - vl);
         if (changed == 0 && !stopped) converged = true;
     }
-    if (!converged) {
+    if (!converged && !stopped) {  // after max_iter: the final g for the bias and J
         for (int64_t u = 0; u < n; ++u) res.g_unl[u] = g_of(u);
         double bu = -INF, bl = INF;
         for (int64_t u = 0; u < n; ++u) {
@@ -600,6 +601,7 @@ PUResult solve_pu(const PUProblem& pb, const PUOptions& opt) {
     } else {
         solve_smo(pb, opt, K, h, res);
     }
+    if (res.stopped) return res;  // interrupted: the caller discards the result
     res.beta = pu_bias(res.sigma, res.g_unl, pb.c2);
     if (K.is_linear() && res.w.empty()) res.w = primal_w(pb, res.sigma);
     res.g_pos = positive_g(pb, K, res.sigma, res.w);

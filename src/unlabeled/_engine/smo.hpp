@@ -35,9 +35,9 @@ public:
     double elapsed() const {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     }
-    // true if a report is due now (checks the clock every 64 calls)
+    // true if a report is due now (a clock read costs ~20 ns: cheap next to any solver step)
     bool due() {
-        if (!fn_ || (++calls_ & 63) != 0) return false;
+        if (!fn_) return false;
         auto now = std::chrono::steady_clock::now();
         if (std::chrono::duration<double>(now - last_).count() < interval_) return false;
         last_ = now;
@@ -50,7 +50,6 @@ public:
 private:
     const ProgressFn& fn_;
     double interval_;
-    int64_t calls_ = 0;
     std::chrono::steady_clock::time_point start_, last_;
 };
 

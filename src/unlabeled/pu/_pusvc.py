@@ -177,7 +177,7 @@ class PUSVC(ClassifierMixin, BaseEstimator):
             )
         return prior, lam
 
-    def fit(self, X, s):
+    def fit(self, X, s) -> PUSVC:
         """Fit on ``X`` with PU labels ``s`` (1 = labeled positive, 0 or -1 = unlabeled).
 
         ``X`` may be a dense array (float64 or float32) or a scipy sparse matrix; with
@@ -203,7 +203,9 @@ class PUSVC(ClassifierMixin, BaseEstimator):
         mask = check_pu_labels(s, X.shape[0])
         gamma = check_gamma(self.gamma, self.kernel, X)
         solver = "smo" if self.solver == "auto" else self.solver
-        init = self.init if self.init != "auto" else ("ocsvm" if solver == "usmo" else "mean-kernel")
+        init = (
+            self.init if self.init != "auto" else ("ocsvm" if solver == "usmo" else "mean-kernel")
+        )
         rng = check_random_state(self.random_state)
 
         pos = np.flatnonzero(mask).astype(np.int32)
@@ -214,8 +216,9 @@ class PUSVC(ClassifierMixin, BaseEstimator):
 
         sigma0 = None
         if init == "ocsvm":
-            sigma0 = _ocsvm_start(X, pos, unl, self.kernel, gamma, self.degree, self.coef0,
-                                  prior, c1 * p, c2)
+            sigma0 = _ocsvm_start(
+                X, pos, unl, self.kernel, gamma, self.degree, self.coef0, prior, c1 * p, c2
+            )
 
         args = _engine_data(X)
         progress = _Progress(self.verbose)
@@ -269,7 +272,7 @@ class PUSVC(ClassifierMixin, BaseEstimator):
         return self
 
     @property
-    def coef_(self):
+    def coef_(self) -> np.ndarray:
         """Primal weights ``w`` (linear kernel only), shape (1, n_features)."""
         check_is_fitted(self)
         if self.kernel != "linear":
@@ -277,7 +280,7 @@ class PUSVC(ClassifierMixin, BaseEstimator):
         return self._coef
 
     # ------------------------------------------------------------------ prediction
-    def decision_function(self, X):
+    def decision_function(self, X) -> np.ndarray:
         """Decision values ``f(x)``; positive means predicted positive. Shape (n_samples,)."""
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
@@ -299,14 +302,14 @@ class PUSVC(ClassifierMixin, BaseEstimator):
             params.update(degree=self.degree, coef0=self.coef0)
         sv = self.support_vectors_
         for start in range(0, X.shape[0], step):
-            block = X[start:start + step]
+            block = X[start : start + step]
             if block.dtype != np.float64:
                 block = block.astype(np.float64)
             K = pairwise_kernels(block, sv.astype(np.float64), metric=self.kernel, **params)
-            out[start:start + step] = K @ self.dual_coef_[0]
+            out[start : start + step] = K @ self.dual_coef_[0]
         return out + self.intercept_[0]
 
-    def predict(self, X):
+    def predict(self, X) -> np.ndarray:
         """1 where ``f(x) > 0``, else 0."""
         return (self.decision_function(X) > 0).astype(int)
 
@@ -388,8 +391,13 @@ def _ocsvm_start(X, pos, unl, kernel, gamma, degree, coef0, prior, total, c2):
     lo_a = max(1 / (prior * n), 1 / ((1 - prior) * n))
     hi_a = min(1 / (1 - prior), 1 / prior)
     hi_bc = max(np.log(n) / n, 1 / n)
-    bounds = [(lo_a, max(lo_a, hi_a)), (1 / n, hi_bc), (1 / n, hi_bc),
-              (1e-9 * c2, c2 / 2 * (1 - 1e-9)), (c2 / 2 * (1 + 1e-9), c2 * (1 - 1e-9))]
+    bounds = [
+        (lo_a, max(lo_a, hi_a)),
+        (1 / n, hi_bc),
+        (1 / n, hi_bc),
+        (1e-9 * c2, c2 / 2 * (1 - 1e-9)),
+        (c2 / 2 * (1 + 1e-9), c2 * (1 - 1e-9)),
+    ]
     x0 = [min(max(1.0, lo_a), bounds[0][1]), 1 / n, 1 / n, c2 / 4, 3 * c2 / 4]
     cons = [{"type": "ineq", "fun": lambda v: 1 - 1 / n - v[0] - v[1] - v[2]}]
     sol = minimize(resid, x0, bounds=bounds, constraints=cons, method="SLSQP")
@@ -420,15 +428,22 @@ class _Progress:
         if self.verbose and elapsed - self.last >= 1.0:
             self.last = elapsed
             obj = "-" if np.isnan(objective) else f"{objective:.6g}"
-            print(f"[PUSVC] iter {it:>10d}  KKT violation {violation:.3e}  dual objective {obj}"
-                  f"  {elapsed:7.1f}s", file=sys.stderr, flush=True)
+            print(
+                f"[PUSVC] iter {it:>10d}  KKT violation {violation:.3e}  dual objective {obj}"
+                f"  {elapsed:7.1f}s",
+                file=sys.stderr,
+                flush=True,
+            )
         return False
 
     def done(self, res):
         if self.verbose:
-            print(f"[PUSVC] done: {res['n_iter']} iterations, KKT violation "
-                  f"{res['violation']:.3e}, {time.perf_counter() - self.start:.2f}s",
-                  file=sys.stderr, flush=True)
+            print(
+                f"[PUSVC] done: {res['n_iter']} iterations, KKT violation "
+                f"{res['violation']:.3e}, {time.perf_counter() - self.start:.2f}s",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 __all__ = ["PUSVC"]
