@@ -22,11 +22,12 @@ public:
         max_slots_ = std::max<int64_t>(2, std::min<int64_t>(fit, n_keys));
     }
 
-    // Returns the row for `key`; `fill(ptr)` is called to compute it on a miss.
-    template <class Fill>
-    const double* get(int64_t key, Fill&& fill) {
+    // The slot of `key`, most recently used from now on. On a miss (hit == false) its content
+    // is undefined and the caller fills it.
+    double* get(int64_t key, bool& hit) {
         int64_t s = slot_of_[key];
-        if (s >= 0) {
+        hit = s >= 0;
+        if (hit) {
             ++hits_;
             touch(s);
             return rows_[s].get();
@@ -46,7 +47,6 @@ public:
         }
         slot_of_[key] = s;
         push_front(s);
-        fill(rows_[s].get());
         return rows_[s].get();
     }
 

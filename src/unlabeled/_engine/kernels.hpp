@@ -10,6 +10,12 @@
 #include <stdexcept>
 #include <vector>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "vmath.hpp"
+
 namespace unl {
 
 enum class KernelType : int { Linear = 0, Poly = 1, Rbf = 2, Precomputed = 3 };
@@ -134,24 +140,43 @@ public:
         return transform(X.dot(i, j), i, j);
     }
 
-    // out[s] = k(x_i, x_cols[s]) for s < len
-    void row(int64_t i, const int32_t* cols, int64_t len, double* out) {
+    // out[s] = k(x_i, x_cols[s]) for s < len, split over threads when long and `parallel`.
+    // Not reentrant for sparse data (one scatter buffer): call it from one thread at a time.
+    void row(int64_t i, const int32_t* cols, int64_t len, double* out, bool parallel = true) {
         if (p.type == KernelType::Precomputed) {
             const double* r = X.x64 + i * X.d;
             for (int64_t s = 0; s < len; ++s) out[s] = r[cols[s]];
             return;
         }
-        if (X.sparse) {
-            // scatter once, then each dot costs O(nnz of the other row)
-            X.scatter(i, buf.data());
-            const double* b = buf.data();
-#pragma omp parallel for schedule(static) if (len >= kParallelRow)
-            for (int64_t s = 0; s < len; ++s) out[s] = transform(X.dot_w(cols[s], b), i, cols[s]);
-            X.unscatter(i, buf.data());
-            return;
+        // sparse rows: scatter x_i once, then each dot costs O(nnz of the other row)
+        if (X.sparse) X.scatter(i, buf.data());
+        auto block = [&](int64_t lo, int64_t hi) {
+            if (X.sparse)
+                for (int64_t s = lo; s < hi; ++s) out[s] = X.dot_w(cols[s], buf.data());
+            else
+                for (int64_t s = lo; s < hi; ++s) out[s] = X.dot(i, cols[s]);
+            if (p.type == KernelType::Rbf) {
+                for (int64_t s = lo; s < hi; ++s) out[s] = sqnorm[i] + sqnorm[cols[s]] - 2.0 * out[s];
+                neg_exp_scaled(out + lo, hi - lo, p.gamma);
+            } else if (p.type == KernelType::Poly) {
+                for (int64_t s = lo; s < hi; ++s) out[s] = std::pow(p.gamma * out[s] + p.coef0, p.degree);
+            }
+        };
+#ifdef _OPENMP
+        if (parallel && len >= kParallelRow) {
+#pragma omp parallel
+            {
+                const int64_t t = omp_get_thread_num(), T = omp_get_num_threads();
+                block(len * t / T, len * (t + 1) / T);
+            }
+        } else {
+            block(0, len);
         }
-#pragma omp parallel for schedule(static) if (len >= kParallelRow)
-        for (int64_t s = 0; s < len; ++s) out[s] = transform(X.dot(i, cols[s]), i, cols[s]);
+#else
+        (void)parallel;
+        block(0, len);
+#endif
+        if (X.sparse) X.unscatter(i, buf.data());
     }
 
     bool is_linear() const { return p.type == KernelType::Linear; }
@@ -169,7 +194,8 @@ private:
         case KernelType::Poly: return std::pow(p.gamma * dot + p.coef0, p.degree);
         case KernelType::Rbf: {
             double d2 = sqnorm[i] + sqnorm[j] - 2.0 * dot;
-            return std::exp(-p.gamma * (d2 > 0.0 ? d2 : 0.0));
+            neg_exp_scaled(&d2, 1, p.gamma);
+            return d2;
         }
         default: throw std::logic_error("unreachable kernel type");
         }

@@ -104,10 +104,29 @@ public:
         }
         buf_[0].resize(static_cast<size_t>(2 * n_));
         buf_[1].resize(static_cast<size_t>(2 * n_));
+        row_full_.assign(static_cast<size_t>(n_), 0);
+        row_epoch_.assign(static_cast<size_t>(n_), -1);
+        active_flag_.assign(static_cast<size_t>(n_), 1);
     }
     const double* get_Q(int64_t t, int64_t len) override {
         const int64_t u = point_[t];
-        const double* row = cache_.get(u, [&](double* out) { K_.row(unl_[u], unl_.data(), n_, out); });
+        bool hit;
+        double* row = cache_.get(u, hit);
+        const bool need_full = len == 2 * n_ || all_active_;
+        if (!hit || (!row_full_[u] && (need_full || row_epoch_[u] != epoch_))) {
+            ++rows_computed_;
+            if (need_full) {
+                K_.row(unl_[u], unl_.data(), n_, row);
+                row_full_[u] = 1;
+            } else {
+                // only the points with an active variable: shrinking pays off in kernel work
+                const int64_t m = static_cast<int64_t>(active_pts_.size());
+                K_.row(unl_[u], active_rows_.data(), m, tmp_.data());
+                for (int64_t k = 0; k < m; ++k) row[active_pts_[k]] = tmp_[k];
+                row_full_[u] = 0;
+                row_epoch_[u] = epoch_;
+            }
+        }
         double* b = buf_[next_].data();
         next_ ^= 1;
         for (int64_t s = 0; s < len; ++s) b[s] = row[point_[s]];
@@ -118,6 +137,24 @@ public:
         std::swap(point_[i], point_[j]);
         std::swap(QD_[i], QD_[j]);
     }
+    void set_active_size(int64_t len) override {
+        std::vector<uint8_t> now(static_cast<size_t>(n_), 0);
+        for (int64_t s = 0; s < len; ++s) now[point_[s]] = 1;
+        bool grew = false;
+        for (int64_t u = 0; u < n_ && !grew; ++u) grew = now[u] && !active_flag_[u];
+        if (grew) ++epoch_;  // partial rows computed before lack the newly active points
+        active_flag_.swap(now);
+        active_pts_.clear();
+        active_rows_.clear();
+        for (int64_t u = 0; u < n_; ++u)
+            if (active_flag_[u]) {
+                active_pts_.push_back(u);
+                active_rows_.push_back(unl_[u]);
+            }
+        all_active_ = static_cast<int64_t>(active_pts_.size()) == n_;
+        tmp_.resize(active_pts_.size());
+    }
+    int64_t rows_computed() const { return rows_computed_; }
     const RowCache& cache() const { return cache_; }
 
 private:
@@ -129,6 +166,15 @@ private:
     std::vector<double> QD_;
     std::vector<double> buf_[2];
     int next_ = 0;
+    // shrinking: points with at least one active variable; a cached row is either full or
+    // computed over the active points of its epoch (the active set only shrinks within one)
+    std::vector<uint8_t> row_full_, active_flag_;
+    std::vector<int64_t> row_epoch_, active_pts_;
+    std::vector<int32_t> active_rows_;
+    std::vector<double> tmp_;
+    int64_t epoch_ = 0;
+    bool all_active_ = true;
+    int64_t rows_computed_ = 0;
 };
 
 void solve_smo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std::vector<double>& h,
@@ -151,17 +197,15 @@ void solve_smo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std::
         if (res.sigma[u] > 0) support.push_back(u);
     std::vector<double> Ks(n, 0.0), Kbar(n, 0.0);
     const int64_t m = static_cast<int64_t>(support.size());
-#pragma omp parallel for schedule(dynamic, 256)
-    for (int64_t v = 0; v < n; ++v) {
-        double a = 0.0, b = 0.0;
-        for (int64_t k = 0; k < m; ++k) {
-            const int64_t u = support[k];
-            const double kv = K(pb.unl[u], pb.unl[v]);
-            a += res.sigma[u] * kv;
-            b += ((alpha[u] >= half) + (alpha[n + u] >= half)) * kv;
+    std::vector<double> row(n);
+    for (int64_t k = 0; k < m; ++k) {
+        const int64_t u = support[k];
+        K.row(pb.unl[u], pb.unl.data(), n, row.data());
+        const double a = res.sigma[u], b = half * ((alpha[u] >= half) + (alpha[n + u] >= half));
+        for (int64_t v = 0; v < n; ++v) {
+            Ks[v] += a * row[v];
+            Kbar[v] += b * row[v];
         }
-        Ks[v] = a;
-        Kbar[v] = half * b;
     }
     std::vector<double> G0(2 * n), Gbar0(2 * n);
     for (int64_t u = 0; u < n; ++u) {
@@ -190,7 +234,7 @@ void solve_smo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std::
     res.cache_hits = Q.cache().hits();
     res.cache_misses = Q.cache().misses();
     res.cache_bytes = Q.cache().bytes_used();
-    res.kernel_rows = Q.cache().misses();
+    res.kernel_rows = Q.rows_computed();
 }
 
 // ---------------------------------------------------------------------------------------

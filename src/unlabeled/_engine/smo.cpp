@@ -108,6 +108,7 @@ void Solver::do_shrinking() {
         reconstruct_gradient();
         active_size_ = l_;
     }
+    const int64_t before = active_size_;
     for (int64_t i = 0; i < active_size_; ++i) {
         if (!be_shrunk(i, Gmax1, Gmax2)) continue;
         --active_size_;
@@ -119,6 +120,7 @@ void Solver::do_shrinking() {
             --active_size_;
         }
     }
+    if (active_size_ != before || before == l_) Q_->set_active_size(active_size_);
 }
 
 double Solver::calculate_rho() const {
@@ -193,6 +195,7 @@ SolveResult Solver::solve(int64_t l, QMatrix& Q, const double* p, const int8_t* 
         if (!select_working_set(i, j, violation)) {
             reconstruct_gradient();
             active_size_ = l;
+            Q.set_active_size(l);
             if (!select_working_set(i, j, violation)) {
                 res.converged = true;
                 break;

@@ -61,6 +61,9 @@ public:
     virtual const double* get_Q(int64_t t, int64_t len) = 0;
     virtual const double* get_QD() const = 0;
     virtual void swap_index(int64_t i, int64_t j) = 0;
+    // The solver's active set is now the first `len` variables (called whenever it changes):
+    // a problem may then compute rows only over the active variables.
+    virtual void set_active_size(int64_t len) { (void)len; }
 };
 
 struct SolverOptions {
