@@ -16,6 +16,8 @@ namespace {
 constexpr double INF = std::numeric_limits<double>::infinity();
 constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double TAU = 1e-12;
+// linear solver: active sets up to this size are finished with second-order selection
+constexpr int64_t kSmallActive = 512;
 
 inline double vee(double s, double c2) { return std::max(-s, s - c2); }
 
@@ -538,6 +540,81 @@ void solve_linear(const PUProblem& pb, const PUOptions& opt, Kernel& K, PUResult
     bool converged = false, stopped = false;
     double violation = INF;
     const double tol = opt.tol;
+    std::vector<int64_t> cand;
+    std::vector<uint8_t> mark(static_cast<size_t>(n), 0);
+
+    // Pairs the k-th most violating "up" point of `set` with its k-th most violating "low"
+    // point (g current on `set`), each step with fresh g; returns the number of steps.
+    auto pair_round = [&](const std::vector<int64_t>& set, double Umax, double Lmin) -> int64_t {
+        ups.clear();
+        lows.clear();
+        for (int64_t u : set) {
+            if (pairs.up_val(u, g[u]) - Lmin > tol) ups.push_back(u);
+            if (Umax - pairs.low_val(u, g[u]) > tol) lows.push_back(u);
+        }
+        const size_t m = std::min(ups.size(), lows.size());
+        auto by_up = [&](int64_t a, int64_t b) { return pairs.up_val(a, g[a]) > pairs.up_val(b, g[b]); };
+        auto by_low = [&](int64_t a, int64_t b) { return pairs.low_val(a, g[a]) < pairs.low_val(b, g[b]); };
+        std::partial_sort(ups.begin(), ups.begin() + static_cast<std::ptrdiff_t>(m), ups.end(), by_up);
+        std::partial_sort(lows.begin(), lows.begin() + static_cast<std::ptrdiff_t>(m), lows.end(), by_low);
+        ups.resize(m);
+        lows.resize(m);
+        int64_t steps = 0;
+        for (size_t k = 0; k < m; ++k) {
+            const int64_t i = ups[k], j = lows[k];
+            if (i == j) continue;
+            const int32_t ri = pb.unl[i], rj = pb.unl[j];
+            const double gi = X.dot_w(ri, w.data()), gj = X.dot_w(rj, w.data());
+            if (pairs.up_val(i, gi) - pairs.low_val(j, gj) <= 0) continue;
+            const double old_i = sigma[i], old_j = sigma[j];
+            const double eta = sq[i] + sq[j] - 2 * X.dot(ri, rj);
+            if (pairs.step(i, j, gi, gj, eta) == 0.0) continue;
+            X.axpy(ri, -(sigma[i] - old_i), w.data());
+            X.axpy(rj, -(sigma[j] - old_j), w.data());
+            ++iter;
+            ++steps;
+            if (opt.max_iter >= 0 && iter >= opt.max_iter) break;
+            if (clock.due() && clock.report(iter, violation, NaN)) { stopped = true; break; }
+        }
+        return steps;
+    };
+
+    // A small active set is solved to tolerance with LIBSVM's second-order selection, g
+    // recomputed on the set each step: near the optimum the few free points of a linear model
+    // are nearly collinear, and batched first-order pairs would zigzag between them.
+    auto wss2 = [&](const std::vector<int64_t>& set) {
+        const int64_t cap = 1000 * static_cast<int64_t>(set.size()) + 1000;
+        for (int64_t it = 0; it < cap; ++it) {
+            int64_t i = -1;
+            double Gmax = -INF, Lmin = INF;
+            for (int64_t u : set) {
+                g[u] = X.dot_w(pb.unl[u], w.data());
+                const double uv = pairs.up_val(u, g[u]);
+                if (uv > Gmax) { Gmax = uv; i = u; }
+                Lmin = std::min(Lmin, pairs.low_val(u, g[u]));
+            }
+            if (i < 0 || Gmax - Lmin <= tol) return;
+            const int32_t ri = pb.unl[i];
+            int64_t j = -1;
+            double best = -INF;
+            for (int64_t u : set) {
+                const double gd = Gmax - pairs.low_val(u, g[u]);
+                if (u == i || gd <= 0) continue;
+                double eta = sq[i] + sq[u] - 2 * X.dot(ri, pb.unl[u]);
+                const double gain = gd * gd / (eta > 0 ? eta : TAU);
+                if (gain > best) { best = gain; j = u; }
+            }
+            if (j < 0) return;
+            const int32_t rj = pb.unl[j];
+            const double old_i = sigma[i], old_j = sigma[j];
+            if (pairs.step(i, j, g[i], g[j], sq[i] + sq[j] - 2 * X.dot(ri, rj)) == 0.0) return;
+            X.axpy(ri, -(sigma[i] - old_i), w.data());
+            X.axpy(rj, -(sigma[j] - old_j), w.data());
+            ++iter;
+            if (opt.max_iter >= 0 && iter >= opt.max_iter) return;
+            if (clock.due() && clock.report(iter, Gmax - Lmin, NaN)) { stopped = true; return; }
+        }
+    };
 
     while (!(opt.max_iter >= 0 && iter >= opt.max_iter)) {
         double Umax = -INF, Lmin = INF;
@@ -562,31 +639,30 @@ void solve_linear(const PUProblem& pb, const PUOptions& opt, Kernel& K, PUResult
             }
             active.resize(keep);
         }
-        ups.clear();
-        lows.clear();
-        for (int64_t u : active) {
-            if (pairs.up_val(u, g[u]) - Lmin > tol) ups.push_back(u);
-            if (Umax - pairs.low_val(u, g[u]) > tol) lows.push_back(u);
+        if (static_cast<int64_t>(active.size()) <= kSmallActive) {
+            wss2(active);
+            if (stopped) break;
+            continue;
         }
-        const size_t m = std::min(ups.size(), lows.size());
-        auto by_up = [&](int64_t a, int64_t b) { return pairs.up_val(a, g[a]) > pairs.up_val(b, g[b]); };
-        auto by_low = [&](int64_t a, int64_t b) { return pairs.low_val(a, g[a]) < pairs.low_val(b, g[b]); };
-        std::partial_sort(ups.begin(), ups.begin() + static_cast<std::ptrdiff_t>(m), ups.end(), by_up);
-        std::partial_sort(lows.begin(), lows.begin() + static_cast<std::ptrdiff_t>(m), lows.end(), by_low);
-        for (size_t k = 0; k < m; ++k) {
-            const int64_t i = ups[k], j = lows[k];
-            if (i == j) continue;
-            const int32_t ri = pb.unl[i], rj = pb.unl[j];
-            const double gi = X.dot_w(ri, w.data()), gj = X.dot_w(rj, w.data());
-            if (pairs.up_val(i, gi) - pairs.low_val(j, gj) <= 0) continue;
-            const double old_i = sigma[i], old_j = sigma[j];
-            const double eta = sq[i] + sq[j] - 2 * X.dot(ri, rj);
-            if (pairs.step(i, j, gi, gj, eta) == 0.0) continue;
-            X.axpy(ri, -(sigma[i] - old_i), w.data());
-            X.axpy(rj, -(sigma[j] - old_j), w.data());
-            ++iter;
-            if (opt.max_iter >= 0 && iter >= opt.max_iter) break;
-            if (clock.due() && clock.report(iter, violation, NaN)) { stopped = true; break; }
+        pair_round(active, Umax, Lmin);
+        if (stopped) break;
+        // Further rounds on this sweep's candidates alone, while they are few: their g cost
+        // O(nnz) each, so this converges the "working set" without touching every point.
+        cand.clear();
+        for (size_t k = 0; k < std::min(ups.size(), lows.size()); ++k) {
+            for (int64_t u : {ups[k], lows[k]})
+                if (!mark[u]) { mark[u] = 1; cand.push_back(u); }
+        }
+        for (int64_t u : cand) mark[u] = 0;
+        if (cand.size() * 4 > active.size()) continue;
+        for (int r = 0; r < 50 && !stopped; ++r) {
+            double cu = -INF, cl = INF;
+            for (int64_t u : cand) {
+                g[u] = X.dot_w(pb.unl[u], w.data());
+                cu = std::max(cu, pairs.up_val(u, g[u]));
+                cl = std::min(cl, pairs.low_val(u, g[u]));
+            }
+            if (cu - cl <= tol || pair_round(cand, cu, cl) == 0) break;
         }
         if (stopped) break;
     }
