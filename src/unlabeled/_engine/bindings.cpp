@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pu_dh.hpp"
+#include "qp.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -134,6 +135,61 @@ nb::dict solve_pu(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
     return out;
 }
 
+nb::dict solve_qp(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
+                  std::optional<Vec<double>> csr_data, std::optional<Vec<int32_t>> csr_indices,
+                  std::optional<Vec<int64_t>> csr_indptr, int64_t n_rows, int64_t n_cols, Vec<int32_t> rows,
+                  Vec<int64_t> var_point, Vec<int8_t> y, Vec<double> p, Vec<double> C, Vec<double> alpha0,
+                  int kernel, double gamma, double coef0, int degree, double tol, double cache_bytes,
+                  int64_t max_iter, bool shrinking, nb::object progress) {
+    unl::Data X = make_data(X64, X32, csr_data, csr_indices, csr_indptr, n_rows, n_cols);
+    unl::QPProblem qp;
+    qp.X = &X;
+    qp.kernel.type = static_cast<unl::KernelType>(kernel);
+    qp.kernel.gamma = gamma;
+    qp.kernel.coef0 = coef0;
+    qp.kernel.degree = degree;
+    qp.rows.assign(rows.data(), rows.data() + rows.shape(0));
+    const size_t l = var_point.shape(0);
+    if (y.shape(0) != l || p.shape(0) != l || C.shape(0) != l || alpha0.shape(0) != l)
+        throw nb::value_error("var_point, y, p, C and alpha0 must have the same length");
+    for (int32_t r : qp.rows)
+        if (r < 0 || r >= n_rows) throw nb::index_error("rows: index out of range");
+    qp.var_point.assign(var_point.data(), var_point.data() + l);
+    for (int64_t v : qp.var_point)
+        if (v < 0 || v >= static_cast<int64_t>(qp.rows.size())) throw nb::index_error("var_point: index out of range");
+    qp.y.assign(y.data(), y.data() + l);
+    qp.p.assign(p.data(), p.data() + l);
+    qp.C.assign(C.data(), C.data() + l);
+    qp.alpha0.assign(alpha0.data(), alpha0.data() + l);
+    for (size_t t = 0; t < l; ++t) {
+        if (qp.y[t] != 1 && qp.y[t] != -1) throw nb::value_error("y must hold +1 or -1");
+        if (!(qp.C[t] > 0)) throw nb::value_error("C must be positive");
+        if (!(qp.alpha0[t] >= 0 && qp.alpha0[t] <= qp.C[t])) throw nb::value_error("alpha0 must lie in [0, C]");
+    }
+    unl::SolverOptions opt;
+    opt.eps = tol;
+    opt.shrinking = shrinking;
+    opt.max_iter = max_iter;
+    ProgressBridge bridge{progress, nullptr};
+    opt.progress = bridge.fn();
+    unl::QPResult r;
+    {
+        nb::gil_scoped_release release;
+        r = unl::solve_qp(qp, opt, cache_bytes);
+    }
+    if (bridge.error) throw *bridge.error;
+    nb::dict out;
+    out["alpha"] = to_numpy(r.alpha);
+    out["G"] = to_numpy(r.G);
+    out["rho"] = r.info.rho;
+    out["n_iter"] = r.info.iter;
+    out["converged"] = r.info.converged;
+    out["violation"] = r.info.violation;
+    out["objective"] = r.info.objective;
+    out["kernel_rows"] = r.kernel_rows;
+    return out;
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -143,4 +199,9 @@ NB_MODULE(_core, m) {
           "degree"_a, "c1"_a, "c2"_a, "tol"_a, "cache_bytes"_a, "max_iter"_a, "solver"_a, "shrinking"_a,
           "sigma0"_a.none(), "progress"_a.none(), "seed"_a = 0,
           "Solve the PU double-hinge dual; see pu_dh.hpp for the formulation.");
+    m.def("solve_qp", &solve_qp, "X64"_a.none(), "X32"_a.none(), "csr_data"_a.none(), "csr_indices"_a.none(),
+          "csr_indptr"_a.none(), "n_rows"_a, "n_cols"_a, "rows"_a, "var_point"_a, "y"_a, "p"_a, "C"_a, "alpha0"_a,
+          "kernel"_a, "gamma"_a, "coef0"_a, "degree"_a, "tol"_a, "cache_bytes"_a, "max_iter"_a, "shrinking"_a,
+          "progress"_a.none(),
+          "min 1/2 a'Qa + p'a s.t. y'a = y'alpha0, 0 <= a <= C with Q_ts = y_t y_s k(x_point(t), x_point(s)).");
 }

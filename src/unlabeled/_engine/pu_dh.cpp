@@ -7,7 +7,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "cache.hpp"
+#include "qmatrix.hpp"
 
 namespace unl {
 
@@ -92,92 +92,8 @@ std::vector<double> primal_w(const PUProblem& pb, const std::vector<double>& sig
 }
 
 // ---------------------------------------------------------------------------------------
-// SMO: the generic solver on a_u, b_u (variables t < n are a_t, t >= n are b_{t-n})
-
-class PUQMatrix : public QMatrix {
-public:
-    PUQMatrix(Kernel& K, const std::vector<int32_t>& unl, double cache_bytes)
-        : K_(K), unl_(unl), n_(static_cast<int64_t>(unl.size())), cache_(n_, n_, cache_bytes) {
-        point_.resize(static_cast<size_t>(2 * n_));
-        QD_.resize(static_cast<size_t>(2 * n_));
-        for (int64_t t = 0; t < 2 * n_; ++t) {
-            point_[t] = t % n_;
-            QD_[t] = K_(unl_[point_[t]], unl_[point_[t]]);
-        }
-        buf_[0].resize(static_cast<size_t>(2 * n_));
-        buf_[1].resize(static_cast<size_t>(2 * n_));
-        row_full_.assign(static_cast<size_t>(n_), 0);
-        row_epoch_.assign(static_cast<size_t>(n_), -1);
-        active_flag_.assign(static_cast<size_t>(n_), 1);
-    }
-    const double* get_Q(int64_t t, int64_t len) override {
-        const int64_t u = point_[t];
-        bool hit;
-        double* row = cache_.get(u, hit);
-        const bool need_full = len == 2 * n_ || all_active_;
-        if (!hit || (!row_full_[u] && (need_full || row_epoch_[u] != epoch_))) {
-            ++rows_computed_;
-            if (need_full) {
-                K_.row(unl_[u], unl_.data(), n_, row);
-                row_full_[u] = 1;
-            } else {
-                // only the points with an active variable: shrinking pays off in kernel work
-                const int64_t m = static_cast<int64_t>(active_pts_.size());
-                K_.row(unl_[u], active_rows_.data(), m, tmp_.data());
-                for (int64_t k = 0; k < m; ++k) row[active_pts_[k]] = tmp_[k];
-                row_full_[u] = 0;
-                row_epoch_[u] = epoch_;
-            }
-        }
-        double* b = buf_[next_].data();
-        next_ ^= 1;
-        for (int64_t s = 0; s < len; ++s) b[s] = row[point_[s]];
-        return b;
-    }
-    const double* get_QD() const override { return QD_.data(); }
-    void swap_index(int64_t i, int64_t j) override {
-        std::swap(point_[i], point_[j]);
-        std::swap(QD_[i], QD_[j]);
-    }
-    void set_active_size(int64_t len) override {
-        std::vector<uint8_t> now(static_cast<size_t>(n_), 0);
-        for (int64_t s = 0; s < len; ++s) now[point_[s]] = 1;
-        bool grew = false;
-        for (int64_t u = 0; u < n_ && !grew; ++u) grew = now[u] && !active_flag_[u];
-        if (grew) ++epoch_;  // partial rows computed before lack the newly active points
-        active_flag_.swap(now);
-        active_pts_.clear();
-        active_rows_.clear();
-        for (int64_t u = 0; u < n_; ++u)
-            if (active_flag_[u]) {
-                active_pts_.push_back(u);
-                active_rows_.push_back(unl_[u]);
-            }
-        all_active_ = static_cast<int64_t>(active_pts_.size()) == n_;
-        tmp_.resize(active_pts_.size());
-    }
-    int64_t rows_computed() const { return rows_computed_; }
-    const RowCache& cache() const { return cache_; }
-
-private:
-    Kernel& K_;
-    const std::vector<int32_t>& unl_;
-    int64_t n_;
-    RowCache cache_;
-    std::vector<int64_t> point_;
-    std::vector<double> QD_;
-    std::vector<double> buf_[2];
-    int next_ = 0;
-    // shrinking: points with at least one active variable; a cached row is either full or
-    // computed over the active points of its epoch (the active set only shrinks within one)
-    std::vector<uint8_t> row_full_, active_flag_;
-    std::vector<int64_t> row_epoch_, active_pts_;
-    std::vector<int32_t> active_rows_;
-    std::vector<double> tmp_;
-    int64_t epoch_ = 0;
-    bool all_active_ = true;
-    int64_t rows_computed_ = 0;
-};
+// SMO: the generic solver on a_u, b_u (variables t < n are a_t, t >= n are b_{t-n}), which
+// share the kernel row of point u
 
 void solve_smo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std::vector<double>& h,
                PUResult& res) {
@@ -216,7 +132,9 @@ void solve_smo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std::
         Gbar0[u] = Gbar0[n + u] = Kbar[u];
     }
 
-    PUQMatrix Q(K, pb.unl, opt.cache_bytes);
+    std::vector<int64_t> var_point(2 * n);
+    for (int64_t t = 0; t < 2 * n; ++t) var_point[t] = t % n;
+    PointQMatrix Q(K, pb.unl, std::move(var_point), y, opt.cache_bytes);
     SolverOptions so;
     so.eps = opt.tol;
     so.shrinking = opt.shrinking;
