@@ -80,7 +80,8 @@ nb::dict solve_pu(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
                   std::optional<Vec<int64_t>> csr_indptr, int64_t n_rows, int64_t n_cols,
                   Vec<int32_t> pos, Vec<int32_t> unl, int kernel, double gamma, double coef0, int degree,
                   double c1, double c2, double tol, double cache_bytes, int64_t max_iter, int solver,
-                  bool shrinking, std::optional<Vec<double>> sigma0, nb::object progress, uint64_t seed) {
+                  bool shrinking, std::optional<Vec<double>> sigma0, nb::object progress, uint64_t seed,
+                  int n_jobs) {
     unl::Data X = make_data(X64, X32, csr_data, csr_indices, csr_indptr, n_rows, n_cols);
     unl::PUProblem pb;
     pb.X = &X;
@@ -88,6 +89,7 @@ nb::dict solve_pu(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
     pb.kernel.gamma = gamma;
     pb.kernel.coef0 = coef0;
     pb.kernel.degree = degree;
+    pb.kernel.n_jobs = n_jobs;
     pb.pos.assign(pos.data(), pos.data() + pos.shape(0));
     pb.unl.assign(unl.data(), unl.data() + unl.shape(0));
     for (int32_t r : pb.pos)
@@ -140,7 +142,7 @@ nb::dict solve_qp(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
                   std::optional<Vec<int64_t>> csr_indptr, int64_t n_rows, int64_t n_cols, Vec<int32_t> rows,
                   Vec<int64_t> var_point, Vec<int8_t> y, Vec<double> p, Vec<double> C, Vec<double> alpha0,
                   int kernel, double gamma, double coef0, int degree, double tol, double cache_bytes,
-                  int64_t max_iter, bool shrinking, nb::object progress) {
+                  int64_t max_iter, bool shrinking, nb::object progress, int n_jobs) {
     unl::Data X = make_data(X64, X32, csr_data, csr_indices, csr_indptr, n_rows, n_cols);
     unl::QPProblem qp;
     qp.X = &X;
@@ -148,6 +150,7 @@ nb::dict solve_qp(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
     qp.kernel.gamma = gamma;
     qp.kernel.coef0 = coef0;
     qp.kernel.degree = degree;
+    qp.kernel.n_jobs = n_jobs;
     qp.rows.assign(rows.data(), rows.data() + rows.shape(0));
     const size_t l = var_point.shape(0);
     if (y.shape(0) != l || p.shape(0) != l || C.shape(0) != l || alpha0.shape(0) != l)
@@ -197,11 +200,11 @@ NB_MODULE(_core, m) {
     m.def("solve_pu", &solve_pu, "X64"_a.none(), "X32"_a.none(), "csr_data"_a.none(), "csr_indices"_a.none(),
           "csr_indptr"_a.none(), "n_rows"_a, "n_cols"_a, "pos"_a, "unl"_a, "kernel"_a, "gamma"_a, "coef0"_a,
           "degree"_a, "c1"_a, "c2"_a, "tol"_a, "cache_bytes"_a, "max_iter"_a, "solver"_a, "shrinking"_a,
-          "sigma0"_a.none(), "progress"_a.none(), "seed"_a = 0,
+          "sigma0"_a.none(), "progress"_a.none(), "seed"_a = 0, "n_jobs"_a = 0,
           "Solve the PU double-hinge dual; see pu_dh.hpp for the formulation.");
     m.def("solve_qp", &solve_qp, "X64"_a.none(), "X32"_a.none(), "csr_data"_a.none(), "csr_indices"_a.none(),
           "csr_indptr"_a.none(), "n_rows"_a, "n_cols"_a, "rows"_a, "var_point"_a, "y"_a, "p"_a, "C"_a, "alpha0"_a,
           "kernel"_a, "gamma"_a, "coef0"_a, "degree"_a, "tol"_a, "cache_bytes"_a, "max_iter"_a, "shrinking"_a,
-          "progress"_a.none(),
+          "progress"_a.none(), "n_jobs"_a = 0,
           "min 1/2 a'Qa + p'a s.t. y'a = y'alpha0, 0 <= a <= C with Q_ts = y_t y_s k(x_point(t), x_point(s)).");
 }

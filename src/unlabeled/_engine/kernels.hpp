@@ -25,6 +25,7 @@ struct KernelParams {
     double gamma = 1.0;
     double coef0 = 0.0;
     int degree = 3;
+    int n_jobs = 0;  // threads for long kernel rows; 0: OpenMP's default (all cores)
 };
 
 // A read-only view of the training matrix. For kernel == Precomputed the "data" is the
@@ -164,7 +165,8 @@ public:
         };
 #ifdef _OPENMP
         if (parallel && len >= kParallelRow) {
-#pragma omp parallel
+            const int nt = p.n_jobs > 0 ? p.n_jobs : omp_get_max_threads();
+#pragma omp parallel num_threads(nt)
             {
                 const int64_t t = omp_get_thread_num(), T = omp_get_num_threads();
                 block(len * t / T, len * (t + 1) / T);

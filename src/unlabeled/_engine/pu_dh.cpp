@@ -194,29 +194,30 @@ public:
         if (b1 > lo && b1 < hi) pts[np++] = b1;
         if (b2 > lo && b2 < hi && b2 != b1) pts[np++] = b2;
         pts[np++] = hi;
+        // phi is convex: its minimiser lies in the first segment (left to right) whose own
+        // minimiser falls before the segment's right end. Deciding by derivatives rather than by
+        // comparing phi values keeps steps that are below the resolution of phi (a variable a
+        // few ulps from its bound must still reach it).
         const double lin = gj - gi;
-        auto phi = [&](double t) { return 0.5 * eta * t * t + lin * t + vee(si + t, c2_) + vee(sj - t, c2_); };
-        double best_t = 0.0, best = phi(0.0);
+        double best_t = hi;
         for (int k = 0; k + 1 < np; ++k) {
             const double a = pts[k], b = pts[k + 1], m = 0.5 * (a + b);
             const double vi = si + m > half_ ? 1.0 : -1.0;
             const double vj = sj - m > half_ ? 1.0 : -1.0;
             const double t = std::clamp(-(lin + vi - vj) / eta, a, b);
-            const double v = phi(t);
-            if (v < best) { best = v; best_t = t; }
+            if (t < b) {
+                best_t = t;
+                break;
+            }
         }
         if (best_t == 0.0) return 0.0;
         // land exactly on 0, c2/2 and c2 so that the states of the paper are exact, keeping
-        // sigma_i + sigma_j unchanged unless both land on such a value
+        // sigma_i + sigma_j unchanged unless both land on such a value (then it may drift by
+        // 1e-12 c2 at most)
         const double a = si + sj;
-        double ni = si + best_t;
-        const bool snapped_i = snap(ni) != ni;
-        ni = snap(ni);
-        double nj = a - ni;
-        if (snap(nj) != nj) {
-            nj = snap(nj);
-            if (!snapped_i) ni = a - nj;
-        }
+        double ni = snap(si + best_t);
+        const double nj = snap(a - ni);
+        if (ni != 0.0 && ni != half_ && ni != c2_) ni = a - nj;
         s_[i] = std::clamp(ni, 0.0, c2_);
         s_[j] = std::clamp(nj, 0.0, c2_);
         return s_[i] - si;
@@ -381,7 +382,7 @@ void solve_usmo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std:
         if (stopped || (opt.max_iter >= 0 && iter >= opt.max_iter)) break;
 
         // phase 2: scan all points against the most critical values (NB and scanned points)
-        int64_t changed = 0;
+        int64_t changed = 0, stuck = 0;  // stuck: violating pairs that could not move
         int64_t cu = -1, cl = -1;  // indices of the critical up / low values
         double vu = -INF, vl = INF;
         auto refresh_critical = [&]() {
@@ -412,12 +413,16 @@ void solve_usmo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std:
                     if (should_stop()) break;
                     continue;
                 }
+                ++stuck;
             }
             if (uv > vu) { vu = uv; cu = u; }
             if (lv < vl) { vl = lv; cl = u; }
         }
         last_violation = changed ? scan_max_viol : std::max(0.0, vu - vl);
-        if (changed == 0 && !stopped) converged = true;
+        if (changed == 0) {
+            converged = stuck == 0 && !stopped;
+            break;
+        }
     }
     if (!converged && !stopped) {  // after max_iter: the final g for the bias and J
         for (int64_t u = 0; u < n; ++u) res.g_unl[u] = g_of(u);
@@ -557,13 +562,20 @@ void solve_linear(const PUProblem& pb, const PUOptions& opt, Kernel& K, PUResult
             }
             active.resize(keep);
         }
+        const int64_t before = iter;
         if (static_cast<int64_t>(active.size()) <= kSmallActive) {
             wss2(active);
             if (stopped) break;
+            if (iter == before) break;  // stalled: no pair can move (reported as not converged)
             continue;
         }
         pair_round(active, Umax, Lmin);
         if (stopped) break;
+        if (iter == before) {
+            wss2(active);  // the batch found nothing to move: fall back to the best single pair
+            if (iter == before) break;
+            continue;
+        }
         // Further rounds on this sweep's candidates alone, while they are few: their g cost
         // O(nnz) each, so this converges the "working set" without touching every point.
         cand.clear();
@@ -619,6 +631,18 @@ double pu_bias(const std::vector<double>& sigma, const std::vector<double>& g, d
     return (ub + lb) / 2;
 }
 
+// Values within a few ulps of 0, c2/2 or c2 are put on them: a start computed elsewhere
+// (a heuristic, a warm start) must give the solver exact bound states.
+void snap_states(std::vector<double>& sigma, double c2) {
+    const double e = 1e-12 * c2;
+    for (double& v : sigma) {
+        if (std::fabs(v) <= e) v = 0.0;
+        else if (std::fabs(v - c2 / 2) <= e) v = c2 / 2;
+        else if (std::fabs(v - c2) <= e) v = c2;
+        v = std::clamp(v, 0.0, c2);
+    }
+}
+
 PUResult solve_pu(const PUProblem& pb, const PUOptions& opt) {
     const int64_t n = static_cast<int64_t>(pb.unl.size());
     if (n == 0 || pb.pos.empty()) throw std::invalid_argument("need at least one positive and one unlabeled point");
@@ -630,6 +654,7 @@ PUResult solve_pu(const PUProblem& pb, const PUOptions& opt) {
     res.g_unl.assign(static_cast<size_t>(n), 0.0);
     if (opt.sigma0) res.sigma.assign(opt.sigma0, opt.sigma0 + n);
     else res.sigma = default_start(h, total, pb.c2);
+    snap_states(res.sigma, pb.c2);
 
     if (K.is_linear()) {
         if (opt.solver == PUSolver::USMO) solve_usmo(pb, opt, K, h, res);

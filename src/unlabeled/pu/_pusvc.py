@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import time
 import warnings
@@ -90,6 +91,15 @@ class PUSVC(ClassifierMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         Draws the pilot subsample of ``init="pilot"`` and the order in which ``usmo``'s full
         scans visit the points. The optimum does not depend on it.
+    shrinking : bool, default=True
+        Let the ``smo`` solver set aside bound points that are unlikely to move (and the linear
+        solver skip them between sweeps); the optimum does not depend on it.
+    n_jobs : int or None, default=None
+        Threads for kernel rows; None or -1 uses all cores.
+    warm_start : bool, default=False
+        Start the next ``fit`` on the same data (same ``X``, ``s`` and kernel) from the previous
+        solution, rescaled to the new ``lam`` and repaired to the new ``prior``: a cheap way
+        to walk a regularisation path. On other data it has no effect.
 
     Attributes
     ----------
@@ -147,6 +157,9 @@ class PUSVC(ClassifierMixin, BaseEstimator):
         init="auto",
         verbose=False,
         random_state=None,
+        shrinking=True,
+        n_jobs=None,
+        warm_start=False,
     ):
         self.prior = prior
         self.lam = lam
@@ -161,6 +174,9 @@ class PUSVC(ClassifierMixin, BaseEstimator):
         self.init = init
         self.verbose = verbose
         self.random_state = random_state
+        self.shrinking = shrinking
+        self.n_jobs = n_jobs
+        self.warm_start = warm_start
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self):
@@ -174,6 +190,13 @@ class PUSVC(ClassifierMixin, BaseEstimator):
         check_int(self.max_iter, "max_iter", low=1, allow_none=True)
         check_choice(self.solver, "solver", _SOLVERS)
         check_choice(self.init, "init", _INITS)
+        if not isinstance(self.shrinking, (bool, np.bool_)):
+            raise TypeError(f"shrinking must be True or False, got {self.shrinking!r}")
+        if not isinstance(self.warm_start, (bool, np.bool_)):
+            raise TypeError(f"warm_start must be True or False, got {self.warm_start!r}")
+        n_jobs = check_int(self.n_jobs, "n_jobs", low=-1, allow_none=True)
+        if n_jobs == 0:
+            raise ValueError("n_jobs must be a positive number of threads, -1 or None (all cores)")
         if not isinstance(self.gamma, str):
             check_real(self.gamma, "gamma", low=0.0, low_open=False)
         elif self.gamma not in ("scale", "auto"):
@@ -226,10 +249,23 @@ class PUSVC(ClassifierMixin, BaseEstimator):
             "coef0": float(self.coef0),
             "degree": int(self.degree),
             "cache_bytes": float(self.cache_size) * 2**20,
+            "n_jobs": 0 if self.n_jobs in (None, -1) else int(self.n_jobs),
         }
         seed = int(rng.randint(np.iinfo(np.int32).max))
         sigma0 = None
-        if init == "ocsvm":
+        warm_key = _fingerprint(X, mask, self.kernel, gamma, self.degree, self.coef0)
+        warm = getattr(self, "_warm", None) if self.warm_start else None
+        if warm is not None and warm["key"] == warm_key:
+            # c1 and c2 scale with 1/lam: rescaling keeps sigma feasible for the new lam, and
+            # the repair (in the order of the previous decision values) moves the sum to the
+            # new prior
+            sigma0 = _repair_sum(
+                warm["sigma"] * (warm["lam"] / lam),
+                np.argsort(warm["f_unl"], kind="stable"),
+                prior / (2 * lam),
+                c2,
+            )
+        elif init == "ocsvm":
             sigma0 = _ocsvm_start(
                 X, pos, unl, self.kernel, gamma, self.degree, self.coef0, prior, c1 * p, c2
             )
@@ -247,16 +283,19 @@ class PUSVC(ClassifierMixin, BaseEstimator):
             tol=float(self.tol),
             max_iter=-1 if self.max_iter is None else int(self.max_iter),
             solver=0 if solver == "smo" else 1,
-            shrinking=True,
+            shrinking=bool(self.shrinking),
             sigma0=sigma0,
             progress=progress,
             seed=seed,
         )
         progress.done(res)
         if not res["converged"]:
+            if self.max_iter is not None and res["n_iter"] >= self.max_iter:
+                why = f"stopped after max_iter={self.max_iter} iterations; increase max_iter"
+            else:
+                why = "stalled: no violating pair can move in floating point (degenerate data?)"
             warnings.warn(
-                f"PUSVC stopped after max_iter={self.max_iter} iterations with KKT violation "
-                f"{res['violation']:.3g} > tol={self.tol}; increase max_iter.",
+                f"PUSVC {why}. KKT violation {res['violation']:.3g} > tol={self.tol}.",
                 ConvergenceWarning,
                 stacklevel=2,
             )
@@ -280,6 +319,8 @@ class PUSVC(ClassifierMixin, BaseEstimator):
         self.shape_fit_ = X.shape
         self.objective_ = _primal_objective(res["g_pos"], res["g_unl"], sigma, beta, c1, prior, lam)
         self.solver_ = solver
+        if self.warm_start:
+            self._warm = {"key": warm_key, "lam": lam, "sigma": sigma, "f_unl": res["g_unl"] + beta}
         return self
 
     @property
@@ -375,6 +416,16 @@ class PUSVC(ClassifierMixin, BaseEstimator):
 
 
 # ---------------------------------------------------------------------- helpers
+def _fingerprint(X, mask, *params):
+    """A digest of the training data and kernel, to tell whether a warm start applies."""
+    h = hashlib.blake2b(digest_size=16)
+    arrays = (X.data, X.indices, X.indptr) if sp.issparse(X) else (X,)
+    for a in (*arrays, mask):
+        h.update(np.ascontiguousarray(a))
+    h.update(repr((X.shape, X.dtype.str, params)).encode())
+    return h.hexdigest()
+
+
 def _blockwise(n_rows, width, fn):
     """Evaluate fn(slice) over row blocks whose (rows x width) float64 kernel block stays
     below _CHUNK_BYTES, so prediction never materialises an n x n_SV matrix."""
