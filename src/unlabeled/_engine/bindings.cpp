@@ -52,6 +52,17 @@ unl::Data make_data(const std::optional<Mat<double>>& X64, const std::optional<M
     return X;
 }
 
+unl::KernelParams kernel_params(int kernel, double gamma, double coef0, int degree, int n_jobs) {
+    if (kernel < 0 || kernel > 3) throw nb::value_error("kernel code must be 0 (linear), 1 (poly), 2 (rbf) or 3 (precomputed)");
+    unl::KernelParams kp;
+    kp.type = static_cast<unl::KernelType>(kernel);
+    kp.gamma = gamma;
+    kp.coef0 = coef0;
+    kp.degree = degree;
+    kp.n_jobs = n_jobs;
+    return kp;
+}
+
 // Turns the optional Python callback into an engine ProgressFn that also checks for signals.
 struct ProgressBridge {
     nb::object callback;
@@ -85,11 +96,7 @@ nb::dict solve_pu(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
     unl::Data X = make_data(X64, X32, csr_data, csr_indices, csr_indptr, n_rows, n_cols);
     unl::PUProblem pb;
     pb.X = &X;
-    pb.kernel.type = static_cast<unl::KernelType>(kernel);
-    pb.kernel.gamma = gamma;
-    pb.kernel.coef0 = coef0;
-    pb.kernel.degree = degree;
-    pb.kernel.n_jobs = n_jobs;
+    pb.kernel = kernel_params(kernel, gamma, coef0, degree, n_jobs);
     pb.pos.assign(pos.data(), pos.data() + pos.shape(0));
     pb.unl.assign(unl.data(), unl.data() + unl.shape(0));
     for (int32_t r : pb.pos)
@@ -146,11 +153,7 @@ nb::dict solve_qp(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
     unl::Data X = make_data(X64, X32, csr_data, csr_indices, csr_indptr, n_rows, n_cols);
     unl::QPProblem qp;
     qp.X = &X;
-    qp.kernel.type = static_cast<unl::KernelType>(kernel);
-    qp.kernel.gamma = gamma;
-    qp.kernel.coef0 = coef0;
-    qp.kernel.degree = degree;
-    qp.kernel.n_jobs = n_jobs;
+    qp.kernel = kernel_params(kernel, gamma, coef0, degree, n_jobs);
     qp.rows.assign(rows.data(), rows.data() + rows.shape(0));
     const size_t l = var_point.shape(0);
     if (y.shape(0) != l || p.shape(0) != l || C.shape(0) != l || alpha0.shape(0) != l)
