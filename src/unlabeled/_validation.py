@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.multiclass import type_of_target
 
 KERNELS = ("linear", "poly", "rbf", "precomputed")
 KERNEL_CODES = {"linear": 0, "poly": 1, "rbf": 2, "precomputed": 3}
@@ -63,8 +66,18 @@ def check_pu_labels(s, n_samples: int) -> np.ndarray:
 
     Accepted encodings: 1 = labeled positive with 0 or -1 = unlabeled (not both), or booleans.
     """
+    if s is None:
+        raise ValueError(
+            "s is None: PUSVC requires y to be passed, but the target y is None; "
+            "give the PU labels s (1 = labeled positive, 0 = unlabeled)"
+        )
     arr = np.asarray(s)
     if arr.ndim == 2 and arr.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected: s is ravelled.",
+            DataConversionWarning,
+            stacklevel=3,
+        )
         arr = arr.ravel()
     if arr.ndim != 1:
         raise ValueError(f"s must be a 1-d array of PU labels, got an array of shape {arr.shape}")
@@ -73,23 +86,32 @@ def check_pu_labels(s, n_samples: int) -> np.ndarray:
             f"s has {arr.shape[0]} entries but X has {n_samples} rows: "
             "give one PU label per row of X"
         )
+    expected = (
+        "s must hold 1 for labeled positives and 0 (or -1) for unlabeled points. "
+        "Only binary classification is supported."
+    )
     if arr.dtype == bool:
         mask = arr.copy()
     else:
         if arr.dtype.kind not in "iuf":
+            raise ValueError(f"{expected} Unknown label type: values of dtype {arr.dtype}")
+        values = np.unique(arr)
+        if not (set(values.tolist()) <= {0, 1} or set(values.tolist()) <= {-1, 1}):
+            shown = values[:10].tolist()
+            kind = type_of_target(arr)
             raise ValueError(
-                "s must hold 1 for labeled positives and 0 (or -1) for unlabeled points, "
-                f"got values of dtype {arr.dtype}"
-            )
-        values = set(np.unique(arr).tolist())
-        if not (values <= {0, 1} or values <= {-1, 1}):
-            raise ValueError(
-                "s must hold 1 for labeled positives and 0 (or -1) for unlabeled points, "
-                f"got the values {sorted(values)}"
+                f"{expected} Got the values {shown}{' ...' if values.size > 10 else ''}"
+                + ("" if kind == "binary" else f" (Unknown label type: {kind})")
             )
         mask = arr == 1
     if not mask.any():
-        raise ValueError("s marks no labeled positive: at least one entry of s must be 1")
+        raise ValueError(
+            "s marks no labeled positive: at least one entry of s must be 1 "
+            "(a PU classifier can't train when only one class is present)"
+        )
     if mask.all():
-        raise ValueError("s marks no unlabeled point: at least one entry of s must be 0 (or -1)")
+        raise ValueError(
+            "s marks no unlabeled point: at least one entry of s must be 0 (or -1) "
+            "(a PU classifier can't train when only one class is present)"
+        )
     return mask

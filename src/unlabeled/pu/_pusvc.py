@@ -15,7 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.svm import OneClassSVM
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .. import _engine
 from .._validation import (
@@ -387,8 +387,10 @@ class PUSVC(ClassifierMixin, BaseEstimator):
     def decision_function(self, X) -> np.ndarray:
         """Decision values ``f(x)``; positive means predicted positive. Shape (n_samples,)."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         if self.kernel == "precomputed":
+            # a kernel matrix against the training points: its width is n_train, checked here
+            # with a message that says so rather than as a number of features
+            X = check_array(X, dtype=np.float64)
             if X.shape[1] != self.shape_fit_[0]:
                 raise ValueError(
                     f"X must be a kernel matrix of shape (n_test, {self.shape_fit_[0]}) against "
@@ -397,6 +399,7 @@ class PUSVC(ClassifierMixin, BaseEstimator):
             coef = self.dual_coef_[0]
             f = _blockwise(X.shape[0], len(coef), lambda r: X[r][:, self.support_] @ coef)
             return f + self.intercept_[0]
+        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         if self.kernel == "linear":
             return np.asarray(X @ self._coef[0], dtype=np.float64).ravel() + self.intercept_[0]
         f = self._kernel_dot(X, self.support_vectors_, self.dual_coef_[0])

@@ -1,0 +1,322 @@
+"""PUSVC's behaviour as an estimator: validation, invariances, code paths, scikit-learn API."""
+
+import pickle
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import make_pu
+from oracle import gram
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.utils.estimator_checks import check_estimator
+
+from unlabeled import PUSVC
+
+
+@pytest.fixture(scope="module")
+def problem():
+    return make_pu(0, n=150, d=4, p=30)
+
+
+def fitted(X, s, **kw):
+    params = {"prior": 0.4, "lam": 0.01, "gamma": 0.5, "tol": 1e-8, **kw}
+    return PUSVC(**params).fit(X, s)
+
+
+# --------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize(
+    "s_bad, match",
+    [
+        (np.zeros(180, int), "no labeled positive"),
+        (np.ones(180, int), "no unlabeled point"),
+        (np.r_[np.ones(30, int), np.full(150, 2)], "s must hold"),
+        (np.r_[np.ones(30, int), np.zeros(75, int), -np.ones(75, int)], "s must hold"),
+        (np.ones(10, int), "s has 10 entries"),
+        (np.array(["a"] * 180), "s must hold"),
+    ],
+)
+def test_bad_labels(problem, s_bad, match):
+    X, _, _ = problem
+    with pytest.raises(ValueError, match=match):
+        PUSVC(prior=0.4).fit(X, s_bad)
+
+
+@pytest.mark.parametrize(
+    "params, err, match",
+    [
+        ({"prior": 0.0}, ValueError, "prior"),
+        ({"prior": 1.0}, ValueError, "prior"),
+        ({"prior": -0.1}, ValueError, "prior"),
+        ({"prior": 1.5}, ValueError, "prior"),
+        ({"prior": float("nan")}, ValueError, "prior"),
+        ({"prior": "0.3"}, TypeError, "prior"),
+        ({"lam": 0.0}, ValueError, "lam"),
+        ({"lam": -1.0}, ValueError, "lam"),
+        ({"kernel": "sigmoid"}, ValueError, "kernel"),
+        ({"gamma": -1.0}, ValueError, "gamma"),
+        ({"gamma": "wide"}, ValueError, "gamma"),
+        ({"tol": 0}, ValueError, "tol"),
+        ({"cache_size": 0}, ValueError, "cache_size"),
+        ({"max_iter": 0}, ValueError, "max_iter"),
+        ({"solver": "cg"}, ValueError, "solver"),
+        ({"init": "random"}, ValueError, "init"),
+        ({"n_jobs": 0}, ValueError, "n_jobs"),
+        ({"degree": 1.5}, TypeError, "degree"),
+    ],
+)
+def test_bad_params(problem, params, err, match):
+    X, s, _ = problem
+    with pytest.raises(err, match=match):
+        PUSVC(**{"prior": 0.4, **params}).fit(X, s)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_X(problem, bad):
+    X, s, _ = problem
+    X = X.copy()
+    X[3, 1] = bad
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        PUSVC(prior=0.4).fit(X, s)
+
+
+def test_precomputed_shapes(problem):
+    X, s, _ = problem
+    K = gram(X, "rbf", 0.5)
+    with pytest.raises(ValueError, match="square"):
+        PUSVC(prior=0.4, kernel="precomputed").fit(K[:, :-1], s)
+    clf = PUSVC(prior=0.4, kernel="precomputed").fit(K, s)
+    with pytest.raises(ValueError, match="kernel matrix of shape"):
+        clf.decision_function(K[:5, :-2])
+
+
+def test_predict_errors(problem):
+    X, s, _ = problem
+    with pytest.raises(NotFittedError):
+        PUSVC(prior=0.4).predict(X)
+    clf = PUSVC(prior=0.4).fit(X, s)
+    with pytest.raises(ValueError, match="features"):
+        clf.decision_function(X[:, :2])
+    with pytest.raises(AttributeError, match="linear"):
+        _ = clf.coef_
+
+
+def test_inputs_not_modified(problem):
+    X, s, _ = problem
+    X0, s0 = X.copy(), s.copy()
+    Xs = sp.csr_matrix(X)
+    data0 = Xs.data.copy()
+    PUSVC(prior=0.4, solver="usmo", init="ocsvm").fit(X, s)
+    PUSVC(prior=0.4, kernel="linear").fit(Xs, s)
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(s, s0)
+    np.testing.assert_array_equal(Xs.data, data0)
+
+
+# --------------------------------------------------------------------------- invariances
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
+def test_input_formats_agree(problem, kernel):
+    X, s, _ = problem
+    ref = fitted(X, s, kernel=kernel)
+    Xt = X[:40] + 0.1
+    f = ref.decision_function(Xt)
+    for Xv in (sp.csr_matrix(X), sp.csc_matrix(X)):
+        np.testing.assert_allclose(fitted(Xv, s, kernel=kernel).decision_function(Xt), f, atol=1e-6)
+    # float32 data: the engine reads it as stored, so the problem differs by rounding only
+    f32 = fitted(X.astype(np.float32), s, kernel=kernel).decision_function(Xt)
+    np.testing.assert_allclose(f32, f, atol=1e-4)
+    perm = np.random.default_rng(1).permutation(len(s))
+    np.testing.assert_allclose(
+        fitted(X[perm], s[perm], kernel=kernel).decision_function(Xt), f, atol=1e-6
+    )
+    for s_alt in (np.where(s == 1, 1, -1), s == 1):
+        np.testing.assert_allclose(
+            fitted(X, s_alt, kernel=kernel).decision_function(Xt), f, atol=1e-9
+        )
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_code_paths_reach_the_same_optimum(problem, kernel):
+    """solvers, starts, shrinking, threads and warm start change the time, not the optimum."""
+    X, s, _ = problem
+    ref = fitted(X, s, kernel=kernel)
+    variants = [
+        {"solver": "usmo"},
+        {"solver": "usmo", "init": "mean-kernel"},
+        {"init": "ocsvm"},
+        {"init": "pilot"},
+        {"shrinking": False},
+        {"n_jobs": 1},
+        {"n_jobs": 2},
+        {"cache_size": 0.001},  # two rows: every row is recomputed
+    ]
+    for kw in variants:
+        clf = fitted(X, s, kernel=kernel, **kw)
+        assert abs(clf.objective_ - ref.objective_) <= 1e-7 * max(1, abs(ref.objective_)), kw
+        np.testing.assert_allclose(
+            clf.decision_function(X), ref.decision_function(X), atol=1e-4, err_msg=str(kw)
+        )
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_warm_start_along_a_path(problem, kernel):
+    X, s, _ = problem
+    warm = PUSVC(prior=0.3, kernel=kernel, gamma=0.5, tol=1e-8, warm_start=True)
+    for lam, prior in [(1e-1, 0.3), (1e-2, 0.3), (1e-3, 0.35), (1e-2, 0.25)]:
+        warm.set_params(lam=lam, prior=prior).fit(X, s)
+        cold = fitted(X, s, kernel=kernel, lam=lam, prior=prior)
+        assert abs(warm.objective_ - cold.objective_) <= 1e-7 * max(1, abs(cold.objective_))
+
+
+def test_large_problem_uses_pilot_start():
+    """Above 4,000 unlabeled points init='pilot' solves a subsample first; same optimum."""
+    X, s, prior = make_pu(3, n=4500, d=3, p=60)
+    a = PUSVC(prior=prior, lam=0.01, gamma=0.5, tol=1e-6, init="pilot").fit(X, s)
+    b = PUSVC(prior=prior, lam=0.01, gamma=0.5, tol=1e-6, init="mean-kernel").fit(X, s)
+    assert abs(a.objective_ - b.objective_) <= 1e-5 * max(1, abs(b.objective_))
+
+
+def test_precomputed_matches_rbf(problem):
+    X, s, _ = problem
+    ref = fitted(X, s)
+    K = gram(X, "rbf", 0.5)
+    for solver in ["smo", "usmo"]:
+        pre = fitted(K, s, kernel="precomputed", solver=solver)
+        assert abs(pre.objective_ - ref.objective_) <= 1e-8
+        Kt = gram(np.r_[X, X[:10] + 0.2], "rbf", 0.5)[-10:, : len(s)]
+        np.testing.assert_allclose(
+            pre.decision_function(Kt), ref.decision_function(X[:10] + 0.2), atol=1e-5
+        )
+
+
+def test_not_quite_psd_kernel_converges(problem):
+    """Duplicated rows and symmetric noise at rounding level make K indefinite by ~1e-12."""
+    X, s, _ = problem
+    X = np.r_[X, X[:20]]
+    s = np.r_[s, s[:20]]
+    K = gram(X, "rbf", 0.5)
+    noise = np.random.default_rng(0).normal(scale=1e-12, size=K.shape)
+    K = K + (noise + noise.T) / 2
+    assert np.linalg.eigvalsh(K).min() < 0
+    for solver in ["smo", "usmo"]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            clf = PUSVC(prior=0.4, kernel="precomputed", solver=solver, tol=1e-6).fit(K, s)
+        assert np.isfinite(clf.objective_)
+
+
+def test_bias_is_exact_when_no_point_is_free():
+    """With no free point beta is the midpoint of the interval the KKT conditions allow:
+    f <= -1 where sigma = 0, |f| <= 1 where sigma = c2/2, f >= 1 where sigma = c2."""
+    X, s, _ = make_pu(0, n=10, d=2, p=4)
+    found = 0
+    for lam, prior in [(1e-3, 0.5), (1e-2, 0.5), (1e-1, 0.25), (1e-1, 0.5)]:
+        clf = PUSVC(prior=prior, lam=lam, kernel="linear", tol=1e-10).fit(X, s)
+        n = (s == 0).sum()
+        c2 = 1 / (2 * lam * n)
+        sigma = np.zeros(len(s))
+        sigma[clf.support_] = -clf.dual_coef_[0]
+        sigma = sigma[s == 0]
+        g = clf.decision_function(X[s == 0]) - clf.intercept_[0]
+        free = ((sigma > 0) & (sigma < c2 / 2)) | ((sigma > c2 / 2) & (sigma < c2))
+        if free.any():
+            continue
+        found += 1
+        # interval of beta from the bound states (f = g + beta)
+        lo, hi = -np.inf, np.inf
+        hi = min(hi, np.min(-1 - g[sigma == 0], initial=np.inf))
+        lo = max(lo, np.max(-1 - g[sigma == c2 / 2], initial=-np.inf))
+        hi = min(hi, np.min(1 - g[sigma == c2 / 2], initial=np.inf))
+        lo = max(lo, np.max(1 - g[sigma == c2], initial=-np.inf))
+        assert lo - 1e-8 <= clf.intercept_[0] <= hi + 1e-8
+        if np.isfinite(lo) and np.isfinite(hi):
+            assert abs(clf.intercept_[0] - (lo + hi) / 2) <= 1e-6
+    assert found >= 3, "too few configurations without free points: adjust the test problem"
+
+
+# --------------------------------------------------------------------------- sklearn API
+def test_attributes(problem):
+    X, s, _ = problem
+    clf = fitted(X, s, kernel="linear")
+    assert clf.classes_.tolist() == [0, 1]
+    assert clf.n_features_in_ == X.shape[1]
+    assert clf.dual_coef_.shape == (1, clf.support_.size)
+    assert clf.support_vectors_.shape == (clf.support_.size, X.shape[1])
+    assert clf.intercept_.shape == (1,) and clf.n_iter_ > 0
+    np.testing.assert_allclose(clf.decision_function(X), X @ clf.coef_[0] + clf.intercept_[0])
+    np.testing.assert_array_equal(clf.predict(X), (clf.decision_function(X) > 0).astype(int))
+    # the linear model's w equals sum_i alpha_i x_i
+    np.testing.assert_allclose(clf.coef_[0], clf.dual_coef_[0] @ clf.support_vectors_, atol=1e-10)
+
+
+def test_pickle_and_clone(problem):
+    X, s, _ = problem
+    clf = PUSVC(prior=0.4, warm_start=True).fit(X, s)
+    back = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(back.decision_function(X), clf.decision_function(X))
+    c = clone(clf)
+    assert c.get_params() == clf.get_params() and not hasattr(c, "support_")
+    c.set_params(lam=0.1, kernel="linear")
+    assert c.lam == 0.1 and c.kernel == "linear"
+
+
+# Checks that cannot apply to a PU learner, with the reason. Everything else must pass.
+ARBITRARY_LABELS = (
+    "PU labels have a meaning (1 = labeled positive, 0 or -1 = unlabeled); other label values "
+    "such as {1, 2} or strings are refused with an error rather than guessed"
+)
+PU_EXPECTED_FAILURES = {
+    "check_fit_score_takes_y": "the labels are named s, the PU-learning convention; they are "
+    "passed positionally exactly like y",
+    "check_estimators_dtypes": ARBITRARY_LABELS,
+    "check_classifier_data_not_an_array": ARBITRARY_LABELS,
+    "check_classifiers_classes": ARBITRARY_LABELS,
+    "check_fit2d_1feature": ARBITRARY_LABELS,
+    "check_classifiers_train": "scores predictions against s, but a PU model predicts the hidden "
+    "class: a correct PU model disagrees with s on the unlabeled positives",
+}
+
+
+def test_check_estimator():
+    results = check_estimator(
+        PUSVC(prior=0.5), expected_failed_checks=PU_EXPECTED_FAILURES, on_fail=None
+    )
+    failed = [r["check_name"] for r in results if r["status"] == "failed"]
+    assert not failed, failed
+    xfailed = {r["check_name"] for r in results if r["status"] == "xfail"}
+    assert xfailed <= set(PU_EXPECTED_FAILURES)
+
+
+def test_verbose_and_max_iter(problem, capsys):
+    X, s, _ = problem
+    PUSVC(prior=0.4, verbose=True).fit(X, s)
+    assert "[PUSVC] done" in capsys.readouterr().err
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        PUSVC(prior=0.4, max_iter=2, tol=1e-10).fit(X, s)
+
+
+def test_ctrl_c_stops_a_long_fit():
+    """SIGINT during the solver raises KeyboardInterrupt promptly, without a crash."""
+    code = textwrap.dedent(
+        """
+        import signal, threading, time, numpy as np
+        from unlabeled import PUSVC
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(30000, 10)); s = np.zeros(30000, int); s[:100] = 1; X[:100] += 1
+        threading.Timer(2.0, lambda: signal.raise_signal(signal.SIGINT)).start()
+        t = time.perf_counter()
+        try:
+            PUSVC(prior=0.4, solver="usmo", init="mean-kernel").fit(X, s)
+            print("finished")
+        except KeyboardInterrupt:
+            print("interrupted", round(time.perf_counter() - t, 1))
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("interrupted"), out.stdout
+    assert float(out.stdout.split()[1]) < 10
