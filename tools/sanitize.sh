@@ -16,4 +16,5 @@ export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=lib
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 if [ $# -eq 0 ]; then set -- -q -x -k "not uci"; fi
+PYTHONPATH="$tmp/pkg" python -c "import unlabeled._engine._core as m; print('engine under test:', m.__file__)"
 PYTHONPATH="$tmp/pkg" python -m pytest -p no:cacheprovider "$@"
