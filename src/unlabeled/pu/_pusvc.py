@@ -10,31 +10,20 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import minimize
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.svm import OneClassSVM
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .. import _engine
-from .._validation import (
-    KERNEL_CODES,
-    KERNELS,
-    check_choice,
-    check_gamma,
-    check_int,
-    check_pu_labels,
-    check_real,
-)
+from .._validation import KERNEL_CODES, check_choice, check_int, check_real
+from ._base import KernelPUModel, blockwise, double_hinge_objective
 
 _SOLVERS = ("auto", "smo", "usmo")
 _INITS = ("auto", "pilot", "ocsvm", "mean-kernel")
-_CHUNK_BYTES = 64 * 2**20  # kernel blocks at predict time stay below this size
 _PILOT_SIZE = 1000  # unlabeled points in the pilot problem of init="pilot"
 
 
-class PUSVC(ClassifierMixin, BaseEstimator):
+class PUSVC(KernelPUModel):
     r"""Positive-unlabeled kernel classifier with the double hinge loss, solved exactly.
 
     Given ``p`` labeled positives ``P`` and ``n`` unlabeled points ``U`` drawn from a mixture
@@ -182,9 +171,7 @@ class PUSVC(ClassifierMixin, BaseEstimator):
     def _check_params(self):
         prior = check_real(self.prior, "prior", low=0.0, high=1.0)
         lam = check_real(self.lam, "lam", low=0.0)
-        check_choice(self.kernel, "kernel", KERNELS)
-        check_int(self.degree, "degree", low=0)
-        check_real(self.coef0, "coef0")
+        self._check_kernel_params()
         check_real(self.tol, "tol", low=0.0)
         check_real(self.cache_size, "cache_size", low=0.0)
         check_int(self.max_iter, "max_iter", low=1, allow_none=True)
@@ -197,12 +184,6 @@ class PUSVC(ClassifierMixin, BaseEstimator):
         n_jobs = check_int(self.n_jobs, "n_jobs", low=-1, allow_none=True)
         if n_jobs == 0:
             raise ValueError("n_jobs must be a positive number of threads, -1 or None (all cores)")
-        if not isinstance(self.gamma, str):
-            check_real(self.gamma, "gamma", low=0.0, low_open=False)
-        elif self.gamma not in ("scale", "auto"):
-            raise ValueError(
-                f"gamma must be 'scale', 'auto' or a non-negative number, got {self.gamma!r}"
-            )
         return prior, lam
 
     def fit(self, X, s) -> PUSVC:
@@ -212,24 +193,8 @@ class PUSVC(ClassifierMixin, BaseEstimator):
         ``kernel="precomputed"`` it is the square Gram matrix of the training points.
         """
         prior, lam = self._check_params()
-        X = validate_data(
-            self,
-            X,
-            accept_sparse="csr",
-            dtype=[np.float64, np.float32],
-            order="C",
-            reset=True,
-        )
-        if self.kernel == "precomputed":
-            if sp.issparse(X):
-                raise TypeError("X must be a dense Gram matrix when kernel='precomputed'")
-            if X.shape[0] != X.shape[1]:
-                raise ValueError(
-                    f"X must be a square Gram matrix when kernel='precomputed', got shape {X.shape}"
-                )
-            X = np.ascontiguousarray(X, dtype=np.float64)
-        mask = check_pu_labels(s, X.shape[0])
-        gamma = check_gamma(self.gamma, self.kernel, X)
+        X, mask = self._validate_fit(X, s)
+        gamma = self._gamma
         solver = "smo" if self.solver == "auto" else self.solver
         init = self.init
         if init == "auto":
@@ -240,17 +205,9 @@ class PUSVC(ClassifierMixin, BaseEstimator):
         unl = np.flatnonzero(~mask).astype(np.int32)
         p, n = pos.size, unl.size
         c1, c2 = prior / (2 * lam * p), 1.0 / (2 * lam * n)
-        self._gamma = gamma
 
         data = _engine_data(X)
-        kparams = {
-            "kernel": KERNEL_CODES[self.kernel],
-            "gamma": gamma,
-            "coef0": float(self.coef0),
-            "degree": int(self.degree),
-            "cache_bytes": float(self.cache_size) * 2**20,
-            "n_jobs": 0 if self.n_jobs in (None, -1) else int(self.n_jobs),
-        }
+        kparams = _engine_kernel(self, self.cache_size, self.n_jobs)
         seed = int(rng.randint(np.iinfo(np.int32).max))
         sigma0 = None
         warm_key = _fingerprint(X, mask, self.kernel, gamma, self.degree, self.coef0)
@@ -300,36 +257,12 @@ class PUSVC(ClassifierMixin, BaseEstimator):
                 stacklevel=2,
             )
 
-        sigma, beta = res["sigma"], float(res["beta"])
-        alpha = np.empty(X.shape[0])
-        alpha[pos] = c1
-        alpha[unl] = -sigma
-        self.support_ = np.flatnonzero(alpha != 0).astype(np.int32)
-        self.dual_coef_ = alpha[self.support_][None, :]
-        self.intercept_ = np.array([beta])
-        if self.kernel == "precomputed":
-            self.support_vectors_ = np.empty((0, 0))
-        else:
-            self.support_vectors_ = X[self.support_]
-        if self.kernel == "linear":
-            self._coef = res["w"][None, :].copy()
-        self.n_iter_ = int(res["n_iter"])
-        self.prior_ = prior
-        self.classes_ = np.array([0, 1])
-        self.shape_fit_ = X.shape
-        self.objective_ = _primal_objective(res["g_pos"], res["g_unl"], sigma, beta, c1, prior, lam)
+        _store_solution(self, X, pos, unl, res, c1, prior, lam)
         self.solver_ = solver
         if self.warm_start:
-            self._warm = {"key": warm_key, "lam": lam, "sigma": sigma, "f_unl": res["g_unl"] + beta}
+            f_unl = res["g_unl"] + res["beta"]
+            self._warm = {"key": warm_key, "lam": lam, "sigma": res["sigma"], "f_unl": f_unl}
         return self
-
-    @property
-    def coef_(self) -> np.ndarray:
-        """Primal weights ``w`` (linear kernel only), shape (1, n_features)."""
-        check_is_fitted(self)
-        if self.kernel != "linear":
-            raise AttributeError("coef_ is only available when kernel='linear'")
-        return self._coef
 
     def _pilot_start(self, X, data, kparams, pos, unl, prior, lam, c2, seed):
         """Solve the same problem (same lam and prior) loosely on a random subsample, then start
@@ -360,62 +293,13 @@ class PUSVC(ClassifierMixin, BaseEstimator):
         nz = pilot["sigma"] > 0
         sv = np.r_[sub_p, sub_u[nz]]
         coef = np.r_[np.full(sub_p.size, c1s), -pilot["sigma"][nz]]
-        if self.kernel == "precomputed":
-            f = _blockwise(unl.size, len(coef), lambda r: X[unl[r]][:, sv] @ coef)
-        elif self.kernel == "linear":
-            f = _blockwise(unl.size, 1, lambda r: X[unl[r]] @ pilot["w"])
+        if self.kernel == "linear":
+            f = blockwise(unl.size, 1, lambda r: X[unl[r]] @ pilot["w"])
         else:
-            f = self._kernel_dot(X, X[sv], coef, rows=unl)
+            f = self._kernel_dot(X, sv if self.kernel == "precomputed" else X[sv], coef, rows=unl)
         f += pilot["beta"]
         sigma = np.where(f <= -1, 0.0, np.where(f >= 1, c2, c2 / 2))
         return _repair_sum(sigma, np.argsort(f, kind="stable"), prior / (2 * lam), c2)
-
-    def _kernel_dot(self, A, B, coef, rows=None):
-        """sum_j coef_j k(a_i, b_j) for the rows a_i of A (those in ``rows`` if given)."""
-        params = {} if self.kernel == "linear" else {"gamma": self._gamma}
-        if self.kernel == "poly":
-            params.update(degree=self.degree, coef0=self.coef0)
-        B = B.astype(np.float64)
-
-        def block(r):
-            Ar = A[r] if rows is None else A[rows[r]]
-            return pairwise_kernels(Ar.astype(np.float64), B, metric=self.kernel, **params) @ coef
-
-        return _blockwise(A.shape[0] if rows is None else rows.size, len(coef), block)
-
-    # ------------------------------------------------------------------ prediction
-    def decision_function(self, X) -> np.ndarray:
-        """Decision values ``f(x)``; positive means predicted positive. Shape (n_samples,)."""
-        check_is_fitted(self)
-        if self.kernel == "precomputed":
-            # a kernel matrix against the training points: its width is n_train, checked here
-            # with a message that says so rather than as a number of features
-            X = check_array(X, dtype=np.float64)
-            if X.shape[1] != self.shape_fit_[0]:
-                raise ValueError(
-                    f"X must be a kernel matrix of shape (n_test, {self.shape_fit_[0]}) against "
-                    f"the training points when kernel='precomputed', got shape {X.shape}"
-                )
-            coef = self.dual_coef_[0]
-            f = _blockwise(X.shape[0], len(coef), lambda r: X[r][:, self.support_] @ coef)
-            return f + self.intercept_[0]
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
-        if self.kernel == "linear":
-            return np.asarray(X @ self._coef[0], dtype=np.float64).ravel() + self.intercept_[0]
-        f = self._kernel_dot(X, self.support_vectors_, self.dual_coef_[0])
-        return f + self.intercept_[0]
-
-    def predict(self, X) -> np.ndarray:
-        """1 where ``f(x) > 0``, else 0."""
-        return (self.decision_function(X) > 0).astype(int)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        # PU labels are binary by construction: 1 = labeled positive, 0 = unlabeled
-        tags.classifier_tags.multi_class = False
-        return tags
 
 
 # ---------------------------------------------------------------------- helpers
@@ -429,15 +313,29 @@ def _fingerprint(X, mask, *params):
     return h.hexdigest()
 
 
-def _blockwise(n_rows, width, fn):
-    """Evaluate fn(slice) over row blocks whose (rows x width) float64 kernel block stays
-    below _CHUNK_BYTES, so prediction never materialises an n x n_SV matrix."""
-    step = max(1, _CHUNK_BYTES // (8 * max(width, 1)))
-    out = np.empty(n_rows)
-    for start in range(0, n_rows, step):
-        r = slice(start, min(start + step, n_rows))
-        out[r] = np.asarray(fn(r), dtype=np.float64).ravel()
-    return out
+def _engine_kernel(est, cache_size, n_jobs):
+    """The engine's kernel arguments for a fitted-data estimator (``_gamma`` resolved)."""
+    return {
+        "kernel": KERNEL_CODES[est.kernel],
+        "gamma": est._gamma,
+        "coef0": float(est.coef0),
+        "degree": int(est.degree),
+        "cache_bytes": float(cache_size) * 2**20,
+        "n_jobs": 0 if n_jobs in (None, -1) else int(n_jobs),
+    }
+
+
+def _store_solution(est, X, pos, unl, res, c1, prior, lam):
+    """Set the fitted attributes of a PU double-hinge model from the engine's result."""
+    sigma, beta = res["sigma"], float(res["beta"])
+    alpha = np.empty(X.shape[0])
+    alpha[pos] = c1
+    alpha[unl] = -sigma
+    est._set_expansion(X, alpha, beta, w=res["w"] if est.kernel == "linear" else None)
+    est.n_iter_ = int(res["n_iter"])
+    est.prior_ = prior
+    norm2 = c1 * res["g_pos"].sum() - sigma @ res["g_unl"]  # alpha' K alpha
+    est.objective_ = double_hinge_objective(res["g_pos"], res["g_unl"], norm2, beta, prior, lam)
 
 
 def _engine_data(X):
@@ -463,14 +361,6 @@ def _engine_data(X):
         "n_rows": X.shape[0],
         "n_cols": X.shape[1],
     }
-
-
-def _primal_objective(g_pos, g_unl, sigma, beta, c1, prior, lam):
-    """J(f) of the spec, from the decision values at the training points."""
-    f_pos, f_unl = g_pos + beta, g_unl + beta
-    norm2 = c1 * g_pos.sum() - sigma @ g_unl  # alpha' K alpha
-    loss_u = np.maximum(np.maximum(f_unl, (1 + f_unl) / 2), 0).mean()
-    return float(-prior * f_pos.mean() + loss_u + lam * norm2)
 
 
 def _repair_sum(sigma, order, target, c2):

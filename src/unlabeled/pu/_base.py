@@ -1,0 +1,181 @@
+"""What the PU estimators share: a kernel expansion f(x) = sum_i alpha_i k(x_i, x) + beta,
+its parameter and data checks, prediction in bounded memory, and the exact offset."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from .._validation import (
+    KERNELS,
+    check_choice,
+    check_gamma,
+    check_int,
+    check_pu_labels,
+    check_real,
+)
+
+_CHUNK_BYTES = 64 * 2**20  # kernel blocks at predict time stay below this size
+
+
+class KernelPUModel(ClassifierMixin, BaseEstimator):
+    """Base of the PU classifiers whose model is a kernel expansion plus an offset.
+
+    Subclasses call :meth:`_validate_fit` at the start of ``fit`` and :meth:`_set_expansion`
+    at its end; everything after that (prediction, ``coef_``, tags) is shared.
+    """
+
+    def _check_kernel_params(self):
+        check_choice(self.kernel, "kernel", KERNELS)
+        check_int(self.degree, "degree", low=0)
+        check_real(self.coef0, "coef0")
+        if not isinstance(self.gamma, str):
+            check_real(self.gamma, "gamma", low=0.0, low_open=False)
+        elif self.gamma not in ("scale", "auto"):
+            raise ValueError(
+                f"gamma must be 'scale', 'auto' or a non-negative number, got {self.gamma!r}"
+            )
+
+    def _validate_fit(self, X, s, dtype=(np.float64, np.float32)):
+        """Checked training data: (X, mask of labeled positives); sets the kernel width."""
+        X = validate_data(self, X, accept_sparse="csr", dtype=list(dtype), order="C", reset=True)
+        if self.kernel == "precomputed":
+            if sp.issparse(X):
+                raise TypeError("X must be a dense Gram matrix when kernel='precomputed'")
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(
+                    f"X must be a square Gram matrix when kernel='precomputed', got shape {X.shape}"
+                )
+            X = np.ascontiguousarray(X, dtype=np.float64)
+        mask = check_pu_labels(s, X.shape[0])
+        self._gamma = check_gamma(self.gamma, self.kernel, X)
+        return X, mask
+
+    def _set_expansion(self, X, alpha, beta, w=None):
+        """Store f = sum_i alpha_i k(x_i, .) + beta in scikit-learn's SVC vocabulary."""
+        self.support_ = np.flatnonzero(alpha != 0).astype(np.int32)
+        self.dual_coef_ = alpha[self.support_][None, :]
+        self.intercept_ = np.array([float(beta)])
+        if self.kernel == "precomputed":
+            self.support_vectors_ = np.empty((0, 0))
+        else:
+            self.support_vectors_ = X[self.support_]
+        if self.kernel == "linear":
+            if w is None:
+                w = self.dual_coef_[0] @ self.support_vectors_
+            self._coef = np.asarray(w, dtype=np.float64).reshape(1, -1).copy()
+        self.classes_ = np.array([0, 1])
+        self.shape_fit_ = X.shape
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """Primal weights ``w`` (linear kernel only), shape (1, n_features)."""
+        check_is_fitted(self)
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when kernel='linear'")
+        return self._coef
+
+    def _kernel_dot(self, A, B, coef, rows=None):
+        """sum_j coef_j k(a_i, b_j) for the rows a_i of A (those in ``rows`` if given).
+
+        With ``kernel="precomputed"`` A holds kernel values and B the columns to use."""
+        if self.kernel == "precomputed":
+            cols = np.asarray(B)
+            return blockwise(
+                A.shape[0] if rows is None else rows.size,
+                len(coef),
+                lambda r: (A[r] if rows is None else A[rows[r]])[:, cols] @ coef,
+            )
+        params = {} if self.kernel == "linear" else {"gamma": self._gamma}
+        if self.kernel == "poly":
+            params.update(degree=self.degree, coef0=self.coef0)
+        B = B.astype(np.float64)
+
+        def block(r):
+            Ar = A[r] if rows is None else A[rows[r]]
+            return pairwise_kernels(Ar.astype(np.float64), B, metric=self.kernel, **params) @ coef
+
+        return blockwise(A.shape[0] if rows is None else rows.size, len(coef), block)
+
+    def decision_function(self, X) -> np.ndarray:
+        """Decision values ``f(x)``; positive means predicted positive. Shape (n_samples,)."""
+        check_is_fitted(self)
+        if self.kernel == "precomputed":
+            # a kernel matrix against the training points: its width is n_train, checked here
+            # with a message that says so rather than as a number of features
+            X = check_array(X, dtype=np.float64)
+            if X.shape[1] != self.shape_fit_[0]:
+                raise ValueError(
+                    f"X must be a kernel matrix of shape (n_test, {self.shape_fit_[0]}) against "
+                    f"the training points when kernel='precomputed', got shape {X.shape}"
+                )
+            return self._kernel_dot(X, self.support_, self.dual_coef_[0]) + self.intercept_[0]
+        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
+        if self.kernel == "linear":
+            return np.asarray(X @ self._coef[0], dtype=np.float64).ravel() + self.intercept_[0]
+        f = self._kernel_dot(X, self.support_vectors_, self.dual_coef_[0])
+        return f + self.intercept_[0]
+
+    def predict(self, X) -> np.ndarray:
+        """1 where ``f(x) > 0``, else 0."""
+        return (self.decision_function(X) > 0).astype(int)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        # PU labels are binary by construction: 1 = labeled positive, 0 = unlabeled
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+def blockwise(n_rows, width, fn):
+    """Evaluate fn(slice) over row blocks whose (rows x width) float64 kernel block stays
+    below _CHUNK_BYTES, so prediction never materialises an n x n_SV matrix."""
+    step = max(1, _CHUNK_BYTES // (8 * max(width, 1)))
+    out = np.empty(n_rows)
+    for start in range(0, n_rows, step):
+        r = slice(start, min(start + step, n_rows))
+        out[r] = np.asarray(fn(r), dtype=np.float64).ravel()
+    return out
+
+
+def optimal_offset(a, sign, weight, slope) -> float:
+    """argmin over b of  sum_i weight_i max(0, a_i + sign_i b) + slope b  (sign_i = +-1).
+
+    The function is convex and piecewise linear; its derivative grows by weight_i at the kink
+    b = -sign_i a_i, so the minimiser is the kink where the derivative turns non-negative, or
+    the midpoint of the flat piece when it is exactly zero there. Exact, O(m log m).
+    """
+    a, sign, weight = (np.asarray(v, dtype=np.float64) for v in (a, sign, weight))
+    kinks = -sign * a
+    order = np.argsort(kinks, kind="stable")
+    kinks, w = kinks[order], weight[order]
+    # derivative left of every kink: the terms with sign -1 are active there
+    left = slope - weight[sign < 0].sum()
+    d = left + np.cumsum(w)  # derivative right of kink k
+    k = int(np.searchsorted(d, 0.0, side="left"))
+    if left >= 0 or k >= kinks.size:
+        raise ValueError("the offset is unbounded: no data term bounds it on one side")
+    scale = max(float(np.abs(w).sum()), abs(slope), 1e-300)
+    if abs(d[k]) <= 1e-12 * scale and k + 1 < kinks.size:
+        return float((kinks[k] + kinks[k + 1]) / 2)
+    return float(kinks[k])
+
+
+def double_hinge_offset(g_pos, g_unl, prior) -> float:
+    """The beta minimising the spec's J for fixed alpha: -(pi/p) sum_P f + (1/n) sum_U
+    max(f, (1+f)/2, 0), using max(f, (1+f)/2, 0) = (max(0, 1+f) + max(0, f-1)) / 2."""
+    n = g_unl.size
+    a = np.r_[1 + g_unl, g_unl - 1]
+    return optimal_offset(a, np.ones(2 * n), np.full(2 * n, 0.5 / n), -prior)
+
+
+def double_hinge_objective(g_pos, g_unl, norm2, beta, prior, lam) -> float:
+    """J(f) of the spec from the decision values without offset and alpha' K alpha."""
+    f_pos, f_unl = g_pos + beta, g_unl + beta
+    loss_u = np.maximum(np.maximum(f_unl, (1 + f_unl) / 2), 0).mean()
+    return float(-prior * f_pos.mean() + loss_u + lam * norm2)

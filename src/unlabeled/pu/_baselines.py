@@ -1,0 +1,476 @@
+"""The USMO paper's comparison methods, with PUSVC's interface.
+
+* :class:`DoubleHingeQP`: the same convex problem as PUSVC, given whole to an interior-point
+  solver (Clarabel) on the dense Gram matrix: the approach of the paper's reference [7].
+* :class:`RampPU`: the non-convex ramp-loss PU risk of the paper's reference [6], by the
+  concave-convex procedure with every convex step solved exactly.
+* :class:`USMOInit`: the one-class-SVM initialisation of USMO (paper section 4.5) used alone as
+  a classifier (the "Init" column of the paper's Tables III and IV).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.utils import check_random_state
+
+from .. import _engine
+from .._validation import check_choice, check_int, check_real
+from ._base import KernelPUModel, double_hinge_objective, double_hinge_offset, optimal_offset
+from ._pusvc import _engine_data, _engine_kernel, _ocsvm_start, _store_solution
+
+# Peak bytes of DoubleHingeQP per squared training point (Gram matrix, its triangle handed to
+# Clarabel, Clarabel's KKT matrix and its LDL factor): 67 measured at 1,100 and 2,100 points
+# (growth of peak RSS, rbf kernel), rounded up. Used to refuse a problem before allocating.
+_QP_BYTES_PER_PAIR = 72
+
+
+def _gram(est, X):
+    """The dense Gram matrix of the training points for the estimator's kernel."""
+    if est.kernel == "precomputed":
+        return np.array(X, dtype=np.float64)
+    params = {} if est.kernel == "linear" else {"gamma": est._gamma}
+    if est.kernel == "poly":
+        params.update(degree=est.degree, coef0=est.coef0)
+    X = X.astype(np.float64)
+    return pairwise_kernels(X, metric=est.kernel, **params)
+
+
+def _upper_csc(Q, n_total):
+    """The upper triangle of the dense symmetric Q (m x m) as an (n_total x n_total) CSC
+    matrix, built row by row so that no index temporaries of size m^2 appear."""
+    m = Q.shape[0]
+    indptr = np.zeros(n_total + 1, dtype=np.int64)
+    indptr[1 : m + 1] = np.cumsum(np.arange(1, m + 1))
+    indptr[m + 1 :] = indptr[m]
+    data = np.empty(indptr[m])
+    indices = np.empty(indptr[m], dtype=np.int64)
+    for j in range(m):  # column j of the upper triangle holds Q[0..j, j] = Q[j, 0..j]
+        data[indptr[j] : indptr[j + 1]] = Q[j, : j + 1]
+        indices[indptr[j] : indptr[j + 1]] = np.arange(j + 1)
+    return sp.csc_matrix((data, indices, indptr), shape=(n_total, n_total))
+
+
+def _clarabel_qp(P, q, A_eq, b_eq, G, h, tol, verbose):
+    """min 1/2 x'Px + q'x  s.t.  A_eq x = b_eq,  G x <= h, by Clarabel; returns x."""
+    import clarabel
+
+    settings = clarabel.DefaultSettings()
+    settings.verbose = bool(verbose)
+    settings.tol_gap_abs = settings.tol_gap_rel = tol
+    settings.tol_feas = min(settings.tol_feas, tol)
+    settings.max_iter = 500
+    A = sp.vstack([A_eq, G], format="csc")
+    b = np.r_[b_eq, h]
+    cones = [clarabel.ZeroConeT(A_eq.shape[0]), clarabel.NonnegativeConeT(G.shape[0])]
+    sol = clarabel.DefaultSolver(P, q, A, b, cones, settings).solve()
+    status = str(sol.status)
+    if status not in ("Solved", "AlmostSolved"):
+        raise RuntimeError(f"Clarabel did not solve the QP: status {status}")
+    if status == "AlmostSolved":
+        warnings.warn("Clarabel reports AlmostSolved: reduced accuracy", ConvergenceWarning, 3)
+    return np.asarray(sol.x)
+
+
+def _require_clarabel(who):
+    try:
+        import clarabel  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - clarabel is a dependency of the qp extra
+        raise ImportError(
+            f"{who} needs the Clarabel QP solver: pip install 'unlabeled[qp]'"
+        ) from exc
+
+
+def _check_prior_lam(est):
+    prior = check_real(est.prior, "prior", low=0.0, high=1.0)
+    lam = check_real(est.lam, "lam", low=0.0)
+    est._check_kernel_params()
+    return prior, lam
+
+
+class DoubleHingeQP(KernelPUModel):
+    r"""PU learning with the double hinge loss by a generic QP solver on the full Gram matrix.
+
+    Solves exactly the problem of :class:`~unlabeled.PUSVC` (same parameters, same optimum),
+    the way du Plessis, Niu and Sugiyama (ICML 2015) and the USMO paper's reference [7] do:
+    the dual in ``sigma``
+
+    .. math::
+
+        \min_\sigma \tfrac12 \sigma^\top K_{UU}\sigma - c_1 (K_{UP}1)^\top\sigma
+        + \sum_u \max(-\sigma_u, \sigma_u - c_2)
+        \quad\text{s.t.}\quad 0 \le \sigma \le c_2,\ 1^\top\sigma = c_1 p
+
+    is handed to the interior-point solver Clarabel with the dense ``n x n`` matrix
+    ``K_UU``, so time grows like ``n^3`` and memory like ``n^2``. It is the reference that
+    PUSVC is measured against, not a method to use on large data: a problem whose memory
+    estimate exceeds ``max_memory`` is refused before anything is allocated. The offset is
+    the exact minimiser of ``J`` for the solution's coefficients.
+
+    Parameters
+    ----------
+    prior, lam, kernel, gamma, degree, coef0
+        As in :class:`~unlabeled.PUSVC`.
+    tol : float > 0, default=1e-8
+        Clarabel's relative and absolute duality-gap tolerance.
+    max_memory : float > 0, default=4096
+        Budget in MB for the Gram matrix and the solver's factorisation.
+    verbose : bool, default=False
+        Print Clarabel's iteration log.
+
+    Attributes
+    ----------
+    support_, support_vectors_, dual_coef_, intercept_, coef_, classes_, n_features_in_,
+    objective_, prior_
+        As in :class:`~unlabeled.PUSVC`.
+
+    References
+    ----------
+    M. C. du Plessis, G. Niu, M. Sugiyama, "Convex formulation for learning from positive and
+    unlabeled data", ICML 2015. P. J. Goulart, Y. Chen, "Clarabel: an interior-point solver
+    for conic programs with quadratic objectives", 2024.
+    """
+
+    def __init__(
+        self,
+        prior,
+        lam=0.01,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        tol=1e-8,
+        max_memory=4096,
+        verbose=False,
+    ):
+        self.prior = prior
+        self.lam = lam
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tol = tol
+        self.max_memory = max_memory
+        self.verbose = verbose
+
+    @staticmethod
+    def memory_needed(n_samples: int) -> float:
+        """Estimated peak memory in MB of a fit on ``n_samples`` training points."""
+        return _QP_BYTES_PER_PAIR * float(n_samples) ** 2 / 2**20
+
+    def fit(self, X, s) -> DoubleHingeQP:
+        """Fit on ``X`` with PU labels ``s`` (1 = labeled positive, 0 or -1 = unlabeled)."""
+        prior, lam = _check_prior_lam(self)
+        tol = check_real(self.tol, "tol", low=0.0)
+        budget = check_real(self.max_memory, "max_memory", low=0.0)
+        X, mask = self._validate_fit(X, s)
+        need = self.memory_needed(X.shape[0])
+        if need > budget:
+            raise MemoryError(
+                f"DoubleHingeQP needs about {need:,.0f} MB for {X.shape[0]:,} points (dense "
+                f"Gram matrix and its factorisation) but max_memory={budget:,.0f} MB: raise "
+                "max_memory if the machine has it, or use PUSVC, whose memory is linear in n"
+            )
+        _require_clarabel("DoubleHingeQP")
+        pos, unl = np.flatnonzero(mask), np.flatnonzero(~mask)
+        p, n = pos.size, unl.size
+        c1, c2 = prior / (2 * lam * p), 1.0 / (2 * lam * n)
+
+        K = _gram(self, X)
+        h = K[np.ix_(unl, pos)].sum(axis=1)
+        # variables x = (sigma, t): t_u >= -sigma_u and t_u >= sigma_u - c2 carry the V term
+        P = _upper_csc(K[np.ix_(unl, unl)], 2 * n)
+        q = np.r_[-c1 * h, np.ones(n)]
+        eye = sp.identity(n, format="csc")
+        G = sp.vstack(
+            [sp.hstack([-eye, -eye]), sp.hstack([eye, -eye]), sp.hstack([-eye, 0 * eye]),
+             sp.hstack([eye, 0 * eye])],
+            format="csc",
+        )  # fmt: skip
+        hv = np.r_[np.zeros(n), np.full(n, c2), np.zeros(n), np.full(n, c2)]
+        A_eq = sp.csc_matrix(np.r_[np.ones(n), np.zeros(n)][None, :])
+        x = _clarabel_qp(P, q, A_eq, np.array([c1 * p]), G, hv, tol, self.verbose)
+        del P
+        sigma = np.clip(x[:n], 0.0, c2)  # interior-point iterates sit a hair inside or out
+
+        alpha = np.empty(X.shape[0])
+        alpha[pos] = c1
+        alpha[unl] = -sigma
+        g = K @ alpha
+        beta = double_hinge_offset(g[pos], g[unl], prior)
+        self._set_expansion(X, alpha, beta)
+        self.objective_ = double_hinge_objective(g[pos], g[unl], alpha @ g, beta, prior, lam)
+        self.prior_ = prior
+        return self
+
+
+class USMOInit(KernelPUModel):
+    """The one-class-SVM start of USMO (paper section 4.5) used alone as a classifier.
+
+    The unlabeled points are ranked by a one-class SVM trained on the labeled positives and
+    given the dual values of the five optimality states in that order, with group sizes from
+    the paper's eq. 18; the offset follows from those states as in PUSVC. No optimisation
+    follows: this is the paper's "Init" column, a measure of how good the start is.
+
+    Parameters
+    ----------
+    prior, lam, kernel, gamma, degree, coef0
+        As in :class:`~unlabeled.PUSVC`.
+
+    References
+    ----------
+    E. Sansone, F. G. B. De Natale, Z.-H. Zhou, "Efficient Training for Positive Unlabeled
+    Learning", IEEE TPAMI 41(11), 2019, section 4.5.
+    """
+
+    def __init__(self, prior, lam=0.01, kernel="rbf", gamma="scale", degree=3, coef0=0.0):
+        self.prior = prior
+        self.lam = lam
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+
+    def fit(self, X, s) -> USMOInit:
+        """Fit on ``X`` with PU labels ``s`` (1 = labeled positive, 0 or -1 = unlabeled)."""
+        prior, lam = _check_prior_lam(self)
+        X, mask = self._validate_fit(X, s)
+        pos = np.flatnonzero(mask).astype(np.int32)
+        unl = np.flatnonzero(~mask).astype(np.int32)
+        p, n = pos.size, unl.size
+        c1, c2 = prior / (2 * lam * p), 1.0 / (2 * lam * n)
+        sigma0 = _ocsvm_start(
+            X, pos, unl, self.kernel, self._gamma, self.degree, self.coef0, prior, c1 * p, c2
+        )
+        # zero iterations of the engine: the decision values and the offset of this start
+        res = _engine.solve_pu(
+            **_engine_data(X),
+            **_engine_kernel(self, 200, None),
+            pos=pos,
+            unl=unl,
+            c1=c1,
+            c2=c2,
+            tol=1.0,
+            max_iter=0,
+            solver=1,
+            shrinking=False,
+            sigma0=sigma0,
+            progress=None,
+        )
+        _store_solution(self, X, pos, unl, res, c1, prior, lam)
+        return self
+
+
+class RampPU(KernelPUModel):
+    r"""PU learning with the non-convex ramp loss, by the concave-convex procedure (CCCP).
+
+    With the ramp loss :math:`\ell(z) = \tfrac12\min(2, \max(0, 1 - z))`, which is symmetric
+    (:math:`\ell(z) + \ell(-z) = 1`), the PU risk of du Plessis, Niu and Sugiyama (NIPS 2014)
+    becomes
+
+    .. math::
+
+        J(f) = \frac{2\pi}{p}\sum_{x\in P}\ell(f(x)) + \frac1n\sum_{x\in U}\ell(-f(x))
+               + \lambda\|f\|^2 - \pi ,
+
+    the objective reported as ``objective_``. Writing :math:`\ell(z) = \tfrac12\max(0, 1-z)
+    - \tfrac12\max(0, -1-z)`, CCCP replaces the concave part by its tangent at the current
+    ``f`` and solves the resulting convex problem, a weighted hinge-loss SVM with a linear
+    term, exactly (Collobert et al. 2006): its dual is a box-constrained QP with one equality
+    constraint, solved by the library's SMO engine (``inner_solver="smo"``) or by Clarabel on
+    the dense Gram matrix (``inner_solver="qp"``). Every round decreases ``J``; the procedure
+    stops when the set of points on the flat side of the ramp no longer changes (a fixed
+    point) or after ``max_cccp_iter`` rounds. The result is a local minimum that depends on
+    the start.
+
+    Parameters
+    ----------
+    prior, lam, kernel, gamma, degree, coef0
+        As in :class:`~unlabeled.PUSVC`.
+    tol : float > 0, default=1e-3
+        Tolerance of each convex step (KKT violation for ``smo``, duality gap for ``qp``).
+    max_cccp_iter : int >= 1, default=30
+        Cap on CCCP rounds.
+    init : {"random", "zero"}, default="random"
+        The function the first tangent is taken at: ``zero`` is ``f = 0``; ``random`` draws
+        the training decision values uniformly in [-2, 2] (``random_state``), which puts a
+        random quarter of the points on the flat side of the ramp.
+    inner_solver : {"smo", "qp"}, default="smo"
+    cache_size : float > 0, default=200
+        Kernel-row cache of the SMO engine, in MB.
+    random_state : int, RandomState instance or None, default=None
+    verbose : bool, default=False
+        Print one line per CCCP round.
+
+    Attributes
+    ----------
+    support_, support_vectors_, dual_coef_, intercept_, coef_, classes_, n_features_in_, prior_
+        As in :class:`~unlabeled.PUSVC` (``dual_coef_`` holds the expansion coefficients).
+    objective_ : float
+        ``J`` above at the solution.
+    objective_path_ : ndarray
+        ``J`` after every CCCP round.
+    n_cccp_iter_ : int
+        CCCP rounds run.
+    n_iter_ : int
+        Total SMO iterations over all rounds (0 for ``inner_solver="qp"``).
+
+    References
+    ----------
+    M. C. du Plessis, G. Niu, M. Sugiyama, "Analysis of learning from positive and unlabeled
+    data", NIPS 2014. R. Collobert, F. Sinz, J. Weston, L. Bottou, "Trading convexity for
+    scalability", ICML 2006. A. L. Yuille, A. Rangarajan, "The concave-convex procedure",
+    Neural Computation 2003.
+    """
+
+    def __init__(
+        self,
+        prior,
+        lam=0.01,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        tol=1e-3,
+        max_cccp_iter=30,
+        init="random",
+        inner_solver="smo",
+        cache_size=200,
+        random_state=None,
+        verbose=False,
+    ):
+        self.prior = prior
+        self.lam = lam
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tol = tol
+        self.max_cccp_iter = max_cccp_iter
+        self.init = init
+        self.inner_solver = inner_solver
+        self.cache_size = cache_size
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def fit(self, X, s) -> RampPU:
+        """Fit on ``X`` with PU labels ``s`` (1 = labeled positive, 0 or -1 = unlabeled)."""
+        prior, lam = _check_prior_lam(self)
+        tol = check_real(self.tol, "tol", low=0.0)
+        rounds = check_int(self.max_cccp_iter, "max_cccp_iter", low=1)
+        check_choice(self.init, "init", ("random", "zero"))
+        check_choice(self.inner_solver, "inner_solver", ("smo", "qp"))
+        check_real(self.cache_size, "cache_size", low=0.0)
+        X, mask = self._validate_fit(X, s)
+        if self.inner_solver == "qp":
+            _require_clarabel("RampPU(inner_solver='qp')")
+        rng = check_random_state(self.random_state)
+        m = X.shape[0]
+        p, n = int(mask.sum()), int((~mask).sum())
+        y = np.where(mask, 1.0, -1.0)
+        # the convex step divided by 2 lam: 1/2 ||f||^2 + sum_i C_i hinge(y_i f_i) + ...
+        C = np.where(mask, prior / (2 * lam * p), 1.0 / (4 * lam * n))
+        margin = rng.uniform(-2, 2, m) if self.init == "random" else np.zeros(m)
+
+        step = self._smo_step if self.inner_solver == "smo" else self._qp_step
+        K = _gram(self, X) if self.inner_solver == "qp" else None
+        data = _engine_data(X) if self.inner_solver == "smo" else None
+        path, n_iter, flat = [], 0, None
+        t0 = time.perf_counter()
+        for _ in range(rounds):
+            new_flat = margin < -1  # points on the flat side of the ramp at the tangent point
+            if flat is not None and np.array_equal(new_flat, flat):
+                break
+            flat = new_flat
+            d = C * flat
+            coef, g, iters = step(X, K, data, y, C, d, tol)
+            n_iter += iters
+            # the exact offset of this convex step: hinge terms plus the tangent's linear term
+            beta = optimal_offset(1 - y * g, -y, C, float(d @ y))
+            margin = y * (g + beta)
+            J = _ramp_objective(margin, mask, prior, lam * (coef @ g))
+            path.append(J)
+            if self.verbose:
+                print(
+                    f"[RampPU] round {len(path):3d}  J {J:.8g}  on the flat side "
+                    f"{int(flat.sum()):6d}  {time.perf_counter() - t0:7.2f}s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+        else:
+            if not np.array_equal(margin < -1, flat):
+                warnings.warn(
+                    f"RampPU stopped after max_cccp_iter={rounds} rounds before reaching a fixed "
+                    "point; increase max_cccp_iter",
+                    ConvergenceWarning,
+                    stacklevel=2,
+                )
+        self._set_expansion(X, coef, beta)
+        self.objective_ = path[-1]
+        self.objective_path_ = np.array(path)
+        self.n_cccp_iter_ = len(path)
+        self.n_iter_ = n_iter
+        self.prior_ = prior
+        return self
+
+    def _basis(self, X, coef):
+        nz = np.flatnonzero(coef)
+        return nz if self.kernel == "precomputed" else X[nz]
+
+    def _smo_step(self, X, K, data, y, C, d, tol):
+        """Dual of the convex step with a = gamma + d in [0, C]: min 1/2 a'Qa - (1 + Qd)'a
+        s.t. y'a = y'd, Q = (y y') * K. Returns the expansion coefficients y (a - d), the
+        decision values without offset and the SMO iterations."""
+        m = y.size
+        flat = np.flatnonzero(d)
+        Qd = y * self._kernel_dot(X, self._basis(X, y * d), (y * d)[flat]) if flat.size else 0
+        res = _engine.solve_qp(
+            **data,
+            rows=np.arange(m, dtype=np.int32),
+            var_point=np.arange(m, dtype=np.int64),
+            y=y.astype(np.int8),
+            p=-(1.0 + Qd) * np.ones(m),
+            C=C,
+            alpha0=d.copy(),
+            **_engine_kernel(self, self.cache_size, None),
+            tol=tol,
+            max_iter=-1,
+            shrinking=True,
+            progress=None,
+        )
+        # the gradient G = Q a - 1 - Q d gives the decision values: g = y (G + 1)
+        return y * (res["alpha"] - d), y * (res["G"] + 1.0), int(res["n_iter"])
+
+    def _qp_step(self, X, K, data, y, C, d, tol):
+        """The same dual by Clarabel on the dense matrix Q."""
+        m = y.size
+        Q = K * np.outer(y, y)
+        q = -(1.0 + Q @ d)
+        eye = sp.identity(m, format="csc")
+        a = _clarabel_qp(
+            _upper_csc(Q, m),
+            q,
+            sp.csc_matrix(y[None, :]),
+            np.array([y @ d]),
+            sp.vstack([-eye, eye], format="csc"),
+            np.r_[np.zeros(m), C],
+            min(tol, 1e-8),
+            False,
+        )
+        coef = y * (np.clip(a, 0.0, C) - d)
+        return coef, K @ coef, 0
+
+
+def _ramp_objective(margin, mask, prior, reg):
+    """J of RampPU from the margins y_i f(x_i) (y = +1 on P, -1 on U) and lam ||f||^2."""
+    ramp = 0.5 * np.clip(1 - margin, 0.0, 2.0)
+    return float(2 * prior * ramp[mask].mean() + ramp[~mask].mean() + reg - prior)
+
+
+__all__ = ["DoubleHingeQP", "RampPU", "USMOInit"]
