@@ -6,7 +6,7 @@ import pytest
 from sklearn.utils.estimator_checks import check_estimator
 
 # relative to the project root, where CI and the README run pytest
-UCI_DIR = Path(os.environ.get("UNLABELED_UCI_DIR", "../shared/data/uci-small"))
+UCI_DIR = Path(os.environ.get("UNLABELED_DATA_UCI", "../shared/data/uci-small"))
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,61 @@
+"""What the benchmark scripts share: one fit per subprocess (so that no method's memory hides
+another's, and a time limit can stop it), peak-memory readings and the machine's description."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+
+def rss_mb(field: str = "VmHWM") -> float:
+    """The process's current (VmRSS) or peak (VmHWM) resident memory in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def run_child(script: str, args: list[str], limit: float) -> dict:
+    """Run ``python script --child args...`` and parse the JSON of its last stdout line."""
+    cmd = [sys.executable, script, "--child", *args]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=limit)
+    except subprocess.TimeoutExpired:
+        return {"status": f"> {limit:.0f} s"}
+    if out.returncode != 0:
+        lines = out.stderr.strip().splitlines() or [f"exit code {out.returncode}"]
+        return {"status": "error: " + lines[-1][:100]}
+    return {"status": "ok", **json.loads(out.stdout.strip().splitlines()[-1])}
+
+
+def report_child(**values) -> None:
+    """The child's answer to run_child."""
+    print(json.dumps(values))
+
+
+def machine() -> str:
+    """One line: date, cores, CPU, memory and the versions that matter."""
+    import numpy as np
+    import sklearn
+
+    import unlabeled
+
+    cpu = next(
+        (
+            ln.split(":", 1)[1].strip()
+            for ln in Path("/proc/cpuinfo").read_text().splitlines()
+            if ln.startswith("model name")
+        ),
+        platform.processor(),
+    )
+    mem_kb = int(Path("/proc/meminfo").read_text().splitlines()[0].split()[1])
+    return (
+        f"Date: {datetime.date.today()}. Machine: {os.cpu_count()} cores, {cpu}, "
+        f"{mem_kb / 2**20:.0f} GB. unlabeled {unlabeled.__version__}, scikit-learn "
+        f"{sklearn.__version__}, numpy {np.__version__}."
+    )
