@@ -10,6 +10,9 @@ Methods, each fit in a fresh subprocess (so one method's peak memory cannot hide
   qp                      DoubleHingeQP: the same problem given whole to Clarabel with the dense
                           Gram matrix (du Plessis et al. 2015's approach), refused by its own
                           memory check beyond --qp-memory MB;
+  qp-cvxpy                the same dual written in cvxpy and solved by Clarabel (what a user of a
+                          modelling tool would do); skipped where its measured ~120 bytes per
+                          squared point exceed --qp-memory;
   svc                     sklearn.svm.SVC with every unlabeled point as a negative and C = c2,
                           the naive approach (a different, much easier problem: the equality
                           constraint lets only about p negatives be support vectors);
@@ -45,6 +48,7 @@ def make_data(n, seed=0):
 def child(method, kernel, n, qp_memory):
     """Fit one method once; report time, memory growth and the PU objective."""
     # imports and data first: neither counts towards the fit's time or memory
+    import cvxpy  # noqa: F401
     from sklearn.svm import SVC, LinearSVC
 
     from unlabeled import PUSVC
@@ -59,6 +63,7 @@ def child(method, kernel, n, qp_memory):
         "pusvc-smo": lambda: PUSVC(solver="smo", **common),
         "pusvc-usmo": lambda: PUSVC(solver="usmo", **common),
         "qp": lambda: DoubleHingeQP(max_memory=qp_memory, **common),
+        "qp-cvxpy": lambda: None,
         "svc": lambda: SVC(kernel=kernel, C=c2, gamma=gamma, cache_size=200),
         "linearsvc": lambda: LinearSVC(C=c2, dual="auto", class_weight=weights),
     }[method.removesuffix("-weighted")]()
@@ -66,6 +71,11 @@ def child(method, kernel, n, qp_memory):
         model.set_params(class_weight=weights)
     before = rss_mb("VmRSS")
     t0 = time.perf_counter()
+    if method == "qp-cvxpy":
+        objective = cvxpy_objective(X, s, kernel, gamma)
+        elapsed = time.perf_counter() - t0
+        report_child(time=elapsed, peak_mb=rss_mb("VmHWM") - before, objective=objective)
+        return
     try:
         model.fit(X, s)
     except MemoryError as exc:
@@ -77,6 +87,42 @@ def child(method, kernel, n, qp_memory):
         peak_mb=rss_mb("VmHWM") - before,
         objective=getattr(model, "objective_", None),
     )
+
+
+def cvxpy_objective(X, s, kernel, gamma):
+    """The dual of the spec in sigma through cvxpy (dense K_UU, solved by Clarabel), then J
+    of the primal solution with its best offset: the generic-modelling-tool route."""
+    import cvxpy as cp
+    from sklearn.metrics.pairwise import linear_kernel, rbf_kernel
+
+    kern = (
+        (lambda A, B: linear_kernel(A, B))
+        if kernel == "linear"
+        else (lambda A, B: rbf_kernel(A, B, gamma=gamma))
+    )
+    Xp, Xu = X[s == 1], X[s == 0]
+    p, n = len(Xp), len(Xu)
+    c1, c2 = PRIOR / (2 * LAM * p), 1 / (2 * LAM * n)
+    Kuu, Kup, Kpp = kern(Xu, Xu), kern(Xu, Xp), kern(Xp, Xp)
+    sig = cp.Variable(n)
+    obj = 0.5 * cp.quad_form(sig, cp.psd_wrap(Kuu)) - c1 * (Kup.sum(1) @ sig)
+    obj = obj + cp.sum(cp.maximum(-sig, sig - c2))
+    cp.Problem(cp.Minimize(obj), [sig >= 0, sig <= c2, cp.sum(sig) == c1 * p]).solve(
+        solver="CLARABEL"
+    )
+    sigma = np.clip(sig.value, 0, c2)
+    g_u = c1 * Kup.sum(1) - Kuu @ sigma
+    g_p = c1 * Kpp.sum(1) - Kup.T @ sigma
+    # the best beta for this alpha: J is convex and piecewise linear in beta with kinks where
+    # some f(x_u) = -1 or 1, so its minimum is at one of them
+    kinks = np.r_[-1 - g_u, 1 - g_u]
+    norm2 = c1 * g_p.sum() - sigma @ g_u
+    best = np.inf
+    for beta in np.unique(kinks):
+        fu = g_u + beta
+        J = -PRIOR * (g_p + beta).mean() + np.maximum(np.maximum(fu, (1 + fu) / 2), 0).mean()
+        best = min(best, J + LAM * norm2)
+    return float(best)
 
 
 def main():
@@ -100,11 +146,12 @@ def main():
             "linear": [1000, 10000, 100000, 1000000],
         }
     methods = {
-        "rbf": ["pusvc-smo", "pusvc-usmo", "qp", "svc", "svc-weighted"],
+        "rbf": ["pusvc-smo", "pusvc-usmo", "qp", "qp-cvxpy", "svc", "svc-weighted"],
         "linear": [
             "pusvc-smo",
             "pusvc-usmo",
             "qp",
+            "qp-cvxpy",
             "svc",
             "svc-weighted",
             "linearsvc",
@@ -117,6 +164,8 @@ def main():
             for method in methods[kernel]:
                 if (method, kernel) in dead:
                     res = {"status": "not run (failed at a smaller n)"}
+                elif method == "qp-cvxpy" and 120 * n**2 / 2**20 > args.qp_memory:
+                    res = {"status": f"skipped: needs about {120 * n**2 / 2**30:.0f} GB"}
                 else:
                     print(
                         f"[bench] {kernel:6s} n={n:>8d} {method:18s} ...", file=sys.stderr, end=" "
