@@ -152,6 +152,7 @@ def test_code_paths_reach_the_same_optimum(problem, kernel):
         {"n_jobs": 1},
         {"n_jobs": 2},
         {"cache_size": 0.001},  # two rows: every row is recomputed
+        {"cache_dtype": "float32"},  # rows rounded to ~7 digits: the optimum moves by ~1e-7
     ]
     for kw in variants:
         clf = fitted(X, s, kernel=kernel, **kw)
@@ -159,6 +160,18 @@ def test_code_paths_reach_the_same_optimum(problem, kernel):
         np.testing.assert_allclose(
             clf.decision_function(X), ref.decision_function(X), atol=1e-4, err_msg=str(kw)
         )
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_cache_stays_within_its_budget(dtype):
+    X, s, prior = make_pu(2, n=2000, d=3, p=40)
+    clf = PUSVC(prior=prior, gamma=0.5, cache_size=2, cache_dtype=dtype).fit(X, s)
+    stats = clf.cache_stats_
+    assert 0 < stats["bytes"] <= 2 * 2**20
+    assert stats["misses"] > 0 and stats["kernel_rows"] >= stats["misses"]
+    # float32 rows take half the memory: the same budget holds twice as many
+    row_bytes = (s == 0).sum() * (4 if dtype == "float32" else 8)
+    assert stats["bytes"] // row_bytes == (2 * 2**20) // row_bytes
 
 
 @pytest.mark.parametrize("kernel", ["rbf", "linear"])

@@ -92,7 +92,7 @@ nb::dict solve_pu(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
                   Vec<int32_t> pos, Vec<int32_t> unl, int kernel, double gamma, double coef0, int degree,
                   double c1, double c2, double tol, double cache_bytes, int64_t max_iter, int solver,
                   bool shrinking, std::optional<Vec<double>> sigma0, nb::object progress, uint64_t seed,
-                  int n_jobs) {
+                  int n_jobs, bool cache_float32) {
     unl::Data X = make_data(X64, X32, csr_data, csr_indices, csr_indptr, n_rows, n_cols);
     unl::PUProblem pb;
     pb.X = &X;
@@ -112,6 +112,7 @@ nb::dict solve_pu(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
     opt.cache_bytes = cache_bytes;
     opt.max_iter = max_iter;
     opt.shrinking = shrinking;
+    opt.cache_float32 = cache_float32;
     opt.seed = seed;
     if (sigma0) {
         if (sigma0->shape(0) != pb.unl.size()) throw nb::value_error("sigma0 must have one entry per unlabeled point");
@@ -203,7 +204,7 @@ NB_MODULE(_core, m) {
     m.def("solve_pu", &solve_pu, "X64"_a.none(), "X32"_a.none(), "csr_data"_a.none(), "csr_indices"_a.none(),
           "csr_indptr"_a.none(), "n_rows"_a, "n_cols"_a, "pos"_a, "unl"_a, "kernel"_a, "gamma"_a, "coef0"_a,
           "degree"_a, "c1"_a, "c2"_a, "tol"_a, "cache_bytes"_a, "max_iter"_a, "solver"_a, "shrinking"_a,
-          "sigma0"_a.none(), "progress"_a.none(), "seed"_a = 0, "n_jobs"_a = 0,
+          "sigma0"_a.none(), "progress"_a.none(), "seed"_a = 0, "n_jobs"_a = 0, "cache_float32"_a = false,
           "Solve the PU double-hinge dual; see pu_dh.hpp for the formulation.");
     m.def("solve_qp", &solve_qp, "X64"_a.none(), "X32"_a.none(), "csr_data"_a.none(), "csr_indices"_a.none(),
           "csr_indptr"_a.none(), "n_rows"_a, "n_cols"_a, "rows"_a, "var_point"_a, "y"_a, "p"_a, "C"_a, "alpha0"_a,

@@ -1,4 +1,5 @@
-// LRU cache of kernel rows under a byte budget.
+// LRU cache of kernel rows under a byte budget, stored as T (double, or float to hold twice
+// as many rows at ~7 significant digits).
 //
 // Rows are keyed by an integer id in [0, n_keys) and all have the same length. Slots are
 // allocated lazily, so a large budget costs nothing on a small problem. At least two slots
@@ -13,18 +14,19 @@
 
 namespace unl {
 
-class RowCache {
+template <class T>
+class RowCacheT {
 public:
-    RowCache(int64_t n_keys, int64_t row_len, double budget_bytes)
+    RowCacheT(int64_t n_keys, int64_t row_len, double budget_bytes)
         : len_(row_len), slot_of_(static_cast<size_t>(n_keys), -1) {
-        double per_row = static_cast<double>(std::max<int64_t>(row_len, 1)) * sizeof(double);
+        double per_row = static_cast<double>(std::max<int64_t>(row_len, 1)) * sizeof(T);
         int64_t fit = static_cast<int64_t>(budget_bytes / per_row);
         max_slots_ = std::max<int64_t>(2, std::min<int64_t>(fit, n_keys));
     }
 
     // The slot of `key`, most recently used from now on. On a miss (hit == false) its content
     // is undefined and the caller fills it.
-    double* get(int64_t key, bool& hit) {
+    T* get(int64_t key, bool& hit) {
         int64_t s = slot_of_[key];
         hit = s >= 0;
         if (hit) {
@@ -35,7 +37,7 @@ public:
         ++misses_;
         if (static_cast<int64_t>(rows_.size()) < max_slots_) {
             s = static_cast<int64_t>(rows_.size());
-            rows_.emplace_back(new double[static_cast<size_t>(len_)]);
+            rows_.emplace_back(new T[static_cast<size_t>(len_)]);
             owner_.push_back(key);
             prev_.push_back(-1);
             next_.push_back(-1);
@@ -52,13 +54,13 @@ public:
 
     int64_t hits() const { return hits_; }
     int64_t misses() const { return misses_; }
-    int64_t bytes_used() const { return static_cast<int64_t>(rows_.size()) * len_ * sizeof(double); }
+    int64_t bytes_used() const { return static_cast<int64_t>(rows_.size()) * len_ * static_cast<int64_t>(sizeof(T)); }
 
 private:
     int64_t len_;
     int64_t max_slots_;
     std::vector<int64_t> slot_of_;
-    std::vector<std::unique_ptr<double[]>> rows_;
+    std::vector<std::unique_ptr<T[]>> rows_;
     std::vector<int64_t> owner_, prev_, next_;
     int64_t head_ = -1, tail_ = -1;
     int64_t hits_ = 0, misses_ = 0;
@@ -81,5 +83,7 @@ private:
         push_front(s);
     }
 };
+
+using RowCache = RowCacheT<double>;
 
 }  // namespace unl

@@ -134,27 +134,34 @@ void solve_smo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std::
 
     std::vector<int64_t> var_point(2 * n);
     for (int64_t t = 0; t < 2 * n; ++t) var_point[t] = t % n;
-    PointQMatrix Q(K, pb.unl, std::move(var_point), y, opt.cache_bytes);
-    SolverOptions so;
-    so.eps = opt.tol;
-    so.shrinking = opt.shrinking;
-    so.max_iter = opt.max_iter;
-    so.progress = opt.progress;
-    Solver solver;
-    SolveResult r = solver.solve(2 * n, Q, p.data(), y.data(), C.data(), alpha.data(), G.data(), so,
-                                 G0.data(), Gbar0.data());
-    for (int64_t u = 0; u < n; ++u) {
-        res.sigma[u] = alpha[u] + alpha[n + u];
-        res.g_unl[u] = -G[u] - 1.0;
-    }
-    res.iter = r.iter;
-    res.converged = r.converged;
-    res.stopped = r.stopped;
-    res.violation = r.violation;
-    res.cache_hits = Q.cache().hits();
-    res.cache_misses = Q.cache().misses();
-    res.cache_bytes = Q.cache().bytes_used();
-    res.kernel_rows = Q.rows_computed();
+    // the same solve whatever the storage of the cached rows
+    auto run = [&](auto storage) {
+        PointQMatrix<decltype(storage)> Q(K, pb.unl, var_point, y, opt.cache_bytes);
+        SolverOptions so;
+        so.eps = opt.tol;
+        so.shrinking = opt.shrinking;
+        so.max_iter = opt.max_iter;
+        so.progress = opt.progress;
+        Solver solver;
+        SolveResult r = solver.solve(2 * n, Q, p.data(), y.data(), C.data(), alpha.data(), G.data(), so,
+                                     G0.data(), Gbar0.data());
+        for (int64_t u = 0; u < n; ++u) {
+            res.sigma[u] = alpha[u] + alpha[n + u];
+            res.g_unl[u] = -G[u] - 1.0;
+        }
+        res.iter = r.iter;
+        res.converged = r.converged;
+        res.stopped = r.stopped;
+        res.violation = r.violation;
+        res.cache_hits = Q.cache().hits();
+        res.cache_misses = Q.cache().misses();
+        res.cache_bytes = Q.cache().bytes_used();
+        res.kernel_rows = Q.rows_computed();
+    };
+    if (opt.cache_float32)
+        run(float{});
+    else
+        run(double{});
 }
 
 // ---------------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ struct PUOptions {
     double cache_bytes = 200.0 * (1 << 20);
     int64_t max_iter = -1;
     bool shrinking = true;
+    bool cache_float32 = false;  // store cached kernel rows as float (SMO solver)
     const double* sigma0 = nullptr;  // feasible start (length n) or null for the default one
     uint64_t seed = 0;  // order of USMO's full scans
     ProgressFn progress;

@@ -1,10 +1,12 @@
 // Q matrices whose variables map onto points, several variables possibly sharing one point
 // (the a_u / b_u split of the PU problem, the two copies of epsilon-SVR, SVM+ ...):
 // Q_ts = y_t y_s k(x_point(t), x_point(s)). The row cache is keyed by point, so variables that
-// share a point share its kernel row.
+// share a point share its kernel row. Rows are stored as T (double or float); the solver always
+// receives doubles.
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -14,6 +16,7 @@
 
 namespace unl {
 
+template <class T = double>
 class PointQMatrix : public QMatrix {
 public:
     // rows: the rows of X of the distinct points; var_point[t]: the point of variable t;
@@ -35,18 +38,24 @@ public:
     const double* get_Q(int64_t t, int64_t len) override {
         const int64_t u = point_[t];
         bool hit;
-        double* row = cache_.get(u, hit);
+        T* row = cache_.get(u, hit);
         const bool need_full = len == l_ || all_active_;
         if (!hit || (!row_full_[u] && (need_full || row_epoch_[u] != epoch_))) {
             ++rows_computed_;
             if (need_full) {
-                K_.row(rows_[u], rows_.data(), n_, row);
+                if constexpr (std::is_same_v<T, double>) {
+                    K_.row(rows_[u], rows_.data(), n_, row);
+                } else {
+                    full_.resize(static_cast<size_t>(n_));
+                    K_.row(rows_[u], rows_.data(), n_, full_.data());
+                    for (int64_t k = 0; k < n_; ++k) row[k] = static_cast<T>(full_[k]);
+                }
                 row_full_[u] = 1;
             } else {
                 // only the points with an active variable: shrinking pays off in kernel work
                 const int64_t m = static_cast<int64_t>(active_pts_.size());
                 K_.row(rows_[u], active_rows_.data(), m, tmp_.data());
-                for (int64_t k = 0; k < m; ++k) row[active_pts_[k]] = tmp_[k];
+                for (int64_t k = 0; k < m; ++k) row[active_pts_[k]] = static_cast<T>(tmp_[k]);
                 row_full_[u] = 0;
                 row_epoch_[u] = epoch_;
             }
@@ -85,13 +94,13 @@ public:
         tmp_.resize(active_pts_.size());
     }
     int64_t rows_computed() const { return rows_computed_; }
-    const RowCache& cache() const { return cache_; }
+    const RowCacheT<T>& cache() const { return cache_; }
 
 private:
     Kernel& K_;
     const std::vector<int32_t>& rows_;
     int64_t n_, l_;
-    RowCache cache_;
+    RowCacheT<T> cache_;
     std::vector<int64_t> point_;
     std::vector<int8_t> sign_;
     bool all_plus_ = true;
@@ -103,7 +112,7 @@ private:
     std::vector<uint8_t> row_full_, active_flag_;
     std::vector<int64_t> row_epoch_, active_pts_;
     std::vector<int32_t> active_rows_;
-    std::vector<double> tmp_;
+    std::vector<double> tmp_, full_;
     int64_t epoch_ = 0;
     bool all_active_ = true;
     int64_t rows_computed_ = 0;

@@ -6,7 +6,7 @@ namespace unl {
 
 QPResult solve_qp(const QPProblem& qp, const SolverOptions& opt, double cache_bytes) {
     Kernel K(*qp.X, qp.kernel);
-    PointQMatrix Q(K, qp.rows, qp.var_point, qp.y, cache_bytes);
+    PointQMatrix<double> Q(K, qp.rows, qp.var_point, qp.y, cache_bytes);
     QPResult res;
     res.alpha = qp.alpha0;
     res.G.resize(qp.alpha0.size());

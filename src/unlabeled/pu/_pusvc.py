@@ -89,6 +89,10 @@ class PUSVC(KernelPUModel):
         Start the next ``fit`` on the same data (same ``X``, ``s`` and kernel) from the previous
         solution, rescaled to the new ``lam`` and repaired to the new ``prior``: a cheap way
         to walk a regularisation path. On other data it has no effect.
+    cache_dtype : {"auto", "float64", "float32"}, default="auto"
+        Storage of the cached kernel rows of the ``smo`` solver. ``float32`` holds twice as
+        many rows in ``cache_size`` at about 7 significant digits, which moves the optimum by
+        about 1e-7 relative; ``auto`` uses it when ``X`` is a dense float32 array.
 
     Attributes
     ----------
@@ -109,6 +113,9 @@ class PUSVC(KernelPUModel):
         The primal objective ``J`` at the solution, computed from the decision values.
     n_iter_ : int
         Pair updates made by the solver.
+    cache_stats_ : dict
+        Kernel-row cache of the ``smo`` solver: ``hits``, ``misses``, ``bytes`` (memory the
+        cache holds, at most ``cache_size`` MB) and ``kernel_rows`` (rows computed).
     prior_ : float
         The class prior used.
     n_features_in_ : int
@@ -149,6 +156,7 @@ class PUSVC(KernelPUModel):
         shrinking=True,
         n_jobs=None,
         warm_start=False,
+        cache_dtype="auto",
     ):
         self.prior = prior
         self.lam = lam
@@ -166,6 +174,7 @@ class PUSVC(KernelPUModel):
         self.shrinking = shrinking
         self.n_jobs = n_jobs
         self.warm_start = warm_start
+        self.cache_dtype = cache_dtype
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self):
@@ -177,6 +186,7 @@ class PUSVC(KernelPUModel):
         check_int(self.max_iter, "max_iter", low=1, allow_none=True)
         check_choice(self.solver, "solver", _SOLVERS)
         check_choice(self.init, "init", _INITS)
+        check_choice(self.cache_dtype, "cache_dtype", ("auto", "float64", "float32"))
         if not isinstance(self.shrinking, (bool, np.bool_)):
             raise TypeError(f"shrinking must be True or False, got {self.shrinking!r}")
         if not isinstance(self.warm_start, (bool, np.bool_)):
@@ -208,6 +218,9 @@ class PUSVC(KernelPUModel):
 
         data = _engine_data(X)
         kparams = _engine_kernel(self, self.cache_size, self.n_jobs)
+        kparams["cache_float32"] = self.cache_dtype == "float32" or (
+            self.cache_dtype == "auto" and data["X32"] is not None
+        )
         seed = int(rng.randint(np.iinfo(np.int32).max))
         sigma0 = None
         warm_key = _fingerprint(X, mask, self.kernel, gamma, self.degree, self.coef0)
@@ -258,6 +271,12 @@ class PUSVC(KernelPUModel):
             )
 
         _store_solution(self, X, pos, unl, res, c1, prior, lam)
+        self.cache_stats_ = {
+            "hits": int(res["cache_hits"]),
+            "misses": int(res["cache_misses"]),
+            "bytes": int(res["cache_bytes"]),
+            "kernel_rows": int(res["kernel_rows"]),
+        }
         self.solver_ = solver
         if self.warm_start:
             f_unl = res["g_unl"] + res["beta"]
