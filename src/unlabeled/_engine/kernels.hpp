@@ -5,6 +5,7 @@
 // dot/axpy against a dense primal vector so that solvers can keep w = sum_i alpha_i x_i.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -123,8 +124,11 @@ private:
     }
 };
 
-// rows shorter than this are computed on one thread: spawning costs more than it saves
-constexpr int64_t kParallelRow = 4096;
+// A row is split over threads only when it holds at least this many multiply-adds (about a
+// millisecond): a parallel region waits for its slowest thread, and on a machine busier than
+// its cores a descheduled thread costs a whole scheduler time slice, which made short parallel
+// rows 30x slower than serial ones under load (benchmarks/results/profile.md).
+constexpr int64_t kParallelWork = int64_t(1) << 21;
 
 class Kernel {
 public:
@@ -134,6 +138,7 @@ public:
             for (int64_t i = 0; i < X.n; ++i) sqnorm[i] = X.self_dot(i);
         }
         if (X.sparse) buf.assign(static_cast<size_t>(X.d), 0.0);
+        entry_cost = X.sparse ? std::max<int64_t>(1, X.indptr[X.n] / std::max<int64_t>(X.n, 1)) : X.d;
     }
 
     double operator()(int64_t i, int64_t j) const {
@@ -164,7 +169,7 @@ public:
             }
         };
 #ifdef _OPENMP
-        if (parallel && len >= kParallelRow) {
+        if (parallel && len * entry_cost >= kParallelWork) {
             const int nt = p.n_jobs > 0 ? p.n_jobs : omp_get_max_threads();
 #pragma omp parallel num_threads(nt)
             {
@@ -189,6 +194,7 @@ private:
     KernelParams p;
     std::vector<double> sqnorm;  // rbf only
     std::vector<double> buf;     // scatter buffer for sparse rows
+    int64_t entry_cost = 1;      // multiply-adds per kernel value (d, or mean nnz per row)
 
     double transform(double dot, int64_t i, int64_t j) const {
         switch (p.type) {

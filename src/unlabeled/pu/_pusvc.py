@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 import time
 import warnings
@@ -84,7 +85,10 @@ class PUSVC(KernelPUModel):
         Let the ``smo`` solver set aside bound points that are unlikely to move (and the linear
         solver skip them between sweeps); the optimum does not depend on it.
     n_jobs : int or None, default=None
-        Threads for kernel rows; None or -1 uses all cores.
+        Threads for long kernel rows (at least ~2 million multiply-adds each). ``-1``: all
+        cores the process may use; ``None``: those cores minus the processes already running
+        on them when ``fit`` starts (at least one), because a thread that has to wait for a
+        busy core stalls every row it takes part in.
     warm_start : bool, default=False
         Start the next ``fit`` on the same data (same ``X``, ``s`` and kernel) from the previous
         solution, rescaled to the new ``lam`` and repaired to the new ``prior``: a cheap way
@@ -340,7 +344,7 @@ def _engine_kernel(est, cache_size, n_jobs):
         "coef0": float(est.coef0),
         "degree": int(est.degree),
         "cache_bytes": float(cache_size) * 2**20,
-        "n_jobs": 0 if n_jobs in (None, -1) else int(n_jobs),
+        "n_jobs": _threads(n_jobs),
     }
 
 
@@ -355,6 +359,21 @@ def _store_solution(est, X, pos, unl, res, c1, prior, lam):
     est.prior_ = prior
     norm2 = c1 * res["g_pos"].sum() - sigma @ res["g_unl"]  # alpha' K alpha
     est.objective_ = double_hinge_objective(res["g_pos"], res["g_unl"], norm2, beta, prior, lam)
+
+
+def _threads(n_jobs):
+    """Threads for the engine: n_jobs itself, every usable core (-1), or the idle ones (None)."""
+    if n_jobs is not None and n_jobs != -1:
+        return int(n_jobs)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if n_jobs == -1:
+        return cores
+    try:  # the 4th field of /proc/loadavg is "runnable/total", this process included
+        with open("/proc/loadavg") as fh:
+            others = int(fh.read().split()[3].split("/")[0]) - 1
+    except (OSError, ValueError, IndexError):
+        others = 0
+    return max(1, min(cores, cores - others))
 
 
 def _engine_data(X):
