@@ -1,0 +1,110 @@
+"""Where PUSVC's fit time goes: phases (pilot start, engine solve, Python around them), the
+engine's counters (iterations, kernel rows computed, cache hits and misses), and the cost of
+threads under load.
+
+    python benchmarks/profile_pusvc.py            # writes benchmarks/results/profile_runs.md
+
+The engine call, the start (pilot solve or one-class SVM) and the rest are timed by wrapping
+them; the engine's inside is summarised by its counters. Data as in bench_pusvc.py (d = 10),
+plus an MNIST-shaped case (d = 784) and the linear kernel at 1,000,000 points.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+from _common import machine
+
+CASES = [  # (kernel, n unlabeled, d, solver)
+    ("rbf", 20_000, 10, "smo"),
+    ("rbf", 20_000, 10, "usmo"),
+    ("rbf", 10_000, 784, "smo"),
+    ("linear", 1_000_000, 10, "smo"),
+]
+
+
+def make(n, d, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.4
+    Xu = rng.normal(size=(n, d)) + 0.8 * y[:, None] * np.sqrt(10 / d)
+    Xp = rng.normal(size=(100, d)) + 0.8 * np.sqrt(10 / d)
+    return np.r_[Xp, Xu], np.r_[np.ones(100, int), np.zeros(n, int)]
+
+
+def timed(owner, name, log):
+    """Wrap owner.name so that each call's duration is appended to log; returns an undo."""
+    original = getattr(owner, name)
+
+    def wrapper(*args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            log.append(time.perf_counter() - t0)
+
+    setattr(owner, name, wrapper)
+    return lambda: setattr(owner, name, original)
+
+
+def profile(kernel, n, d, solver):
+    import unlabeled.pu._pusvc as mod
+    from unlabeled import PUSVC
+
+    X, s = make(n, d)
+    clf = PUSVC(prior=0.4, lam=0.01, kernel=kernel, gamma=1.0 / d, solver=solver)
+    engine, start = [], []
+    undo = [
+        timed(mod._engine, "solve_pu", engine),
+        timed(mod, "_ocsvm_start", start),
+        timed(PUSVC, "_pilot_start", start),
+    ]
+    t0 = time.perf_counter()
+    try:
+        clf.fit(X, s)
+    finally:
+        for u in undo:
+            u()
+    total = time.perf_counter() - t0
+    # the last engine call is the solve itself; earlier ones belong to the pilot start
+    return {"total": total, "engine": engine[-1], "start": sum(start), "iters": clf.n_iter_,
+            "sv": clf.support_.size, **clf.cache_stats_}  # fmt: skip
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--out", default="benchmarks/results")
+    args = ap.parse_args()
+    lines = [
+        "# Where PUSVC's fit time goes",
+        "",
+        f"Command: `python benchmarks/profile_pusvc.py`. {machine()}",
+        "",
+        "*engine* is the compiled solve of the whole problem (the pilot's own "
+        "engine call counts under *pilot start*), *start* the Python-side starting point "
+        "(pilot or one-class SVM, including its own small solve and the pilot's decision "
+        "values on all points), *rest* validation and bookkeeping. Counters from the engine.",
+        "",
+        "| kernel | n | d | solver | total (s) | engine (s) | start (s) | rest (s) | "
+        "iterations | support vectors | kernel rows computed | cache hits | cache misses | "
+        "cache MB |",
+        "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for kernel, n, d, solver in CASES:
+        r = profile(kernel, n, d, solver)
+        rest = r["total"] - r["engine"] - r["start"]
+        lines.append(
+            f"| {kernel} | {n:,} | {d} | {solver} | {r['total']:.2f} | {r['engine']:.2f} "
+            f"| {r['start']:.2f} | {rest:.2f} | {r['iters']:,} | {r['sv']:,} | "
+            f"{r['kernel_rows']:,} | {r['hits']:,} | {r['misses']:,} | {r['bytes'] / 2**20:.0f} |"
+        )
+        print(lines[-1], flush=True)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "profile_runs.md").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
