@@ -9,8 +9,8 @@
    positives (class_weight), the SVM of the same shape as the PU problem.
 2. Gaussian kernel, MNIST-shaped data: scikit-learn's digits upsampled to 28 x 28 = 784 features
    with random shifts of up to 2 pixels and pixel noise, "digit 0 vs all", n = 10k to 60k.
-   PUSVC against SVC (LIBSVM) with the same 200 MB kernel cache, plain and weighted; the exact QP's memory need
-   is printed (it cannot run here).
+   PUSVC against SVC (LIBSVM) with the same 200 MB kernel cache, plain and weighted; the
+   exact QP's memory need is printed (it cannot run here).
 3. Warm start along a lambda path (rbf, n = 10k, d = 10): PUSVC(warm_start=True) against cold
    fits, same optima.
 Each fit runs in a fresh subprocess (time and peak-RSS growth of the fit alone, time limit).
