@@ -23,6 +23,17 @@ def primal_objective(K, mask, alpha, beta, prior, lam):
     )
 
 
+def assert_dual_structure(alpha, s, prior, lam):
+    """The spec's dual structure: alpha = c1 on P, alpha = -sigma on U with 0 <= sigma <= c2
+    and sum(sigma) = c1 p."""
+    p, n = (s == 1).sum(), (s == 0).sum()
+    c1, c2 = prior / (2 * lam * p), 1 / (2 * lam * n)
+    np.testing.assert_allclose(alpha[s == 1], c1)
+    sigma = -alpha[s == 0]
+    assert sigma.min() >= 0 and sigma.max() <= c2 * (1 + 1e-12)
+    assert abs(sigma.sum() - c1 * p) <= 1e-9 * c1 * p
+
+
 def _factor(X, kernel, gamma):
     """V with K = V V' (features for the linear kernel, a clipped eigen-factor otherwise)."""
     if kernel == "linear":

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 from conftest import assert_passes_check_estimator, make_pu
-from oracle import gram, primal_objective, solve_primal
+from oracle import assert_dual_structure, gram, primal_objective, solve_primal
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
@@ -149,12 +149,7 @@ def test_init_is_feasible_and_no_better_than_the_optimum(problem, kernel):
     init = USMOInit(prior=prior, lam=lam, kernel=kernel, gamma=0.5).fit(X, s)
     opt = PUSVC(prior=prior, lam=lam, kernel=kernel, gamma=0.5, tol=1e-8).fit(X, s)
     alpha = expansion(init, len(s))
-    p, n = (s == 1).sum(), (s == 0).sum()
-    c1, c2 = prior / (2 * lam * p), 1 / (2 * lam * n)
-    np.testing.assert_allclose(alpha[s == 1], c1)
-    sigma = -alpha[s == 0]
-    assert sigma.min() >= 0 and sigma.max() <= c2 * (1 + 1e-12)
-    assert abs(sigma.sum() - c1 * p) <= 1e-9 * c1 * p
+    assert_dual_structure(alpha, s, prior, lam)
     K = gram(X, kernel, 0.5)
     J = primal_objective(K, s == 1, alpha, init.intercept_[0], prior, lam)
     assert abs(J - init.objective_) <= 1e-9 * max(1, abs(J))

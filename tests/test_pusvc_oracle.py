@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.io as sio
 from conftest import make_pu
-from oracle import gram, primal_objective, solve_primal
+from oracle import assert_dual_structure, gram, primal_objective, solve_primal
 
 from unlabeled import PUSVC
 
@@ -33,13 +33,7 @@ def check_against(J_star, X, s, prior, lam, kernel, gamma, solver):
         assert J - J_star <= bound * scale, (tol, J, J_star)
         assert J - J_star >= -1e-7 * scale, "below the optimum: the reference is inaccurate"
         assert abs(clf.objective_ - J) <= 1e-9 * scale
-        # the dual structure of the spec
-        p, n = (s == 1).sum(), (s == 0).sum()
-        c1, c2 = prior / (2 * lam * p), 1 / (2 * lam * n)
-        np.testing.assert_allclose(alpha[s == 1], c1)
-        sigma = -alpha[s == 0]
-        assert sigma.min() >= 0 and sigma.max() <= c2 * (1 + 1e-12)
-        assert abs(sigma.sum() - c1 * p) <= 1e-9 * c1 * p
+        assert_dual_structure(alpha, s, prior, lam)
 
 
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])
