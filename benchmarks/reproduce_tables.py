@@ -5,7 +5,9 @@
 
 Protocol (../shared/spec/protocol.md): the 12 UCI sets of ../shared/data/uci-small (or
 --data-home, or $UNLABELED_DATA_UCI); 20% of the positives labeled at random, the rest
-unlabeled; prior = the true share of positives among the unlabeled points; linear kernel
+unlabeled; prior = the true proportion of positives in the data set, as the paper sets it
+(--prior unlabeled uses instead their share among the unlabeled points, the pi of the PU
+risk, and writes table3-prior-unlabeled.md / table4-prior-unlabeled.md); linear kernel
 (Table III) and Gaussian kernel exp(-||x - y||^2 / 2) (Table IV); lam in {1e-4, 1e-3, 1e-2, 1e-1}.
 Every labeling is fitted by the four methods of the paper's columns:
   Init    USMOInit, the one-class-SVM start of USMO alone (the paper's "Init*");
@@ -92,12 +94,12 @@ def f_scores(y, pred):
     )
 
 
-def run_cell(name, kernel, seed, data_home):
+def run_cell(name, kernel, seed, data_home, prior_from):
     """All lambdas and methods on one labeling of one set (the split is shared)."""
     X, y = load_uci_small(name, data_home=data_home)
     s = make_pu_labels(y, labeled_fraction=0.2, random_state=seed)
     unl = s == 0
-    prior = float(y[unl].mean())
+    prior = float(y[unl].mean() if prior_from == "unlabeled" else y.mean())
     common = {"prior": prior, "kernel": kernel, "gamma": 0.5}
     rows = []
     for lam in LAMS:
@@ -127,6 +129,12 @@ def main():
     ap.add_argument("--data-home", default=None, help="folder of the .mat files")
     ap.add_argument("--n-jobs", type=int, default=os.cpu_count(), help="parallel processes")
     ap.add_argument("--quick", action="store_true", help="2 labelings of 3 sets (smoke run)")
+    ap.add_argument(
+        "--prior",
+        choices=["dataset", "unlabeled"],
+        default="dataset",
+        help="positives' share in the whole set (the paper) or among the unlabeled points",
+    )
     ap.add_argument("--out", default="benchmarks/results")
     args = ap.parse_args()
     if args.quick:
@@ -141,7 +149,7 @@ def main():
     tasks.sort(key=lambda t: -os.path.getsize(_path(t[0], args.data_home)))
     t0 = time.perf_counter()
     jobs = Parallel(n_jobs=args.n_jobs, return_as="generator_unordered")(
-        delayed(run_cell)(*t, args.data_home) for t in tasks
+        delayed(run_cell)(*t, args.data_home, args.prior) for t in tasks
     )
     if tqdm is not None:
         jobs = tqdm(jobs, total=len(tasks), desc="labelings", unit="fit")
@@ -170,6 +178,8 @@ def write_table(rows, kernel, args, wall):
     paper = paper_numbers(kernel)
     rows = [r for r in rows if r[1] == kernel]
     cmd = "python benchmarks/reproduce_tables.py" + (" --quick" if args.quick else "")
+    if args.prior != "dataset":
+        cmd += f" --prior {args.prior}"
     lines = [
         f"# {table} of the USMO paper, reproduced ({title})",
         "",
@@ -178,7 +188,12 @@ def write_table(rows, kernel, args, wall):
         f"{unlabeled.__version__}, scikit-learn {sklearn.__version__}.",
         "",
         "Protocol: 20% of the positives labeled at random (labeling seed 0, 1, ...), prior = "
-        "true share of positives among the unlabeled points, F-measures on the unlabeled part "
+        + (
+            "the true share of positives among the unlabeled points (the pi of the PU risk), "
+            if args.prior == "unlabeled"
+            else "the true proportion of positives in the whole data set (as in the paper), "
+        )
+        + "F-measures on the unlabeled part "
         "in percent, mean ± standard deviation over the labelings. **F1** is the F1 of the "
         "positive class; **F-maj** is the F-measure of the majority class among the true "
         "labels, which is what the paper's code computes and its tables print. *paper* are "
@@ -254,6 +269,8 @@ def write_table(rows, kernel, args, wall):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     fname = {"linear": "table3.md", "rbf": "table4.md"}[kernel]
+    if args.prior != "dataset":
+        fname = fname.replace(".md", f"-prior-{args.prior}.md")
     if args.quick:
         fname = fname.replace(".md", "-quick.md")
     (out / fname).write_text("\n".join(lines))
