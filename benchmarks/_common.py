@@ -9,6 +9,7 @@ import os
 import platform
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 
@@ -18,6 +19,41 @@ def rss_mb(field: str = "VmHWM") -> float:
         if line.startswith(field):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def measure(fn):
+    """Run fn(); return its result, the seconds it took and the growth of peak RSS in MB."""
+    before = rss_mb("VmRSS")
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0, rss_mb("VmHWM") - before
+
+
+def plot_loglog(rows, path, panel_key, panels, title, label=lambda method, pts: method):
+    """One log-log panel of fit time against n per value of row[panel_key], a line per method."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2), squeeze=False)
+    for ax, panel in zip(axes[0], panels, strict=True):
+        for method in sorted({r["method"] for r in rows if r[panel_key] == panel}):
+            pts = [
+                (r["n"], r["time"])
+                for r in rows
+                if (r[panel_key], r["method"]) == (panel, method) and r["status"] == "ok"
+            ]
+            if pts:
+                ax.loglog(*zip(*pts, strict=True), "o-", label=label(method, pts))
+        ax.set_title(title(panel))
+        ax.set_xlabel("unlabeled points")
+        ax.set_ylabel("fit time (s)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def run_child(script: str, args: list[str], limit: float) -> dict:

@@ -28,11 +28,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
-from _common import machine, report_child, rss_mb, run_child
+from _common import machine, measure, plot_loglog, report_child, run_child
 
 D, P, PRIOR, LAM = 10, 100, 0.4, 0.01
 
@@ -69,24 +68,16 @@ def child(method, kernel, n, qp_memory):
     }[method.removesuffix("-weighted")]()
     if method == "svc-weighted":
         model.set_params(class_weight=weights)
-    before = rss_mb("VmRSS")
-    t0 = time.perf_counter()
     if method == "qp-cvxpy":
-        objective = cvxpy_objective(X, s, kernel, gamma)
-        elapsed = time.perf_counter() - t0
-        report_child(time=elapsed, peak_mb=rss_mb("VmHWM") - before, objective=objective)
-        return
+        fit = lambda: cvxpy_objective(X, s, kernel, gamma)  # noqa: E731
+    else:
+        fit = lambda: getattr(model.fit(X, s), "objective_", None)  # noqa: E731
     try:
-        model.fit(X, s)
+        objective, elapsed, peak = measure(fit)
     except MemoryError as exc:
         report_child(refused=str(exc).split(":")[0])
         return
-    elapsed = time.perf_counter() - t0
-    report_child(
-        time=elapsed,
-        peak_mb=rss_mb("VmHWM") - before,
-        objective=getattr(model, "objective_", None),
-    )
+    report_child(time=elapsed, peak_mb=peak, objective=objective)
 
 
 def cvxpy_objective(X, s, kernel, gamma):
@@ -240,28 +231,7 @@ def write_report(rows, args):
 
 
 def plot(rows, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-    for ax, kernel in zip(axes, ("rbf", "linear"), strict=True):
-        for method in sorted({r["method"] for r in rows if r["kernel"] == kernel}):
-            pts = [
-                (r["n"], r["time"])
-                for r in rows
-                if r["kernel"] == kernel and r["method"] == method and r["status"] == "ok"
-            ]
-            if pts:
-                ax.loglog(*zip(*pts, strict=True), "o-", label=method)
-        ax.set_title(f"{kernel} kernel")
-        ax.set_xlabel("unlabeled points")
-        ax.set_ylabel("fit time (s)")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    plot_loglog(rows, path, "kernel", ("rbf", "linear"), lambda k: f"{k} kernel")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _common import machine, report_child, rss_mb, run_child
+from _common import machine, measure, plot_loglog, report_child, run_child
 
 LAM, N_POS = 0.01, 100
 
@@ -78,12 +78,9 @@ def child(task, method, n):
         model = LinearSVC(C=c2, dual="auto", class_weight=weights)
     else:
         model = SVC(C=c2, gamma="scale", cache_size=200, class_weight=weights)
-    before = rss_mb("VmRSS")
-    t0 = time.perf_counter()
-    model.fit(X, s)
-    elapsed = time.perf_counter() - t0
+    _, elapsed, peak = measure(lambda: model.fit(X, s))
     extra = {"cache_mb": model.cache_stats_["bytes"] / 2**20} if method == "pusvc" else {}
-    report_child(time=elapsed, peak_mb=rss_mb("VmHWM") - before, **extra)
+    report_child(time=elapsed, peak_mb=peak, **extra)
 
 
 def warm_path(quick):
@@ -222,26 +219,14 @@ def write_report(rows, path, qp_gb, gram_gb, args):
 
 
 def plot(rows, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-    for ax, task in zip(axes, ("linear", "rbf"), strict=True):
-        for method in sorted({r["method"] for r in rows if r["task"] == task}):
-            pts = _times(rows, task, method)
-            if pts:
-                ax.loglog(*zip(*pts, strict=True), "o-", label=f"{method} (slope {slope(pts):.2f})")
-        ax.set_title(
-            "linear kernel, Poker-hand" if task == "linear" else "rbf kernel, 784 features"
-        )
-        ax.set_xlabel("unlabeled points")
-        ax.set_ylabel("fit time (s)")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    plot_loglog(
+        rows,
+        path,
+        "task",
+        ("linear", "rbf"),
+        lambda t: "linear, Poker-hand" if t == "linear" else "rbf, 784 features",
+        lambda method, pts: f"{method} (slope {slope(pts):.2f})",
+    )
 
 
 if __name__ == "__main__":
