@@ -402,18 +402,3 @@ def test_load_file_dispatch_and_missing(tmp_path, small):
     ]:
         with pytest.raises(FileNotFoundError, match=name):
             loader(tmp_path / name)
-
-
-def test_public_names():
-    assert sorted(ds.__all__) == sorted(
-        [
-            "UCI_SMALL_NAMES",
-            "load_csv",
-            "load_file",
-            "load_npz",
-            "load_svmlight",
-            "load_uci_small",
-            "make_poker_hands",
-            "make_pu_labels",
-        ]
-    )
