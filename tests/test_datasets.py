@@ -15,7 +15,6 @@ import scipy.sparse as sp
 from scipy import stats
 from sklearn.datasets import dump_svmlight_file
 
-import unlabeled.datasets as ds
 from unlabeled.datasets import (
     UCI_SMALL_NAMES,
     load_csv,
