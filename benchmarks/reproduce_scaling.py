@@ -24,11 +24,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
-from _common import machine, report_child, rss_mb, run_child
+from _common import machine, measure, report_child, run_child
 
 LAM, N_POS, N_TEST = 0.01, 100, 10_000
 METHODS = ("PUSVC", "PUSVC-usmo", "RampPU", "QP")
@@ -106,15 +105,11 @@ def child(method, kernel, dataset, positive_class, n, qp_memory):
         "RampPU": lambda: RampPU(random_state=0, **common),
         "QP": lambda: DoubleHingeQP(max_memory=qp_memory, **common),
     }[method]()
-    before = rss_mb("VmRSS")
-    t0 = time.perf_counter()
     try:
-        model.fit(X, s)
+        _, elapsed, peak = measure(lambda: model.fit(X, s))
     except MemoryError as exc:
         report_child(refused=str(exc).split(":")[0])
         return
-    elapsed = time.perf_counter() - t0
-    peak = rss_mb("VmHWM") - before
     f1 = 100 * f1_score(y_test, model.predict(X_test), zero_division=0)
     report_child(time=elapsed, peak_mb=peak, f1=f1, prior=prior, objective=model.objective_)
 
