@@ -447,7 +447,9 @@ def test_mackey_glass_bad_arguments():
         make_mackey_glass(0)
     with pytest.raises(ValueError, match="D must be >= 1"):
         make_mackey_glass(10, D=0)
-    with pytest.raises(ValueError, match="tau / dt must be an integer"):
+    with pytest.raises(ValueError, match="tau / dt must be a positive integer"):
         make_mackey_glass(10, tau=17.05)
-    with pytest.raises(ValueError, match="1 / dt must be an integer"):
+    with pytest.raises(ValueError, match="sampling / dt must be a positive integer"):
         make_mackey_glass(10, dt=0.3)
+    with pytest.raises(ValueError, match="sampling / dt must be a positive integer"):
+        make_mackey_glass(10, sampling=0.05)
