@@ -353,11 +353,13 @@ class SVMPlus(ClassifierMixin, BaseEstimator):
         return res
 
     def _solve_qp(self, X, Z, y, C, gamma_plus):
-        """The dual in the variables (alpha, delta), delta free and beta = delta - alpha + C:
-        min 1/2 alpha'Q alpha + 1/(2 gamma) delta'K* delta - 1'alpha subject to y'alpha = 0,
-        1'delta = 0, alpha >= 0, alpha - delta <= C. Block-diagonal P halves the matrix that a
-        formulation in (alpha, beta) would hand to Clarabel. The multipliers of the two
-        equalities are b and d (Clarabel's convention P x + q + A'z = 0)."""
+        """The dual in the variables a = alpha / C and e = delta / C (beta = C (e - a + 1)):
+        min 1/2 a'Q a + 1/(2 gamma) e'K* e - 1'a / C subject to y'a = 0, 1'e = 0, a >= 0,
+        a - e <= 1, which is -D / C^2. Block-diagonal P halves the matrix that a formulation
+        in (alpha, beta) would hand to Clarabel, and the scaling by C keeps the variables near
+        1: unscaled, Clarabel fails (NumericalError) on Mackey-Glass problems with C = 1000.
+        The multipliers of the two equalities are b / C and d / C (Clarabel's convention
+        P x + q + A'z = 0)."""
         import clarabel
 
         t0 = time.perf_counter()
@@ -368,7 +370,7 @@ class SVMPlus(ClassifierMixin, BaseEstimator):
         Ks = self._kernel(Z, Z, "star")
         P = sp.block_diag([_upper_csc(K), _upper_csc(Ks / gamma_plus)], format="csc")
         del K
-        q = np.r_[-np.ones(n), np.zeros(n)]
+        q = np.r_[np.full(n, -1.0 / C), np.zeros(n)]
         eye = sp.identity(n, format="csc")
         A = sp.vstack(
             [
@@ -378,7 +380,7 @@ class SVMPlus(ClassifierMixin, BaseEstimator):
             ],
             format="csc",
         )
-        b = np.r_[0.0, 0.0, np.zeros(n), np.full(n, C)]
+        b = np.r_[0.0, 0.0, np.zeros(n), np.ones(n)]
         settings = clarabel.DefaultSettings()
         settings.verbose = bool(self.verbose)
         # 1e-7: a rank-deficient Gram matrix (linear kernel) stalls Clarabel's steps near a gap
@@ -395,7 +397,7 @@ class SVMPlus(ClassifierMixin, BaseEstimator):
             warnings.warn(
                 "Clarabel reports AlmostSolved: reduced accuracy", ConvergenceWarning, stacklevel=3
             )
-        x, z = np.asarray(sol.x), np.asarray(sol.z)
+        x, z = C * np.asarray(sol.x), C * np.asarray(sol.z)
         alpha = np.maximum(x[:n], 0.0)
         beta = np.maximum(x[n:] - x[:n] + C, 0.0)
         if self.verbose:
@@ -411,7 +413,7 @@ class SVMPlus(ClassifierMixin, BaseEstimator):
             "beta": beta,
             "b": z[0],
             "d": z[1],
-            "objective": -sol.obj_val,
+            "objective": -(C**2) * sol.obj_val,
             "n_iter": sol.iterations,
         }
 
