@@ -75,7 +75,9 @@ class SVMPlus(ClassifierMixin, BaseEstimator):
         Kernel ``K*`` on the privileged features.
     gamma_star : {"scale", "auto"} or float >= 0, default="scale"
         Width of ``kernel_plus``, resolved on the privileged features (on ``X_star``, or on the
-        one-dimensional ``d_i`` when ``mode="dsvm+"``).
+        one-dimensional ``d_i`` when ``mode="dsvm+"``). In ``mode="dsvm+"`` the SVM on
+        ``X_star`` uses it too: "scale" and "auto" then adapt to each space, a number is used
+        as is in both.
     solver : {"asmo", "gsmo", "qp"}, default="asmo"
         ``asmo``: the paper's alternating SMO (directions I1, I2, I3 and the reverse of I3,
         maximal-gain selection, clipping); ``gsmo``: generalised SMO on the four variables of a
@@ -121,6 +123,9 @@ class SVMPlus(ClassifierMixin, BaseEstimator):
         The offset ``d`` of the correcting function.
     n_iter_ : int
         SMO steps (interior-point iterations for ``solver="qp"``).
+    triple_steps_ : int
+        ``solver="gsmo"`` only (0 otherwise): steps on three examples, taken when no pair of
+        examples can improve the objective although the optimum is not reached.
     n_features_in_ : int
     n_features_star_in_ : int
         Number of privileged features.
