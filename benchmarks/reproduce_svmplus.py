@@ -392,7 +392,7 @@ def main():
     ap.add_argument("--part", choices=["all", "tables", "scaling"], default="all")
     ap.add_argument("--quick", action="store_true", help="a smoke run: 2 draws, small sets")
     ap.add_argument("--draws", type=int, default=None, help="training-set draws (12)")
-    ap.add_argument("--time-limit", type=float, default=None, help="seconds per fit (300)")
+    ap.add_argument("--time-limit", type=float, default=None, help="seconds per fit (600)")
     ap.add_argument("--max-n", type=int, default=None, help="largest n in the scaling (10,000)")
     ap.add_argument("--out", default="benchmarks/results")
     args = ap.parse_args()
@@ -402,7 +402,7 @@ def main():
     quick = args.quick
     args.draws = args.draws or (2 if quick else 12)
     args.n_train, args.n_val, args.n_test = (100, 500, 500) if quick else (100, 2000, 2000)
-    args.time_limit = args.time_limit or (60 if quick else 300)
+    args.time_limit = args.time_limit or (60 if quick else 600)
     args.max_n = args.max_n or (1000 if quick else 10_000)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -18,13 +18,17 @@ constexpr double TAU = 1e-12;  // floor of a curvature, as LIBSVM's TAU
 // Kernel rows of one space through the LRU row cache; row i holds k(x_i, x_j) for all j.
 class KernelRows {
 public:
+    // At least 8 rows whatever the budget: an aSMO step holds up to 5 rows of one space at
+    // once (8 n doubles is 640 KB at n = 10,000).
     KernelRows(const Data& X, KernelParams p, double cache_bytes)
-        : K_(X, p), n_(X.n), cache_(X.n, X.n, cache_bytes), cols_(static_cast<size_t>(X.n)),
+        : K_(X, p), n_(X.n),
+          cache_(X.n, X.n, std::max(cache_bytes, 8.0 * sizeof(double) * static_cast<double>(X.n))),
+          cols_(static_cast<size_t>(X.n)),
           diag_(static_cast<size_t>(X.n)) {
         std::iota(cols_.begin(), cols_.end(), 0);
         for (int64_t i = 0; i < n_; ++i) diag_[i] = K_(i, i);
     }
-    // Valid until the second call after this one (the cache keeps at least two slots).
+    // Valid until 8 further calls (the cache keeps at least 8 slots, least recently used out).
     const double* row(int64_t i) {
         bool hit;
         double* r = cache_.get(i, hit);
@@ -79,6 +83,8 @@ public:
         beta_.assign(static_cast<size_t>(n_), C_);
         F_.assign(static_cast<size_t>(n_), 0.0);
         f_.assign(static_cast<size_t>(n_), 0.0);
+        G_.assign(static_cast<size_t>(n_), 1.0);
+        S_.assign(static_cast<size_t>(n_), 0.0);
     }
 
     SVMPlusResult run() {
@@ -118,6 +124,7 @@ private:
     KernelRows K_, Ks_;
     ProgressClock clock_;
     std::vector<double> alpha_, beta_, F_, f_;
+    std::vector<double> G_, S_;  // G_i and s_i, as of the last scan
     int64_t iter_ = 0, triple_steps_ = 0;
     double violation_ = INF;
     bool converged_ = false, stopped_ = false, stalled_ = false;
@@ -157,33 +164,41 @@ private:
     }
 
     // ----------------------------------------------------------------- first-order scan
-    // The most violating index of every kind, in one O(n) pass. Class index c: 0 for y = +1.
+    // The most violating index of every kind. Class index c: 0 for y = +1.
     struct Scan {
         int64_t smax = -1, sminb = -1;      // argmax s over all; argmin s over beta > 0
         int64_t gmax[2] = {-1, -1};         // argmax G per class
         int64_t gmin[2] = {-1, -1};         // argmin G per class over alpha > 0
+        double vsmax = -INF, vsminb = INF, vgmax[2] = {-INF, -INF}, vgmin[2] = {INF, INF};
         double v1 = -INF, v2[2] = {-INF, -INF}, v3 = -INF, v3r = -INF;
         double max() const { return std::max({v1, v2[0], v2[1], v3, v3r}); }
+
+        void add(int64_t i, double G, double s, int c, bool apos, bool bpos) {
+            if (s > vsmax) { vsmax = s; smax = i; }
+            if (bpos && s < vsminb) { vsminb = s; sminb = i; }
+            if (G > vgmax[c]) { vgmax[c] = G; gmax[c] = i; }
+            if (apos && G < vgmin[c]) { vgmin[c] = G; gmin[c] = i; }
+        }
+        void finish() {
+            if (sminb >= 0) {
+                v1 = vsmax - vsminb;
+                v3 = vgmax[0] + vgmax[1] - 2 * vsminb;
+            }
+            for (int c = 0; c < 2; ++c)
+                if (gmin[c] >= 0) v2[c] = vgmax[c] - vgmin[c];
+            if (gmin[0] >= 0 && gmin[1] >= 0) v3r = 2 * vsmax - vgmin[0] - vgmin[1];
+        }
     };
 
-    Scan scan() const {
+    // G_ and S_ from F_ and f_, and the first-order scan, in one O(n) pass
+    Scan scan() {
         Scan sc;
-        double smax = -INF, sminb = INF, gmax[2] = {-INF, -INF}, gmin[2] = {INF, INF};
         for (int64_t i = 0; i < n_; ++i) {
-            const double s = grad_beta(i), G = grad_alpha(i);
-            const int c = y_[i] > 0 ? 0 : 1;
-            if (s > smax) { smax = s; sc.smax = i; }
-            if (beta_[i] > 0 && s < sminb) { sminb = s; sc.sminb = i; }
-            if (G > gmax[c]) { gmax[c] = G; sc.gmax[c] = i; }
-            if (alpha_[i] > 0 && G < gmin[c]) { gmin[c] = G; sc.gmin[c] = i; }
+            G_[i] = grad_alpha(i);
+            S_[i] = grad_beta(i);
+            sc.add(i, G_[i], S_[i], y_[i] > 0 ? 0 : 1, alpha_[i] > 0, beta_[i] > 0);
         }
-        if (sc.sminb >= 0) {
-            sc.v1 = smax - sminb;
-            sc.v3 = gmax[0] + gmax[1] - 2 * sminb;
-        }
-        for (int c = 0; c < 2; ++c)
-            if (sc.gmin[c] >= 0) sc.v2[c] = gmax[c] - gmin[c];
-        if (sc.gmin[0] >= 0 && sc.gmin[1] >= 0) sc.v3r = 2 * smax - gmin[0] - gmin[1];
+        sc.finish();
         return sc;
     }
 
@@ -195,142 +210,169 @@ private:
     }
 
     // ----------------------------------------------------------------- aSMO selection
-    // Per kind: fix the first-order index (two for I3), then pick the partner of maximal
-    // clipped gain among those whose slope exceeds tol (the paper's second step); the kinds
-    // then compete on gain (its third step).
-    void refine_I1(const Scan& sc, Direction& best) {
-        const int64_t i = sc.smax;
-        const double si = grad_beta(i);
-        const double* rs = Ks_.row(i);
-        for (int64_t j = 0; j < n_; ++j) {
-            if (j == i || !(beta_[j] > 0)) continue;
-            const double slope = si - grad_beta(j);
-            if (!(slope > opt_.tol)) continue;
-            const double q = std::max(Ks_.diag(i) + Ks_.diag(j) - 2 * rs[j], 0.0) * ig_;
-            const double t = clipped_step(slope, q, beta_[j]);
-            const double g = gain_of(slope, q, t);
-            if (g > best.gain) best = {I1, i, j, -1, t, beta_[j], g};
-        }
-    }
-
-    void refine_I2(int c, const Scan& sc, Direction& best) {
-        const int64_t i = sc.gmax[c];
-        const int8_t yc = y_[i];
-        const double Gi = grad_alpha(i);
-        const double* rk = K_.row(i);
-        const double* rs = Ks_.row(i);
-        for (int64_t j = 0; j < n_; ++j) {
-            if (j == i || y_[j] != yc || !(alpha_[j] > 0)) continue;
-            const double slope = Gi - grad_alpha(j);
-            if (!(slope > opt_.tol)) continue;
-            const double q = std::max(K_.diag(i) + K_.diag(j) - 2 * rk[j], 0.0) +
-                             std::max(Ks_.diag(i) + Ks_.diag(j) - 2 * rs[j], 0.0) * ig_;
-            const double t = clipped_step(slope, q, alpha_[j]);
-            const double g = gain_of(slope, q, t);
-            if (g > best.gain) best = {I2, i, j, -1, t, alpha_[j], g};
-        }
-    }
-
-    // I3 (reverse = false): alpha_i, alpha_j up, beta_t down; i is the larger of the two
-    // classes' maximal G, t = argmin s over beta > 0. Reverse: alpha_i, alpha_j down, beta_t up;
-    // i is the smaller of the two classes' minimal G over alpha > 0, t = argmax s.
-    void refine_I3(bool reverse, const Scan& sc, Direction& best) {
-        int64_t i, t;
-        if (!reverse) {
-            const int c = grad_alpha(sc.gmax[0]) >= grad_alpha(sc.gmax[1]) ? 0 : 1;
-            i = sc.gmax[c];
-            t = sc.sminb;
-        } else {
-            const int c = grad_alpha(sc.gmin[0]) <= grad_alpha(sc.gmin[1]) ? 0 : 1;
-            i = sc.gmin[c];
-            t = sc.smax;
-        }
-        const double Gi = grad_alpha(i), st = grad_beta(t);
-        const int8_t yi = y_[i];
-        const double* rk = K_.row(i);
-        const double* rsi = Ks_.row(i);
-        const double* rst = Ks_.row(t);  // the K* cache holds both rows (two slots at least)
-        for (int64_t j = 0; j < n_; ++j) {
-            if (y_[j] == yi) continue;
-            if (reverse && !(alpha_[j] > 0)) continue;
-            const double slope = reverse ? 2 * st - Gi - grad_alpha(j) : Gi + grad_alpha(j) - 2 * st;
-            if (!(slope > opt_.tol)) continue;
-            const double q = std::max(K_.diag(i) + K_.diag(j) - 2 * rk[j], 0.0) +
-                             q_star3(i, j, t, rsi, rst);
-            const double cap = reverse ? std::min(alpha_[i], alpha_[j]) : beta_[t] / 2;
-            const double step = clipped_step(slope, q, cap);
-            const double g = gain_of(slope, q, step);
-            if (g > best.gain) best = {reverse ? I3R : I3, i, j, t, step, cap, g};
-        }
-    }
-
+    // Per kind, fix the first-order index (two for I3): I1 raises beta of argmax s; I2 raises
+    // alpha of the class's argmax G; I3 raises alpha of the larger of the two classes' maximal
+    // G, with t = argmin s over beta > 0; its reverse lowers alpha of the smaller of the two
+    // classes' minimal G over alpha > 0, with t = argmax s. Then pick the partner of maximal
+    // clipped gain among those whose slope exceeds tol (the paper's second step) and let the
+    // kinds compete on gain (its third step). All kinds share one pass over the partners, and
+    // a partner is skipped before its curvature is computed when even slope * cap, a bound of
+    // its clipped gain, cannot beat the best gain so far.
     Direction select(const Scan& sc) {
         Direction best;
         const double tol = opt_.tol;
-        if (sc.v1 > tol) refine_I1(sc, best);
+        const bool do1 = sc.v1 > tol, do2[2] = {sc.v2[0] > tol, sc.v2[1] > tol};
+        const bool do3 = sc.v3 > tol, do4 = sc.v3r > tol;
+        // the fixed indices, and their rows (at most 5 of K*, 3 of K: all stay in the cache)
+        const int64_t i1 = sc.smax;
+        const int64_t i2[2] = {sc.gmax[0], sc.gmax[1]};
+        const int c3 = G_[sc.gmax[0]] >= G_[sc.gmax[1]] ? 0 : 1;
+        const int64_t i3 = sc.gmax[c3], t3 = sc.sminb;
+        const int c4 = do4 ? (G_[sc.gmin[0]] <= G_[sc.gmin[1]] ? 0 : 1) : 0;
+        const int64_t i4 = do4 ? sc.gmin[c4] : -1, t4 = sc.smax;
+        const double* rs1 = do1 || do4 ? Ks_.row(i1) : nullptr;  // i1 == t4
+        const double* rk2[2] = {nullptr, nullptr};
+        const double* rs2[2] = {nullptr, nullptr};
         for (int c = 0; c < 2; ++c)
-            if (sc.v2[c] > tol) refine_I2(c, sc, best);
-        if (sc.v3 > tol) refine_I3(false, sc, best);
-        if (sc.v3r > tol) refine_I3(true, sc, best);
+            if (do2[c] || (do3 && c == c3)) {  // i3 == i2[c3]
+                rk2[c] = K_.row(i2[c]);
+                rs2[c] = Ks_.row(i2[c]);
+            }
+        const double* rst3 = do3 ? Ks_.row(t3) : nullptr;
+        const double* rk4 = do4 ? K_.row(i4) : nullptr;
+        const double* rs4 = do4 ? Ks_.row(i4) : nullptr;
+        const double s1 = S_[i1], G2[2] = {G_[i2[0]], G_[i2[1]]};
+        const double G3 = G_[i3], st3 = t3 >= 0 ? S_[t3] : 0.0, cap3 = t3 >= 0 ? beta_[t3] / 2 : 0.0;
+        const double G4 = do4 ? G_[i4] : 0.0, st4 = S_[t4], a4 = do4 ? alpha_[i4] : 0.0;
+        auto offer = [&](Kind kind, int64_t i, int64_t j, int64_t t, double slope, double q,
+                         double cap) {
+            const double step = clipped_step(slope, q, cap);
+            const double g = gain_of(slope, q, step);
+            if (g > best.gain) best = {kind, i, j, t, step, cap, g};
+        };
+        for (int64_t j = 0; j < n_; ++j) {
+            const double Gj = G_[j], sj = S_[j], aj = alpha_[j], bj = beta_[j];
+            const int cj = y_[j] > 0 ? 0 : 1;
+            if (do1 && bj > 0 && j != i1) {
+                const double slope = s1 - sj;
+                if (slope > tol && slope * bj > best.gain) {
+                    const double q = std::max(Ks_.diag(i1) + Ks_.diag(j) - 2 * rs1[j], 0.0) * ig_;
+                    offer(I1, i1, j, -1, slope, q, bj);
+                }
+            }
+            if (do2[cj] && aj > 0 && j != i2[cj]) {
+                const double slope = G2[cj] - Gj;
+                if (slope > tol && slope * aj > best.gain) {
+                    const int64_t i = i2[cj];
+                    const double q = std::max(K_.diag(i) + K_.diag(j) - 2 * rk2[cj][j], 0.0) +
+                                     std::max(Ks_.diag(i) + Ks_.diag(j) - 2 * rs2[cj][j], 0.0) * ig_;
+                    offer(I2, i, j, -1, slope, q, aj);
+                }
+            }
+            if (do3 && cj != c3) {
+                const double slope = G3 + Gj - 2 * st3;
+                if (slope > tol && slope * cap3 > best.gain) {
+                    const double q = std::max(K_.diag(i3) + K_.diag(j) - 2 * rk2[c3][j], 0.0) +
+                                     q_star3(i3, j, t3, rs2[c3], rst3);
+                    offer(I3, i3, j, t3, slope, q, cap3);
+                }
+            }
+            if (do4 && cj != c4 && aj > 0) {
+                const double slope = 2 * st4 - G4 - Gj;
+                if (slope > tol && slope * std::min(a4, aj) > best.gain) {
+                    const double q = std::max(K_.diag(i4) + K_.diag(j) - 2 * rk4[j], 0.0) +
+                                     q_star3(i4, j, t4, rs4, rs1);
+                    offer(I3R, i4, j, t4, slope, q, std::min(a4, aj));
+                }
+            }
+        }
         return best;
     }
 
-    // Moves along a direction; a variable that the step empties is set to exactly 0, so that
-    // "beta_j > 0" / "alpha_j > 0" never holds for a value that is zero up to rounding.
-    void apply(const Direction& dir) {
+    // Moves along a direction, updates F and f by the changed rows and rescans, all in one
+    // pass. A variable that the step empties is set to exactly 0, so that "beta_j > 0" or
+    // "alpha_j > 0" never holds for a value that is zero up to rounding.
+    Scan apply(const Direction& dir) {
         const double t = dir.step;
         const bool clipped = t >= dir.cap;
         const int64_t i = dir.i, j = dir.j;
+        // changes: alpha of up to two examples (rows of K), delta of up to three (rows of K*)
+        int64_t ka[2] = {-1, -1}, ks[3] = {-1, -1, -1};
+        double da[2] = {0, 0}, ds[3] = {0, 0, 0};
         switch (dir.kind) {
         case I1:
             beta_[i] += t;
             beta_[j] = clipped ? 0.0 : beta_[j] - t;
-            add_f(i, t);
-            add_f(j, -t);
+            ks[0] = i; ds[0] = t;
+            ks[1] = j; ds[1] = -t;
             break;
         case I2:
             alpha_[i] += t;
             alpha_[j] = clipped ? 0.0 : alpha_[j] - t;
-            add_F(i, t);
-            add_F(j, -t);
-            add_f(i, t);
-            add_f(j, -t);
+            ka[0] = i; da[0] = t;
+            ka[1] = j; da[1] = -t;
+            ks[0] = i; ds[0] = t;
+            ks[1] = j; ds[1] = -t;
             break;
         case I3:
             alpha_[i] += t;
             alpha_[j] += t;
             beta_[dir.t] = clipped ? 0.0 : beta_[dir.t] - 2 * t;
-            add_F(i, t);
-            add_F(j, t);
-            add_f(i, t);
-            add_f(j, t);
-            add_f(dir.t, -2 * t);
+            ka[0] = i; da[0] = t;
+            ka[1] = j; da[1] = t;
+            ks[0] = i; ds[0] = t;
+            ks[1] = j; ds[1] = t;
+            ks[2] = dir.t; ds[2] = -2 * t;
             break;
         case I3R: {
             const double ai = alpha_[i], aj = alpha_[j];  // cap = min(ai, aj)
             alpha_[i] = clipped && ai <= aj ? 0.0 : ai - t;
             alpha_[j] = clipped && aj <= ai ? 0.0 : aj - t;
             beta_[dir.t] += 2 * t;
-            add_F(i, -t);
-            add_F(j, -t);
-            add_f(i, -t);
-            add_f(j, -t);
-            add_f(dir.t, 2 * t);
+            ka[0] = i; da[0] = -t;
+            ka[1] = j; da[1] = -t;
+            ks[0] = i; ds[0] = -t;
+            ks[1] = j; ds[1] = -t;
+            ks[2] = dir.t; ds[2] = 2 * t;
             break;
         }
         case NONE: break;
         }
+        const double* rk[2] = {nullptr, nullptr};
+        const double* rs[3] = {nullptr, nullptr, nullptr};
+        double ca[2] = {0, 0}, cs[3] = {0, 0, 0};
+        for (int m = 0; m < 2; ++m)
+            if (ka[m] >= 0) { rk[m] = K_.row(ka[m]); ca[m] = da[m] * y_[ka[m]]; }
+        for (int m = 0; m < 3; ++m)
+            if (ks[m] >= 0) { rs[m] = Ks_.row(ks[m]); cs[m] = ds[m]; }
+        Scan sc;
+        for (int64_t k = 0; k < n_; ++k) {
+            double F = F_[k], f = f_[k];
+            if (rk[0]) F += ca[0] * rk[0][k];
+            if (rk[1]) F += ca[1] * rk[1][k];
+            if (rs[0]) f += cs[0] * rs[0][k];
+            if (rs[1]) f += cs[1] * rs[1][k];
+            if (rs[2]) f += cs[2] * rs[2][k];
+            F_[k] = F;
+            f_[k] = f;
+            const double s = -f * ig_, G = 1.0 - y_[k] * F + s;
+            G_[k] = G;
+            S_[k] = s;
+            sc.add(k, G, s, y_[k] > 0 ? 0 : 1, alpha_[k] > 0, beta_[k] > 0);
+        }
+        sc.finish();
+        return sc;
     }
 
     void run_asmo() {
+        Scan sc = scan();
         for (;;) {
-            const Scan sc = scan();
             violation_ = sc.max();
             if (violation_ <= opt_.tol) { converged_ = true; return; }
             if (should_stop()) return;
             const Direction dir = select(sc);
             if (dir.kind == NONE || !(dir.step > 0)) { stalled_ = true; return; }
-            apply(dir);
+            sc = apply(dir);
             ++iter_;
         }
     }
