@@ -111,6 +111,25 @@ def test_solvers_reach_the_dual_optimum(seed, kernel):
         assert fits[s].dual_objective_ <= ref * (1 + 1e-9)  # a feasible point cannot beat it
 
 
+# a degree-2 Gram matrix on 3 features has rank <= 10: Clarabel may stop at AlmostSolved, and
+# says so, while still agreeing with cvxpy to 1e-5
+@pytest.mark.filterwarnings("ignore:Clarabel reports AlmostSolved")
+def test_poly_kernels_reach_the_same_optimum():
+    """degree and coef0 reach both poly kernels; the engine's kernels agree with sklearn's."""
+    from sklearn.metrics.pairwise import polynomial_kernel
+
+    X, y, X_star = make_lupi(1)
+    params = {"C": 1.0, "gamma_plus": 2.0, "kernel": "poly", "kernel_plus": "poly"}
+    params.update(degree=2, coef0=1.0, gamma=0.5, gamma_star=0.5)
+    fits = {s: SVMPlus(solver=s, tol=1e-5, **params).fit(X, y, X_star) for s in SOLVERS}
+    K = polynomial_kernel(X, degree=2, gamma=0.5, coef0=1.0)
+    Ks = polynomial_kernel(X_star, degree=2, gamma=0.5, coef0=1.0)
+    ref = cvxpy_dual(K, Ks, y.astype(float), 1.0, 2.0)
+    for s, est in fits.items():
+        assert_not_degenerate(est)
+        assert est.dual_objective_ == pytest.approx(ref, rel=1e-5), s
+
+
 @pytest.mark.parametrize("solver", ["asmo", "gsmo"])
 def test_breast_cancer_with_half_the_features_privileged(cancer, solver):
     X, y, X_star = cancer
