@@ -282,18 +282,19 @@ class SVMPlus(ClassifierMixin, BaseEstimator):
         if self.solver == "qp":
             _check_qp_size(X.shape[0])
 
-        self.classes_ = classes
-        self.n_features_star_in_ = Xs.shape[1]
+        # fitted attributes are set only once the solver has returned: an interrupted fit
+        # (Ctrl-C) leaves no half-fitted model behind
         self._gamma = check_gamma(self.gamma, self.kernel, X)
+        svc = None
         if self.mode == "dsvm+":
-            self.privileged_svc_ = SVC(
+            svc = SVC(
                 C=C,
                 kernel=self.kernel_plus,
                 gamma=self.gamma_star,
                 degree=self.degree,
                 coef0=self.coef0,
             ).fit(Xs, y_pm)
-            Z = (1.0 - y_pm * self.privileged_svc_.decision_function(Xs))[:, None]
+            Z = (1.0 - y_pm * svc.decision_function(Xs))[:, None]
         else:
             Z = Xs
         self._gamma_star = check_gamma(self.gamma_star, self.kernel_plus, Z)
@@ -304,6 +305,12 @@ class SVMPlus(ClassifierMixin, BaseEstimator):
             res = self._solve_smo(X, Z, y_pm, C, gamma_plus)
 
         alpha, beta = res["alpha"], res["beta"]
+        self.classes_ = classes
+        self.n_features_star_in_ = Xs.shape[1]
+        if svc is not None:
+            self.privileged_svc_ = svc
+        else:
+            self.__dict__.pop("privileged_svc_", None)  # from an earlier fit in dsvm+ mode
         self.alpha_, self.beta_ = alpha, beta
         self.intercept_ = np.array([float(res["b"])])
         self.correction_intercept_ = float(res["d"])
