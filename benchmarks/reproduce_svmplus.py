@@ -1,7 +1,10 @@
 """Tables 1 and 2 of the SVM+ SMO paper (Mackey-Glass), and the scaling it could not reach.
 
-    python benchmarks/reproduce_svmplus.py                  # tables + scaling (~30 min, 1 core)
-    python benchmarks/reproduce_svmplus.py --quick          # a smoke run (~2 min)
+    python benchmarks/reproduce_svmplus.py                  # tables + scaling (~35 min)
+    python benchmarks/reproduce_svmplus.py --quick          # a smoke run (~1 min)
+
+(one process; measured on a shared 2-core machine: tables 12 min, scaling 23 min, most of it
+gSMO's and the QP's largest fits against the 600 s limit)
     python benchmarks/reproduce_svmplus.py --part tables    # or --part scaling
 
 Tables (Pechyony, Izmailov, Vashist, Vapnik, DMIN 2010, section 7): the Mackey-Glass series of
@@ -19,7 +22,7 @@ the selected models and the mean fit time over draws and grid points. A check wi
 sampling follows (SVM and aSMO X*SVM+ only).
 
 Scaling: D = 5, fixed hyperparameters, n from 100 to 10,000 training points; each solver is fit
-in a fresh subprocess until it exceeds the time limit or its memory budget (the QP refuses
+in a fresh subprocess until it exceeds the time limit (600 s) or its memory budget (the QP refuses
 problems whose dense matrices would exceed 8 GB), and is not tried on larger n after that.
 
 Writes benchmarks/results/svmplus_tables.md, svmplus_scaling.md and svmplus_scaling.png
