@@ -11,6 +11,7 @@
 
 #include "pu_dh.hpp"
 #include "qp.hpp"
+#include "svmplus.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -197,6 +198,63 @@ nb::dict solve_qp(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
     return out;
 }
 
+nb::dict solve_svmplus(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
+                       std::optional<Vec<double>> csr_data, std::optional<Vec<int32_t>> csr_indices,
+                       std::optional<Vec<int64_t>> csr_indptr, int64_t n_rows, int64_t n_cols,
+                       std::optional<Mat<double>> Xs64, std::optional<Mat<float>> Xs32,
+                       std::optional<Vec<double>> csrs_data, std::optional<Vec<int32_t>> csrs_indices,
+                       std::optional<Vec<int64_t>> csrs_indptr, int64_t ns_cols, Vec<int8_t> y,
+                       int kernel, double gamma, double coef0, int degree, int kernel_star,
+                       double gamma_star, double coef0_star, int degree_star, double C,
+                       double gamma_plus, int solver, double tol, double cache_bytes,
+                       int64_t max_iter, nb::object progress, int n_jobs) {
+    unl::Data X = make_data(X64, X32, csr_data, csr_indices, csr_indptr, n_rows, n_cols);
+    unl::Data Xs = make_data(Xs64, Xs32, csrs_data, csrs_indices, csrs_indptr, n_rows, ns_cols);
+    if (static_cast<int64_t>(y.shape(0)) != n_rows) throw nb::value_error("y must have one entry per row of X");
+    if (kernel == 3 || kernel_star == 3) throw nb::value_error("SVM+ does not take precomputed kernels");
+    if (solver < 0 || solver > 1) throw nb::value_error("solver code must be 0 (asmo) or 1 (gsmo)");
+    unl::SVMPlusProblem pb;
+    pb.X = &X;
+    pb.Xs = &Xs;
+    pb.kernel = kernel_params(kernel, gamma, coef0, degree, n_jobs);
+    pb.kernel_star = kernel_params(kernel_star, gamma_star, coef0_star, degree_star, n_jobs);
+    pb.y.assign(y.data(), y.data() + y.shape(0));
+    pb.C = C;
+    pb.gamma = gamma_plus;
+    unl::SVMPlusOptions opt;
+    opt.solver = static_cast<unl::SVMPlusSolver>(solver);
+    opt.tol = tol;
+    opt.cache_bytes = cache_bytes;
+    opt.max_iter = max_iter;
+    ProgressBridge bridge{progress, nullptr};
+    opt.progress = bridge.fn();
+    unl::SVMPlusResult r;
+    {
+        nb::gil_scoped_release release;
+        r = unl::solve_svmplus(pb, opt);  // std::invalid_argument arrives as ValueError
+    }
+    if (bridge.error) throw *bridge.error;
+    nb::dict out;
+    out["alpha"] = to_numpy(r.alpha);
+    out["beta"] = to_numpy(r.beta);
+    out["F"] = to_numpy(r.F);
+    out["f"] = to_numpy(r.f);
+    out["b"] = r.b;
+    out["d"] = r.d;
+    out["objective"] = r.objective;
+    out["violation"] = r.violation;
+    out["n_iter"] = r.iter;
+    out["triple_steps"] = r.triple_steps;
+    out["converged"] = r.converged;
+    out["stopped"] = r.stopped;
+    out["stalled"] = r.stalled;
+    out["kernel_rows"] = r.kernel_rows;
+    out["cache_hits"] = r.cache_hits;
+    out["cache_misses"] = r.cache_misses;
+    out["cache_bytes"] = r.cache_bytes;
+    return out;
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -211,4 +269,11 @@ NB_MODULE(_core, m) {
           "kernel"_a, "gamma"_a, "coef0"_a, "degree"_a, "tol"_a, "cache_bytes"_a, "max_iter"_a, "shrinking"_a,
           "progress"_a.none(), "n_jobs"_a = 0,
           "min 1/2 a'Qa + p'a s.t. y'a = y'alpha0, 0 <= a <= C with Q_ts = y_t y_s k(x_point(t), x_point(s)).");
+    m.def("solve_svmplus", &solve_svmplus, "X64"_a.none(), "X32"_a.none(), "csr_data"_a.none(),
+          "csr_indices"_a.none(), "csr_indptr"_a.none(), "n_rows"_a, "n_cols"_a, "Xs64"_a.none(),
+          "Xs32"_a.none(), "csrs_data"_a.none(), "csrs_indices"_a.none(), "csrs_indptr"_a.none(),
+          "ns_cols"_a, "y"_a, "kernel"_a, "gamma"_a, "coef0"_a, "degree"_a, "kernel_star"_a,
+          "gamma_star"_a, "coef0_star"_a, "degree_star"_a, "C"_a, "gamma_plus"_a, "solver"_a,
+          "tol"_a, "cache_bytes"_a, "max_iter"_a, "progress"_a.none(), "n_jobs"_a = 0,
+          "Solve the SVM+ dual by aSMO (solver=0) or gSMO (solver=1); see svmplus.hpp.");
 }

@@ -1,7 +1,8 @@
-"""Data sets for PU learning: the USMO-paper UCI sets, an exact Poker-hand generator, PU
-labelling of fully labeled data, and loaders for svmlight, CSV and NumPy files."""
+"""Data sets: the USMO-paper UCI sets, an exact Poker-hand generator, PU labelling of fully
+labeled data, loaders for svmlight, CSV and NumPy files, and the Mackey-Glass LUPI task."""
 
 from ._files import load_csv, load_file, load_npz, load_svmlight
+from ._mackey_glass import make_mackey_glass
 from ._poker import make_poker_hands
 from ._pu import make_pu_labels
 from ._uci import UCI_SMALL_NAMES, load_uci_small
@@ -13,6 +14,7 @@ __all__ = [
     "load_npz",
     "load_svmlight",
     "load_uci_small",
+    "make_mackey_glass",
     "make_poker_hands",
     "make_pu_labels",
 ]

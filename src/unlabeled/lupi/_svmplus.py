@@ -1,0 +1,591 @@
+"""SVMPlus: SVM+ for learning using privileged information, by aSMO, gSMO or an exact QP."""
+
+from __future__ import annotations
+
+import sys
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.svm import SVC
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from .. import _engine
+from .._validation import KERNEL_CODES, check_choice, check_gamma, check_int, check_real
+from ..pu._base import blockwise
+
+_KERNELS = ("linear", "poly", "rbf")
+_SOLVERS = ("asmo", "gsmo", "qp")
+_MODES = ("svm+", "dsvm+")
+_SOLVER_CODES = {"asmo": 0, "gsmo": 1}
+_DTYPES = [np.float64, np.float32]
+# Peak bytes of solver="qp" per squared training point: the two dense Gram matrices, their
+# upper triangles handed to Clarabel and its LDL factor of the (4n + 2)-square KKT matrix
+# (peak RSS growth measured by benchmarks/reproduce_svmplus.py: 160, 142 and 126 bytes at
+# n = 1,000, 2,000 and 5,000). Used to refuse a problem before anything is allocated.
+_QP_BYTES_PER_PAIR = 160
+_QP_MAX_MEMORY = 8 * 2**30
+
+
+class SVMPlus(ClassifierMixin, BaseEstimator):
+    r"""SVM+ classifier: learning using privileged information (LUPI).
+
+    Training triplets ``(x_i, x*_i, y_i)`` carry privileged features ``x*`` that exist only at
+    training time (the future of a time series, a teacher's description, ...). SVM+ (Vapnik and
+    Vashist, 2009) learns the decision function ``h(x) = w.z + b`` together with a *correcting
+    function* ``phi(x*) = w*.z* + d`` that replaces the slacks of the SVM:
+
+    .. math::
+
+        \min_{w, b, w^*, d}\ \tfrac12\|w\|^2 + \tfrac{\gamma}{2}\|w^*\|^2
+            + C \sum_i \phi(x^*_i)
+        \quad\text{s.t.}\quad y_i h(x_i) \ge 1 - \phi(x^*_i),\ \ \phi(x^*_i) \ge 0,
+
+    with ``gamma = gamma_plus``. Its dual, with ``delta_i = alpha_i + beta_i - C``,
+
+    .. math::
+
+        \max_{\alpha, \beta \ge 0}\ \sum_i \alpha_i
+            - \tfrac12 \sum_{ij} \alpha_i\alpha_j y_i y_j K_{ij}
+            - \tfrac{1}{2\gamma}\sum_{ij} \delta_i \delta_j K^*_{ij}
+        \quad\text{s.t.}\quad \sum_i \delta_i = 0,\ \ \sum_i y_i\alpha_i = 0,
+
+    has two equality constraints and no upper bounds. Then
+    ``h(x) = sum_j alpha_j y_j K(x_j, x) + b`` and
+    ``phi(x*) = (1/gamma) sum_j delta_j K*(x*_j, x*) + d``.
+
+    Parameters
+    ----------
+    C : float > 0, default=1.0
+        Weight of the total correction ``sum_i phi(x*_i)``.
+    gamma_plus : float > 0, default=1.0
+        Weight ``gamma`` of ``||w*||^2``: the capacity of the correcting function (larger is
+        simpler).
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
+        Kernel ``K`` on ``X``: ``rbf`` exp(-gamma ||x - x'||^2), ``poly``
+        (gamma <x, x'> + coef0)^degree.
+    gamma : {"scale", "auto"} or float >= 0, default="scale"
+        Width of ``kernel``, resolved on ``X`` as in :class:`sklearn.svm.SVC`.
+    kernel_plus : {"rbf", "linear", "poly"}, default="rbf"
+        Kernel ``K*`` on the privileged features.
+    gamma_star : {"scale", "auto"} or float >= 0, default="scale"
+        Width of ``kernel_plus``, resolved on the privileged features (on ``X_star``, or on the
+        one-dimensional ``d_i`` when ``mode="dsvm+"``). In ``mode="dsvm+"`` the SVM on
+        ``X_star`` uses it too: "scale" and "auto" then adapt to each space, a number is used
+        as is in both.
+    solver : {"asmo", "gsmo", "qp"}, default="asmo"
+        ``asmo``: the paper's alternating SMO (directions I1, I2, I3 and the reverse of I3,
+        maximal-gain selection, clipping); ``gsmo``: generalised SMO on the four variables of a
+        pair of examples (plus, when no pair can improve, one aSMO step on three examples: pairs
+        alone cannot always reach the optimum); ``qp``: the dual handed whole to the interior
+        point solver Clarabel on dense Gram matrices, the reference for small problems (needs
+        ``pip install clarabel``). All three reach the same optimum.
+    tol : float > 0, default=1e-3
+        The SMO solvers stop when no feasible direction of the paper's witness family has a
+        slope above ``tol`` (the paper's tau). The QP is solved to Clarabel's gap 1e-7.
+    cache_size : float > 0, default=200
+        Kernel-row cache in MB, half for ``K`` and half for ``K*``. The SMO solvers never build
+        an ``n x n`` matrix.
+    max_iter : int >= 1 or None, default=None
+        Cap on SMO steps; None means no cap.
+    verbose : bool, default=False
+        Print the solver's progress about once a second.
+    mode : {"svm+", "dsvm+"}, default="svm+"
+        ``svm+`` (the paper's X*SVM+) corrects in the space of ``X_star``. ``dsvm+``: an SVM
+        (:class:`sklearn.svm.SVC` with ``kernel_plus``, ``gamma_star`` and ``C``) is trained on
+        ``X_star``; its slacks ``d_i = 1 - y_i f*(x*_i)`` become the one privileged feature.
+    degree : int >= 0, default=3
+        Degree of whichever kernel is ``poly``.
+    coef0 : float, default=0.0
+        Constant of whichever kernel is ``poly``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels; ``classes_[1]`` is the positive class (``y = +1`` inside).
+    support_ : ndarray of shape (n_SV,)
+        Indices of the training examples with ``alpha_i > 0``.
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+    dual_coef_ : ndarray of shape (1, n_SV)
+        ``alpha_i y_i`` of the support vectors.
+    intercept_ : ndarray of shape (1,)
+        The bias ``b`` of ``h``.
+    alpha_, beta_ : ndarray of shape (n_samples,)
+        The full dual solution.
+    dual_objective_ : float
+        The dual objective ``D(alpha, beta)`` at the solution.
+    correction_intercept_ : float
+        The offset ``d`` of the correcting function.
+    n_iter_ : int
+        SMO steps (interior-point iterations for ``solver="qp"``).
+    triple_steps_ : int
+        ``solver="gsmo"`` only (0 otherwise): steps on three examples, taken when no pair of
+        examples can improve the objective although the optimum is not reached.
+    n_features_in_ : int
+    n_features_star_in_ : int
+        Number of privileged features.
+    privileged_svc_ : SVC
+        ``mode="dsvm+"`` only: the SVM trained on ``X_star``.
+
+    Notes
+    -----
+    ``b`` and ``d`` are the multipliers of the two equality constraints. With
+    ``G_i = 1 - y_i F_i - f_i/gamma`` (``F_i = sum_j y_j alpha_j K_ij``,
+    ``f_i = sum_j delta_j K*_ij``) the optimality conditions are ``G_i <= y_i b + d`` (equality
+    where ``alpha_i > 0``) and ``phi(x*_i) = f_i/gamma + d >= 0`` (equality where
+    ``beta_i > 0``). The SMO solvers take for each class the mean of ``G_i`` over its positive
+    alphas, ``r_+`` and ``r_-``, and set ``b = (r_+ - r_-)/2`` and ``d = (r_+ + r_-)/2``; the QP
+    reads them from Clarabel's multipliers.
+
+    References
+    ----------
+    D. Pechyony, R. Izmailov, A. Vashist, V. Vapnik, "SMO-style algorithms for learning using
+    privileged information", DMIN 2010. V. Vapnik and A. Vashist, "A new learning paradigm:
+    learning using privileged information", Neural Networks 22(5-6), 2009.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled import SVMPlus
+    >>> rng = np.random.default_rng(0)
+    >>> X_star = rng.normal(size=(60, 2))             # clean features, only at training time
+    >>> y = np.where(X_star.sum(axis=1) > 0, 1, -1)
+    >>> X = X_star + 0.3 * rng.normal(size=(60, 2))   # noisy features, always available
+    >>> clf = SVMPlus(C=1.0, gamma_plus=1.0, kernel="linear").fit(X, y, X_star)
+    >>> bool(clf.score(X, y) > 0.8)
+    True
+    >>> phi = clf.correcting_function(X_star)          # the slacks SVM+ learned, >= 0 up to tol
+    """
+
+    def __init__(
+        self,
+        C=1.0,
+        gamma_plus=1.0,
+        kernel="rbf",
+        gamma="scale",
+        kernel_plus="rbf",
+        gamma_star="scale",
+        solver="asmo",
+        tol=1e-3,
+        cache_size=200,
+        max_iter=None,
+        verbose=False,
+        mode="svm+",
+        degree=3,
+        coef0=0.0,
+    ):
+        self.C = C
+        self.gamma_plus = gamma_plus
+        self.kernel = kernel
+        self.gamma = gamma
+        self.kernel_plus = kernel_plus
+        self.gamma_star = gamma_star
+        self.solver = solver
+        self.tol = tol
+        self.cache_size = cache_size
+        self.max_iter = max_iter
+        self.verbose = verbose
+        self.mode = mode
+        self.degree = degree
+        self.coef0 = coef0
+
+    # ------------------------------------------------------------------ checks
+    def _check_params(self):
+        C = check_real(self.C, "C", low=0.0)
+        gamma_plus = check_real(self.gamma_plus, "gamma_plus", low=0.0)
+        for name in ("kernel", "kernel_plus"):
+            value = getattr(self, name)
+            if value == "precomputed":
+                raise ValueError(
+                    f"{name}='precomputed' is not supported by SVMPlus: pass the feature "
+                    f"matrices and choose one of {list(_KERNELS)}"
+                )
+            check_choice(value, name, _KERNELS)
+        for name in ("gamma", "gamma_star"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                if value not in ("scale", "auto"):
+                    raise ValueError(
+                        f"{name} must be 'scale', 'auto' or a non-negative number, got {value!r}"
+                    )
+            else:
+                check_real(value, name, low=0.0, low_open=False)
+        check_choice(self.solver, "solver", _SOLVERS)
+        check_choice(self.mode, "mode", _MODES)
+        check_real(self.tol, "tol", low=0.0)
+        check_real(self.cache_size, "cache_size", low=0.0)
+        check_int(self.max_iter, "max_iter", low=1, allow_none=True)
+        check_int(self.degree, "degree", low=0)
+        check_real(self.coef0, "coef0")
+        if not isinstance(self.verbose, (bool, np.bool_, int)):
+            raise TypeError(f"verbose must be True or False, got {self.verbose!r}")
+        return C, gamma_plus
+
+    def _kernel(self, A, B, which):
+        """Kernel block between the rows of A and B in the space ``which`` ("x" or "star")."""
+        kernel = self.kernel if which == "x" else self.kernel_plus
+        gamma = self._gamma if which == "x" else self._gamma_star
+        params = {}
+        if kernel != "linear":
+            params["gamma"] = gamma
+        if kernel == "poly":
+            params.update(degree=self.degree, coef0=self.coef0)
+        return pairwise_kernels(_f64(A), _f64(B), metric=kernel, **params)
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y, X_star=None, *, privileged=None) -> SVMPlus:
+        """Fit on ``X`` with labels ``y`` and privileged features ``X_star``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Exactly two classes.
+        X_star : array-like or sparse matrix of shape (n_samples, n_features_star)
+            The privileged features, one row per row of ``X``; may also be given as the
+            keyword ``privileged``. Only ``fit`` takes them.
+        """
+        C, gamma_plus = self._check_params()
+        if X_star is not None and privileged is not None:
+            raise TypeError(
+                "give the privileged features once: either fit(X, y, X_star) or "
+                "fit(X, y, privileged=X_star), not both"
+            )
+        Xs = X_star if X_star is not None else privileged
+        if Xs is None:
+            raise ValueError(
+                "SVMPlus.fit needs the privileged features: call fit(X, y, X_star) (or "
+                "fit(X, y, privileged=X_star)); without them use sklearn.svm.SVC"
+            )
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, order="C", reset=True)
+        check_classification_targets(y)
+        classes = np.unique(y)
+        if classes.size != 2:
+            k, shown = classes.size, classes[:5].tolist()
+            raise ValueError(
+                f"y must hold exactly two classes, got {k} class{'es' if k != 1 else ''}: "
+                f"{shown}{' ...' if k > 5 else ''}. Only binary classification is supported "
+                "by SVMPlus; for more classes wrap it in sklearn.multiclass.OneVsRestClassifier"
+            )
+        Xs = check_array(Xs, accept_sparse="csr", dtype=_DTYPES, order="C", input_name="X_star")
+        if Xs.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"X_star has {Xs.shape[0]} rows but X has {X.shape[0]}: give one row of "
+                "privileged features per training example"
+            )
+        y_pm = np.where(y == classes[1], 1, -1).astype(np.int8)
+        if self.solver == "qp":
+            _check_qp_size(X.shape[0])
+
+        # fitted attributes are set only once the solver has returned: an interrupted fit
+        # (Ctrl-C) leaves no half-fitted model behind
+        self._gamma = check_gamma(self.gamma, self.kernel, X)
+        svc = None
+        if self.mode == "dsvm+":
+            svc = SVC(
+                C=C,
+                kernel=self.kernel_plus,
+                gamma=self.gamma_star,
+                degree=self.degree,
+                coef0=self.coef0,
+            ).fit(Xs, y_pm)
+            Z = (1.0 - y_pm * svc.decision_function(Xs))[:, None]
+        else:
+            Z = Xs
+        self._gamma_star = check_gamma(self.gamma_star, self.kernel_plus, Z)
+
+        if self.solver == "qp":
+            res = self._solve_qp(X, Z, y_pm.astype(np.float64), C, gamma_plus)
+        else:
+            res = self._solve_smo(X, Z, y_pm, C, gamma_plus)
+
+        alpha, beta = res["alpha"], res["beta"]
+        self.classes_ = classes
+        self.n_features_star_in_ = Xs.shape[1]
+        if svc is not None:
+            self.privileged_svc_ = svc
+        else:
+            self.__dict__.pop("privileged_svc_", None)  # from an earlier fit in dsvm+ mode
+        self.alpha_, self.beta_ = alpha, beta
+        self.intercept_ = np.array([float(res["b"])])
+        self.correction_intercept_ = float(res["d"])
+        self.dual_objective_ = float(res["objective"])
+        self.n_iter_ = int(res["n_iter"])
+        # The interior-point solution is positive almost everywhere, and its tiny alphas are
+        # kept: on Mackey-Glass with C = 100 and n = 2,000, dropping those below 1e-8 max(alpha)
+        # (1,956 of them, total 0.03) moved h by 0.01 where a fifth of the test points have
+        # |h| < 0.03, and tripled the test error.
+        self.support_ = np.flatnonzero(alpha > 0).astype(np.int32)
+        self.support_vectors_ = X[self.support_]
+        self.dual_coef_ = (alpha * y_pm)[self.support_][None, :]
+        self._correction_coef = (alpha + beta - C) / gamma_plus
+        self._Z_fit = Z
+        self.shape_fit_ = X.shape
+        return self
+
+    def _solve_smo(self, X, Z, y_pm, C, gamma_plus):
+        progress = _Progress(self.verbose, self.solver)
+        res = _engine.solve_svmplus(
+            **_engine_data(X, ""),
+            **_engine_data(Z, "s"),
+            y=y_pm,
+            kernel=KERNEL_CODES[self.kernel],
+            gamma=float(self._gamma),
+            coef0=float(self.coef0),
+            degree=int(self.degree),
+            kernel_star=KERNEL_CODES[self.kernel_plus],
+            gamma_star=float(self._gamma_star),
+            coef0_star=float(self.coef0),
+            degree_star=int(self.degree),
+            C=C,
+            gamma_plus=gamma_plus,
+            solver=_SOLVER_CODES[self.solver],
+            tol=float(self.tol),
+            cache_bytes=float(self.cache_size) * 2**20,
+            max_iter=-1 if self.max_iter is None else int(self.max_iter),
+            progress=progress,
+        )
+        progress.done(res)
+        if not res["converged"]:
+            if self.max_iter is not None and res["n_iter"] >= self.max_iter:
+                why = f"stopped after max_iter={self.max_iter} steps; increase max_iter"
+            else:
+                why = "stalled: no direction can move in floating point (degenerate data?)"
+            warnings.warn(
+                f"SVMPlus ({self.solver}) {why}. Violation {res['violation']:.3g} > "
+                f"tol={self.tol}.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        self.triple_steps_ = int(res["triple_steps"])
+        return res
+
+    def _solve_qp(self, X, Z, y, C, gamma_plus):
+        """The dual in the variables a = alpha / C and e = delta / C (beta = C (e - a + 1)):
+        min 1/2 a'Q a + 1/(2 gamma) e'K* e - 1'a / C subject to y'a = 0, 1'e = 0, a >= 0,
+        a - e <= 1, which is -D / C^2. Block-diagonal P halves the matrix that a formulation
+        in (alpha, beta) would hand to Clarabel, and the scaling by C keeps the variables near
+        1: unscaled, Clarabel fails (NumericalError) on Mackey-Glass problems with C = 1000.
+        The multipliers of the two equalities are b / C and d / C (Clarabel's convention
+        P x + q + A'z = 0)."""
+        import clarabel
+
+        t0 = time.perf_counter()
+        n = y.size
+        K = self._kernel(X, X, "x")
+        K *= y[:, None]
+        K *= y[None, :]
+        Ks = self._kernel(Z, Z, "star")
+        P = sp.block_diag([_upper_csc(K), _upper_csc(Ks / gamma_plus)], format="csc")
+        del K
+        q = np.r_[np.full(n, -1.0 / C), np.zeros(n)]
+        eye = sp.identity(n, format="csc")
+        A = sp.vstack(
+            [
+                sp.csc_matrix(np.vstack([np.r_[y, np.zeros(n)], np.r_[np.zeros(n), np.ones(n)]])),
+                sp.hstack([-eye, sp.csc_matrix((n, n))]),
+                sp.hstack([eye, -eye]),
+            ],
+            format="csc",
+        )
+        b = np.r_[0.0, 0.0, np.zeros(n), np.ones(n)]
+        settings = clarabel.DefaultSettings()
+        settings.verbose = bool(self.verbose)
+        # 1e-7: a rank-deficient Gram matrix (linear kernel) stalls Clarabel's steps near a gap
+        # of 1e-8 to 1e-7 behind its static regularisation; tighter would only say AlmostSolved
+        settings.tol_gap_abs = settings.tol_gap_rel = 1e-7
+        settings.tol_feas = 1e-8
+        settings.max_iter = 500
+        cones = [clarabel.ZeroConeT(2), clarabel.NonnegativeConeT(2 * n)]
+        sol = clarabel.DefaultSolver(P, q, A, b, cones, settings).solve()
+        status = str(sol.status)
+        if status not in ("Solved", "AlmostSolved"):
+            raise RuntimeError(f"Clarabel did not solve the SVM+ dual: status {status}")
+        if status == "AlmostSolved":
+            warnings.warn(
+                "Clarabel reports AlmostSolved: reduced accuracy", ConvergenceWarning, stacklevel=3
+            )
+        x, z = C * np.asarray(sol.x), C * np.asarray(sol.z)
+        alpha = np.maximum(x[:n], 0.0)
+        beta = np.maximum(x[n:] - x[:n] + C, 0.0)
+        if self.verbose:
+            print(
+                f"[SVMPlus] qp done: {sol.iterations} interior-point iterations, "
+                f"{time.perf_counter() - t0:.2f}s",
+                file=sys.stderr,
+                flush=True,
+            )
+        self.triple_steps_ = 0
+        return {
+            "alpha": alpha,
+            "beta": beta,
+            "b": z[0],
+            "d": z[1],
+            "objective": -(C**2) * sol.obj_val,
+            "n_iter": sol.iterations,
+        }
+
+    # ------------------------------------------------------------------ prediction
+    def decision_function(self, X, *args, **kwargs) -> np.ndarray:
+        """``h(x) = sum_j alpha_j y_j K(x_j, x) + b``; positive means ``classes_[1]``.
+
+        Takes only ``X``: privileged features exist at training time alone."""
+        _refuse_privileged("decision_function", args, kwargs)
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
+        coef = self.dual_coef_[0]
+        sv = self.support_vectors_
+        f = blockwise(X.shape[0], coef.size, lambda r: self._kernel(X[r], sv, "x") @ coef)
+        return f + self.intercept_[0]
+
+    def predict(self, X, *args, **kwargs) -> np.ndarray:
+        """The class of ``sign(h(x))`` (``classes_[1]`` where ``h(x) > 0``); takes only ``X``."""
+        _refuse_privileged("predict", args, kwargs)
+        h = self.decision_function(X)
+        return self.classes_[(h > 0).astype(int)]
+
+    def correcting_function(self, X_star, y=None) -> np.ndarray:
+        """The correcting (slack) function ``phi(x*) = (1/gamma) sum_j delta_j K*(x*_j, x*) + d``.
+
+        Parameters
+        ----------
+        X_star : array-like or sparse matrix of shape (n, n_features_star)
+            Privileged features.
+        y : array-like of shape (n,), optional
+            Needed only when ``mode="dsvm+"``, whose correcting space is
+            ``d = 1 - y f*(x*)``; ignored otherwise.
+        """
+        check_is_fitted(self)
+        Xs = check_array(X_star, accept_sparse="csr", dtype=_DTYPES, input_name="X_star")
+        if Xs.shape[1] != self.n_features_star_in_:
+            raise ValueError(
+                f"X_star has {Xs.shape[1]} features, but SVMPlus was fitted with "
+                f"{self.n_features_star_in_} privileged features"
+            )
+        if self.mode == "dsvm+":
+            if y is None:
+                raise ValueError(
+                    "mode='dsvm+' corrects in the space of d = 1 - y f*(x*): pass the labels "
+                    "too, correcting_function(X_star, y)"
+                )
+            y = np.asarray(y)
+            if y.shape != (Xs.shape[0],) or not np.isin(y, self.classes_).all():
+                raise ValueError(
+                    f"y must hold one label from {self.classes_.tolist()} per row of X_star"
+                )
+            y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
+            Z = (1.0 - y_pm * self.privileged_svc_.decision_function(Xs))[:, None]
+        else:
+            Z = Xs
+        coef, Zf = self._correction_coef, self._Z_fit
+        phi = blockwise(Z.shape[0], coef.size, lambda r: self._kernel(Z[r], Zf, "star") @ coef)
+        return phi + self.correction_intercept_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+# ---------------------------------------------------------------------- helpers
+def _refuse_privileged(method, args, kwargs):
+    if args or kwargs:
+        given = [f"{len(args)} extra positional argument(s)"] if args else []
+        given += [f"{k}=" for k in kwargs]
+        raise TypeError(
+            f"SVMPlus.{method} takes only X ({', '.join(given)} given): privileged features "
+            "exist only at training time; pass them to fit, or to correcting_function"
+        )
+
+
+def _check_qp_size(n):
+    need = _QP_BYTES_PER_PAIR * float(n) ** 2
+    if need > _QP_MAX_MEMORY:
+        raise MemoryError(
+            f"solver='qp' on {n} examples needs about {need / 2**30:.1f} GB (dense Gram "
+            f"matrices and their factor), over {_QP_MAX_MEMORY / 2**30:.0f} GB: use "
+            "solver='asmo', whose memory is linear in n plus cache_size"
+        )
+
+
+def _f64(A):
+    return A.astype(np.float64) if A.dtype != np.float64 else A
+
+
+def _upper_csc(Q):
+    """The upper triangle of the dense symmetric Q as a CSC matrix, column by column so that
+    no index temporaries of size n^2 appear."""
+    m = Q.shape[0]
+    indptr = np.zeros(m + 1, dtype=np.int64)
+    indptr[1:] = np.cumsum(np.arange(1, m + 1))
+    data = np.empty(indptr[-1])
+    indices = np.empty(indptr[-1], dtype=np.int64)
+    for j in range(m):  # column j of the upper triangle holds Q[0..j, j] = Q[j, 0..j]
+        data[indptr[j] : indptr[j + 1]] = Q[j, : j + 1]
+        indices[indptr[j] : indptr[j + 1]] = np.arange(j + 1)
+    return sp.csc_matrix((data, indices, indptr), shape=(m, m))
+
+
+def _engine_data(X, suffix):
+    """The engine's arguments for one data matrix; suffix "s" names the privileged one."""
+    names = {
+        "": ("X64", "X32", "csr_data", "csr_indices", "csr_indptr", "n_cols"),
+        "s": ("Xs64", "Xs32", "csrs_data", "csrs_indices", "csrs_indptr", "ns_cols"),
+    }[suffix]
+    out = dict.fromkeys(names[:5])
+    if sp.issparse(X):
+        X = X.tocsr()
+        X.sort_indices()
+        out[names[2]] = np.ascontiguousarray(X.data, dtype=np.float64)
+        out[names[3]] = np.ascontiguousarray(X.indices, dtype=np.int32)
+        out[names[4]] = np.ascontiguousarray(X.indptr, dtype=np.int64)
+    else:
+        X = np.ascontiguousarray(X)
+        if X.dtype == np.float32:
+            out[names[1]] = X
+        else:
+            out[names[0]] = np.ascontiguousarray(X, dtype=np.float64)
+    out[names[5]] = X.shape[1]
+    if suffix == "":
+        out["n_rows"] = X.shape[0]
+    return out
+
+
+class _Progress:
+    """Engine progress hook: prints at most once a second when verbose."""
+
+    def __init__(self, verbose, solver):
+        self.verbose = bool(verbose)
+        self.solver = solver
+        self.last = 0.0
+        self.start = time.perf_counter()
+
+    def __call__(self, it, violation, objective, elapsed):
+        if self.verbose and elapsed - self.last >= 1.0:
+            self.last = elapsed
+            print(
+                f"[SVMPlus] {self.solver} step {it:>10d}  violation {violation:.3e}  "
+                f"dual objective {objective:.8g}  {elapsed:7.1f}s",
+                file=sys.stderr,
+                flush=True,
+            )
+        return False
+
+    def done(self, res):
+        if self.verbose:
+            print(
+                f"[SVMPlus] {self.solver} done: {res['n_iter']} steps, violation "
+                f"{res['violation']:.3e}, dual objective {res['objective']:.8g}, "
+                f"{time.perf_counter() - self.start:.2f}s",
+                file=sys.stderr,
+                flush=True,
+            )
+
+
+__all__ = ["SVMPlus"]
