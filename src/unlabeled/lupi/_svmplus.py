@@ -16,6 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .. import _engine
+from .._shared import EngineProgress, clarabel_qp, engine_data, upper_csc
 from .._validation import KERNEL_CODES, check_choice, check_gamma, check_int, check_real
 from ..pu._base import blockwise
 
@@ -329,10 +330,10 @@ class SVMPlus(ClassifierMixin, BaseEstimator):
         return self
 
     def _solve_smo(self, X, Z, y_pm, C, gamma_plus):
-        progress = _Progress(self.verbose, self.solver)
+        progress = EngineProgress(self.verbose, f"[SVMPlus] {self.solver}")
         res = _engine.solve_svmplus(
-            **_engine_data(X, ""),
-            **_engine_data(Z, "s"),
+            **engine_data(X),
+            **engine_data(Z, "s"),
             y=y_pm,
             kernel=KERNEL_CODES[self.kernel],
             gamma=float(self._gamma),
@@ -373,43 +374,25 @@ class SVMPlus(ClassifierMixin, BaseEstimator):
         1: unscaled, Clarabel fails (NumericalError) on Mackey-Glass problems with C = 1000.
         The multipliers of the two equalities are b / C and d / C (Clarabel's convention
         P x + q + A'z = 0)."""
-        import clarabel
-
         t0 = time.perf_counter()
         n = y.size
         K = self._kernel(X, X, "x")
         K *= y[:, None]
         K *= y[None, :]
         Ks = self._kernel(Z, Z, "star")
-        P = sp.block_diag([_upper_csc(K), _upper_csc(Ks / gamma_plus)], format="csc")
+        P = sp.block_diag([upper_csc(K), upper_csc(Ks / gamma_plus)], format="csc")
         del K
         q = np.r_[np.full(n, -1.0 / C), np.zeros(n)]
         eye = sp.identity(n, format="csc")
-        A = sp.vstack(
-            [
-                sp.csc_matrix(np.vstack([np.r_[y, np.zeros(n)], np.r_[np.zeros(n), np.ones(n)]])),
-                sp.hstack([-eye, sp.csc_matrix((n, n))]),
-                sp.hstack([eye, -eye]),
-            ],
-            format="csc",
-        )
-        b = np.r_[0.0, 0.0, np.zeros(n), np.ones(n)]
-        settings = clarabel.DefaultSettings()
-        settings.verbose = bool(self.verbose)
+        A_eq = sp.csc_matrix(np.vstack([np.r_[y, np.zeros(n)], np.r_[np.zeros(n), np.ones(n)]]))
+        G = sp.vstack([sp.hstack([-eye, sp.csc_matrix((n, n))]), sp.hstack([eye, -eye])])
+        h = np.r_[np.zeros(n), np.ones(n)]
         # 1e-7: a rank-deficient Gram matrix (linear kernel) stalls Clarabel's steps near a gap
         # of 1e-8 to 1e-7 behind its static regularisation; tighter would only say AlmostSolved
-        settings.tol_gap_abs = settings.tol_gap_rel = 1e-7
-        settings.tol_feas = 1e-8
-        settings.max_iter = 500
-        cones = [clarabel.ZeroConeT(2), clarabel.NonnegativeConeT(2 * n)]
-        sol = clarabel.DefaultSolver(P, q, A, b, cones, settings).solve()
-        status = str(sol.status)
-        if status not in ("Solved", "AlmostSolved"):
-            raise RuntimeError(f"Clarabel did not solve the SVM+ dual: status {status}")
-        if status == "AlmostSolved":
-            warnings.warn(
-                "Clarabel reports AlmostSolved: reduced accuracy", ConvergenceWarning, stacklevel=3
-            )
+        sol = clarabel_qp(
+            P, q, A_eq, np.zeros(2), G, h, tol_gap=1e-7, tol_feas=1e-8, verbose=self.verbose,
+            what="the SVM+ dual",
+        )  # fmt: skip
         x, z = C * np.asarray(sol.x), C * np.asarray(sol.z)
         alpha = np.maximum(x[:n], 0.0)
         beta = np.maximum(x[n:] - x[:n] + C, 0.0)
@@ -516,76 +499,6 @@ def _check_qp_size(n):
 
 def _f64(A):
     return A.astype(np.float64) if A.dtype != np.float64 else A
-
-
-def _upper_csc(Q):
-    """The upper triangle of the dense symmetric Q as a CSC matrix, column by column so that
-    no index temporaries of size n^2 appear."""
-    m = Q.shape[0]
-    indptr = np.zeros(m + 1, dtype=np.int64)
-    indptr[1:] = np.cumsum(np.arange(1, m + 1))
-    data = np.empty(indptr[-1])
-    indices = np.empty(indptr[-1], dtype=np.int64)
-    for j in range(m):  # column j of the upper triangle holds Q[0..j, j] = Q[j, 0..j]
-        data[indptr[j] : indptr[j + 1]] = Q[j, : j + 1]
-        indices[indptr[j] : indptr[j + 1]] = np.arange(j + 1)
-    return sp.csc_matrix((data, indices, indptr), shape=(m, m))
-
-
-def _engine_data(X, suffix):
-    """The engine's arguments for one data matrix; suffix "s" names the privileged one."""
-    names = {
-        "": ("X64", "X32", "csr_data", "csr_indices", "csr_indptr", "n_cols"),
-        "s": ("Xs64", "Xs32", "csrs_data", "csrs_indices", "csrs_indptr", "ns_cols"),
-    }[suffix]
-    out = dict.fromkeys(names[:5])
-    if sp.issparse(X):
-        X = X.tocsr()
-        X.sort_indices()
-        out[names[2]] = np.ascontiguousarray(X.data, dtype=np.float64)
-        out[names[3]] = np.ascontiguousarray(X.indices, dtype=np.int32)
-        out[names[4]] = np.ascontiguousarray(X.indptr, dtype=np.int64)
-    else:
-        X = np.ascontiguousarray(X)
-        if X.dtype == np.float32:
-            out[names[1]] = X
-        else:
-            out[names[0]] = np.ascontiguousarray(X, dtype=np.float64)
-    out[names[5]] = X.shape[1]
-    if suffix == "":
-        out["n_rows"] = X.shape[0]
-    return out
-
-
-class _Progress:
-    """Engine progress hook: prints at most once a second when verbose."""
-
-    def __init__(self, verbose, solver):
-        self.verbose = bool(verbose)
-        self.solver = solver
-        self.last = 0.0
-        self.start = time.perf_counter()
-
-    def __call__(self, it, violation, objective, elapsed):
-        if self.verbose and elapsed - self.last >= 1.0:
-            self.last = elapsed
-            print(
-                f"[SVMPlus] {self.solver} step {it:>10d}  violation {violation:.3e}  "
-                f"dual objective {objective:.8g}  {elapsed:7.1f}s",
-                file=sys.stderr,
-                flush=True,
-            )
-        return False
-
-    def done(self, res):
-        if self.verbose:
-            print(
-                f"[SVMPlus] {self.solver} done: {res['n_iter']} steps, violation "
-                f"{res['violation']:.3e}, dual objective {res['objective']:.8g}, "
-                f"{time.perf_counter() - self.start:.2f}s",
-                file=sys.stderr,
-                flush=True,
-            )
 
 
 __all__ = ["SVMPlus"]

@@ -21,9 +21,10 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils import check_random_state
 
 from .. import _engine
+from .._shared import clarabel_qp, engine_data, upper_csc
 from .._validation import check_choice, check_int, check_real
 from ._base import KernelPUModel, double_hinge_objective, double_hinge_offset, optimal_offset
-from ._pusvc import _engine_data, _engine_kernel, _ocsvm_start, _store_solution
+from ._pusvc import _engine_kernel, _ocsvm_start, _store_solution
 
 # Peak bytes of DoubleHingeQP per squared training point (Gram matrix, its triangle handed to
 # Clarabel, Clarabel's KKT matrix and its LDL factor): 67 measured at 1,100 and 2,100 points
@@ -40,42 +41,6 @@ def _gram(est, X):
         params.update(degree=est.degree, coef0=est.coef0)
     X = X.astype(np.float64)
     return pairwise_kernels(X, metric=est.kernel, **params)
-
-
-def _upper_csc(Q, n_total):
-    """The upper triangle of the dense symmetric Q (m x m) as an (n_total x n_total) CSC
-    matrix, built row by row so that no index temporaries of size m^2 appear."""
-    m = Q.shape[0]
-    indptr = np.zeros(n_total + 1, dtype=np.int64)
-    indptr[1 : m + 1] = np.cumsum(np.arange(1, m + 1))
-    indptr[m + 1 :] = indptr[m]
-    data = np.empty(indptr[m])
-    indices = np.empty(indptr[m], dtype=np.int64)
-    for j in range(m):  # column j of the upper triangle holds Q[0..j, j] = Q[j, 0..j]
-        data[indptr[j] : indptr[j + 1]] = Q[j, : j + 1]
-        indices[indptr[j] : indptr[j + 1]] = np.arange(j + 1)
-    return sp.csc_matrix((data, indices, indptr), shape=(n_total, n_total))
-
-
-def _clarabel_qp(P, q, A_eq, b_eq, G, h, tol, verbose):
-    """min 1/2 x'Px + q'x  s.t.  A_eq x = b_eq,  G x <= h, by Clarabel; returns x."""
-    import clarabel
-
-    settings = clarabel.DefaultSettings()
-    settings.verbose = bool(verbose)
-    settings.tol_gap_abs = settings.tol_gap_rel = tol
-    settings.tol_feas = min(settings.tol_feas, tol)
-    settings.max_iter = 500
-    A = sp.vstack([A_eq, G], format="csc")
-    b = np.r_[b_eq, h]
-    cones = [clarabel.ZeroConeT(A_eq.shape[0]), clarabel.NonnegativeConeT(G.shape[0])]
-    sol = clarabel.DefaultSolver(P, q, A, b, cones, settings).solve()
-    status = str(sol.status)
-    if status not in ("Solved", "AlmostSolved"):
-        raise RuntimeError(f"Clarabel did not solve the QP: status {status}")
-    if status == "AlmostSolved":
-        warnings.warn("Clarabel reports AlmostSolved: reduced accuracy", ConvergenceWarning, 3)
-    return np.asarray(sol.x)
 
 
 def _require_clarabel(who):
@@ -185,7 +150,7 @@ class DoubleHingeQP(KernelPUModel):
         K = _gram(self, X)
         h = K[np.ix_(unl, pos)].sum(axis=1)
         # variables x = (sigma, t): t_u >= -sigma_u and t_u >= sigma_u - c2 carry the V term
-        P = _upper_csc(K[np.ix_(unl, unl)], 2 * n)
+        P = upper_csc(K[np.ix_(unl, unl)], 2 * n)
         q = np.r_[-c1 * h, np.ones(n)]
         eye = sp.identity(n, format="csc")
         G = sp.vstack(
@@ -195,7 +160,10 @@ class DoubleHingeQP(KernelPUModel):
         )  # fmt: skip
         hv = np.r_[np.zeros(n), np.full(n, c2), np.zeros(n), np.full(n, c2)]
         A_eq = sp.csc_matrix(np.r_[np.ones(n), np.zeros(n)][None, :])
-        x = _clarabel_qp(P, q, A_eq, np.array([c1 * p]), G, hv, tol, self.verbose)
+        x = clarabel_qp(
+            P, q, A_eq, np.array([c1 * p]), G, hv, tol_gap=tol, tol_feas=min(1e-8, tol),
+            verbose=self.verbose, what="the double-hinge dual",
+        ).x  # fmt: skip
         del P
         sigma = np.clip(x[:n], 0.0, c2)  # interior-point iterates sit a hair inside or out
 
@@ -250,7 +218,7 @@ class USMOInit(KernelPUModel):
         )
         # zero iterations of the engine: the decision values and the offset of this start
         res = _engine.solve_pu(
-            **_engine_data(X),
+            **engine_data(X),
             **_engine_kernel(self, 200, None),
             pos=pos,
             unl=unl,
@@ -380,7 +348,7 @@ class RampPU(KernelPUModel):
 
         step = self._smo_step if self.inner_solver == "smo" else self._qp_step
         K = _gram(self, X) if self.inner_solver == "qp" else None
-        data = _engine_data(X) if self.inner_solver == "smo" else None
+        data = engine_data(X) if self.inner_solver == "smo" else None
         path, n_iter, flat = [], 0, None
         t0 = time.perf_counter()
         for _ in range(rounds):
@@ -453,16 +421,18 @@ class RampPU(KernelPUModel):
         Q = K * np.outer(y, y)
         q = -(1.0 + Q @ d)
         eye = sp.identity(m, format="csc")
-        a = _clarabel_qp(
-            _upper_csc(Q, m),
+        a = clarabel_qp(
+            upper_csc(Q),
             q,
             sp.csc_matrix(y[None, :]),
             np.array([y @ d]),
             sp.vstack([-eye, eye], format="csc"),
             np.r_[np.zeros(m), C],
-            min(tol, 1e-8),
-            False,
-        )
+            tol_gap=min(tol, 1e-8),
+            tol_feas=min(1e-8, tol),
+            verbose=False,
+            what="a CCCP step",
+        ).x
         coef = y * (np.clip(a, 0.0, C) - d)
         return coef, K @ coef, 0
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
-import time
 import warnings
 
 import numpy as np
@@ -16,6 +14,7 @@ from sklearn.svm import OneClassSVM
 from sklearn.utils import check_random_state
 
 from .. import _engine
+from .._shared import EngineProgress, engine_data
 from .._validation import KERNEL_CODES, check_choice, check_int, check_real
 from ._base import KernelPUModel, blockwise, double_hinge_objective
 
@@ -220,14 +219,19 @@ class PUSVC(KernelPUModel):
         p, n = pos.size, unl.size
         c1, c2 = prior / (2 * lam * p), 1.0 / (2 * lam * n)
 
-        data = _engine_data(X)
+        data = engine_data(X)
         kparams = _engine_kernel(self, self.cache_size, self.n_jobs)
         kparams["cache_float32"] = self.cache_dtype == "float32" or (
             self.cache_dtype == "auto" and data["X32"] is not None
         )
         seed = int(rng.randint(np.iinfo(np.int32).max))
         sigma0 = None
-        warm_key = _fingerprint(X, mask, self.kernel, gamma, self.degree, self.coef0)
+        # hashing X costs a pass over the data: only when a warm start may use it
+        warm_key = (
+            _fingerprint(X, mask, self.kernel, gamma, self.degree, self.coef0)
+            if self.warm_start
+            else None
+        )
         warm = getattr(self, "_warm", None) if self.warm_start else None
         if warm is not None and warm["key"] == warm_key:
             # c1 and c2 scale with 1/lam: rescaling keeps sigma feasible for the new lam, and
@@ -246,7 +250,7 @@ class PUSVC(KernelPUModel):
         elif init == "pilot" and n > 4 * _PILOT_SIZE:
             sigma0 = self._pilot_start(X, data, kparams, pos, unl, prior, lam, c2, seed)
 
-        progress = _Progress(self.verbose)
+        progress = EngineProgress(self.verbose, "[PUSVC]")
         res = _engine.solve_pu(
             **data,
             **kparams,
@@ -376,31 +380,6 @@ def _threads(n_jobs):
     return max(1, min(cores, cores - others))
 
 
-def _engine_data(X):
-    if sp.issparse(X):
-        X = X.tocsr()
-        X.sort_indices()
-        return {
-            "X64": None,
-            "X32": None,
-            "csr_data": np.ascontiguousarray(X.data, dtype=np.float64),
-            "csr_indices": np.ascontiguousarray(X.indices, dtype=np.int32),
-            "csr_indptr": np.ascontiguousarray(X.indptr, dtype=np.int64),
-            "n_rows": X.shape[0],
-            "n_cols": X.shape[1],
-        }
-    X = np.ascontiguousarray(X)
-    return {
-        "X64": X if X.dtype == np.float64 else None,
-        "X32": X if X.dtype == np.float32 else None,
-        "csr_data": None,
-        "csr_indices": None,
-        "csr_indptr": None,
-        "n_rows": X.shape[0],
-        "n_cols": X.shape[1],
-    }
-
-
 def _repair_sum(sigma, order, target, c2):
     """Make sum(sigma) == target inside [0, c2], raising the highest-ranked points first
     (or lowering the lowest-ranked), so that any heuristic start becomes feasible.
@@ -459,36 +438,6 @@ def _ocsvm_start(X, pos, unl, kernel, gamma, degree, coef0, prior, total, c2):
     sigma = np.empty(n)
     sigma[order] = sigma_sorted
     return _repair_sum(sigma, order, total, c2)
-
-
-class _Progress:
-    """Engine progress hook: prints at most once a second when verbose."""
-
-    def __init__(self, verbose):
-        self.verbose = bool(verbose)
-        self.last = 0.0
-        self.start = time.perf_counter()
-
-    def __call__(self, it, violation, objective, elapsed):
-        if self.verbose and elapsed - self.last >= 1.0:
-            self.last = elapsed
-            obj = "-" if np.isnan(objective) else f"{objective:.6g}"
-            print(
-                f"[PUSVC] iter {it:>10d}  KKT violation {violation:.3e}  dual objective {obj}"
-                f"  {elapsed:7.1f}s",
-                file=sys.stderr,
-                flush=True,
-            )
-        return False
-
-    def done(self, res):
-        if self.verbose:
-            print(
-                f"[PUSVC] done: {res['n_iter']} iterations, KKT violation "
-                f"{res['violation']:.3e}, {time.perf_counter() - self.start:.2f}s",
-                file=sys.stderr,
-                flush=True,
-            )
 
 
 __all__ = ["PUSVC"]
