@@ -87,6 +87,22 @@ struct ProgressBridge {
     }
 };
 
+// Runs solve() with the GIL released and `progress` (a Python callable or None) called at
+// the engine's report points; a Python exception raised there, or Ctrl-C, ends the solve and
+// is re-raised here. opt.progress is set for the solver to use.
+template <class Options, class Solve>
+auto run_engine(nb::object progress, Options& opt, Solve&& solve) {
+    ProgressBridge bridge{std::move(progress), nullptr};
+    opt.progress = bridge.fn();
+    decltype(solve()) r;
+    {
+        nb::gil_scoped_release release;
+        r = solve();
+    }
+    if (bridge.error) throw *bridge.error;
+    return r;
+}
+
 nb::dict solve_pu(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
                   std::optional<Vec<double>> csr_data, std::optional<Vec<int32_t>> csr_indices,
                   std::optional<Vec<int64_t>> csr_indptr, int64_t n_rows, int64_t n_cols,
@@ -119,15 +135,7 @@ nb::dict solve_pu(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
         if (sigma0->shape(0) != pb.unl.size()) throw nb::value_error("sigma0 must have one entry per unlabeled point");
         opt.sigma0 = sigma0->data();
     }
-    ProgressBridge bridge{progress, nullptr};
-    opt.progress = bridge.fn();
-
-    unl::PUResult r;
-    {
-        nb::gil_scoped_release release;
-        r = unl::solve_pu(pb, opt);
-    }
-    if (bridge.error) throw *bridge.error;
+    unl::PUResult r = run_engine(progress, opt, [&] { return unl::solve_pu(pb, opt); });
 
     nb::dict out;
     out["sigma"] = to_numpy(r.sigma);
@@ -178,14 +186,7 @@ nb::dict solve_qp(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
     opt.eps = tol;
     opt.shrinking = shrinking;
     opt.max_iter = max_iter;
-    ProgressBridge bridge{progress, nullptr};
-    opt.progress = bridge.fn();
-    unl::QPResult r;
-    {
-        nb::gil_scoped_release release;
-        r = unl::solve_qp(qp, opt, cache_bytes);
-    }
-    if (bridge.error) throw *bridge.error;
+    unl::QPResult r = run_engine(progress, opt, [&] { return unl::solve_qp(qp, opt, cache_bytes); });
     nb::dict out;
     out["alpha"] = to_numpy(r.alpha);
     out["G"] = to_numpy(r.G);
@@ -226,14 +227,8 @@ nb::dict solve_svmplus(std::optional<Mat<double>> X64, std::optional<Mat<float>>
     opt.tol = tol;
     opt.cache_bytes = cache_bytes;
     opt.max_iter = max_iter;
-    ProgressBridge bridge{progress, nullptr};
-    opt.progress = bridge.fn();
-    unl::SVMPlusResult r;
-    {
-        nb::gil_scoped_release release;
-        r = unl::solve_svmplus(pb, opt);  // std::invalid_argument arrives as ValueError
-    }
-    if (bridge.error) throw *bridge.error;
+    // std::invalid_argument from the solver arrives as ValueError
+    unl::SVMPlusResult r = run_engine(progress, opt, [&] { return unl::solve_svmplus(pb, opt); });
     nb::dict out;
     out["alpha"] = to_numpy(r.alpha);
     out["beta"] = to_numpy(r.beta);
