@@ -1,6 +1,8 @@
-"""Positive-unlabeled learning: PUSVC and the USMO paper's comparison methods."""
+"""Positive-unlabeled learning: PUSVC, the USMO paper's comparison methods, and class-prior
+estimation (:mod:`unlabeled.pu.priors`)."""
 
+from . import priors
 from ._baselines import DoubleHingeQP, RampPU, USMOInit
 from ._pusvc import PUSVC
 
-__all__ = ["PUSVC", "DoubleHingeQP", "RampPU", "USMOInit"]
+__all__ = ["PUSVC", "DoubleHingeQP", "RampPU", "USMOInit", "priors"]

@@ -1,0 +1,889 @@
+r"""Class-prior estimation from positive and unlabeled data.
+
+Every estimator here answers one question: given ``p`` labeled positives ``P`` and ``n``
+unlabeled points ``U`` (labels ``s``: 1 = labeled positive, 0 or -1 = unlabeled, as for
+:class:`~unlabeled.PUSVC`), what proportion ``pi`` of the unlabeled points is positive? That
+``pi`` is the ``prior`` of :class:`~unlabeled.PUSVC`.
+
+Two families of methods, two views of the same data:
+
+* **Mixture proportion estimation** (case-control view): ``U`` is a sample of the mixture
+  ``F = pi H + (1 - pi) G`` and ``P`` a sample of the component ``H`` (the positives).
+  :class:`KM1`, :class:`KM2` (Ramaswamy, Scott and Tewari, ICML 2016) and :class:`PenalizedL1`
+  (du Plessis, Niu and Sugiyama, ACML 2015) estimate ``pi`` directly.
+* **Label frequency** (single-training-set view, "selected completely at random"): every
+  positive of the data set was labeled with the same probability ``c = P(s=1 | y=1)``.
+  :class:`ElkanNoto` (KDD 2008) and :class:`TIcE` (Bekker and Davis, AAAI 2018) estimate ``c``;
+  then, since the ``p`` labeled positives are a fraction ``c`` of all ``p / c`` positives, the
+  unlabeled points hold ``p / c - p`` positives and
+
+  .. math::  \pi = \frac{p/c - p}{n} = \frac{p (1 - c)}{c\, n}.
+
+All estimators share ``fit(X, s)``, the fitted ``prior_``, and a bootstrap interval: with
+``n_bootstrap > 0`` the estimate is repeated on ``n_bootstrap`` resamples that draw ``P`` and
+``U`` separately with replacement (keeping ``p`` and ``n``), and ``prior_interval_`` holds the
+percentile interval at level ``confidence``. It quantifies the sampling spread of the estimator,
+not its bias: a biased estimator can have a narrow interval that misses the truth, and for a
+skewed bootstrap distribution the interval need not contain ``prior_``.
+
+Example
+-------
+>>> import numpy as np
+>>> from unlabeled.pu.priors import KM2
+>>> rng = np.random.default_rng(0)
+>>> Xp = rng.normal(2, 1, (200, 2))                                   # labeled positives
+>>> Xu = np.r_[rng.normal(2, 1, (120, 2)), rng.normal(-2, 1, (280, 2))]  # 30% positives
+>>> X, s = np.r_[Xp, Xu], np.r_[np.ones(200), np.zeros(400)]
+>>> est = KM2(random_state=0).fit(X, s)
+>>> round(est.prior_, 1)
+0.3
+"""
+
+from __future__ import annotations
+
+import heapq
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.linalg import lapack
+from scipy.optimize import nnls
+from sklearn.base import BaseEstimator, clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics.pairwise import euclidean_distances
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._validation import check_int, check_pu_labels, check_real
+
+__all__ = ["KM1", "KM2", "PenalizedL1", "ElkanNoto", "TIcE", "prior_from_label_frequency"]
+
+
+def prior_from_label_frequency(c, n_labeled, n_unlabeled) -> float:
+    r"""The proportion of positives among the unlabeled points implied by a label frequency.
+
+    Under "selected completely at random", each positive was labeled with probability ``c``,
+    so the ``n_labeled`` labeled positives are a fraction ``c`` of about ``n_labeled / c``
+    positives in all; the other ``n_labeled / c - n_labeled`` are among the ``n_unlabeled``
+    points: ``pi = n_labeled (1 - c) / (c n_unlabeled)``. It lies in ``[0, 1]`` exactly when
+    ``n_labeled / (n_labeled + n_unlabeled) <= c <= 1`` (a smaller ``c`` would need more
+    positives than there are points).
+    """
+    c = float(c)
+    if not c > 0:
+        return float("inf")
+    return n_labeled * (1.0 - c) / (c * n_unlabeled)
+
+
+# ---------------------------------------------------------------------------- the base class
+class _PriorEstimator(BaseEstimator):
+    """fit(X, s) -> prior_, and the bootstrap interval; subclasses supply _estimate."""
+
+    _accept_sparse = True
+
+    def _check_common(self):
+        check_int(self.n_bootstrap, "n_bootstrap", low=0)
+        check_real(self.confidence, "confidence", low=0.0, high=1.0)
+        if self.n_bootstrap == 1:
+            raise ValueError(
+                "n_bootstrap must be 0 (no interval) or at least 2 (an interval needs a spread)"
+            )
+
+    def _check_params(self):  # pragma: no cover - every subclass overrides it
+        return {}
+
+    def fit(self, X, s):
+        """Estimate the proportion of positives among the unlabeled points.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Not modified.
+        s : array-like of shape (n_samples,)
+            1 for labeled positives, 0 (or -1) for unlabeled points, or booleans.
+
+        Returns
+        -------
+        self
+        """
+        self._check_common()
+        params = self._check_params()
+        X = validate_data(
+            self,
+            X,
+            accept_sparse="csr" if self._accept_sparse else False,
+            dtype=np.float64,
+            reset=True,
+        )
+        mask = check_pu_labels(s, X.shape[0])
+        Xp, Xu = X[mask], X[~mask]
+        rng = check_random_state(self.random_state)
+        # the estimate's seed is drawn first, so that prior_ does not depend on n_bootstrap
+        seed = int(rng.randint(np.iinfo(np.int32).max))
+        prior, info = self._estimate(Xp, Xu, np.random.RandomState(seed), params)
+        for key, value in info.items():
+            setattr(self, key, value)
+        self.prior_ = float(prior)
+        self.n_labeled_, self.n_unlabeled_ = int(Xp.shape[0]), int(Xu.shape[0])
+        if self.n_bootstrap:
+            seeds = rng.randint(np.iinfo(np.int32).max, size=self.n_bootstrap)
+            draws = np.empty(self.n_bootstrap)
+            p, n = Xp.shape[0], Xu.shape[0]
+            for b, sd in enumerate(seeds):
+                r = np.random.RandomState(sd)
+                ip, iu = r.randint(p, size=p), r.randint(n, size=n)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    draws[b] = self._estimate(Xp[ip], Xu[iu], r, params)[0]
+            a = (1.0 - self.confidence) / 2
+            self.bootstrap_priors_ = draws
+            self.prior_interval_ = (
+                float(np.quantile(draws, a)),
+                float(np.quantile(draws, 1.0 - a)),
+            )
+        else:
+            self.bootstrap_priors_ = None
+            self.prior_interval_ = None
+        return self
+
+    def _more_tags(self):  # scikit-learn < 1.6
+        return {"requires_y": True}
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.input_tags.sparse = self._accept_sparse
+        return tags
+
+
+def _check_bool(value, name):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _check_positive_grid(values, name, *, high=None):
+    """None, or a non-empty 1-d array of finite numbers > 0 (and < high)."""
+    if values is None:
+        return None
+    arr = np.asarray(values, dtype=np.float64) if _numeric_seq(values) else None
+    if arr is None or arr.ndim != 1 or arr.size == 0:
+        raise TypeError(f"{name} must be None or a non-empty 1-d sequence of numbers, got {values!r}")
+    bad = ~np.isfinite(arr) | (arr <= 0) | ((arr >= high) if high is not None else False)
+    if bad.any():
+        where = f"in (0, {high})" if high is not None else "> 0"
+        raise ValueError(f"every value of {name} must be finite and {where}, got {values!r}")
+    return arr
+
+
+def _numeric_seq(values):
+    try:
+        arr = np.asarray(values)
+    except Exception:  # noqa: BLE001 - anything that is not array-like is refused below
+        return False
+    return arr.dtype.kind in "iuf" and not isinstance(values, (str, bytes))
+
+
+def _subsample(X, cap, rng):
+    if cap is None or X.shape[0] <= cap:
+        return X
+    return X[np.sort(rng.choice(X.shape[0], cap, replace=False))]
+
+
+def _sq_dists(A, B=None):
+    D = euclidean_distances(A, A if B is None else B, squared=True)
+    return np.maximum(D, 0.0, out=D)
+
+
+# ------------------------------------------------------------------------- KM1 and KM2
+_KM_WIDTH_FACTORS = np.logspace(-1, 1, 5)  # times the median distance, as in the paper's code
+_KM_LAMBDA_MAX = 8.0  # lambda = 1 / (1 - kappa) searched in [1, 8]: kappa in [0, 7/8]
+_KM_EPS = 0.04  # bisection resolution in lambda and the step of the slope
+
+
+def _low_rank_factor(K):
+    """R with R R' = K up to 1e-11 per entry (pivoted Cholesky; R has rank(K) columns)."""
+    c, piv, rank, _ = lapack.dpstrf(K, lower=1, tol=1e-11)
+    R = np.empty((K.shape[0], max(rank, 1)))
+    R[piv - 1] = np.tril(c)[:, : max(rank, 1)]
+    return R
+
+
+def _simplex_qp(R, u, max_iter):
+    """argmin over the probability simplex of (u - v)' K (u - v), with K = R R'.
+
+    Written as the non-negative least-squares problem min ||R'(v - u)||^2 + M^2 (1'v - 1)^2
+    over v >= 0, solved exactly by the active-set method of Lawson and Hanson
+    (:func:`scipy.optimize.nnls`); the weight M = 1000 (against kernel values <= 1) holds the
+    sum to about 1e-6, and v is then rescaled to sum to one."""
+    big = 1e3
+    A = np.vstack([R.T, np.full((1, R.shape[0]), big)])
+    b = np.r_[R.T @ u, big]
+    v = nnls(A, b, maxiter=max_iter)[0]
+    total = v.sum()
+    return v / total if total > 0 else np.full(v.size, 1.0 / v.size)
+
+
+class _KernelMean(_PriorEstimator):
+    r"""The shared machinery of KM1 and KM2 (Ramaswamy, Scott and Tewari, ICML 2016).
+
+    With mixture ``F`` (the unlabeled points) and component ``H`` (the positives), for
+    ``lambda >= 1`` let ``d(lambda)`` be the RKHS distance from ``lambda phi(F) +
+    (1 - lambda) phi(H)`` to the convex hull of the embedded sample points. It is (close to)
+    zero while ``lambda phi(F) + (1 - lambda) phi(H)`` is the embedding of a distribution,
+    i.e. up to ``lambda* = 1 / (1 - kappa*)``, and grows linearly beyond. ``d`` is convex;
+    each value is a QP over simplex weights. ``lambda*`` is found by bisection on the slope
+    of ``d`` against a threshold, and ``kappa* = (lambda* - 1) / lambda*``.
+    """
+
+    def __init__(
+        self,
+        max_samples=800,
+        kernel_width=None,
+        max_iter=None,
+        n_bootstrap=0,
+        confidence=0.95,
+        random_state=None,
+    ):
+        self.max_samples = max_samples
+        self.kernel_width = kernel_width
+        self.max_iter = max_iter
+        self.n_bootstrap = n_bootstrap
+        self.confidence = confidence
+        self.random_state = random_state
+
+    def _check_params(self):
+        cap = check_int(self.max_samples, "max_samples", low=2, allow_none=True)
+        width = None
+        if self.kernel_width is not None:
+            width = check_real(self.kernel_width, "kernel_width", low=0.0)
+        return {
+            "cap": cap,
+            "width": width,
+            "max_iter": check_int(self.max_iter, "max_iter", low=1, allow_none=True),
+        }
+
+    def _threshold(self, begin_slope, dist, n_mix, n_comp):  # pragma: no cover
+        raise NotImplementedError
+
+    def _estimate(self, Xp, Xu, rng, params):
+        F = _subsample(Xu, params["cap"], rng)
+        H = _subsample(Xp, params["cap"], rng)
+        N, M = F.shape[0], H.shape[0]
+        X = sp.vstack([F, H], format="csr") if sp.issparse(F) else np.vstack([F, H])
+        D = _sq_dists(X)
+        diff = np.r_[np.full(N, 1.0 / N), np.full(M, -1.0 / M)]
+        if params["width"] is None:
+            # the paper's code: the width among 0.1..10 times the median distance that
+            # maximises the RKHS distance between the two samples' embeddings
+            med = np.sqrt(np.median(D))
+            if not med > 0:
+                med = np.sqrt(np.median(D[D > 0])) if (D > 0).any() else 1.0
+            best = None
+            for w in _KM_WIDTH_FACTORS * med:
+                K = np.exp(-D / (2.0 * w * w))
+                dist = np.sqrt(max(diff @ K @ diff, 0.0))
+                if best is None or dist > best[2]:
+                    best = (w, K, dist)
+            width, K, dist = best
+        else:
+            width = params["width"]
+            K = np.exp(-D / (2.0 * width * width))
+            dist = np.sqrt(max(diff @ K @ diff, 0.0))
+        del D
+        R = _low_rank_factor(K)
+        max_iter = params["max_iter"] or 10 * (N + M)
+
+        def d(lam):
+            # u = lam * (uniform on F) + (1 - lam) * (uniform on H)
+            u = np.r_[np.full(N, lam / N), np.full(M, (1.0 - lam) / M)]
+            v = _simplex_qp(R, u, max_iter)
+            r = u - v
+            return np.sqrt(max(r @ K @ r, 0.0))
+
+        if not dist > 1e-12:
+            return 0.0, {"kernel_width_": float(width), "rkhs_distance_": float(dist)}
+        begin_slope = (d(1.05) - d(1.0)) / 0.05
+        thr = self._threshold(begin_slope, dist, N, M)
+        left, right = 1.0, _KM_LAMBDA_MAX
+        while right - left > _KM_EPS:
+            mid = (left + right) / 2.0
+            slope = (d(mid + _KM_EPS / 2) - d(mid)) * 2.0 / _KM_EPS
+            if slope > thr:
+                right = mid
+            else:
+                left = mid
+        lam = (left + right) / 2.0
+        info = {
+            "kernel_width_": float(width),
+            "rkhs_distance_": float(dist),
+            "threshold_": float(thr),
+            "lambda_": float(lam),
+        }
+        return (lam - 1.0) / lam, info
+
+
+_KM_DOC_PARAMS = """
+    Parameters
+    ----------
+    max_samples : int >= 2 or None, default=800
+        At most this many labeled positives and this many unlabeled points (drawn at random
+        without replacement) enter the QPs, whose size is their sum and whose kernel matrix is
+        built densely; the paper uses samples of a few hundred to 2,000 points. None: all.
+    kernel_width : float > 0 or None, default=None
+        Width ``w`` of the Gaussian kernel ``exp(-||x - y||^2 / (2 w^2))``. None: the paper's
+        choice, among 0.1, 0.32, 1, 3.2 and 10 times the median pairwise distance the one
+        that maximises the RKHS distance between the embeddings of ``U`` and ``P``.
+    max_iter : int >= 1 or None, default=None
+        Cap on the active-set iterations of one QP; None: 10 times its size.
+    n_bootstrap : int, default=0
+        Bootstrap resamples for ``prior_interval_``; 0 for none, else at least 2.
+    confidence : float in (0, 1), default=0.95
+        Level of the percentile interval.
+    random_state : int, RandomState instance or None, default=None
+        Draws the subsamples and the bootstrap resamples.
+
+    Attributes
+    ----------
+    prior_ : float
+        Estimated proportion of positives among the unlabeled points, in ``[0, 7/8]``
+        (``lambda`` is searched in ``[1, 8]`` as in the paper's code).
+    prior_interval_ : tuple (lo, hi) or None
+        Bootstrap percentile interval (None when ``n_bootstrap=0``).
+    bootstrap_priors_ : ndarray of shape (n_bootstrap,) or None
+    kernel_width_ : float
+    rkhs_distance_ : float
+        RKHS distance between the kernel mean embeddings of ``U`` and ``P``.
+    threshold_ : float
+        The slope threshold used in the bisection.
+    lambda_ : float
+        The estimate of ``lambda* = 1 / (1 - prior)``.
+    n_labeled_, n_unlabeled_, n_features_in_ : int
+
+    References
+    ----------
+    H. G. Ramaswamy, C. Scott, A. Tewari, "Mixture Proportion Estimation via Kernel Embedding
+    of Distributions", ICML 2016.
+"""
+
+
+class KM1(_KernelMean):
+    __doc__ = (
+        r"""Class prior by kernel mean embedding, KM1 threshold (Ramaswamy et al., ICML 2016).
+
+    Estimates ``kappa*``, the largest proportion of the positive distribution ``H`` in the
+    unlabeled mixture ``F``: under irreducibility (no part of the negatives looks exactly like
+    the positives) it is the proportion of positives among the unlabeled points. See
+    :class:`KM2` for the construction; KM1 stops the bisection where the slope of
+    ``d(lambda)`` exceeds ``1 / sqrt(min(|U|, |P|))`` (the paper's finite-sample threshold,
+    as a fraction of the RKHS distance ``||phi(F) - phi(H)||`` the ratio
+    ``nu = 1 / (sqrt(min(|U|, |P|)) ||phi(F) - phi(H)||)``); when that ratio exceeds 0.9 the
+    threshold is too close to the largest possible slope and KM2's threshold is used, as in
+    the authors' code.
+"""
+        + _KM_DOC_PARAMS
+        + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.pu.priors import KM1
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(2, 1, (200, 2)), rng.normal(2, 1, (60, 2)), rng.normal(-2, 1, (140, 2))]
+    >>> s = np.r_[np.ones(200), np.zeros(200)]        # 60 of the 200 unlabeled are positive
+    >>> 0.2 < KM1(random_state=0).fit(X, s).prior_ < 0.4
+    True
+    """
+    )
+
+    def _threshold(self, begin_slope, dist, n_mix, n_comp):
+        thr = 1.0 / np.sqrt(min(n_mix, n_comp))
+        if thr / dist > 0.9:
+            thr = 0.8 * begin_slope + 0.2 * dist
+        return thr
+
+
+class KM2(_KernelMean):
+    __doc__ = (
+        r"""Class prior by kernel mean embedding, KM2 threshold (Ramaswamy et al., ICML 2016).
+
+    The unlabeled points are a sample of the mixture ``F = kappa* H + (1 - kappa*) G`` of the
+    positives ``H`` and the negatives ``G``. With the kernel mean embedding ``phi`` of a
+    Gaussian kernel and, for ``lambda >= 1``,
+
+    .. math::
+
+        d(\lambda) = \min_{w \in \Delta} \bigl\| \lambda \hat\phi(F) + (1 - \lambda)
+        \hat\phi(H) - \textstyle\sum_i w_i \phi(x_i) \bigr\|
+
+    over the simplex weights ``w`` on all sample points (a QP, solved here exactly as a
+    non-negative least-squares problem on a pivoted-Cholesky factor of the kernel matrix), ``d`` is about zero up to ``lambda* = 1 / (1 - kappa*)`` (where ``G`` itself is
+    reached) and grows with slope near ``||phi(F) - phi(H)||`` beyond. KM2 (the gradient
+    threshold of the paper's experiments) bisects ``lambda`` in ``[1, 8]`` to resolution 0.04
+    for the point where the slope ``(d(lambda + 0.02) - d(lambda)) / 0.02`` exceeds
+    ``nu = 0.8 d'(1) + 0.2 ||phi(F) - phi(H)||``: a fifth of the way from the initial slope
+    to the final one. The estimate is ``prior_ = (lambda - 1) / lambda``.
+"""
+        + _KM_DOC_PARAMS
+        + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.pu.priors import KM2
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(2, 1, (200, 2)), rng.normal(2, 1, (60, 2)), rng.normal(-2, 1, (140, 2))]
+    >>> s = np.r_[np.ones(200), np.zeros(200)]        # 60 of the 200 unlabeled are positive
+    >>> 0.2 < KM2(random_state=0).fit(X, s).prior_ < 0.4
+    True
+    """
+    )
+
+    def _threshold(self, begin_slope, dist, n_mix, n_comp):
+        return 0.8 * begin_slope + 0.2 * dist
+
+
+# ------------------------------------------------------------------------- penalised L1
+class PenalizedL1(_PriorEstimator):
+    r"""Class prior by penalised L1-distance minimisation (du Plessis, Niu, Sugiyama, ACML 2015).
+
+    With ``p_P`` the density of the positives and ``p_U = pi p_P + (1 - pi) p_N`` that of the
+    unlabeled points, ``theta p_P <= p_U`` everywhere as long as ``theta <= pi``, where the
+    L1 distance ``int |theta p_P - p_U| = 1 - theta`` decreases; beyond ``pi`` the positive
+    part ``theta p_P - p_U > 0`` is penalised without bound. Writing the penalised distance
+    in its variational form ``sup_{r >= -1} int r (theta p_P - p_U)``, modelling
+    ``r(x) = -1 + sum_l alpha_l k(x, c_l)`` with ``alpha >= 0``, Gaussian basis functions
+    ``k(x, c) = exp(-||x - c||^2 / (2 sigma^2))`` centred on ``n_basis`` unlabeled points, and
+    adding ``(lambda / 2) ||alpha||^2``, the maximiser is in closed form:
+
+    .. math::
+
+        \beta(\theta) = \theta \hat h_P - \hat h_U, \qquad
+        \alpha = \max(0, \beta) / \lambda, \qquad
+        \mathrm{PL1}(\theta) = \alpha^\top \beta - \theta + 1,
+
+    with ``h_P``, ``h_U`` the basis functions' means over ``P`` and ``U``. The estimate is the
+    minimiser of ``PL1`` over the grid ``theta_grid``. For each ``theta``, ``sigma`` and
+    ``lambda`` are chosen by ``n_folds``-fold cross-validation: the held-out criterion is
+    ``-alpha_train' beta_test`` (the held-out value of the variational objective, negated),
+    as in the authors' MATLAB code.
+
+    Parameters
+    ----------
+    n_basis : int >= 1, default=300
+        Gaussian centres, drawn at random from the unlabeled points.
+    sigmas : sequence of float > 0 or None, default=None
+        Candidate widths; None: ``median distance * logspace(-2, 1, 10)``, the median of the
+        distances between the unlabeled points and the centres (authors' code).
+    lambdas : sequence of float > 0 or None, default=None
+        Candidate regularisation; None: ``logspace(-3, 1, 10)``.
+    theta_grid : sequence of float in (0, 1) or None, default=None
+        Candidate priors; None: ``0.01, 0.02, ..., 0.99``.
+    n_folds : int >= 2, default=5
+    n_bootstrap : int, default=0
+    confidence : float in (0, 1), default=0.95
+    random_state : int, RandomState instance or None, default=None
+        Draws the centres, the folds and the bootstrap resamples.
+
+    Attributes
+    ----------
+    prior_ : float
+    prior_interval_ : tuple (lo, hi) or None
+    bootstrap_priors_ : ndarray or None
+    penalized_l1_ : ndarray of shape (n_grid,)
+        ``PL1(theta)`` over ``theta_grid_``.
+    theta_grid_ : ndarray
+    sigma_, lambda_ : float
+        The cross-validated width and regularisation at ``theta = prior_``.
+    n_labeled_, n_unlabeled_, n_features_in_ : int
+
+    References
+    ----------
+    M. C. du Plessis, G. Niu, M. Sugiyama, "Class-prior estimation for learning from positive
+    and unlabeled data", ACML 2015 (Machine Learning 106, 2017).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.pu.priors import PenalizedL1
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(2, 1, (200, 2)), rng.normal(2, 1, (60, 2)), rng.normal(-2, 1, (140, 2))]
+    >>> s = np.r_[np.ones(200), np.zeros(200)]        # 60 of the 200 unlabeled are positive
+    >>> 0.15 < PenalizedL1(random_state=0).fit(X, s).prior_ < 0.45
+    True
+    """
+
+    def __init__(
+        self,
+        n_basis=300,
+        sigmas=None,
+        lambdas=None,
+        theta_grid=None,
+        n_folds=5,
+        n_bootstrap=0,
+        confidence=0.95,
+        random_state=None,
+    ):
+        self.n_basis = n_basis
+        self.sigmas = sigmas
+        self.lambdas = lambdas
+        self.theta_grid = theta_grid
+        self.n_folds = n_folds
+        self.n_bootstrap = n_bootstrap
+        self.confidence = confidence
+        self.random_state = random_state
+
+    def _check_params(self):
+        grid = _check_positive_grid(self.theta_grid, "theta_grid", high=1.0)
+        return {
+            "b": check_int(self.n_basis, "n_basis", low=1),
+            "sigmas": _check_positive_grid(self.sigmas, "sigmas"),
+            "lambdas": _check_positive_grid(self.lambdas, "lambdas"),
+            "grid": np.arange(1, 100) / 100 if grid is None else np.sort(grid),
+            "folds": check_int(self.n_folds, "n_folds", low=2),
+        }
+
+    def _estimate(self, Xp, Xu, rng, params):
+        p, n = Xp.shape[0], Xu.shape[0]
+        folds = params["folds"]
+        if min(p, n) < folds:
+            raise ValueError(
+                f"n_folds={folds} needs at least {folds} labeled positives and {folds} "
+                f"unlabeled points, got {p} and {n}; lower n_folds"
+            )
+        b = min(params["b"], n)
+        centres = Xu[np.sort(rng.choice(n, b, replace=False))]
+        dp, du = _sq_dists(Xp, centres), _sq_dists(Xu, centres)
+        sigmas = params["sigmas"]
+        if sigmas is None:
+            med = np.sqrt(np.median(du))
+            sigmas = (med if med > 0 else 1.0) * np.logspace(-2, 1, 10)
+        lambdas = params["lambdas"]
+        if lambdas is None:
+            lambdas = np.logspace(-3, 1, 10)
+        grid = params["grid"]
+        fold_p = rng.permutation(np.arange(p) * folds // p)
+        fold_u = rng.permutation(np.arange(n) * folds // n)
+        # score[s, l, t]: cross-validated -alpha_train' beta_test for sigma s, lambda l, theta t
+        score = np.zeros((sigmas.size, lambdas.size, grid.size))
+        for si, sigma in enumerate(sigmas):
+            Kp, Ku = np.exp(-dp / (2 * sigma**2)), np.exp(-du / (2 * sigma**2))
+            for k in range(folds):
+                hp_tr, hp_te = Kp[fold_p != k].mean(0), Kp[fold_p == k].mean(0)
+                hu_tr, hu_te = Ku[fold_u != k].mean(0), Ku[fold_u == k].mean(0)
+                beta_tr = grid[:, None] * hp_tr - hu_tr  # (theta, basis)
+                beta_te = grid[:, None] * hp_te - hu_te
+                val = (np.maximum(beta_tr, 0) * beta_te).sum(1)  # lambda * alpha_tr' beta_te
+                score[si] -= val[None, :] / lambdas[:, None] / folds
+        pl1 = np.empty(grid.size)
+        chosen = []
+        flat = score.reshape(-1, grid.size)
+        for t, theta in enumerate(grid):
+            si, li = np.unravel_index(int(np.argmin(flat[:, t])), score.shape[:2])
+            sigma, lam = sigmas[si], lambdas[li]
+            hp = np.exp(-dp / (2 * sigma**2)).mean(0)
+            hu = np.exp(-du / (2 * sigma**2)).mean(0)
+            beta = theta * hp - hu
+            pl1[t] = np.maximum(beta, 0) @ beta / lam - theta + 1
+            chosen.append((sigma, lam))
+        best = int(np.argmin(pl1))
+        info = {
+            "penalized_l1_": pl1,
+            "theta_grid_": grid.copy(),
+            "sigma_": float(chosen[best][0]),
+            "lambda_": float(chosen[best][1]),
+        }
+        return float(grid[best]), info
+
+
+# -------------------------------------------------------------------- label-frequency methods
+def _warn_range(name, prior, c, p, n):
+    if not 0.0 <= prior <= 1.0:
+        warnings.warn(
+            f"{name}: the estimated label frequency c = {c:.4g} implies a proportion "
+            f"{prior:.4g} of positives among the unlabeled points, outside [0, 1] (it is in "
+            f"range only for {p / (p + n):.4g} <= c <= 1). The classifier's probabilities are "
+            "probably miscalibrated; prior_ is returned unclipped so that you can see it.",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+
+
+class ElkanNoto(_PriorEstimator):
+    r"""Class prior from the label frequency of Elkan and Noto (KDD 2008), estimator e1.
+
+    Under "selected completely at random" a classifier ``g(x) ~ P(s=1 | x)`` trained to tell
+    labeled from unlabeled points satisfies ``g(x) = c P(y=1 | x)`` with
+    ``c = P(s=1 | y=1)``, so ``g = c`` on the positives: ``c`` is estimated by the mean of
+    ``g`` over labeled positives that ``g`` was not trained on (the paper's e1). Here every
+    labeled positive is held out once, by ``cv``-fold cross-fitting (the paper holds out one
+    validation set; cross-fitting uses every positive and so has less variance).
+
+    From ``c`` to the prior among the unlabeled points: the ``p`` labeled positives are a
+    fraction ``c`` of about ``p / c`` positives in all, so ``p / c - p`` of the ``n``
+    unlabeled points are positive,
+
+    .. math::  \pi = \frac{p/c - p}{n} = \frac{p (1 - c)}{c\, n}.
+
+    It lies in ``[0, 1]`` only when ``p / (p + n) <= c <= 1``. A ``c`` outside that range
+    means ``g`` is miscalibrated; the estimate is then returned as is, with a
+    ``RuntimeWarning`` (it is not clipped, so the problem stays visible).
+
+    Parameters
+    ----------
+    estimator : classifier with ``predict_proba`` or None, default=None
+        Cloned for each fold. None: ``LogisticRegression(max_iter=1000)``; the paper used an
+        SVM with Platt scaling, i.e. ``CalibratedClassifierCV(SVC())``. Its
+        ``random_state``, if it has one left at None, is set from ``random_state``.
+    cv : int >= 2, default=5
+        Folds of the cross-fitting (stratified on ``s``).
+    n_bootstrap : int, default=0
+    confidence : float in (0, 1), default=0.95
+    random_state : int, RandomState instance or None, default=None
+        Draws the folds and the bootstrap resamples.
+
+    Attributes
+    ----------
+    prior_ : float
+    c_ : float
+        Estimated label frequency ``P(s=1 | y=1)``.
+    prior_interval_ : tuple (lo, hi) or None
+    bootstrap_priors_ : ndarray or None
+    n_labeled_, n_unlabeled_, n_features_in_ : int
+
+    References
+    ----------
+    C. Elkan, K. Noto, "Learning classifiers from only positive and unlabeled data",
+    KDD 2008.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.pu.priors import ElkanNoto
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(2, 1, (200, 2)), rng.normal(2, 1, (60, 2)), rng.normal(-2, 1, (140, 2))]
+    >>> s = np.r_[np.ones(200), np.zeros(200)]        # 60 of the 200 unlabeled are positive
+    >>> 0.2 < ElkanNoto(random_state=0).fit(X, s).prior_ < 0.4
+    True
+    """
+
+    def __init__(self, estimator=None, cv=5, n_bootstrap=0, confidence=0.95, random_state=None):
+        self.estimator = estimator
+        self.cv = cv
+        self.n_bootstrap = n_bootstrap
+        self.confidence = confidence
+        self.random_state = random_state
+
+    def _check_params(self):
+        est = self.estimator
+        if est is not None and not (hasattr(est, "fit") and hasattr(est, "predict_proba")):
+            raise TypeError(
+                "estimator must be a classifier with fit and predict_proba (e.g. "
+                f"LogisticRegression() or CalibratedClassifierCV(SVC())), got {est!r}"
+            )
+        return {"cv": check_int(self.cv, "cv", low=2)}
+
+    def _estimate(self, Xp, Xu, rng, params):
+        p, n = Xp.shape[0], Xu.shape[0]
+        if p < params["cv"]:
+            raise ValueError(
+                f"cv={params['cv']} folds need at least {params['cv']} labeled positives, "
+                f"got {p}; lower cv"
+            )
+        X = sp.vstack([Xp, Xu], format="csr") if sp.issparse(Xp) else np.vstack([Xp, Xu])
+        s = np.r_[np.ones(p, dtype=int), np.zeros(n, dtype=int)]
+        seed = int(rng.randint(np.iinfo(np.int32).max))
+        folds = StratifiedKFold(params["cv"], shuffle=True, random_state=seed)
+        g_pos = np.empty(p)
+        for train, test in folds.split(np.zeros(p + n), s):
+            est = (
+                LogisticRegression(max_iter=1000)
+                if self.estimator is None
+                else clone(self.estimator)
+            )
+            if est.get_params().get("random_state", 0) is None:
+                est.set_params(random_state=seed)
+            est.fit(X[train], s[train])
+            cls = list(est.classes_)
+            pos_test = test[test < p]
+            g_pos[pos_test] = est.predict_proba(X[pos_test])[:, cls.index(1)]
+        c = float(g_pos.mean())
+        prior = prior_from_label_frequency(c, p, n)
+        _warn_range("ElkanNoto", prior, c, p, n)
+        return prior, {"c_": c}
+
+
+class TIcE(_PriorEstimator):
+    r"""Class prior from the label frequency by tree induction (Bekker and Davis, AAAI 2018).
+
+    Under "selected completely at random" with label frequency ``c = P(s=1 | y=1)``, any
+    subset ``S`` of the data has ``c = L_S / P_S >= L_S / |S|`` (``L_S`` labeled, ``P_S``
+    positive points in ``S``), with equality on a purely positive subset. TIcE searches for
+    such subsets by growing a decision tree on one half of the data (best-first, up to
+    ``max_splits`` splits; the split maximising the biased positive proportion
+    ``max_child L / (|S| + k)`` with ``k = 5``, nodes with fewer than ``min_size`` points are
+    not split) and evaluates each node on the other half with the one-sided Chebyshev
+    (Cantelli) lower bound
+
+    .. math::  \hat c_S = \frac{L_S}{|S|} - \sqrt{\frac{c (1 - c) (1 - \delta)}{\delta |S|}},
+
+    taking the largest. The ``c`` inside the root is the previous iteration's estimate
+    (0.5 at first; ``n_iter`` iterations), the result is averaged over ``n_folds`` random
+    halvings, and ``delta = max(0.025, 1 / (1 + 0.004 N))`` for ``N`` points, the authors'
+    default. Continuous features are split at their ``n_bins - 1`` inner quantiles (the paper
+    works with binarised features). As ``c >= p / N`` always (every labeled point is
+    positive), the estimate is floored there, which keeps ``prior_ <= 1``. Then, as for
+    :class:`ElkanNoto`, ``prior_ = p (1 - c) / (c n)``.
+
+    ``X`` may be sparse; it is densified (``n_samples x n_features``) for the binning.
+
+    Parameters
+    ----------
+    n_folds : int >= 1, default=5
+        Random halvings (tree half / estimation half) averaged over.
+    n_iter : int >= 1, default=2
+    max_splits : int >= 1, default=500
+    min_size : int >= 1, default=10
+    n_bins : int >= 2, default=8
+        Quantile bins per feature.
+    delta : float in (0, 1) or None, default=None
+        Confidence parameter of the bound; None: ``max(0.025, 1 / (1 + 0.004 N))``.
+    n_bootstrap : int, default=0
+    confidence : float in (0, 1), default=0.95
+    random_state : int, RandomState instance or None, default=None
+        Draws the halvings and the bootstrap resamples.
+
+    Attributes
+    ----------
+    prior_ : float
+    c_ : float
+        Estimated label frequency.
+    prior_interval_ : tuple (lo, hi) or None
+    bootstrap_priors_ : ndarray or None
+    n_labeled_, n_unlabeled_, n_features_in_ : int
+
+    References
+    ----------
+    J. Bekker, J. Davis, "Estimating the class prior in positive and unlabeled data through
+    decision tree induction", AAAI 2018.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.pu.priors import TIcE
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(2, 1, (200, 2)), rng.normal(2, 1, (60, 2)), rng.normal(-2, 1, (140, 2))]
+    >>> s = np.r_[np.ones(200), np.zeros(200)]        # 60 of the 200 unlabeled are positive
+    >>> 0.1 < TIcE(random_state=0).fit(X, s).prior_ < 0.5
+    True
+    """
+
+    _BEPP_K = 5
+
+    def __init__(
+        self,
+        n_folds=5,
+        n_iter=2,
+        max_splits=500,
+        min_size=10,
+        n_bins=8,
+        delta=None,
+        n_bootstrap=0,
+        confidence=0.95,
+        random_state=None,
+    ):
+        self.n_folds = n_folds
+        self.n_iter = n_iter
+        self.max_splits = max_splits
+        self.min_size = min_size
+        self.n_bins = n_bins
+        self.delta = delta
+        self.n_bootstrap = n_bootstrap
+        self.confidence = confidence
+        self.random_state = random_state
+
+    def _check_params(self):
+        delta = None
+        if self.delta is not None:
+            delta = check_real(self.delta, "delta", low=0.0, high=1.0)
+        return {
+            "folds": check_int(self.n_folds, "n_folds", low=1),
+            "iters": check_int(self.n_iter, "n_iter", low=1),
+            "splits": check_int(self.max_splits, "max_splits", low=1),
+            "min_size": check_int(self.min_size, "min_size", low=1),
+            "bins": check_int(self.n_bins, "n_bins", low=2),
+            "delta": delta,
+        }
+
+    def _estimate(self, Xp, Xu, rng, params):
+        p, n = Xp.shape[0], Xu.shape[0]
+        X = np.vstack([_dense(Xp), _dense(Xu)])
+        lab = np.r_[np.ones(p, dtype=bool), np.zeros(n, dtype=bool)]
+        N = p + n
+        nb = params["bins"]
+        # bin index of every value: feature j split at its inner quantiles
+        B = np.empty(X.shape, dtype=np.int64)
+        for j in range(X.shape[1]):
+            edges = np.unique(np.quantile(X[:, j], np.arange(1, nb) / nb))
+            B[:, j] = np.searchsorted(edges, X[:, j], side="right")
+        delta = params["delta"] or max(0.025, 1.0 / (1.0 + 0.004 * N))
+        halves = []
+        for _ in range(params["folds"]):
+            perm = rng.permutation(N)
+            halves.append((perm[: N // 2], perm[N // 2 :]))
+        c = 0.5
+        for _ in range(params["iters"]):
+            ests = [
+                _tice_half(B, lab, a, b, c, delta, nb, params["splits"], params["min_size"])
+                for a, b in halves
+            ]
+            c = float(np.mean(ests))
+        c = min(max(c, p / N), 1.0)
+        prior = prior_from_label_frequency(c, p, n)
+        return prior, {"c_": c}
+
+
+def _dense(X):
+    return X.toarray() if sp.issparse(X) else X
+
+
+def _low_c(L, T, c, delta, min_size):
+    """The Cantelli lower bound on c from L labeled among T points (0 below min_size)."""
+    if T < min_size:
+        return 0.0
+    return L / T - np.sqrt(c * (1 - c) * (1 - delta) / (delta * T))
+
+
+def _tice_half(B, lab, tree_idx, est_idx, c, delta, nb, max_splits, min_size):
+    """One TIcE pass: grow the tree on tree_idx, bound c on est_idx; the best bound."""
+    k = TIcE._BEPP_K
+    d = B.shape[1]
+    best = _low_c(lab[est_idx].sum(), est_idx.size, c, delta, min_size)
+    counter = 0
+    heap = [(-lab[tree_idx].sum() / (tree_idx.size + k), counter, tree_idx, est_idx)]
+    splits = 0
+    offsets = np.arange(d) * nb
+    while heap and splits < max_splits:
+        _, _, ta, te = heapq.heappop(heap)
+        if ta.size < min_size:
+            continue
+        Bt = B[ta]
+        flat = (Bt + offsets).ravel()
+        tot = np.bincount(flat, minlength=d * nb).reshape(d, nb)
+        labc = np.bincount(flat, weights=np.repeat(lab[ta], d), minlength=d * nb).reshape(d, nb)
+        T_left, L_left = np.cumsum(tot, 1)[:, :-1], np.cumsum(labc, 1)[:, :-1]
+        T_right, L_right = ta.size - T_left, lab[ta].sum() - L_left
+        valid = (T_left > 0) & (T_right > 0)
+        if not valid.any():
+            continue
+        bepp = np.maximum(L_left / (T_left + k), L_right / (T_right + k))
+        bepp[~valid] = -np.inf
+        j, t = np.unravel_index(int(np.argmax(bepp)), bepp.shape)
+        splits += 1
+        left_a, left_e = B[ta, j] <= t, B[te, j] <= t
+        for child_a, child_e in ((ta[left_a], te[left_e]), (ta[~left_a], te[~left_e])):
+            best = max(best, _low_c(lab[child_e].sum(), child_e.size, c, delta, min_size))
+            counter += 1
+            prio = -lab[child_a].sum() / (child_a.size + k)
+            heapq.heappush(heap, (prio, counter, child_a, child_e))
+    return best
