@@ -21,6 +21,9 @@ from ._base import KernelPUModel, blockwise, double_hinge_objective
 _SOLVERS = ("auto", "smo", "usmo")
 _INITS = ("auto", "pilot", "ocsvm", "mean-kernel")
 _PILOT_SIZE = 1000  # unlabeled points in the pilot problem of init="pilot"
+# prior="auto": the class-prior estimator of unlabeled.pu.priors with the lowest mean absolute
+# error in benchmarks/results/bench_priors.md (12 UCI sets, 10 labelings each)
+AUTO_PRIOR_ESTIMATOR = "PenalizedL1"
 
 
 class PUSVC(KernelPUModel):
@@ -44,8 +47,12 @@ class PUSVC(KernelPUModel):
 
     Parameters
     ----------
-    prior : float in (0, 1)
-        Class prior ``pi``: the proportion of positives among the unlabeled points.
+    prior : float in (0, 1) or "auto"
+        Class prior ``pi``: the proportion of positives among the unlabeled points. ``"auto"``
+        estimates it from ``X`` and ``s`` with the estimator of :mod:`unlabeled.pu.priors`
+        named by ``unlabeled.pu._pusvc.AUTO_PRIOR_ESTIMATOR`` (the most accurate one in
+        ``benchmarks/bench_priors.py``), seeded with ``random_state``; not available with
+        ``kernel="precomputed"``, which gives no feature vectors to estimate it from.
     lam : float > 0, default=0.01
         Regularisation ``lambda`` of the paper.
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
@@ -120,7 +127,10 @@ class PUSVC(KernelPUModel):
         Kernel-row cache of the ``smo`` solver: ``hits``, ``misses``, ``bytes`` (memory the
         cache holds, at most ``cache_size`` MB) and ``kernel_rows`` (rows computed).
     prior_ : float
-        The class prior used.
+        The class prior used (the estimate when ``prior="auto"``).
+    prior_estimator_ : str or None
+        Name of the class-prior estimator used by ``prior="auto"``; None when the prior was
+        given.
     n_features_in_ : int
 
     References
@@ -181,7 +191,17 @@ class PUSVC(KernelPUModel):
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self):
-        prior = check_real(self.prior, "prior", low=0.0, high=1.0)
+        if isinstance(self.prior, str) and self.prior == "auto":
+            prior = None  # estimated in fit
+            if self.kernel == "precomputed":
+                raise ValueError(
+                    "prior='auto' needs feature vectors, but kernel='precomputed' gives a Gram "
+                    "matrix: pass the prior as a number, e.g. estimated with "
+                    f"unlabeled.pu.priors.{AUTO_PRIOR_ESTIMATOR} on the features"
+                )
+        else:
+            name = "prior (a number in (0, 1) or 'auto')"
+            prior = check_real(self.prior, name, low=0.0, high=1.0)
         lam = check_real(self.lam, "lam", low=0.0)
         self._check_kernel_params()
         check_real(self.tol, "tol", low=0.0)
@@ -207,6 +227,10 @@ class PUSVC(KernelPUModel):
         """
         prior, lam = self._check_params()
         X, mask = self._validate_fit(X, s)
+        self.prior_estimator_ = None
+        if prior is None:
+            prior = _auto_prior(X, mask, self.random_state)
+            self.prior_estimator_ = AUTO_PRIOR_ESTIMATOR
         gamma = self._gamma
         solver = "smo" if self.solver == "auto" else self.solver
         init = self.init
@@ -330,6 +354,21 @@ class PUSVC(KernelPUModel):
 
 
 # ---------------------------------------------------------------------- helpers
+def _auto_prior(X, mask, random_state):
+    """prior="auto": the estimate of AUTO_PRIOR_ESTIMATOR, which must lie in (0, 1)."""
+    from . import priors
+
+    est = getattr(priors, AUTO_PRIOR_ESTIMATOR)(random_state=random_state)
+    prior = est.fit(X, mask.astype(np.int8)).prior_
+    if not 0.0 < prior < 1.0:
+        raise ValueError(
+            f"prior='auto': {AUTO_PRIOR_ESTIMATOR} estimated a proportion of positives among "
+            f"the unlabeled points of {prior:.4g}, outside (0, 1), which PUSVC cannot use; "
+            "pass the prior as a number in (0, 1)"
+        )
+    return float(prior)
+
+
 def _fingerprint(X, mask, *params):
     """A digest of the training data and kernel, to tell whether a warm start applies."""
     h = hashlib.blake2b(digest_size=16)

@@ -42,7 +42,6 @@ Example
 from __future__ import annotations
 
 import heapq
-import numbers
 import warnings
 
 import numpy as np
@@ -54,7 +53,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from .._validation import check_int, check_pu_labels, check_real
 
@@ -170,7 +169,9 @@ def _check_positive_grid(values, name, *, high=None):
         return None
     arr = np.asarray(values, dtype=np.float64) if _numeric_seq(values) else None
     if arr is None or arr.ndim != 1 or arr.size == 0:
-        raise TypeError(f"{name} must be None or a non-empty 1-d sequence of numbers, got {values!r}")
+        raise TypeError(
+            f"{name} must be None or a non-empty 1-d sequence of numbers, got {values!r}"
+        )
     bad = ~np.isfinite(arr) | (arr <= 0) | ((arr >= high) if high is not None else False)
     if bad.any():
         where = f"in (0, {high})" if high is not None else "> 0"
@@ -390,7 +391,8 @@ class KM1(_KernelMean):
     >>> import numpy as np
     >>> from unlabeled.pu.priors import KM1
     >>> rng = np.random.default_rng(0)
-    >>> X = np.r_[rng.normal(2, 1, (200, 2)), rng.normal(2, 1, (60, 2)), rng.normal(-2, 1, (140, 2))]
+    >>> pos, neg = rng.normal(2, 1, (260, 2)), rng.normal(-2, 1, (140, 2))
+    >>> X = np.r_[pos, neg]
     >>> s = np.r_[np.ones(200), np.zeros(200)]        # 60 of the 200 unlabeled are positive
     >>> 0.2 < KM1(random_state=0).fit(X, s).prior_ < 0.4
     True
@@ -418,7 +420,8 @@ class KM2(_KernelMean):
         \hat\phi(H) - \textstyle\sum_i w_i \phi(x_i) \bigr\|
 
     over the simplex weights ``w`` on all sample points (a QP, solved here exactly as a
-    non-negative least-squares problem on a pivoted-Cholesky factor of the kernel matrix), ``d`` is about zero up to ``lambda* = 1 / (1 - kappa*)`` (where ``G`` itself is
+    non-negative least-squares problem on a pivoted-Cholesky factor of the kernel matrix),
+    ``d`` is about zero up to ``lambda* = 1 / (1 - kappa*)`` (where ``G`` itself is
     reached) and grows with slope near ``||phi(F) - phi(H)||`` beyond. KM2 (the gradient
     threshold of the paper's experiments) bisects ``lambda`` in ``[1, 8]`` to resolution 0.04
     for the point where the slope ``(d(lambda + 0.02) - d(lambda)) / 0.02`` exceeds
@@ -432,7 +435,8 @@ class KM2(_KernelMean):
     >>> import numpy as np
     >>> from unlabeled.pu.priors import KM2
     >>> rng = np.random.default_rng(0)
-    >>> X = np.r_[rng.normal(2, 1, (200, 2)), rng.normal(2, 1, (60, 2)), rng.normal(-2, 1, (140, 2))]
+    >>> pos, neg = rng.normal(2, 1, (260, 2)), rng.normal(-2, 1, (140, 2))
+    >>> X = np.r_[pos, neg]
     >>> s = np.r_[np.ones(200), np.zeros(200)]        # 60 of the 200 unlabeled are positive
     >>> 0.2 < KM2(random_state=0).fit(X, s).prior_ < 0.4
     True
@@ -507,7 +511,8 @@ class PenalizedL1(_PriorEstimator):
     >>> import numpy as np
     >>> from unlabeled.pu.priors import PenalizedL1
     >>> rng = np.random.default_rng(0)
-    >>> X = np.r_[rng.normal(2, 1, (200, 2)), rng.normal(2, 1, (60, 2)), rng.normal(-2, 1, (140, 2))]
+    >>> pos, neg = rng.normal(2, 1, (260, 2)), rng.normal(-2, 1, (140, 2))
+    >>> X = np.r_[pos, neg]
     >>> s = np.r_[np.ones(200), np.zeros(200)]        # 60 of the 200 unlabeled are positive
     >>> 0.15 < PenalizedL1(random_state=0).fit(X, s).prior_ < 0.45
     True
@@ -661,7 +666,8 @@ class ElkanNoto(_PriorEstimator):
     >>> import numpy as np
     >>> from unlabeled.pu.priors import ElkanNoto
     >>> rng = np.random.default_rng(0)
-    >>> X = np.r_[rng.normal(2, 1, (200, 2)), rng.normal(2, 1, (60, 2)), rng.normal(-2, 1, (140, 2))]
+    >>> pos, neg = rng.normal(2, 1, (260, 2)), rng.normal(-2, 1, (140, 2))
+    >>> X = np.r_[pos, neg]
     >>> s = np.r_[np.ones(200), np.zeros(200)]        # 60 of the 200 unlabeled are positive
     >>> 0.2 < ElkanNoto(random_state=0).fit(X, s).prior_ < 0.4
     True
@@ -737,6 +743,12 @@ class TIcE(_PriorEstimator):
 
     ``X`` may be sparse; it is densified (``n_samples x n_features``) for the binning.
 
+    The bootstrap interval is biased for TIcE: the estimate is a maximum over subsets, and
+    the duplicates of a resample make small subsets look purely labeled, which raises ``c``
+    and lowers the resampled priors; ``prior_interval_`` then tends to lie below ``prior_``
+    (on 300 points, 0.19 to 0.49 around an estimate of 0.51 for a true 0.4). Read it as a
+    measure of spread only.
+
     Parameters
     ----------
     n_folds : int >= 1, default=5
@@ -772,7 +784,8 @@ class TIcE(_PriorEstimator):
     >>> import numpy as np
     >>> from unlabeled.pu.priors import TIcE
     >>> rng = np.random.default_rng(0)
-    >>> X = np.r_[rng.normal(2, 1, (200, 2)), rng.normal(2, 1, (60, 2)), rng.normal(-2, 1, (140, 2))]
+    >>> pos, neg = rng.normal(2, 1, (260, 2)), rng.normal(-2, 1, (140, 2))
+    >>> X = np.r_[pos, neg]
     >>> s = np.r_[np.ones(200), np.zeros(200)]        # 60 of the 200 unlabeled are positive
     >>> 0.1 < TIcE(random_state=0).fit(X, s).prior_ < 0.5
     True
