@@ -23,7 +23,7 @@ _INITS = ("auto", "pilot", "ocsvm", "mean-kernel")
 _PILOT_SIZE = 1000  # unlabeled points in the pilot problem of init="pilot"
 # prior="auto": the class-prior estimator of unlabeled.pu.priors with the lowest mean absolute
 # error in benchmarks/results/bench_priors.md (12 UCI sets, 10 labelings each)
-AUTO_PRIOR_ESTIMATOR = "PenalizedL1"
+AUTO_PRIOR_ESTIMATOR = "TIcE"
 
 
 class PUSVC(KernelPUModel):
