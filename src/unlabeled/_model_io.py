@@ -23,11 +23,15 @@ FORMAT = "unlabeled-model"
 FORMAT_VERSION = 1
 
 # every type a model file may hold beyond the ones skops trusts by default (numpy arrays,
-# builtins, ...): the estimators the command fits and the sparse matrix of support vectors
-# fitted on svmlight data
+# builtins, ...): the estimators the command fits, the sparse matrix of support vectors fitted
+# on svmlight data, and the class-prior estimators that PUSVC(prior="auto") may keep as a
+# fitted attribute (unlabeled.pu.priors). Anything else in a file is refused, not loaded.
 TRUSTED_TYPES = (
     "unlabeled.pu._pusvc.PUSVC",
     "scipy.sparse._csr.csr_matrix",
+    "unlabeled.pu.priors.KM1",
+    "unlabeled.pu.priors.KM2",
+    "unlabeled.pu.priors.PenalizedL1",
 )
 
 
