@@ -237,8 +237,15 @@ def _explain_csv_error(path: str, layout: dict, label_columns: set) -> None:
 
 
 def _npz_read(path: str, x_key: str, label_keys: list[str]):
+    import zipfile
+
     from .datasets._files import _as_labels
 
+    if not zipfile.is_zipfile(path):
+        raise CLIError(
+            f"cannot read {path!r} as npz: it is not a zip archive as numpy.savez writes "
+            "(pass --format if it is another format)"
+        )
     try:
         with np.load(path, allow_pickle=False) as data:
             keys = sorted(data.files)
@@ -272,7 +279,9 @@ def _svmlight_read(path: str, n_features: int | None):
     try:
         return load_svmlight(path, n_features=n_features)
     except Exception as exc:
-        raise CLIError(f"cannot read {path!r} as svmlight: {exc}") from exc
+        raise CLIError(
+            f"cannot read {path!r} as svmlight (pass --format if it is another format): {exc}"
+        ) from exc
 
 
 def _label_file(path: str, n: int):
