@@ -423,11 +423,12 @@ def _load_for_model(args, est, train: dict, want_labels: bool, true_spec: str | 
         y = y_file if want_labels else None
     if true_spec is not None and y_true is None:
         if not Path(true_spec).is_file():
-            raise CLIError(
-                f"--true-labels {true_spec!r} is neither "
-                + ("an array" if fmt == "npz" else "a column")
-                + f" of {path!r} nor a file of labels"
-            )
+            where = {
+                "npz": f"neither an array of {path!r} nor a file of labels",
+                "csv": f"neither a column of {path!r} nor a file of labels",
+                "svmlight": f"not a file of labels ({path!r} holds only the PU labels)",
+            }[fmt]
+            raise CLIError(f"--true-labels {true_spec!r} is {where}")
         y_true = _label_file(true_spec, X.shape[0])
     return X, y, y_true
 
