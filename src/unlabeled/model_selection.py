@@ -505,8 +505,10 @@ def check_pu_cv(cv=5, *, random_state=None):
         )
     if hasattr(cv, "split") and hasattr(cv, "get_n_splits"):
         return cv
-    if isinstance(cv, Iterator | Sequence):
-        return _FixedSplits(list(cv))
+    if isinstance(cv, Iterator | Sequence) and not isinstance(cv, str | bytes):
+        splits = list(cv)
+        if all(isinstance(pair, Sequence) and len(pair) == 2 for pair in splits):
+            return _FixedSplits(splits)
     raise TypeError(
         f"cv must be an int (number of folds), a splitter with split() or an iterable of "
         f"(train, test) index pairs, got {cv!r}"
