@@ -75,16 +75,21 @@ def test_pu_risk_is_unbiased(loss):
     if loss == "zero-one":  # the closed form, as a check of the quadrature
         assert true == pytest.approx(pi * norm.cdf(0, m_pos, sd) + (1 - pi) * norm.sf(0, m_neg, sd))
     s = np.r_[np.ones(p, int), np.zeros(n, int)]
-    est, naive = np.empty(draws), np.empty(draws)
+    est, naive, known = np.empty(draws), np.empty(draws), np.empty(draws)
     for k in range(draws):
         y_u = rng.random(n) < pi
         X_u = rng.normal(size=(n, 3)) + np.where(y_u[:, None], mu_pos, mu_neg)
         f = np.r_[rng.normal(size=(p, 3)) + mu_pos, X_u] @ w + b
         est[k] = pu_risk(s, f, pi, loss)
+        # the risk on this draw's unlabeled points computed with their hidden labels
+        known[k] = np.where(y_u, pos_loss(f[p:]), neg_loss(f[p:])).mean()
         # the naive estimate that takes every unlabeled point for a negative
         naive[k] = pi * pos_loss(f[:p]).mean() + (1 - pi) * neg_loss(f[p:]).mean()
     se = est.std(ddof=1) / np.sqrt(draws)
     assert abs(est.mean() - true) <= 4 * se, (est.mean(), true, se)
+    gap = est - known
+    assert abs(gap.mean()) <= 4 * gap.std(ddof=1) / np.sqrt(draws)
+    assert abs(known.mean() - true) <= 4 * known.std(ddof=1) / np.sqrt(draws)
     # the test has power: ignoring the unlabeled positives is detectably biased
     assert abs(naive.mean() - true) > 8 * se
 
@@ -310,7 +315,7 @@ def test_sklearn_tools_over_pu_estimators(problem):
     assert search.best_params_["lam"] in (1e-2, 1e-1)
     # the search itself inside cross_val_score: nested cross-validation
     inner = PUGridSearchCV(est, {"lam": [1e-2, 1e-1]}, cv=2)
-    nested = cross_val_score(inner, X, s, cv=cv)
+    nested = cross_val_score(inner, X, s, cv=3)  # a classifier: stratified on s
     assert nested.shape == (3,) and np.all(np.isfinite(nested))
 
 

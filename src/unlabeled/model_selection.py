@@ -57,6 +57,7 @@ import numbers
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from copy import deepcopy
 from itertools import groupby
 
 import numpy as np
@@ -64,6 +65,7 @@ from joblib import Parallel, delayed
 from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.model_selection import ParameterGrid, StratifiedKFold, StratifiedShuffleSplit
+from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_gamma, check_int, check_pu_labels, check_real
@@ -620,7 +622,8 @@ class PUGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         joblib's ``n_jobs`` over the (fold, parameter-combination) tasks; None uses the active
         joblib backend's default (one process, or every Dask worker under ``"dask"``).
     refit : bool, default=True
-        Refit the best candidate on all the data as ``best_estimator_``.
+        Refit the best candidate on all the data as ``best_estimator_``. A fit that raises
+        stops the search (scikit-learn's ``error_score="raise"``).
     verbose : int, default=0
     random_state : int, RandomState instance or None, default=None
         Shuffles the folds when ``cv`` is an int (None: no shuffle, as scikit-learn).
@@ -803,6 +806,17 @@ class PUGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         return self
 
     # ---------------------------------------------------------------- delegation
+    def __sklearn_tags__(self):
+        # a classifier when the estimator is one, as scikit-learn's searches are, so that
+        # cross_val_score(search, X, s, cv=k) stratifies and scorers treat it as one
+        tags = super().__sklearn_tags__()
+        sub = get_tags(self.estimator)
+        tags.estimator_type = sub.estimator_type
+        tags.classifier_tags = deepcopy(sub.classifier_tags)
+        tags.input_tags.pairwise = sub.input_tags.pairwise
+        tags.input_tags.sparse = sub.input_tags.sparse
+        return tags
+
     def _best(self):
         check_is_fitted(self, "cv_results_")
         if not self.refit:
