@@ -367,3 +367,34 @@ def test_search_errors(problem):
         from sklearn.svm import SVC
 
         PUGridSearchCV(SVC(), {"C": [1.0]}, cv=2, scoring=pu_zero_one_scorer).fit(X, s)
+
+
+def test_search_in_two_processes_and_on_sparse_data(problem):
+    """joblib's process pool (results come back out of order) and CSR input: same results."""
+    import scipy.sparse as sp
+
+    X, s, prior = problem
+    est = PUSVC(prior=prior, kernel="linear", tol=1e-8, n_jobs=1)
+    grid = {"lam": [1e-1, 1e-2, 1e-3]}
+    serial = PUGridSearchCV(est, grid, cv=3, scoring="double-hinge").fit(X, s)
+    for kw, data in [({"n_jobs": 2}, X), ({}, sp.csr_matrix(X))]:
+        other = PUGridSearchCV(est, grid, cv=3, scoring="double-hinge", **kw).fit(data, s)
+        np.testing.assert_allclose(
+            other.cv_results_["mean_test_score"], serial.cv_results_["mean_test_score"], atol=1e-9
+        )
+        assert other.best_params_ == serial.best_params_
+
+
+def test_search_on_a_precomputed_kernel(problem):
+    """A Gram matrix is split on both axes (train x train to fit, test x train to score)."""
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    X, s, prior = problem
+    grid = {"lam": [1e-1, 1e-2]}
+    kw = {"cv": 3, "scoring": "double-hinge", "refit": False}
+    rbf = PUGridSearchCV(PUSVC(prior=prior, gamma=0.5, tol=1e-8, n_jobs=1), grid, **kw).fit(X, s)
+    pre = PUSVC(prior=prior, kernel="precomputed", tol=1e-8, n_jobs=1)
+    gram = PUGridSearchCV(pre, grid, **kw).fit(rbf_kernel(X, gamma=0.5), s)
+    np.testing.assert_allclose(
+        gram.cv_results_["mean_test_score"], rbf.cv_results_["mean_test_score"], atol=1e-6
+    )

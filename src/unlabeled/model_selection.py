@@ -568,8 +568,11 @@ def _fit_path(estimator, X, s, train, test, fold, path, scorer, warm):
     small). With ``warm`` one estimator is refitted along the path with ``warm_start=True``,
     so that each fit starts from the previous solution on the same training data.
     """
-    X_tr, s_tr = _index(X, train), _index(s, train)
-    X_te, s_te = _index(X, test), _index(s, test)
+    if get_tags(estimator).input_tags.pairwise:  # X is a Gram matrix: columns of train
+        X_tr, X_te = X[np.ix_(train, train)], X[np.ix_(test, train)]
+    else:
+        X_tr, X_te = _index(X, train), _index(X, test)
+    s_tr, s_te = _index(s, train), _index(s, test)
     out = []
     est = None
     for cand, params in path:
