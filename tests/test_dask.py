@@ -24,10 +24,9 @@ def client():
     ``unlabeled`` as this process (a source tree on PYTHONPATH, not an installed copy), so the
     package's directory is put first on their PYTHONPATH, and checked."""
     here = str(Path(unlabeled.__file__).resolve().parents[1])
-    old = os.environ.get("PYTHONPATH")
-    if "site-packages" not in Path(here).parts:  # an installed copy is found anyway
-        os.environ["PYTHONPATH"] = os.pathsep.join([here, *([old] if old else [])])
-    try:
+    with pytest.MonkeyPatch.context() as mp:
+        if "site-packages" not in Path(here).parts:  # an installed copy is found anyway
+            mp.setenv("PYTHONPATH", here, prepend=os.pathsep)
         cluster = LocalCluster(
             n_workers=2,
             threads_per_worker=1,
@@ -35,11 +34,6 @@ def client():
             dashboard_address=None,
             silence_logs=logging.ERROR,
         )
-    finally:
-        if old is None:
-            del os.environ["PYTHONPATH"]
-        else:
-            os.environ["PYTHONPATH"] = old
     client = Client(cluster)
     try:
         yield client
