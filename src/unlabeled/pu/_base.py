@@ -17,6 +17,7 @@ from .._validation import (
     check_pu_labels,
     check_real,
 )
+from ..model_selection import pu_accuracy_score
 
 _CHUNK_BYTES = 64 * 2**20  # kernel blocks at predict time stay below this size
 
@@ -127,6 +128,42 @@ class KernelPUModel(ClassifierMixin, BaseEstimator):
     def predict(self, X) -> np.ndarray:
         """1 where ``f(x) > 0``, else 0."""
         return (self.decision_function(X) > 0).astype(int)
+
+    def score(self, X, s=None, sample_weight=None, *, y=None) -> float:
+        r"""Estimated accuracy on the unlabeled population, from PU labels only; higher is better.
+
+        ``s`` holds PU labels (1 = labeled positive, 0 or -1 = unlabeled), not classes, so this is
+        not scikit-learn's accuracy against ``s`` (which a correct PU model contradicts on every
+        unlabeled positive). It is ``1 - R01``, with ``R01`` the unbiased PU estimate of the
+        zero-one risk (du Plessis, Niu, Sugiyama, NIPS 2014) at the fitted prior ``pi = prior_``:
+
+        .. math::
+
+            1 - \Bigl[2\pi\,\frac{1}{p}\sum_{x\in P}[\hat y(x) = 0] - \pi
+                      + \frac{1}{n}\sum_{x\in U}[\hat y(x) = 1]\Bigr],
+
+        over the ``p`` labeled positives ``P`` and ``n`` unlabeled points ``U`` of ``(X, s)``,
+        with ``y_hat = predict(X)``. Its expectation is the accuracy the model would have on the
+        unlabeled points if their classes were known, so a scikit-learn search without
+        ``scoring`` (``GridSearchCV``, ``cross_val_score``) ranks candidates by an unbiased
+        accuracy estimate. It can leave [0, 1] on small samples.
+
+        The zero-one risk was chosen over the Lee-Liu criterion because it estimates a
+        quantity in the units of ``ClassifierMixin.score``, without bias. Its one pitfall: it
+        uses each model's own ``prior_``, which favours large priors when the prior itself is
+        searched; then pass ``scoring=unlabeled.model_selection.make_pu_scorer(prior=...)``
+        (a fixed evaluation prior) or ``lee_liu_scorer`` (prior-free), or use
+        :class:`unlabeled.model_selection.PUGridSearchCV`, which fixes the prior itself.
+
+        ``y=`` is accepted as an alias of ``s`` for code that passes the labels by keyword, as
+        scikit-learn's estimator checks do.
+        """
+        check_is_fitted(self)
+        if y is not None:
+            if s is not None:
+                raise TypeError("score got both s and y: pass the PU labels once, as s")
+            s = y
+        return pu_accuracy_score(s, self.predict(X), self.prior_, sample_weight=sample_weight)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
