@@ -632,20 +632,13 @@ def _cmd_predict(args) -> int:
 
 
 def _pu_risk(f: np.ndarray, labeled: np.ndarray, prior: float) -> float:
-    """Unbiased PU zero-one risk of the classifier ``f > 0`` from PU data:
+    """The unbiased PU zero-one risk ``pi P_P(f <= 0) + P_U(f > 0) - pi P_P(f > 0)``
+    (:func:`unlabeled.model_selection.pu_risk`), or NaN when the file lacks P or U."""
+    from .model_selection import pu_risk
 
-        R = pi * P_P(f(x) <= 0) + P_U(f(x) > 0) - pi * P_P(f(x) > 0)
-
-    with ``P_P`` over the labeled positives, ``P_U`` over the unlabeled points and ``pi`` the
-    class prior among the unlabeled (du Plessis, Niu and Sugiyama, 2014/2015): the error on
-    positives plus the false-positive rate on negatives, the latter estimated as
-    ``P_U(f > 0) - pi * P_P(f > 0)``. It may be slightly negative on finite samples.
-    """
-    # TODO: use unlabeled.model_selection.pu_risk once that branch is merged (same formula)
-    fp, fu = f[labeled], f[~labeled]
-    if fp.size == 0 or fu.size == 0:
+    if labeled.all() or not labeled.any():
         return float("nan")
-    return float(prior * np.mean(fp <= 0) + np.mean(fu > 0) - prior * np.mean(fp > 0))
+    return float(pu_risk(labeled, f, prior))
 
 
 def _cmd_evaluate(args) -> int:
