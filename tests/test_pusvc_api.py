@@ -196,6 +196,27 @@ def test_blas_start_keeps_the_optimum(problem, kernel, monkeypatch):
         assert abs(warm.objective_ - cold.objective_) <= 1e-9 * max(1, abs(cold.objective_))
 
 
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
+def test_warm_start_derives_the_start_products(problem, kernel, monkeypatch):
+    """A warm start on the same data rescales the previous solution's K_UU sigma and
+    K_UU upper instead of a kernel pass: they must equal the products computed directly,
+    along a lam path (nothing moves) and after a prior change (the repair moves points)."""
+    X, s, _ = problem
+    unl = np.flatnonzero(s == 0).astype(np.int32)
+    seen = []
+    real = _pusvc._warm_products
+    monkeypatch.setattr(
+        _pusvc, "_warm_products", lambda *a: seen.append((a, real(*a))) or seen[-1][1]
+    )
+    warm = PUSVC(prior=0.4, kernel=kernel, degree=2, coef0=1.0, gamma=0.5, warm_start=True)
+    for lam, prior in [(1e-1, 0.4), (1e-2, 0.4), (3e-3, 0.45), (1e-2, 0.3)]:
+        warm.set_params(lam=lam, prior=prior).fit(X, s)
+    assert len(seen) == 3
+    for (_, _, c2, sigma0, upper, blas, _), out in seen:
+        direct = blas(unl, unl, np.c_[sigma0, upper])
+        np.testing.assert_allclose(out["start_products"], direct, rtol=1e-9, atol=1e-9 * c2)
+
+
 @pytest.mark.parametrize("cd", [0, 1])
 def test_linear_offset_search_keeps_the_optimum(cd, monkeypatch):
     """With and without the offset search, on every input format and start, with shrinking

@@ -166,6 +166,8 @@ nb::dict solve_pu(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
     out["cache_misses"] = r.cache_misses;
     out["cache_bytes"] = r.cache_bytes;
     out["kernel_rows"] = r.kernel_rows;
+    out["h"] = to_numpy(r.h);
+    out["products"] = to_numpy(r.products);
     return out;
 }
 

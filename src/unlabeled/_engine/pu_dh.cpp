@@ -148,12 +148,17 @@ void solve_smo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std::
         so.max_iter = opt.max_iter;
         so.progress = opt.progress;
         Solver solver;
+        std::vector<double> Gbar(2 * n);
         SolveResult r = solver.solve(2 * n, Q, p.data(), y.data(), C.data(), alpha.data(), G.data(), so,
-                                     G0.data(), Gbar0.data());
+                                     G0.data(), Gbar0.data(), Gbar.data());
+        res.products.resize(2 * n);
         for (int64_t u = 0; u < n; ++u) {
             res.sigma[u] = alpha[u] + alpha[n + u];
             res.g_unl[u] = -G[u] - 1.0;
+            res.products[2 * u] = G[u] - p[u];
+            res.products[2 * u + 1] = Gbar[u];
         }
+        res.h = h;
         res.iter = r.iter;
         res.converged = r.converged;
         res.stopped = r.stopped;

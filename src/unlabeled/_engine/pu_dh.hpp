@@ -61,6 +61,9 @@ struct PUOptions {
 
 struct PUResult {
     std::vector<double> sigma, g_unl, g_pos, w;  // w only for the linear kernel
+    // SMO solver: h = K_UP 1 and the final [K_UU sigma, K_UU upper] (n x 2), from which a
+    // warm start on the same data derives its start_products without a kernel pass
+    std::vector<double> h, products;
     double beta = 0.0;
     int64_t iter = 0;
     bool converged = false, stopped = false;

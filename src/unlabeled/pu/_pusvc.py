@@ -245,6 +245,7 @@ class PUSVC(KernelPUModel):
             else None
         )
         warm = getattr(self, "_warm", None) if self.warm_start else None
+        warm_products = None
         if warm is not None and warm["key"] == warm_key:
             # c1 and c2 scale with 1/lam: rescaling keeps sigma feasible for the new lam, and
             # the repair (in the order of the previous decision values) moves the sum to the
@@ -256,6 +257,8 @@ class PUSVC(KernelPUModel):
                 prior / (2 * lam),
                 c2,
             )
+            if warm["products"] is not None and solver == "smo":
+                warm_products = warm
         elif init == "ocsvm":
             sigma0 = _ocsvm_start(
                 X, pos, unl, self.kernel, gamma, self.degree, self.coef0, prior, c1 * p, c2
@@ -269,7 +272,12 @@ class PUSVC(KernelPUModel):
             if n * n * per_entry >= _BLAS_MIN_WORK:
                 blas = _BlasProducts(self, X, kparams)
         products = {}
-        if blas is not None:
+        if warm_products is not None:
+            sigma0, upper = _engine.pu_start_weights(sigma0, c2)
+            products = _warm_products(
+                warm_products, lam, c2, sigma0, upper, blas or _BlasProducts(self, X, kparams), unl
+            )
+        elif blas is not None:
             h = blas(unl, pos, np.ones(pos.size))[:, 0]
             if sigma0 is None:  # the engine's default start: largest h first at sigma = c2
                 sigma0 = _repair_sum(np.zeros(n), np.argsort(h, kind="stable"), c1 * p, c2)
@@ -329,6 +337,8 @@ class PUSVC(KernelPUModel):
                 "sigma": res["sigma"],
                 "f_unl": f_unl,
                 "beta": res["beta"],
+                "h": res["h"] if res["products"].size else None,
+                "products": res["products"].reshape(-1, 2) if res["products"].size else None,
             }
         return self
 
@@ -395,6 +405,23 @@ class _BlasProducts:
     def __call__(self, rows, cols, V):
         X, metric, params = self.X, self.metric, self.params
         return kernel_products(X, rows, cols, V, metric, params, self.threads, self.dtype)
+
+
+def _warm_products(warm, lam, c2, sigma0, upper, blas, unl):
+    """The engine's start products for a warm start, from those of the previous solution.
+
+    c1, c2 and sigma all scale with 1/lam, so K_UU sigma and K_UU upper scale by lam_old / lam
+    and keep their states; only the points that the prior's repair moved (or whose state
+    changed) need kernel work, usually none along a lam path."""
+    ratio = warm["lam"] / lam
+    _, upper_old = _engine.pu_start_weights(warm["sigma"], c2 / ratio)
+    delta = np.c_[sigma0 - ratio * warm["sigma"], upper - ratio * upper_old]
+    delta[np.abs(delta) <= 1e-12 * c2] = 0.0  # rounding of the rescaling, not a move
+    start = ratio * warm["products"]
+    moved = np.flatnonzero(delta.any(axis=1))
+    if moved.size:
+        start += blas(unl, unl[moved], delta[moved])
+    return {"h": warm["h"], "start_products": start}
 
 
 def _engine_kernel(est, cache_size, n_jobs):
