@@ -15,6 +15,8 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
 from unlabeled import PUSVC
+from unlabeled.pu import _base, _pusvc
+from unlabeled.pu._base import kernel_products
 
 
 @pytest.fixture(scope="module")
@@ -160,6 +162,73 @@ def test_code_paths_reach_the_same_optimum(problem, kernel):
         np.testing.assert_allclose(
             clf.decision_function(X), ref.decision_function(X), atol=1e-4, err_msg=str(kw)
         )
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
+def test_blas_start_keeps_the_optimum(problem, kernel, monkeypatch):
+    """K_UP 1, K_UU sigma0 and g at the positives through BLAS in blocks (forced here; used
+    from ~2^26 multiply-adds) change the time, not the optimum, for every start and format."""
+    X, s, _ = problem
+    kw = {"kernel": kernel, "degree": 2, "coef0": 1.0}
+    ref = {fmt: fitted(Xv, s, **kw) for fmt, Xv in [("dense", X), ("f32", X.astype(np.float32))]}
+    calls = []
+    monkeypatch.setattr(_pusvc, "_BLAS_MIN_WORK", 0)
+    monkeypatch.setattr(
+        _pusvc, "kernel_products", lambda *a, **k: calls.append(1) or kernel_products(*a, **k)
+    )
+    monkeypatch.setattr(_base, "_CHUNK_BYTES", 8 * 4096 * 7)  # several row blocks
+    for init in ("mean-kernel", "pilot", "ocsvm"):
+        for fmt, Xv in [("dense", X), ("sparse", sp.csr_matrix(X)), ("f32", X.astype(np.float32))]:
+            calls.clear()
+            clf = fitted(Xv, s, init=init, **kw)
+            assert len(calls) == 3, "h, the start products and g at the positives"
+            r = ref["f32" if fmt == "f32" else "dense"]
+            # float32 data: float32 kernel blocks, as the float32 cache (about 1e-7 relative)
+            rtol = 1e-6 if fmt == "f32" else 1e-9
+            assert abs(clf.objective_ - r.objective_) <= rtol * max(1, abs(r.objective_))
+            np.testing.assert_allclose(clf.decision_function(X), r.decision_function(X), atol=1e-4)
+    warm = PUSVC(prior=0.4, gamma=0.5, tol=1e-8, warm_start=True, **kw)
+    for lam in (1e-1, 1e-2):
+        warm.set_params(lam=lam).fit(X, s)
+        monkeypatch.setattr(_pusvc, "_BLAS_MIN_WORK", 2**62)
+        cold = fitted(X, s, lam=lam, **kw)
+        monkeypatch.setattr(_pusvc, "_BLAS_MIN_WORK", 0)
+        assert abs(warm.objective_ - cold.objective_) <= 1e-9 * max(1, abs(cold.objective_))
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
+def test_warm_start_derives_the_start_products(problem, kernel, monkeypatch):
+    """A warm start on the same data rescales the previous solution's K_UU sigma and
+    K_UU upper instead of a kernel pass: they must equal the products computed directly,
+    along a lam path (nothing moves) and after a prior change (the repair moves points)."""
+    X, s, _ = problem
+    unl = np.flatnonzero(s == 0).astype(np.int32)
+    seen = []
+    real = _pusvc._warm_products
+    monkeypatch.setattr(
+        _pusvc, "_warm_products", lambda *a: seen.append((a, real(*a))) or seen[-1][1]
+    )
+    warm = PUSVC(prior=0.4, kernel=kernel, degree=2, coef0=1.0, gamma=0.5, warm_start=True)
+    for lam, prior in [(1e-1, 0.4), (1e-2, 0.4), (3e-3, 0.45), (1e-2, 0.3)]:
+        warm.set_params(lam=lam, prior=prior).fit(X, s)
+    assert len(seen) == 3
+    for (_, _, c2, sigma0, upper, blas, _), out in seen:
+        direct = blas(unl, unl, np.c_[sigma0, upper])
+        np.testing.assert_allclose(out["start_products"], direct, rtol=1e-9, atol=1e-9 * c2)
+
+
+@pytest.mark.parametrize("cd", [0, 1])
+def test_linear_offset_search_keeps_the_optimum(cd, monkeypatch):
+    """With and without the offset search, on every input format and start, with shrinking
+    on and off: the same optimum (n = 6,000 uses the search by default)."""
+    X, s, prior = make_pu(4, n=6000, d=5, p=60)
+    ref = PUSVC(prior=prior, kernel="linear", tol=1e-8).fit(X, s)
+    monkeypatch.setattr(_pusvc, "_LINEAR_CD", cd)
+    for Xv in (X, sp.csr_matrix(X), X.astype(np.float32)):
+        for kw in ({}, {"init": "mean-kernel"}, {"shrinking": False}):
+            clf = PUSVC(prior=prior, kernel="linear", tol=1e-8, **kw).fit(Xv, s)
+            rtol = 1e-6 if Xv.dtype == np.float32 else 1e-9
+            assert abs(clf.objective_ - ref.objective_) <= rtol * max(1, abs(ref.objective_))
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])

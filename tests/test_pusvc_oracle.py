@@ -12,6 +12,7 @@ from conftest import make_pu
 from oracle import assert_dual_structure, gram, primal_objective, solve_primal
 
 from unlabeled import PUSVC
+from unlabeled.pu import _pusvc
 
 LAMS = [1e-4, 1e-3, 1e-2, 1e-1]
 UCI_SETS = [
@@ -44,6 +45,28 @@ def test_random_problems(kernel, lam):
         J_star = solve_primal(X, s == 1, prior, lam, kernel, gamma=0.5)
         for solver in ["smo", "usmo"]:
             check_against(J_star, X, s, prior, lam, kernel, 0.5, solver)
+
+
+@pytest.mark.parametrize("lam", LAMS)
+def test_random_problems_linear_offset_search(monkeypatch, lam):
+    """The linear solver's offset search by coordinate descent (used from 5,000 unlabeled
+    points on, here forced) reaches the optimum."""
+    monkeypatch.setattr(_pusvc, "_LINEAR_CD", 1)
+    for seed in range(3):
+        X, s, prior = make_pu(seed, n=90 + 20 * seed, d=2 + seed, p=15 + 5 * seed)
+        J_star = solve_primal(X, s == 1, prior, lam, "linear", gamma=0.5)
+        check_against(J_star, X, s, prior, lam, "linear", 0.5, "smo")
+
+
+@pytest.mark.parametrize("lam", LAMS)
+def test_random_problems_blas_start(monkeypatch, lam):
+    """The start's products by BLAS (used from ~2^26 multiply-adds, here forced) reach the
+    same optimum as the engine's own row-by-row start."""
+    monkeypatch.setattr(_pusvc, "_BLAS_MIN_WORK", 0)
+    for seed in range(3):
+        X, s, prior = make_pu(seed, n=90 + 20 * seed, d=2 + seed, p=15 + 5 * seed)
+        J_star = solve_primal(X, s == 1, prior, lam, "rbf", gamma=0.5)
+        check_against(J_star, X, s, prior, lam, "rbf", 0.5, "smo")
 
 
 def paper_split(path, seed=0, max_points=None):

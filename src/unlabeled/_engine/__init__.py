@@ -1,5 +1,5 @@
 """The compiled solver engine (C++17, nanobind). Internal: use the estimators instead."""
 
-from ._core import solve_pu, solve_qp, solve_svmplus
+from ._core import pu_start_weights, solve_pu, solve_qp, solve_svmplus
 
-__all__ = ["solve_pu", "solve_qp", "solve_svmplus"]
+__all__ = ["pu_start_weights", "solve_pu", "solve_qp", "solve_svmplus"]

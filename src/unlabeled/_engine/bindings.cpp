@@ -5,6 +5,7 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 
+#include <limits>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -109,7 +110,8 @@ nb::dict solve_pu(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
                   Vec<int32_t> pos, Vec<int32_t> unl, int kernel, double gamma, double coef0, int degree,
                   double c1, double c2, double tol, double cache_bytes, int64_t max_iter, int solver,
                   bool shrinking, std::optional<Vec<double>> sigma0, nb::object progress, uint64_t seed,
-                  int n_jobs, bool cache_float32) {
+                  int n_jobs, bool cache_float32, std::optional<Vec<double>> h,
+                  std::optional<Mat<double>> start_products, bool positive_g, int linear_cd, double beta0) {
     unl::Data X = make_data(X64, X32, csr_data, csr_indices, csr_indptr, n_rows, n_cols);
     unl::PUProblem pb;
     pb.X = &X;
@@ -135,6 +137,19 @@ nb::dict solve_pu(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
         if (sigma0->shape(0) != pb.unl.size()) throw nb::value_error("sigma0 must have one entry per unlabeled point");
         opt.sigma0 = sigma0->data();
     }
+    if (h) {
+        if (h->shape(0) != pb.unl.size()) throw nb::value_error("h must have one entry per unlabeled point");
+        opt.h = h->data();
+    }
+    if (start_products) {
+        if (!sigma0) throw nb::value_error("start_products need the start sigma0 they were computed from");
+        if (start_products->shape(0) != pb.unl.size() || start_products->shape(1) != 2)
+            throw nb::value_error("start_products must have shape (n_unlabeled, 2)");
+        opt.start_products = start_products->data();
+    }
+    opt.positive_g = positive_g;
+    opt.linear_cd = linear_cd;
+    opt.beta0 = beta0;
     unl::PUResult r = run_engine(progress, opt, [&] { return unl::solve_pu(pb, opt); });
 
     nb::dict out;
@@ -151,7 +166,18 @@ nb::dict solve_pu(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
     out["cache_misses"] = r.cache_misses;
     out["cache_bytes"] = r.cache_bytes;
     out["kernel_rows"] = r.kernel_rows;
+    out["h"] = to_numpy(r.h);
+    out["products"] = to_numpy(r.products);
     return out;
+}
+
+// (sigma snapped onto its exact states, weights of the variables at their upper bound): the
+// two vectors whose products with K_UU make the SMO solver's start_products.
+nb::tuple pu_start_weights(Vec<double> sigma, double c2) {
+    std::vector<double> s(sigma.data(), sigma.data() + sigma.shape(0));
+    unl::snap_states(s, c2);
+    std::vector<double> w = unl::pu_upper_weights(s, c2);
+    return nb::make_tuple(to_numpy(s), to_numpy(w));
 }
 
 nb::dict solve_qp(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
@@ -258,7 +284,11 @@ NB_MODULE(_core, m) {
           "csr_indptr"_a.none(), "n_rows"_a, "n_cols"_a, "pos"_a, "unl"_a, "kernel"_a, "gamma"_a, "coef0"_a,
           "degree"_a, "c1"_a, "c2"_a, "tol"_a, "cache_bytes"_a, "max_iter"_a, "solver"_a, "shrinking"_a,
           "sigma0"_a.none(), "progress"_a.none(), "seed"_a = 0, "n_jobs"_a = 0, "cache_float32"_a = false,
+          "h"_a.none() = nb::none(), "start_products"_a.none() = nb::none(), "positive_g"_a = true,
+          "linear_cd"_a = -1, "beta0"_a = std::numeric_limits<double>::quiet_NaN(),
           "Solve the PU double-hinge dual; see pu_dh.hpp for the formulation.");
+    m.def("pu_start_weights", &pu_start_weights, "sigma"_a, "c2"_a,
+          "The snapped start and its upper-bound weights, for solve_pu's start_products.");
     m.def("solve_qp", &solve_qp, "X64"_a.none(), "X32"_a.none(), "csr_data"_a.none(), "csr_indices"_a.none(),
           "csr_indptr"_a.none(), "n_rows"_a, "n_cols"_a, "rows"_a, "var_point"_a, "y"_a, "p"_a, "C"_a, "alpha0"_a,
           "kernel"_a, "gamma"_a, "coef0"_a, "degree"_a, "tol"_a, "cache_bytes"_a, "max_iter"_a, "shrinking"_a,

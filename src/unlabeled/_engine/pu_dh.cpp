@@ -109,20 +109,25 @@ void solve_smo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std::
     }
     // Starting gradient in point space: a_u and b_u share the kernel row of u, so one pass over
     // the support gives both G = Q alpha + p and G_bar, at half the cost of the generic
-    // row-by-row start and in parallel over the columns.
-    std::vector<int64_t> support;
-    for (int64_t u = 0; u < n; ++u)
-        if (res.sigma[u] > 0) support.push_back(u);
+    // row-by-row start and in parallel over the columns. The caller may have computed both
+    // products already (as blocked matrix products, much faster for many features).
     std::vector<double> Ks(n, 0.0), Kbar(n, 0.0);
-    const int64_t m = static_cast<int64_t>(support.size());
-    std::vector<double> row(n);
-    for (int64_t k = 0; k < m; ++k) {
-        const int64_t u = support[k];
-        K.row(pb.unl[u], pb.unl.data(), n, row.data());
-        const double a = res.sigma[u], b = half * ((alpha[u] >= half) + (alpha[n + u] >= half));
-        for (int64_t v = 0; v < n; ++v) {
-            Ks[v] += a * row[v];
-            Kbar[v] += b * row[v];
+    if (opt.start_products) {
+        for (int64_t u = 0; u < n; ++u) {
+            Ks[u] = opt.start_products[2 * u];
+            Kbar[u] = opt.start_products[2 * u + 1];
+        }
+    } else {
+        const std::vector<double> upper = pu_upper_weights(res.sigma, pb.c2);
+        std::vector<double> row(n);
+        for (int64_t u = 0; u < n; ++u) {
+            if (res.sigma[u] <= 0) continue;
+            K.row(pb.unl[u], pb.unl.data(), n, row.data());
+            const double a = res.sigma[u], b = upper[u];
+            for (int64_t v = 0; v < n; ++v) {
+                Ks[v] += a * row[v];
+                Kbar[v] += b * row[v];
+            }
         }
     }
     std::vector<double> G0(2 * n), Gbar0(2 * n);
@@ -143,12 +148,17 @@ void solve_smo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std::
         so.max_iter = opt.max_iter;
         so.progress = opt.progress;
         Solver solver;
+        std::vector<double> Gbar(2 * n);
         SolveResult r = solver.solve(2 * n, Q, p.data(), y.data(), C.data(), alpha.data(), G.data(), so,
-                                     G0.data(), Gbar0.data());
+                                     G0.data(), Gbar0.data(), Gbar.data());
+        res.products.resize(2 * n);
         for (int64_t u = 0; u < n; ++u) {
             res.sigma[u] = alpha[u] + alpha[n + u];
             res.g_unl[u] = -G[u] - 1.0;
+            res.products[2 * u] = G[u] - p[u];
+            res.products[2 * u + 1] = Gbar[u];
         }
+        res.h = h;
         res.iter = r.iter;
         res.converged = r.converged;
         res.stopped = r.stopped;
@@ -453,6 +463,164 @@ void solve_usmo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std:
 // shrinks bound points that cannot take part in a violating pair, then pairs the k-th most
 // violating "up" point with the k-th most violating "low" point, each step with fresh values.
 
+// Coordinate descent for a fixed offset beta: min over 0 <= sigma <= c2 of
+//     1/2 sigma' K sigma - (c1 h + beta 1)' sigma + sum_u max(-sigma_u, sigma_u - c2),
+// one sigma_u at a time in closed form (a convex piecewise quadratic with a kink at c2/2),
+// w kept in step. Point u is optimal iff f_u = g_u + beta is <= -1, in [-1, 1], >= 1 at
+// sigma_u = 0, c2/2, c2, and equals -1 (1) when 0 < sigma_u < c2/2 (c2/2 < sigma_u < c2).
+class OffsetCD {
+public:
+    OffsetCD(const PUProblem& pb, std::vector<double>& sigma, std::vector<double>& w,
+             const std::vector<double>& sq, uint64_t seed)
+        : pb_(pb), X_(*pb.X), s_(sigma), w_(w), sq_(sq), c2_(pb.c2), half_(pb.c2 / 2), rng_(seed) {}
+
+    // Runs epochs until the largest violation is <= tol (or the epoch cap); returns the
+    // coordinate updates made. Shrinks as LIBLINEAR does: a point at a state that the last
+    // epoch's largest violation could not move is skipped until the final full check.
+    int64_t solve(double beta, double tol, int max_epochs, int64_t cap, ProgressClock& clock,
+                  bool& stopped) {
+        const int64_t n = static_cast<int64_t>(s_.size());
+        std::vector<int64_t> active(static_cast<size_t>(n));
+        std::iota(active.begin(), active.end(), 0);
+        double shrink_at = INF;
+        int64_t updates = 0;
+        for (int epoch = 0; epoch < max_epochs; ++epoch) {
+            std::shuffle(active.begin(), active.end(), rng_);
+            double worst = 0.0;
+            size_t keep = 0;
+            for (int64_t u : active) {
+                const int32_t r = pb_.unl[u];
+                const double f = X_.dot_w(r, w_.data()) + beta;
+                const double old = s_[u];
+                const double viol = violation(old, f);
+                worst = std::max(worst, viol);
+                if (viol <= 0 && slack(old, f) > shrink_at) continue;  // shrunk
+                active[keep++] = u;
+                if (viol <= 0) continue;
+                const double next = argmin(old, f, u);
+                if (next != old) {
+                    s_[u] = next;
+                    X_.axpy(r, old - next, w_.data());
+                    if (++updates == cap) return updates;
+                }
+            }
+            active.resize(keep);
+            if (clock.due() && clock.report(updates, worst, NaN)) { stopped = true; return updates; }
+            if (cap >= 0 && updates >= cap) return updates;
+            if (worst <= tol) {
+                if (static_cast<int64_t>(active.size()) == n) return updates;
+                active.resize(static_cast<size_t>(n));  // unshrink for a full check
+                std::iota(active.begin(), active.end(), 0);
+                shrink_at = INF;
+            } else {
+                shrink_at = worst;
+            }
+        }
+        return updates;
+    }
+
+private:
+    const PUProblem& pb_;
+    const Data& X_;
+    std::vector<double>& s_;
+    std::vector<double>& w_;
+    const std::vector<double>& sq_;
+    double c2_, half_;
+    std::mt19937_64 rng_;
+
+    // how far f is from the values that make sigma_u optimal (0 when optimal)
+    double violation(double s, double f) const {
+        if (s <= 0) return std::max(0.0, f + 1);
+        if (s >= c2_) return std::max(0.0, 1 - f);
+        if (s == half_) return std::max({0.0, f - 1, -1 - f});
+        return std::fabs(s < half_ ? f + 1 : f - 1);
+    }
+    // how far inside its optimal range f is, for a point at a state (else 0)
+    double slack(double s, double f) const {
+        if (s <= 0) return -1 - f;
+        if (s >= c2_) return f - 1;
+        if (s == half_) return std::min(1 - f, f + 1);
+        return 0.0;
+    }
+    double argmin(double s, double f, int64_t u) const {
+        const double q = sq_[u] > 0 ? sq_[u] : TAU;
+        const double left = std::clamp(s + (f + 1) / q, 0.0, half_);
+        if (left < half_) return left;
+        return std::clamp(s + (f - 1) / q, half_, c2_);
+    }
+};
+
+// Moves sum(sigma) to `total` inside [0, c2] by moving the points that want to move most
+// (largest f to raise, smallest to lower), each at most to its next state, so that every
+// other point keeps its exact state for the pair solver.
+void repair_total(std::vector<double>& sigma, const std::vector<double>& f, double total, double c2) {
+    const double half = c2 / 2;
+    double gap = total;
+    for (double v : sigma) gap -= v;
+    std::vector<int64_t> order(sigma.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        return gap > 0 ? f[a] > f[b] : f[a] < f[b];
+    });
+    for (int pass = 0; pass < 2 && gap != 0.0; ++pass) {
+        for (int64_t u : order) {
+            if (gap == 0.0) break;
+            double& v = sigma[u];
+            const double next = gap > 0 ? (v < half ? half : c2) : (v > half ? half : 0.0);
+            const double move = gap > 0 ? std::min(gap, next - v) : std::max(gap, next - v);
+            v += move;
+            gap -= move;
+        }
+    }
+    snap_states(sigma, c2);
+}
+
+// The offset search of the LINEAR solver (see pu_dh.hpp); leaves sigma feasible.
+int64_t offset_search(const PUProblem& pb, const PUOptions& opt, std::vector<double>& sigma,
+                      std::vector<double>& w, const std::vector<double>& sq, ProgressClock& clock,
+                      bool& stopped) {
+    const int64_t n = static_cast<int64_t>(sigma.size());
+    const double total = pb.c1 * static_cast<double>(pb.pos.size());
+    std::vector<double> g(static_cast<size_t>(n));
+    auto refresh_g = [&] {
+        for (int64_t u = 0; u < n; ++u) g[u] = pb.X->dot_w(pb.unl[u], w.data());
+    };
+    refresh_g();
+    double beta = std::isfinite(opt.beta0) ? opt.beta0 : pu_bias(sigma, g, pb.c2);
+    OffsetCD cd(pb, sigma, w, sq, opt.seed);
+    int64_t updates = 0;
+    auto sum_at = [&](double b) {
+        const int64_t cap = opt.max_iter >= 0 ? std::max<int64_t>(0, opt.max_iter - updates) : -1;
+        // within tol / 4 per point, so that the pairs start within tol / 2 of optimal
+        updates += cd.solve(b, opt.tol / 4, 200, cap, clock, stopped);
+        double sum = 0.0;
+        for (double v : sigma) sum += v;
+        return sum;
+    };
+    // S(beta) = sum sigma(beta) is non-decreasing: secant steps, kept inside the bracket
+    // [lo, hi] once one is known (bisection when a step would leave it)
+    double lo = -INF, hi = INF, prev_b = NaN, prev_s = NaN;
+    const double enough = std::max(1e-4 * total, pb.c2);
+    for (int k = 0; k < 40 && !stopped && !(opt.max_iter >= 0 && updates >= opt.max_iter); ++k) {
+        const double sum = sum_at(beta);
+        if (std::fabs(sum - total) <= enough) break;
+        (sum < total ? lo : hi) = beta;
+        double next = NaN;
+        if (std::isfinite(prev_b) && sum != prev_s) next = beta + (total - sum) * (beta - prev_b) / (sum - prev_s);
+        if (!std::isfinite(next)) next = beta + (sum < total ? 0.1 : -0.1);
+        if (std::isfinite(lo) && std::isfinite(hi) && !(next > lo && next < hi)) next = (lo + hi) / 2;
+        if (std::isfinite(lo) && std::isfinite(hi) && hi - lo <= 1e-12 * std::max(1.0, std::fabs(beta))) break;
+        prev_b = beta;
+        prev_s = sum;
+        beta = next;
+    }
+    refresh_g();
+    for (int64_t u = 0; u < n; ++u) g[u] += beta;
+    repair_total(sigma, g, total, pb.c2);
+    w = primal_w(pb, sigma);  // also drops the rounding drift of the updates
+    return updates;
+}
+
 void solve_linear(const PUProblem& pb, const PUOptions& opt, Kernel& K, PUResult& res) {
     const int64_t n = static_cast<int64_t>(pb.unl.size());
     std::vector<double>& sigma = res.sigma;
@@ -468,6 +636,8 @@ void solve_linear(const PUProblem& pb, const PUOptions& opt, Kernel& K, PUResult
     ProgressClock clock(opt.progress, 0.2);
     int64_t iter = 0;
     bool converged = false, stopped = false;
+    if (opt.linear_cd == 1 || (opt.linear_cd < 0 && n >= 5000))
+        iter += offset_search(pb, opt, sigma, w, sq, clock, stopped);
     double violation = INF;
     const double tol = opt.tol;
     std::vector<int64_t> cand;
@@ -546,7 +716,7 @@ void solve_linear(const PUProblem& pb, const PUOptions& opt, Kernel& K, PUResult
         }
     };
 
-    while (!(opt.max_iter >= 0 && iter >= opt.max_iter)) {
+    while (!stopped && !(opt.max_iter >= 0 && iter >= opt.max_iter)) {
         double Umax = -INF, Lmin = INF;
         for (int64_t u : active) {
             g[u] = X.dot_w(pb.unl[u], w.data());
@@ -618,6 +788,17 @@ void solve_linear(const PUProblem& pb, const PUOptions& opt, Kernel& K, PUResult
 
 // ---------------------------------------------------------------------------------------
 
+std::vector<double> pu_upper_weights(const std::vector<double>& sigma, double c2) {
+    // the split of solve_smo: a_u = min(sigma_u, c2/2), b_u = sigma_u - a_u
+    const double half = c2 / 2;
+    std::vector<double> w(sigma.size());
+    for (size_t u = 0; u < sigma.size(); ++u) {
+        const double a = std::min(sigma[u], half), b = sigma[u] - a;
+        w[u] = half * ((a >= half) + (b >= half));
+    }
+    return w;
+}
+
 double pu_bias(const std::vector<double>& sigma, const std::vector<double>& g, double c2) {
     const double half = c2 / 2;
     double ub = INF, lb = -INF, sum = 0.0;
@@ -654,7 +835,7 @@ PUResult solve_pu(const PUProblem& pb, const PUOptions& opt) {
     const int64_t n = static_cast<int64_t>(pb.unl.size());
     if (n == 0 || pb.pos.empty()) throw std::invalid_argument("need at least one positive and one unlabeled point");
     Kernel K(*pb.X, pb.kernel);
-    const std::vector<double> h = positive_sums(pb, K);
+    const std::vector<double> h = opt.h ? std::vector<double>(opt.h, opt.h + n) : positive_sums(pb, K);
     const double total = pb.c1 * static_cast<double>(pb.pos.size());
 
     PUResult res;
@@ -674,7 +855,7 @@ PUResult solve_pu(const PUProblem& pb, const PUOptions& opt) {
     if (res.stopped) return res;  // interrupted: the caller discards the result
     res.beta = pu_bias(res.sigma, res.g_unl, pb.c2);
     if (K.is_linear() && res.w.empty()) res.w = primal_w(pb, res.sigma);
-    res.g_pos = positive_g(pb, K, res.sigma, res.w);
+    if (opt.positive_g) res.g_pos = positive_g(pb, K, res.sigma, res.w);
     return res;
 }
 

@@ -12,10 +12,16 @@
 //   * USMO:  the paper's algorithm (violating pairs over D1/D2/D3, the non-bound set with its
 //            function cache, full scans), with the exact piecewise-quadratic pair step;
 //   * LINEAR: for the linear kernel, w = sum alpha_i x_i is kept so that g_u costs O(nnz(x_u));
-//            pairs are chosen in batches from sweeps over the active set, with shrinking.
+//            pairs are chosen in batches from sweeps over the active set, with shrinking. On
+//            large problems it first finds the offset: for a fixed beta the equality constraint
+//            goes into the linear term and the dual separates into single coordinates
+//            (LIBLINEAR-style coordinate descent); sum sigma(beta) grows with beta, so a
+//            bracketed secant search finds beta with sum sigma = c1 p, and the pair solver
+//            finishes the exact problem from there.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "kernels.hpp"
@@ -40,12 +46,24 @@ struct PUOptions {
     bool shrinking = true;
     bool cache_float32 = false;  // store cached kernel rows as float (SMO solver)
     const double* sigma0 = nullptr;  // feasible start (length n) or null for the default one
+    // Products computed outside the engine (by BLAS, in blocks), or null to compute them here:
+    // h = K_UP 1 (length n), and for the SMO solver the n x 2 row-major start products
+    // [K_UU sigma0, K_UU upper0] with upper0 from pu_upper_weights(sigma0).
+    const double* h = nullptr;
+    const double* start_products = nullptr;
+    bool positive_g = true;  // compute g at the positives (else res.g_pos stays empty)
+    double beta0 = std::numeric_limits<double>::quiet_NaN();  // offset guess for linear_cd
+    int linear_cd = -1;      // linear kernel: offset search by coordinate descent first
+                             // (-1: from 5,000 unlabeled points on, 0: never, 1: always)
     uint64_t seed = 0;  // order of USMO's full scans
     ProgressFn progress;
 };
 
 struct PUResult {
     std::vector<double> sigma, g_unl, g_pos, w;  // w only for the linear kernel
+    // SMO solver: h = K_UP 1 and the final [K_UU sigma, K_UU upper] (n x 2), from which a
+    // warm start on the same data derives its start_products without a kernel pass
+    std::vector<double> h, products;
     double beta = 0.0;
     int64_t iter = 0;
     bool converged = false, stopped = false;
@@ -55,6 +73,12 @@ struct PUResult {
 };
 
 PUResult solve_pu(const PUProblem& prob, const PUOptions& opt);
+
+// Snap a start onto the exact states 0, c2/2, c2 where it is within a few ulps of them, and
+// return the weights of the start's variables at their upper bound (c2/2 for each of a_u and
+// b_u that is): what the SMO solver's G_bar = K_UU upper0 needs besides K_UU sigma0.
+void snap_states(std::vector<double>& sigma, double c2);
+std::vector<double> pu_upper_weights(const std::vector<double>& sigma, double c2);
 
 // beta from the optimality conditions: the average of -1 - g_u over 0 < sigma_u < c2/2 and of
 // 1 - g_u over c2/2 < sigma_u < c2; without such points, the midpoint of the interval that the

@@ -148,7 +148,7 @@ double Solver::objective() const {
 
 SolveResult Solver::solve(int64_t l, QMatrix& Q, const double* p, const int8_t* y, const double* C,
                           double* alpha, double* G_out, const SolverOptions& opt,
-                          const double* G0, const double* G_bar0) {
+                          const double* G0, const double* G_bar0, double* G_bar_out) {
     l_ = l;
     Q_ = &Q;
     QD_ = Q.get_QD();
@@ -271,6 +271,7 @@ SolveResult Solver::solve(int64_t l, QMatrix& Q, const double* p, const int8_t* 
     for (int64_t i = 0; i < l; ++i) {
         alpha[active_set_[i]] = alpha_[i];
         if (G_out) G_out[active_set_[i]] = G_[i];
+        if (G_bar_out) G_bar_out[active_set_[i]] = G_bar_[i];
     }
     return res;
 }

@@ -88,10 +88,12 @@ public:
     // alpha: feasible start, overwritten by the solution; G_out (length l, may be null): the
     // final gradient Q alpha + p. Both in the caller's variable order. A problem that can
     // compute the starting gradient faster than row by row passes it as G0 = Q alpha + p and
-    // G_bar0 = sum over upper-bounded t of C_t Q_t (both null: computed here).
+    // G_bar0 = sum over upper-bounded t of C_t Q_t (both null: computed here); G_bar_out
+    // (may be null) receives the final G_bar, which lets a warm start skip that work.
     SolveResult solve(int64_t l, QMatrix& Q, const double* p, const int8_t* y, const double* C,
                       double* alpha, double* G_out, const SolverOptions& opt,
-                      const double* G0 = nullptr, const double* G_bar0 = nullptr);
+                      const double* G0 = nullptr, const double* G_bar0 = nullptr,
+                      double* G_bar_out = nullptr);
 
 private:
     enum Status : int8_t { LOWER = 0, UPPER = 1, FREE = 2 };

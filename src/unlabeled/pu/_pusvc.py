@@ -16,7 +16,7 @@ from sklearn.utils import check_random_state
 from .. import _engine
 from .._shared import EngineProgress, engine_data
 from .._validation import KERNEL_CODES, check_choice, check_int, check_real
-from ._base import KernelPUModel, blockwise, double_hinge_objective
+from ._base import KernelPUModel, blockwise, double_hinge_objective, kernel_products
 
 _SOLVERS = ("auto", "smo", "usmo")
 _INITS = ("auto", "pilot", "ocsvm", "mean-kernel")
@@ -24,6 +24,12 @@ _PILOT_SIZE = 1000  # unlabeled points in the pilot problem of init="pilot"
 # prior="auto": the class-prior estimator of unlabeled.pu.priors with the lowest mean absolute
 # error in benchmarks/results/bench_priors.md (12 UCI sets, 10 labelings each)
 AUTO_PRIOR_ESTIMATOR = "TIcE"
+# Kernel work (multiply-adds) from which the start's products K_UP 1 and K_UU sigma0, and g at
+# the positives, are computed here by BLAS in blocks rather than row by row in the engine.
+_BLAS_MIN_WORK = 2**26
+# linear kernel: the engine's offset search by coordinate descent before the pair solver
+# (-1: from 5,000 unlabeled points on; tests force 0 or 1 to check both paths)
+_LINEAR_CD = -1
 
 
 class PUSVC(KernelPUModel):
@@ -73,7 +79,12 @@ class PUSVC(KernelPUModel):
         ``usmo``: the paper's algorithm (violating pairs over the sets D1/D2/D3, non-bound set
         with function cache, full scans). ``smo``: full gradient, second-order pair selection,
         shrinking and kernel-row cache. ``auto`` is ``smo``. For the linear kernel both keep
-        the primal vector ``w`` so that a step costs O(nnz) rather than O(n d).
+        the primal vector ``w`` so that a step costs O(nnz) rather than O(n d); from 5,000
+        unlabeled points on, ``smo`` first finds the offset ``beta`` (for a fixed offset the
+        dual separates into single coordinates, solved by LIBLINEAR-style coordinate
+        descent, and ``sum sigma`` grows with ``beta``), then finishes with pairs. For
+        ``rbf`` and ``poly`` kernels on large problems the start's kernel sums are matrix
+        products through BLAS, in blocks of at most 64 MB.
     init : {"auto", "pilot", "ocsvm", "mean-kernel"}, default="auto"
         Starting point (any feasible start reaches the same optimum; a good one saves time).
         ``pilot``: solve the same problem loosely on 1,000 random unlabeled points and start
@@ -122,7 +133,8 @@ class PUSVC(KernelPUModel):
     objective_ : float
         The primal objective ``J`` at the solution, computed from the decision values.
     n_iter_ : int
-        Pair updates made by the solver.
+        Updates made by the solver: pair steps, plus the single-coordinate steps of the
+        linear solver's offset search.
     cache_stats_ : dict
         Kernel-row cache of the ``smo`` solver: ``hits``, ``misses``, ``bytes`` (memory the
         cache holds, at most ``cache_size`` MB) and ``kernel_rows`` (rows computed).
@@ -249,7 +261,7 @@ class PUSVC(KernelPUModel):
             self.cache_dtype == "auto" and data["X32"] is not None
         )
         seed = int(rng.randint(np.iinfo(np.int32).max))
-        sigma0 = None
+        sigma0, beta0 = None, np.nan  # beta0: the offset guess of the linear solver
         # hashing X costs a pass over the data: only when a warm start may use it
         warm_key = (
             _fingerprint(X, mask, self.kernel, gamma, self.degree, self.coef0)
@@ -257,22 +269,48 @@ class PUSVC(KernelPUModel):
             else None
         )
         warm = getattr(self, "_warm", None) if self.warm_start else None
+        warm_products = None
         if warm is not None and warm["key"] == warm_key:
             # c1 and c2 scale with 1/lam: rescaling keeps sigma feasible for the new lam, and
             # the repair (in the order of the previous decision values) moves the sum to the
             # new prior
+            beta0 = warm["beta"]
             sigma0 = _repair_sum(
                 warm["sigma"] * (warm["lam"] / lam),
                 np.argsort(warm["f_unl"], kind="stable"),
                 prior / (2 * lam),
                 c2,
             )
+            if warm["products"] is not None and solver == "smo":
+                warm_products = warm
         elif init == "ocsvm":
             sigma0 = _ocsvm_start(
                 X, pos, unl, self.kernel, gamma, self.degree, self.coef0, prior, c1 * p, c2
             )
         elif init == "pilot" and n > 4 * _PILOT_SIZE:
-            sigma0 = self._pilot_start(X, data, kparams, pos, unl, prior, lam, c2, seed)
+            sigma0, beta0 = self._pilot_start(X, data, kparams, pos, unl, prior, lam, c2, seed)
+
+        blas = None
+        if solver == "smo" and self.kernel in ("rbf", "poly"):
+            per_entry = X.nnz / max(X.shape[0], 1) if sp.issparse(X) else X.shape[1]
+            if n * n * per_entry >= _BLAS_MIN_WORK:
+                blas = _BlasProducts(self, X, kparams)
+        products = {}
+        if warm_products is not None:
+            sigma0, upper = _engine.pu_start_weights(sigma0, c2)
+            products = _warm_products(
+                warm_products, lam, c2, sigma0, upper, blas or _BlasProducts(self, X, kparams), unl
+            )
+        elif blas is not None:
+            h = blas(unl, pos, np.ones(pos.size))[:, 0]
+            if sigma0 is None:  # the engine's default start: largest h first at sigma = c2
+                sigma0 = _repair_sum(np.zeros(n), np.argsort(h, kind="stable"), c1 * p, c2)
+            sigma0, upper = _engine.pu_start_weights(sigma0, c2)
+            products = {
+                "h": h,
+                "start_products": blas(unl, unl, np.c_[sigma0, upper]),
+                "positive_g": False,
+            }
 
         progress = EngineProgress(self.verbose, "[PUSVC]")
         res = _engine.solve_pu(
@@ -289,6 +327,9 @@ class PUSVC(KernelPUModel):
             sigma0=sigma0,
             progress=progress,
             seed=seed,
+            linear_cd=_LINEAR_CD,
+            beta0=float(beta0),
+            **products,
         )
         progress.done(res)
         if not res["converged"]:
@@ -302,6 +343,8 @@ class PUSVC(KernelPUModel):
                 stacklevel=2,
             )
 
+        if blas is not None:
+            res["g_pos"] = blas(pos, np.r_[pos, unl], np.r_[np.full(p, c1), -res["sigma"]])[:, 0]
         _store_solution(self, X, pos, unl, res, c1, prior, lam)
         self.cache_stats_ = {
             "hits": int(res["cache_hits"]),
@@ -312,14 +355,23 @@ class PUSVC(KernelPUModel):
         self.solver_ = solver
         if self.warm_start:
             f_unl = res["g_unl"] + res["beta"]
-            self._warm = {"key": warm_key, "lam": lam, "sigma": res["sigma"], "f_unl": f_unl}
+            self._warm = {
+                "key": warm_key,
+                "lam": lam,
+                "sigma": res["sigma"],
+                "f_unl": f_unl,
+                "beta": res["beta"],
+                "h": res["h"] if res["products"].size else None,
+                "products": res["products"].reshape(-1, 2) if res["products"].size else None,
+            }
         return self
 
     def _pilot_start(self, X, data, kparams, pos, unl, prior, lam, c2, seed):
         """Solve the same problem (same lam and prior) loosely on a random subsample, then start
         every unlabeled point in the state that the pilot's f(x) suggests: sigma = 0, c2/2 or
         c2 for f <= -1, |f| < 1, f >= 1. Which state dominates depends on lam and the data, so
-        this beats any fixed-shape start; it costs O(n * pilot size) kernel evaluations."""
+        this beats any fixed-shape start; it costs O(n * pilot size) kernel evaluations.
+        Returns the start and the pilot's offset (the linear solver's first guess)."""
         rng = np.random.default_rng(seed)
         sub_u = np.sort(rng.choice(unl, _PILOT_SIZE, replace=False)).astype(np.int32)
         sub_p = pos
@@ -350,7 +402,8 @@ class PUSVC(KernelPUModel):
             f = self._kernel_dot(X, sv if self.kernel == "precomputed" else X[sv], coef, rows=unl)
         f += pilot["beta"]
         sigma = np.where(f <= -1, 0.0, np.where(f >= 1, c2, c2 / 2))
-        return _repair_sum(sigma, np.argsort(f, kind="stable"), prior / (2 * lam), c2)
+        order = np.argsort(f, kind="stable")
+        return _repair_sum(sigma, order, prior / (2 * lam), c2), float(pilot["beta"])
 
 
 # ---------------------------------------------------------------------- helpers
@@ -377,6 +430,37 @@ def _fingerprint(X, mask, *params):
         h.update(np.ascontiguousarray(a))
     h.update(repr((X.shape, X.dtype.str, params)).encode())
     return h.hexdigest()
+
+
+class _BlasProducts:
+    """K(X[rows], X[cols]) @ V for a fitted-data PUSVC, in the precision of its kernel cache."""
+
+    def __init__(self, est, X, kparams):
+        self.X, self.metric, self.params = X, est.kernel, est._pairwise_params()
+        self.threads = kparams["n_jobs"]
+        single = kparams["cache_float32"] and X.dtype == np.float32
+        self.dtype = np.float32 if single else np.float64
+
+    def __call__(self, rows, cols, V):
+        X, metric, params = self.X, self.metric, self.params
+        return kernel_products(X, rows, cols, V, metric, params, self.threads, self.dtype)
+
+
+def _warm_products(warm, lam, c2, sigma0, upper, blas, unl):
+    """The engine's start products for a warm start, from those of the previous solution.
+
+    c1, c2 and sigma all scale with 1/lam, so K_UU sigma and K_UU upper scale by lam_old / lam
+    and keep their states; only the points that the prior's repair moved (or whose state
+    changed) need kernel work, usually none along a lam path."""
+    ratio = warm["lam"] / lam
+    _, upper_old = _engine.pu_start_weights(warm["sigma"], c2 / ratio)
+    delta = np.c_[sigma0 - ratio * warm["sigma"], upper - ratio * upper_old]
+    delta[np.abs(delta) <= 1e-12 * c2] = 0.0  # rounding of the rescaling, not a move
+    start = ratio * warm["products"]
+    moved = np.flatnonzero(delta.any(axis=1))
+    if moved.size:
+        start += blas(unl, unl[moved], delta[moved])
+    return {"h": warm["h"], "start_products": start}
 
 
 def _engine_kernel(est, cache_size, n_jobs):

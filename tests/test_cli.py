@@ -1,0 +1,494 @@
+"""The ``unlabeled`` command: round trips against the Python API, metrics against scikit-learn,
+and one-line errors (no traceback, no file written) for every kind of bad input."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import make_pu
+from sklearn.datasets import dump_svmlight_file
+from sklearn.metrics import f1_score, precision_score, recall_score, roc_auc_score
+
+import unlabeled
+from unlabeled import PUSVC
+from unlabeled._model_io import META_MEMBER, load_model
+from unlabeled.cli import main
+from unlabeled.datasets import load_csv, load_npz, load_svmlight
+
+SRC = Path(unlabeled.__file__).resolve().parents[1]
+PARAMS = ["--prior", "0.4", "--lam", "0.05", "--kernel", "rbf", "--gamma", "0.5"]
+PARAMS += ["--random-state", "0", "--n-jobs", "1"]
+API_PARAMS = dict(prior=0.4, lam=0.05, kernel="rbf", gamma=0.5, random_state=0, n_jobs=1)
+
+
+def _prior_auto_works():
+    X, s, _ = make_pu(0, n=30, d=2, p=8)
+    try:
+        PUSVC(prior="auto").fit(X, s)
+    except Exception:
+        return False
+    return True
+
+
+def _search_available():
+    try:
+        from unlabeled.model_selection import PUGridSearchCV  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+PRIOR_AUTO = _prior_auto_works()
+SEARCH = _search_available()
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    """One small PU problem in the three formats; the CSV and npz also hold the true classes."""
+    d = tmp_path_factory.mktemp("data")
+    X, s, _ = make_pu(3, n=60, d=3, p=15)
+    X = np.round(X, 6)  # what the CSV holds exactly
+    rng = np.random.default_rng(0)
+    y = np.where(s == 1, 1, (X[:, 0] + 0.3 * rng.normal(size=s.size) > 0.5).astype(int))
+    with open(d / "train.csv", "w") as fh:
+        fh.write("a,b,c,s,y\n")
+        for xi, si, yi in zip(X, s, y, strict=True):
+            fh.write(",".join(repr(float(v)) for v in xi) + f",{si},{yi}\n")
+    with open(d / "features.csv", "w") as fh:  # features only, no header
+        for xi in X:
+            fh.write(",".join(repr(float(v)) for v in xi) + "\n")
+    np.savez(d / "train.npz", X=X, s=s, y=y)
+    dump_svmlight_file(X, s, str(d / "train.svm"))
+    np.savetxt(d / "truth.txt", y, fmt="%d")
+    return {"dir": d, "X": X, "s": s, "y": y}
+
+
+def run(argv, capsys):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def fit_cli(capsys, data_file, model, *extra):
+    code, out, err = run(["fit", data_file, "-o", model, *PARAMS, *extra], capsys)
+    assert code == 0, err
+    return out
+
+
+def read_predictions(path_or_text):
+    text = Path(path_or_text).read_text() if isinstance(path_or_text, Path) else path_or_text
+    rows = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, ndmin=2)
+    return rows[:, 0].astype(int), (rows[:, 1] if rows.shape[1] > 1 else None)
+
+
+# ---------------------------------------------------------------------- round trips
+@pytest.mark.parametrize(
+    "name, fit_args, load",
+    [
+        (
+            "train.csv",
+            ["--label-column", "s", "--ignore-column", "y"],
+            lambda p: (lambda X, s: (np.delete(X, 3, axis=1), s))(*load_csv(p, label_column="s")),
+        ),
+        ("train.svm", [], lambda p: load_svmlight(p)),
+        ("train.npz", ["--label-column", "s"], lambda p: load_npz(p, y_key="s")),
+    ],
+)
+def test_round_trip_matches_python_api(data, tmp_path, capsys, name, fit_args, load):
+    path = data["dir"] / name
+    model = tmp_path / "model.skops"
+    out = fit_cli(capsys, path, model, *fit_args)
+    assert "saved to" in out and model.is_file()
+
+    X, s = load(path)
+    api = PUSVC(**API_PARAMS).fit(X, s == 1)
+    code, _, err = run(["predict", model, path, "--decision", "-o", tmp_path / "p.csv"], capsys)
+    assert code == 0, err
+    pred, dec = read_predictions(tmp_path / "p.csv")
+    np.testing.assert_array_equal(pred, api.predict(X))
+    np.testing.assert_allclose(dec, api.decision_function(X), rtol=1e-12, atol=1e-12)
+
+    # the saved estimator itself, and predictions on stdout
+    est, meta = load_model(model)
+    assert meta["unlabeled_version"] == unlabeled.__version__
+    assert meta["estimator"] == "unlabeled.pu._pusvc.PUSVC"
+    np.testing.assert_array_equal(est.predict(X), api.predict(X))
+    assert est.get_params() == api.get_params()
+    code, out, _ = run(["predict", model, path], capsys)
+    assert code == 0
+    np.testing.assert_array_equal(read_predictions(out)[0], api.predict(X))
+
+
+def test_predict_on_feature_only_csv(data, tmp_path, capsys):
+    model = tmp_path / "m.skops"
+    fit_cli(capsys, data["dir"] / "train.csv", model, "--label-column", "s", "--ignore-column", "4")
+    code, out, err = run(["predict", model, data["dir"] / "features.csv"], capsys)
+    assert code == 0, err
+    api = PUSVC(**API_PARAMS).fit(data["X"], data["s"])
+    np.testing.assert_array_equal(read_predictions(out)[0], api.predict(data["X"]))
+
+
+def test_positive_value_and_string_labels(tmp_path, capsys):
+    X, s, _ = make_pu(1, n=40, d=2, p=10)
+    path = tmp_path / "d.csv"
+    lab = np.where(s == 1, "pos", "unl")
+    path.write_text(
+        "".join(f"{float(a)!r},{float(b)!r},{c}\n" for (a, b), c in zip(X, lab, strict=True))
+    )
+    model = tmp_path / "m.skops"
+    fit_cli(capsys, path, model, "--positive-value", "pos")
+    est, meta = load_model(model)
+    np.testing.assert_array_equal(est.predict(X), PUSVC(**API_PARAMS).fit(X, s).predict(X))
+    assert meta["data"]["positive_value"] == "pos"
+
+
+# ---------------------------------------------------------------------- evaluate
+def pu_risk(f, labeled, prior):
+    fp, fu = f[labeled], f[~labeled]
+    return prior * np.mean(fp <= 0) + np.mean(fu > 0) - prior * np.mean(fp > 0)
+
+
+@pytest.mark.parametrize("unlabeled_only", [False, True])
+def test_evaluate_matches_sklearn(data, tmp_path, capsys, unlabeled_only):
+    model = tmp_path / "m.skops"
+    fit_cli(capsys, data["dir"] / "train.csv", model, "--label-column", "s", "--ignore-column", "y")
+    argv = ["evaluate", model, data["dir"] / "train.csv", "--true-labels", "y", "--json"]
+    code, out, err = run(argv + (["--unlabeled-only"] if unlabeled_only else []), capsys)
+    assert code == 0, err
+    got = json.loads(out)
+
+    X, s, y = data["X"], data["s"], data["y"]
+    est = PUSVC(**API_PARAMS).fit(X, s)
+    f = est.decision_function(X)
+    rows = s == 0 if unlabeled_only else np.ones(s.size, bool)
+    pred = est.predict(X)
+    assert got["pu_risk"] == pytest.approx(pu_risk(f, s == 1, 0.4))
+    assert got["f1"] == pytest.approx(f1_score(y[rows], pred[rows]))
+    assert got["precision"] == pytest.approx(precision_score(y[rows], pred[rows]))
+    assert got["recall"] == pytest.approx(recall_score(y[rows], pred[rows]))
+    assert got["roc_auc"] == pytest.approx(roc_auc_score(y[rows], f[rows]))
+    assert (got["n_samples"], got["n_labeled"], got["prior"]) == (s.size, s.sum(), 0.4)
+
+    # the same numbers in the table; the PU risk alone without true labels
+    code, out, _ = run(["evaluate", model, data["dir"] / "train.csv"], capsys)
+    assert code == 0 and "PU risk" in out and "F1" not in out
+    assert f"{pu_risk(f, s == 1, 0.4):.4f}" in out
+
+
+@pytest.mark.parametrize("truth", ["y", "truth.txt"])
+def test_evaluate_npz_and_svmlight_true_labels(data, tmp_path, capsys, truth):
+    model = tmp_path / "m.skops"
+    fit_cli(capsys, data["dir"] / "train.svm", model)
+    target = data["dir"] / ("train.npz" if truth == "y" else "train.svm")
+    spec = truth if truth == "y" else data["dir"] / truth
+    argv = ["evaluate", model, target, "--true-labels", spec, "--json"]
+    if truth == "y":
+        argv += ["--label-column", "s"]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    got = json.loads(out)
+    est = PUSVC(**API_PARAMS).fit(data["X"], data["s"])
+    assert got["f1"] == pytest.approx(f1_score(data["y"], est.predict(data["X"])))
+
+
+# ---------------------------------------------------------------------- bad input
+def _assert_clean_failure(code, out, err, directory, expected_code=1, before=(), quiet=False):
+    """Exit status, one error line (the only stderr line with --quiet, else the last one after
+    the progress notes), no traceback, nothing on stdout, no file left in ``directory``."""
+    assert code == expected_code, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 if quiet else lines, err
+    assert lines[-1].startswith("unlabeled: error: ")
+    assert sum(line.startswith("unlabeled: error") for line in lines) == 1
+    assert "Traceback" not in err and out == ""
+    assert sorted(p.name for p in Path(directory).iterdir()) == sorted(before)
+
+
+@pytest.fixture
+def bad_files(tmp_path):
+    (tmp_path / "garbage.npz").write_bytes(b"\x00\x01 not a zip at all")
+    (tmp_path / "text.csv").write_text("a,b,s\n1,2,1\n3,x,0\n")
+    (tmp_path / "data.xyz").write_text("1,2,1\n")
+    (tmp_path / "allpos.csv").write_text("1,2,1\n3,4,1\n")
+    with zipfile.ZipFile(tmp_path / "other.skops", "w") as zf:
+        zf.writestr("schema.json", "{}")
+    return tmp_path
+
+
+BAD_FIT = [
+    (["fit", "{d}/missing.csv", "--prior", "0.4"], 1, "not found"),
+    (["fit", "{b}/garbage.npz", "--prior", "0.4"], 1, "cannot read"),
+    (["fit", "{b}/text.csv", "--prior", "0.4"], 1, "non-numeric"),
+    (["fit", "{b}/data.xyz", "--prior", "0.4"], 1, "--format"),
+    (["fit", "{d}/train.csv", "--label-column", "nope", "--prior", "0.4"], 1, "'nope'"),
+    (["fit", "{d}/train.csv", "--label-column", "7", "--prior", "0.4"], 1, "out of range"),
+    (["fit", "{d}/train.npz", "--label-column", "nope", "--prior", "0.4"], 1, "'nope'"),
+    (["fit", "{d}/train.csv", "--positive-value", "5", "--prior", "0.4"], 1, "no labeled positive"),
+    (["fit", "{b}/allpos.csv", "--prior", "0.4"], 1, "no unlabeled point"),
+    (["fit", "{d}/train.csv", "--prior", "1.5"], 2, "--prior"),
+    (["fit", "{d}/train.csv", "--prior", "0"], 2, "--prior"),
+    (["fit", "{d}/train.csv", "--prior", "-0.2"], 2, "--prior"),
+    (["fit", "{d}/train.csv", "--prior", "0.4", "--lam", "-1"], 2, "--lam"),
+    (["fit", "{d}/train.svm", "--label-column", "s", "--prior", "0.4"], 2, "svmlight"),
+    # fails half way: the data are read, the estimator refuses its parameters
+    (["fit", "{d}/train.csv", "--prior", "0.4", "--degree", "-1", "--kernel", "poly"], 1, "degree"),
+]
+
+
+@pytest.mark.parametrize("argv, expected_code, phrase", BAD_FIT)
+def test_fit_bad_input(data, bad_files, tmp_path, capsys, argv, expected_code, phrase):
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    argv = [a.format(d=data["dir"], b=bad_files) for a in argv] + ["-o", out_dir / "m.skops"]
+    code, out, err = run(argv, capsys)
+    _assert_clean_failure(code, out, err, out_dir, expected_code)
+    assert phrase in err.splitlines()[-1]
+    code, out, err = run(argv + ["--quiet"], capsys)
+    _assert_clean_failure(code, out, err, out_dir, expected_code, quiet=True)
+
+
+def test_fit_output_folder_missing(data, tmp_path, capsys):
+    argv = ["fit", data["dir"] / "train.csv", "--prior", "0.4", "-o", tmp_path / "no" / "m.skops"]
+    code, out, err = run(argv, capsys)
+    _assert_clean_failure(code, out, err, tmp_path)
+    assert "does not exist" in err
+
+
+@pytest.fixture(scope="module")
+def model(data, tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "m.skops"
+    argv = ["fit", data["dir"] / "train.csv", "-o", path, "--label-column", "s", *PARAMS]
+    assert main([str(a) for a in argv + ["--ignore-column", "y", "-q"]]) == 0
+    return path
+
+
+def test_model_files_refused(data, bad_files, model, tmp_path, capsys):
+    truncated = tmp_path / "truncated.skops"
+    truncated.write_bytes(model.read_bytes()[:-200])
+    cases = [
+        (tmp_path / "missing.skops", "not found"),
+        (data["dir"] / "train.csv", "not an unlabeled model file"),
+        (bad_files / "other.skops", "not an unlabeled model file"),
+        (truncated, "model file"),
+    ]
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    for path, phrase in cases:
+        for cmd in (
+            ["predict", path, data["dir"] / "train.csv", "-o", out_dir / "p.csv"],
+            ["evaluate", path, data["dir"] / "train.csv"],
+        ):
+            code, out, err = run(cmd, capsys)
+            _assert_clean_failure(code, out, err, out_dir)
+            assert phrase in err, (path, err)
+
+
+def test_version_mismatch(data, tmp_path, capsys, monkeypatch):
+    model = tmp_path / "old.skops"
+    monkeypatch.setattr(unlabeled, "__version__", "0.0.1")
+    fit_cli(capsys, data["dir"] / "train.svm", model)
+    monkeypatch.undo()
+    code, out, err = run(["predict", model, data["dir"] / "train.svm"], capsys)
+    _assert_clean_failure(code, out, err, tmp_path, before=["old.skops"])
+    assert "unlabeled 0.0.1" in err and unlabeled.__version__ in err
+    with zipfile.ZipFile(model) as zf:  # the record is readable without loading anything
+        assert json.loads(zf.read(META_MEMBER))["unlabeled_version"] == "0.0.1"
+
+
+def test_predict_bad_data_writes_nothing(data, model, tmp_path, capsys):
+    wide = tmp_path / "wide.csv"
+    wide.write_text("1,2,3,4,5,6,7\n")
+    for path, phrase in [(tmp_path / "missing.csv", "not found"), (wide, "7 columns")]:
+        code, out, err = run(["predict", model, path, "-o", tmp_path / "p.csv"], capsys)
+        _assert_clean_failure(code, out, err, tmp_path, before=["wide.csv"])
+        assert phrase in err
+    argv = ["evaluate", model, data["dir"] / "train.csv", "--true-labels", "zz"]
+    code, out, err = run(argv, capsys)
+    _assert_clean_failure(code, out, err, tmp_path, before=["wide.csv"])
+    assert "'zz'" in err
+
+
+def test_usage_errors_are_one_line(capsys):
+    for argv in ([], ["bogus"], ["fit"], ["predict", "m.skops"], ["fit", "x.csv", "--prior", "a"]):
+        code, out, err = run(argv, capsys)
+        assert code == 2 and out == ""
+        assert len(err.strip().splitlines()) == 1 and err.startswith("unlabeled: error: ")
+
+
+def test_debug_shows_the_exception(tmp_path, monkeypatch):
+    monkeypatch.setenv("UNLABELED_DEBUG", "1")
+    with pytest.raises(Exception, match="not found"):
+        main(["predict", str(tmp_path / "none.skops"), str(tmp_path / "none.csv")])
+
+
+def test_warnings_are_one_line(data, tmp_path, capsys):
+    out = tmp_path / "m.skops"
+    code, _, err = run(
+        ["fit", data["dir"] / "train.svm", "-o", out, *PARAMS, "--max-iter", "2"], capsys
+    )
+    assert code == 0 and out.is_file()
+    warning = [line for line in err.splitlines() if "warning" in line]
+    assert len(warning) == 1 and warning[0].startswith("unlabeled: warning: ")
+
+
+# ---------------------------------------------------------------------- quiet, help, demo
+def test_quiet_prints_only_results(data, model, tmp_path, capsys):
+    code, out, err = run(
+        ["fit", data["dir"] / "train.svm", "-o", tmp_path / "m.skops", *PARAMS, "--quiet"], capsys
+    )
+    assert code == 0 and err == "" and out.count("\n") == 1
+    code, out, err = run(["predict", model, data["dir"] / "features.csv", "-q"], capsys)
+    assert code == 0 and err == "" and out.splitlines()[0] == "prediction"
+    assert len(out.splitlines()) == 1 + data["X"].shape[0]
+    code, out, err = run(
+        ["predict", model, data["dir"] / "features.csv", "-q", "-o", tmp_path / "p.csv"], capsys
+    )
+    assert code == 0 and err == "" and out == ""
+    code, out, err = run(["evaluate", model, data["dir"] / "train.csv", "-q", "--json"], capsys)
+    assert code == 0 and err == "" and "pu_risk" in json.loads(out)
+    # without --quiet, progress and notes go to stderr, results still alone on stdout
+    code, out, err = run(["predict", model, data["dir"] / "features.csv"], capsys)
+    assert code == 0 and "loading" in err and out.splitlines()[0] == "prediction"
+
+
+@pytest.mark.parametrize("command", [None, "fit", "predict", "evaluate", "demo"])
+def test_help(capsys, command):
+    code, out, _ = run([command, "--help"] if command else ["--help"], capsys)
+    assert code == 0 and "usage: unlabeled" in out
+    if command in (None, "fit", "predict", "evaluate"):
+        assert "examples:" in out
+    if command == "fit":
+        for option in ("--label-column", "--positive-value", "--prior", "--search", "--quiet"):
+            assert option in out
+
+
+def test_version(capsys):
+    code, out, _ = run(["--version"], capsys)
+    assert code == 0 and out.strip() == f"unlabeled {unlabeled.__version__}"
+
+
+def test_demo_still_runs(capsys):
+    code, out, _ = run(["demo"], capsys)
+    assert code == 0 and "PUSVC (rbf)" in out and "SVC, unlabeled as negative" in out
+
+
+# ---------------------------------------------------------------------- subprocess
+def _subprocess(*argv, cwd):
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    env.pop("UNLABELED_DEBUG", None)
+    return subprocess.run(
+        [sys.executable, "-m", "unlabeled", *map(str, argv)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+def test_subprocess_round_trip_and_errors(data, tmp_path):
+    r = _subprocess(
+        "fit",
+        data["dir"] / "train.npz",
+        "--label-column",
+        "s",
+        *PARAMS,
+        "-q",
+        "-o",
+        "m.skops",
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    r = _subprocess("predict", "m.skops", data["dir"] / "train.npz", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    api = PUSVC(**API_PARAMS).fit(data["X"], data["s"])
+    np.testing.assert_array_equal(read_predictions(r.stdout)[0], api.predict(data["X"]))
+
+    r = _subprocess("fit", data["dir"] / "train.csv", "--prior", "2", "-o", "x.skops", cwd=tmp_path)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in r.stderr and not (tmp_path / "x.skops").exists()
+    r = _subprocess("predict", data["dir"] / "train.csv", data["dir"] / "train.csv", cwd=tmp_path)
+    assert r.returncode == 1 and r.stderr.startswith("unlabeled: error: ")
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+# ---------------------------------------------------------------------- features of other branches
+@pytest.mark.skipif(not PRIOR_AUTO, reason="PUSVC(prior='auto') is not implemented yet")
+def test_prior_auto(data, tmp_path, capsys):
+    model = tmp_path / "m.skops"
+    code, out, err = run(
+        [
+            "fit",
+            data["dir"] / "train.svm",
+            "-o",
+            model,
+            "--prior",
+            "auto",
+            "--random-state",
+            "0",
+            "-q",
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    est, meta = load_model(model)
+    assert est.prior == "auto" and 0 < est.prior_ < 1 and meta["prior_"] == est.prior_
+    X, s = load_svmlight(data["dir"] / "train.svm")
+    api = PUSVC(prior="auto", random_state=0).fit(X, s)
+    np.testing.assert_array_equal(est.predict(X), api.predict(X))
+
+
+@pytest.mark.skipif(PRIOR_AUTO, reason="PUSVC(prior='auto') is implemented")
+def test_prior_auto_unsupported_is_a_clean_error(data, tmp_path, capsys):
+    argv = ["fit", data["dir"] / "train.svm", "-o", tmp_path / "m.skops", "--prior", "auto", "-q"]
+    code, out, err = run(argv, capsys)
+    _assert_clean_failure(code, out, err, tmp_path)
+    assert "prior" in err
+
+
+@pytest.mark.skipif(not SEARCH, reason="unlabeled.model_selection.PUGridSearchCV is not there yet")
+def test_search(data, tmp_path, capsys):
+    from unlabeled.model_selection import PUGridSearchCV
+
+    model = tmp_path / "m.skops"
+    argv = [
+        "fit",
+        data["dir"] / "train.svm",
+        "-o",
+        model,
+        *PARAMS,
+        "--search",
+        "--cv",
+        "2",
+        "--grid-lam",
+        "0.01",
+        "0.1",
+        "--grid-gamma",
+        "0.5",
+        "1",
+        "-q",
+    ]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    est, meta = load_model(model)
+    X, s = load_svmlight(data["dir"] / "train.svm")
+    search = PUGridSearchCV(
+        PUSVC(**API_PARAMS), {"lam": [0.01, 0.1], "gamma": [0.5, 1.0]}, cv=2, random_state=0
+    ).fit(X, s)
+    assert meta["search"]["best_params"] == search.best_params_
+    assert "best parameters" in out and json.dumps(search.best_params_) in out
+    np.testing.assert_array_equal(est.predict(X), search.best_estimator_.predict(X))
+
+
+@pytest.mark.skipif(SEARCH, reason="unlabeled.model_selection exists")
+def test_search_missing_is_a_clean_error(data, tmp_path, capsys):
+    argv = ["fit", data["dir"] / "train.svm", "-o", tmp_path / "m.skops", *PARAMS, "--search"]
+    code, out, err = run(argv, capsys)
+    _assert_clean_failure(code, out, err, tmp_path)
+    assert "PUGridSearchCV" in err
