@@ -28,9 +28,11 @@ API_PARAMS = dict(prior=0.4, lam=0.05, kernel="rbf", gamma=0.5, random_state=0, 
 
 
 def _prior_auto_works():
-    X, s, _ = make_pu(0, n=30, d=2, p=8)
+    # the data and seed of test_prior_auto's own problem: on a much smaller one the estimator
+    # behind prior="auto" (TIcE) often finds no evidence and refuses, which is not "unsupported"
+    X, s, _ = make_pu(3, n=60, d=3, p=15)
     try:
-        PUSVC(prior="auto").fit(X, s)
+        PUSVC(prior="auto", random_state=0).fit(X, s)
     except Exception:
         return False
     return True

@@ -204,3 +204,16 @@ def test_pusvc_prior_auto_errors():
         PUSVC(prior="auto", kernel="precomputed").fit(X @ X.T, s)
     with pytest.raises(TypeError, match="auto"):
         PUSVC(prior="automatic").fit(X, s)
+
+
+def test_pusvc_prior_auto_refuses_a_degenerate_estimate():
+    """On 38 points TIcE finds no subset that bounds c above p / N and estimates 1."""
+    from unlabeled import PUSVC
+    from unlabeled.pu._pusvc import AUTO_PRIOR_ESTIMATOR
+
+    X, s, _ = mixture(0, 0.33, n_u=30, n_p=8)
+    seeds = [r for r in range(20) if TIcE(random_state=r).fit(X, s).prior_ >= 1]
+    if AUTO_PRIOR_ESTIMATOR != "TIcE" or not seeds:
+        pytest.skip("no degenerate estimate on this problem")
+    with pytest.raises(ValueError, match="outside \\(0, 1\\)"):
+        PUSVC(prior="auto", random_state=seeds[0]).fit(X, s)

@@ -58,7 +58,10 @@ class PUSVC(KernelPUModel):
         estimates it from ``X`` and ``s`` with the estimator of :mod:`unlabeled.pu.priors`
         named by ``unlabeled.pu._pusvc.AUTO_PRIOR_ESTIMATOR`` (the most accurate one in
         ``benchmarks/bench_priors.py``), seeded with ``random_state``; not available with
-        ``kernel="precomputed"``, which gives no feature vectors to estimate it from.
+        ``kernel="precomputed"``, which gives no feature vectors to estimate it from. An
+        estimate outside (0, 1) raises ``ValueError``: with a few dozen points TIcE often finds
+        no subset that bounds the label frequency and estimates 1 (every unlabeled point
+        positive); pass a number then.
     lam : float > 0, default=0.01
         Regularisation ``lambda`` of the paper.
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
