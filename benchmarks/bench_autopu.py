@@ -1,18 +1,19 @@
 """PUSVC with nothing given (prior="auto" and the PU search) against PUSVC told the truth.
 
-    python benchmarks/bench_autopu.py                  # 12 UCI sets x 10 labelings
+    python benchmarks/bench_autopu.py                  # 12 UCI sets x 10 labelings, ~3 min
     python benchmarks/bench_autopu.py --labelings 2    # a quicker look
 
 On the 12 sets of ../shared/data/uci-small with the USMO paper's protocol (20% of the positives
 labeled, the rest unlabeled; F1 of the positive class on the unlabeled part), for each labeling:
 
-- auto:      PUSVC(prior="auto") inside PUGridSearchCV over lam (5-fold, PU labels only; every
-             candidate scored by the default PU accuracy at the prior estimated on the
-             training part), refit on all the data;
-- hindsight: PUSVC with the true prior among the unlabeled points and the lam, from the same
-             grid, that gives the best F1 on the unlabeled part, chosen with the true labels.
+- auto:         PUSVC(prior="auto") inside PUGridSearchCV over lam x gamma (5-fold, PU labels
+                only, the search's default PU-accuracy score at the estimated prior), refit on
+                all the data;
+- hindsight:    the issue's reference: PUSVC with the true prior among the unlabeled points,
+                the paper's gamma = 0.5 and the lam of the grid with the best F1, chosen with
+                the true labels;
+- hindsight-lg: a stricter one: the true prior and the best (lam, gamma) of auto's own grid.
 
-Both use the Gaussian kernel of the paper's protocol (gamma = 0.5) and the same lam grid.
 The issue's target: auto's F1 within 3 points of hindsight's, on average over the sets.
 Writes benchmarks/results/bench_autopu.md.
 """
@@ -29,10 +30,11 @@ from _common import machine
 from sklearn.metrics import f1_score
 
 LAMS = [1e-4, 1e-3, 1e-2, 1e-1]
-GAMMA = 0.5
+GAMMA = 0.5  # the paper's protocol
+GAMMAS = [0.05, 0.5, 5.0]  # the kernel widths the PU search may choose from
 
 
-def one_labeling(X, y, seed):
+def one_labeling(X, y, seed, scoring, gammas):
     from unlabeled import PUSVC
     from unlabeled.datasets import make_pu_labels
     from unlabeled.model_selection import PUGridSearchCV
@@ -43,26 +45,30 @@ def one_labeling(X, y, seed):
     t0 = time.perf_counter()
     search = PUGridSearchCV(
         PUSVC(prior="auto", gamma=GAMMA, random_state=seed),
-        {"lam": LAMS},
+        {"lam": LAMS, "gamma": gammas},
+        scoring=scoring,
         cv=5,
         random_state=seed,
     ).fit(X, s)
     t_auto = time.perf_counter() - t0
     best = search.best_estimator_
     f1_auto = f1_score(y[unl], best.predict(X[unl]), zero_division=0)
+    grid = [(lam, gamma) for lam in LAMS for gamma in gammas]
     f1_lams = [
         f1_score(
             y[unl],
-            PUSVC(prior=true_prior, lam=lam, gamma=GAMMA).fit(X, s).predict(X[unl]),
+            PUSVC(prior=true_prior, lam=lam, gamma=gamma).fit(X, s).predict(X[unl]),
             zero_division=0,
         )
-        for lam in LAMS
+        for lam, gamma in grid
     ]
+    at_paper_gamma = [f for (_, gamma), f in zip(grid, f1_lams, strict=True) if gamma == GAMMA]
     return {
         "f1_auto": 100 * f1_auto,
-        "f1_hind": 100 * max(f1_lams),
+        "f1_hind": 100 * max(at_paper_gamma),
+        "f1_hind_grid": 100 * max(f1_lams),
         "lam_auto": search.best_params_["lam"],
-        "lam_hind": LAMS[int(np.argmax(f1_lams))],
+        "lam_hind": grid[int(np.argmax(f1_lams))][0],
         "prior_err": abs(best.prior_ - true_prior),
         "time": t_auto,
     }
@@ -71,6 +77,10 @@ def one_labeling(X, y, seed):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--labelings", type=int, default=10, help="random labelings per set")
+    ap.add_argument("--scoring", default=None, help="PUGridSearchCV scoring (its default)")
+    ap.add_argument(
+        "--gammas", type=float, nargs="+", default=GAMMAS, help="kernel widths auto searches"
+    )
     ap.add_argument("--out", default="benchmarks/results")
     args = ap.parse_args()
     from unlabeled.datasets import UCI_SMALL_NAMES, load_uci_small
@@ -87,7 +97,7 @@ def main():
             runs = []
             for seed in range(args.labelings):
                 bar.set_description(name)
-                runs.append(one_labeling(X, y, seed))
+                runs.append(one_labeling(X, y, seed, args.scoring, args.gammas))
                 bar.update()
             rows.append((name, runs))
     write_report(rows, args)
@@ -97,48 +107,51 @@ def write_report(rows, args):
     cmd = "python benchmarks/bench_autopu.py" + (
         f" --labelings {args.labelings}" if args.labelings != 10 else ""
     )
+    grid = ", ".join(f"{v:g}" for v in LAMS)
+    gammas = ", ".join(f"{v:g}" for v in args.gammas)
     lines = [
         "# PUSVC(prior='auto') with the PU search, against the truth in hindsight",
         "",
         f"Command: `{cmd}`. {machine()}",
         "",
-        "The 12 UCI sets of the USMO paper, 20% of the positives labeled, "
-        f"{args.labelings} random labelings per set, Gaussian kernel (gamma = {GAMMA}), lam grid "
-        f"{', '.join(f'{v:g}' for v in LAMS)}. F1 (%) of the positive class on the unlabeled "
-        "part, mean (standard deviation) over the labelings. *auto*: the prior estimated and "
-        "lam chosen by 5-fold PU cross-validation (`PUGridSearchCV`, PU accuracy at the "
-        "estimated prior), from PU labels alone. *hindsight*: the true prior and the lam of "
-        "the grid with the best F1, chosen with the true labels. |prior error|: of the estimate "
-        "used by auto.",
+        f"The 12 UCI sets of the USMO paper, 20% of the positives labeled, {args.labelings} "
+        "random labelings per set, Gaussian kernel. F1 (%) of the positive class on the "
+        "unlabeled part, mean (standard deviation) over the labelings.",
         "",
-        "| data set | auto F1 | hindsight F1 | gap | |prior error| | lam auto (most chosen) | "
-        "lam hindsight (most chosen) | auto time (s) |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        f"- *auto*: prior estimated (`prior='auto'`), lam in {{{grid}}} and gamma in "
+        f"{{{gammas}}} chosen by 5-fold PU cross-validation (`PUGridSearchCV`, scoring "
+        f"{args.scoring or 'its default, the PU accuracy at the estimated prior'}), from PU "
+        "labels alone.",
+        f"- *hindsight* (the issue's reference): the true prior, the paper's gamma = {GAMMA}, "
+        "and the lam of the grid with the best F1, chosen with the true labels.",
+        "- *hindsight-lg*: the true prior and the best (lam, gamma) of auto's own grid, chosen "
+        "with the true labels: stricter than the issue asks.",
+        "",
+        "| data set | auto | hindsight | gap | hindsight-lg | gap-lg | |prior error| | "
+        "lam auto (mode) | auto time (s) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    gaps = []
+    means = {"f1_auto": [], "f1_hind": [], "f1_hind_grid": []}
     for name, runs in rows:
-        a = np.array([r["f1_auto"] for r in runs])
-        h = np.array([r["f1_hind"] for r in runs])
-        gaps.append(h.mean() - a.mean())
-
-        def mode(key, runs=runs):
-            vals, counts = np.unique([r[key] for r in runs], return_counts=True)
-            return f"{vals[np.argmax(counts)]:g}"
-
+        m = {k: np.array([r[k] for r in runs]) for k in means}
+        for k in means:
+            means[k].append(m[k].mean())
+        vals, counts = np.unique([r["lam_auto"] for r in runs], return_counts=True)
+        a, h, g = m["f1_auto"], m["f1_hind"], m["f1_hind_grid"]
         lines.append(
             f"| {name} | {a.mean():.1f} ({a.std():.1f}) | {h.mean():.1f} ({h.std():.1f}) | "
-            f"{h.mean() - a.mean():.1f} | {np.mean([r['prior_err'] for r in runs]):.3f} | "
-            f"{mode('lam_auto')} | {mode('lam_hind')} | "
-            f"{np.mean([r['time'] for r in runs]):.2f} |"
+            f"{h.mean() - a.mean():.1f} | {g.mean():.1f} ({g.std():.1f}) | "
+            f"{g.mean() - a.mean():.1f} | {np.mean([r['prior_err'] for r in runs]):.3f} | "
+            f"{vals[np.argmax(counts)]:g} | {np.mean([r['time'] for r in runs]):.2f} |"
         )
-    all_a = np.mean([np.mean([r["f1_auto"] for r in runs]) for _, runs in rows])
-    all_h = np.mean([np.mean([r["f1_hind"] for r in runs]) for _, runs in rows])
-    met = "met" if all_h - all_a <= 3 else "not met"
+    a, h, g = (float(np.mean(means[k])) for k in ("f1_auto", "f1_hind", "f1_hind_grid"))
     lines += [
-        f"| **mean** | **{all_a:.1f}** | **{all_h:.1f}** | **{all_h - all_a:.1f}** | | | | |",
+        f"| **mean** | **{a:.1f}** | **{h:.1f}** | **{h - a:.1f}** | **{g:.1f}** | "
+        f"**{g - a:.1f}** | | | |",
         "",
-        f"Target (auto within 3 F1 points of hindsight on average): **{met}** "
-        f"(gap {all_h - all_a:.1f} points; largest gap on one set {max(gaps):.1f}).",
+        f"Target (auto within 3 F1 points of hindsight on average): "
+        f"**{'met' if h - a <= 3 else 'not met'}** (gap {h - a:.1f} points). Against the "
+        f"stricter hindsight-lg the gap is {g - a:.1f} points.",
     ]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

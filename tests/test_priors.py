@@ -179,13 +179,13 @@ def test_module_is_public():
 # ------------------------------------------------------------------ PUSVC(prior="auto")
 def test_pusvc_prior_auto_estimates_the_prior():
     from unlabeled import PUSVC
-    from unlabeled.pu._pusvc import AUTO_PRIOR_ESTIMATOR
+    from unlabeled.pu._pusvc import AUTO_PRIOR_ESTIMATORS
 
     X, s, truth = mixture(8, 0.4, n_u=300, n_p=100)
     clf = PUSVC(prior="auto", random_state=0).fit(X, s)
-    assert clf.prior_estimator_ == AUTO_PRIOR_ESTIMATOR
-    assert AUTO_PRIOR_ESTIMATOR in {c.__name__ for c in ALL}
-    cls = getattr(unlabeled.pu.priors, AUTO_PRIOR_ESTIMATOR)
+    assert clf.prior_estimator_ == AUTO_PRIOR_ESTIMATORS[0]
+    assert set(AUTO_PRIOR_ESTIMATORS) <= {c.__name__ for c in ALL}
+    cls = getattr(unlabeled.pu.priors, AUTO_PRIOR_ESTIMATORS[0])
     assert abs(clf.prior_ - truth) <= TOL[cls]  # the estimator's tolerance above
     expected = cls(random_state=0).fit(X, s)
     assert clf.prior_ == pytest.approx(expected.prior_)
@@ -206,14 +206,22 @@ def test_pusvc_prior_auto_errors():
         PUSVC(prior="automatic").fit(X, s)
 
 
-def test_pusvc_prior_auto_refuses_a_degenerate_estimate():
-    """On 38 points TIcE finds no subset that bounds c above p / N and estimates 1."""
+def test_pusvc_prior_auto_falls_back_then_refuses(monkeypatch):
+    """On 38 points TIcE may find no subset that bounds c above p / N and estimate 1: the
+    next estimator is used, and only when none gives a value in (0, 1) does fit refuse."""
     from unlabeled import PUSVC
-    from unlabeled.pu._pusvc import AUTO_PRIOR_ESTIMATOR
+    from unlabeled.pu import _pusvc
 
     X, s, _ = mixture(0, 0.33, n_u=30, n_p=8)
     seeds = [r for r in range(20) if TIcE(random_state=r).fit(X, s).prior_ >= 1]
-    if AUTO_PRIOR_ESTIMATOR != "TIcE" or not seeds:
+    if _pusvc.AUTO_PRIOR_ESTIMATORS[0] != "TIcE" or not seeds:
         pytest.skip("no degenerate estimate on this problem")
-    with pytest.raises(ValueError, match="outside \\(0, 1\\)"):
+    clf = PUSVC(prior="auto", random_state=seeds[0]).fit(X, s)
+    nxt = _pusvc.AUTO_PRIOR_ESTIMATORS[1]
+    assert clf.prior_estimator_ == nxt
+    assert clf.prior_ == pytest.approx(
+        getattr(unlabeled.pu.priors, nxt)(random_state=seeds[0]).fit(X, s).prior_
+    )
+    monkeypatch.setattr(_pusvc, "AUTO_PRIOR_ESTIMATORS", ("TIcE",))
+    with pytest.raises(ValueError, match="outside|inside \\(0, 1\\)"):
         PUSVC(prior="auto", random_state=seeds[0]).fit(X, s)

@@ -21,9 +21,10 @@ from ._base import KernelPUModel, blockwise, double_hinge_objective, kernel_prod
 _SOLVERS = ("auto", "smo", "usmo")
 _INITS = ("auto", "pilot", "ocsvm", "mean-kernel")
 _PILOT_SIZE = 1000  # unlabeled points in the pilot problem of init="pilot"
-# prior="auto": the class-prior estimator of unlabeled.pu.priors with the lowest mean absolute
-# error in benchmarks/results/bench_priors.md (12 UCI sets, 10 labelings each)
-AUTO_PRIOR_ESTIMATOR = "TIcE"
+# prior="auto": the class-prior estimators of unlabeled.pu.priors in the order of their mean
+# absolute error in benchmarks/results/bench_priors.md (12 UCI sets, 10 labelings each); the
+# first one whose estimate lies in (0, 1) is used (TIcE can estimate 1 on small samples)
+AUTO_PRIOR_ESTIMATORS = ("TIcE", "KM1", "KM2")
 # Kernel work (multiply-adds) from which the start's products K_UP 1 and K_UU sigma0, and g at
 # the positives, are computed here by BLAS in blocks rather than row by row in the engine.
 _BLAS_MIN_WORK = 2**26
@@ -55,13 +56,13 @@ class PUSVC(KernelPUModel):
     ----------
     prior : float in (0, 1) or "auto"
         Class prior ``pi``: the proportion of positives among the unlabeled points. ``"auto"``
-        estimates it from ``X`` and ``s`` with the estimator of :mod:`unlabeled.pu.priors`
-        named by ``unlabeled.pu._pusvc.AUTO_PRIOR_ESTIMATOR`` (the most accurate one in
-        ``benchmarks/bench_priors.py``), seeded with ``random_state``; not available with
-        ``kernel="precomputed"``, which gives no feature vectors to estimate it from. An
-        estimate outside (0, 1) raises ``ValueError``: with a few dozen points TIcE often finds
-        no subset that bounds the label frequency and estimates 1 (every unlabeled point
-        positive); pass a number then.
+        estimates it from ``X`` and ``s`` with :class:`~unlabeled.pu.priors.TIcE`, the most
+        accurate estimator in ``benchmarks/bench_priors.py``, seeded with ``random_state``.
+        On small samples TIcE can find no subset that bounds the label frequency and estimate
+        1 (every unlabeled point positive); then the next most accurate, ``KM1`` and ``KM2``,
+        are tried in turn, and ``prior_estimator_`` names the one used. If none gives a value
+        in (0, 1), ``fit`` raises ``ValueError``: pass a number then. Not available with
+        ``kernel="precomputed"``, which gives no feature vectors to estimate it from.
     lam : float > 0, default=0.01
         Regularisation ``lambda`` of the paper.
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
@@ -212,7 +213,7 @@ class PUSVC(KernelPUModel):
                 raise ValueError(
                     "prior='auto' needs feature vectors, but kernel='precomputed' gives a Gram "
                     "matrix: pass the prior as a number, e.g. estimated with "
-                    f"unlabeled.pu.priors.{AUTO_PRIOR_ESTIMATOR} on the features"
+                    f"unlabeled.pu.priors.{AUTO_PRIOR_ESTIMATORS[0]} on the features"
                 )
         else:
             name = "prior (a number in (0, 1) or 'auto')"
@@ -244,8 +245,7 @@ class PUSVC(KernelPUModel):
         X, mask = self._validate_fit(X, s)
         self.prior_estimator_ = None
         if prior is None:
-            prior = _auto_prior(X, mask, self.random_state)
-            self.prior_estimator_ = AUTO_PRIOR_ESTIMATOR
+            prior, self.prior_estimator_ = _auto_prior(X, mask, self.random_state)
         gamma = self._gamma
         solver = "smo" if self.solver == "auto" else self.solver
         init = self.init
@@ -411,18 +411,22 @@ class PUSVC(KernelPUModel):
 
 # ---------------------------------------------------------------------- helpers
 def _auto_prior(X, mask, random_state):
-    """prior="auto": the estimate of AUTO_PRIOR_ESTIMATOR, which must lie in (0, 1)."""
+    """prior="auto": (estimate, estimator name) from the first of AUTO_PRIOR_ESTIMATORS whose
+    estimate lies in (0, 1)."""
     from . import priors
 
-    est = getattr(priors, AUTO_PRIOR_ESTIMATOR)(random_state=random_state)
-    prior = est.fit(X, mask.astype(np.int8)).prior_
-    if not 0.0 < prior < 1.0:
-        raise ValueError(
-            f"prior='auto': {AUTO_PRIOR_ESTIMATOR} estimated a proportion of positives among "
-            f"the unlabeled points of {prior:.4g}, outside (0, 1), which PUSVC cannot use; "
-            "pass the prior as a number in (0, 1)"
-        )
-    return float(prior)
+    found = []
+    for name in AUTO_PRIOR_ESTIMATORS:
+        est = getattr(priors, name)(random_state=random_state)
+        prior = est.fit(X, mask.astype(np.int8)).prior_
+        if 0.0 < prior < 1.0:
+            return float(prior), name
+        found.append(f"{name} {prior:.4g}")
+    raise ValueError(
+        "prior='auto': no estimator gave a proportion of positives among the unlabeled points "
+        f"inside (0, 1) ({', '.join(found)}), which PUSVC needs; pass the prior as a number "
+        "in (0, 1)"
+    )
 
 
 def _fingerprint(X, mask, *params):
