@@ -362,6 +362,9 @@ def test_ctrl_c_stops_a_long_fit():
     code = textwrap.dedent(
         """
         import signal, threading, time, numpy as np
+        # a shell that starts this suite in the background leaves SIGINT ignored, and children
+        # inherit that: restore Python's handler, the situation under test
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         from unlabeled import PUSVC
         rng = np.random.default_rng(0)
         X = rng.normal(size=(30000, 10)); s = np.zeros(30000, int); s[:100] = 1; X[:100] += 1

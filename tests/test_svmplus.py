@@ -382,6 +382,9 @@ def test_ctrl_c_stops_a_long_fit():
     code = textwrap.dedent(
         """
         import signal, threading, time, numpy as np
+        # a shell that starts this suite in the background leaves SIGINT ignored, and children
+        # inherit that: restore Python's handler, the situation under test
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         from unlabeled import SVMPlus
         rng = np.random.default_rng(0)
         Xs = rng.normal(size=(20000, 4)); y = np.where(Xs[:, 0] > 0, 1, -1)
