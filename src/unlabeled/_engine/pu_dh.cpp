@@ -485,6 +485,7 @@ public:
         double shrink_at = INF;
         int64_t updates = 0;
         for (int epoch = 0; epoch < max_epochs; ++epoch) {
+            const bool full = static_cast<int64_t>(active.size()) == n;
             std::shuffle(active.begin(), active.end(), rng_);
             double worst = 0.0;
             size_t keep = 0;
@@ -508,10 +509,12 @@ public:
             if (clock.due() && clock.report(updates, worst, NaN)) { stopped = true; return updates; }
             if (cap >= 0 && updates >= cap) return updates;
             if (worst <= tol) {
-                if (static_cast<int64_t>(active.size()) == n) return updates;
-                active.resize(static_cast<size_t>(n));  // unshrink for a full check
+                if (full) return updates;  // every point checked: converged
+                // unshrink for a full check, which already sets aside again the points at a
+                // state by more than tol: one pass over all points per check, not two
+                active.resize(static_cast<size_t>(n));
                 std::iota(active.begin(), active.end(), 0);
-                shrink_at = INF;
+                shrink_at = tol;
             } else {
                 shrink_at = worst;
             }
@@ -589,20 +592,26 @@ int64_t offset_search(const PUProblem& pb, const PUOptions& opt, std::vector<dou
     double beta = std::isfinite(opt.beta0) ? opt.beta0 : pu_bias(sigma, g, pb.c2);
     OffsetCD cd(pb, sigma, w, sq, opt.seed);
     int64_t updates = 0;
-    auto sum_at = [&](double b) {
+    auto sum_at = [&](double b, double tol) {
         const int64_t cap = opt.max_iter >= 0 ? std::max<int64_t>(0, opt.max_iter - updates) : -1;
-        // within tol / 4 per point, so that the pairs start within tol / 2 of optimal
-        updates += cd.solve(b, opt.tol / 4, 200, cap, clock, stopped);
+        updates += cd.solve(b, tol, 200, cap, clock, stopped);
         double sum = 0.0;
         for (double v : sigma) sum += v;
         return sum;
     };
+    // The search runs the descent to 4 tol; the offset found is then polished to tol / 4 per
+    // point, so that the pairs start within tol / 2 of optimal (unless the sum moved).
+    bool polished = false;
     // S(beta) = sum sigma(beta) is non-decreasing: secant steps, kept inside the bracket
     // [lo, hi] once one is known (bisection when a step would leave it)
     double lo = -INF, hi = INF, prev_b = NaN, prev_s = NaN;
     const double enough = std::max(1e-4 * total, pb.c2);
     for (int k = 0; k < 40 && !stopped && !(opt.max_iter >= 0 && updates >= opt.max_iter); ++k) {
-        const double sum = sum_at(beta);
+        double sum = sum_at(beta, polished ? opt.tol / 4 : 4 * opt.tol);
+        if (std::fabs(sum - total) <= enough && !polished) {
+            polished = true;
+            sum = sum_at(beta, opt.tol / 4);
+        }
         if (std::fabs(sum - total) <= enough) break;
         (sum < total ? lo : hi) = beta;
         double next = NaN;
