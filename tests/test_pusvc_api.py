@@ -217,6 +217,18 @@ def test_warm_start_derives_the_start_products(problem, kernel, monkeypatch):
         np.testing.assert_allclose(out["start_products"], direct, rtol=1e-9, atol=1e-9 * c2)
 
 
+def test_warm_start_with_a_precomputed_kernel(problem):
+    """A precomputed Gram matrix takes the warm start through sigma alone (its products
+    cannot be recomputed from features): the optimum matches a cold fit after a prior change."""
+    X, s, _ = problem
+    K = gram(X, "rbf", 0.5)
+    warm = PUSVC(prior=0.4, kernel="precomputed", tol=1e-8, warm_start=True)
+    for lam, prior in [(1e-1, 0.4), (1e-2, 0.3)]:
+        warm.set_params(lam=lam, prior=prior).fit(K, s)
+        cold = PUSVC(prior=prior, lam=lam, kernel="precomputed", tol=1e-8).fit(K, s)
+        assert abs(warm.objective_ - cold.objective_) <= 1e-7 * max(1, abs(cold.objective_))
+
+
 @pytest.mark.parametrize("cd", [0, 1])
 def test_linear_offset_search_keeps_the_optimum(cd, monkeypatch):
     """With and without the offset search, on every input format and start, with shrinking

@@ -284,8 +284,8 @@ class PUSVC(KernelPUModel):
                 prior / (2 * lam),
                 c2,
             )
-            if warm["products"] is not None and solver == "smo":
-                warm_products = warm
+            if warm["products"] is not None and self.kernel in ("rbf", "poly"):
+                warm_products = warm  # (kernel_products evaluates these kernels only)
         elif init == "ocsvm":
             sigma0 = _ocsvm_start(
                 X, pos, unl, self.kernel, gamma, self.degree, self.coef0, prior, c1 * p, c2
@@ -293,27 +293,9 @@ class PUSVC(KernelPUModel):
         elif init == "pilot" and n > 4 * _PILOT_SIZE:
             sigma0, beta0 = self._pilot_start(X, data, kparams, pos, unl, prior, lam, c2, seed)
 
-        blas = None
-        if solver == "smo" and self.kernel in ("rbf", "poly"):
-            per_entry = X.nnz / max(X.shape[0], 1) if sp.issparse(X) else X.shape[1]
-            if n * n * per_entry >= _BLAS_MIN_WORK:
-                blas = _BlasProducts(self, X, kparams)
-        products = {}
-        if warm_products is not None:
-            sigma0, upper = _engine.pu_start_weights(sigma0, c2)
-            products = _warm_products(
-                warm_products, lam, c2, sigma0, upper, blas or _BlasProducts(self, X, kparams), unl
-            )
-        elif blas is not None:
-            h = blas(unl, pos, np.ones(pos.size))[:, 0]
-            if sigma0 is None:  # the engine's default start: largest h first at sigma = c2
-                sigma0 = _repair_sum(np.zeros(n), np.argsort(h, kind="stable"), c1 * p, c2)
-            sigma0, upper = _engine.pu_start_weights(sigma0, c2)
-            products = {
-                "h": h,
-                "start_products": blas(unl, unl, np.c_[sigma0, upper]),
-                "positive_g": False,
-            }
+        sigma0, products, blas = self._start_products(
+            X, kparams, solver, pos, unl, sigma0, c1, c2, lam, warm_products
+        )
 
         progress = EngineProgress(self.verbose, "[PUSVC]")
         res = _engine.solve_pu(
@@ -368,6 +350,29 @@ class PUSVC(KernelPUModel):
                 "products": res["products"].reshape(-1, 2) if res["products"].size else None,
             }
         return self
+
+    def _start_products(self, X, kparams, solver, pos, unl, sigma0, c1, c2, lam, warm):
+        """Products of the SMO solver's start computed here rather than row by row in the
+        engine: from a warm start's previous ones, or through BLAS on large rbf/poly problems.
+        Returns (sigma0, the engine's extra arguments, the BLAS helper or None)."""
+        blas = None
+        if solver == "smo" and self.kernel in ("rbf", "poly"):
+            per_entry = X.nnz / max(X.shape[0], 1) if sp.issparse(X) else X.shape[1]
+            if unl.size * unl.size * per_entry >= _BLAS_MIN_WORK:
+                blas = _BlasProducts(self, X, kparams)
+        if warm is not None:
+            sigma0, upper = _engine.pu_start_weights(sigma0, c2)
+            helper = blas or _BlasProducts(self, X, kparams)
+            return sigma0, _warm_products(warm, lam, c2, sigma0, upper, helper, unl), blas
+        if blas is None:
+            return sigma0, {}, None
+        h = blas(unl, pos, np.ones(pos.size))[:, 0]
+        if sigma0 is None:  # the engine's default start: largest h first at sigma = c2
+            order = np.argsort(h, kind="stable")
+            sigma0 = _repair_sum(np.zeros(unl.size), order, c1 * pos.size, c2)
+        sigma0, upper = _engine.pu_start_weights(sigma0, c2)
+        start = blas(unl, unl, np.c_[sigma0, upper])
+        return sigma0, {"h": h, "start_products": start, "positive_g": False}, blas
 
     def _pilot_start(self, X, data, kparams, pos, unl, prior, lam, c2, seed):
         """Solve the same problem (same lam and prior) loosely on a random subsample, then start
