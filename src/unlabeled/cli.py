@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .datasets._files import _is_number
+
 FORMATS = ("csv", "svmlight", "npz")
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
@@ -102,14 +104,6 @@ class _Progress:
 
 
 # ---------------------------------------------------------------------- data files
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def _detect_format(path: str, fmt: str) -> str:
     if fmt != "auto":
         return fmt
