@@ -406,8 +406,10 @@ class PUSVC(KernelPUModel):
         coef = np.r_[np.full(sub_p.size, c1s), -pilot["sigma"][nz]]
         if self.kernel == "linear":
             f = blockwise(unl.size, 1, lambda r: X[unl[r]] @ pilot["w"])
+        elif self.kernel == "precomputed":
+            f = self._kernel_dot(X, sv, coef, rows=unl)
         else:
-            f = self._kernel_dot(X, sv if self.kernel == "precomputed" else X[sv], coef, rows=unl)
+            f = _BlasProducts(self, X, kparams)(unl, sv, coef)[:, 0]
         f += pilot["beta"]
         sigma = np.where(f <= -1, 0.0, np.where(f >= 1, c2, c2 / 2))
         order = np.argsort(f, kind="stable")
