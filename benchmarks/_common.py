@@ -22,7 +22,14 @@ def rss_mb(field: str = "VmHWM") -> float:
 
 
 def measure(fn):
-    """Run fn(); return its result, the seconds it took and the growth of peak RSS in MB."""
+    """Run fn(); return its result, the seconds it took and the growth of peak RSS in MB.
+
+    The kernel's high-water mark is reset first (Linux: "5" to /proc/self/clear_refs), so the
+    peak is that of fn alone, not of the data generation before it."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pass  # elsewhere the peak may include what ran before fn
     before = rss_mb("VmRSS")
     t0 = time.perf_counter()
     out = fn()
