@@ -27,29 +27,6 @@ PARAMS += ["--random-state", "0", "--n-jobs", "1"]
 API_PARAMS = dict(prior=0.4, lam=0.05, kernel="rbf", gamma=0.5, random_state=0, n_jobs=1)
 
 
-def _prior_auto_works():
-    # the data and seed of test_prior_auto's own problem: on a much smaller one the estimator
-    # behind prior="auto" (TIcE) often finds no evidence and refuses, which is not "unsupported"
-    X, s, _ = make_pu(3, n=60, d=3, p=15)
-    try:
-        PUSVC(prior="auto", random_state=0).fit(X, s)
-    except Exception:
-        return False
-    return True
-
-
-def _search_available():
-    try:
-        from unlabeled.model_selection import PUGridSearchCV  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-PRIOR_AUTO = _prior_auto_works()
-SEARCH = _search_available()
-
-
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     """One small PU problem in the three formats; the CSV and npz also hold the true classes."""
@@ -421,7 +398,6 @@ def test_subprocess_round_trip_and_errors(data, tmp_path):
 
 
 # ---------------------------------------------------------------------- features of other branches
-@pytest.mark.skipif(not PRIOR_AUTO, reason="PUSVC(prior='auto') is not implemented yet")
 def test_prior_auto(data, tmp_path, capsys):
     model = tmp_path / "m.skops"
     code, out, err = run(
@@ -446,15 +422,6 @@ def test_prior_auto(data, tmp_path, capsys):
     np.testing.assert_array_equal(est.predict(X), api.predict(X))
 
 
-@pytest.mark.skipif(PRIOR_AUTO, reason="PUSVC(prior='auto') is implemented")
-def test_prior_auto_unsupported_is_a_clean_error(data, tmp_path, capsys):
-    argv = ["fit", data["dir"] / "train.svm", "-o", tmp_path / "m.skops", "--prior", "auto", "-q"]
-    code, out, err = run(argv, capsys)
-    _assert_clean_failure(code, out, err, tmp_path)
-    assert "prior" in err
-
-
-@pytest.mark.skipif(not SEARCH, reason="unlabeled.model_selection.PUGridSearchCV is not there yet")
 def test_search(data, tmp_path, capsys):
     from unlabeled.model_selection import PUGridSearchCV
 
@@ -486,11 +453,3 @@ def test_search(data, tmp_path, capsys):
     assert meta["search"]["best_params"] == search.best_params_
     assert "best parameters" in out and json.dumps(search.best_params_) in out
     np.testing.assert_array_equal(est.predict(X), search.best_estimator_.predict(X))
-
-
-@pytest.mark.skipif(SEARCH, reason="unlabeled.model_selection exists")
-def test_search_missing_is_a_clean_error(data, tmp_path, capsys):
-    argv = ["fit", data["dir"] / "train.svm", "-o", tmp_path / "m.skops", *PARAMS, "--search"]
-    code, out, err = run(argv, capsys)
-    _assert_clean_failure(code, out, err, tmp_path)
-    assert "PUGridSearchCV" in err

@@ -511,15 +511,8 @@ def _estimator_params(args) -> dict:
 
 
 def _search(estimator, X, s, args, progress):
-    try:
-        from .model_selection import PUGridSearchCV
-    except ImportError as exc:
-        if getattr(exc, "name", None) not in (None, f"{__package__}.model_selection"):
-            raise
-        raise CLIError(
-            "--search needs unlabeled.model_selection.PUGridSearchCV, which this installation of "
-            "unlabeled does not have; fit with given parameters instead (drop --search)"
-        ) from exc
+    from .model_selection import PUGridSearchCV
+
     grid = {}
     if args.grid_lam:
         grid["lam"] = args.grid_lam
