@@ -182,23 +182,11 @@ def _column(spec: str, layout: dict, path: str, option: str) -> int:
 
 def _csv_read(path: str, layout: dict, features: list[int], labels: list[int]):
     """Float features from the columns ``features`` and raw labels from ``labels``."""
-    from .datasets._files import _as_labels
+    from .datasets._files import _as_labels, _loadtxt_columns
 
-    opts = dict(
-        delimiter=layout["delimiter"],
-        skiprows=layout["skiprows"],
-        comments=None,
-        quotechar='"',
-        encoding="utf-8",
-    )
     try:
-        with warnings.catch_warnings():  # numpy warns that blank lines are skipped
-            warnings.filterwarnings("ignore", "Input line", UserWarning)
-            X = np.loadtxt(path, usecols=features, dtype=np.float64, ndmin=2, **opts)
-            ys = [
-                _as_labels(np.loadtxt(path, usecols=[j], dtype=str, ndmin=1, **opts))
-                for j in labels
-            ]
+        X, raw = _loadtxt_columns(path, features, labels, layout["delimiter"], layout["skiprows"])
+        ys = [_as_labels(y) for y in raw]
     except ValueError as exc:
         _explain_csv_error(path, layout, set(labels))
         raise CLIError(f"cannot read {path!r} as CSV: {exc}") from exc

@@ -144,24 +144,29 @@ def load_csv(
             )
         lab = int(label_column) % n_cols
     features = [j for j in range(n_cols) if j != lab]
-    opts = dict(
-        delimiter=delimiter,
-        skiprows=first_line if has_header else first_line - 1,
-        comments=None,
-        quotechar='"',
-        encoding="utf-8",
-    )
+    skiprows = first_line if has_header else first_line - 1
     try:
-        with warnings.catch_warnings():  # numpy warns that blank lines are skipped
-            warnings.filterwarnings("ignore", "Input line", UserWarning)
-            X = np.loadtxt(p, usecols=features, dtype=np.float64, ndmin=2, **opts)
-            y = np.loadtxt(p, usecols=[lab], dtype=str, ndmin=1, **opts)
+        X, (y,) = _loadtxt_columns(p, features, [lab], delimiter, skiprows)
     except ValueError as exc:
-        _explain_csv_error(p, delimiter, opts["skiprows"], n_cols, lab)
+        _explain_csv_error(p, delimiter, skiprows, n_cols, lab)
         raise ValueError(f"{p}: {exc}") from exc
     if X.shape[0] == 0:
         raise ValueError(f"{p}: no data rows after the header")
     return np.ascontiguousarray(X), _as_labels(y)
+
+
+def _loadtxt_columns(path, features, labels, delimiter, skiprows):
+    """Float64 features from the columns ``features`` and one string array per column of
+    ``labels``, by numpy's C reader (double quotes allowed, blank lines skipped); a field that
+    does not parse raises numpy's ValueError, for the caller to explain."""
+    opts = dict(
+        delimiter=delimiter, skiprows=skiprows, comments=None, quotechar='"', encoding="utf-8"
+    )
+    with warnings.catch_warnings():  # numpy warns that blank lines are skipped
+        warnings.filterwarnings("ignore", "Input line", UserWarning)
+        X = np.loadtxt(path, usecols=features, dtype=np.float64, ndmin=2, **opts)
+        ys = [np.loadtxt(path, usecols=[j], dtype=str, ndmin=1, **opts) for j in labels]
+    return X, ys
 
 
 def _is_number(text: str) -> bool:
