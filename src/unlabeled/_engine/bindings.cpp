@@ -5,12 +5,15 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 
+#include <cmath>
 #include <limits>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "pu_dh.hpp"
+#include "qmatrix.hpp"
 #include "qp.hpp"
 #include "svmplus.hpp"
 
@@ -102,6 +105,173 @@ auto run_engine(nb::object progress, Options& opt, Solve&& solve) {
     }
     if (bridge.error) throw *bridge.error;
     return r;
+}
+
+// ---------------------------------------------------------------------------------------
+// Typed objects: the training data (which keeps its arrays alive), the kernel, the options,
+// a kernel-row cache that outlives one solve, and the result of a solve.
+
+struct PyData {
+    unl::Data view;
+    std::vector<nb::object> keep;  // the arrays `view` points into
+};
+
+PyData data_dense64(Mat<double> X, nb::object owner) {
+    PyData d;
+    d.view.n = static_cast<int64_t>(X.shape(0));
+    d.view.d = static_cast<int64_t>(X.shape(1));
+    d.view.x64 = X.data();
+    d.keep.push_back(owner);
+    return d;
+}
+
+PyData data_dense32(Mat<float> X, nb::object owner) {
+    PyData d;
+    d.view.n = static_cast<int64_t>(X.shape(0));
+    d.view.d = static_cast<int64_t>(X.shape(1));
+    d.view.x32 = X.data();
+    d.keep.push_back(owner);
+    return d;
+}
+
+// CSR with sorted, unique column indices in [0, n_cols) (checked here: the sparse dot products
+// rely on it)
+PyData data_csr(Vec<double> data, Vec<int32_t> indices, Vec<int64_t> indptr, int64_t n_cols,
+                nb::object data_o, nb::object indices_o, nb::object indptr_o) {
+    const int64_t n = static_cast<int64_t>(indptr.shape(0)) - 1;
+    if (n < 0) throw nb::value_error("indptr must have n_rows + 1 entries");
+    const int64_t nnz = static_cast<int64_t>(data.shape(0));
+    if (static_cast<int64_t>(indices.shape(0)) != nnz || indptr.data()[0] != 0 || indptr.data()[n] != nnz)
+        throw nb::value_error("data, indices and indptr do not form a CSR matrix");
+    for (int64_t i = 0; i < n; ++i) {
+        const int64_t a = indptr.data()[i], b = indptr.data()[i + 1];
+        if (b < a) throw nb::value_error("indptr must be non-decreasing");
+        for (int64_t k = a; k < b; ++k) {
+            const int32_t c = indices.data()[k];
+            if (c < 0 || c >= n_cols) throw nb::value_error("a column index is out of range");
+            if (k > a && c <= indices.data()[k - 1])
+                throw nb::value_error("column indices must be sorted and unique within each row");
+        }
+    }
+    PyData d;
+    d.view.n = n;
+    d.view.d = n_cols;
+    d.view.sparse = true;
+    d.view.val = data.data();
+    d.view.ind = indices.data();
+    d.view.indptr = indptr.data();
+    d.keep = {data_o, indices_o, indptr_o};
+    return d;
+}
+
+unl::KernelParams checked_kernel(const unl::KernelParams& kp, const PyData& data) {
+    if (kp.type == unl::KernelType::Precomputed && (data.view.sparse || !data.view.x64 || data.view.n != data.view.d))
+        throw nb::value_error("a precomputed kernel needs a square dense float64 Gram matrix");
+    return kp;
+}
+
+// Kernel rows over a set of points (rows of the data), cached under a byte budget; successive
+// solves on the same points reuse them. One solve at a time (the lock): the kernel's sparse
+// scatter buffer and the cache are not shareable between threads.
+struct PyKernelRows {
+    nb::object data_ref;
+    std::unique_ptr<unl::Kernel> K;
+    std::unique_ptr<unl::PointRows<double>> r64;
+    std::unique_ptr<unl::PointRows<float>> r32;
+    std::mutex lock;
+
+    PyKernelRows(nb::object data, const unl::KernelParams& kp, Vec<int32_t> rows, double cache_bytes, bool float32)
+        : data_ref(std::move(data)) {
+        const PyData& d = nb::cast<const PyData&>(data_ref);
+        if (!(cache_bytes >= 0) || cache_bytes > 1e15) throw nb::value_error("cache_bytes must lie in [0, 1e15]");
+        std::vector<int32_t> r(rows.data(), rows.data() + rows.shape(0));
+        for (int32_t v : r)
+            if (v < 0 || v >= d.view.n) throw nb::index_error("rows: index out of range");
+        K = std::make_unique<unl::Kernel>(d.view, checked_kernel(kp, d));
+        if (float32) r32 = std::make_unique<unl::PointRows<float>>(*K, std::move(r), cache_bytes);
+        else r64 = std::make_unique<unl::PointRows<double>>(*K, std::move(r), cache_bytes);
+    }
+    int64_t size() const { return r64 ? r64->size() : r32->size(); }
+    int64_t rows_computed() const { return r64 ? r64->rows_computed() : r32->rows_computed(); }
+    nb::dict stats() const {
+        nb::dict out;
+        auto fill = [&](const auto& c) {
+            out["hits"] = c.cache().hits();
+            out["misses"] = c.cache().misses();
+            out["bytes"] = c.cache().bytes_used();
+            out["rows_computed"] = c.rows_computed();
+        };
+        if (r64) fill(*r64); else fill(*r32);
+        return out;
+    }
+};
+
+struct QPSolution {
+    std::vector<double> alpha, G;
+    unl::SolveResult info;
+    int64_t kernel_rows = 0;  // rows computed by this solve
+};
+
+// min 1/2 a'Qa + p'a s.t. 0 <= a <= C (and y'a = y'alpha0 when `equality`), Q signed by y or
+// label-mixed by (labels, mu); see qmatrix.hpp.
+QPSolution solve_kernel_qp(PyKernelRows& rows, Vec<int64_t> var_point, Vec<double> p, Vec<double> C,
+                           Vec<double> alpha0, std::optional<Vec<int8_t>> y,
+                           std::optional<nb::ndarray<const int8_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>> labels,
+                           std::optional<Vec<double>> mu, bool equality, const unl::SolverOptions& options,
+                           nb::object progress) {
+    const size_t l = var_point.shape(0);
+    if (p.shape(0) != l || C.shape(0) != l || alpha0.shape(0) != l)
+        throw nb::value_error("var_point, p, C and alpha0 must have the same length");
+    for (size_t t = 0; t < l; ++t) {
+        const int64_t v = var_point.data()[t];
+        if (v < 0 || v >= rows.size()) throw nb::index_error("var_point: index out of range");
+        const double c = C.data()[t], a = alpha0.data()[t];
+        if (!(c > 0) || !std::isfinite(c)) throw nb::value_error("C must be positive and finite");
+        if (!(a >= 0 && a <= c)) throw nb::value_error("alpha0 must lie in [0, C]");
+        if (!std::isfinite(p.data()[t])) throw nb::value_error("p must be finite");
+    }
+    std::vector<int8_t> Y;
+    std::vector<double> weights;
+    int64_t m = 1;
+    if (labels) {
+        if (y) throw nb::value_error("give either y (a signed Q) or labels and mu (a label-mixed Q)");
+        if (!mu || labels->shape(0) != l || mu->shape(0) != labels->shape(1) || labels->shape(1) == 0)
+            throw nb::value_error("labels must have shape (len(var_point), m) and mu shape (m,)");
+        m = static_cast<int64_t>(labels->shape(1));
+        Y.assign(labels->data(), labels->data() + l * m);
+        weights.assign(mu->data(), mu->data() + m);
+        for (double v : weights)
+            if (!(v >= 0) || !std::isfinite(v)) throw nb::value_error("mu must be non-negative and finite");
+    } else if (y) {
+        if (y->shape(0) != l) throw nb::value_error("y must have one entry per variable");
+        Y.assign(y->data(), y->data() + l);
+    } else {
+        Y.assign(l, 1);
+    }
+    for (int8_t v : Y)
+        if (v != 1 && v != -1) throw nb::value_error("y and labels must hold +1 or -1");
+    // the solver's own signs: the equality constraint's y (all +1 for a label-mixed Q)
+    std::vector<int8_t> ysolve = labels ? std::vector<int8_t>(l, 1) : Y;
+    std::vector<int64_t> vp(var_point.data(), var_point.data() + l);
+    QPSolution out;
+    out.alpha.assign(alpha0.data(), alpha0.data() + l);
+    out.G.resize(l);
+    unl::SolverOptions opt = options;
+    std::lock_guard<std::mutex> guard(rows.lock);
+    const int64_t before = rows.rows_computed();
+    out.info = run_engine(progress, opt, [&] {
+        auto run = [&](auto& R) {
+            using T = typename std::remove_reference_t<decltype(R)>::value_type;
+            unl::PointQMatrix<T> Q(R, vp, Y, weights, m);
+            std::unique_ptr<unl::Solver> solver = equality ? std::make_unique<unl::Solver>()
+                                                           : std::make_unique<unl::BoxSolver>();
+            return solver->solve(static_cast<int64_t>(l), Q, p.data(), ysolve.data(), C.data(),
+                                 out.alpha.data(), out.G.data(), opt);
+        };
+        return rows.r64 ? run(*rows.r64) : run(*rows.r32);
+    });
+    out.kernel_rows = rows.rows_computed() - before;
+    return out;
 }
 
 nb::dict solve_pu(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
@@ -280,6 +450,60 @@ nb::dict solve_svmplus(std::optional<Mat<double>> X64, std::optional<Mat<float>>
 
 NB_MODULE(_core, m) {
     m.doc() = "unlabeled's compiled solver engine";
+    nb::class_<PyData>(m, "Data", "Training data as the engine sees it (a view that keeps its arrays alive).")
+        .def_static("dense", [](nb::object X) {
+            if (nb::isinstance<Mat<float>>(X)) return data_dense32(nb::cast<Mat<float>>(X), X);
+            return data_dense64(nb::cast<Mat<double>>(X), X);
+        }, "X"_a, "A C-contiguous 2-D float64 or float32 array.")
+        .def_static("csr", [](nb::object data, nb::object indices, nb::object indptr, int64_t n_cols) {
+            return data_csr(nb::cast<Vec<double>>(data), nb::cast<Vec<int32_t>>(indices),
+                            nb::cast<Vec<int64_t>>(indptr), n_cols, data, indices, indptr);
+        }, "data"_a, "indices"_a, "indptr"_a, "n_cols"_a,
+           "CSR arrays (float64, int32, int64) with sorted unique column indices.")
+        .def_prop_ro("n_rows", [](const PyData& d) { return d.view.n; })
+        .def_prop_ro("n_cols", [](const PyData& d) { return d.view.d; })
+        .def_prop_ro("sparse", [](const PyData& d) { return d.view.sparse; });
+    nb::class_<unl::KernelParams>(m, "KernelSpec", "A kernel: kind 0 linear, 1 poly, 2 rbf, 3 precomputed.")
+        .def("__init__", [](unl::KernelParams* k, int kind, double gamma, double coef0, int degree, int n_jobs) {
+            if (kind < 0 || kind > 3) throw nb::value_error("kernel kind must be 0 (linear), 1 (poly), 2 (rbf) or 3 (precomputed)");
+            if (degree < 0) throw nb::value_error("degree must be >= 0");
+            new (k) unl::KernelParams{static_cast<unl::KernelType>(kind), gamma, coef0, degree, n_jobs};
+        }, "kind"_a, "gamma"_a = 1.0, "coef0"_a = 0.0, "degree"_a = 3, "n_jobs"_a = 0)
+        .def_prop_ro("kind", [](const unl::KernelParams& k) { return static_cast<int>(k.type); })
+        .def_ro("gamma", &unl::KernelParams::gamma)
+        .def_ro("coef0", &unl::KernelParams::coef0)
+        .def_ro("degree", &unl::KernelParams::degree)
+        .def_ro("n_jobs", &unl::KernelParams::n_jobs);
+    nb::class_<unl::SolverOptions>(m, "SolverOptions", "Options of the pairwise solver.")
+        .def("__init__", [](unl::SolverOptions* o, double tol, bool shrinking, int64_t max_iter) {
+            if (!(tol > 0) || !std::isfinite(tol)) throw nb::value_error("tol must be positive and finite");
+            new (o) unl::SolverOptions();
+            o->eps = tol;
+            o->shrinking = shrinking;
+            o->max_iter = max_iter;
+        }, "tol"_a = 1e-3, "shrinking"_a = true, "max_iter"_a = -1)
+        .def_ro("tol", &unl::SolverOptions::eps)
+        .def_ro("shrinking", &unl::SolverOptions::shrinking)
+        .def_ro("max_iter", &unl::SolverOptions::max_iter);
+    nb::class_<PyKernelRows>(m, "KernelRows", "Kernel rows over points (rows of the data) under a byte budget.")
+        .def(nb::init<nb::object, const unl::KernelParams&, Vec<int32_t>, double, bool>(), "data"_a, "kernel"_a,
+             "rows"_a, "cache_bytes"_a = 200.0 * (1 << 20), "float32"_a = false)
+        .def_prop_ro("n_points", &PyKernelRows::size)
+        .def("stats", &PyKernelRows::stats, "Cache hits, misses, bytes held and rows computed so far.");
+    nb::class_<QPSolution>(m, "QPSolution", "The result of solve_kernel_qp.")
+        .def_prop_ro("alpha", [](const QPSolution& r) { return to_numpy(r.alpha); }, nb::rv_policy::automatic)
+        .def_prop_ro("G", [](const QPSolution& r) { return to_numpy(r.G); }, nb::rv_policy::automatic)
+        .def_prop_ro("rho", [](const QPSolution& r) { return r.info.rho; })
+        .def_prop_ro("n_iter", [](const QPSolution& r) { return r.info.iter; })
+        .def_prop_ro("converged", [](const QPSolution& r) { return r.info.converged; })
+        .def_prop_ro("violation", [](const QPSolution& r) { return r.info.violation; })
+        .def_prop_ro("objective", [](const QPSolution& r) { return r.info.objective; })
+        .def_ro("kernel_rows", &QPSolution::kernel_rows);
+    m.def("solve_kernel_qp", &solve_kernel_qp, "rows"_a, "var_point"_a, "p"_a, "C"_a, "alpha0"_a,
+          "y"_a.none() = nb::none(), "labels"_a.none() = nb::none(), "mu"_a.none() = nb::none(),
+          "equality"_a = true, "options"_a = unl::SolverOptions(), "progress"_a.none() = nb::none(),
+          "min 1/2 a'Qa + p'a s.t. 0 <= a <= C (and y'a = y'alpha0 if equality), "
+          "Q_ts = k(x_point(t), x_point(s)) y_t y_s, or sum_k mu_k labels[t,k] labels[s,k] in place of y_t y_s.");
     m.def("solve_pu", &solve_pu, "X64"_a.none(), "X32"_a.none(), "csr_data"_a.none(), "csr_indices"_a.none(),
           "csr_indptr"_a.none(), "n_rows"_a, "n_cols"_a, "pos"_a, "unl"_a, "kernel"_a, "gamma"_a, "coef0"_a,
           "degree"_a, "c1"_a, "c2"_a, "tol"_a, "cache_bytes"_a, "max_iter"_a, "solver"_a, "shrinking"_a,

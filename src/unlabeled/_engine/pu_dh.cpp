@@ -13,9 +13,6 @@ namespace unl {
 
 namespace {
 
-constexpr double INF = std::numeric_limits<double>::infinity();
-constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double TAU = 1e-12;
 // linear solver: active sets up to this size are finished with second-order selection
 constexpr int64_t kSmallActive = 512;
 
@@ -141,7 +138,8 @@ void solve_smo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std::
     for (int64_t t = 0; t < 2 * n; ++t) var_point[t] = t % n;
     // the same solve whatever the storage of the cached rows
     auto run = [&](auto storage) {
-        PointQMatrix<decltype(storage)> Q(K, pb.unl, var_point, y, opt.cache_bytes);
+        PointRows<decltype(storage)> rows(K, pb.unl, opt.cache_bytes);
+        PointQMatrix<decltype(storage)> Q(rows, var_point, y);
         SolverOptions so;
         so.eps = opt.tol;
         so.shrinking = opt.shrinking;
@@ -163,10 +161,10 @@ void solve_smo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std::
         res.converged = r.converged;
         res.stopped = r.stopped;
         res.violation = r.violation;
-        res.cache_hits = Q.cache().hits();
-        res.cache_misses = Q.cache().misses();
-        res.cache_bytes = Q.cache().bytes_used();
-        res.kernel_rows = Q.rows_computed();
+        res.cache_hits = rows.cache().hits();
+        res.cache_misses = rows.cache().misses();
+        res.cache_bytes = rows.cache().bytes_used();
+        res.kernel_rows = rows.rows_computed();
     };
     if (opt.cache_float32)
         run(float{});
@@ -826,23 +824,21 @@ std::vector<double> pu_upper_weights(const std::vector<double>& sigma, double c2
 }
 
 double pu_bias(const std::vector<double>& sigma, const std::vector<double>& g, double c2) {
+    // the offset of sum_t a_t + b_t = const over the split of solve_smo (all y_t = +1,
+    // G = -g - 1 for a_u and -g + 1 for b_u)
     const double half = c2 / 2;
-    double ub = INF, lb = -INF, sum = 0.0;
-    int64_t nfree = 0;
-    auto add = [&](double v, double cap, double G) {
-        if (v >= cap) lb = std::max(lb, G);
-        else if (v <= 0) ub = std::min(ub, G);
-        else { sum += G; ++nfree; }
+    OffsetEstimate r;
+    auto add = [&](double v, double G) {
+        if (v >= half) r.add_lower(G);
+        else if (v <= 0) r.add_upper(G);
+        else r.add_free(G);
     };
     for (size_t u = 0; u < sigma.size(); ++u) {
         const double a = std::min(sigma[u], half), b = sigma[u] - a;
-        add(a, half, -g[u] - 1.0);
-        add(b, half, -g[u] + 1.0);
+        add(a, -g[u] - 1.0);
+        add(b, -g[u] + 1.0);
     }
-    if (nfree > 0) return sum / static_cast<double>(nfree);
-    if (!std::isfinite(ub)) return lb;
-    if (!std::isfinite(lb)) return ub;
-    return (ub + lb) / 2;
+    return r.value();
 }
 
 // Values within a few ulps of 0, c2/2 or c2 are put on them: a start computed elsewhere

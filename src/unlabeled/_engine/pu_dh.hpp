@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "kernels.hpp"
-#include "smo.hpp"
+#include "solver.hpp"
 
 namespace unl {
 

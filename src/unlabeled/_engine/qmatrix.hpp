@@ -1,8 +1,14 @@
 // Q matrices whose variables map onto points, several variables possibly sharing one point
 // (the a_u / b_u split of the PU problem, the two copies of epsilon-SVR, SVM+ ...):
-// Q_ts = y_t y_s k(x_point(t), x_point(s)). The row cache is keyed by point, so variables that
-// share a point share its kernel row. Rows are stored as T (double or float); the solver always
-// receives doubles.
+//
+//     Q_ts = k(x_point(t), x_point(s)) * c_ts,   c_ts = y_t y_s            (signed), or
+//                                                c_ts = sum_k mu_k y_kt y_ks  (label-mixed)
+//
+// the label-mixed kernel of WellSVM's multiple-kernel step (Li et al., JMLR 2013): one kernel row,
+// reweighted, never an n x n matrix. Kernel rows live in a PointRows cache keyed by point, so
+// variables that share a point share its row, and a cache can outlive one solve (successive
+// solves on the same points with other labels, weights or bounds reuse its rows). Rows are
+// stored as T (double or float); the solver always receives doubles.
 #pragma once
 
 #include <cstdint>
@@ -12,73 +18,60 @@
 
 #include "cache.hpp"
 #include "kernels.hpp"
-#include "smo.hpp"
+#include "solver.hpp"
 
 namespace unl {
 
 template <class T = double>
-class PointQMatrix : public QMatrix {
+class PointRows {
 public:
-    // rows: the rows of X of the distinct points; var_point[t]: the point of variable t;
-    // y: the sign of each variable.
-    PointQMatrix(Kernel& K, const std::vector<int32_t>& rows, std::vector<int64_t> var_point,
-                 const std::vector<int8_t>& y, double cache_bytes)
-        : K_(K), rows_(rows), n_(static_cast<int64_t>(rows.size())),
-          l_(static_cast<int64_t>(var_point.size())), cache_(n_, n_, cache_bytes),
-          point_(std::move(var_point)), sign_(y) {
-        QD_.resize(static_cast<size_t>(l_));
-        for (int64_t t = 0; t < l_; ++t) QD_[t] = K_(rows_[point_[t]], rows_[point_[t]]);
-        for (int8_t v : sign_) all_plus_ = all_plus_ && v == 1;
-        buf_[0].resize(static_cast<size_t>(l_));
-        buf_[1].resize(static_cast<size_t>(l_));
+    using value_type = T;
+    // rows: the rows of X of the distinct points
+    PointRows(Kernel& K, std::vector<int32_t> rows, double cache_bytes)
+        : K_(K), rows_(std::move(rows)), n_(static_cast<int64_t>(rows_.size())),
+          cache_(n_, n_, cache_bytes) {
+        diag_.resize(static_cast<size_t>(n_));
+        for (int64_t u = 0; u < n_; ++u) diag_[u] = K_(rows_[u], rows_[u]);
         row_full_.assign(static_cast<size_t>(n_), 0);
         row_epoch_.assign(static_cast<size_t>(n_), -1);
         active_flag_.assign(static_cast<size_t>(n_), 1);
     }
-    const double* get_Q(int64_t t, int64_t len) override {
-        const int64_t u = point_[t];
+
+    int64_t size() const { return n_; }
+    double diag(int64_t u) const { return diag_[u]; }
+    Kernel& kernel() { return K_; }
+    const std::vector<int32_t>& rows() const { return rows_; }
+
+    // The row of point u: over all points if `full` (or when every point is active), else
+    // valid at least on the active points.
+    const T* row(int64_t u, bool full) {
         bool hit;
-        T* row = cache_.get(u, hit);
-        const bool need_full = len == l_ || all_active_;
-        if (!hit || (!row_full_[u] && (need_full || row_epoch_[u] != epoch_))) {
-            ++rows_computed_;
-            if (need_full) {
-                if constexpr (std::is_same_v<T, double>) {
-                    K_.row(rows_[u], rows_.data(), n_, row);
-                } else {
-                    full_.resize(static_cast<size_t>(n_));
-                    K_.row(rows_[u], rows_.data(), n_, full_.data());
-                    for (int64_t k = 0; k < n_; ++k) row[k] = static_cast<T>(full_[k]);
-                }
-                row_full_[u] = 1;
+        T* r = cache_.get(u, hit);
+        full = full || all_active_;
+        if (hit && (row_full_[u] || (!full && row_epoch_[u] == epoch_))) return r;
+        ++rows_computed_;
+        if (full) {
+            if constexpr (std::is_same_v<T, double>) {
+                K_.row(rows_[u], rows_.data(), n_, r);
             } else {
-                // only the points with an active variable: shrinking pays off in kernel work
-                const int64_t m = static_cast<int64_t>(active_pts_.size());
-                K_.row(rows_[u], active_rows_.data(), m, tmp_.data());
-                for (int64_t k = 0; k < m; ++k) row[active_pts_[k]] = static_cast<T>(tmp_[k]);
-                row_full_[u] = 0;
-                row_epoch_[u] = epoch_;
+                full_.resize(static_cast<size_t>(n_));
+                K_.row(rows_[u], rows_.data(), n_, full_.data());
+                for (int64_t k = 0; k < n_; ++k) r[k] = static_cast<T>(full_[k]);
             }
-        }
-        double* b = buf_[next_].data();
-        next_ ^= 1;
-        if (all_plus_) {
-            for (int64_t s = 0; s < len; ++s) b[s] = row[point_[s]];
+            row_full_[u] = 1;
         } else {
-            const double yt = sign_[t];
-            for (int64_t s = 0; s < len; ++s) b[s] = yt * sign_[s] * row[point_[s]];
+            // only the active points: shrinking pays off in kernel work
+            const int64_t m = static_cast<int64_t>(active_pts_.size());
+            K_.row(rows_[u], active_rows_.data(), m, tmp_.data());
+            for (int64_t k = 0; k < m; ++k) r[active_pts_[k]] = static_cast<T>(tmp_[k]);
+            row_full_[u] = 0;
+            row_epoch_[u] = epoch_;
         }
-        return b;
+        return r;
     }
-    const double* get_QD() const override { return QD_.data(); }
-    void swap_index(int64_t i, int64_t j) override {
-        std::swap(point_[i], point_[j]);
-        std::swap(QD_[i], QD_[j]);
-        std::swap(sign_[i], sign_[j]);
-    }
-    void set_active_size(int64_t len) override {
-        std::vector<uint8_t> now(static_cast<size_t>(n_), 0);
-        for (int64_t s = 0; s < len; ++s) now[point_[s]] = 1;
+
+    // The points with an active variable are those flagged in `now` (length size()).
+    void set_active(std::vector<uint8_t>& now) {
         bool grew = false;
         for (int64_t u = 0; u < n_ && !grew; ++u) grew = now[u] && !active_flag_[u];
         if (grew) ++epoch_;  // partial rows computed before lack the newly active points
@@ -93,22 +86,18 @@ public:
         all_active_ = static_cast<int64_t>(active_pts_.size()) == n_;
         tmp_.resize(active_pts_.size());
     }
+
     int64_t rows_computed() const { return rows_computed_; }
     const RowCacheT<T>& cache() const { return cache_; }
 
 private:
     Kernel& K_;
-    const std::vector<int32_t>& rows_;
-    int64_t n_, l_;
+    std::vector<int32_t> rows_;
+    int64_t n_;
     RowCacheT<T> cache_;
-    std::vector<int64_t> point_;
-    std::vector<int8_t> sign_;
-    bool all_plus_ = true;
-    std::vector<double> QD_;
-    std::vector<double> buf_[2];
-    int next_ = 0;
-    // shrinking: points with at least one active variable; a cached row is either full or
-    // computed over the active points of its epoch (the active set only shrinks within one)
+    std::vector<double> diag_;
+    // a cached row is either full or computed over the active points of its epoch (the
+    // active set only shrinks within one epoch)
     std::vector<uint8_t> row_full_, active_flag_;
     std::vector<int64_t> row_epoch_, active_pts_;
     std::vector<int32_t> active_rows_;
@@ -116,6 +105,76 @@ private:
     int64_t epoch_ = 0;
     bool all_active_ = true;
     int64_t rows_computed_ = 0;
+};
+
+template <class T = double>
+class PointQMatrix : public QMatrix {
+public:
+    // var_point[t]: the point of variable t; y: the sign of each variable (signed Q).
+    PointQMatrix(PointRows<T>& rows, std::vector<int64_t> var_point, const std::vector<int8_t>& y)
+        : PointQMatrix(rows, std::move(var_point), y, {}, 1) {}
+
+    // Label-mixed Q: labels holds m label vectors as an l x m row-major matrix of +1 / -1
+    // (variable t's labels are labels[t m .. t m + m - 1]), mu their m non-negative weights.
+    PointQMatrix(PointRows<T>& rows, std::vector<int64_t> var_point, std::vector<int8_t> labels,
+                 std::vector<double> mu, int64_t m)
+        : R_(rows), l_(static_cast<int64_t>(var_point.size())), m_(m),
+          point_(std::move(var_point)), labels_(std::move(labels)), mu_(std::move(mu)) {
+        if (mu_.empty()) mu_.assign(1, 1.0);
+        double mu_sum = 0.0;
+        for (double v : mu_) mu_sum += v;
+        QD_.resize(static_cast<size_t>(l_));
+        for (int64_t t = 0; t < l_; ++t) QD_[t] = R_.diag(point_[t]) * mu_sum;
+        for (int8_t v : labels_) all_plus_ = all_plus_ && v == 1;
+        buf_[0].resize(static_cast<size_t>(l_));
+        buf_[1].resize(static_cast<size_t>(l_));
+        weights_.resize(static_cast<size_t>(m_));
+        std::vector<uint8_t> all(static_cast<size_t>(R_.size()), 1);
+        R_.set_active(all);
+    }
+
+    const double* get_Q(int64_t t, int64_t len) override {
+        const T* row = R_.row(point_[t], len == l_);
+        double* b = buf_[next_].data();
+        next_ ^= 1;
+        if (all_plus_ && m_ == 1) {
+            for (int64_t s = 0; s < len; ++s) b[s] = mu_[0] * row[point_[s]];
+        } else if (m_ == 1) {
+            const double yt = mu_[0] * labels_[t];
+            for (int64_t s = 0; s < len; ++s) b[s] = yt * labels_[s] * row[point_[s]];
+        } else {
+            const int8_t* Yt = labels_.data() + t * m_;
+            for (int64_t k = 0; k < m_; ++k) weights_[k] = mu_[k] * Yt[k];
+            for (int64_t s = 0; s < len; ++s) {
+                const int8_t* Ys = labels_.data() + s * m_;
+                double c = 0.0;
+                for (int64_t k = 0; k < m_; ++k) c += weights_[k] * Ys[k];
+                b[s] = c * row[point_[s]];
+            }
+        }
+        return b;
+    }
+    const double* get_QD() const override { return QD_.data(); }
+    void swap_index(int64_t i, int64_t j) override {
+        std::swap(point_[i], point_[j]);
+        std::swap(QD_[i], QD_[j]);
+        for (int64_t k = 0; k < m_; ++k) std::swap(labels_[i * m_ + k], labels_[j * m_ + k]);
+    }
+    void set_active_size(int64_t len) override {
+        std::vector<uint8_t> now(static_cast<size_t>(R_.size()), 0);
+        for (int64_t s = 0; s < len; ++s) now[point_[s]] = 1;
+        R_.set_active(now);
+    }
+
+private:
+    PointRows<T>& R_;
+    int64_t l_, m_;
+    std::vector<int64_t> point_;
+    std::vector<int8_t> labels_;  // l x m, in the solver's current variable order
+    std::vector<double> mu_, weights_, QD_;
+    bool all_plus_ = true;
+    std::vector<double> buf_[2];
+    int next_ = 0;
 };
 
 }  // namespace unl

@@ -6,49 +6,33 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "cache.hpp"
+#include "qmatrix.hpp"
 
 namespace unl {
 
 namespace {
 
-constexpr double INF = std::numeric_limits<double>::infinity();
-constexpr double TAU = 1e-12;  // floor of a curvature, as LIBSVM's TAU
-
-// Kernel rows of one space through the LRU row cache; row i holds k(x_i, x_j) for all j.
+// Kernel rows of one space, over all points, from the shared row cache. At least 8 rows whatever
+// the budget: an aSMO step holds up to 5 rows of one space at once (8 n doubles is 640 KB at
+// n = 10,000).
 class KernelRows {
 public:
-    // At least 8 rows whatever the budget: an aSMO step holds up to 5 rows of one space at
-    // once (8 n doubles is 640 KB at n = 10,000).
     KernelRows(const Data& X, KernelParams p, double cache_bytes)
-        : K_(X, p), n_(X.n),
-          cache_(X.n, X.n, std::max(cache_bytes, 8.0 * sizeof(double) * static_cast<double>(X.n))),
-          cols_(static_cast<size_t>(X.n)),
-          diag_(static_cast<size_t>(X.n)) {
-        std::iota(cols_.begin(), cols_.end(), 0);
-        for (int64_t i = 0; i < n_; ++i) diag_[i] = K_(i, i);
-    }
+        : K_(X, p), rows_(K_, all_rows(X.n), std::max(cache_bytes, 8.0 * sizeof(double) * static_cast<double>(X.n))) {}
     // Valid until 8 further calls (the cache keeps at least 8 slots, least recently used out).
-    const double* row(int64_t i) {
-        bool hit;
-        double* r = cache_.get(i, hit);
-        if (!hit) {
-            K_.row(i, cols_.data(), n_, r);
-            ++computed_;
-        }
-        return r;
-    }
-    double diag(int64_t i) const { return diag_[i]; }
-    int64_t computed() const { return computed_; }
-    const RowCache& cache() const { return cache_; }
+    const double* row(int64_t i) { return rows_.row(i, true); }
+    double diag(int64_t i) const { return rows_.diag(i); }
+    int64_t computed() const { return rows_.rows_computed(); }
+    const RowCache& cache() const { return rows_.cache(); }
 
 private:
+    static std::vector<int32_t> all_rows(int64_t n) {
+        std::vector<int32_t> r(static_cast<size_t>(n));
+        std::iota(r.begin(), r.end(), 0);
+        return r;
+    }
     Kernel K_;
-    int64_t n_;
-    RowCache cache_;
-    std::vector<int32_t> cols_;
-    std::vector<double> diag_;
-    int64_t computed_ = 0;
+    PointRows<double> rows_;
 };
 
 // Best value of  t * slope - q t^2 / 2  over 0 <= t <= cap (the dual's gain along a direction
@@ -549,19 +533,18 @@ private:
 void svmplus_bias(const std::vector<double>& alpha, const std::vector<double>& beta,
                   const std::vector<int8_t>& y, const std::vector<double>& G,
                   const std::vector<double>& s, double& b, double& d) {
-    double sum[2] = {0, 0}, L[2] = {-INF, -INF};
-    int64_t cnt[2] = {0, 0};
+    OffsetEstimate rc[2];  // r_+ and r_-: every alpha_i > 0 is free, every G_i bounds r_c below
     double smax = -INF, sminb = INF;
     for (size_t i = 0; i < y.size(); ++i) {
-        const int c = y[i] > 0 ? 0 : 1;
-        if (alpha[i] > 0) { sum[c] += G[i]; ++cnt[c]; }
-        L[c] = std::max(L[c], G[i]);
+        OffsetEstimate& e = rc[y[i] > 0 ? 0 : 1];
+        if (alpha[i] > 0) e.add_free(G[i]);
+        e.add_lower(G[i]);
         smax = std::max(smax, s[i]);
         if (beta[i] > 0) sminb = std::min(sminb, s[i]);
     }
-    const bool known[2] = {cnt[0] > 0, cnt[1] > 0};
-    const double r[2] = {known[0] ? sum[0] / static_cast<double>(cnt[0]) : 0.0,
-                         known[1] ? sum[1] / static_cast<double>(cnt[1]) : 0.0};
+    const bool known[2] = {rc[0].has_free(), rc[1].has_free()};
+    const double r[2] = {known[0] ? rc[0].value() : 0.0, known[1] ? rc[1].value() : 0.0};
+    const double L[2] = {rc[0].lower(), rc[1].lower()};
     if (known[0] && known[1]) {
         b = (r[0] - r[1]) / 2;
         d = (r[0] + r[1]) / 2;

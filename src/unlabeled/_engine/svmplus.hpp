@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "kernels.hpp"
-#include "smo.hpp"
+#include "solver.hpp"
 
 namespace unl {
 

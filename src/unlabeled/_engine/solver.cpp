@@ -1,17 +1,10 @@
-#include "smo.hpp"
+#include "solver.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <utility>
 
 namespace unl {
-
-namespace {
-constexpr double INF = std::numeric_limits<double>::infinity();
-// curvature floor for pairs with eta <= 0 (duplicate points, non-PSD rounding noise)
-constexpr double TAU = 1e-12;
-}  // namespace
 
 void Solver::swap_index(int64_t i, int64_t j) {
     Q_->swap_index(i, j);
@@ -90,6 +83,30 @@ bool Solver::be_shrunk(int64_t i, double Gmax1, double Gmax2) const {
     return false;
 }
 
+void Solver::unshrink_once_near(double gap) {
+    if (!unshrink_ && gap <= eps_ * 10) {
+        unshrink_ = true;
+        reconstruct_gradient();
+        active_size_ = l_;
+    }
+}
+
+void Solver::shrink_where(const std::function<bool(int64_t)>& shrink) {
+    const int64_t before = active_size_;
+    for (int64_t i = 0; i < active_size_; ++i) {
+        if (!shrink(i)) continue;
+        --active_size_;
+        while (active_size_ > i) {
+            if (!shrink(active_size_)) {
+                swap_index(i, active_size_);
+                break;
+            }
+            --active_size_;
+        }
+    }
+    if (active_size_ != before || before == l_) Q_->set_active_size(active_size_);
+}
+
 void Solver::do_shrinking() {
     double Gmax1 = -INF, Gmax2 = -INF;  // max -yG over I_up, max yG over I_low
     for (int64_t i = 0; i < active_size_; ++i) {
@@ -101,49 +118,102 @@ void Solver::do_shrinking() {
             if (!lower(i)) Gmax1 = std::max(Gmax1, G_[i]);
         }
     }
-    // close to the optimum: bring everything back once, so that shrinking decisions taken
-    // far from the optimum cannot stall the final phase
-    if (!unshrink_ && Gmax1 + Gmax2 <= eps_ * 10) {
-        unshrink_ = true;
-        reconstruct_gradient();
-        active_size_ = l_;
-    }
-    const int64_t before = active_size_;
-    for (int64_t i = 0; i < active_size_; ++i) {
-        if (!be_shrunk(i, Gmax1, Gmax2)) continue;
-        --active_size_;
-        while (active_size_ > i) {
-            if (!be_shrunk(active_size_, Gmax1, Gmax2)) {
-                swap_index(i, active_size_);
-                break;
-            }
-            --active_size_;
-        }
-    }
-    if (active_size_ != before || before == l_) Q_->set_active_size(active_size_);
+    unshrink_once_near(Gmax1 + Gmax2);
+    shrink_where([&](int64_t i) { return be_shrunk(i, Gmax1, Gmax2); });
 }
 
 double Solver::calculate_rho() const {
-    int64_t nr_free = 0;
-    double ub = INF, lb = -INF, sum_free = 0.0;
+    OffsetEstimate r;
     for (int64_t i = 0; i < active_size_; ++i) {
-        double yG = y_[i] * G_[i];
-        if (upper(i)) {
-            if (y_[i] == -1) ub = std::min(ub, yG); else lb = std::max(lb, yG);
-        } else if (lower(i)) {
-            if (y_[i] == +1) ub = std::min(ub, yG); else lb = std::max(lb, yG);
-        } else {
-            ++nr_free;
-            sum_free += yG;
-        }
+        const double yG = y_[i] * G_[i];
+        if (is_free(i)) r.add_free(yG);
+        else if (upper(i) == (y_[i] == -1)) r.add_upper(yG);
+        else r.add_lower(yG);
     }
-    return nr_free > 0 ? sum_free / nr_free : (ub + lb) / 2;
+    return r.value();
 }
 
 double Solver::objective() const {
     double v = 0.0;
     for (int64_t i = 0; i < l_; ++i) v += alpha_[i] * (G_[i] + p_[i]);
     return v / 2;
+}
+
+void Solver::init_gradient(const double* G0, const double* G_bar0) {
+    if (G0 && G_bar0) {
+        G_.assign(G0, G0 + l_);
+        G_bar_.assign(G_bar0, G_bar0 + l_);
+        return;
+    }
+    G_ = p_;
+    G_bar_.assign(static_cast<size_t>(l_), 0.0);
+    for (int64_t i = 0; i < l_; ++i) {
+        if (lower(i)) continue;
+        const double* Q_i = Q_->get_Q(i, l_);
+        for (int64_t j = 0; j < l_; ++j) G_[j] += alpha_[i] * Q_i[j];
+        if (upper(i))
+            for (int64_t j = 0; j < l_; ++j) G_bar_[j] += C_[i] * Q_i[j];
+    }
+}
+
+// keeps G_bar = sum over upper-bounded variables of C_t Q_t
+void Solver::update_G_bar(int64_t i, bool was_upper) {
+    update_status(i);
+    if (was_upper == upper(i)) return;
+    const double* row = Q_->get_Q(i, l_);
+    const double c = was_upper ? -C_[i] : C_[i];
+    for (int64_t k = 0; k < l_; ++k) G_bar_[k] += c * row[k];
+}
+
+void Solver::step_pair(int64_t i, int64_t j) {
+    const double* Q_i = Q_->get_Q(i, active_size_);
+    const double* Q_j = Q_->get_Q(j, active_size_);
+    const double C_i = C_[i], C_j = C_[j];
+    const double old_ai = alpha_[i], old_aj = alpha_[j];
+    double& ai = alpha_[i];
+    double& aj = alpha_[j];
+    if (y_[i] != y_[j]) {
+        double quad = QD_[i] + QD_[j] + 2 * Q_i[j];
+        if (quad <= 0) quad = TAU;
+        const double delta = (-G_[i] - G_[j]) / quad;
+        const double diff = ai - aj;
+        ai += delta;
+        aj += delta;
+        if (diff > 0) {
+            if (aj < 0) { aj = 0; ai = diff; }
+        } else if (ai < 0) { ai = 0; aj = -diff; }
+        if (diff > C_i - C_j) {
+            if (ai > C_i) { ai = C_i; aj = C_i - diff; }
+        } else if (aj > C_j) { aj = C_j; ai = C_j + diff; }
+    } else {
+        double quad = QD_[i] + QD_[j] - 2 * Q_i[j];
+        if (quad <= 0) quad = TAU;
+        const double delta = (G_[i] - G_[j]) / quad;
+        const double sum = ai + aj;
+        ai -= delta;
+        aj += delta;
+        if (sum > C_i) {
+            if (ai > C_i) { ai = C_i; aj = sum - C_i; }
+        } else if (aj < 0) { aj = 0; ai = sum; }
+        if (sum > C_j) {
+            if (aj > C_j) { aj = C_j; ai = sum - C_j; }
+        } else if (ai < 0) { ai = 0; aj = sum; }
+    }
+    const double dai = ai - old_ai, daj = aj - old_aj;
+    for (int64_t k = 0; k < active_size_; ++k) G_[k] += Q_i[k] * dai + Q_j[k] * daj;
+    const bool ui = upper(i), uj = upper(j);
+    update_G_bar(i, ui);
+    update_G_bar(j, uj);
+}
+
+void Solver::step_single(int64_t i) {
+    const double* Q_i = Q_->get_Q(i, active_size_);
+    const double quad = QD_[i] > 0 ? QD_[i] : TAU;
+    const double old = alpha_[i];
+    alpha_[i] = std::clamp(old - G_[i] / quad, 0.0, C_[i]);
+    const double d = alpha_[i] - old;
+    for (int64_t k = 0; k < active_size_; ++k) G_[k] += Q_i[k] * d;
+    update_G_bar(i, upper(i));
 }
 
 SolveResult Solver::solve(int64_t l, QMatrix& Q, const double* p, const int8_t* y, const double* C,
@@ -163,30 +233,16 @@ SolveResult Solver::solve(int64_t l, QMatrix& Q, const double* p, const int8_t* 
     active_set_.resize(static_cast<size_t>(l));
     for (int64_t i = 0; i < l; ++i) active_set_[i] = i;
     active_size_ = l;
-
-    if (G0 && G_bar0) {
-        G_.assign(G0, G0 + l);
-        G_bar_.assign(G_bar0, G_bar0 + l);
-    } else {
-        G_.assign(p, p + l);
-        G_bar_.assign(static_cast<size_t>(l), 0.0);
-    }
-    for (int64_t i = 0; i < l && !(G0 && G_bar0); ++i) {
-        if (lower(i)) continue;
-        const double* Q_i = Q.get_Q(i, l);
-        for (int64_t j = 0; j < l; ++j) G_[j] += alpha_[i] * Q_i[j];
-        if (upper(i))
-            for (int64_t j = 0; j < l; ++j) G_bar_[j] += C_[i] * Q_i[j];
-    }
+    Q.set_active_size(l);
+    init_gradient(G0, G_bar0);
 
     SolveResult res;
     ProgressClock clock(opt.progress, opt.progress_interval);
-    const int64_t max_iter = opt.max_iter;
     int64_t counter = std::min<int64_t>(l, 1000) + 1;
     int64_t iter = 0;
     double violation = INF;
     for (;;) {
-        if (max_iter >= 0 && iter >= max_iter) break;
+        if (opt.max_iter >= 0 && iter >= opt.max_iter) break;
         if (--counter == 0) {
             counter = std::min<int64_t>(l, 1000);
             if (opt.shrinking) do_shrinking();
@@ -207,58 +263,8 @@ SolveResult Solver::solve(int64_t l, QMatrix& Q, const double* p, const int8_t* 
             break;
         }
         ++iter;
-
-        const double* Q_i = Q.get_Q(i, active_size_);
-        const double* Q_j = Q.get_Q(j, active_size_);
-        const double C_i = C_[i], C_j = C_[j];
-        const double old_ai = alpha_[i], old_aj = alpha_[j];
-        double& ai = alpha_[i];
-        double& aj = alpha_[j];
-        if (y_[i] != y_[j]) {
-            double quad = QD_[i] + QD_[j] + 2 * Q_i[j];
-            if (quad <= 0) quad = TAU;
-            double delta = (-G_[i] - G_[j]) / quad;
-            double diff = ai - aj;
-            ai += delta;
-            aj += delta;
-            if (diff > 0) {
-                if (aj < 0) { aj = 0; ai = diff; }
-            } else if (ai < 0) { ai = 0; aj = -diff; }
-            if (diff > C_i - C_j) {
-                if (ai > C_i) { ai = C_i; aj = C_i - diff; }
-            } else if (aj > C_j) { aj = C_j; ai = C_j + diff; }
-        } else {
-            double quad = QD_[i] + QD_[j] - 2 * Q_i[j];
-            if (quad <= 0) quad = TAU;
-            double delta = (G_[i] - G_[j]) / quad;
-            double sum = ai + aj;
-            ai -= delta;
-            aj += delta;
-            if (sum > C_i) {
-                if (ai > C_i) { ai = C_i; aj = sum - C_i; }
-            } else if (aj < 0) { aj = 0; ai = sum; }
-            if (sum > C_j) {
-                if (aj > C_j) { aj = C_j; ai = sum - C_j; }
-            } else if (ai < 0) { ai = 0; aj = sum; }
-        }
-
-        const double dai = ai - old_ai, daj = aj - old_aj;
-        for (int64_t k = 0; k < active_size_; ++k) G_[k] += Q_i[k] * dai + Q_j[k] * daj;
-
-        // keep G_bar = sum over upper-bounded variables of C_t Q_t
-        const bool ui = upper(i), uj = upper(j);
-        update_status(i);
-        update_status(j);
-        if (ui != upper(i)) {
-            const double* row = Q.get_Q(i, l);
-            const double c = ui ? -C_i : C_i;
-            for (int64_t k = 0; k < l; ++k) G_bar_[k] += c * row[k];
-        }
-        if (uj != upper(j)) {
-            const double* row = Q.get_Q(j, l);
-            const double c = uj ? -C_j : C_j;
-            for (int64_t k = 0; k < l; ++k) G_bar_[k] += c * row[k];
-        }
+        if (j >= 0) step_pair(i, j);
+        else step_single(i);
     }
     if (active_size_ < l) {
         reconstruct_gradient();
@@ -274,6 +280,43 @@ SolveResult Solver::solve(int64_t l, QMatrix& Q, const double* p, const int8_t* 
         if (G_bar_out) G_bar_out[active_set_[i]] = G_bar_[i];
     }
     return res;
+}
+
+// ---------------------------------------------------------------------------------------
+// BoxSolver
+
+double BoxSolver::projected(int64_t t) const {
+    if (lower(t)) return std::min(G_[t], 0.0);
+    if (upper(t)) return std::max(G_[t], 0.0);
+    return G_[t];
+}
+
+bool BoxSolver::select_working_set(int64_t& out_i, int64_t& out_j, double& violation) {
+    double best = -INF, worst = 0.0;
+    int64_t idx = -1;
+    for (int64_t t = 0; t < active_size_; ++t) {
+        const double pg = projected(t);
+        if (pg == 0.0) continue;
+        worst = std::max(worst, std::fabs(pg));
+        const double gain = pg * pg / (QD_[t] > 0 ? QD_[t] : TAU);
+        if (gain > best) { best = gain; idx = t; }
+    }
+    violation = worst;
+    if (idx < 0 || worst < eps_) return false;
+    out_i = idx;
+    out_j = -1;
+    return true;
+}
+
+void BoxSolver::do_shrinking() {
+    double gap = 0.0;
+    for (int64_t t = 0; t < active_size_; ++t) gap = std::max(gap, std::fabs(projected(t)));
+    unshrink_once_near(gap);
+    // a variable at a bound whose gradient pushes it outward by more than the largest
+    // violation is unlikely to move again (LIBLINEAR's rule, with the current gap as bound)
+    shrink_where([&](int64_t t) {
+        return (lower(t) && G_[t] > gap) || (upper(t) && -G_[t] > gap);
+    });
 }
 
 }  // namespace unl

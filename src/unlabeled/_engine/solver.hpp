@@ -1,57 +1,25 @@
-// The generic pairwise (SMO) solver, written once for every problem of the library:
+// The pairwise (SMO) solver, written once for every kernel problem of the library:
 //
 //     min_alpha  1/2 alpha' Q alpha + p' alpha   s.t.  y' alpha = const,  0 <= alpha_t <= C_t
 //
-// with y_t in {+1, -1} and Q_ts = y_t y_s K(t, s). A problem supplies Q (through QMatrix),
-// p, y, C and a feasible start. The solver keeps the gradient of every variable, selects
-// pairs by second-order gain (Fan, Chen and Lin, JMLR 2005), shrinks variables that sit at
-// a bound and are unlikely to move, and reconstructs the gradient before declaring
-// optimality, following the design of LIBSVM's Solver (Chang and Lin, 2011).
+// with y_t in {+1, -1}. A problem supplies Q (a QMatrix), p, y, C and a feasible start and calls
+// solve(). The solver keeps the gradient of every variable, selects pairs by second-order gain
+// (Fan, Chen and Lin, JMLR 2005), shrinks variables that sit at a bound and are unlikely to move,
+// and reconstructs the gradient before declaring optimality, following the design of LIBSVM's
+// Solver (Chang and Lin, 2011).
+//
+// Like LIBSVM's Solver_NU, a problem with other constraints derives from Solver and overrides the
+// protected virtual selection, shrinking and offset calculation. BoxSolver is such a derivative:
+// the duals of SVMs without offset have no equality constraint, and it takes one-variable steps.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <vector>
 
+#include "common.hpp"
+
 namespace unl {
-
-struct Progress {
-    int64_t iter;
-    double violation;  // max_{up} -yG - min_{low} -yG (0 at the optimum)
-    double objective;  // objective of the problem being solved (approximate while shrunk)
-    double elapsed;    // seconds since the solver started
-};
-
-// Called a few times per second at most; returning true stops the solver.
-using ProgressFn = std::function<bool(const Progress&)>;
-
-// Throttles a ProgressFn: cheap enough to call on every iteration.
-class ProgressClock {
-public:
-    ProgressClock(const ProgressFn& fn, double interval) : fn_(fn), interval_(interval) {
-        start_ = last_ = std::chrono::steady_clock::now();
-    }
-    double elapsed() const {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    }
-    // true if a report is due now (a clock read costs ~20 ns: cheap next to any solver step)
-    bool due() {
-        if (!fn_) return false;
-        auto now = std::chrono::steady_clock::now();
-        if (std::chrono::duration<double>(now - last_).count() < interval_) return false;
-        last_ = now;
-        return true;
-    }
-    bool report(int64_t iter, double violation, double objective) {
-        return fn_ && fn_(Progress{iter, violation, objective, elapsed()});
-    }
-
-private:
-    const ProgressFn& fn_;
-    double interval_;
-    std::chrono::steady_clock::time_point start_, last_;
-};
 
 class QMatrix {
 public:
@@ -78,13 +46,14 @@ struct SolveResult {
     int64_t iter = 0;
     bool converged = false;
     bool stopped = false;  // the progress callback asked to stop
-    double rho = 0.0;      // the multiplier of the equality constraint
+    double rho = 0.0;      // the multiplier of the equality constraint (0 without one)
     double violation = 0.0;
     double objective = 0.0;
 };
 
 class Solver {
 public:
+    virtual ~Solver() = default;
     // alpha: feasible start, overwritten by the solution; G_out (length l, may be null): the
     // final gradient Q alpha + p. Both in the caller's variable order. A problem that can
     // compute the starting gradient faster than row by row passes it as G0 = Q alpha + p and
@@ -95,7 +64,7 @@ public:
                       const double* G0 = nullptr, const double* G_bar0 = nullptr,
                       double* G_bar_out = nullptr);
 
-private:
+protected:
     enum Status : int8_t { LOWER = 0, UPPER = 1, FREE = 2 };
 
     int64_t l_ = 0, active_size_ = 0;
@@ -107,20 +76,48 @@ private:
     double eps_ = 1e-3;
     bool unshrink_ = false;
 
-    void update_status(int64_t i) {
-        status_[i] = alpha_[i] >= C_[i] ? UPPER : (alpha_[i] <= 0 ? LOWER : FREE);
-    }
     bool upper(int64_t i) const { return status_[i] == UPPER; }
     bool lower(int64_t i) const { return status_[i] == LOWER; }
     bool is_free(int64_t i) const { return status_[i] == FREE; }
 
-    void swap_index(int64_t i, int64_t j);
+    // The working set: a pair (i, j), or j = -1 for a step on i alone. False when optimal to
+    // eps on the active set; `violation` is the optimality gap.
+    virtual bool select_working_set(int64_t& i, int64_t& j, double& violation);
+    virtual void do_shrinking();
+    virtual double calculate_rho() const;
+
+    // Shrinking helpers for derived solvers: bring every variable back once when the gap is
+    // small (shrinking decisions taken far from the optimum must not stall the last phase),
+    // and move the variables for which `shrink` holds out of the active set.
+    void unshrink_once_near(double gap);
+    void shrink_where(const std::function<bool(int64_t)>& shrink);
     void reconstruct_gradient();
-    bool select_working_set(int64_t& i, int64_t& j, double& violation);
+
+private:
+    void update_status(int64_t i) {
+        status_[i] = alpha_[i] >= C_[i] ? UPPER : (alpha_[i] <= 0 ? LOWER : FREE);
+    }
+    void swap_index(int64_t i, int64_t j);
     bool be_shrunk(int64_t i, double Gmax1, double Gmax2) const;
-    void do_shrinking();
-    double calculate_rho() const;
+    void init_gradient(const double* G0, const double* G_bar0);
+    void step_pair(int64_t i, int64_t j);
+    void step_single(int64_t i);
+    void update_G_bar(int64_t i, bool was_upper);
     double objective() const;
+};
+
+// min 1/2 alpha' Q alpha + p' alpha s.t. 0 <= alpha_t <= C_t: no equality constraint (the duals
+// of SVMs without offset, as LIBLINEAR's). Steps on one variable, chosen by second-order gain
+// PG_t^2 / Q_tt among the violators; the gap is max_t |PG_t| with PG the projected gradient.
+// y is used only through Q; the result's rho is 0.
+class BoxSolver : public Solver {
+protected:
+    bool select_working_set(int64_t& i, int64_t& j, double& violation) override;
+    void do_shrinking() override;
+    double calculate_rho() const override { return 0.0; }
+
+private:
+    double projected(int64_t t) const;
 };
 
 }  // namespace unl

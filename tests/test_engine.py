@@ -1,0 +1,303 @@
+"""The engine's solver contract, checked directly against cvxpy + Clarabel.
+
+Every problem here is solved twice: by the engine (typed data, kernel, options; a kernel-row
+cache) and by a generic conic solver on the same QP written out densely. The optimal values
+must agree, and the engine's returned gradient must equal Q alpha + p computed independently.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
+
+from unlabeled._engine import (
+    KernelRows,
+    KernelSpec,
+    SolverOptions,
+    as_data,
+    solve_kernel_qp,
+)
+
+cp = pytest.importorskip("cvxpy")
+
+KINDS = {"linear": 0, "poly": 1, "rbf": 2}
+
+
+def gram(X, kernel, gamma=0.5, degree=2, coef0=1.0):
+    if kernel == "linear":
+        return linear_kernel(X)
+    if kernel == "poly":
+        return polynomial_kernel(X, degree=degree, gamma=gamma, coef0=coef0)
+    return rbf_kernel(X, gamma=gamma)
+
+
+def reference(Q, p, C, y=None, total=None):
+    """min 1/2 a'Qa + p'a over 0 <= a <= C (and y'a = total), by Clarabel."""
+    ev, U = np.linalg.eigh((Q + Q.T) / 2)
+    keep = ev > 1e-12 * max(ev.max(), 1e-300)
+    V = U[:, keep] * np.sqrt(ev[keep])
+    a = cp.Variable(len(p))
+    cons = [a >= 0, a <= C]
+    if y is not None:
+        cons.append(y @ a == total)
+    prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(V.T @ a) + p @ a), cons)
+    prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    assert prob.status == "optimal", prob.status
+    return float(prob.value)
+
+
+def objective(Q, p, a):
+    return float(0.5 * a @ Q @ a + p @ a)
+
+
+def random_problem(rng, n_points=14, shared=True, kernel="rbf"):
+    X = rng.normal(size=(n_points, 3))
+    var_point = np.arange(n_points)
+    if shared:  # some points carry two variables (as the PU split and epsilon-SVR)
+        var_point = np.r_[var_point, rng.choice(n_points, n_points // 2, replace=False)]
+    var_point = var_point.astype(np.int64)
+    K = gram(X, kernel)[np.ix_(var_point, var_point)]
+    l = len(var_point)
+    p = rng.normal(size=l)
+    C = rng.uniform(0.2, 2.0, size=l)
+    return X, var_point, K, p, C
+
+
+def engine_rows(X, kernel, float32=False, cache_bytes=1e6, sparse=False):
+    spec = KernelSpec(KINDS[kernel], gamma=0.5, coef0=1.0, degree=2)
+    data = as_data(sp.csr_matrix(X) if sparse else X)
+    return KernelRows(data, spec, np.arange(X.shape[0], dtype=np.int32), cache_bytes, float32)
+
+
+def check_solution(res, Q, p, C, ref, tol_obj=1e-6):
+    a = res.alpha
+    assert np.all(a >= 0) and np.all(a <= C)
+    np.testing.assert_allclose(res.G, Q @ a + p, atol=1e-9)
+    assert res.converged
+    assert objective(Q, p, a) <= ref + tol_obj * max(1.0, abs(ref))
+    np.testing.assert_allclose(res.objective, objective(Q, p, a), atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
+@pytest.mark.parametrize("shrinking", [True, False])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_signed_qp_with_equality(kernel, shrinking, seed):
+    rng = np.random.default_rng(seed)
+    X, vp, K, p, C = random_problem(rng, kernel=kernel)
+    y = rng.choice([-1, 1], size=len(vp)).astype(np.int8)
+    a0 = np.zeros(len(vp))
+    a0[0] = min(C[0], 0.5)
+    Q = K * np.outer(y, y)
+    ref = reference(Q, p, C, y.astype(float), float(y @ a0))
+    res = solve_kernel_qp(
+        engine_rows(X, kernel), vp, p, C, a0, y=y, options=SolverOptions(1e-8, shrinking)
+    )
+    check_solution(res, Q, p, C, ref)
+    assert abs(y @ res.alpha - y @ a0) <= 1e-10
+    # the offset: free variables satisfy y_t G_t = rho
+    free = (res.alpha > 1e-9) & (res.alpha < C - 1e-9)
+    if free.any():
+        np.testing.assert_allclose((y * res.G)[free], res.rho, atol=1e-6)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
+@pytest.mark.parametrize("shrinking", [True, False])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_box_qp_without_equality(kernel, shrinking, seed):
+    rng = np.random.default_rng(10 + seed)
+    X, vp, K, p, C = random_problem(rng, kernel=kernel)
+    y = rng.choice([-1, 1], size=len(vp)).astype(np.int8)
+    Q = K * np.outer(y, y)
+    ref = reference(Q, p, C)
+    res = solve_kernel_qp(
+        engine_rows(X, kernel),
+        vp,
+        p,
+        C,
+        np.zeros(len(vp)),
+        y=y,
+        equality=False,
+        options=SolverOptions(1e-8, shrinking),
+    )
+    check_solution(res, Q, p, C, ref)
+    assert res.rho == 0.0
+    # projected gradient vanishes at the optimum of a box QP
+    a, G = res.alpha, res.G
+    pg = np.where(a <= 0, np.minimum(G, 0), np.where(a >= C, np.maximum(G, 0), G))
+    assert np.abs(pg).max() <= 1e-8
+
+
+@pytest.mark.parametrize("equality", [True, False])
+@pytest.mark.parametrize("float32", [False, True])
+def test_label_mixed_q(equality, float32):
+    """Q = K .* sum_k mu_k y_k y_k' (WellSVM's multiple-kernel step) on one kernel row."""
+    rng = np.random.default_rng(3)
+    X, vp, K, p, C = random_problem(rng, n_points=16, shared=False)
+    m = 4
+    labels = rng.choice([-1, 1], size=(len(vp), m)).astype(np.int8)
+    mu = rng.dirichlet(np.ones(m))
+    mix = sum(mu[k] * np.outer(labels[:, k], labels[:, k]) for k in range(m))
+    Q = K * mix
+    if float32:  # the cache stores rows in float32: the QP solved is Q rounded to float32
+        Kf = gram(X, "rbf").astype(np.float32).astype(np.float64)
+        np.fill_diagonal(Kf, np.diag(gram(X, "rbf")))  # the diagonal is kept in double
+        Q = Kf[np.ix_(vp, vp)] * mix
+    ones = np.ones(len(vp))
+    a0 = np.zeros(len(vp))
+    ref = reference(Q, p, C, ones if equality else None, 0.0) if equality else reference(Q, p, C)
+    res = solve_kernel_qp(
+        engine_rows(X, "rbf", float32=float32),
+        vp,
+        p,
+        C,
+        a0,
+        labels=labels,
+        mu=mu,
+        equality=equality,
+        options=SolverOptions(1e-8),
+    )
+    np.testing.assert_allclose(res.G, Q @ res.alpha + p, atol=1e-6 if float32 else 1e-9)
+    assert objective(Q, p, res.alpha) <= ref + 1e-6 * max(1.0, abs(ref))
+
+
+def test_one_label_vector_equals_signed_q():
+    rng = np.random.default_rng(4)
+    X, vp, K, p, C = random_problem(rng, shared=False)
+    y = rng.choice([-1, 1], size=len(vp)).astype(np.int8)
+    a0 = np.zeros(len(vp))
+    signed = solve_kernel_qp(
+        engine_rows(X, "rbf"), vp, p, C, a0, y=y, equality=False, options=SolverOptions(1e-10)
+    )
+    mixed = solve_kernel_qp(
+        engine_rows(X, "rbf"),
+        vp,
+        p,
+        C,
+        a0,
+        labels=y[:, None].copy(),
+        mu=np.ones(1),
+        equality=False,
+        options=SolverOptions(1e-10),
+    )
+    np.testing.assert_allclose(mixed.alpha, signed.alpha, atol=1e-9)
+
+
+def test_cache_reused_across_solves_gives_the_same_optimum():
+    """A KernelRows object outlives a solve: later solves (other weights, a warm start) reuse
+    its rows, compute fewer, and reach the optimum of a fresh cache."""
+    rng = np.random.default_rng(5)
+    X, vp, K, p, C = random_problem(rng, n_points=30, shared=False)
+    labels = rng.choice([-1, 1], size=(len(vp), 2)).astype(np.int8)
+    rows = engine_rows(X, "rbf")
+    first = solve_kernel_qp(
+        rows, vp, p, C, np.zeros(len(vp)), labels=labels, mu=np.array([0.5, 0.5]), equality=False
+    )
+    mu = np.array([0.2, 0.8])
+    warm = solve_kernel_qp(rows, vp, p, C, first.alpha, labels=labels, mu=mu, equality=False,
+                           options=SolverOptions(1e-9))
+    cold = solve_kernel_qp(engine_rows(X, "rbf"), vp, p, C, np.zeros(len(vp)), labels=labels,
+                           mu=mu, equality=False, options=SolverOptions(1e-9))
+    Q = K * sum(mu[k] * np.outer(labels[:, k], labels[:, k]) for k in range(2))
+    assert abs(objective(Q, p, warm.alpha) - objective(Q, p, cold.alpha)) <= 1e-8
+    assert warm.kernel_rows < cold.kernel_rows
+    assert rows.stats()["hits"] > 0
+
+
+def test_sparse_and_dense_data_agree():
+    rng = np.random.default_rng(6)
+    X, vp, K, p, C = random_problem(rng, shared=False)
+    X[np.abs(X) < 0.7] = 0.0
+    y = rng.choice([-1, 1], size=len(vp)).astype(np.int8)
+    a0 = np.zeros(len(vp))
+    out = [
+        solve_kernel_qp(engine_rows(X, "rbf", sparse=s), vp, p, C, a0, y=y,
+                        options=SolverOptions(1e-10)).alpha
+        for s in (False, True)
+    ]
+    np.testing.assert_allclose(out[0], out[1], atol=1e-9)
+
+
+def test_as_data_canonicalises_sparse_input_on_a_copy():
+    """Duplicate entries are summed (as scipy reads them) and unsorted indices sorted, on a
+    copy: the caller's matrix is unchanged and the engine's kernel equals the dense one."""
+    X = sp.csr_matrix(
+        (np.array([1.0, 2.0, 0.5, 3.0]), np.array([2, 0, 2, 1]), np.array([0, 3, 4])),
+        shape=(2, 3),
+    )
+    before = (X.data.copy(), X.indices.copy(), X.indptr.copy())
+    data = as_data(X)
+    for a, b in zip(before, (X.data, X.indices, X.indptr), strict=True):
+        np.testing.assert_array_equal(a, b)
+    rows = KernelRows(data, KernelSpec(0), np.arange(2, dtype=np.int32))
+    res = solve_kernel_qp(rows, np.arange(2), np.array([-1.0, -1.0]), np.ones(2), np.zeros(2),
+                          equality=False, options=SolverOptions(1e-12))
+    K = X.toarray() @ X.toarray().T
+    np.testing.assert_allclose(res.G, K @ res.alpha - 1.0, atol=1e-12)
+
+
+def test_engine_refuses_malformed_input():
+    from unlabeled._engine import Data
+
+    with pytest.raises(ValueError, match="sorted and unique"):
+        Data.csr(np.ones(2), np.array([1, 0], np.int32), np.array([0, 2], np.int64), 3)
+    with pytest.raises(ValueError, match="out of range"):
+        Data.csr(np.ones(1), np.array([7], np.int32), np.array([0, 1], np.int64), 3)
+    X = np.eye(3)
+    rows = engine_rows(X, "rbf")
+    vp, p, C = np.arange(3), np.zeros(3), np.ones(3)
+    with pytest.raises(ValueError, match="alpha0"):
+        solve_kernel_qp(rows, vp, p, C, np.full(3, 2.0))
+    with pytest.raises(ValueError, match="C must be positive"):
+        solve_kernel_qp(rows, vp, p, np.zeros(3), np.zeros(3))
+    with pytest.raises(ValueError, match="labels must have shape"):
+        solve_kernel_qp(rows, vp, p, C, np.zeros(3), labels=np.ones((2, 1), np.int8),
+                        mu=np.ones(1))
+    with pytest.raises(IndexError, match="var_point"):
+        solve_kernel_qp(rows, np.array([0, 1, 5]), p, C, np.zeros(3))
+    with pytest.raises(ValueError, match="kernel kind"):
+        KernelSpec(7)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n=st.integers(1, 9),
+    kernel=st.sampled_from(["rbf", "linear", "poly"]),
+    equality=st.booleans(),
+    shrinking=st.booleans(),
+    mixed=st.booleans(),
+)
+def test_random_small_problems(seed, n, kernel, equality, shrinking, mixed):
+    """A battery of tiny problems, duplicates and degenerate kernels included."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    if n > 2 and rng.random() < 0.3:
+        X[1] = X[0]  # duplicate points: eta = 0 along their pair
+    vp = np.r_[np.arange(n), rng.integers(0, n, size=rng.integers(0, n + 1))].astype(np.int64)
+    l = len(vp)
+    K = gram(X, kernel)[np.ix_(vp, vp)]
+    p = rng.normal(size=l)
+    C = rng.uniform(0.1, 3.0, size=l)
+    a0 = rng.uniform(0, 1, size=l) * C
+    if mixed:
+        m = int(rng.integers(1, 4))
+        labels = rng.choice([-1, 1], size=(l, m)).astype(np.int8)
+        mu = rng.dirichlet(np.ones(m))
+        Q = K * sum(mu[k] * np.outer(labels[:, k], labels[:, k]) for k in range(m))
+        kw, ysolve = {"labels": labels, "mu": mu}, np.ones(l)
+    else:
+        y = rng.choice([-1, 1], size=l).astype(np.int8)
+        Q = K * np.outer(y, y)
+        kw, ysolve = {"y": y}, y.astype(float)
+    ref = reference(Q, p, C, ysolve, float(ysolve @ a0)) if equality else reference(Q, p, C)
+    res = solve_kernel_qp(engine_rows(X, kernel), vp, p, C, a0, equality=equality,
+                          options=SolverOptions(1e-9, shrinking), **kw)
+    assert np.all(res.alpha >= 0) and np.all(res.alpha <= C)
+    np.testing.assert_allclose(res.G, Q @ res.alpha + p, atol=1e-8)
+    assert objective(Q, p, res.alpha) <= ref + 1e-6 * max(1.0, abs(ref))
+    if equality:
+        assert abs(ysolve @ res.alpha - ysolve @ a0) <= 1e-9 * max(1.0, C.sum())
