@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "linear_dual.hpp"
-#include "pu_dh.hpp"
+#include "problems/pu_dh.hpp"
 #include "qmatrix.hpp"
-#include "qp.hpp"
-#include "svmplus.hpp"
+#include "problems/qp.hpp"
+#include "problems/svmplus.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;

@@ -74,6 +74,12 @@ struct PUResult {
 
 PUResult solve_pu(const PUProblem& prob, const PUOptions& opt);
 
+// For the problem's own files: w = c1 sum_P x_p - sum_U sigma_u x_u (linear kernel), and USMO
+// (pu_usmo.cpp), which starts from res.sigma and fills res.sigma, res.g_unl and its counters.
+std::vector<double> primal_w(const PUProblem& pb, const std::vector<double>& sigma);
+void solve_usmo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std::vector<double>& h,
+                PUResult& res);
+
 // Snap a start onto the exact states 0, c2/2, c2 where it is within a few ulps of them, and
 // return the weights of the start's variables at their upper bound (c2/2 for each of a_u and
 // b_u that is): what the SMO solver's G_bar = K_UU upper0 needs besides K_UU sigma0.
