@@ -140,133 +140,155 @@ private:
 
 double eta_of(Kernel& K, int32_t a, int32_t b) { return K(a, a) + K(b, b) - 2 * K(a, b); }
 
-}  // namespace
-
 // ---------------------------------------------------------------------------------------
 // USMO, as published: optimise over the non-bound set (with its function cache) until it is
 // tau-optimal, then scan every point against the most critical values; stop when a full
 // scan changes nothing.
 
-void solve_usmo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std::vector<double>& h,
-                PUResult& res) {
-    const int64_t n = static_cast<int64_t>(pb.unl.size());
-    std::vector<double>& sigma = res.sigma;
-    SigmaPairs pairs(sigma, pb.c2);
-    FreshG fresh(pb, K, h, sigma);
-    const double tau = opt.tol;
+class Usmo {
+public:
+    Usmo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std::vector<double>& h, PUResult& res)
+        : pb_(pb), opt_(opt), K_(K), res_(res), n_(static_cast<int64_t>(pb.unl.size())),
+          sigma_(res.sigma), pairs_(sigma_, pb.c2), fresh_(pb, K, h, sigma_), tau_(opt.tol),
+          nb_pos_(static_cast<size_t>(n_), -1), fcache_(static_cast<size_t>(n_), 0.0),
+          clock_(opt.progress, 0.2) {
+        for (int64_t u = 0; u < n_; ++u)
+            if (pairs_.non_bound(u)) nb_insert(u, fresh_(u));
+        scan_order_.resize(static_cast<size_t>(n_));
+        std::iota(scan_order_.begin(), scan_order_.end(), 0);
+        std::mt19937_64 rng(opt.seed);
+        std::shuffle(scan_order_.begin(), scan_order_.end(), rng);
+    }
 
-    // non-bound set with its function cache
-    std::vector<int64_t> nb;
-    std::vector<int32_t> nb_rows;  // rows of X, parallel to nb
-    std::vector<int64_t> nb_pos(static_cast<size_t>(n), -1);
-    std::vector<double> fcache(static_cast<size_t>(n), 0.0);
-    auto nb_insert = [&](int64_t u, double g) {
-        nb_pos[u] = static_cast<int64_t>(nb.size());
-        nb.push_back(u);
-        nb_rows.push_back(pb.unl[u]);
-        fcache[u] = g;
-    };
-    auto nb_erase = [&](int64_t u) {
-        int64_t k = nb_pos[u], last = static_cast<int64_t>(nb.size()) - 1;
-        nb[k] = nb[last];
-        nb_rows[k] = nb_rows[last];
-        nb_pos[nb[k]] = k;
-        nb.pop_back();
-        nb_rows.pop_back();
-        nb_pos[u] = -1;
-    };
-    for (int64_t u = 0; u < n; ++u)
-        if (pairs.non_bound(u)) nb_insert(u, fresh(u));
-    auto g_of = [&](int64_t u) { return nb_pos[u] >= 0 ? fcache[u] : fresh(u); };
+    void run() {
+        while (!converged_ && !stopped_ && !capped()) {
+            optimise_non_bound();
+            if (stopped_ || capped()) break;
+            if (scan()) break;
+        }
+        if (!converged_ && !stopped_) final_gradient();
+        if (K_.is_linear()) res_.w = fresh_.w();
+        res_.iter = iter_;
+        res_.converged = converged_;
+        res_.stopped = stopped_;
+        res_.violation = violation_;
+        res_.kernel_rows = kernel_rows_;
+    }
 
-    std::vector<int64_t> scan_order(static_cast<size_t>(n));
-    std::iota(scan_order.begin(), scan_order.end(), 0);
-    std::mt19937_64 rng(opt.seed);
-    std::shuffle(scan_order.begin(), scan_order.end(), rng);
+private:
+    const PUProblem& pb_;
+    const PUOptions& opt_;
+    Kernel& K_;
+    PUResult& res_;
+    int64_t n_;
+    std::vector<double>& sigma_;
+    SigmaPairs pairs_;
+    FreshG fresh_;
+    double tau_;
+    // the non-bound set with its function cache; nb_rows_: rows of X, parallel to nb_
+    std::vector<int64_t> nb_, nb_pos_, scan_order_;
+    std::vector<int32_t> nb_rows_;
+    std::vector<double> fcache_, ki_, kj_;
+    ProgressClock clock_;
+    int64_t iter_ = 0, kernel_rows_ = 0;
+    bool stopped_ = false, converged_ = false;
+    double violation_ = INF;
 
-    std::vector<double> ki, kj;
-    int64_t iter = 0, kernel_rows = 0;
-    bool stopped = false;
-    ProgressClock clock(opt.progress, 0.2);
-    double last_violation = INF;
+    bool capped() const { return opt_.max_iter >= 0 && iter_ >= opt_.max_iter; }
+    bool should_stop() {
+        if (capped()) return true;
+        if (clock_.poll(iter_, violation_)) stopped_ = true;
+        return stopped_;
+    }
+    double g_of(int64_t u) { return nb_pos_[u] >= 0 ? fcache_[u] : fresh_(u); }
+
+    void nb_insert(int64_t u, double g) {
+        nb_pos_[u] = static_cast<int64_t>(nb_.size());
+        nb_.push_back(u);
+        nb_rows_.push_back(pb_.unl[u]);
+        fcache_[u] = g;
+    }
+    void nb_erase(int64_t u) {
+        const int64_t k = nb_pos_[u], last = static_cast<int64_t>(nb_.size()) - 1;
+        nb_[k] = nb_[last];
+        nb_rows_[k] = nb_rows_[last];
+        nb_pos_[nb_[k]] = k;
+        nb_.pop_back();
+        nb_rows_.pop_back();
+        nb_pos_[u] = -1;
+    }
 
     // one pair step with current g values; keeps the function cache and the NB set exact
-    auto take_step = [&](int64_t i, int64_t j, double gi, double gj) -> bool {
-        const double old_i = sigma[i], old_j = sigma[j];
-        const double t = pairs.step(i, j, gi, gj, eta_of(K, pb.unl[i], pb.unl[j]));
-        if (t == 0.0) return false;
-        const double di = sigma[i] - old_i, dj = sigma[j] - old_j;
-        const int64_t m = static_cast<int64_t>(nb.size());
-        ki.resize(static_cast<size_t>(m));
-        kj.resize(static_cast<size_t>(m));
-        K.row(pb.unl[i], nb_rows.data(), m, ki.data());
-        K.row(pb.unl[j], nb_rows.data(), m, kj.data());
-        kernel_rows += 2;
-        for (int64_t k = 0; k < m; ++k) fcache[nb[k]] -= di * ki[k] + dj * kj[k];
-        fresh.moved(i, di);
-        fresh.moved(j, dj);
+    bool take_step(int64_t i, int64_t j, double gi, double gj) {
+        const double old_i = sigma_[i], old_j = sigma_[j];
+        if (pairs_.step(i, j, gi, gj, eta_of(K_, pb_.unl[i], pb_.unl[j])) == 0.0) return false;
+        const double di = sigma_[i] - old_i, dj = sigma_[j] - old_j;
+        const int64_t m = static_cast<int64_t>(nb_.size());
+        ki_.resize(static_cast<size_t>(m));
+        kj_.resize(static_cast<size_t>(m));
+        K_.row(pb_.unl[i], nb_rows_.data(), m, ki_.data());
+        K_.row(pb_.unl[j], nb_rows_.data(), m, kj_.data());
+        kernel_rows_ += 2;
+        for (int64_t k = 0; k < m; ++k) fcache_[nb_[k]] -= di * ki_[k] + dj * kj_[k];
+        fresh_.moved(i, di);
+        fresh_.moved(j, dj);
         for (int64_t u : {i, j}) {
-            const bool was = nb_pos[u] >= 0, now = pairs.non_bound(u);
+            const bool was = nb_pos_[u] >= 0, now = pairs_.non_bound(u);
             if (was && !now) nb_erase(u);
-            else if (!was && now) nb_insert(u, fresh(u));
+            else if (!was && now) nb_insert(u, fresh_(u));
         }
-        ++iter;
+        ++iter_;
         return true;
-    };
+    }
 
-    auto should_stop = [&]() {
-        if (opt.max_iter >= 0 && iter >= opt.max_iter) return true;
-        if (clock.due() && clock.report(iter, last_violation, NaN)) { stopped = true; return true; }
-        return false;
-    };
-
-    bool converged = false;
-    while (!converged && !stopped && !(opt.max_iter >= 0 && iter >= opt.max_iter)) {
-        // phase 1: the non-bound set until it is tau-optimal
-        while (!nb.empty()) {
-            int64_t bi = -1, bj = -1;
-            double bu = -INF, bl = INF;
-            for (int64_t u : nb) {
-                double uv = pairs.up_val(u, fcache[u]), lv = pairs.low_val(u, fcache[u]);
-                if (uv > bu) { bu = uv; bi = u; }
-                if (lv < bl) { bl = lv; bj = u; }
-            }
-            last_violation = bu - bl;
-            if (bi < 0 || bj < 0 || bi == bj || bu - bl <= tau) { last_violation = std::max(0.0, bu - bl); break; }
-            if (!take_step(bi, bj, fcache[bi], fcache[bj])) break;
-            if (should_stop()) break;
+    // the most critical up / low values over the non-bound set
+    void critical(int64_t& cu, int64_t& cl, double& vu, double& vl) const {
+        cu = cl = -1;
+        vu = -INF;
+        vl = INF;
+        for (int64_t u : nb_) {
+            const double uv = pairs_.up_val(u, fcache_[u]), lv = pairs_.low_val(u, fcache_[u]);
+            if (uv > vu) { vu = uv; cu = u; }
+            if (lv < vl) { vl = lv; cl = u; }
         }
-        if (stopped || (opt.max_iter >= 0 && iter >= opt.max_iter)) break;
+    }
 
-        // phase 2: scan all points against the most critical values (NB and scanned points)
-        int64_t changed = 0, stuck = 0;  // stuck: violating pairs that could not move
-        int64_t cu = -1, cl = -1;  // indices of the critical up / low values
-        double vu = -INF, vl = INF;
-        auto refresh_critical = [&]() {
-            cu = cl = -1;
-            vu = -INF;
-            vl = INF;
-            for (int64_t u : nb) {
-                double uv = pairs.up_val(u, fcache[u]), lv = pairs.low_val(u, fcache[u]);
-                if (uv > vu) { vu = uv; cu = u; }
-                if (lv < vl) { vl = lv; cl = u; }
+    // phase 1: the non-bound set until it is tau-optimal
+    void optimise_non_bound() {
+        while (!nb_.empty()) {
+            int64_t bi, bj;
+            double bu, bl;
+            critical(bi, bj, bu, bl);
+            violation_ = bu - bl;
+            if (bi < 0 || bj < 0 || bi == bj || bu - bl <= tau_) {
+                violation_ = std::max(0.0, bu - bl);
+                return;
             }
-        };
-        refresh_critical();
+            if (!take_step(bi, bj, fcache_[bi], fcache_[bj]) || should_stop()) return;
+        }
+    }
+
+    // phase 2: scan all points against the most critical values (NB and scanned points);
+    // true when the algorithm ends (no step taken, or stopped)
+    bool scan() {
+        int64_t changed = 0, stuck = 0;  // stuck: violating pairs that could not move
+        int64_t cu, cl;
+        double vu, vl;
+        critical(cu, cl, vu, vl);
         double scan_max_viol = 0.0;
-        for (int64_t u : scan_order) {
-            if (clock.due() && clock.report(iter, last_violation, NaN)) { stopped = true; break; }
-            double gu = g_of(u);
-            res.g_unl[u] = gu;
-            double uv = pairs.up_val(u, gu), lv = pairs.low_val(u, gu);
+        for (int64_t u : scan_order_) {
+            if (clock_.poll(iter_, violation_)) { stopped_ = true; break; }
+            const double gu = g_of(u);
+            res_.g_unl[u] = gu;
+            const double uv = pairs_.up_val(u, gu), lv = pairs_.low_val(u, gu);
             int64_t partner = -1;
-            if (cl >= 0 && cl != u && uv - vl > tau) partner = cl;
-            else if (cu >= 0 && cu != u && vu - lv > tau) partner = cu;
+            if (cl >= 0 && cl != u && uv - vl > tau_) partner = cl;
+            else if (cu >= 0 && cu != u && vu - lv > tau_) partner = cu;
             if (partner >= 0) {
                 scan_max_viol = std::max(scan_max_viol, std::max(uv - vl, vu - lv));
                 if (take_step(u, partner, gu, g_of(partner))) {
                     ++changed;
-                    refresh_critical();
+                    critical(cu, cl, vu, vl);
                     if (should_stop()) break;
                     continue;
                 }
@@ -275,28 +297,28 @@ void solve_usmo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std:
             if (uv > vu) { vu = uv; cu = u; }
             if (lv < vl) { vl = lv; cl = u; }
         }
-        last_violation = changed ? scan_max_viol : std::max(0.0, vu - vl);
-        if (changed == 0) {
-            converged = stuck == 0 && !stopped;
-            break;
-        }
+        violation_ = changed ? scan_max_viol : std::max(0.0, vu - vl);
+        if (changed == 0) converged_ = stuck == 0 && !stopped_;
+        return changed == 0;
     }
-    if (!converged && !stopped) {  // after max_iter: the final g for the bias and J
-        for (int64_t u = 0; u < n; ++u) res.g_unl[u] = g_of(u);
-        double bu = -INF, bl = INF;
-        for (int64_t u = 0; u < n; ++u) {
-            bu = std::max(bu, pairs.up_val(u, res.g_unl[u]));
-            bl = std::min(bl, pairs.low_val(u, res.g_unl[u]));
-        }
-        last_violation = bu - bl;
-    }
-    if (K.is_linear()) res.w = fresh.w();
-    res.iter = iter;
-    res.converged = converged;
-    res.stopped = stopped;
-    res.violation = last_violation;
-    res.kernel_rows = kernel_rows;
-}
 
+    // after max_iter: the final g for the bias and J
+    void final_gradient() {
+        double bu = -INF, bl = INF;
+        for (int64_t u = 0; u < n_; ++u) {
+            res_.g_unl[u] = g_of(u);
+            bu = std::max(bu, pairs_.up_val(u, res_.g_unl[u]));
+            bl = std::min(bl, pairs_.low_val(u, res_.g_unl[u]));
+        }
+        violation_ = bu - bl;
+    }
+};
+
+}  // namespace
+
+void solve_usmo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std::vector<double>& h,
+                PUResult& res) {
+    Usmo(pb, opt, K, h, res).run();
+}
 
 }  // namespace unl
