@@ -29,6 +29,14 @@ _DTYPES = [np.float64, np.float32]
 GAMMA_CONSTRAINT = [Options(("scale", "auto")), Real(0.0, low_open=False)]
 
 
+def set_init_params(est, params: dict) -> None:
+    """Store the arguments of an estimator's ``__init__`` (its ``locals()``) unchanged, as
+    scikit-learn requires: one attribute per parameter, no validation, no other work."""
+    for name, value in params.items():
+        if name not in ("self", "__class__"):
+            setattr(est, name, value)
+
+
 def kernel_params(kernel: str, gamma: float, degree: int, coef0: float) -> dict:
     """The parameters :func:`kernel_block` needs for ``kernel`` (none for the linear one)."""
     if kernel == "linear":
@@ -188,11 +196,18 @@ class KernelMachine(BaseEstimator):
         ``TypeError``) naming the parameter, what it may be and the value given."""
         return validate_params(self.get_params(deep=False), self._parameter_constraints)
 
-    def _validate_X(self, X, *, dtype=(np.float64, np.float32)):
+    def _validate_X(self, X, y="no_validation", *, dtype=(np.float64, np.float32)):
         """Checked training data (dense C-ordered or CSR, float64/float32; a square float64
         Gram matrix for ``kernel="precomputed"``); sets ``n_features_in_`` and the resolved
-        kernel width ``_gamma``."""
-        X = validate_data(self, X, accept_sparse="csr", dtype=list(dtype), order="C", reset=True)
+        kernel width ``_gamma``. With ``y`` (checked with ``X`` as scikit-learn's
+        ``validate_data`` does: one finite 1-d entry per row; None is refused) returns
+        ``(X, y)``."""
+        kw = {"accept_sparse": "csr", "dtype": list(dtype), "order": "C", "reset": True}
+        no_y = isinstance(y, str) and y == "no_validation"
+        if no_y:
+            X = validate_data(self, X, **kw)
+        else:
+            X, y = validate_data(self, X, y, **kw)
         if self.kernel == "precomputed":
             if sp.issparse(X):
                 raise TypeError("X must be a dense Gram matrix when kernel='precomputed'")
@@ -202,7 +217,7 @@ class KernelMachine(BaseEstimator):
                 )
             X = np.ascontiguousarray(X, dtype=np.float64)
         self._gamma = check_gamma(self.gamma, self.kernel, X)
-        return X
+        return X if no_y else (X, y)
 
     def _warn_if_not_converged(self, res: dict, who: str, unit: str = "iterations") -> None:
         """The one ConvergenceWarning of the engine's solvers, from their result ``res``
