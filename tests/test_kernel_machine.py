@@ -2,6 +2,9 @@
 decision function, tested through a small estimator built on it (kernel ridge on +-1
 targets) against scikit-learn's own kernels and KernelRidge."""
 
+import subprocess
+import sys
+import textwrap
 import warnings
 
 import numpy as np
@@ -11,9 +14,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils.estimator_checks import check_estimator
-from sklearn.utils.validation import check_consistent_length, column_or_1d
 
 from unlabeled import _kernel_machine
+from unlabeled import _validation as pv
 from unlabeled._kernel_machine import (
     KernelClassifier,
     KernelMachine,
@@ -22,15 +25,7 @@ from unlabeled._kernel_machine import (
     kernel_products,
 )
 from unlabeled._shared import warn_not_converged
-from unlabeled._validation import (
-    Boolean,
-    Integer,
-    InvalidParameterError,
-    Options,
-    Real,
-    check_binary_targets,
-    validate_params,
-)
+from unlabeled._validation import InvalidParameterError, check_binary_targets, validate_params
 
 
 class RidgeClassifier(KernelClassifier):
@@ -39,8 +34,8 @@ class RidgeClassifier(KernelClassifier):
 
     _parameter_constraints = {
         **KernelMachine._parameter_constraints,
-        "alpha": [Real(0.0)],
-        "fit_intercept": [Boolean()],
+        "alpha": [pv.Real(0.0)],
+        "fit_intercept": [pv.Boolean()],
     }
 
     def __init__(self, alpha=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
@@ -54,9 +49,7 @@ class RidgeClassifier(KernelClassifier):
 
     def fit(self, X, y):
         params = self._validate_params()
-        X = self._validate_X(X)
-        y = column_or_1d(y, warn=True)
-        check_consistent_length(X, y)
+        X, y = self._validate_X(X, y)
         classes, t = check_binary_targets(y, "RidgeClassifier")
         b = t.mean() if params["fit_intercept"] else None
         K = self._gram(X)
@@ -190,9 +183,9 @@ def test_bad_params_are_refused_before_any_work(params, match):
 
 def test_validate_params_alternatives():
     constraints = {
-        "n_jobs": [None, Options((-1,)), Integer(1)],
-        "prior": [Options(("auto",)), Real(0.0, 1.0)],
-        "verbose": [Boolean(), Integer(0)],
+        "n_jobs": [None, pv.Options((-1,)), pv.Integer(1)],
+        "prior": [pv.Options(("auto",)), pv.Real(0.0, 1.0)],
+        "verbose": [pv.Boolean(), pv.Integer(0)],
     }
     ok = validate_params({"n_jobs": None, "prior": 0.5, "verbose": True}, constraints)
     assert ok == {"n_jobs": None, "prior": 0.5, "verbose": True}
@@ -223,3 +216,48 @@ def test_convergence_warning():
         warnings.simplefilter("always")
         warn_not_converged("S", why="reports trouble", stacklevel=1)
     assert seen[0].filename == __file__ and str(seen[0].message) == "S reports trouble"
+
+
+# --------------------------------------------------------------------------- Ctrl-C
+CTRL_C_FITS = {
+    "PUSVC": (
+        "from unlabeled import PUSVC\n"
+        "X = rng.normal(size=(30000, 10)); s = np.zeros(30000, int); s[:100] = 1; X[:100] += 1\n"
+        "fit = lambda: PUSVC(prior=0.4, solver='usmo', init='mean-kernel').fit(X, s)",
+        2.0,
+    ),
+    "SVMPlus": (
+        "from unlabeled import SVMPlus\n"
+        "Xs = rng.normal(size=(20000, 4)); y = np.where(Xs[:, 0] > 0, 1, -1)\n"
+        "X = Xs + rng.normal(size=Xs.shape)\n"
+        "fit = lambda: SVMPlus(C=10.0, tol=1e-6, cache_size=20).fit(X, y, Xs)",
+        1.5,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CTRL_C_FITS))
+def test_ctrl_c_stops_a_long_fit(name):
+    """SIGINT during the engine raises KeyboardInterrupt promptly, without a crash."""
+    setup, delay = CTRL_C_FITS[name]
+    code = textwrap.dedent(
+        """
+        import signal, threading, time, numpy as np
+        # a shell that starts this suite in the background leaves SIGINT ignored, and children
+        # inherit that: restore Python's handler, the situation under test
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        rng = np.random.default_rng(0)
+        {setup}
+        threading.Timer({delay}, lambda: signal.raise_signal(signal.SIGINT)).start()
+        t = time.perf_counter()
+        try:
+            fit()
+            print("finished")
+        except KeyboardInterrupt:
+            print("interrupted", round(time.perf_counter() - t, 1))
+        """
+    ).format(setup=setup, delay=delay)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("interrupted"), out.stdout
+    assert float(out.stdout.split()[1]) < 10

@@ -1,9 +1,6 @@
 """PUSVC's behaviour as an estimator: validation, invariances, code paths, scikit-learn API."""
 
 import pickle
-import subprocess
-import sys
-import textwrap
 import warnings
 
 import numpy as np
@@ -372,29 +369,3 @@ def test_verbose_and_max_iter(problem, capsys):
     assert "[PUSVC] done" in capsys.readouterr().err
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         PUSVC(prior=0.4, max_iter=2, tol=1e-10).fit(X, s)
-
-
-def test_ctrl_c_stops_a_long_fit():
-    """SIGINT during the solver raises KeyboardInterrupt promptly, without a crash."""
-    code = textwrap.dedent(
-        """
-        import signal, threading, time, numpy as np
-        # a shell that starts this suite in the background leaves SIGINT ignored, and children
-        # inherit that: restore Python's handler, the situation under test
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        from unlabeled import PUSVC
-        rng = np.random.default_rng(0)
-        X = rng.normal(size=(30000, 10)); s = np.zeros(30000, int); s[:100] = 1; X[:100] += 1
-        threading.Timer(2.0, lambda: signal.raise_signal(signal.SIGINT)).start()
-        t = time.perf_counter()
-        try:
-            PUSVC(prior=0.4, solver="usmo", init="mean-kernel").fit(X, s)
-            print("finished")
-        except KeyboardInterrupt:
-            print("interrupted", round(time.perf_counter() - t, 1))
-        """
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("interrupted"), out.stdout
-    assert float(out.stdout.split()[1]) < 10

@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._shared import warn_not_converged
 from ._validation import KERNELS, Integer, Options, Real, check_gamma, validate_params
+
+#: a data matrix: anything numpy reads as a 2-d array, or a scipy sparse matrix
+MatrixLike = ArrayLike | sp.spmatrix | sp.sparray
 
 _CHUNK_BYTES = 64 * 2**20  # kernel blocks at predict time stay below this size
 _DTYPES = [np.float64, np.float32]
@@ -291,7 +295,7 @@ class KernelMachine(BaseEstimator):
             raise AttributeError("coef_ is only available when kernel='linear'")
         return self._coef
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         r"""The decision values :math:`f(x) = \sum_{i\in S} \alpha_i k(x_i, x) + b`.
 
         Computed in row blocks of at most 64 MB of kernel values, so memory stays bounded for
@@ -343,7 +347,7 @@ class KernelClassifier(ClassifierMixin, KernelMachine):
     ``classes_`` is whatever pair the subclass passes to :meth:`_set_expansion` (``[0, 1]`` for
     the PU learners, the two labels of ``y`` for SVM+)."""
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The class of the sign of the decision value: ``classes_[1]`` where ``f(x) > 0``,
         else ``classes_[0]``.
 

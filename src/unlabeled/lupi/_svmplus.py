@@ -418,12 +418,12 @@ class SVMPlus(KernelClassifier):
 
         Returns
         -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_``.
+        y_pred : ndarray of shape (n_samples,), labels from ``classes_``
 
         See Also
         --------
         decision_function : The values ``h(x)``.
+        correcting_function : The slacks ``phi(x*)`` learned with privileged features.
         """
         _refuse_privileged("predict", args, kwargs)
         return super().predict(X)

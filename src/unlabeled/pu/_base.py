@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._kernel_machine import KernelClassifier, KernelMachine
+from .._kernel_machine import ArrayLike, KernelClassifier, KernelMachine, MatrixLike
 from .._validation import Real, check_pu_labels
 from ..model_selection import pu_accuracy_score
 
@@ -16,9 +16,9 @@ class KernelPUModel(KernelClassifier):
 
     Adds to :class:`~unlabeled._kernel_machine.KernelClassifier` the PU parameters (``prior``,
     ``lam``), the PU labels' check (:meth:`_validate_fit`), the classes ``[0, 1]`` (1 =
-    positive) and a ``score`` that needs no negative labels. Subclasses call
-    :meth:`_validate_params` and :meth:`_validate_fit` at the start of ``fit`` and
-    :meth:`_set_expansion` at its end.
+    positive), a ``score`` that needs no negative labels, and ``fit``: it checks the
+    parameters and data, then calls the subclass's ``_fit(X, mask, params)`` (the solver),
+    which ends with :meth:`_set_expansion`.
     """
 
     _parameter_constraints: dict = {
@@ -26,6 +26,42 @@ class KernelPUModel(KernelClassifier):
         "lam": [Real(0.0)],
         **KernelMachine._parameter_constraints,
     }
+
+    def fit(self, X: MatrixLike, s: ArrayLike) -> KernelPUModel:
+        """Fit the classifier on ``X`` with PU labels ``s``: minimise the objective of the
+        class docstring over kernel expansions ``f(x) = sum_i alpha_i k(x_i, x) + beta``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Dense (float64 or float32) or scipy sparse; with ``kernel="precomputed"`` the
+            square Gram matrix of the training points. Never modified.
+        s : array-like of shape (n_samples,)
+            PU labels: 1 = labeled positive, 0 or -1 = unlabeled (or booleans); at least one
+            of each.
+
+        Returns
+        -------
+        self : object
+            The fitted classifier.
+
+        Raises
+        ------
+        ValueError, TypeError
+            A bad parameter or input, before any work; the message names it and the fix.
+
+        See Also
+        --------
+        predict, decision_function, score
+        """
+        params = self._validate_params()
+        X, mask = self._validate_fit(X, s)
+        self._fit(X, mask, params)
+        return self
+
+    def _fit(self, X, mask, params: dict) -> None:
+        """The subclass's solver on checked data, ``mask`` marking the labeled positives."""
+        raise NotImplementedError
 
     def _validate_fit(self, X, s, dtype=(np.float64, np.float32)):
         """Checked training data: (X, mask of labeled positives); sets the kernel width."""

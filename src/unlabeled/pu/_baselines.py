@@ -90,18 +90,8 @@ class DoubleHingeQP(KernelPUModel):
         "verbose": [Boolean(), Integer(0)],
     }
 
-    def __init__(
-        self,
-        prior,
-        lam=0.01,
-        kernel="rbf",
-        gamma="scale",
-        degree=3,
-        coef0=0.0,
-        tol=1e-8,
-        max_memory=4096,
-        verbose=False,
-    ):
+    def __init__(self, prior, lam=0.01, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
+                 tol=1e-8, max_memory=4096, verbose=False):  # fmt: skip
         set_init_params(self, locals())
 
     @staticmethod
@@ -109,36 +99,10 @@ class DoubleHingeQP(KernelPUModel):
         """Estimated peak memory in MB of a fit on ``n_samples`` training points."""
         return _QP_BYTES_PER_PAIR * float(n_samples) ** 2 / 2**20
 
-    def fit(self, X, s) -> DoubleHingeQP:
-        """Fit by the interior-point solver on the dense Gram matrix; see the class docstring
-        for the problem solved.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            Dense (float64 or float32) or sparse; with ``kernel="precomputed"`` the square Gram
-            matrix of the training points.
-        s : array-like of shape (n_samples,)
-            PU labels: 1 = labeled positive, 0 or -1 = unlabeled (or booleans).
-
-        Returns
-        -------
-        self : DoubleHingeQP
-            The fitted classifier.
-
-        Raises
-        ------
-        MemoryError
-            When :meth:`memory_needed` exceeds ``max_memory``, before anything is allocated.
-
-        See Also
-        --------
-        PUSVC : The same optimum with memory linear in ``n``.
-        """
-        params = self._validate_params()
+    def _fit(self, X, mask, params):
+        """The dense QP by Clarabel, after refusing a problem over ``max_memory``."""
         prior, lam, tol = params["prior"], params["lam"], params["tol"]
         budget = params["max_memory"]
-        X, mask = self._validate_fit(X, s)
         need = self.memory_needed(X.shape[0])
         if need > budget:
             raise MemoryError(
@@ -179,7 +143,6 @@ class DoubleHingeQP(KernelPUModel):
         self._set_expansion(X, alpha, beta)
         self.objective_ = double_hinge_objective(g[pos], g[unl], alpha @ g, beta, prior, lam)
         self.prior_ = prior
-        return self
 
 
 class USMOInit(KernelPUModel):
@@ -204,29 +167,9 @@ class USMOInit(KernelPUModel):
     def __init__(self, prior, lam=0.01, kernel="rbf", gamma="scale", degree=3, coef0=0.0):
         set_init_params(self, locals())
 
-    def fit(self, X, s) -> USMOInit:
-        """Set the coefficients to USMO's one-class-SVM start and the offset that follows.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            Dense (float64 or float32) or sparse; with ``kernel="precomputed"`` the square Gram
-            matrix of the training points.
-        s : array-like of shape (n_samples,)
-            PU labels: 1 = labeled positive, 0 or -1 = unlabeled (or booleans).
-
-        Returns
-        -------
-        self : USMOInit
-            The fitted classifier.
-
-        See Also
-        --------
-        PUSVC : The optimisation that starts from here (``solver="usmo", init="ocsvm"``).
-        """
-        params = self._validate_params()
+    def _fit(self, X, mask, params):
+        """USMO's one-class-SVM start and the offset that follows, without iterations."""
         prior, lam = params["prior"], params["lam"]
-        X, mask = self._validate_fit(X, s)
         pos = np.flatnonzero(mask).astype(np.int32)
         unl = np.flatnonzero(~mask).astype(np.int32)
         p, n = pos.size, unl.size
@@ -250,7 +193,6 @@ class USMOInit(KernelPUModel):
             progress=None,
         )
         _store_solution(self, X, pos, unl, res, c1, prior, lam)
-        return self
 
 
 class RampPU(KernelPUModel):
@@ -325,48 +267,15 @@ class RampPU(KernelPUModel):
         "verbose": [Boolean(), Integer(0)],
     }
 
-    def __init__(
-        self,
-        prior,
-        lam=0.01,
-        kernel="rbf",
-        gamma="scale",
-        degree=3,
-        coef0=0.0,
-        tol=1e-3,
-        max_cccp_iter=30,
-        init="random",
-        inner_solver="smo",
-        cache_size=200,
-        random_state=None,
-        verbose=False,
-    ):
+    def __init__(self, prior, lam=0.01, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
+                 tol=1e-3, max_cccp_iter=30, init="random", inner_solver="smo", cache_size=200,
+                 random_state=None, verbose=False):  # fmt: skip
         set_init_params(self, locals())
 
-    def fit(self, X, s) -> RampPU:
-        """Run CCCP rounds from ``init`` until the flat side of the ramp stops changing.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            Dense (float64 or float32) or sparse; with ``kernel="precomputed"`` the square Gram
-            matrix of the training points.
-        s : array-like of shape (n_samples,)
-            PU labels: 1 = labeled positive, 0 or -1 = unlabeled (or booleans).
-
-        Returns
-        -------
-        self : RampPU
-            The fitted classifier (a local minimum of ``J``).
-
-        See Also
-        --------
-        PUSVC : The convex double-hinge PU risk, solved to its global optimum.
-        """
-        params = self._validate_params()
+    def _fit(self, X, mask, params):
+        """CCCP rounds from ``init`` until the flat side of the ramp stops changing."""
         prior, lam, tol = params["prior"], params["lam"], params["tol"]
         rounds = params["max_cccp_iter"]
-        X, mask = self._validate_fit(X, s)
         if self.inner_solver == "qp":
             _require_clarabel("RampPU(inner_solver='qp')")
         rng = check_random_state(self.random_state)
@@ -412,7 +321,6 @@ class RampPU(KernelPUModel):
         self.n_cccp_iter_ = len(path)
         self.n_iter_ = n_iter
         self.prior_ = prior
-        return self
 
     def _basis(self, X, coef):
         nz = np.flatnonzero(coef)

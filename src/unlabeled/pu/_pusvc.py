@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .. import _engine
-from .._kernel_machine import set_init_params
+from .._kernel_machine import ArrayLike, MatrixLike, set_init_params
 from .._shared import EngineProgress, engine_data
 from .._validation import KERNEL_CODES, Boolean, Integer, Options, Real
 from . import _starts
@@ -197,7 +197,7 @@ class PUSVC(KernelPUModel):
     }
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, s) -> PUSVC:
+    def fit(self, X: MatrixLike, s: ArrayLike) -> PUSVC:
         r"""Fit the classifier: minimise the PU risk ``J`` over kernel expansions.
 
         With ``c1 = pi / (2 lam p)`` and ``c2 = 1 / (2 lam n)``, the solver finds the
@@ -215,36 +215,44 @@ class PUSVC(KernelPUModel):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
-            Dense (float64 or float32) or scipy sparse; with ``kernel="precomputed"`` the
-            square Gram matrix of the training points. Never modified.
+            Read by the engine as stored: float64 or float32 (then a float32 kernel cache
+            with ``cache_dtype="auto"``) dense rows, or CSR; other inputs are converted once.
+            With ``kernel="precomputed"``, the square Gram matrix. Never modified.
         s : array-like of shape (n_samples,)
-            PU labels: 1 = labeled positive, 0 or -1 = unlabeled (or booleans); at least one
-            of each.
+            PU labels: 1 = labeled positive, 0 or -1 = unlabeled (or booleans), at least one
+            of each. With ``prior="auto"`` they also give the class-prior estimate.
 
         Returns
         -------
         self : PUSVC
-            The fitted classifier.
+            The fitted classifier; ``objective_`` is ``J`` at the solution.
 
         Raises
         ------
         ValueError, TypeError
-            A bad parameter or input, before any work; the message names it and the fix.
+            A bad parameter or input, before any work, with a message that names it and the
+            fix; a ``ValueError`` also when ``prior="auto"`` finds no estimate in (0, 1).
 
         See Also
         --------
         DoubleHingeQP : The same problem by a dense interior-point solver.
         unlabeled.pu.priors : Class-prior estimators, for ``prior``.
         """
-        params = self._validate_params()
+        return super().fit(X, s)
+
+    def _validate_params(self) -> dict:
+        params = super()._validate_params()
         if params["prior"] == "auto" and self.kernel == "precomputed":
             raise ValueError(
                 "prior='auto' needs feature vectors, but kernel='precomputed' gives a Gram "
                 "matrix: pass the prior as a number, e.g. estimated with "
                 f"unlabeled.pu.priors.{AUTO_PRIOR_ESTIMATORS[0]} on the features"
             )
+        return params
+
+    def _fit(self, X, mask, params):
+        """The engine's solver from the chosen start; see :meth:`fit`."""
         lam = params["lam"]
-        X, mask = self._validate_fit(X, s)
         prior, self.prior_estimator_ = params["prior"], None
         if prior == "auto":
             prior, self.prior_estimator_ = _auto_prior(X, mask, self.random_state)
@@ -302,7 +310,6 @@ class PUSVC(KernelPUModel):
         self.solver_ = solver
         if self.warm_start:
             self._warm = _starts.warm_state(warm_key, lam, res)
-        return self
 
     def _start(self, X, mask, data, kparams, solver, init, prior, lam, seed):
         """The solver's start (see :mod:`unlabeled.pu._starts`): (sigma0 or None for the
