@@ -13,8 +13,10 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from .. import _engine
 from .._kernel_machine import (
     GAMMA_CONSTRAINT,
+    ArrayLike,
     KernelClassifier,
     KernelMachine,
+    MatrixLike,
     kernel_block,
     kernel_dot,
     kernel_params,
@@ -224,7 +226,14 @@ class SVMPlus(KernelClassifier):
         return kernel_params(self.kernel_plus, self._gamma_star, self.degree, self.coef0)
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, y, X_star=None, *, privileged=None) -> SVMPlus:
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        X_star: MatrixLike | None = None,
+        *,
+        privileged: MatrixLike | None = None,
+    ) -> SVMPlus:
         r"""Fit ``h`` and the correcting function ``phi`` on ``(X, X_star, y)``.
 
         Solves the dual of the class docstring (two equality constraints, no upper bounds) by
@@ -384,7 +393,7 @@ class SVMPlus(KernelClassifier):
         }
 
     # ------------------------------------------------------------------ prediction
-    def decision_function(self, X, *args, **kwargs) -> np.ndarray:
+    def decision_function(self, X: MatrixLike, *args, **kwargs) -> np.ndarray:
         r"""The decision values :math:`h(x) = \sum_j \alpha_j y_j K(x_j, x) + b`.
 
         Computed in row blocks of bounded memory (through ``w`` for the linear kernel).
@@ -408,7 +417,7 @@ class SVMPlus(KernelClassifier):
         _refuse_privileged("decision_function", args, kwargs)
         return super().decision_function(X)
 
-    def predict(self, X, *args, **kwargs) -> np.ndarray:
+    def predict(self, X: MatrixLike, *args, **kwargs) -> np.ndarray:
         """The class of ``sign(h(x))``: ``classes_[1]`` where ``h(x) > 0``, else ``classes_[0]``.
 
         Parameters
@@ -428,7 +437,7 @@ class SVMPlus(KernelClassifier):
         _refuse_privileged("predict", args, kwargs)
         return super().predict(X)
 
-    def correcting_function(self, X_star, y=None) -> np.ndarray:
+    def correcting_function(self, X_star: MatrixLike, y: ArrayLike | None = None) -> np.ndarray:
         """The correcting (slack) function ``phi(x*) = (1/gamma) sum_j delta_j K*(x*_j, x*) + d``.
 
         Parameters
@@ -438,6 +447,15 @@ class SVMPlus(KernelClassifier):
         y : array-like of shape (n,), optional
             Needed only when ``mode="dsvm+"``, whose correcting space is
             ``d = 1 - y f*(x*)``; ignored otherwise.
+
+        Returns
+        -------
+        phi : ndarray of shape (n,)
+            The learned slacks; ``>= 0`` (up to ``tol``) on the training examples.
+
+        See Also
+        --------
+        decision_function : ``h(x)``, on the ordinary features.
         """
         check_is_fitted(self)
         Xs = check_array(X_star, accept_sparse="csr", dtype=_DTYPES, input_name="X_star")

@@ -72,7 +72,14 @@ class KernelPUModel(KernelClassifier):
         """Store f = sum_i alpha_i k(x_i, .) + beta, with the classes [0, 1]."""
         super()._set_expansion(X, alpha, intercept, w=w, classes=np.array(classes))
 
-    def score(self, X, s=None, sample_weight=None, *, y=None) -> float:
+    def score(
+        self,
+        X: MatrixLike,
+        s: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+        *,
+        y: ArrayLike | None = None,
+    ) -> float:
         r"""Estimated accuracy on the unlabeled population, from PU labels only; higher is better.
 
         ``s`` holds PU labels (1 = labeled positive, 0 or -1 = unlabeled), not classes, so this is
