@@ -12,7 +12,7 @@ from conftest import make_pu
 from oracle import assert_dual_structure, gram, primal_objective, solve_primal
 
 from unlabeled import PUSVC
-from unlabeled.pu import _pusvc
+from unlabeled.pu import _pusvc, _starts
 
 LAMS = [1e-4, 1e-3, 1e-2, 1e-1]
 UCI_SETS = [
@@ -62,7 +62,7 @@ def test_random_problems_linear_offset_search(monkeypatch, lam):
 def test_random_problems_blas_start(monkeypatch, lam):
     """The start's products by BLAS (used from ~2^26 multiply-adds, here forced) reach the
     same optimum as the engine's own row-by-row start."""
-    monkeypatch.setattr(_pusvc, "_BLAS_MIN_WORK", 0)
+    monkeypatch.setattr(_starts, "_BLAS_MIN_WORK", 0)
     for seed in range(3):
         X, s, prior = make_pu(seed, n=90 + 20 * seed, d=2 + seed, p=15 + 5 * seed)
         J_star = solve_primal(X, s == 1, prior, lam, "rbf", gamma=0.5)

@@ -4,21 +4,35 @@ from __future__ import annotations
 
 import sys
 import time
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.svm import SVC
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from .. import _engine
+from .._kernel_machine import (
+    GAMMA_CONSTRAINT,
+    ArrayLike,
+    KernelClassifier,
+    KernelMachine,
+    MatrixLike,
+    kernel_block,
+    kernel_dot,
+    kernel_params,
+    set_init_params,
+)
 from .._shared import EngineProgress, clarabel_qp, engine_data, upper_csc
-from .._validation import KERNEL_CODES, check_choice, check_gamma, check_int, check_real
-from ..pu._base import blockwise
+from .._validation import (
+    KERNEL_CODES,
+    Boolean,
+    Integer,
+    InvalidParameterError,
+    Options,
+    Real,
+    check_binary_targets,
+    check_gamma,
+)
 
 _KERNELS = ("linear", "poly", "rbf")
 _SOLVERS = ("asmo", "gsmo", "qp")
@@ -33,7 +47,7 @@ _QP_BYTES_PER_PAIR = 160
 _QP_MAX_MEMORY = 8 * 2**30
 
 
-class SVMPlus(ClassifierMixin, BaseEstimator):
+class SVMPlus(KernelClassifier):
     r"""SVM+ classifier: learning using privileged information (LUPI).
 
     Training triplets ``(x_i, x*_i, y_i)`` carry privileged features ``x*`` that exist only at
@@ -180,112 +194,90 @@ class SVMPlus(ClassifierMixin, BaseEstimator):
         degree=3,
         coef0=0.0,
     ):
-        self.C = C
-        self.gamma_plus = gamma_plus
-        self.kernel = kernel
-        self.gamma = gamma
-        self.kernel_plus = kernel_plus
-        self.gamma_star = gamma_star
-        self.solver = solver
-        self.tol = tol
-        self.cache_size = cache_size
-        self.max_iter = max_iter
-        self.verbose = verbose
-        self.mode = mode
-        self.degree = degree
-        self.coef0 = coef0
+        set_init_params(self, locals())
+
+    _parameter_constraints: dict = {
+        "C": [Real(0.0)],
+        "gamma_plus": [Real(0.0)],
+        **KernelMachine._parameter_constraints,
+        "kernel": [Options(_KERNELS)],
+        "kernel_plus": [Options(_KERNELS)],
+        "gamma_star": GAMMA_CONSTRAINT,
+        "solver": [Options(_SOLVERS)],
+        "mode": [Options(_MODES)],
+        "tol": [Real(0.0)],
+        "cache_size": [Real(0.0)],
+        "max_iter": [None, Integer(1)],
+        "verbose": [Boolean(), Integer()],
+    }
 
     # ------------------------------------------------------------------ checks
-    def _check_params(self):
-        C = check_real(self.C, "C", low=0.0)
-        gamma_plus = check_real(self.gamma_plus, "gamma_plus", low=0.0)
+    def _validate_params(self) -> dict:
         for name in ("kernel", "kernel_plus"):
-            value = getattr(self, name)
-            if value == "precomputed":
-                raise ValueError(
+            if getattr(self, name) == "precomputed":
+                raise InvalidParameterError(
                     f"{name}='precomputed' is not supported by SVMPlus: pass the feature "
                     f"matrices and choose one of {list(_KERNELS)}"
                 )
-            check_choice(value, name, _KERNELS)
-        for name in ("gamma", "gamma_star"):
-            value = getattr(self, name)
-            if isinstance(value, str):
-                if value not in ("scale", "auto"):
-                    raise ValueError(
-                        f"{name} must be 'scale', 'auto' or a non-negative number, got {value!r}"
-                    )
-            else:
-                check_real(value, name, low=0.0, low_open=False)
-        check_choice(self.solver, "solver", _SOLVERS)
-        check_choice(self.mode, "mode", _MODES)
-        check_real(self.tol, "tol", low=0.0)
-        check_real(self.cache_size, "cache_size", low=0.0)
-        check_int(self.max_iter, "max_iter", low=1, allow_none=True)
-        check_int(self.degree, "degree", low=0)
-        check_real(self.coef0, "coef0")
-        if not isinstance(self.verbose, (bool, np.bool_, int)):
-            raise TypeError(f"verbose must be True or False, got {self.verbose!r}")
-        return C, gamma_plus
+        return super()._validate_params()
 
-    def _kernel(self, A, B, which):
-        """Kernel block between the rows of A and B in the space ``which`` ("x" or "star")."""
-        kernel = self.kernel if which == "x" else self.kernel_plus
-        gamma = self._gamma if which == "x" else self._gamma_star
-        params = {}
-        if kernel != "linear":
-            params["gamma"] = gamma
-        if kernel == "poly":
-            params.update(degree=self.degree, coef0=self.coef0)
-        return pairwise_kernels(_f64(A), _f64(B), metric=kernel, **params)
+    def _star_params(self) -> dict:
+        """The parameters of ``kernel_plus`` (``_gamma_star`` resolved at fit time)."""
+        return kernel_params(self.kernel_plus, self._gamma_star, self.degree, self.coef0)
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, y, X_star=None, *, privileged=None) -> SVMPlus:
-        """Fit on ``X`` with labels ``y`` and privileged features ``X_star``.
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        X_star: MatrixLike | None = None,
+        *,
+        privileged: MatrixLike | None = None,
+    ) -> SVMPlus:
+        r"""Fit ``h`` and the correcting function ``phi`` on ``(X, X_star, y)``.
+
+        Solves the dual of the class docstring (two equality constraints, no upper bounds) by
+        ``solver``, then sets ``h(x) = sum_j alpha_j y_j K(x_j, x) + b``.
 
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
+            The features available at training and test time, dense (float64 or float32) or
+            sparse.
         y : array-like of shape (n_samples,)
-            Exactly two classes.
+            Exactly two classes; ``classes_[1]`` (the larger) is ``y = +1`` inside.
         X_star : array-like or sparse matrix of shape (n_samples, n_features_star)
             The privileged features, one row per row of ``X``; may also be given as the
             keyword ``privileged``. Only ``fit`` takes them.
+        privileged : array-like or sparse matrix, optional
+            ``X_star`` by keyword (give it once).
+
+        Returns
+        -------
+        self : SVMPlus
+            The fitted classifier.
+
+        See Also
+        --------
+        correcting_function : ``phi(x*)``, the slacks learned.
+        sklearn.svm.SVC : The SVM without privileged information.
         """
-        C, gamma_plus = self._check_params()
-        if X_star is not None and privileged is not None:
-            raise TypeError(
-                "give the privileged features once: either fit(X, y, X_star) or "
-                "fit(X, y, privileged=X_star), not both"
-            )
-        Xs = X_star if X_star is not None else privileged
-        if Xs is None:
-            raise ValueError(
-                "SVMPlus.fit needs the privileged features: call fit(X, y, X_star) (or "
-                "fit(X, y, privileged=X_star)); without them use sklearn.svm.SVC"
-            )
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, order="C", reset=True)
-        check_classification_targets(y)
-        classes = np.unique(y)
-        if classes.size != 2:
-            k, shown = classes.size, classes[:5].tolist()
-            raise ValueError(
-                f"y must hold exactly two classes, got {k} class{'es' if k != 1 else ''}: "
-                f"{shown}{' ...' if k > 5 else ''}. Only binary classification is supported "
-                "by SVMPlus; for more classes wrap it in sklearn.multiclass.OneVsRestClassifier"
-            )
+        params = self._validate_params()
+        C, gamma_plus = params["C"], params["gamma_plus"]
+        Xs = _privileged(X_star, privileged)
+        X, y = self._validate_X(X, y)
+        classes, y_pm = check_binary_targets(y, "SVMPlus")
         Xs = check_array(Xs, accept_sparse="csr", dtype=_DTYPES, order="C", input_name="X_star")
         if Xs.shape[0] != X.shape[0]:
             raise ValueError(
                 f"X_star has {Xs.shape[0]} rows but X has {X.shape[0]}: give one row of "
                 "privileged features per training example"
             )
-        y_pm = np.where(y == classes[1], 1, -1).astype(np.int8)
         if self.solver == "qp":
             _check_qp_size(X.shape[0])
 
         # fitted attributes are set only once the solver has returned: an interrupted fit
         # (Ctrl-C) leaves no half-fitted model behind
-        self._gamma = check_gamma(self.gamma, self.kernel, X)
         svc = None
         if self.mode == "dsvm+":
             svc = SVC(
@@ -306,14 +298,12 @@ class SVMPlus(ClassifierMixin, BaseEstimator):
             res = self._solve_smo(X, Z, y_pm, C, gamma_plus)
 
         alpha, beta = res["alpha"], res["beta"]
-        self.classes_ = classes
         self.n_features_star_in_ = Xs.shape[1]
         if svc is not None:
             self.privileged_svc_ = svc
         else:
             self.__dict__.pop("privileged_svc_", None)  # from an earlier fit in dsvm+ mode
         self.alpha_, self.beta_ = alpha, beta
-        self.intercept_ = np.array([float(res["b"])])
         self.correction_intercept_ = float(res["d"])
         self.dual_objective_ = float(res["objective"])
         self.n_iter_ = int(res["n_iter"])
@@ -321,12 +311,10 @@ class SVMPlus(ClassifierMixin, BaseEstimator):
         # kept: on Mackey-Glass with C = 100 and n = 2,000, dropping those below 1e-8 max(alpha)
         # (1,956 of them, total 0.03) moved h by 0.01 where a fifth of the test points have
         # |h| < 0.03, and tripled the test error.
-        self.support_ = np.flatnonzero(alpha > 0).astype(np.int32)
-        self.support_vectors_ = X[self.support_]
-        self.dual_coef_ = (alpha * y_pm)[self.support_][None, :]
+        self._set_expansion(X, alpha * y_pm, res["b"], classes=classes)
         self._correction_coef = (alpha + beta - C) / gamma_plus
-        self._Z_fit = Z
-        self.shape_fit_ = X.shape
+        # a copy: Z may be the caller's X_star, which the model must not follow if it changes
+        self._Z_fit = Z.copy()
         return self
 
     def _solve_smo(self, X, Z, y_pm, C, gamma_plus):
@@ -352,17 +340,7 @@ class SVMPlus(ClassifierMixin, BaseEstimator):
             progress=progress,
         )
         progress.done(res)
-        if not res["converged"]:
-            if self.max_iter is not None and res["n_iter"] >= self.max_iter:
-                why = f"stopped after max_iter={self.max_iter} steps; increase max_iter"
-            else:
-                why = "stalled: no direction can move in floating point (degenerate data?)"
-            warnings.warn(
-                f"SVMPlus ({self.solver}) {why}. Violation {res['violation']:.3g} > "
-                f"tol={self.tol}.",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
+        self._warn_if_not_converged(res, f"SVMPlus ({self.solver})", unit="steps")
         self.triple_steps_ = int(res["triple_steps"])
         return res
 
@@ -376,10 +354,11 @@ class SVMPlus(ClassifierMixin, BaseEstimator):
         P x + q + A'z = 0)."""
         t0 = time.perf_counter()
         n = y.size
-        K = self._kernel(X, X, "x")
+        K = self._gram(X)
         K *= y[:, None]
         K *= y[None, :]
-        Ks = self._kernel(Z, Z, "star")
+        Z = _f64(Z)
+        Ks = kernel_block(Z, Z, self.kernel_plus, self._star_params())
         P = sp.block_diag([upper_csc(K), upper_csc(Ks / gamma_plus)], format="csc")
         del K
         q = np.r_[np.full(n, -1.0 / C), np.zeros(n)]
@@ -414,25 +393,51 @@ class SVMPlus(ClassifierMixin, BaseEstimator):
         }
 
     # ------------------------------------------------------------------ prediction
-    def decision_function(self, X, *args, **kwargs) -> np.ndarray:
-        """``h(x) = sum_j alpha_j y_j K(x_j, x) + b``; positive means ``classes_[1]``.
+    def decision_function(self, X: MatrixLike, *args, **kwargs) -> np.ndarray:
+        r"""The decision values :math:`h(x) = \sum_j \alpha_j y_j K(x_j, x) + b`.
 
-        Takes only ``X``: privileged features exist at training time alone."""
+        Computed in row blocks of bounded memory (through ``w`` for the linear kernel).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Only ``X``: privileged features exist at training time alone (anything more is
+            refused with a ``TypeError``).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``h(x)``; positive means ``classes_[1]``.
+
+        See Also
+        --------
+        predict : The class of the sign of ``h``.
+        correcting_function : ``phi(x*)`` on privileged features.
+        """
         _refuse_privileged("decision_function", args, kwargs)
-        check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
-        coef = self.dual_coef_[0]
-        sv = self.support_vectors_
-        f = blockwise(X.shape[0], coef.size, lambda r: self._kernel(X[r], sv, "x") @ coef)
-        return f + self.intercept_[0]
+        return super().decision_function(X)
 
-    def predict(self, X, *args, **kwargs) -> np.ndarray:
-        """The class of ``sign(h(x))`` (``classes_[1]`` where ``h(x) > 0``); takes only ``X``."""
+    def predict(self, X: MatrixLike, *args, **kwargs) -> np.ndarray:
+        """The class of ``sign(h(x))``: ``classes_[1]`` where ``h(x) > 0``, else ``classes_[0]``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Only ``X``, as for :meth:`decision_function`.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,), labels from ``classes_``
+
+        See Also
+        --------
+        decision_function : The values ``h(x)``.
+        correcting_function : The slacks ``phi(x*)`` learned with privileged features.
+        """
         _refuse_privileged("predict", args, kwargs)
-        h = self.decision_function(X)
-        return self.classes_[(h > 0).astype(int)]
+        return super().predict(X)
 
-    def correcting_function(self, X_star, y=None) -> np.ndarray:
+    def correcting_function(self, X_star: MatrixLike, y: ArrayLike | None = None) -> np.ndarray:
         """The correcting (slack) function ``phi(x*) = (1/gamma) sum_j delta_j K*(x*_j, x*) + d``.
 
         Parameters
@@ -442,6 +447,15 @@ class SVMPlus(ClassifierMixin, BaseEstimator):
         y : array-like of shape (n,), optional
             Needed only when ``mode="dsvm+"``, whose correcting space is
             ``d = 1 - y f*(x*)``; ignored otherwise.
+
+        Returns
+        -------
+        phi : ndarray of shape (n,)
+            The learned slacks; ``>= 0`` (up to ``tol``) on the training examples.
+
+        See Also
+        --------
+        decision_function : ``h(x)``, on the ordinary features.
         """
         check_is_fitted(self)
         Xs = check_array(X_star, accept_sparse="csr", dtype=_DTYPES, input_name="X_star")
@@ -465,18 +479,29 @@ class SVMPlus(ClassifierMixin, BaseEstimator):
             Z = (1.0 - y_pm * self.privileged_svc_.decision_function(Xs))[:, None]
         else:
             Z = Xs
-        coef, Zf = self._correction_coef, self._Z_fit
-        phi = blockwise(Z.shape[0], coef.size, lambda r: self._kernel(Z[r], Zf, "star") @ coef)
+        phi = kernel_dot(
+            Z, self._Z_fit, self._correction_coef, self.kernel_plus, self._star_params()
+        )
         return phi + self.correction_intercept_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.classifier_tags.multi_class = False
-        return tags
 
 
 # ---------------------------------------------------------------------- helpers
+def _privileged(X_star, privileged):
+    """The privileged features of ``fit``, given once, positionally or by keyword."""
+    if X_star is not None and privileged is not None:
+        raise TypeError(
+            "give the privileged features once: either fit(X, y, X_star) or "
+            "fit(X, y, privileged=X_star), not both"
+        )
+    Xs = X_star if X_star is not None else privileged
+    if Xs is None:
+        raise ValueError(
+            "SVMPlus.fit needs the privileged features: call fit(X, y, X_star) (or "
+            "fit(X, y, privileged=X_star)); without them use sklearn.svm.SVC"
+        )
+    return Xs
+
+
 def _refuse_privileged(method, args, kwargs):
     if args or kwargs:
         given = [f"{len(args)} extra positional argument(s)"] if args else []

@@ -12,35 +12,23 @@ from __future__ import annotations
 
 import sys
 import time
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils import check_random_state
 
 from .. import _engine
-from .._shared import clarabel_qp, engine_data, upper_csc
-from .._validation import check_choice, check_int, check_real
+from .._kernel_machine import set_init_params
+from .._shared import clarabel_qp, engine_data, upper_csc, warn_not_converged
+from .._validation import Boolean, Integer, Options, Real
 from ._base import KernelPUModel, double_hinge_objective, double_hinge_offset, optimal_offset
-from ._pusvc import _engine_kernel, _ocsvm_start, _store_solution
+from ._pusvc import _engine_kernel, _store_solution
+from ._starts import ocsvm_start
 
 # Peak bytes of DoubleHingeQP per squared training point (Gram matrix, its triangle handed to
 # Clarabel, Clarabel's KKT matrix and its LDL factor): 67 measured at 1,100 and 2,100 points
 # (growth of peak RSS, rbf kernel), rounded up. Used to refuse a problem before allocating.
 _QP_BYTES_PER_PAIR = 72
-
-
-def _gram(est, X):
-    """The dense Gram matrix of the training points for the estimator's kernel."""
-    if est.kernel == "precomputed":
-        return np.array(X, dtype=np.float64)
-    params = {} if est.kernel == "linear" else {"gamma": est._gamma}
-    if est.kernel == "poly":
-        params.update(degree=est.degree, coef0=est.coef0)
-    X = X.astype(np.float64)
-    return pairwise_kernels(X, metric=est.kernel, **params)
 
 
 def _require_clarabel(who):
@@ -50,13 +38,6 @@ def _require_clarabel(who):
         raise ImportError(
             f"{who} needs the Clarabel QP solver: pip install 'unlabeled[qp]'"
         ) from exc
-
-
-def _check_prior_lam(est):
-    prior = check_real(est.prior, "prior", low=0.0, high=1.0)
-    lam = check_real(est.lam, "lam", low=0.0)
-    est._check_kernel_params()
-    return prior, lam
 
 
 class DoubleHingeQP(KernelPUModel):
@@ -102,39 +83,26 @@ class DoubleHingeQP(KernelPUModel):
     for conic programs with quadratic objectives", 2024.
     """
 
-    def __init__(
-        self,
-        prior,
-        lam=0.01,
-        kernel="rbf",
-        gamma="scale",
-        degree=3,
-        coef0=0.0,
-        tol=1e-8,
-        max_memory=4096,
-        verbose=False,
-    ):
-        self.prior = prior
-        self.lam = lam
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.tol = tol
-        self.max_memory = max_memory
-        self.verbose = verbose
+    _parameter_constraints: dict = {
+        **KernelPUModel._parameter_constraints,
+        "tol": [Real(0.0)],
+        "max_memory": [Real(0.0)],
+        "verbose": [Boolean(), Integer(0)],
+    }
+
+    def __init__(self, prior, lam=0.01, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
+                 tol=1e-8, max_memory=4096, verbose=False):  # fmt: skip
+        set_init_params(self, locals())
 
     @staticmethod
     def memory_needed(n_samples: int) -> float:
         """Estimated peak memory in MB of a fit on ``n_samples`` training points."""
         return _QP_BYTES_PER_PAIR * float(n_samples) ** 2 / 2**20
 
-    def fit(self, X, s) -> DoubleHingeQP:
-        """Fit on ``X`` with PU labels ``s`` (1 = labeled positive, 0 or -1 = unlabeled)."""
-        prior, lam = _check_prior_lam(self)
-        tol = check_real(self.tol, "tol", low=0.0)
-        budget = check_real(self.max_memory, "max_memory", low=0.0)
-        X, mask = self._validate_fit(X, s)
+    def _fit(self, X, mask, params):
+        """The dense QP by Clarabel, after refusing a problem over ``max_memory``."""
+        prior, lam, tol = params["prior"], params["lam"], params["tol"]
+        budget = params["max_memory"]
         need = self.memory_needed(X.shape[0])
         if need > budget:
             raise MemoryError(
@@ -147,7 +115,7 @@ class DoubleHingeQP(KernelPUModel):
         p, n = pos.size, unl.size
         c1, c2 = prior / (2 * lam * p), 1.0 / (2 * lam * n)
 
-        K = _gram(self, X)
+        K = self._gram(X)
         h = K[np.ix_(unl, pos)].sum(axis=1)
         # variables x = (sigma, t): t_u >= -sigma_u and t_u >= sigma_u - c2 carry the V term
         P = upper_csc(K[np.ix_(unl, unl)], 2 * n)
@@ -175,7 +143,6 @@ class DoubleHingeQP(KernelPUModel):
         self._set_expansion(X, alpha, beta)
         self.objective_ = double_hinge_objective(g[pos], g[unl], alpha @ g, beta, prior, lam)
         self.prior_ = prior
-        return self
 
 
 class USMOInit(KernelPUModel):
@@ -198,22 +165,16 @@ class USMOInit(KernelPUModel):
     """
 
     def __init__(self, prior, lam=0.01, kernel="rbf", gamma="scale", degree=3, coef0=0.0):
-        self.prior = prior
-        self.lam = lam
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
+        set_init_params(self, locals())
 
-    def fit(self, X, s) -> USMOInit:
-        """Fit on ``X`` with PU labels ``s`` (1 = labeled positive, 0 or -1 = unlabeled)."""
-        prior, lam = _check_prior_lam(self)
-        X, mask = self._validate_fit(X, s)
+    def _fit(self, X, mask, params):
+        """USMO's one-class-SVM start and the offset that follows, without iterations."""
+        prior, lam = params["prior"], params["lam"]
         pos = np.flatnonzero(mask).astype(np.int32)
         unl = np.flatnonzero(~mask).astype(np.int32)
         p, n = pos.size, unl.size
         c1, c2 = prior / (2 * lam * p), 1.0 / (2 * lam * n)
-        sigma0 = _ocsvm_start(
+        sigma0 = ocsvm_start(
             X, pos, unl, self.kernel, self._gamma, self.degree, self.coef0, prior, c1 * p, c2
         )
         # zero iterations of the engine: the decision values and the offset of this start
@@ -232,7 +193,6 @@ class USMOInit(KernelPUModel):
             progress=None,
         )
         _store_solution(self, X, pos, unl, res, c1, prior, lam)
-        return self
 
 
 class RampPU(KernelPUModel):
@@ -297,45 +257,25 @@ class RampPU(KernelPUModel):
     Neural Computation 2003.
     """
 
-    def __init__(
-        self,
-        prior,
-        lam=0.01,
-        kernel="rbf",
-        gamma="scale",
-        degree=3,
-        coef0=0.0,
-        tol=1e-3,
-        max_cccp_iter=30,
-        init="random",
-        inner_solver="smo",
-        cache_size=200,
-        random_state=None,
-        verbose=False,
-    ):
-        self.prior = prior
-        self.lam = lam
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.tol = tol
-        self.max_cccp_iter = max_cccp_iter
-        self.init = init
-        self.inner_solver = inner_solver
-        self.cache_size = cache_size
-        self.random_state = random_state
-        self.verbose = verbose
+    _parameter_constraints: dict = {
+        **KernelPUModel._parameter_constraints,
+        "tol": [Real(0.0)],
+        "max_cccp_iter": [Integer(1)],
+        "init": [Options(("random", "zero"))],
+        "inner_solver": [Options(("smo", "qp"))],
+        "cache_size": [Real(0.0)],
+        "verbose": [Boolean(), Integer(0)],
+    }
 
-    def fit(self, X, s) -> RampPU:
-        """Fit on ``X`` with PU labels ``s`` (1 = labeled positive, 0 or -1 = unlabeled)."""
-        prior, lam = _check_prior_lam(self)
-        tol = check_real(self.tol, "tol", low=0.0)
-        rounds = check_int(self.max_cccp_iter, "max_cccp_iter", low=1)
-        check_choice(self.init, "init", ("random", "zero"))
-        check_choice(self.inner_solver, "inner_solver", ("smo", "qp"))
-        check_real(self.cache_size, "cache_size", low=0.0)
-        X, mask = self._validate_fit(X, s)
+    def __init__(self, prior, lam=0.01, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
+                 tol=1e-3, max_cccp_iter=30, init="random", inner_solver="smo", cache_size=200,
+                 random_state=None, verbose=False):  # fmt: skip
+        set_init_params(self, locals())
+
+    def _fit(self, X, mask, params):
+        """CCCP rounds from ``init`` until the flat side of the ramp stops changing."""
+        prior, lam, tol = params["prior"], params["lam"], params["tol"]
+        rounds = params["max_cccp_iter"]
         if self.inner_solver == "qp":
             _require_clarabel("RampPU(inner_solver='qp')")
         rng = check_random_state(self.random_state)
@@ -347,7 +287,7 @@ class RampPU(KernelPUModel):
         margin = rng.uniform(-2, 2, m) if self.init == "random" else np.zeros(m)
 
         step = self._smo_step if self.inner_solver == "smo" else self._qp_step
-        K = _gram(self, X) if self.inner_solver == "qp" else None
+        K = self._gram(X) if self.inner_solver == "qp" else None
         data = engine_data(X) if self.inner_solver == "smo" else None
         path, n_iter, flat = [], 0, None
         t0 = time.perf_counter()
@@ -373,19 +313,14 @@ class RampPU(KernelPUModel):
                 )
         else:
             if not np.array_equal(margin < -1, flat):
-                warnings.warn(
-                    f"RampPU stopped after max_cccp_iter={rounds} rounds before reaching a fixed "
-                    "point; increase max_cccp_iter",
-                    ConvergenceWarning,
-                    stacklevel=2,
-                )
+                why = f"stopped after max_cccp_iter={rounds} rounds before reaching a fixed point"
+                warn_not_converged("RampPU", why=why + "; increase max_cccp_iter")
         self._set_expansion(X, coef, beta)
         self.objective_ = path[-1]
         self.objective_path_ = np.array(path)
         self.n_cccp_iter_ = len(path)
         self.n_iter_ = n_iter
         self.prior_ = prior
-        return self
 
     def _basis(self, X, coef):
         nz = np.flatnonzero(coef)

@@ -1,0 +1,231 @@
+"""PUSVC's starting points: any feasible start reaches the same optimum; a good one saves time.
+
+The dual variables are ``sigma_u`` in ``[0, c2]`` for the unlabeled points, with
+``sum_u sigma_u = c1 p`` (``= pi / (2 lam)``). A start is a heuristic guess of which of the
+five optimality states (``sigma = 0``, in ``(0, c2/2)``, ``c2/2``, in ``(c2/2, c2)``, ``c2``)
+each point ends in, made feasible by :func:`repair_sum`:
+
+* mean-kernel: the points most similar to the positives (largest ``h = K_UP 1``) at ``c2``;
+* pilot: the same problem solved loosely on a subsample, its decision values giving the states;
+* ocsvm: the USMO paper's section 4.5, a one-class SVM ranking with group sizes from its eq. 18;
+* warm: the previous solution on the same data, rescaled to the new ``lam`` and repaired to the
+  new prior, with its kernel products.
+
+For large rbf/poly problems the start's kernel sums (``K_UP 1``, ``K_UU sigma0``) are computed
+here by BLAS in blocks rather than row by row in the engine (:class:`BlasProducts`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import minimize
+from sklearn.svm import OneClassSVM
+
+from .. import _engine
+from .._kernel_machine import blockwise, kernel_products
+
+PILOT_SIZE = 1000  # unlabeled points in the pilot problem of init="pilot"
+# Kernel work (multiply-adds) from which the start's products K_UP 1 and K_UU sigma0, and g at
+# the positives, are computed here by BLAS in blocks rather than row by row in the engine.
+_BLAS_MIN_WORK = 2**26
+
+
+def repair_sum(sigma, order, target, c2):
+    """Make sum(sigma) == target inside [0, c2], raising the highest-ranked points first
+    (or lowering the lowest-ranked), so that any heuristic start becomes feasible.
+    ``order`` ranks the points from least to most positive-looking."""
+    sigma = np.clip(np.asarray(sigma, dtype=np.float64), 0.0, c2)
+    gap = target - sigma.sum()
+    if gap == 0:
+        return sigma
+    idx = order[::-1] if gap > 0 else order
+    room = (c2 - sigma[idx]) if gap > 0 else sigma[idx]
+    before = np.concatenate(([0.0], np.cumsum(room)[:-1]))
+    move = np.clip(abs(gap) - before, 0.0, room)
+    sigma[idx] += move if gap > 0 else -move
+    return np.clip(sigma, 0.0, c2, out=sigma)
+
+
+def mean_kernel_start(h, total, c2):
+    """The engine's default start, largest ``h = K_UP 1`` first at ``sigma = c2``."""
+    return repair_sum(np.zeros(h.size), np.argsort(h, kind="stable"), total, c2)
+
+
+def ocsvm_start(X, pos, unl, kernel, gamma, degree, coef0, prior, total, c2):
+    """The paper's section 4.5: rank U by a one-class SVM trained on P, then fill the states
+    5, 4, 3, 2, 1 from the top with group sizes from its eq. 18."""
+    n = unl.size
+    if kernel == "precomputed":
+        oc = OneClassSVM(kernel="precomputed").fit(X[np.ix_(pos, pos)])
+        score = oc.decision_function(X[np.ix_(unl, pos)])
+    else:
+        oc = OneClassSVM(kernel=kernel, gamma=gamma, degree=degree, coef0=coef0).fit(X[pos])
+        score = oc.decision_function(X[unl])
+    order = np.argsort(score, kind="stable")  # ascending: state 1 first
+    a, b, c, s2, s4 = _eq18_groups(n, prior, total, c2)
+    n1 = int(round((1 - prior) * a * n))
+    n2 = max(1, int(round(b * n)))
+    n4 = max(1, int(round(c * n)))
+    n5 = int(round(prior * a * n))
+    n3 = max(0, n - n1 - n2 - n4 - n5)
+    sizes = np.array([n1, n2, n3, n4, n5])
+    values = np.array([0.0, s2, c2 / 2, s4, c2])
+    sigma_sorted = np.repeat(values, sizes)[:n]
+    sigma_sorted = np.pad(sigma_sorted, (0, n - sigma_sorted.size), constant_values=c2)
+    sigma = np.empty(n)
+    sigma[order] = sigma_sorted
+    return repair_sum(sigma, order, total, c2)
+
+
+def _eq18_groups(n, prior, total, c2):
+    """The paper's eq. 18: group proportions (a, b, c) and the free values (s2, s4) whose
+    states sum to ``total``, by SLSQP within the paper's bounds."""
+
+    def resid(v):
+        a, b, c, s2, s4 = v
+        return (total - b * n * s2 - c * n * s4 - c2 * n * (prior * a + (1 - a - b - c) / 2)) ** 2
+
+    lo_a = max(1 / (prior * n), 1 / ((1 - prior) * n))
+    hi_a = min(1 / (1 - prior), 1 / prior)
+    hi_bc = max(np.log(n) / n, 1 / n)
+    bounds = [
+        (lo_a, max(lo_a, hi_a)),
+        (1 / n, hi_bc),
+        (1 / n, hi_bc),
+        (1e-9 * c2, c2 / 2 * (1 - 1e-9)),
+        (c2 / 2 * (1 + 1e-9), c2 * (1 - 1e-9)),
+    ]
+    x0 = [min(max(1.0, lo_a), bounds[0][1]), 1 / n, 1 / n, c2 / 4, 3 * c2 / 4]
+    cons = [{"type": "ineq", "fun": lambda v: 1 - 1 / n - v[0] - v[1] - v[2]}]
+    return minimize(resid, x0, bounds=bounds, constraints=cons, method="SLSQP").x
+
+
+def pilot_start(est, X, data, kparams, pos, unl, prior, lam, c2, seed):
+    """Solve the same problem (same lam and prior) loosely on a random subsample, then start
+    every unlabeled point in the state that the pilot's f(x) suggests: sigma = 0, c2/2 or
+    c2 for f <= -1, |f| < 1, f >= 1. Which state dominates depends on lam and the data, so
+    this beats any fixed-shape start; it costs O(n * pilot size) kernel evaluations.
+    Returns the start and the pilot's offset (the linear solver's first guess)."""
+    rng = np.random.default_rng(seed)
+    sub_u = np.sort(rng.choice(unl, PILOT_SIZE, replace=False)).astype(np.int32)
+    sub_p = pos
+    if pos.size > PILOT_SIZE:
+        sub_p = np.sort(rng.choice(pos, PILOT_SIZE, replace=False)).astype(np.int32)
+    c1s, c2s = prior / (2 * lam * sub_p.size), 1.0 / (2 * lam * sub_u.size)
+    pilot = _engine.solve_pu(
+        **data,
+        **kparams,
+        pos=sub_p,
+        unl=sub_u,
+        c1=c1s,
+        c2=c2s,
+        tol=1e-2,
+        max_iter=-1,
+        solver=0,
+        shrinking=True,
+        sigma0=None,
+        progress=None,
+        seed=seed,
+    )
+    nz = pilot["sigma"] > 0
+    sv = np.r_[sub_p, sub_u[nz]]
+    coef = np.r_[np.full(sub_p.size, c1s), -pilot["sigma"][nz]]
+    if est.kernel == "linear":
+        f = blockwise(unl.size, 1, lambda r: X[unl[r]] @ pilot["w"])
+    elif est.kernel == "precomputed":
+        f = est._kernel_dot(X, sv, coef, rows=unl)
+    else:
+        f = BlasProducts(est, X, kparams)(unl, sv, coef)[:, 0]
+    f += pilot["beta"]
+    sigma = np.where(f <= -1, 0.0, np.where(f >= 1, c2, c2 / 2))
+    order = np.argsort(f, kind="stable")
+    return repair_sum(sigma, order, prior / (2 * lam), c2), float(pilot["beta"])
+
+
+def fingerprint(X, mask, *params):
+    """A digest of the training data and kernel, to tell whether a warm start applies."""
+    h = hashlib.blake2b(digest_size=16)
+    arrays = (X.data, X.indices, X.indptr) if sp.issparse(X) else (X,)
+    for a in (*arrays, mask):
+        h.update(np.ascontiguousarray(a))
+    h.update(repr((X.shape, X.dtype.str, params)).encode())
+    return h.hexdigest()
+
+
+def warm_sigma(warm, lam, prior, c2):
+    """The previous solution as a start for the new ``lam`` and ``prior``: c1 and c2 scale
+    with 1/lam, so rescaling keeps sigma feasible for the new lam, and the repair (in the
+    order of the previous decision values) moves the sum to the new prior."""
+    order = np.argsort(warm["f_unl"], kind="stable")
+    return repair_sum(warm["sigma"] * (warm["lam"] / lam), order, prior / (2 * lam), c2)
+
+
+def warm_state(key, lam, res):
+    """What a later warm start needs from the engine's result ``res`` on this problem."""
+    has_products = res["products"].size > 0
+    return {
+        "key": key,
+        "lam": lam,
+        "sigma": res["sigma"],
+        "f_unl": res["g_unl"] + res["beta"],
+        "beta": res["beta"],
+        "h": res["h"] if has_products else None,
+        "products": res["products"].reshape(-1, 2) if has_products else None,
+    }
+
+
+def warm_products(warm, lam, c2, sigma0, upper, blas, unl):
+    """The engine's start products for a warm start, from those of the previous solution.
+
+    c1, c2 and sigma all scale with 1/lam, so K_UU sigma and K_UU upper scale by lam_old / lam
+    and keep their states; only the points that the prior's repair moved (or whose state
+    changed) need kernel work, usually none along a lam path."""
+    ratio = warm["lam"] / lam
+    _, upper_old = _engine.pu_start_weights(warm["sigma"], c2 / ratio)
+    delta = np.c_[sigma0 - ratio * warm["sigma"], upper - ratio * upper_old]
+    delta[np.abs(delta) <= 1e-12 * c2] = 0.0  # rounding of the rescaling, not a move
+    start = ratio * warm["products"]
+    moved = np.flatnonzero(delta.any(axis=1))
+    if moved.size:
+        start += blas(unl, unl[moved], delta[moved])
+    return {"h": warm["h"], "start_products": start}
+
+
+class BlasProducts:
+    """K(X[rows], X[cols]) @ V for a fitted-data PUSVC, in the precision of its kernel cache."""
+
+    def __init__(self, est, X, kparams):
+        self.X, self.metric, self.params = X, est.kernel, est._kernel_params()
+        self.threads = kparams["n_jobs"]
+        single = kparams["cache_float32"] and X.dtype == np.float32
+        self.dtype = np.float32 if single else np.float64
+
+    def __call__(self, rows, cols, V):
+        X, metric, params = self.X, self.metric, self.params
+        return kernel_products(X, rows, cols, V, metric, params, self.threads, self.dtype)
+
+
+def start_products(est, X, kparams, solver, pos, unl, sigma0, c1, c2, lam, warm):
+    """Products of the SMO solver's start computed here rather than row by row in the
+    engine: from a warm start's previous ones, or through BLAS on large rbf/poly problems.
+    Returns (sigma0, the engine's extra arguments, the BLAS helper or None)."""
+    blas = None
+    if solver == "smo" and est.kernel in ("rbf", "poly"):
+        per_entry = X.nnz / max(X.shape[0], 1) if sp.issparse(X) else X.shape[1]
+        if unl.size * unl.size * per_entry >= _BLAS_MIN_WORK:
+            blas = BlasProducts(est, X, kparams)
+    if warm is not None:
+        sigma0, upper = _engine.pu_start_weights(sigma0, c2)
+        helper = blas or BlasProducts(est, X, kparams)
+        return sigma0, warm_products(warm, lam, c2, sigma0, upper, helper, unl), blas
+    if blas is None:
+        return sigma0, {}, None
+    h = blas(unl, pos, np.ones(pos.size))[:, 0]
+    if sigma0 is None:  # the engine's default start: largest h first at sigma = c2
+        sigma0 = mean_kernel_start(h, c1 * pos.size, c2)
+    sigma0, upper = _engine.pu_start_weights(sigma0, c2)
+    start = blas(unl, unl, np.c_[sigma0, upper])
+    return sigma0, {"h": h, "start_products": start, "positive_g": False}, blas
