@@ -223,16 +223,16 @@ class KernelMachine(BaseEstimator):
         self._gamma = check_gamma(self.gamma, self.kernel, X)
         return X if no_y else (X, y)
 
-    def _warn_if_not_converged(self, res: dict, who: str, unit: str = "iterations") -> None:
+    def _warn_if_not_converged(self, res, who: str, unit: str = "iterations") -> None:
         """The one ConvergenceWarning of the engine's solvers, from their result ``res``
         (``converged``, ``n_iter``, ``violation``), ``max_iter`` and ``tol``."""
-        if not res["converged"]:
+        if not res.converged:
             warn_not_converged(
                 who,
                 limit=self.max_iter,
-                used=res["n_iter"],
+                used=res.n_iter,
                 unit=unit,
-                detail=f". KKT violation {res['violation']:.3g} > tol={self.tol}.",
+                detail=f". KKT violation {res.violation:.3g} > tol={self.tol}.",
                 stacklevel=3,
             )
 

@@ -11,30 +11,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
-_DATA_NAMES = {
-    "": ("X64", "X32", "csr_data", "csr_indices", "csr_indptr", "n_cols"),
-    "s": ("Xs64", "Xs32", "csrs_data", "csrs_indices", "csrs_indptr", "ns_cols"),
-}
 
+def engine_data(X):
+    """The engine's typed view of ``X`` (sparse input canonicalised on a copy)."""
+    from ._engine import as_data
 
-def engine_data(X, suffix=""):
-    """The engine's arguments for one data matrix; suffix "s" names SVM+'s privileged one."""
-    names = _DATA_NAMES[suffix]
-    out = dict.fromkeys(names[:5])
-    if sp.issparse(X):
-        X = X.tocsr()
-        X.sort_indices()
-        out[names[2]] = np.ascontiguousarray(X.data, dtype=np.float64)
-        out[names[3]] = np.ascontiguousarray(X.indices, dtype=np.int32)
-        out[names[4]] = np.ascontiguousarray(X.indptr, dtype=np.int64)
-    elif X.dtype == np.float32:
-        out[names[1]] = np.ascontiguousarray(X)
-    else:
-        out[names[0]] = np.ascontiguousarray(X, dtype=np.float64)
-    out[names[5]] = X.shape[1]
-    if suffix == "":
-        out["n_rows"] = X.shape[0]
-    return out
+    return as_data(X)
 
 
 class EngineProgress:
@@ -58,9 +40,10 @@ class EngineProgress:
 
     def done(self, res):
         if self.verbose:
-            obj = f", dual objective {res['objective']:.8g}" if "objective" in res else ""
+            objective = getattr(res, "objective", None)
+            obj = f", dual objective {objective:.8g}" if objective is not None else ""
             self._print(
-                f"done: {res['n_iter']} iterations, KKT violation {res['violation']:.3e}{obj}, "
+                f"done: {res.n_iter} iterations, KKT violation {res.violation:.3e}{obj}, "
                 f"{time.perf_counter() - self.start:.2f}s"
             )
 

@@ -14,13 +14,14 @@ from ._core import (
     KernelRows,
     KernelSpec,
     LinearSolution,
+    PUSolution,
     QPSolution,
     SolverOptions,
+    SVMPlusSolution,
     pu_start_weights,
     solve_kernel_qp,
     solve_linear_dual,
     solve_pu,
-    solve_qp,
     solve_svmplus,
 )
 
@@ -29,14 +30,15 @@ __all__ = [
     "KernelRows",
     "KernelSpec",
     "LinearSolution",
+    "PUSolution",
     "QPSolution",
+    "SVMPlusSolution",
     "SolverOptions",
     "as_data",
     "pu_start_weights",
     "solve_kernel_qp",
     "solve_linear_dual",
     "solve_pu",
-    "solve_qp",
     "solve_svmplus",
 ]
 

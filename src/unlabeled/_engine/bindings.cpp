@@ -1,22 +1,21 @@
-// nanobind layer: numpy / scipy buffers in, numpy arrays out, errors as Python exceptions.
-// The solver runs without the GIL; the progress hook takes it back a few times per second
-// to let Ctrl-C through and to call the optional Python callback.
+// nanobind layer: typed objects in (Data, KernelSpec, SolverOptions, KernelRows), typed results
+// out, errors as Python exceptions. The solvers run without the GIL; the progress hook takes it
+// back a few times per second to let Ctrl-C through and to call the optional Python callback.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 
 #include <cmath>
 #include <limits>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
 #include "linear_dual.hpp"
 #include "problems/pu_dh.hpp"
-#include "qmatrix.hpp"
-#include "problems/qp.hpp"
 #include "problems/svmplus.hpp"
+#include "qmatrix.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -27,6 +26,7 @@ template <class T>
 using Vec = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 template <class T>
 using Mat = nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using Int8Mat = nb::ndarray<const int8_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
 
 nb::ndarray<nb::numpy, double, nb::ndim<1>> to_numpy(const std::vector<double>& v) {
     auto* data = new double[v.size() ? v.size() : 1];
@@ -35,38 +35,18 @@ nb::ndarray<nb::numpy, double, nb::ndim<1>> to_numpy(const std::vector<double>& 
     return nb::ndarray<nb::numpy, double, nb::ndim<1>>(data, {v.size()}, owner);
 }
 
-unl::Data make_data(const std::optional<Mat<double>>& X64, const std::optional<Mat<float>>& X32,
-                    const std::optional<Vec<double>>& csr_data, const std::optional<Vec<int32_t>>& csr_indices,
-                    const std::optional<Vec<int64_t>>& csr_indptr, int64_t n_rows, int64_t n_cols) {
-    unl::Data X;
-    X.n = n_rows;
-    X.d = n_cols;
-    if (X64) {
-        X.x64 = X64->data();
-    } else if (X32) {
-        X.x32 = X32->data();
-    } else if (csr_data && csr_indices && csr_indptr) {
-        if (static_cast<int64_t>(csr_indptr->shape(0)) != n_rows + 1)
-            throw nb::value_error("csr_indptr must have n_rows + 1 entries");
-        X.sparse = true;
-        X.val = csr_data->data();
-        X.ind = csr_indices->data();
-        X.indptr = csr_indptr->data();
-    } else {
-        throw nb::value_error("no training data given to the engine");
-    }
-    return X;
+nb::ndarray<nb::numpy, double, nb::ndim<2>> to_numpy(const std::vector<double>& v, size_t rows, size_t cols) {
+    auto* data = new double[v.size() ? v.size() : 1];
+    std::copy(v.begin(), v.end(), data);
+    nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<double*>(p); });
+    return nb::ndarray<nb::numpy, double, nb::ndim<2>>(data, {rows, cols}, owner);
 }
 
-unl::KernelParams kernel_params(int kernel, double gamma, double coef0, int degree, int n_jobs) {
-    if (kernel < 0 || kernel > 3) throw nb::value_error("kernel code must be 0 (linear), 1 (poly), 2 (rbf) or 3 (precomputed)");
-    unl::KernelParams kp;
-    kp.type = static_cast<unl::KernelType>(kernel);
-    kp.gamma = gamma;
-    kp.coef0 = coef0;
-    kp.degree = degree;
-    kp.n_jobs = n_jobs;
-    return kp;
+std::vector<int32_t> checked_rows(const Vec<int32_t>& rows, int64_t n, const char* what) {
+    std::vector<int32_t> r(rows.data(), rows.data() + rows.shape(0));
+    for (int32_t v : r)
+        if (v < 0 || v >= n) throw nb::index_error((std::string(what) + ": index out of range").c_str());
+    return r;
 }
 
 // Turns the optional Python callback into an engine ProgressFn that also checks for signals.
@@ -185,9 +165,7 @@ struct PyKernelRows {
         : data_ref(std::move(data)) {
         const PyData& d = nb::cast<const PyData&>(data_ref);
         if (!(cache_bytes >= 0) || cache_bytes > 1e15) throw nb::value_error("cache_bytes must lie in [0, 1e15]");
-        std::vector<int32_t> r(rows.data(), rows.data() + rows.shape(0));
-        for (int32_t v : r)
-            if (v < 0 || v >= d.view.n) throw nb::index_error("rows: index out of range");
+        std::vector<int32_t> r = checked_rows(rows, d.view.n, "rows");
         K = std::make_unique<unl::Kernel>(d.view, checked_kernel(kp, d));
         if (float32) r32 = std::make_unique<unl::PointRows<float>>(*K, std::move(r), cache_bytes);
         else r64 = std::make_unique<unl::PointRows<double>>(*K, std::move(r), cache_bytes);
@@ -217,7 +195,7 @@ struct QPSolution {
 // label-mixed by (labels, mu); see qmatrix.hpp.
 QPSolution solve_kernel_qp(PyKernelRows& rows, Vec<int64_t> var_point, Vec<double> p, Vec<double> C,
                            Vec<double> alpha0, std::optional<Vec<int8_t>> y,
-                           std::optional<nb::ndarray<const int8_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>> labels,
+                           std::optional<Int8Mat> labels,
                            std::optional<Vec<double>> mu, bool equality, const unl::SolverOptions& options,
                            nb::object progress) {
     const size_t l = var_point.shape(0);
@@ -285,7 +263,7 @@ struct LinearSolution {
 // (and y'a = y'alpha0 when `equality`); see linear_dual.hpp.
 LinearSolution solve_linear_dual(const PyData& data, Vec<int32_t> row, Vec<double> p, Vec<double> C,
                                  Vec<double> alpha0,
-                                 nb::ndarray<const int8_t, nb::ndim<2>, nb::c_contig, nb::device::cpu> signs,
+                                 Int8Mat signs,
                                  std::optional<Vec<double>> mu, std::optional<Vec<int8_t>> y,
                                  std::optional<Mat<double>> w0, bool equality, double shift,
                                  const unl::SolverOptions& options, uint64_t seed, nb::object progress) {
@@ -345,71 +323,50 @@ LinearSolution solve_linear_dual(const PyData& data, Vec<int32_t> row, Vec<doubl
     return out;
 }
 
-nb::dict solve_pu(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
-                  std::optional<Vec<double>> csr_data, std::optional<Vec<int32_t>> csr_indices,
-                  std::optional<Vec<int64_t>> csr_indptr, int64_t n_rows, int64_t n_cols,
-                  Vec<int32_t> pos, Vec<int32_t> unl, int kernel, double gamma, double coef0, int degree,
-                  double c1, double c2, double tol, double cache_bytes, int64_t max_iter, int solver,
-                  bool shrinking, std::optional<Vec<double>> sigma0, nb::object progress, uint64_t seed,
-                  int n_jobs, bool cache_float32, std::optional<Vec<double>> h,
-                  std::optional<Mat<double>> start_products, bool positive_g, int linear_cd, double beta0) {
-    unl::Data X = make_data(X64, X32, csr_data, csr_indices, csr_indptr, n_rows, n_cols);
+// ---------------------------------------------------------------------------------------
+// The problems with their own entry points
+
+unl::PUResult solve_pu(const PyData& data, const unl::KernelParams& kernel, Vec<int32_t> pos,
+                       Vec<int32_t> unl, double c1, double c2, const unl::SolverOptions& options,
+                       int solver, double cache_bytes, bool cache_float32, uint64_t seed,
+                       std::optional<Vec<double>> sigma0, std::optional<Vec<double>> h,
+                       std::optional<Mat<double>> start_products, bool positive_g, int linear_cd,
+                       double beta0, nb::object progress) {
     unl::PUProblem pb;
-    pb.X = &X;
-    pb.kernel = kernel_params(kernel, gamma, coef0, degree, n_jobs);
-    pb.pos.assign(pos.data(), pos.data() + pos.shape(0));
-    pb.unl.assign(unl.data(), unl.data() + unl.shape(0));
-    for (int32_t r : pb.pos)
-        if (r < 0 || r >= n_rows) throw nb::index_error("positive index out of range");
-    for (int32_t r : pb.unl)
-        if (r < 0 || r >= n_rows) throw nb::index_error("unlabeled index out of range");
+    pb.X = &data.view;
+    pb.kernel = checked_kernel(kernel, data);
+    pb.pos = checked_rows(pos, data.view.n, "pos");
+    pb.unl = checked_rows(unl, data.view.n, "unl");
     pb.c1 = c1;
     pb.c2 = c2;
-
+    if (solver < 0 || solver > 1) throw nb::value_error("solver must be 0 (smo) or 1 (usmo)");
     unl::PUOptions opt;
     opt.solver = static_cast<unl::PUSolver>(solver);
-    opt.tol = tol;
+    opt.tol = options.eps;
+    opt.shrinking = options.shrinking;
+    opt.max_iter = options.max_iter;
     opt.cache_bytes = cache_bytes;
-    opt.max_iter = max_iter;
-    opt.shrinking = shrinking;
     opt.cache_float32 = cache_float32;
     opt.seed = seed;
+    const size_t n = pb.unl.size();
     if (sigma0) {
-        if (sigma0->shape(0) != pb.unl.size()) throw nb::value_error("sigma0 must have one entry per unlabeled point");
+        if (sigma0->shape(0) != n) throw nb::value_error("sigma0 must have one entry per unlabeled point");
         opt.sigma0 = sigma0->data();
     }
     if (h) {
-        if (h->shape(0) != pb.unl.size()) throw nb::value_error("h must have one entry per unlabeled point");
+        if (h->shape(0) != n) throw nb::value_error("h must have one entry per unlabeled point");
         opt.h = h->data();
     }
     if (start_products) {
         if (!sigma0) throw nb::value_error("start_products need the start sigma0 they were computed from");
-        if (start_products->shape(0) != pb.unl.size() || start_products->shape(1) != 2)
+        if (start_products->shape(0) != n || start_products->shape(1) != 2)
             throw nb::value_error("start_products must have shape (n_unlabeled, 2)");
         opt.start_products = start_products->data();
     }
     opt.positive_g = positive_g;
     opt.linear_cd = linear_cd;
     opt.beta0 = beta0;
-    unl::PUResult r = run_engine(progress, opt, [&] { return unl::solve_pu(pb, opt); });
-
-    nb::dict out;
-    out["sigma"] = to_numpy(r.sigma);
-    out["g_unl"] = to_numpy(r.g_unl);
-    out["g_pos"] = to_numpy(r.g_pos);
-    out["w"] = to_numpy(r.w);
-    out["beta"] = r.beta;
-    out["n_iter"] = r.iter;
-    out["converged"] = r.converged;
-    out["stopped"] = r.stopped;
-    out["violation"] = r.violation;
-    out["cache_hits"] = r.cache_hits;
-    out["cache_misses"] = r.cache_misses;
-    out["cache_bytes"] = r.cache_bytes;
-    out["kernel_rows"] = r.kernel_rows;
-    out["h"] = to_numpy(r.h);
-    out["products"] = to_numpy(r.products);
-    return out;
+    return run_engine(progress, opt, [&] { return unl::solve_pu(pb, opt); });
 }
 
 // (sigma snapped onto its exact states, weights of the variables at their upper bound): the
@@ -421,106 +378,32 @@ nb::tuple pu_start_weights(Vec<double> sigma, double c2) {
     return nb::make_tuple(to_numpy(s), to_numpy(w));
 }
 
-nb::dict solve_qp(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
-                  std::optional<Vec<double>> csr_data, std::optional<Vec<int32_t>> csr_indices,
-                  std::optional<Vec<int64_t>> csr_indptr, int64_t n_rows, int64_t n_cols, Vec<int32_t> rows,
-                  Vec<int64_t> var_point, Vec<int8_t> y, Vec<double> p, Vec<double> C, Vec<double> alpha0,
-                  int kernel, double gamma, double coef0, int degree, double tol, double cache_bytes,
-                  int64_t max_iter, bool shrinking, nb::object progress, int n_jobs) {
-    unl::Data X = make_data(X64, X32, csr_data, csr_indices, csr_indptr, n_rows, n_cols);
-    unl::QPProblem qp;
-    qp.X = &X;
-    qp.kernel = kernel_params(kernel, gamma, coef0, degree, n_jobs);
-    qp.rows.assign(rows.data(), rows.data() + rows.shape(0));
-    const size_t l = var_point.shape(0);
-    if (y.shape(0) != l || p.shape(0) != l || C.shape(0) != l || alpha0.shape(0) != l)
-        throw nb::value_error("var_point, y, p, C and alpha0 must have the same length");
-    for (int32_t r : qp.rows)
-        if (r < 0 || r >= n_rows) throw nb::index_error("rows: index out of range");
-    qp.var_point.assign(var_point.data(), var_point.data() + l);
-    for (int64_t v : qp.var_point)
-        if (v < 0 || v >= static_cast<int64_t>(qp.rows.size())) throw nb::index_error("var_point: index out of range");
-    qp.y.assign(y.data(), y.data() + l);
-    qp.p.assign(p.data(), p.data() + l);
-    qp.C.assign(C.data(), C.data() + l);
-    qp.alpha0.assign(alpha0.data(), alpha0.data() + l);
-    for (size_t t = 0; t < l; ++t) {
-        if (qp.y[t] != 1 && qp.y[t] != -1) throw nb::value_error("y must hold +1 or -1");
-        if (!(qp.C[t] > 0)) throw nb::value_error("C must be positive");
-        if (!(qp.alpha0[t] >= 0 && qp.alpha0[t] <= qp.C[t])) throw nb::value_error("alpha0 must lie in [0, C]");
-    }
-    unl::SolverOptions opt;
-    opt.eps = tol;
-    opt.shrinking = shrinking;
-    opt.max_iter = max_iter;
-    unl::QPResult r = run_engine(progress, opt, [&] { return unl::solve_qp(qp, opt, cache_bytes); });
-    nb::dict out;
-    out["alpha"] = to_numpy(r.alpha);
-    out["G"] = to_numpy(r.G);
-    out["rho"] = r.info.rho;
-    out["n_iter"] = r.info.iter;
-    out["converged"] = r.info.converged;
-    out["violation"] = r.info.violation;
-    out["objective"] = r.info.objective;
-    out["kernel_rows"] = r.kernel_rows;
-    return out;
-}
-
-nb::dict solve_svmplus(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
-                       std::optional<Vec<double>> csr_data, std::optional<Vec<int32_t>> csr_indices,
-                       std::optional<Vec<int64_t>> csr_indptr, int64_t n_rows, int64_t n_cols,
-                       std::optional<Mat<double>> Xs64, std::optional<Mat<float>> Xs32,
-                       std::optional<Vec<double>> csrs_data, std::optional<Vec<int32_t>> csrs_indices,
-                       std::optional<Vec<int64_t>> csrs_indptr, int64_t ns_cols, Vec<int8_t> y,
-                       int kernel, double gamma, double coef0, int degree, int kernel_star,
-                       double gamma_star, double coef0_star, int degree_star, double C,
-                       double gamma_plus, int solver, double tol, double cache_bytes,
-                       int64_t max_iter, nb::object progress, int n_jobs) {
-    unl::Data X = make_data(X64, X32, csr_data, csr_indices, csr_indptr, n_rows, n_cols);
-    unl::Data Xs = make_data(Xs64, Xs32, csrs_data, csrs_indices, csrs_indptr, n_rows, ns_cols);
-    if (static_cast<int64_t>(y.shape(0)) != n_rows) throw nb::value_error("y must have one entry per row of X");
-    if (kernel == 3 || kernel_star == 3) throw nb::value_error("SVM+ does not take precomputed kernels");
-    if (solver < 0 || solver > 1) throw nb::value_error("solver code must be 0 (asmo) or 1 (gsmo)");
+unl::SVMPlusResult solve_svmplus(const PyData& data, const PyData& data_star, Vec<int8_t> y,
+                                 const unl::KernelParams& kernel, const unl::KernelParams& kernel_star,
+                                 double C, double gamma_plus, const unl::SolverOptions& options, int solver,
+                                 double cache_bytes, nb::object progress) {
+    if (static_cast<int64_t>(y.shape(0)) != data.view.n) throw nb::value_error("y must have one entry per row of X");
+    if (kernel.type == unl::KernelType::Precomputed || kernel_star.type == unl::KernelType::Precomputed)
+        throw nb::value_error("SVM+ does not take precomputed kernels");
+    if (solver < 0 || solver > 1) throw nb::value_error("solver must be 0 (asmo) or 1 (gsmo)");
     unl::SVMPlusProblem pb;
-    pb.X = &X;
-    pb.Xs = &Xs;
-    pb.kernel = kernel_params(kernel, gamma, coef0, degree, n_jobs);
-    pb.kernel_star = kernel_params(kernel_star, gamma_star, coef0_star, degree_star, n_jobs);
+    pb.X = &data.view;
+    pb.Xs = &data_star.view;
+    pb.kernel = kernel;
+    pb.kernel_star = kernel_star;
     pb.y.assign(y.data(), y.data() + y.shape(0));
     pb.C = C;
     pb.gamma = gamma_plus;
     unl::SVMPlusOptions opt;
     opt.solver = static_cast<unl::SVMPlusSolver>(solver);
-    opt.tol = tol;
+    opt.tol = options.eps;
+    opt.max_iter = options.max_iter;
     opt.cache_bytes = cache_bytes;
-    opt.max_iter = max_iter;
     // std::invalid_argument from the solver arrives as ValueError
-    unl::SVMPlusResult r = run_engine(progress, opt, [&] { return unl::solve_svmplus(pb, opt); });
-    nb::dict out;
-    out["alpha"] = to_numpy(r.alpha);
-    out["beta"] = to_numpy(r.beta);
-    out["F"] = to_numpy(r.F);
-    out["f"] = to_numpy(r.f);
-    out["b"] = r.b;
-    out["d"] = r.d;
-    out["objective"] = r.objective;
-    out["violation"] = r.violation;
-    out["n_iter"] = r.iter;
-    out["triple_steps"] = r.triple_steps;
-    out["converged"] = r.converged;
-    out["stopped"] = r.stopped;
-    out["stalled"] = r.stalled;
-    out["kernel_rows"] = r.kernel_rows;
-    out["cache_hits"] = r.cache_hits;
-    out["cache_misses"] = r.cache_misses;
-    out["cache_bytes"] = r.cache_bytes;
-    return out;
+    return run_engine(progress, opt, [&] { return unl::solve_svmplus(pb, opt); });
 }
 
-}  // namespace
-
-NB_MODULE(_core, m) {
-    m.doc() = "unlabeled's compiled solver engine";
+void register_types(nb::module_& m) {
     nb::class_<PyData>(m, "Data", "Training data as the engine sees it (a view that keeps its arrays alive).")
         .def_static("dense", [](nb::object X) {
             if (nb::isinstance<Mat<float>>(X)) return data_dense32(nb::cast<Mat<float>>(X), X);
@@ -533,7 +416,8 @@ NB_MODULE(_core, m) {
            "CSR arrays (float64, int32, int64) with sorted unique column indices.")
         .def_prop_ro("n_rows", [](const PyData& d) { return d.view.n; })
         .def_prop_ro("n_cols", [](const PyData& d) { return d.view.d; })
-        .def_prop_ro("sparse", [](const PyData& d) { return d.view.sparse; });
+        .def_prop_ro("sparse", [](const PyData& d) { return d.view.sparse; })
+        .def_prop_ro("float32", [](const PyData& d) { return d.view.x32 != nullptr; });
     nb::class_<unl::KernelParams>(m, "KernelSpec", "A kernel: kind 0 linear, 1 poly, 2 rbf, 3 precomputed.")
         .def("__init__", [](unl::KernelParams* k, int kind, double gamma, double coef0, int degree, int n_jobs) {
             if (kind < 0 || kind > 3) throw nb::value_error("kernel kind must be 0 (linear), 1 (poly), 2 (rbf) or 3 (precomputed)");
@@ -561,6 +445,9 @@ NB_MODULE(_core, m) {
              "rows"_a, "cache_bytes"_a = 200.0 * (1 << 20), "float32"_a = false)
         .def_prop_ro("n_points", &PyKernelRows::size)
         .def("stats", &PyKernelRows::stats, "Cache hits, misses, bytes held and rows computed so far.");
+}
+
+void register_generic(nb::module_& m) {
     nb::class_<QPSolution>(m, "QPSolution", "The result of solve_kernel_qp.")
         .def_prop_ro("alpha", [](const QPSolution& r) { return to_numpy(r.alpha); }, nb::rv_policy::automatic)
         .def_prop_ro("G", [](const QPSolution& r) { return to_numpy(r.G); }, nb::rv_policy::automatic)
@@ -577,12 +464,7 @@ NB_MODULE(_core, m) {
           "Q_ts = k(x_point(t), x_point(s)) y_t y_s, or sum_k mu_k labels[t,k] labels[s,k] in place of y_t y_s.");
     nb::class_<LinearSolution>(m, "LinearSolution", "The result of solve_linear_dual.")
         .def_prop_ro("alpha", [](const LinearSolution& r) { return to_numpy(r.alpha); }, nb::rv_policy::automatic)
-        .def_prop_ro("w", [](const LinearSolution& r) {
-            auto* data = new double[r.w.size() ? r.w.size() : 1];
-            std::copy(r.w.begin(), r.w.end(), data);
-            nb::capsule owner(data, [](void* q) noexcept { delete[] static_cast<double*>(q); });
-            return nb::ndarray<nb::numpy, double, nb::ndim<2>>(data, {static_cast<size_t>(r.m), static_cast<size_t>(r.d)}, owner);
-        }, nb::rv_policy::automatic)
+        .def_prop_ro("w", [](const LinearSolution& r) { return to_numpy(r.w, r.m, r.d); }, nb::rv_policy::automatic)
         .def_prop_ro("n_iter", [](const LinearSolution& r) { return r.info.iter; })
         .def_prop_ro("converged", [](const LinearSolution& r) { return r.info.converged; })
         .def_prop_ro("violation", [](const LinearSolution& r) { return r.info.violation; });
@@ -592,25 +474,49 @@ NB_MODULE(_core, m) {
           "progress"_a.none() = nb::none(),
           "min 1/2 sum_k mu_k ||w_k||^2 + (p - shift y)'a over 0 <= a <= C (and y'a = y'alpha0 if equality), "
           "w_k = w0_k + sum_t signs[t, k] a_t x_row(t): LIBLINEAR-style dual coordinate descent with w kept.");
-    m.def("solve_pu", &solve_pu, "X64"_a.none(), "X32"_a.none(), "csr_data"_a.none(), "csr_indices"_a.none(),
-          "csr_indptr"_a.none(), "n_rows"_a, "n_cols"_a, "pos"_a, "unl"_a, "kernel"_a, "gamma"_a, "coef0"_a,
-          "degree"_a, "c1"_a, "c2"_a, "tol"_a, "cache_bytes"_a, "max_iter"_a, "solver"_a, "shrinking"_a,
-          "sigma0"_a.none(), "progress"_a.none(), "seed"_a = 0, "n_jobs"_a = 0, "cache_float32"_a = false,
-          "h"_a.none() = nb::none(), "start_products"_a.none() = nb::none(), "positive_g"_a = true,
-          "linear_cd"_a = -1, "beta0"_a = std::numeric_limits<double>::quiet_NaN(),
+}
+
+#define UNL_ARRAY(Cls, name) .def_prop_ro(#name, [](const Cls& r) { return to_numpy(r.name); }, nb::rv_policy::automatic)
+#define UNL_VALUE(Cls, name) .def_ro(#name, &Cls::name)
+
+void register_problems(nb::module_& m) {
+    nb::class_<unl::PUResult>(m, "PUSolution", "The result of solve_pu (see pu_dh.hpp).")
+        UNL_ARRAY(unl::PUResult, sigma) UNL_ARRAY(unl::PUResult, g_unl) UNL_ARRAY(unl::PUResult, g_pos)
+        UNL_ARRAY(unl::PUResult, w) UNL_ARRAY(unl::PUResult, h) UNL_ARRAY(unl::PUResult, products)
+        UNL_VALUE(unl::PUResult, beta) UNL_VALUE(unl::PUResult, converged) UNL_VALUE(unl::PUResult, stopped)
+        UNL_VALUE(unl::PUResult, violation) UNL_VALUE(unl::PUResult, cache_hits)
+        UNL_VALUE(unl::PUResult, cache_misses) UNL_VALUE(unl::PUResult, cache_bytes)
+        UNL_VALUE(unl::PUResult, kernel_rows)
+        .def_ro("n_iter", &unl::PUResult::iter);
+    m.def("solve_pu", &solve_pu, "data"_a, "kernel"_a, "pos"_a, "unl"_a, "c1"_a, "c2"_a,
+          "options"_a = unl::SolverOptions(), "solver"_a = 0, "cache_bytes"_a = 200.0 * (1 << 20),
+          "cache_float32"_a = false, "seed"_a = 0, "sigma0"_a.none() = nb::none(), "h"_a.none() = nb::none(),
+          "start_products"_a.none() = nb::none(), "positive_g"_a = true, "linear_cd"_a = -1,
+          "beta0"_a = std::numeric_limits<double>::quiet_NaN(), "progress"_a.none() = nb::none(),
           "Solve the PU double-hinge dual; see pu_dh.hpp for the formulation.");
     m.def("pu_start_weights", &pu_start_weights, "sigma"_a, "c2"_a,
           "The snapped start and its upper-bound weights, for solve_pu's start_products.");
-    m.def("solve_qp", &solve_qp, "X64"_a.none(), "X32"_a.none(), "csr_data"_a.none(), "csr_indices"_a.none(),
-          "csr_indptr"_a.none(), "n_rows"_a, "n_cols"_a, "rows"_a, "var_point"_a, "y"_a, "p"_a, "C"_a, "alpha0"_a,
-          "kernel"_a, "gamma"_a, "coef0"_a, "degree"_a, "tol"_a, "cache_bytes"_a, "max_iter"_a, "shrinking"_a,
-          "progress"_a.none(), "n_jobs"_a = 0,
-          "min 1/2 a'Qa + p'a s.t. y'a = y'alpha0, 0 <= a <= C with Q_ts = y_t y_s k(x_point(t), x_point(s)).");
-    m.def("solve_svmplus", &solve_svmplus, "X64"_a.none(), "X32"_a.none(), "csr_data"_a.none(),
-          "csr_indices"_a.none(), "csr_indptr"_a.none(), "n_rows"_a, "n_cols"_a, "Xs64"_a.none(),
-          "Xs32"_a.none(), "csrs_data"_a.none(), "csrs_indices"_a.none(), "csrs_indptr"_a.none(),
-          "ns_cols"_a, "y"_a, "kernel"_a, "gamma"_a, "coef0"_a, "degree"_a, "kernel_star"_a,
-          "gamma_star"_a, "coef0_star"_a, "degree_star"_a, "C"_a, "gamma_plus"_a, "solver"_a,
-          "tol"_a, "cache_bytes"_a, "max_iter"_a, "progress"_a.none(), "n_jobs"_a = 0,
+    nb::class_<unl::SVMPlusResult>(m, "SVMPlusSolution", "The result of solve_svmplus (see svmplus.hpp).")
+        UNL_ARRAY(unl::SVMPlusResult, alpha) UNL_ARRAY(unl::SVMPlusResult, beta)
+        UNL_ARRAY(unl::SVMPlusResult, F) UNL_ARRAY(unl::SVMPlusResult, f)
+        UNL_VALUE(unl::SVMPlusResult, b) UNL_VALUE(unl::SVMPlusResult, d)
+        UNL_VALUE(unl::SVMPlusResult, objective) UNL_VALUE(unl::SVMPlusResult, violation)
+        UNL_VALUE(unl::SVMPlusResult, triple_steps) UNL_VALUE(unl::SVMPlusResult, converged)
+        UNL_VALUE(unl::SVMPlusResult, stopped) UNL_VALUE(unl::SVMPlusResult, stalled)
+        UNL_VALUE(unl::SVMPlusResult, kernel_rows) UNL_VALUE(unl::SVMPlusResult, cache_hits)
+        UNL_VALUE(unl::SVMPlusResult, cache_misses) UNL_VALUE(unl::SVMPlusResult, cache_bytes)
+        .def_ro("n_iter", &unl::SVMPlusResult::iter);
+    m.def("solve_svmplus", &solve_svmplus, "data"_a, "data_star"_a, "y"_a, "kernel"_a, "kernel_star"_a,
+          "C"_a, "gamma_plus"_a, "options"_a = unl::SolverOptions(), "solver"_a = 0,
+          "cache_bytes"_a = 200.0 * (1 << 20), "progress"_a.none() = nb::none(),
           "Solve the SVM+ dual by aSMO (solver=0) or gSMO (solver=1); see svmplus.hpp.");
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+    m.doc() = "unlabeled's compiled solver engine";
+    register_types(m);
+    register_generic(m);
+    register_problems(m);
 }

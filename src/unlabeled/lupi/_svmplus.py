@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import scipy.sparse as sp
@@ -297,21 +298,21 @@ class SVMPlus(KernelClassifier):
         else:
             res = self._solve_smo(X, Z, y_pm, C, gamma_plus)
 
-        alpha, beta = res["alpha"], res["beta"]
+        alpha, beta = res.alpha, res.beta
         self.n_features_star_in_ = Xs.shape[1]
         if svc is not None:
             self.privileged_svc_ = svc
         else:
             self.__dict__.pop("privileged_svc_", None)  # from an earlier fit in dsvm+ mode
         self.alpha_, self.beta_ = alpha, beta
-        self.correction_intercept_ = float(res["d"])
-        self.dual_objective_ = float(res["objective"])
-        self.n_iter_ = int(res["n_iter"])
+        self.correction_intercept_ = float(res.d)
+        self.dual_objective_ = float(res.objective)
+        self.n_iter_ = int(res.n_iter)
         # The interior-point solution is positive almost everywhere, and its tiny alphas are
         # kept: on Mackey-Glass with C = 100 and n = 2,000, dropping those below 1e-8 max(alpha)
         # (1,956 of them, total 0.03) moved h by 0.01 where a fifth of the test points have
         # |h| < 0.03, and tripled the test error.
-        self._set_expansion(X, alpha * y_pm, res["b"], classes=classes)
+        self._set_expansion(X, alpha * y_pm, res.b, classes=classes)
         self._correction_coef = (alpha + beta - C) / gamma_plus
         # a copy: Z may be the caller's X_star, which the model must not follow if it changes
         self._Z_fit = Z.copy()
@@ -319,29 +320,30 @@ class SVMPlus(KernelClassifier):
 
     def _solve_smo(self, X, Z, y_pm, C, gamma_plus):
         progress = EngineProgress(self.verbose, f"[SVMPlus] {self.solver}")
+        spec = [
+            _engine.KernelSpec(
+                KERNEL_CODES[k], gamma=float(g), coef0=float(self.coef0), degree=int(self.degree)
+            )
+            for k, g in ((self.kernel, self._gamma), (self.kernel_plus, self._gamma_star))
+        ]
         res = _engine.solve_svmplus(
-            **engine_data(X),
-            **engine_data(Z, "s"),
+            engine_data(X),
+            engine_data(Z),
             y=y_pm,
-            kernel=KERNEL_CODES[self.kernel],
-            gamma=float(self._gamma),
-            coef0=float(self.coef0),
-            degree=int(self.degree),
-            kernel_star=KERNEL_CODES[self.kernel_plus],
-            gamma_star=float(self._gamma_star),
-            coef0_star=float(self.coef0),
-            degree_star=int(self.degree),
+            kernel=spec[0],
+            kernel_star=spec[1],
             C=C,
             gamma_plus=gamma_plus,
+            options=_engine.SolverOptions(
+                float(self.tol), True, -1 if self.max_iter is None else int(self.max_iter)
+            ),
             solver=_SOLVER_CODES[self.solver],
-            tol=float(self.tol),
             cache_bytes=float(self.cache_size) * 2**20,
-            max_iter=-1 if self.max_iter is None else int(self.max_iter),
             progress=progress,
         )
         progress.done(res)
         self._warn_if_not_converged(res, f"SVMPlus ({self.solver})", unit="steps")
-        self.triple_steps_ = int(res["triple_steps"])
+        self.triple_steps_ = int(res.triple_steps)
         return res
 
     def _solve_qp(self, X, Z, y, C, gamma_plus):
@@ -383,14 +385,15 @@ class SVMPlus(KernelClassifier):
                 flush=True,
             )
         self.triple_steps_ = 0
-        return {
-            "alpha": alpha,
-            "beta": beta,
-            "b": z[0],
-            "d": z[1],
-            "objective": -(C**2) * sol.obj_val,
-            "n_iter": sol.iterations,
-        }
+        # the fields of the engine's SVMPlusSolution that fit reads
+        return SimpleNamespace(
+            alpha=alpha,
+            beta=beta,
+            b=z[0],
+            d=z[1],
+            objective=-(C**2) * sol.obj_val,
+            n_iter=sol.iterations,
+        )
 
     # ------------------------------------------------------------------ prediction
     def decision_function(self, X: MatrixLike, *args, **kwargs) -> np.ndarray:

@@ -179,18 +179,15 @@ class USMOInit(KernelPUModel):
         )
         # zero iterations of the engine: the decision values and the offset of this start
         res = _engine.solve_pu(
-            **engine_data(X),
+            engine_data(X),
             **_engine_kernel(self, 200, None),
             pos=pos,
             unl=unl,
             c1=c1,
             c2=c2,
-            tol=1.0,
-            max_iter=0,
+            options=_engine.SolverOptions(1.0, False, 0),
             solver=1,
-            shrinking=False,
             sigma0=sigma0,
-            progress=None,
         )
         _store_solution(self, X, pos, unl, res, c1, prior, lam)
 
@@ -288,7 +285,13 @@ class RampPU(KernelPUModel):
 
         step = self._smo_step if self.inner_solver == "smo" else self._qp_step
         K = self._gram(X) if self.inner_solver == "qp" else None
-        data = engine_data(X) if self.inner_solver == "smo" else None
+        rows = None
+        if self.inner_solver == "smo":  # one row cache for every convex step
+            rows = _engine.KernelRows(
+                engine_data(X),
+                rows=np.arange(m, dtype=np.int32),
+                **_engine_kernel(self, self.cache_size, None),
+            )
         path, n_iter, flat = [], 0, None
         t0 = time.perf_counter()
         for _ in range(rounds):
@@ -297,7 +300,7 @@ class RampPU(KernelPUModel):
                 break
             flat = new_flat
             d = C * flat
-            coef, g, iters = step(X, K, data, y, C, d, tol)
+            coef, g, iters = step(X, K, rows, y, C, d, tol)
             n_iter += iters
             # the exact offset of this convex step: hinge terms plus the tangent's linear term
             beta = optimal_offset(1 - y * g, -y, C, float(d @ y))
@@ -326,29 +329,24 @@ class RampPU(KernelPUModel):
         nz = np.flatnonzero(coef)
         return nz if self.kernel == "precomputed" else X[nz]
 
-    def _smo_step(self, X, K, data, y, C, d, tol):
+    def _smo_step(self, X, K, rows, y, C, d, tol):
         """Dual of the convex step with a = gamma + d in [0, C]: min 1/2 a'Qa - (1 + Qd)'a
         s.t. y'a = y'd, Q = (y y') * K. Returns the expansion coefficients y (a - d), the
         decision values without offset and the SMO iterations."""
         m = y.size
         flat = np.flatnonzero(d)
         Qd = y * self._kernel_dot(X, self._basis(X, y * d), (y * d)[flat]) if flat.size else 0
-        res = _engine.solve_qp(
-            **data,
-            rows=np.arange(m, dtype=np.int32),
+        res = _engine.solve_kernel_qp(
+            rows,
             var_point=np.arange(m, dtype=np.int64),
-            y=y.astype(np.int8),
             p=-(1.0 + Qd) * np.ones(m),
             C=C,
             alpha0=d.copy(),
-            **_engine_kernel(self, self.cache_size, None),
-            tol=tol,
-            max_iter=-1,
-            shrinking=True,
-            progress=None,
+            y=y.astype(np.int8),
+            options=_engine.SolverOptions(tol),
         )
         # the gradient G = Q a - 1 - Q d gives the decision values: g = y (G + 1)
-        return y * (res["alpha"] - d), y * (res["G"] + 1.0), int(res["n_iter"])
+        return y * (res.alpha - d), y * (res.G + 1.0), int(res.n_iter)
 
     def _qp_step(self, X, K, data, y, C, d, tol):
         """The same dual by Clarabel on the dense matrix Q."""

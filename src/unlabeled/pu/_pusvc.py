@@ -270,7 +270,7 @@ class PUSVC(KernelPUModel):
         data = engine_data(X)
         kparams = _engine_kernel(self, self.cache_size, self.n_jobs)
         kparams["cache_float32"] = self.cache_dtype == "float32" or (
-            self.cache_dtype == "auto" and data["X32"] is not None
+            self.cache_dtype == "auto" and data.float32
         )
         seed = int(rng.randint(np.iinfo(np.int32).max))
         start = self._start(X, mask, data, kparams, solver, init, prior, lam, seed)
@@ -278,16 +278,18 @@ class PUSVC(KernelPUModel):
 
         progress = EngineProgress(self.verbose, "[PUSVC]")
         res = _engine.solve_pu(
-            **data,
+            data,
             **kparams,
             pos=pos,
             unl=unl,
             c1=c1,
             c2=c2,
-            tol=float(self.tol),
-            max_iter=-1 if self.max_iter is None else int(self.max_iter),
+            options=_engine.SolverOptions(
+                float(self.tol),
+                bool(self.shrinking),
+                -1 if self.max_iter is None else int(self.max_iter),
+            ),
             solver=0 if solver == "smo" else 1,
-            shrinking=bool(self.shrinking),
             sigma0=sigma0,
             progress=progress,
             seed=seed,
@@ -298,14 +300,15 @@ class PUSVC(KernelPUModel):
         progress.done(res)
         self._warn_if_not_converged(res, "PUSVC")
 
+        g_pos = None
         if blas is not None:
-            res["g_pos"] = blas(pos, np.r_[pos, unl], np.r_[np.full(p, c1), -res["sigma"]])[:, 0]
-        _store_solution(self, X, pos, unl, res, c1, prior, lam)
+            g_pos = blas(pos, np.r_[pos, unl], np.r_[np.full(p, c1), -res.sigma])[:, 0]
+        _store_solution(self, X, pos, unl, res, c1, prior, lam, g_pos)
         self.cache_stats_ = {
-            "hits": int(res["cache_hits"]),
-            "misses": int(res["cache_misses"]),
-            "bytes": int(res["cache_bytes"]),
-            "kernel_rows": int(res["kernel_rows"]),
+            "hits": int(res.cache_hits),
+            "misses": int(res.cache_misses),
+            "bytes": int(res.cache_bytes),
+            "kernel_rows": int(res.kernel_rows),
         }
         self.solver_ = solver
         if self.warm_start:
@@ -375,28 +378,31 @@ def _auto_prior(X, mask, random_state):
 
 
 def _engine_kernel(est, cache_size, n_jobs):
-    """The engine's kernel arguments for a fitted-data estimator (``_gamma`` resolved)."""
-    return {
-        "kernel": KERNEL_CODES[est.kernel],
-        "gamma": est._gamma,
-        "coef0": float(est.coef0),
-        "degree": int(est.degree),
-        "cache_bytes": float(cache_size) * 2**20,
-        "n_jobs": _threads(n_jobs),
-    }
+    """The engine's kernel and cache arguments for a fitted-data estimator (``_gamma``
+    resolved)."""
+    kernel = _engine.KernelSpec(
+        KERNEL_CODES[est.kernel],
+        gamma=est._gamma,
+        coef0=float(est.coef0),
+        degree=int(est.degree),
+        n_jobs=_threads(n_jobs),
+    )
+    return {"kernel": kernel, "cache_bytes": float(cache_size) * 2**20}
 
 
-def _store_solution(est, X, pos, unl, res, c1, prior, lam):
-    """Set the fitted attributes of a PU double-hinge model from the engine's result."""
-    sigma, beta = res["sigma"], float(res["beta"])
+def _store_solution(est, X, pos, unl, res, c1, prior, lam, g_pos=None):
+    """Set the fitted attributes of a PU double-hinge model from the engine's result (with
+    ``g_pos``, g at the positives, when computed outside the engine)."""
+    sigma, beta = res.sigma, float(res.beta)
+    g_pos, g_unl = res.g_pos if g_pos is None else g_pos, res.g_unl
     alpha = np.empty(X.shape[0])
     alpha[pos] = c1
     alpha[unl] = -sigma
-    est._set_expansion(X, alpha, beta, w=res["w"] if est.kernel == "linear" else None)
-    est.n_iter_ = int(res["n_iter"])
+    est._set_expansion(X, alpha, beta, w=res.w if est.kernel == "linear" else None)
+    est.n_iter_ = int(res.n_iter)
     est.prior_ = prior
-    norm2 = c1 * res["g_pos"].sum() - sigma @ res["g_unl"]  # alpha' K alpha
-    est.objective_ = double_hinge_objective(res["g_pos"], res["g_unl"], norm2, beta, prior, lam)
+    norm2 = c1 * g_pos.sum() - sigma @ g_unl  # alpha' K alpha
+    est.objective_ = double_hinge_objective(g_pos, g_unl, norm2, beta, prior, lam)
 
 
 def _threads(n_jobs):

@@ -116,33 +116,28 @@ def pilot_start(est, X, data, kparams, pos, unl, prior, lam, c2, seed):
         sub_p = np.sort(rng.choice(pos, PILOT_SIZE, replace=False)).astype(np.int32)
     c1s, c2s = prior / (2 * lam * sub_p.size), 1.0 / (2 * lam * sub_u.size)
     pilot = _engine.solve_pu(
-        **data,
+        data,
         **kparams,
         pos=sub_p,
         unl=sub_u,
         c1=c1s,
         c2=c2s,
-        tol=1e-2,
-        max_iter=-1,
-        solver=0,
-        shrinking=True,
-        sigma0=None,
-        progress=None,
+        options=_engine.SolverOptions(1e-2),
         seed=seed,
     )
-    nz = pilot["sigma"] > 0
+    nz = pilot.sigma > 0
     sv = np.r_[sub_p, sub_u[nz]]
-    coef = np.r_[np.full(sub_p.size, c1s), -pilot["sigma"][nz]]
+    coef = np.r_[np.full(sub_p.size, c1s), -pilot.sigma[nz]]
     if est.kernel == "linear":
-        f = blockwise(unl.size, 1, lambda r: X[unl[r]] @ pilot["w"])
+        f = blockwise(unl.size, 1, lambda r: X[unl[r]] @ pilot.w)
     elif est.kernel == "precomputed":
         f = est._kernel_dot(X, sv, coef, rows=unl)
     else:
         f = BlasProducts(est, X, kparams)(unl, sv, coef)[:, 0]
-    f += pilot["beta"]
+    f += pilot.beta
     sigma = np.where(f <= -1, 0.0, np.where(f >= 1, c2, c2 / 2))
     order = np.argsort(f, kind="stable")
-    return repair_sum(sigma, order, prior / (2 * lam), c2), float(pilot["beta"])
+    return repair_sum(sigma, order, prior / (2 * lam), c2), float(pilot.beta)
 
 
 def fingerprint(X, mask, *params):
@@ -165,15 +160,16 @@ def warm_sigma(warm, lam, prior, c2):
 
 def warm_state(key, lam, res):
     """What a later warm start needs from the engine's result ``res`` on this problem."""
-    has_products = res["products"].size > 0
+    products = res.products
+    has_products = products.size > 0
     return {
         "key": key,
         "lam": lam,
-        "sigma": res["sigma"],
-        "f_unl": res["g_unl"] + res["beta"],
-        "beta": res["beta"],
-        "h": res["h"] if has_products else None,
-        "products": res["products"].reshape(-1, 2) if has_products else None,
+        "sigma": res.sigma,
+        "f_unl": res.g_unl + res.beta,
+        "beta": res.beta,
+        "h": res.h if has_products else None,
+        "products": products.reshape(-1, 2) if has_products else None,
     }
 
 
@@ -199,7 +195,7 @@ class BlasProducts:
 
     def __init__(self, est, X, kparams):
         self.X, self.metric, self.params = X, est.kernel, est._kernel_params()
-        self.threads = kparams["n_jobs"]
+        self.threads = kparams["kernel"].n_jobs
         single = kparams["cache_float32"] and X.dtype == np.float32
         self.dtype = np.float32 if single else np.float64
 
