@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .datasets._files import _is_number
+from ..datasets._files import _is_number
 
 FORMATS = ("csv", "svmlight", "npz")
 EXIT_USAGE = 2
@@ -107,7 +107,7 @@ class _Progress:
 def _detect_format(path: str, fmt: str) -> str:
     if fmt != "auto":
         return fmt
-    from .datasets._files import SVMLIGHT_SUFFIXES
+    from ..datasets._files import SVMLIGHT_SUFFIXES
 
     suffixes = [s.lower() for s in Path(path).suffixes]
     if suffixes and suffixes[-1] in (".gz", ".bz2"):
@@ -182,7 +182,7 @@ def _column(spec: str, layout: dict, path: str, option: str) -> int:
 
 def _csv_read(path: str, layout: dict, features: list[int], labels: list[int]):
     """Float features from the columns ``features`` and raw labels from ``labels``."""
-    from .datasets._files import _as_labels, _loadtxt_columns
+    from ..datasets._files import _as_labels, _loadtxt_columns
 
     try:
         X, raw = _loadtxt_columns(path, features, labels, layout["delimiter"], layout["skiprows"])
@@ -221,7 +221,7 @@ def _explain_csv_error(path: str, layout: dict, label_columns: set) -> None:
 def _npz_read(path: str, x_key: str, label_keys: list[str]):
     import zipfile
 
-    from .datasets._files import _as_labels
+    from ..datasets._files import _as_labels
 
     if not zipfile.is_zipfile(path):
         raise CLIError(
@@ -256,7 +256,7 @@ def _npz_read(path: str, x_key: str, label_keys: list[str]):
 
 
 def _svmlight_read(path: str, n_features: int | None):
-    from .datasets import load_svmlight
+    from ..datasets import load_svmlight
 
     try:
         return load_svmlight(path, n_features=n_features)
@@ -267,7 +267,7 @@ def _svmlight_read(path: str, n_features: int | None):
 
 
 def _label_file(path: str, n: int):
-    from .datasets._files import _as_labels
+    from ..datasets._files import _as_labels
 
     try:
         y = np.loadtxt(path, dtype=str, ndmin=1, comments=None, delimiter=",")
@@ -499,7 +499,7 @@ def _estimator_params(args) -> dict:
 
 
 def _search(estimator, X, s, args, progress):
-    from .model_selection import PUGridSearchCV
+    from ..model_selection import PUGridSearchCV
 
     grid = {}
     if args.grid_lam:
@@ -518,8 +518,8 @@ def _search(estimator, X, s, args, progress):
 
 
 def _cmd_fit(args) -> int:
-    from . import PUSVC
-    from ._model_io import check_writable, class_path, save_model
+    from .. import PUSVC
+    from .._model_io import check_writable, class_path, save_model
 
     progress = _Progress(args.quiet)
     check_writable(args.output)  # before any long work
@@ -572,14 +572,14 @@ def _plain(v):
 
 # ---------------------------------------------------------------------- predict / evaluate
 def _load(args, progress):
-    from ._model_io import load_model
+    from .._model_io import load_model
 
     with progress.step(f"loading {args.model}"):
         return load_model(args.model)
 
 
 def _cmd_predict(args) -> int:
-    from ._model_io import check_writable, write_atomic
+    from .._model_io import check_writable, write_atomic
 
     progress = _Progress(args.quiet)
     if args.output is not None:
@@ -609,7 +609,7 @@ def _cmd_predict(args) -> int:
 def _pu_risk(f: np.ndarray, labeled: np.ndarray, prior: float) -> float:
     """The unbiased PU zero-one risk ``pi P_P(f <= 0) + P_U(f > 0) - pi P_P(f > 0)``
     (:func:`unlabeled.model_selection.pu_risk`), or NaN when the file lacks P or U."""
-    from .model_selection import pu_risk
+    from ..model_selection import pu_risk
 
     if labeled.all() or not labeled.any():
         return float("nan")
@@ -697,7 +697,7 @@ def _demo(args: argparse.Namespace) -> int:
     from sklearn.preprocessing import StandardScaler
     from sklearn.svm import SVC
 
-    from . import PUSVC
+    from .. import PUSVC
 
     X, y = load_breast_cancer(return_X_y=True)
     # the paper's convention: the positive class is the one we label; here "benign" (1)
@@ -870,7 +870,7 @@ def _add_label_options(p: argparse.ArgumentParser, fit: bool):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from .. import __version__
 
     parser = _Parser(
         prog="unlabeled",

@@ -1,0 +1,5 @@
+"""The ``unlabeled`` command."""
+
+from ._main import main
+
+__all__ = ["main"]
