@@ -278,14 +278,13 @@ def pu_accuracy_score(
     Parameters
     ----------
     s : array-like of shape (n_samples,)
-        PU labels: 1 = labeled positive, 0 or -1 = unlabeled (or booleans). Both kinds must
-        occur.
+        PU labels, as for :func:`pu_risk`.
     y_pred : array-like of shape (n_samples,)
         Predicted classes, 1 (positive) and 0 or -1 (negative), e.g. ``estimator.predict(X)``.
     prior : float in (0, 1)
-        Class prior ``pi``: the proportion of positives among the unlabeled points.
+        The class prior among the unlabeled points, as for :func:`pu_risk`.
     sample_weight : array-like of shape (n_samples,), default=None
-        Weights of the points; the means over ``P`` and over ``U`` become weighted means.
+        Weights of the points, as for :func:`pu_risk`.
 
     Returns
     -------

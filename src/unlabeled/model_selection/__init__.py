@@ -17,39 +17,18 @@ NIPS 2014. W. S. Lee, B. Liu, "Learning with positive and unlabeled examples usi
 logistic regression", ICML 2003.
 """
 
-from ..metrics import (
-    LOSSES,
-    SCORING_NAMES,
-    PUScorer,
-    lee_liu_score,
-    lee_liu_scorer,
-    make_pu_scorer,
-    pu_accuracy_score,
-    pu_accuracy_scorer,
-    pu_double_hinge_scorer,
-    pu_risk,
-    pu_zero_one_scorer,
-)
+from ..metrics import *  # noqa: F403 - the metrics, importable from here as before
+from ..metrics import __all__ as _METRICS
 from ._search import DEFAULT_GAMMA_FACTORS, DEFAULT_LAMS, PUGridSearchCV, default_param_grid
 from ._split import PUStratifiedKFold, PUStratifiedShuffleSplit, check_pu_cv
 
 __all__ = [
     "DEFAULT_GAMMA_FACTORS",
     "DEFAULT_LAMS",
-    "LOSSES",
-    "SCORING_NAMES",
     "PUGridSearchCV",
-    "PUScorer",
     "PUStratifiedKFold",
     "PUStratifiedShuffleSplit",
     "check_pu_cv",
     "default_param_grid",
-    "lee_liu_score",
-    "lee_liu_scorer",
-    "make_pu_scorer",
-    "pu_accuracy_score",
-    "pu_accuracy_scorer",
-    "pu_double_hinge_scorer",
-    "pu_risk",
-    "pu_zero_one_scorer",
+    *_METRICS,
 ]

@@ -395,11 +395,13 @@ class PUGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
+            The points to classify (for ``kernel="precomputed"``: their kernel values
+            against the training points).
 
         Returns
         -------
         ndarray of shape (n_samples,)
-            The predicted classes.
+            The predicted classes, as ``best_estimator_`` encodes them (PUSVC: 1 and 0).
 
         See Also
         --------
@@ -416,12 +418,12 @@ class PUGridSearchCV(MetaEstimatorMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples,)
-            ``f(x)``; positive means the positive class.
+        f : ndarray of shape (n_samples,)
+            ``f(x) > 0`` means the positive class.
 
         See Also
         --------
-        predict : the classes, ``f(x) > 0``.
+        predict
         """
         return self._best().decision_function(X)
 

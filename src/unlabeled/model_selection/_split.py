@@ -21,13 +21,16 @@ from .._validation import check_int, check_pu_labels
 __all__ = ["PUStratifiedKFold", "PUStratifiedShuffleSplit", "check_pu_cv"]
 
 
-def _pu_mask_for_split(s: ArrayLike | None, n_samples: int) -> np.ndarray:
+def _pu_mask_for_split(s: ArrayLike | None, X: Any) -> tuple[np.ndarray, int, int]:
+    """The mask of labeled positives, their number and the number of unlabeled points."""
+    n_samples = X.shape[0] if hasattr(X, "shape") else len(X)
     if s is None:
         raise ValueError(
             "s is None: a PU splitter stratifies on the PU labels; call split(X, s) with "
             "s = 1 for labeled positives and 0 for unlabeled points"
         )
-    return check_pu_labels(s, n_samples)
+    mask = check_pu_labels(s, n_samples)
+    return mask, int(mask.sum()), int((~mask).sum())
 
 
 class PUStratifiedKFold(StratifiedKFold):
@@ -66,32 +69,7 @@ class PUStratifiedKFold(StratifiedKFold):
     def split(
         self, X: Any, y: ArrayLike | None = None, groups: Any = None
     ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """Generate the train and test indices of each split.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            The data; only its number of rows is used.
-        y : array-like of shape (n_samples,)
-            The PU labels ``s`` (1 = labeled positive, 0 or -1 = unlabeled), on which the
-            split is stratified. Required.
-        groups : None
-            Ignored, for scikit-learn's interface.
-
-        Yields
-        ------
-        train : ndarray of int
-            Indices of the training set.
-        test : ndarray of int
-            Indices of the test set.
-
-        See Also
-        --------
-        PUStratifiedShuffleSplit : the other PU-stratified splitter.
-        """
-        n_samples = X.shape[0] if hasattr(X, "shape") else len(X)
-        mask = _pu_mask_for_split(y, n_samples)
-        p, n = int(mask.sum()), int((~mask).sum())
+        mask, p, n = _pu_mask_for_split(y, X)
         if p < self.n_splits:
             raise ValueError(
                 f"s has {p} labeled positives, fewer than n_splits={self.n_splits}: some test "
@@ -139,32 +117,7 @@ class PUStratifiedShuffleSplit(StratifiedShuffleSplit):
     def split(
         self, X: Any, y: ArrayLike | None = None, groups: Any = None
     ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """Generate the train and test indices of each split.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            The data; only its number of rows is used.
-        y : array-like of shape (n_samples,)
-            The PU labels ``s`` (1 = labeled positive, 0 or -1 = unlabeled), on which the
-            split is stratified. Required.
-        groups : None
-            Ignored, for scikit-learn's interface.
-
-        Yields
-        ------
-        train : ndarray of int
-            Indices of the training set.
-        test : ndarray of int
-            Indices of the test set.
-
-        See Also
-        --------
-        PUStratifiedKFold : the other PU-stratified splitter.
-        """
-        n_samples = X.shape[0] if hasattr(X, "shape") else len(X)
-        mask = _pu_mask_for_split(y, n_samples)
-        p, n = int(mask.sum()), int((~mask).sum())
+        mask, p, n = _pu_mask_for_split(y, X)
         if min(p, n) < 2:
             kind = "labeled positives" if p < 2 else "unlabeled points"
             raise ValueError(
@@ -181,6 +134,32 @@ class PUStratifiedShuffleSplit(StratifiedShuffleSplit):
                         f"{'test_size' if name == 'test' else 'train_size'}"
                     )
             yield train, test
+
+
+_SPLIT_DOC = """Generate the train and test indices of each split.
+
+Parameters
+----------
+X : array-like or sparse matrix of shape (n_samples, n_features)
+    The data; only its number of rows is used.
+y : array-like of shape (n_samples,)
+    The PU labels ``s`` (1 = labeled positive, 0 or -1 = unlabeled), on which the split is
+    stratified. Required.
+groups : None
+    Ignored, for scikit-learn's interface.
+
+Yields
+------
+train : ndarray of int
+    Indices of the training set.
+test : ndarray of int
+    Indices of the test set.
+
+See Also
+--------
+PUStratifiedKFold, PUStratifiedShuffleSplit
+"""
+PUStratifiedKFold.split.__doc__ = PUStratifiedShuffleSplit.split.__doc__ = _SPLIT_DOC
 
 
 def check_pu_cv(cv: int | Any | Iterable | None = 5, *, random_state: Any = None) -> Any:
