@@ -115,6 +115,12 @@ class _PriorEstimator(BaseEstimator):
 
     _accept_sparse = True
 
+    def __init__(self, n_bootstrap: int = 0, confidence: float = 0.95, random_state: Any = None):
+        # the parameters every estimator has; each subclass lists them in its own signature
+        self.n_bootstrap = n_bootstrap
+        self.confidence = confidence
+        self.random_state = random_state
+
     def _check_common(self):
         check_int(self.n_bootstrap, "n_bootstrap", low=0)
         check_real(self.confidence, "confidence", low=0.0, high=1.0)
@@ -349,9 +355,7 @@ class _KernelMean(_PriorEstimator):
         self.max_samples = max_samples
         self.kernel_width = kernel_width
         self.max_iter = max_iter
-        self.n_bootstrap = n_bootstrap
-        self.confidence = confidence
-        self.random_state = random_state
+        super().__init__(n_bootstrap, confidence, random_state)
 
     def _check_params(self):
         cap = check_int(self.max_samples, "max_samples", low=2, allow_none=True)
@@ -592,9 +596,7 @@ class PenalizedL1(_PriorEstimator):
         self.lambdas = lambdas
         self.theta_grid = theta_grid
         self.n_folds = n_folds
-        self.n_bootstrap = n_bootstrap
-        self.confidence = confidence
-        self.random_state = random_state
+        super().__init__(n_bootstrap, confidence, random_state)
 
     def _check_params(self):
         grid = _check_positive_grid(self.theta_grid, "theta_grid", high=1.0)
@@ -727,9 +729,7 @@ class ElkanNoto(_PriorEstimator):
     ) -> None:
         self.estimator = estimator
         self.cv = cv
-        self.n_bootstrap = n_bootstrap
-        self.confidence = confidence
-        self.random_state = random_state
+        super().__init__(n_bootstrap, confidence, random_state)
 
     def _check_params(self):
         est = self.estimator
@@ -848,9 +848,7 @@ class TIcE(_PriorEstimator):
         self.min_size = min_size
         self.n_bins = n_bins
         self.delta = delta
-        self.n_bootstrap = n_bootstrap
-        self.confidence = confidence
-        self.random_state = random_state
+        super().__init__(n_bootstrap, confidence, random_state)
 
     def _check_params(self):
         delta = None
