@@ -1,8 +1,23 @@
-"""What the benchmark scripts share: one fit per subprocess (so that no method's memory hides
-another's, and a time limit can stop it), peak-memory readings and the machine's description."""
+"""The harness every benchmark script shares.
+
+- One command-line protocol: :func:`parser` gives each script ``--quick`` (a smoke run),
+  ``--out`` (the results folder) and, for scripts that measure in child processes,
+  ``--time-limit`` and the hidden ``--child`` through which a script calls itself.
+- A child process per measurement: :func:`run_child` runs ``python script --child ...`` under a
+  time limit and reads the JSON line the child prints with :func:`report_child`;
+  :func:`measure_in_child` adds the rule "a method that failed at a smaller size is not tried
+  on larger ones", and :func:`measure_fit` is the child's side: time and peak memory of one fit
+  (:func:`measure`), or the reason it was refused.
+- Peak memory: :func:`measure` resets the kernel's high-water mark before the fit, so the peak
+  is the fit's own.
+- One Markdown/PNG writer: :func:`header` (title, the exact command, the machine),
+  :func:`write_markdown` (``<name>.md``, ``<name>-quick.md`` for ``--quick``, also printed) and
+  :func:`plot_panels` (log-log panels of fit time against n, one line per method).
+"""
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import json
 import os
@@ -12,7 +27,38 @@ import sys
 import time
 from pathlib import Path
 
+RESULTS = "benchmarks/results"
 
+
+# ---------------------------------------------------------------------- the command line
+def parser(
+    doc: str,
+    *,
+    child_nargs: int | None = None,
+    time_limit: float | None = None,
+    quick: str = "a smoke run: small sizes only",
+) -> argparse.ArgumentParser:
+    """The parser every script starts from: its docstring as help, ``--quick`` and ``--out``;
+    with ``child_nargs``, the hidden ``--child`` (the arguments of one measurement) and, with
+    ``time_limit``, ``--time-limit`` (seconds per child, that default)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawTextHelpFormatter)
+    if child_nargs is not None:
+        ap.add_argument("--child", nargs=child_nargs, help=argparse.SUPPRESS)
+    ap.add_argument("--quick", action="store_true", help=quick)
+    if time_limit is not None:
+        ap.add_argument(
+            "--time-limit", type=float, default=time_limit, help=f"seconds per fit ({time_limit:g})"
+        )
+    ap.add_argument("--out", default=RESULTS, help=f"folder for the results ({RESULTS})")
+    return ap
+
+
+def command() -> str:
+    """The command line that is running, as the results files quote it."""
+    return " ".join(["python", "benchmarks/" + Path(sys.argv[0]).name, *sys.argv[1:]])
+
+
+# ---------------------------------------------------------------------- measurements
 def rss_mb(field: str = "VmHWM") -> float:
     """The process's current (VmRSS) or peak (VmHWM) resident memory in MB."""
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -36,33 +82,6 @@ def measure(fn):
     return out, time.perf_counter() - t0, rss_mb("VmHWM") - before
 
 
-def plot_loglog(rows, path, panel_key, panels, title, label=lambda method, pts: method):
-    """One log-log panel of fit time against n per value of row[panel_key], a line per method."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2), squeeze=False)
-    for ax, panel in zip(axes[0], panels, strict=True):
-        for method in sorted({r["method"] for r in rows if r[panel_key] == panel}):
-            pts = [
-                (r["n"], r["time"])
-                for r in rows
-                if (r[panel_key], r["method"]) == (panel, method) and r["status"] == "ok"
-            ]
-            if pts:
-                ax.loglog(*zip(*pts, strict=True), "o-", label=label(method, pts))
-        ax.set_title(title(panel))
-        ax.set_xlabel("unlabeled points")
-        ax.set_ylabel("fit time (s)")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
 def run_child(script: str, args: list[str], limit: float) -> dict:
     """Run ``python script --child args...`` and parse the JSON of its last stdout line."""
     cmd = [sys.executable, script, "--child", *args]
@@ -76,11 +95,37 @@ def run_child(script: str, args: list[str], limit: float) -> dict:
     return {"status": "ok", **json.loads(out.stdout.strip().splitlines()[-1])}
 
 
+def measure_in_child(script: str, args: list[str], limit: float, dead: set, key) -> dict:
+    """:func:`run_child`, unless ``key`` (a method) already failed at a smaller size; a refusal
+    (the child's :func:`report_fit` caught a MemoryError) or a failure marks ``key`` dead."""
+    if key in dead:
+        return {"status": "not run (failed at a smaller n)"}
+    res = run_child(script, args, limit)
+    if "refused" in res:
+        res = {"status": "refused: " + res["refused"]}
+    if res["status"] != "ok":
+        dead.add(key)
+    return res
+
+
 def report_child(**values) -> None:
     """The child's answer to run_child."""
     print(json.dumps(values))
 
 
+def measure_fit(fit):
+    """In a child: :func:`measure` ``fit()``; return its result and ``{"time", "peak_mb"}``
+    for :func:`report_child`, or None after reporting a refusal when ``fit`` raised a
+    MemoryError (a method's own memory-budget check)."""
+    try:
+        result, elapsed, peak = measure(fit)
+    except MemoryError as exc:
+        report_child(refused=str(exc).split(":")[0])
+        return None
+    return result, {"time": elapsed, "peak_mb": peak}
+
+
+# ---------------------------------------------------------------------- the results
 def machine() -> str:
     """One line: date, cores, CPU, memory and the versions that matter."""
     import numpy as np
@@ -102,3 +147,107 @@ def machine() -> str:
         f"{mem_kb / 2**20:.0f} GB. unlabeled {unlabeled.__version__}, scikit-learn "
         f"{sklearn.__version__}, numpy {np.__version__}."
     )
+
+
+def header(title: str, note: str = "") -> list[str]:
+    """The first lines of every results file: the title, the exact command (with ``note``,
+    e.g. the time limit) and the machine."""
+    note = f" ({note})" if note else ""
+    return [f"# {title}", "", f"Command: `{command()}`{note}. {machine()}", ""]
+
+
+def output(args, name: str, suffix: str = ".md") -> Path:
+    """``<out>/<name>.md``, ``<name>-quick.md`` for ``--quick``; the folder is made."""
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    return out / f"{name}{'-quick' if getattr(args, 'quick', False) else ''}{suffix}"
+
+
+def write_markdown(args, name: str, lines: list[str]) -> Path:
+    """Write the lines to :func:`output` and print them."""
+    path = output(args, name)
+    text = "\n".join(lines).rstrip("\n") + "\n"
+    path.write_text(text)
+    print(text)
+    print(f"written: {path}", file=sys.stderr)
+    return path
+
+
+def table_rows(rows, keys, cells, n_cells: int) -> list[str]:
+    """Markdown table rows: the columns ``keys`` of each row (``n`` with thousands separators),
+    then ``cells(row, find)``, a list of ``n_cells`` strings, where ``find(method)`` is the row
+    of that method measured at the same ``keys`` ({} when there is none), for ratios; a row that
+    did not run shows its status in the first cell and leaves the others empty."""
+
+    def at(r):
+        return tuple(r[k] for k in keys if k != "method")
+
+    by = {(at(r), r["method"]): r for r in rows}
+    out = []
+    for r in rows:
+        head = "| " + " | ".join(f"{r[k]:,}" if k == "n" else str(r[k]) for k in keys) + " |"
+        if r["status"] != "ok":
+            out.append(f"{head} {r['status']} |" + " |" * (n_cells - 1))
+            continue
+        found = cells(r, lambda method, r=r: by.get((at(r), method), {}))
+        out.append(f"{head} " + " | ".join(found) + " |")
+    return out
+
+
+def time_ratio(row: dict, ref: dict, fmt: str = "{:.2f}") -> str:
+    """``row``'s fit time over ``ref``'s, formatted, or "" when ``ref`` did not run."""
+    return fmt.format(row["time"] / ref["time"]) if ref.get("status") == "ok" else ""
+
+
+def pyplot():
+    """matplotlib.pyplot without a display."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_panels(
+    rows,
+    path,
+    panel,
+    panels,
+    title,
+    *,
+    label=lambda method, pts: method,
+    ys=(("time", "fit time (s)", "loglog"),),
+    xlabel="unlabeled points",
+    method_key="method",
+    decorate=None,
+):
+    """One column of panels per value of ``panel(row)`` (a key or a function of the row), one
+    row of panels per ``ys`` entry (row key, axis label, "loglog" or "semilogx"), a line per
+    method against ``n``; only rows with status "ok". ``decorate(ax, panel)`` may add to each
+    panel of the first row."""
+    plt = pyplot()
+    key = panel if callable(panel) else (lambda r: r[panel])
+    fig, axes = plt.subplots(
+        len(ys), len(panels), figsize=(5.5 * len(panels), 4.2 * len(ys)), squeeze=False
+    )
+    for col, value in enumerate(panels):
+        mine = [r for r in rows if key(r) == value and r["status"] == "ok"]
+        for method in sorted({r[method_key] for r in mine}):
+            pts = [(r["n"], *(r[y] for y, _, _ in ys)) for r in mine if r[method_key] == method]
+            for row, (_, _, scale) in enumerate(ys):
+                xy = [(p[0], p[1 + row]) for p in pts]
+                draw = getattr(axes[row, col], scale)
+                draw(*zip(*xy, strict=True), "o-", label=label(method, xy))
+        axes[0, col].set_title(title(value))
+        for row, (_, ylabel, _) in enumerate(ys):
+            ax = axes[row, col]
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel(ylabel)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=8)
+        if decorate is not None:
+            decorate(axes[0, col], value)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

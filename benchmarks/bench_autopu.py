@@ -1,7 +1,7 @@
 """PUSVC with nothing given (prior="auto" and the PU search) against PUSVC told the truth.
 
     python benchmarks/bench_autopu.py                  # 12 UCI sets x 10 labelings, ~3 min
-    python benchmarks/bench_autopu.py --labelings 2    # a quicker look
+    python benchmarks/bench_autopu.py --quick          # 2 labelings: a quicker look
 
 On the 12 sets of ../shared/data/uci-small with the USMO paper's protocol (20% of the positives
 labeled, the rest unlabeled; F1 of the positive class on the unlabeled part), for each labeling:
@@ -20,13 +20,11 @@ Writes benchmarks/results/bench_autopu.md.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
-from pathlib import Path
 
+import _common as bench
 import numpy as np
-from _common import machine
 from sklearn.metrics import f1_score
 
 LAMS = [1e-4, 1e-3, 1e-2, 1e-1]
@@ -75,14 +73,15 @@ def one_labeling(X, y, seed, scoring, gammas):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap = bench.parser(__doc__, quick="2 labelings per set: a quicker look")
     ap.add_argument("--labelings", type=int, default=10, help="random labelings per set")
     ap.add_argument("--scoring", default=None, help="PUGridSearchCV scoring (its default)")
     ap.add_argument(
         "--gammas", type=float, nargs="+", default=GAMMAS, help="kernel widths auto searches"
     )
-    ap.add_argument("--out", default="benchmarks/results")
     args = ap.parse_args()
+    if args.quick:
+        args.labelings = 2
     from unlabeled.datasets import UCI_SMALL_NAMES, load_uci_small
 
     try:
@@ -104,16 +103,10 @@ def main():
 
 
 def write_report(rows, args):
-    cmd = "python benchmarks/bench_autopu.py" + (
-        f" --labelings {args.labelings}" if args.labelings != 10 else ""
-    )
     grid = ", ".join(f"{v:g}" for v in LAMS)
     gammas = ", ".join(f"{v:g}" for v in args.gammas)
     lines = [
-        "# PUSVC(prior='auto') with the PU search, against the truth in hindsight",
-        "",
-        f"Command: `{cmd}`. {machine()}",
-        "",
+        *bench.header("PUSVC(prior='auto') with the PU search, against the truth in hindsight"),
         f"The 12 UCI sets of the USMO paper, 20% of the positives labeled, {args.labelings} "
         "random labelings per set, Gaussian kernel. F1 (%) of the positive class on the "
         "unlabeled part, mean (standard deviation) over the labelings.",
@@ -153,10 +146,7 @@ def write_report(rows, args):
         f"**{'met' if h - a <= 3 else 'not met'}** (gap {h - a:.1f} points). Against the "
         f"stricter hindsight-lg the gap is {g - a:.1f} points.",
     ]
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "bench_autopu.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    bench.write_markdown(args, "bench_autopu", lines)
 
 
 if __name__ == "__main__":

@@ -1,25 +1,22 @@
 """Warm starts along the lam path in PUGridSearchCV: time and solver iterations against cold fits.
 
-    PYTHONPATH=src python benchmarks/bench_model_selection.py [--n 3000] [--folds 3]
+    python benchmarks/bench_model_selection.py [--n 3000] [--folds 3] [--quick]
 
-Both searches fit the same candidates on the same folds (one process, one engine thread); the
-table gives the wall-clock time of the search and of its fits alone, the solver iterations
-summed over the fits (n_solver_iter_) and the largest difference between the two searches' mean
-test scores. Writes benchmarks/results/model_selection.md.
+Both searches fit the same candidates on the same folds (one engine thread), each search in a
+fresh process; the table gives the wall-clock time of the search and of its fits alone, the
+solver iterations summed over the fits (n_solver_iter_) and the largest difference between the
+two searches' mean test scores. Writes benchmarks/results/model_selection.md.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
-from pathlib import Path
 
+import _common as bench
 import numpy as np
-from _common import machine
 
-from unlabeled import PUSVC
-from unlabeled.model_selection import PUGridSearchCV, PUStratifiedKFold
+LAMS = np.logspace(-4, -1, 7).tolist()
+GAMMA = 0.2
 
 
 def make_data(n, p, d, prior, seed):
@@ -30,32 +27,66 @@ def make_data(n, p, d, prior, seed):
     return X, s, float(y_u.mean())
 
 
+def child(n, p, d, folds, seed, tol, warm):
+    """One search in this fresh process: its time, its fits' time, solver iterations, the mean
+    test scores and the best lam."""
+    from unlabeled import PUSVC
+    from unlabeled.model_selection import PUGridSearchCV, PUStratifiedKFold
+
+    X, s, prior = make_data(n, p, d, 0.4, seed)
+    cv = PUStratifiedKFold(folds, shuffle=True, random_state=seed)
+    est = PUSVC(prior=prior, tol=tol, n_jobs=1)
+    search = PUGridSearchCV(
+        est, {"lam": LAMS, "gamma": [GAMMA]}, cv=cv, refit=False, warm_start=warm
+    )
+    t0 = time.perf_counter()
+    search.fit(X, s)
+    elapsed = time.perf_counter() - t0
+    res = search.cv_results_
+    bench.report_child(
+        time=elapsed,
+        fit_time=float(res["mean_fit_time"].sum() * search.n_splits_),
+        n_iter=int(search.n_solver_iter_),
+        mean_fit_times=res["mean_fit_time"].tolist(),
+        scores=res["mean_test_score"].tolist(),
+        best_lam=float(search.best_params_["lam"]),
+    )
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = bench.parser(__doc__, child_nargs=7, time_limit=1800, quick="--n 600: a smoke run")
     ap.add_argument("--n", type=int, default=3000, help="unlabeled points")
     ap.add_argument("--p", type=int, default=300, help="labeled positives")
     ap.add_argument("--d", type=int, default=5)
     ap.add_argument("--folds", type=int, default=3)
     ap.add_argument("--tol", type=float, nargs="+", default=[1e-3, 1e-6])
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default="benchmarks/results", help="folder for the table")
     args = ap.parse_args()
+    if args.child:
+        n, p, d, folds, seed, tol, warm = args.child
+        child(int(n), int(p), int(d), int(folds), int(seed), float(tol), warm == "warm")
+        return
+    if args.quick:
+        args.n, args.p = 600, 60
+    runs = {}
+    for tol in args.tol:
+        for warm in ("cold", "warm"):
+            child_args = [args.n, args.p, args.d, args.folds, args.seed, tol, warm]
+            child_args = [str(a) for a in child_args]
+            res = bench.measure_in_child(__file__, child_args, args.time_limit, set(), warm)
+            if res["status"] != "ok":
+                raise SystemExit(f"the {warm} search at tol = {tol:g} failed: {res['status']}")
+            runs[tol, warm] = res
+    write_report(runs, args)
 
-    X, s, prior = make_data(args.n, args.p, args.d, 0.4, args.seed)
-    lams = np.logspace(-4, -1, 7).tolist()
-    grid = {"lam": lams, "gamma": [0.2]}
-    cv = PUStratifiedKFold(args.folds, shuffle=True, random_state=args.seed)
+
+def write_report(runs, args):
     lines = [
-        "# PUGridSearchCV: warm starts along the lam path against cold fits",
-        "",
-        f"Command: `PYTHONPATH=src python {' '.join(sys.argv)}`",
-        "",
-        machine(),
-        "",
-        f"{args.p} labeled positives + {args.n} unlabeled points, d = {args.d}, rbf gamma = 0.2, "
-        f"{args.folds} folds x lam in {lams[0]:g}..{lams[-1]:g} (7 values, walked from the "
-        "largest); one process, `n_jobs=1` in PUSVC. Fit time: the fits alone; search time "
-        "adds scoring (decision values on the test folds).",
+        *bench.header("PUGridSearchCV: warm starts along the lam path against cold fits"),
+        f"{args.p} labeled positives + {args.n} unlabeled points, d = {args.d}, rbf gamma = "
+        f"{GAMMA}, {args.folds} folds x lam in {LAMS[0]:g}..{LAMS[-1]:g} (7 values, walked from "
+        "the largest); each search in its own process, `n_jobs=1` in PUSVC. Fit time: the fits "
+        "alone; search time adds scoring (decision values on the test folds).",
         "",
         "| tol | lam path | search time (s) | fit time (s) | solver iterations "
         "| mean fit time per lam (s), 1e-4 .. 1e-1 |",
@@ -63,34 +94,23 @@ def main():
     ]
     summary = []
     for tol in args.tol:
-        est = PUSVC(prior=prior, tol=tol, n_jobs=1)
-        rows = {}
-        for warm in (False, True):
-            search = PUGridSearchCV(est, grid, cv=cv, refit=False, warm_start=warm)
-            t0 = time.perf_counter()
-            search.fit(X, s)
-            elapsed = time.perf_counter() - t0
-            res = search.cv_results_
-            fit_time = res["mean_fit_time"].sum() * search.n_splits_
-            rows[warm] = (elapsed, fit_time, search.n_solver_iter_, search)
-            fits = " ".join(f"{v:.3f}" for v in res["mean_fit_time"])
+        for warm in ("cold", "warm"):
+            r = runs[tol, warm]
+            fits = " ".join(f"{v:.3f}" for v in r["mean_fit_times"])
             lines.append(
-                f"| {tol:g} | {'warm' if warm else 'cold'} | {elapsed:.2f} | {fit_time:.2f} | "
-                f"{search.n_solver_iter_} | {fits} |"
+                f"| {tol:g} | {warm} | {r['time']:.2f} | {r['fit_time']:.2f} | {r['n_iter']} "
+                f"| {fits} |"
             )
-        (tc, fc, ic, c), (tw, fw, iw, w) = rows[False], rows[True]
-        diff = np.abs(c.cv_results_["mean_test_score"] - w.cv_results_["mean_test_score"]).max()
+        c, w = runs[tol, "cold"], runs[tol, "warm"]
+        diff = np.abs(np.subtract(c["scores"], w["scores"])).max()
         summary.append(
-            f"- tol = {tol:g}: warm starts are {fc / fw:.2f}x faster in fit time "
-            f"({tc / tw:.2f}x for the whole search) and need {ic / max(iw, 1):.2f}x fewer solver "
-            f"iterations; largest |mean score difference| {diff:.2g}; best lam cold "
-            f"{c.best_params_['lam']:g}, warm {w.best_params_['lam']:g}."
+            f"- tol = {tol:g}: warm starts are {c['fit_time'] / w['fit_time']:.2f}x faster in "
+            f"fit time ({c['time'] / w['time']:.2f}x for the whole search) and need "
+            f"{c['n_iter'] / max(w['n_iter'], 1):.2f}x fewer solver iterations; largest |mean "
+            f"score difference| {diff:.2g}; best lam cold {c['best_lam']:g}, warm "
+            f"{w['best_lam']:g}."
         )
-    lines += ["", *summary]
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "model_selection.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    bench.write_markdown(args, "model_selection", [*lines, "", *summary])
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ Writes benchmarks/results/bench_priors.md (or bench_priors-quick.md).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -35,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine  # noqa: E402
+import _common as bench  # noqa: E402
 
 from unlabeled.datasets import UCI_SMALL_NAMES, load_uci_small, make_pu_labels  # noqa: E402
 from unlabeled.pu.priors import (  # noqa: E402
@@ -126,12 +125,10 @@ def library_versions():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap = bench.parser(__doc__, quick="2 labelings of 3 sets (smoke run)")
     ap.add_argument("--labelings", type=int, default=10, help="random labelings per set")
     ap.add_argument("--sets", nargs="*", default=list(UCI_SMALL_NAMES), help="subset of sets")
     ap.add_argument("--data-home", default=None, help="folder of the .mat files")
-    ap.add_argument("--quick", action="store_true", help="2 labelings of 3 sets (smoke run)")
-    ap.add_argument("--out", default="benchmarks/results")
     args = ap.parse_args()
     if args.quick:
         args.labelings, args.sets = 2, ["heart", "house", "ionosphere"]
@@ -181,12 +178,7 @@ def main():
         print(set_table(set_name, err, names, X.shape, y, args.labelings), flush=True)
     wall = time.perf_counter() - t_start
     lines = report(args, err, times, fails, names, unavailable, wall)
-    text = "\n".join(lines) + "\n"
-    print(text)
-    out = Path(args.out) / ("bench_priors-quick.md" if args.quick else "bench_priors.md")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text)
-    print(f"written: {out}")
+    bench.write_markdown(args, "bench_priors", lines)
     return 0
 
 
@@ -207,15 +199,22 @@ def set_table(set_name, err, names, shape, y, labelings):
     return "\n".join(rows) + "\n"
 
 
+def per_set_table(what, cell, err, names, sets):
+    """A table of ``cell(errors)`` per set (rows) and estimator (columns)."""
+    lines = [f"## Per set ({what})", "", "| set | " + " | ".join(names) + " |"]
+    lines.append("|---|" + "---:|" * len(names))
+    for set_name in sets:
+        cells = [cell(err[m][set_name]) if err[m].get(set_name) else "failed" for m in names]
+        lines.append(f"| {set_name} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def report(args, err, times, fails, names, unavailable, wall):
-    cmd = "python benchmarks/bench_priors.py" + (" --quick" if args.quick else "")
+    note = f"run from the project root; {args.labelings} labelings per set; one process, "
+    note += f"{wall / 60:.1f} min in all"
     lines = [
-        "# Class-prior estimation on the 12 UCI sets",
-        "",
-        f"Command: `{cmd}` (run from the project root; {args.labelings} labelings per set; "
-        f"whole run {wall / 60:.1f} min, one process).",
-        "",
-        machine() + " " + library_versions() + ".",
+        *bench.header("Class-prior estimation on the 12 UCI sets", note),
+        f"Libraries: {library_versions()}.",
         "",
         "Protocol: 20% of the positives labeled at random (labeling seeds 0, 1, ...), the rest "
         "unlabeled. Target: the true proportion of positives among the unlabeled points. "
@@ -268,22 +267,11 @@ def report(args, err, times, fails, names, unavailable, wall):
         ]
     else:
         lines += [f"Best of ours: **{best_ours}**; no other library could be compared.", ""]
-    lines += ["## Per set (MAE)", "", "| set | " + " | ".join(names) + " |"]
-    lines.append("|---|" + "---:|" * len(names))
-    for set_name in args.sets:
-        cells = []
-        for m in names:
-            e = err[m].get(set_name)
-            cells.append(f"{np.abs(e).mean():.3f}" if e else "failed")
-        lines.append(f"| {set_name} | " + " | ".join(cells) + " |")
-    lines += ["", "## Per set (bias = mean signed error)", ""]
-    lines += ["| set | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
-    for set_name in args.sets:
-        cells = []
-        for m in names:
-            e = err[m].get(set_name)
-            cells.append(f"{np.mean(e):+.3f}" if e else "failed")
-        lines.append(f"| {set_name} | " + " | ".join(cells) + " |")
+    lines += per_set_table("MAE", lambda e: f"{np.abs(e).mean():.3f}", err, names, args.sets)
+    lines += [""]
+    lines += per_set_table(
+        "bias = mean signed error", lambda e: f"{np.mean(e):+.3f}", err, names, args.sets
+    )
     failed = {m: f for m, f in fails.items() if f}
     if failed:
         lines += ["", "## Failed fits", ""]

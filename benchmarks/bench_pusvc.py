@@ -26,12 +26,10 @@ limit is stopped and not tried on larger sizes.
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
+import _common as bench
 import numpy as np
-from _common import machine, measure, plot_loglog, report_child, run_child
 
 D, P, PRIOR, LAM = 10, 100, 0.4, 0.01
 
@@ -72,12 +70,10 @@ def child(method, kernel, n, qp_memory):
         fit = lambda: cvxpy_objective(X, s, kernel, gamma)  # noqa: E731
     else:
         fit = lambda: getattr(model.fit(X, s), "objective_", None)  # noqa: E731
-    try:
-        objective, elapsed, peak = measure(fit)
-    except MemoryError as exc:
-        report_child(refused=str(exc).split(":")[0])
-        return
-    report_child(time=elapsed, peak_mb=peak, objective=objective)
+    got = bench.measure_fit(fit)
+    if got is not None:
+        objective, values = got
+        bench.report_child(**values, objective=objective)
 
 
 def cvxpy_objective(X, s, kernel, gamma):
@@ -117,12 +113,8 @@ def cvxpy_objective(X, s, kernel, gamma):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
-    ap.add_argument("--quick", action="store_true", help="small sizes only (smoke run)")
-    ap.add_argument("--time-limit", type=float, default=240, help="seconds per fit (default 240)")
+    ap = bench.parser(__doc__, child_nargs=4, time_limit=240)
     ap.add_argument("--qp-memory", type=float, default=8192, help="QP memory budget in MB")
-    ap.add_argument("--out", default="benchmarks/results", help="folder for the table and plot")
     args = ap.parse_args()
     if args.child:
         method, kernel, n, qp_memory = args.child
@@ -153,35 +145,23 @@ def main():
     for kernel, sizes in plan.items():
         for n in sizes:
             for method in methods[kernel]:
-                if (method, kernel) in dead:
-                    res = {"status": "not run (failed at a smaller n)"}
-                elif method == "qp-cvxpy" and 120 * n**2 / 2**20 > args.qp_memory:
+                if method == "qp-cvxpy" and 120 * n**2 / 2**20 > args.qp_memory:
                     res = {"status": f"skipped: needs about {120 * n**2 / 2**30:.0f} GB"}
                 else:
-                    print(
-                        f"[bench] {kernel:6s} n={n:>8d} {method:18s} ...", file=sys.stderr, end=" "
-                    )
-                    res = run_child(__file__, [method, kernel, str(n), str(args.qp_memory)],
-                                    args.time_limit)  # fmt: skip
-                    if "refused" in res:
-                        res = {"status": "refused: " + res["refused"]}
-                    print(res["status"], f"{res.get('time', 0):.2f}s", file=sys.stderr, flush=True)
-                    if res["status"] != "ok":
-                        dead.add((method, kernel))
+                    child_args = [method, kernel, str(n), str(args.qp_memory)]
+                    key, limit = (method, kernel), args.time_limit
+                    res = bench.measure_in_child(__file__, child_args, limit, dead, key)
+                    took = f"{res.get('time', 0):.2f}s"
+                    line = f"[bench] {kernel:6s} n={n:>8d} {method:18s} {res['status']} {took}"
+                    print(line, file=sys.stderr, flush=True)
                 rows.append({"kernel": kernel, "n": n, "method": method, **res})
     write_report(rows, args)
 
 
 def write_report(rows, args):
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    cmd = "python benchmarks/bench_pusvc.py" + (" --quick" if args.quick else "")
+    note = f"time limit {args.time_limit:.0f} s per fit, QP memory budget {args.qp_memory:.0f} MB"
     lines = [
-        "# PUSVC against the exact QP and scikit-learn's SVMs",
-        "",
-        f"Command: `{cmd}` (time limit {args.time_limit:.0f} s per fit, QP memory budget "
-        f"{args.qp_memory:.0f} MB). {machine()}",
-        "",
+        *bench.header("PUSVC against the exact QP and scikit-learn's SVMs", note),
         "Data: d = 10, 100 labeled positives, n unlabeled points with prior 0.4; lam = 0.01, "
         "gamma = 0.1, tol = 1e-3, cache 200 MB. `qp`: DoubleHingeQP (Clarabel, dense Gram "
         "matrix). `svc`/`linearsvc`: every unlabeled point as a negative, C = c2 (the naive "
@@ -193,21 +173,16 @@ def write_report(rows, args):
         " time / PUSVC-smo |",
         "|---|---:|---|---:|---:|---:|---:|",
     ]
-    by = {(r["kernel"], r["n"], r["method"]): r for r in rows}
-    for r in rows:
-        ref = by.get((r["kernel"], r["n"], "pusvc-smo"), {})
-        qp = by.get((r["kernel"], r["n"], "qp"), {})
-        if r["status"] != "ok":
-            lines.append(f"| {r['kernel']} | {r['n']:,} | {r['method']} | {r['status']} | | | |")
-            continue
+
+    def cells(r, find):
+        qp = find("qp")
         gap = ""
         if r["objective"] is not None and qp.get("status") == "ok" and r["method"] != "qp":
             gap = f"{(r['objective'] - qp['objective']) / max(1, abs(qp['objective'])):.1e}"
-        ratio = f"{r['time'] / ref['time']:.2f}" if ref.get("status") == "ok" else ""
-        lines.append(
-            f"| {r['kernel']} | {r['n']:,} | {r['method']} | {r['time']:.3f} | "
-            f"{r['peak_mb']:.0f} | {gap} | {ratio} |"
-        )
+        ratio = bench.time_ratio(r, find("pusvc-smo"))
+        return [f"{r['time']:.3f}", f"{r['peak_mb']:.0f}", gap, ratio]
+
+    lines += bench.table_rows(rows, ("kernel", "n", "method"), cells, 4)
     # memory growth per 10k points: slope between the smallest and largest PUSVC runs
     lines += ["", "PUSVC-smo peak memory growth per 10,000 unlabeled points:"]
     for kernel in ("rbf", "linear"):
@@ -222,16 +197,9 @@ def write_report(rows, args):
                 f"- {kernel}: {(m1 - m0) / (n1 - n0) * 1e4:.1f} MB (from {m0:.0f} MB at n = "
                 f"{n0:,} to {m1:.0f} MB at n = {n1:,})"
             )
-    if args.quick:
-        out = out / "quick"
-        out.mkdir(exist_ok=True)
-    (out / "bench_pusvc.md").write_text("\n".join(lines) + "\n")
-    plot(rows, out / "bench_pusvc.png")
-    print("\n".join(lines))
-
-
-def plot(rows, path):
-    plot_loglog(rows, path, "kernel", ("rbf", "linear"), lambda k: f"{k} kernel")
+    bench.write_markdown(args, "bench_pusvc", lines)
+    path = bench.output(args, "bench_pusvc", ".png")
+    bench.plot_panels(rows, path, "kernel", ("rbf", "linear"), lambda k: f"{k} kernel")
 
 
 if __name__ == "__main__":

@@ -19,13 +19,11 @@ Writes benchmarks/results/bench_scale.md and bench_scale.png (log-log, fitted sl
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
-from pathlib import Path
 
+import _common as bench
 import numpy as np
-from _common import machine, measure, plot_loglog, report_child, run_child
 
 LAM, N_POS = 0.01, 100
 
@@ -78,9 +76,9 @@ def child(task, method, n):
         model = LinearSVC(C=c2, dual="auto", class_weight=weights)
     else:
         model = SVC(C=c2, gamma="scale", cache_size=200, class_weight=weights)
-    _, elapsed, peak = measure(lambda: model.fit(X, s))
+    _, values = bench.measure_fit(lambda: model.fit(X, s))
     extra = {"cache_mb": model.cache_stats_["bytes"] / 2**20} if method == "pusvc" else {}
-    report_child(time=elapsed, peak_mb=peak, **extra)
+    bench.report_child(**values, **extra)
 
 
 def warm_path(quick):
@@ -108,12 +106,7 @@ def warm_path(quick):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--time-limit", type=float, default=600, help="seconds per fit")
-    ap.add_argument("--out", default="benchmarks/results")
-    args = ap.parse_args()
+    args = bench.parser(__doc__, child_nargs=3, time_limit=600).parse_args()
     if args.child:
         task, method, n = args.child
         child(task, method, int(n))
@@ -136,12 +129,9 @@ def main():
             for n in sizes:
                 for method in methods:
                     bar.set_description(f"{task} n={n:,} {method}")
-                    if method in dead:
-                        res = {"status": "not run (over the limit at a smaller n)"}
-                    else:
-                        res = run_child(__file__, [task, method, str(n)], args.time_limit)
-                        if res["status"] != "ok":
-                            dead.add(method)
+                    child_args = [task, method, str(n)]
+                    limit = args.time_limit
+                    res = bench.measure_in_child(__file__, child_args, limit, dead, method)
                     rows.append({"task": task, "n": n, "method": method, **res})
                     bar.update()
     path = warm_path(args.quick)
@@ -167,15 +157,11 @@ def slope(points):
 
 
 def write_report(rows, path, qp_gb, gram_gb, args):
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    suffix = "-quick" if args.quick else ""
-    cmd = "python benchmarks/bench_scale.py" + (" --quick" if args.quick else "")
     lines = [
-        "# PUSVC at scale: LIBLINEAR and LIBSVM side by side",
-        "",
-        f"Command: `{cmd}` (time limit {args.time_limit:.0f} s per fit). {machine()}",
-        "",
+        *bench.header(
+            "PUSVC at scale: LIBLINEAR and LIBSVM side by side",
+            f"time limit {args.time_limit:.0f} s per fit",
+        ),
         f"lam = {LAM}, {N_POS} labeled positives, tol = 1e-3 everywhere, kernel cache 200 MB. "
         "Linear: Poker-hand, class 0 vs all (10 features). rbf: MNIST-shaped digits (784 "
         "features, float32), digit 0 vs all, gamma = 'scale'. The sklearn models see every "
@@ -187,16 +173,13 @@ def write_report(rows, path, qp_gb, gram_gb, args):
         "PUSVC cache (MB) |",
         "|---|---:|---|---:|---:|---:|---:|",
     ]
-    by = {(r["task"], r["n"], r["method"]): r for r in rows}
-    for r in rows:
-        ref = by[r["task"], r["n"], "pusvc"]
-        head = f"| {r['task']} | {r['n']:,} | {r['method']} |"
-        if r["status"] != "ok":
-            lines.append(f"{head} {r['status']} | | | |")
-            continue
-        ratio = f"{r['time'] / ref['time']:.2f}" if ref["status"] == "ok" else ""
+
+    def cells(r, find):
+        ratio = bench.time_ratio(r, find("pusvc"))
         cache = f"{r['cache_mb']:.0f}" if "cache_mb" in r else ""
-        lines.append(f"{head} {r['time']:.2f} | {ratio} | {r['peak_mb']:.0f} | {cache} |")
+        return [f"{r['time']:.2f}", ratio, f"{r['peak_mb']:.0f}", cache]
+
+    lines += bench.table_rows(rows, ("task", "n", "method"), cells, 4)
     lines += ["", "Fitted slopes of log(time) against log(n):", ""]
     for task in ("linear", "rbf"):
         for method in sorted({r["method"] for r in rows if r["task"] == task}):
@@ -213,19 +196,14 @@ def write_report(rows, path, qp_gb, gram_gb, args):
         f"tol = 1e-4): cold fits {t_cold:.2f} s in total, warm-started {t_warm:.2f} s "
         f"({t_cold / t_warm:.2f}x); largest relative objective difference {gap:.1e}.",
     ]
-    (out / f"bench_scale{suffix}.md").write_text("\n".join(lines) + "\n")
-    plot(rows, out / f"bench_scale{suffix}.png")
-    print("\n".join(lines))
-
-
-def plot(rows, path):
-    plot_loglog(
+    bench.write_markdown(args, "bench_scale", lines)
+    bench.plot_panels(
         rows,
-        path,
+        bench.output(args, "bench_scale", ".png"),
         "task",
         ("linear", "rbf"),
         lambda t: "linear, Poker-hand" if t == "linear" else "rbf, 784 features",
-        lambda method, pts: f"{method} (slope {slope(pts):.2f})",
+        label=lambda method, pts: f"{method} (slope {slope(pts):.2f})",
     )
 
 

@@ -11,12 +11,10 @@ plus an MNIST-shaped case (d = 784) and the linear kernel at 1,000,000 points.
 
 from __future__ import annotations
 
-import argparse
 import time
-from pathlib import Path
 
+import _common as bench
 import numpy as np
-from _common import machine
 
 CASES = [  # (kernel, n unlabeled, d, solver)
     ("rbf", 20_000, 10, "smo"),
@@ -76,14 +74,10 @@ def profile(kernel, n, d, solver):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--out", default="benchmarks/results")
+    ap = bench.parser(__doc__, quick="the cases at a tenth of their size (smoke run)")
     args = ap.parse_args()
     lines = [
-        "# Where PUSVC's fit time goes",
-        "",
-        f"Command: `python benchmarks/profile_pusvc.py`. {machine()}",
-        "",
+        *bench.header("Where PUSVC's fit time goes"),
         "*engine* is the compiled solve of the whole problem (the pilot's own "
         "engine call counts under *pilot start*), *start* the Python-side starting point "
         "(pilot or one-class SVM, including its own small solve and the pilot's decision "
@@ -97,6 +91,7 @@ def main():
         "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for kernel, n, d, solver in CASES:
+        n = n // 10 if args.quick else n
         r = profile(kernel, n, d, solver)
         rest = r["total"] - r["engine"] - r["start"] - r["blas"]
         lines.append(
@@ -105,9 +100,7 @@ def main():
             f"{r['kernel_rows']:,} | {r['hits']:,} | {r['misses']:,} | {r['bytes'] / 2**20:.0f} |"
         )
         print(lines[-1], flush=True)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "profile_runs.md").write_text("\n".join(lines) + "\n")
+    bench.write_markdown(args, "profile_runs", lines)
 
 
 if __name__ == "__main__":

@@ -22,12 +22,11 @@ Writes benchmarks/results/scaling.md and one PNG per data set.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
+import _common as bench
 import numpy as np
-from _common import machine, measure, report_child, run_child
 
 LAM, N_POS, N_TEST = 0.01, 100, 10_000
 METHODS = ("PUSVC", "PUSVC-usmo", "RampPU", "QP")
@@ -105,18 +104,15 @@ def child(method, kernel, dataset, positive_class, n, qp_memory):
         "RampPU": lambda: RampPU(random_state=0, **common),
         "QP": lambda: DoubleHingeQP(max_memory=qp_memory, **common),
     }[method]()
-    try:
-        _, elapsed, peak = measure(lambda: model.fit(X, s))
-    except MemoryError as exc:
-        report_child(refused=str(exc).split(":")[0])
+    got = bench.measure_fit(lambda: model.fit(X, s))
+    if got is None:
         return
     f1 = 100 * f1_score(y_test, model.predict(X_test), zero_division=0)
-    report_child(time=elapsed, peak_mb=peak, f1=f1, prior=prior, objective=model.objective_)
+    bench.report_child(**got[1], f1=f1, prior=prior, objective=model.objective_)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
+    ap = bench.parser(__doc__, child_nargs=6, time_limit=120, quick="small sizes only (smoke run)")
     ap.add_argument("--data", nargs="*", default=None, help="data files instead of poker+digits")
     ap.add_argument(
         "--positive-class",
@@ -126,10 +122,7 @@ def main():
         help="class k of 'class k vs all' (default: 0 1 for poker, 0 otherwise)",
     )
     ap.add_argument("--kernels", nargs="*", default=["linear", "rbf"])
-    ap.add_argument("--time-limit", type=float, default=120, help="seconds per fit")
     ap.add_argument("--qp-memory", type=float, default=4096, help="QP budget in MB")
-    ap.add_argument("--quick", action="store_true", help="small sizes only (smoke run)")
-    ap.add_argument("--out", default="benchmarks/results")
     args = ap.parse_args()
     if args.child:
         method, kernel, dataset, k, n, mem = args.child
@@ -157,18 +150,8 @@ def main():
             for method in METHODS:
                 name = Path(dataset).name
                 bar.set_description(f"{name} {k} vs all, {kernel}, n={n:,}, {method}")
-                if method in dead:
-                    res = {"status": "not run (failed at a smaller n)"}
-                else:
-                    res = run_child(
-                        __file__,
-                        [method, kernel, dataset, str(k), str(n), str(args.qp_memory)],
-                        args.time_limit,
-                    )
-                    if "refused" in res:
-                        res = {"status": "refused: " + res["refused"]}
-                    if res["status"] != "ok":
-                        dead.add(method)
+                child_args = [method, kernel, dataset, str(k), str(n), str(args.qp_memory)]
+                res = bench.measure_in_child(__file__, child_args, args.time_limit, dead, method)
                 row = {"data": name, "k": k, "kernel": kernel, "n": n, "method": method}
                 rows.append({**row, **res})
                 bar.update()
@@ -177,18 +160,11 @@ def main():
 
 
 def write_report(rows, args):
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    suffix = "-quick" if args.quick else ""
-    cmd = "python benchmarks/reproduce_scaling.py" + (" --quick" if args.quick else "")
-    if args.data:
-        cmd += " --data " + " ".join(args.data)
     lines = [
-        "# Training time against the number of unlabeled samples (USMO paper, Figures 4-7)",
-        "",
-        f"Command: `{cmd}` (time limit {args.time_limit:.0f} s per fit, QP memory budget "
-        f"{args.qp_memory:.0f} MB). {machine()}",
-        "",
+        *bench.header(
+            "Training time against the number of unlabeled samples (USMO paper, Figures 4-7)",
+            f"time limit {args.time_limit:.0f} s per fit, QP memory budget {args.qp_memory:.0f} MB",
+        ),
         f"{N_POS} labeled positives, n unlabeled points from the whole distribution, lam = "
         f"{LAM}, gamma = 'scale', features standardised; F1 of the positive class on "
         f"{N_TEST:,} held-out points (fewer for small data sets); memory is the growth of "
@@ -198,51 +174,24 @@ def write_report(rows, args):
         "peak memory (MB) | test F1 |",
         "|---|---:|---|---:|---|---:|---:|---:|---:|",
     ]
-    by = {(r["data"], r["k"], r["kernel"], r["n"], r["method"]): r for r in rows}
-    for r in rows:
-        ref = by[r["data"], r["k"], r["kernel"], r["n"], "PUSVC"]
-        head = f"| {r['data']} | {r['k']} | {r['kernel']} | {r['n']:,} | {r['method']} |"
-        if r["status"] != "ok":
-            lines.append(f"{head} {r['status']} | | | |")
-            continue
-        ratio = f"{r['time'] / ref['time']:.1f}x" if ref["status"] == "ok" else ""
-        lines.append(f"{head} {r['time']:.3f} | {ratio} | {r['peak_mb']:.0f} | {r['f1']:.1f} |")
-    (out / f"scaling{suffix}.md").write_text("\n".join(lines) + "\n")
-    plot(rows, out, suffix)
-    print("\n".join(lines))
 
+    def cells(r, find):
+        ratio = bench.time_ratio(r, find("PUSVC"), "{:.1f}x")
+        return [f"{r['time']:.3f}", ratio, f"{r['peak_mb']:.0f}", f"{r['f1']:.1f}"]
 
-def plot(rows, out, suffix):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    lines += bench.table_rows(rows, ("data", "k", "kernel", "n", "method"), cells, 4)
+    bench.write_markdown(args, "scaling", lines)
     for data in sorted({r["data"] for r in rows}):
-        panels = sorted({(r["k"], r["kernel"]) for r in rows if r["data"] == data})
-        fig, axes = plt.subplots(2, len(panels), figsize=(4.2 * len(panels), 7), squeeze=False)
-        for col, (k, kernel) in enumerate(panels):
-            for method in METHODS:
-                pts = [
-                    (r["n"], r["time"], r["f1"])
-                    for r in rows
-                    if (r["data"], r["k"], r["kernel"], r["method"]) == (data, k, kernel, method)
-                    and r["status"] == "ok"
-                ]
-                if pts:
-                    n, t, f1 = zip(*pts, strict=True)
-                    axes[0, col].loglog(n, t, "o-", label=method)
-                    axes[1, col].semilogx(n, f1, "o-", label=method)
-            axes[0, col].set_title(f"{data}: {k} vs all, {kernel}")
-            axes[0, col].set_ylabel("fit time (s)")
-            axes[1, col].set_ylabel("test F1 (%)")
-            for ax in axes[:, col]:
-                ax.set_xlabel("unlabeled samples")
-                ax.grid(True, which="both", alpha=0.3)
-            axes[0, col].legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(out / f"scaling_{data.replace('.', '_')}{suffix}.png", dpi=100)
-        plt.close(fig)
+        mine = [r for r in rows if r["data"] == data]
+        bench.plot_panels(
+            mine,
+            bench.output(args, f"scaling_{data.replace('.', '_')}", ".png"),
+            lambda r: (r["k"], r["kernel"]),
+            sorted({(r["k"], r["kernel"]) for r in mine}),
+            lambda panel, data=data: f"{data}: {panel[0]} vs all, {panel[1]}",
+            ys=(("time", "fit time (s)", "loglog"), ("f1", "test F1 (%)", "semilogx")),
+            xlabel="unlabeled samples",
+        )
 
 
 if __name__ == "__main__":

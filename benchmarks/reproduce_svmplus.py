@@ -31,39 +31,46 @@ Writes benchmarks/results/svmplus_tables.md, svmplus_scaling.md and svmplus_scal
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import sys
 import time
 import warnings
-from pathlib import Path
 
+import _common as bench
 import numpy as np
-from _common import machine, report_child, rss_mb, run_child
 
 SOLVERS = ("asmo", "gsmo", "qp")
 MODES = ("svm+", "dsvm+")
 MODE_NAMES = {"svm+": "X*SVM+", "dsvm+": "dSVM+"}
 DELTAS = (1, 5, 8)
 MAX_ITER = 2_000_000  # the paper's cap on SMO steps
-# The paper's Table 2 (test error, %) and Table 1 (mean running time, s); None: LOQO failed
-PAPER_ERR = {
-    ("SVM", None): (1.63, 4.78, 7.13),
-    ("svm+", "gsmo"): (1.17, 4.36, 7.09),
-    ("svm+", "asmo"): (1.17, 3.64, 4.95),
-    ("svm+", "qp"): (1.57, 3.28, 4.47),
-    ("dsvm+", "gsmo"): (1.19, 4.37, 7.18),
-    ("dsvm+", "asmo"): (1.26, 3.27, 4.8),
-    ("dsvm+", "qp"): (None, 3.35, 4.65),
-}
-PAPER_TIME = {
-    ("svm+", "gsmo"): (28.7, 29.91, 35.54),
-    ("svm+", "asmo"): (3.83, 5.1, 4.28),
-    ("svm+", "qp"): (0.68, 2.09, 2.14),
-    ("dsvm+", "gsmo"): (23.57, 32.24, 37.24),
-    ("dsvm+", "asmo"): (3.48, 5.36, 5.42),
-    ("dsvm+", "qp"): (None, 1.48, 2.42),
-}
+# The paper's Table 2 (test error, %) and Table 1 (mean running time, s) for D = 1, 5, 8;
+# "-": LOQO failed
+_PAPER = """
+SVM   -    1.63 4.78 7.13 -     -     -
+svm+  gsmo 1.17 4.36 7.09 28.7  29.91 35.54
+svm+  asmo 1.17 3.64 4.95 3.83  5.1   4.28
+svm+  qp   1.57 3.28 4.47 0.68  2.09  2.14
+dsvm+ gsmo 1.19 4.37 7.18 23.57 32.24 37.24
+dsvm+ asmo 1.26 3.27 4.8  3.48  5.36  5.42
+dsvm+ qp   -    3.35 4.65 -     1.48  2.42
+"""
+
+
+def _paper_tables():
+    """{(mode, solver): (errors for D = 1, 5, 8)}, {(mode, solver): (times)}; None: failed."""
+    err, times = {}, {}
+    for line in _PAPER.strip().splitlines():
+        mode, solver, *vals = line.split()
+        key = (mode, None if solver == "-" else solver)
+        nums = tuple(None if v == "-" else float(v) for v in vals)
+        err[key] = nums[:3]
+        if key[1] is not None:
+            times[key] = nums[3:]
+    return err, times
+
+
+PAPER_ERR, PAPER_TIME = _paper_tables()
 SOLVER_NAMES = {"asmo": "aSMO", "gsmo": "gSMO", "qp": "QP (Clarabel)"}
 NOTES = """## Why the numbers differ from the paper's
 
@@ -185,40 +192,9 @@ def fmt_err(values):
     return f"{v.mean():.2f} ± {v.std():.2f}"
 
 
-def write_tables(res, unit, args, elapsed, out):
-    suffix = "-quick" if args.quick else ""
-    cmd = "python benchmarks/reproduce_svmplus.py" + (" --quick" if args.quick else "")
-    cmd += " --part tables" if args.part == "tables" else ""
-    svm_grid, plus_grid = grids(args.quick)
+def table1(res):
+    """Table 1: mean fit time per solver and mode against the paper's, and the capped fits."""
     lines = [
-        "# SVM+ on Mackey-Glass: the SMO paper's Tables 1 and 2",
-        "",
-        f"Command: `{cmd}` ({elapsed / 60:.1f} min). {machine()}",
-        "",
-        f"Series sampled every 0.1 time units (R. Jang's mg.c, the paper's generator); "
-        f"{args.draws} draws of {args.n_train} training, {args.n_val:,} validation and "
-        f"{args.n_test:,} test points per D; rbf kernels; hyperparameters chosen on the "
-        f"validation set from {len(svm_grid)} (SVM) and {len(plus_grid)} (SVM+) grid points "
-        "(C, gamma_plus, and the kernel widths as multiples of sklearn's 'scale'); SMO "
-        f"solvers capped at {MAX_ITER:,} steps as in the paper; tol = 1e-3.",
-        "",
-        "## Table 2: test error (%), mean ± std over draws (the paper's value in brackets)",
-        "",
-        "| method | " + " | ".join(f"D = {D}" for D in DELTAS) + " |",
-        "|---|" + "---:|" * len(DELTAS),
-    ]
-
-    def cell(key, D, i):
-        paper = PAPER_ERR.get(key[1:])[i] if key[1:] in PAPER_ERR else None
-        p = "failed" if paper is None else f"{paper:.2f}"
-        return f"{fmt_err(res[(D, *key[1:])]['test'])} [{p}]"
-
-    order = [("SVM", None)] + [(m, s) for m in MODES for s in ("gsmo", "asmo", "qp")]
-    for mode, solver in order:
-        name = "SVM" if solver is None else f"{SOLVER_NAMES[solver]}, {MODE_NAMES[mode]}"
-        cells = [cell((None, mode, solver), D, i) for i, D in enumerate(DELTAS)]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    lines += [
         "",
         "## Table 1: mean fit time per model (ours in ms; the paper's in s, for LOQO in the QP "
         "row)",
@@ -245,6 +221,39 @@ def write_tables(res, unit, args, elapsed, out):
                 + " | ".join(row)
                 + f" | {np.mean(ours):.2f}x | {np.mean(paper):.2f}x | {capped}/{total} |"
             )
+    return lines
+
+
+def write_tables(res, unit, args, elapsed):
+    svm_grid, plus_grid = grids(args.quick)
+    lines = [
+        *bench.header(
+            "SVM+ on Mackey-Glass: the SMO paper's Tables 1 and 2", f"{elapsed / 60:.1f} min"
+        ),
+        f"Series sampled every 0.1 time units (R. Jang's mg.c, the paper's generator); "
+        f"{args.draws} draws of {args.n_train} training, {args.n_val:,} validation and "
+        f"{args.n_test:,} test points per D; rbf kernels; hyperparameters chosen on the "
+        f"validation set from {len(svm_grid)} (SVM) and {len(plus_grid)} (SVM+) grid points "
+        "(C, gamma_plus, and the kernel widths as multiples of sklearn's 'scale'); SMO "
+        f"solvers capped at {MAX_ITER:,} steps as in the paper; tol = 1e-3.",
+        "",
+        "## Table 2: test error (%), mean ± std over draws (the paper's value in brackets)",
+        "",
+        "| method | " + " | ".join(f"D = {D}" for D in DELTAS) + " |",
+        "|---|" + "---:|" * len(DELTAS),
+    ]
+
+    def cell(key, D, i):
+        paper = PAPER_ERR.get(key[1:])[i] if key[1:] in PAPER_ERR else None
+        p = "failed" if paper is None else f"{paper:.2f}"
+        return f"{fmt_err(res[(D, *key[1:])]['test'])} [{p}]"
+
+    order = [("SVM", None)] + [(m, s) for m in MODES for s in ("gsmo", "asmo", "qp")]
+    for mode, solver in order:
+        name = "SVM" if solver is None else f"{SOLVER_NAMES[solver]}, {MODE_NAMES[mode]}"
+        cells = [cell((None, mode, solver), D, i) for i, D in enumerate(DELTAS)]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += table1(res)
     # agreement of the solvers: every grid point of every draw, against the QP
     lines += ["", "## Do the solvers reach the same optimum?", ""]
     for mode in MODES:
@@ -271,9 +280,7 @@ def write_tables(res, unit, args, elapsed, out):
             + " | ".join(fmt_err(unit[D, "svm+", "asmo"]["test"]) for D in DELTAS)
             + " |",
         ]
-    text = "\n".join(lines) + "\n\n" + NOTES
-    (out / f"svmplus_tables{suffix}.md").write_text(text)
-    print(text)
+    bench.write_markdown(args, "svmplus_tables", [*lines, "", NOTES])
 
 
 # ---------------------------------------------------------------------- scaling
@@ -292,19 +299,13 @@ def child(solver, n):
     idx = np.random.default_rng(7).permutation(pool)
     tr, te = idx[:n], idx[n:]
     model = SVMPlus(C=SCALING["C"], gamma_plus=SCALING["gamma_plus"], solver=solver)
-    before = rss_mb("VmRSS")
-    t0 = time.perf_counter()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            model.fit(X[tr], y[tr], Xs[tr])
-    except MemoryError as exc:
-        report_child(refused=str(exc).split(":")[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = bench.measure_fit(lambda: model.fit(X[tr], y[tr], Xs[tr]))
+    if got is None:
         return
-    elapsed = time.perf_counter() - t0
-    report_child(
-        time=elapsed,
-        peak_mb=rss_mb("VmHWM") - before,
+    bench.report_child(
+        **got[1],
         n_iter=model.n_iter_,
         objective=model.dual_objective_,
         test_error=100 * err(model, X[te], y[te]),
@@ -316,29 +317,16 @@ def run_scaling(args):
     rows, dead = [], set()
     for n in sizes:
         for solver in SOLVERS:
-            if solver in dead:
-                res = {"status": "not run (failed at a smaller n)"}
-            else:
-                res = run_child(__file__, [solver, str(n)], args.time_limit)
-                if "refused" in res:
-                    res = {"status": "refused: " + res["refused"]}
-                if res["status"] != "ok":
-                    dead.add(solver)
+            res = bench.measure_in_child(__file__, [solver, str(n)], args.time_limit, dead, solver)
             rows.append({"n": n, "solver": solver, **res})
             print(f"  n={n:,} {solver}: {res.get('time', res['status'])}", file=sys.stderr)
     return rows
 
 
-def write_scaling(rows, args, elapsed, out):
-    suffix = "-quick" if args.quick else ""
-    cmd = "python benchmarks/reproduce_svmplus.py" + (" --quick" if args.quick else "")
-    cmd += " --part scaling" if args.part == "scaling" else ""
+def write_scaling(rows, args, elapsed):
+    note = f"{elapsed / 60:.1f} min; time limit {args.time_limit:.0f} s per fit"
     lines = [
-        "# SVM+ solvers against the training-set size",
-        "",
-        f"Command: `{cmd}` ({elapsed / 60:.1f} min; time limit {args.time_limit:.0f} s per "
-        f"fit). {machine()}",
-        "",
+        *bench.header("SVM+ solvers against the training-set size", note),
         f"Mackey-Glass, D = {SCALING['D']}, sampled every {SCALING['sampling']} time units; C = "
         f"{SCALING['C']:g}, gamma_plus = {SCALING['gamma_plus']:g}, rbf kernels with "
         "gamma = gamma_star = 'scale', tol = 1e-3, no step cap; test error on "
@@ -365,39 +353,31 @@ def write_scaling(rows, args, elapsed, out):
             f"{head} {r['time']:.3f} | {ratio} | {steps} | {r['peak_mb']:.0f} | "
             f"{r['objective']:.6g} | {rel} | {r['test_error']:.2f} |"
         )
-    text = "\n".join(lines) + "\n"
-    (out / f"svmplus_scaling{suffix}.md").write_text(text)
-    print(text)
-    import matplotlib
+    bench.write_markdown(args, "svmplus_scaling", lines)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    def paper_largest(ax, _):
+        ax.axvline(500, color="grey", ls=":", lw=1)
+        ax.text(520, ax.get_ylim()[0] * 1.5, "paper's largest n", color="grey", fontsize=8)
 
-    fig, ax = plt.subplots(figsize=(6, 4.2))
-    for solver in SOLVERS:
-        pts = [(r["n"], r["time"]) for r in rows if r["solver"] == solver and r["status"] == "ok"]
-        if pts:
-            ax.loglog(*zip(*pts, strict=True), "o-", label=SOLVER_NAMES[solver])
-    ax.axvline(500, color="grey", ls=":", lw=1)
-    ax.text(520, ax.get_ylim()[0] * 1.5, "paper's largest n", color="grey", fontsize=8)
-    ax.set_xlabel("training points n")
-    ax.set_ylabel("fit time (s)")
-    ax.set_title(f"SVM+ on Mackey-Glass (D = {SCALING['D']})")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(out / f"svmplus_scaling{suffix}.png", dpi=120)
+    bench.plot_panels(
+        rows,
+        bench.output(args, "svmplus_scaling", ".png"),
+        lambda r: SCALING["D"],
+        [SCALING["D"]],
+        lambda D: f"SVM+ on Mackey-Glass (D = {D})",
+        label=lambda solver, pts: SOLVER_NAMES[solver],
+        xlabel="training points n",
+        method_key="solver",
+        decorate=paper_largest,
+    )
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    ap = bench.parser(__doc__, child_nargs=2, quick="a smoke run: 2 draws, small sets")
     ap.add_argument("--part", choices=["all", "tables", "scaling"], default="all")
-    ap.add_argument("--quick", action="store_true", help="a smoke run: 2 draws, small sets")
     ap.add_argument("--draws", type=int, default=None, help="training-set draws (12)")
     ap.add_argument("--time-limit", type=float, default=None, help="seconds per fit (600)")
     ap.add_argument("--max-n", type=int, default=None, help="largest n in the scaling (10,000)")
-    ap.add_argument("--out", default="benchmarks/results")
     args = ap.parse_args()
     if args.child:
         child(args.child[0], int(args.child[1]))
@@ -407,18 +387,16 @@ def main():
     args.n_train, args.n_val, args.n_test = (100, 500, 500) if quick else (100, 2000, 2000)
     args.time_limit = args.time_limit or (60 if quick else 600)
     args.max_n = args.max_n or (1000 if quick else 10_000)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     if args.part in ("all", "tables"):
         t0 = time.perf_counter()
         methods = [(m, s) for m in MODES for s in SOLVERS]
         res = run_tables(args, 0.1, methods)
         unit = None if quick else run_tables(args, 1.0, [("svm+", "asmo")])
-        write_tables(res, unit, args, time.perf_counter() - t0, out)
+        write_tables(res, unit, args, time.perf_counter() - t0)
     if args.part in ("all", "scaling"):
         t0 = time.perf_counter()
         rows = run_scaling(args)
-        write_scaling(rows, args, time.perf_counter() - t0, out)
+        write_scaling(rows, args, time.perf_counter() - t0)
 
 
 if __name__ == "__main__":

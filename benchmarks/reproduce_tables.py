@@ -23,12 +23,11 @@ labelings; the paper's printed numbers alongside; the largest relative objective
 
 from __future__ import annotations
 
-import argparse
-import datetime
 import os
 import time
 from pathlib import Path
 
+import _common as bench
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.metrics import f1_score
@@ -123,19 +122,17 @@ def run_cell(name, kernel, seed, data_home, prior_from):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap = bench.parser(__doc__, quick="2 labelings of 3 sets (smoke run)")
     ap.add_argument("--labelings", type=int, default=10, help="random labelings per set")
     ap.add_argument("--sets", nargs="*", default=list(UCI_SMALL_NAMES), help="subset of sets")
     ap.add_argument("--data-home", default=None, help="folder of the .mat files")
     ap.add_argument("--n-jobs", type=int, default=os.cpu_count(), help="parallel processes")
-    ap.add_argument("--quick", action="store_true", help="2 labelings of 3 sets (smoke run)")
     ap.add_argument(
         "--prior",
         choices=["dataset", "unlabeled"],
         default="dataset",
         help="positives' share in the whole set (the paper) or among the unlabeled points",
     )
-    ap.add_argument("--out", default="benchmarks/results")
     args = ap.parse_args()
     if args.quick:
         args.labelings, args.sets = 2, ["heart", "house", "ionosphere"]
@@ -169,24 +166,60 @@ def _ms(values):
     return f"{v.mean():.1f} ± {v.std():.1f}"
 
 
+def lam_section(rows, lam, sets, paper, times):
+    """The table of one lam: per set, F1 and F-maj of each method, the paper's numbers and
+    the objective gap; the averages over the sets. Appends the fit times to ``times``."""
+    lines = [
+        f"## lam = {lam:g}",
+        "",
+        "| set | F1 Init | F1 RampPU | F1 QP | F1 PUSVC | F-maj Init | F-maj RampPU | "
+        "F-maj QP | F-maj PUSVC | paper Init* / [6] / [7] / USMO | gap |",
+        "|---|" + "---:|" * 10,
+    ]
+    per_lam = {m: {"f1": [], "fmaj": []} for m in METHODS}
+    for name in sets:
+        cell = [r for r in rows if r[0] == name and r[2] == lam]
+        f1 = {m: [r[5] for r in cell if r[4] == m] for m in METHODS}
+        fmaj = {m: [r[6] for r in cell if r[4] == m] for m in METHODS}
+        for m in METHODS:
+            per_lam[m]["f1"].append(np.mean(f1[m]))
+            per_lam[m]["fmaj"].append(np.mean(fmaj[m]))
+            times[m] += [r[7] for r in cell if r[4] == m]
+        gap = max(r[5] for r in cell if r[4] == "gap")
+        printed = paper.get((name, lam), {})
+        lines.append(
+            f"| {name} | "
+            + " | ".join(_ms(f1[m]) for m in METHODS)
+            + " | "
+            + " | ".join(_ms(fmaj[m]) for m in METHODS)
+            + " | "
+            + " / ".join(f"{printed[m]:.1f}" for m in METHODS if m in printed)
+            + f" | {gap:.1e} |"
+        )
+    means = {m: (np.mean(per_lam[m]["f1"]), np.mean(per_lam[m]["fmaj"])) for m in METHODS}
+    paper_avg = {m: np.mean([paper[n, lam][m] for n in sets]) for m in METHODS}
+    lines += [
+        "| **average** | "
+        + " | ".join(f"**{means[m][0]:.1f}**" for m in METHODS)
+        + " | "
+        + " | ".join(f"**{means[m][1]:.1f}**" for m in METHODS)
+        + " | **"
+        + " / ".join(f"{paper_avg[m]:.1f}" for m in METHODS)
+        + "** | |",
+        "",
+    ]
+    return lines, means, paper_avg
+
+
 def write_table(rows, kernel, args, wall):
-    import sklearn
-
-    import unlabeled
-
     table, title = KERNELS[kernel]
     paper = paper_numbers(kernel)
     rows = [r for r in rows if r[1] == kernel]
-    cmd = "python benchmarks/reproduce_tables.py" + (" --quick" if args.quick else "")
-    if args.prior != "dataset":
-        cmd += f" --prior {args.prior}"
     lines = [
-        f"# {table} of the USMO paper, reproduced ({title})",
-        "",
-        f"Command: `{cmd}` ({args.labelings} labelings per set; whole run {wall / 60:.1f} min "
-        f"on {os.cpu_count()} cores). Date: {datetime.date.today()}. unlabeled "
-        f"{unlabeled.__version__}, scikit-learn {sklearn.__version__}.",
-        "",
+        *bench.header(
+            f"{table} of the USMO paper, reproduced ({title})",
+            f"{args.labelings} labelings per set; whole run {wall / 60:.1f} min",
+        ),
         "Protocol: 20% of the positives labeled at random (labeling seed 0, 1, ...), prior = "
         + (
             "the true share of positives among the unlabeled points (the pi of the PU risk), "
@@ -206,45 +239,8 @@ def write_table(rows, kernel, args, wall):
     avg_paper = {m: [] for m in METHODS}
     times = {m: [] for m in METHODS}
     for lam in LAMS:
-        lines += [
-            f"## lam = {lam:g}",
-            "",
-            "| set | F1 Init | F1 RampPU | F1 QP | F1 PUSVC | F-maj Init | F-maj RampPU | "
-            "F-maj QP | F-maj PUSVC | paper Init* / [6] / [7] / USMO | gap |",
-            "|---|" + "---:|" * 10,
-        ]
-        per_lam = {m: {"f1": [], "fmaj": []} for m in METHODS}
-        for name in args.sets:
-            cell = [r for r in rows if r[0] == name and r[2] == lam]
-            f1 = {m: [r[5] for r in cell if r[4] == m] for m in METHODS}
-            fmaj = {m: [r[6] for r in cell if r[4] == m] for m in METHODS}
-            for m in METHODS:
-                per_lam[m]["f1"].append(np.mean(f1[m]))
-                per_lam[m]["fmaj"].append(np.mean(fmaj[m]))
-                times[m] += [r[7] for r in cell if r[4] == m]
-            gap = max(r[5] for r in cell if r[4] == "gap")
-            printed = paper.get((name, lam), {})
-            lines.append(
-                f"| {name} | "
-                + " | ".join(_ms(f1[m]) for m in METHODS)
-                + " | "
-                + " | ".join(_ms(fmaj[m]) for m in METHODS)
-                + " | "
-                + " / ".join(f"{printed[m]:.1f}" for m in METHODS if m in printed)
-                + f" | {gap:.1e} |"
-            )
-        means = {m: (np.mean(per_lam[m]["f1"]), np.mean(per_lam[m]["fmaj"])) for m in METHODS}
-        paper_avg = {m: np.mean([paper[n, lam][m] for n in args.sets]) for m in METHODS}
-        lines.append(
-            "| **average** | "
-            + " | ".join(f"**{means[m][0]:.1f}**" for m in METHODS)
-            + " | "
-            + " | ".join(f"**{means[m][1]:.1f}**" for m in METHODS)
-            + " | **"
-            + " / ".join(f"{paper_avg[m]:.1f}" for m in METHODS)
-            + "** | |"
-        )
-        lines.append("")
+        section, means, paper_avg = lam_section(rows, lam, args.sets, paper, times)
+        lines += section
         for m in METHODS:
             avg[m]["f1"].append(means[m][0])
             avg[m]["fmaj"].append(means[m][1])
@@ -266,15 +262,10 @@ def write_table(rows, kernel, args, wall):
         + ".",
         "",
     ]
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    fname = {"linear": "table3.md", "rbf": "table4.md"}[kernel]
+    name = {"linear": "table3", "rbf": "table4"}[kernel]
     if args.prior != "dataset":
-        fname = fname.replace(".md", f"-prior-{args.prior}.md")
-    if args.quick:
-        fname = fname.replace(".md", "-quick.md")
-    (out / fname).write_text("\n".join(lines))
-    print("\n".join(lines))
+        name += f"-prior-{args.prior}"
+    bench.write_markdown(args, name, lines)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from unlabeled.model_selection import (
     pu_risk,
     pu_zero_one_scorer,
 )
+from unlabeled.model_selection._search import _path_tasks
 from unlabeled.pu import USMOInit
 
 
@@ -37,6 +38,18 @@ def test_public_module():
     assert unlabeled.model_selection is model_selection
     for name in model_selection.__all__:
         assert hasattr(model_selection, name), name
+
+
+def test_metrics_module_and_the_names_kept_here():
+    """The metrics live in unlabeled.metrics; model_selection still exports the same objects."""
+    from unlabeled import metrics
+
+    assert {"pu_risk", "pu_accuracy_score", "lee_liu_score", "make_pu_scorer"} <= set(
+        metrics.__all__
+    )
+    for name in metrics.__all__:
+        assert getattr(model_selection, name) is getattr(metrics, name), name
+        assert name in model_selection.__all__, name
 
 
 # --------------------------------------------------------------------------- metrics
@@ -259,7 +272,7 @@ def test_path_tasks_group_by_everything_but_lam():
             {"lam": [1e-3, 1e-1, 1e-2], "gamma": [1.0, 2.0], "prior": [0.3, 0.4]}
         )
     )
-    tasks = model_selection._path_tasks(cands)
+    tasks = _path_tasks(cands)
     assert len(tasks) == 4
     for path in tasks:
         assert [p["lam"] for _, p in path] == [1e-1, 1e-2, 1e-3]

@@ -6,6 +6,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 
 import unlabeled.pu
 from unlabeled.pu.priors import KM1, KM2, ElkanNoto, PenalizedL1, TIcE, prior_from_label_frequency
@@ -172,8 +173,27 @@ def test_label_frequency_conversion():
     assert prior_from_label_frequency(1.0, 50, 150) == 0.0
 
 
-def test_module_is_public():
-    assert unlabeled.pu.priors.KM2 is KM2
+def test_label_frequency_bounds():
+    """pi = p (1 - c) / (c n) is 1 at the smallest possible c = p / (p + n) and 0 at c = 1;
+    it decreases in between and is infinite for c <= 0."""
+    p, n = 30, 90
+    assert prior_from_label_frequency(p / (p + n), p, n) == pytest.approx(1.0)
+    grid = np.linspace(p / (p + n), 1.0, 7)
+    values = [prior_from_label_frequency(c, p, n) for c in grid]
+    assert all(a > b for a, b in zip(values, values[1:], strict=False))
+    assert prior_from_label_frequency(0.0, p, n) == float("inf")
+
+
+def test_public_names_share_the_estimator_api():
+    """The module's public names are the five estimators and the conversion; each estimator
+    keeps its parameters as given (scikit-learn's clone checks that) and has the common ones."""
+    names = {c.__name__ for c in ALL} | {"prior_from_label_frequency"}
+    assert set(unlabeled.pu.priors.__all__) == names
+    for cls in ALL:
+        est = cls(n_bootstrap=3, confidence=0.9, random_state=7)
+        twin = clone(est)
+        assert twin is not est and twin.get_params() == est.get_params()
+        assert {"n_bootstrap", "confidence", "random_state"} <= set(est.get_params())
 
 
 # ------------------------------------------------------------------ PUSVC(prior="auto")

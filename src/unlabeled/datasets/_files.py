@@ -1,4 +1,12 @@
-"""Loaders for data files a user already has (svmlight/libsvm, CSV, NumPy .npz)."""
+"""Loaders for data files a user already has (svmlight/libsvm, CSV, NumPy .npz).
+
+The public loaders (``load_svmlight``, ``load_csv``, ``load_npz``, ``load_file``) return ``X``
+and one label vector. Below them are the readers that the ``unlabeled`` command uses, so that
+it reads files only through this module: the layout of a CSV file (header, columns), columns
+chosen by name or index, several label columns or npz arrays at once, and a file of labels.
+They raise ``ValueError`` with one-line messages naming the file, the line and the column; the
+``option`` and ``hint`` arguments let the caller name its own arguments in those messages.
+"""
 
 from __future__ import annotations
 
@@ -119,17 +127,12 @@ def load_csv(
             f"got {label_column!r}"
         )
     p = _existing_file(path)
-    with open(p, newline="", encoding="utf-8") as f:
-        reader = csv.reader(f, delimiter=delimiter)
-        first = next((row for row in reader if row), None)
-        first_line = reader.line_num
-    if first is None:
+    layout = csv_layout(p, delimiter, header)
+    if layout is None:
         raise ValueError(f"{p}: the file is empty")
-    first = [c.strip() for c in first]
-    has_header = all(not _is_number(c) for c in first) if header == "infer" else header
-    n_cols = len(first)
+    first, n_cols = layout["names"], layout["n_columns"]
     if isinstance(label_column, str):
-        if not has_header:
+        if first is None:
             raise ValueError(
                 f"label_column={label_column!r} is a name but {p} has no header line; "
                 "give the column index instead or pass header=True"
@@ -144,7 +147,7 @@ def load_csv(
             )
         lab = int(label_column) % n_cols
     features = [j for j in range(n_cols) if j != lab]
-    skiprows = first_line if has_header else first_line - 1
+    skiprows = layout["skiprows"]
     try:
         X, (y,) = _loadtxt_columns(p, features, [lab], delimiter, skiprows)
     except ValueError as exc:
@@ -169,6 +172,20 @@ def _loadtxt_columns(path, features, labels, delimiter, skiprows):
     return X, ys
 
 
+def format_from_suffix(path) -> tuple[str | None, str, bool]:
+    """The format a file's suffix names: ``("svmlight" | "csv" | "npz" | None, suffix,
+    compressed)``, where ``suffix`` is the last suffix before a ``.gz`` / ``.bz2`` one and
+    ``compressed`` says whether there was one (svmlight and CSV files may be compressed)."""
+    suffixes = [s.lower() for s in Path(path).suffixes]
+    compressed = bool(suffixes) and suffixes[-1] in (".gz", ".bz2")
+    if compressed:
+        suffixes = suffixes[:-1]
+    suffix = suffixes[-1] if suffixes else ""
+    if suffix in SVMLIGHT_SUFFIXES:
+        return "svmlight", suffix, compressed
+    return {".csv": "csv", ".npz": "npz"}.get(suffix), suffix, compressed
+
+
 def _is_number(text: str) -> bool:
     try:
         float(text)
@@ -177,25 +194,74 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _explain_csv_error(p: Path, delimiter: str, skip: int, n_cols: int, lab: int) -> None:
-    """Find the first bad line of a CSV file and raise a ValueError naming line and column."""
-    with open(p, newline="", encoding="utf-8") as f:
+def csv_layout(path, delimiter: str = ",", header: bool | str = "infer") -> dict | None:
+    """The layout of a CSV file from its first non-blank line, or None for an empty file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    delimiter : str, default=","
+    header : bool or "infer", default="infer"
+        Whether the first line holds column names; ``"infer"``: when none of its fields is a
+        number.
+
+    Returns
+    -------
+    dict or None
+        ``names`` (the stripped column names, None without a header line), ``n_columns``,
+        ``skiprows`` (the lines before the data) and ``delimiter``.
+
+    Raises
+    ------
+    UnicodeDecodeError, csv.Error
+        From reading the first line, for the caller to explain.
+    """
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.reader(fh, delimiter=delimiter)
+        first = next((row for row in reader if row), None)
+        first_line = reader.line_num
+    if first is None:
+        return None
+    first = [c.strip() for c in first]
+    has_header = all(not _is_number(c) for c in first) if header == "infer" else bool(header)
+    return {
+        "names": first if has_header else None,
+        "n_columns": len(first),
+        "skiprows": first_line if has_header else first_line - 1,
+        "delimiter": delimiter,
+    }
+
+
+def _first_csv_problem(path, delimiter: str, skip: int, n_cols: int, labels) -> tuple | None:
+    """The first data line that numpy cannot parse: ``(line, None, n_fields)`` for a wrong
+    number of fields, ``(line, column, cell)`` for a non-numeric feature value (columns in
+    ``labels`` may hold anything), or None."""
+    with open(path, newline="", encoding="utf-8") as f:
         reader = csv.reader(f, delimiter=delimiter)
         for row in reader:
             if reader.line_num <= skip or not row:
                 continue
-            line = reader.line_num
             if len(row) != n_cols:
-                raise ValueError(
-                    f"{p}, line {line}: {len(row)} fields, expected {n_cols} as in the first line"
-                )
+                return reader.line_num, None, len(row)
             for j, cell in enumerate(row):
-                if j != lab and not _is_number(cell.strip()):
-                    raise ValueError(
-                        f"{p}, line {line}, column {j + 1}: non-numeric feature value "
-                        f"{cell!r}; encode categorical features as numbers and impute "
-                        "missing values before loading"
-                    )
+                if j not in labels and not _is_number(cell.strip()):
+                    return reader.line_num, j, cell
+    return None
+
+
+def _explain_csv_error(p: Path, delimiter: str, skip: int, n_cols: int, lab: int) -> None:
+    """Find the first bad line of a CSV file and raise a ValueError naming line and column."""
+    problem = _first_csv_problem(p, delimiter, skip, n_cols, {lab})
+    if problem is None:
+        return
+    line, j, what = problem
+    if j is None:
+        raise ValueError(f"{p}, line {line}: {what} fields, expected {n_cols} as in the first line")
+    raise ValueError(
+        f"{p}, line {line}, column {j + 1}: non-numeric feature value "
+        f"{what!r}; encode categorical features as numbers and impute "
+        "missing values before loading"
+    )
 
 
 def load_npz(path, X_key: str = "X", y_key: str = "y") -> tuple[np.ndarray, np.ndarray]:
@@ -273,18 +339,169 @@ def load_file(path, **kwargs):
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
-    suffixes = [s.lower() for s in Path(path).suffixes]
-    suffix = suffixes[-1] if suffixes else ""
-    compressed = len(suffixes) > 1 and suffix in (".gz", ".bz2")
-    if suffix in SVMLIGHT_SUFFIXES or (compressed and suffixes[-2] in SVMLIGHT_SUFFIXES):
+    fmt, _, compressed = format_from_suffix(path)
+    if fmt == "svmlight":
         return load_svmlight(path, **kwargs)
-    if suffix == ".csv":
+    if fmt == "csv" and not compressed:
         return load_csv(path, **kwargs)
-    if suffix == ".npz":
+    if fmt == "npz" and not compressed:
         return load_npz(path, **kwargs)
+    suffixes = Path(path).suffixes
+    suffix = suffixes[-1].lower() if suffixes else ""
     accepted = [*SVMLIGHT_SUFFIXES, ".csv", ".npz"]
     raise ValueError(
         f"cannot tell the format of {str(path)!r} from its suffix {suffix!r}; accepted suffixes "
         f"are {accepted} (svmlight files may end in .gz or .bz2): rename the file or call "
         "load_svmlight, load_csv or load_npz directly"
     )
+
+
+# ---------------------------------------------------------------------- the command's readers
+def read_csv_layout(path, delimiter: str = ",", header: bool | str = "infer") -> dict:
+    """:func:`csv_layout`, with a ValueError ``cannot read '<path>' as CSV: ...`` for a file
+    that is empty or not UTF-8 text."""
+    try:
+        layout = csv_layout(path, delimiter, header)
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"cannot read {path!r} as CSV: {exc}") from exc
+    if layout is None:
+        raise ValueError(f"cannot read {path!r} as CSV: the file is empty")
+    return layout
+
+
+def find_column(spec: str, layout: dict) -> int | None:
+    """A column by name (with a header line) or by index (negative from the end), or None."""
+    names, n = layout["names"], layout["n_columns"]
+    if names is not None and spec in names:
+        return names.index(spec)
+    try:
+        j = int(spec)
+    except ValueError:
+        return None
+    return j % n if -n <= j < n else None
+
+
+def csv_column(spec: str, layout: dict, path, option: str) -> int:
+    """:func:`find_column`, or a ValueError that says why ``spec`` (given as ``option``) names
+    no column of ``path``."""
+    j = find_column(spec, layout)
+    if j is not None:
+        return j
+    names, n = layout["names"], layout["n_columns"]
+    try:
+        int(spec)
+    except ValueError:
+        if names is None:
+            raise ValueError(
+                f"{option} {spec!r} is a column name but {path!r} has no header line: give the "
+                f"column index instead (0 to {n - 1}, negative counts from the end)"
+            ) from None
+        raise ValueError(
+            f"{option} {spec!r} is not a column of {path!r}; its columns are {names}"
+        ) from None
+    raise ValueError(f"{option} {spec} is out of range: {path!r} has {n} columns")
+
+
+def read_csv_columns(
+    path, layout: dict, features: list[int], labels: list[int], *, leave_out: str = ""
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Float features from the columns ``features`` and one label vector per column of
+    ``labels`` (as :func:`load_csv` makes them), from a CSV file of the given layout.
+
+    A file numpy cannot parse raises a ValueError naming the first bad line and column;
+    ``leave_out`` ends its advice (how the caller leaves a column out)."""
+    try:
+        X, raw = _loadtxt_columns(path, features, labels, layout["delimiter"], layout["skiprows"])
+        ys = [_as_labels(y) for y in raw]
+    except ValueError as exc:
+        problem = _first_csv_problem(
+            path, layout["delimiter"], layout["skiprows"], layout["n_columns"], set(labels)
+        )
+        where = f"cannot read {path!r} as CSV"
+        if problem is not None and problem[1] is None:
+            raise ValueError(
+                f"{where}: line {problem[0]} has {problem[2]} fields, expected "
+                f"{layout['n_columns']} as in the first line"
+            ) from exc
+        if problem is not None:
+            line, j, cell = problem
+            raise ValueError(
+                f"{where}: line {line}, column {j}: non-numeric feature value {cell!r} (encode "
+                f"categories as numbers, impute missing values, or leave the column out{leave_out})"
+            ) from exc
+        raise ValueError(f"{where}: {exc}") from exc
+    if X.shape[0] == 0:
+        raise ValueError(f"{path!r} has no data rows")
+    return np.ascontiguousarray(X), ys
+
+
+def npz_keys(path) -> list[str]:
+    """The names of the arrays in an npz archive; [] when it cannot be read as one."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return list(data.files)
+    except Exception:  # noqa: BLE001 - not an archive: no keys
+        return []
+
+
+def read_npz_arrays(
+    path,
+    x_key: str,
+    label_keys: list[str],
+    *,
+    x_option: str = "x_key",
+    label_option: str = "label key",
+    hint: str = "",
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """A dense float ``X`` and one label vector per key of ``label_keys`` from an npz archive.
+
+    The messages name the keys by ``x_option`` and ``label_option``; ``hint`` follows the one
+    for a file that is not a zip archive at all."""
+    import zipfile
+
+    if not zipfile.is_zipfile(path):
+        raise ValueError(
+            f"cannot read {path!r} as npz: it is not a zip archive as numpy.savez writes{hint}"
+        )
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            keys = sorted(data.files)
+            wanted = ((x_option, x_key), *((label_option, k) for k in label_keys))
+            missing = next(((o, k) for o, k in wanted if k not in keys), None)
+            if missing is None:
+                X = data[x_key]
+                ys = [data[k] for k in label_keys]
+    except Exception as exc:  # truncated, object arrays, ...
+        raise ValueError(f"cannot read {path!r} as npz: {exc}") from exc
+    if missing is not None:
+        option, key = missing
+        raise ValueError(f"{path!r} has no array named {key!r} ({option}); it holds {keys}")
+    if X.ndim != 2 or X.dtype.kind not in "biuf":
+        raise ValueError(
+            f"{path!r}: {x_key!r} must be a 2-D numeric array, got {X.dtype} {X.shape}"
+        )
+    out = []
+    for key, y in zip(label_keys, ys, strict=True):
+        if not (y.ndim == 1 or (y.ndim == 2 and y.shape[1] == 1)) or y.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"{path!r}: {key!r} must hold one label per row of {x_key!r} "
+                f"({X.shape[0]} rows), got shape {y.shape}"
+            )
+        out.append(_as_labels(y))
+    return np.ascontiguousarray(X, dtype=np.float64), out
+
+
+def read_label_file(path, n: int) -> np.ndarray:
+    """One label per line for ``n`` data points (a header line is skipped), as :func:`load_csv`
+    makes labels."""
+    try:
+        y = np.loadtxt(path, dtype=str, ndmin=1, comments=None, delimiter=",")
+    except Exception as exc:
+        raise ValueError(f"cannot read the labels in {path!r}: {exc}") from exc
+    if y.ndim == 1 and y.shape[0] == n + 1 and not _is_number(y[0]):
+        y = y[1:]  # a header line
+    if y.ndim != 1 or y.shape[0] != n:
+        raise ValueError(
+            f"{path!r} must hold one label per line for the {n} data points, got {y.shape[0]} lines"
+        )
+    return _as_labels(y)

@@ -43,9 +43,11 @@ from __future__ import annotations
 
 import heapq
 import warnings
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from scipy.linalg import lapack
 from scipy.optimize import nnls
 from sklearn.base import BaseEstimator, clone
@@ -60,15 +62,46 @@ from .._validation import check_int, check_pu_labels, check_real
 __all__ = ["KM1", "KM2", "PenalizedL1", "ElkanNoto", "TIcE", "prior_from_label_frequency"]
 
 
-def prior_from_label_frequency(c, n_labeled, n_unlabeled) -> float:
+def prior_from_label_frequency(c: float, n_labeled: int, n_unlabeled: int) -> float:
     r"""The proportion of positives among the unlabeled points implied by a label frequency.
 
     Under "selected completely at random", each positive was labeled with probability ``c``,
     so the ``n_labeled`` labeled positives are a fraction ``c`` of about ``n_labeled / c``
     positives in all; the other ``n_labeled / c - n_labeled`` are among the ``n_unlabeled``
-    points: ``pi = n_labeled (1 - c) / (c n_unlabeled)``. It lies in ``[0, 1]`` exactly when
-    ``n_labeled / (n_labeled + n_unlabeled) <= c <= 1`` (a smaller ``c`` would need more
-    positives than there are points).
+    points:
+
+    .. math::  \pi = \frac{p (1 - c)}{c\, n}, \qquad p = n_{labeled},\ n = n_{unlabeled}.
+
+    It lies in ``[0, 1]`` exactly when ``n_labeled / (n_labeled + n_unlabeled) <= c <= 1`` (a
+    smaller ``c`` would need more positives than there are points).
+
+    Parameters
+    ----------
+    c : float
+        The label frequency ``P(s = 1 | y = 1)``.
+    n_labeled : int
+        Number of labeled positives ``p``.
+    n_unlabeled : int
+        Number of unlabeled points ``n``.
+
+    Returns
+    -------
+    float
+        ``pi``; ``inf`` when ``c <= 0``. Not clipped to ``[0, 1]``.
+
+    See Also
+    --------
+    ElkanNoto, TIcE : estimators of ``c`` that return this prior.
+
+    References
+    ----------
+    C. Elkan, K. Noto, "Learning classifiers from only positive and unlabeled data",
+    KDD 2008.
+
+    Examples
+    --------
+    >>> prior_from_label_frequency(0.5, 50, 150)   # 100 positives, 50 of them unlabeled
+    0.3333333333333333
     """
     c = float(c)
     if not c > 0:
@@ -82,6 +115,12 @@ class _PriorEstimator(BaseEstimator):
 
     _accept_sparse = True
 
+    def __init__(self, n_bootstrap: int = 0, confidence: float = 0.95, random_state: Any = None):
+        # the parameters every estimator has; each subclass lists them in its own signature
+        self.n_bootstrap = n_bootstrap
+        self.confidence = confidence
+        self.random_state = random_state
+
     def _check_common(self):
         check_int(self.n_bootstrap, "n_bootstrap", low=0)
         check_real(self.confidence, "confidence", low=0.0, high=1.0)
@@ -93,7 +132,7 @@ class _PriorEstimator(BaseEstimator):
     def _check_params(self):  # pragma: no cover - every subclass overrides it
         return {}
 
-    def fit(self, X, s):
+    def fit(self, X: Any, s: ArrayLike) -> _PriorEstimator:
         """Estimate the proportion of positives among the unlabeled points.
 
         Parameters
@@ -106,6 +145,12 @@ class _PriorEstimator(BaseEstimator):
         Returns
         -------
         self
+            Fitted: ``prior_`` and, with ``n_bootstrap > 0``, ``prior_interval_`` and
+            ``bootstrap_priors_``.
+
+        See Also
+        --------
+        unlabeled.PUSVC : takes the estimate as its ``prior``.
         """
         self._check_common()
         params = self._check_params()
@@ -198,6 +243,65 @@ def _sq_dists(A, B=None):
     return np.maximum(D, 0.0, out=D)
 
 
+# ------------------------------------------------------------------------- shared docs
+_SEE_ALSO = {
+    "KM1": "KM1 : kernel mean embedding, KM1 threshold.",
+    "KM2": "KM2 : kernel mean embedding, KM2 threshold (mixture proportion estimation).",
+    "PenalizedL1": "PenalizedL1 : penalised L1-distance minimisation.",
+    "ElkanNoto": "ElkanNoto : the label frequency from a classifier's probabilities.",
+    "TIcE": "TIcE : the label frequency from a lower bound over tree-induced subsets.",
+}
+
+
+def _shared_docs(draws: str, *, example: tuple[float, float], see_also: tuple[str, ...]):
+    """Fill the blocks that every estimator's docstring shares: the bootstrap parameters and
+    attributes, a See Also section (before References) and the example on two Gaussians, in
+    which the true prior among the unlabeled points is 0.3 and the estimate lies in
+    ``example``."""
+
+    def decorate(cls):
+        name = cls.__name__
+        params = f"""n_bootstrap : int, default=0
+        Bootstrap resamples for ``prior_interval_``; 0 for none, else at least 2.
+    confidence : float in (0, 1), default=0.95
+        Level of the percentile interval.
+    random_state : int, RandomState instance or None, default=None
+        Draws {draws} and the bootstrap resamples."""
+        attributes = """prior_interval_ : tuple (lo, hi) or None
+        Bootstrap percentile interval at level ``confidence`` (None when ``n_bootstrap=0``).
+    bootstrap_priors_ : ndarray of shape (n_bootstrap,) or None
+        The estimates on the bootstrap resamples.
+    n_labeled_, n_unlabeled_, n_features_in_ : int
+        The labeled positives, unlabeled points and features seen by ``fit``."""
+        others = "\n".join(f"    {_SEE_ALSO[other]}" for other in see_also)
+        see = f"""See Also
+    --------
+    prior_from_label_frequency : the prior implied by a label frequency ``c``.
+{others}
+    unlabeled.PUSVC : ``prior="auto"`` estimates the prior with these estimators.
+
+    References"""
+        lo, hi = example
+        examples = f"""    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.pu.priors import {name}
+    >>> rng = np.random.default_rng(0)
+    >>> pos, neg = rng.normal(2, 1, (260, 2)), rng.normal(-2, 1, (140, 2))
+    >>> X = np.r_[pos, neg]
+    >>> s = np.r_[np.ones(200), np.zeros(200)]        # 60 of the 200 unlabeled are positive
+    >>> {lo} < {name}(random_state=0).fit(X, s).prior_ < {hi}
+    True
+    """
+        doc = cls.__doc__.replace("%(bootstrap_params)s", params)
+        doc = doc.replace("%(bootstrap_attributes)s", attributes)
+        doc = doc.replace("\n    References\n", f"\n    {see}\n", 1)
+        cls.__doc__ = doc.rstrip() + "\n\n" + examples
+        return cls
+
+    return decorate
+
+
 # ------------------------------------------------------------------------- KM1 and KM2
 _KM_WIDTH_FACTORS = np.logspace(-1, 1, 5)  # times the median distance, as in the paper's code
 _KM_LAMBDA_MAX = 8.0  # lambda = 1 / (1 - kappa) searched in [1, 8]: kappa in [0, 7/8]
@@ -241,19 +345,17 @@ class _KernelMean(_PriorEstimator):
 
     def __init__(
         self,
-        max_samples=800,
-        kernel_width=None,
-        max_iter=None,
-        n_bootstrap=0,
-        confidence=0.95,
-        random_state=None,
-    ):
+        max_samples: int | None = 800,
+        kernel_width: float | None = None,
+        max_iter: int | None = None,
+        n_bootstrap: int = 0,
+        confidence: float = 0.95,
+        random_state: Any = None,
+    ) -> None:
         self.max_samples = max_samples
         self.kernel_width = kernel_width
         self.max_iter = max_iter
-        self.n_bootstrap = n_bootstrap
-        self.confidence = confidence
-        self.random_state = random_state
+        super().__init__(n_bootstrap, confidence, random_state)
 
     def _check_params(self):
         cap = check_int(self.max_samples, "max_samples", low=2, allow_none=True)
@@ -339,21 +441,13 @@ _KM_DOC_PARAMS = """
         that maximises the RKHS distance between the embeddings of ``U`` and ``P``.
     max_iter : int >= 1 or None, default=None
         Cap on the active-set iterations of one QP; None: 10 times its size.
-    n_bootstrap : int, default=0
-        Bootstrap resamples for ``prior_interval_``; 0 for none, else at least 2.
-    confidence : float in (0, 1), default=0.95
-        Level of the percentile interval.
-    random_state : int, RandomState instance or None, default=None
-        Draws the subsamples and the bootstrap resamples.
+    %(bootstrap_params)s
 
     Attributes
     ----------
     prior_ : float
         Estimated proportion of positives among the unlabeled points, in ``[0, 7/8]``
         (``lambda`` is searched in ``[1, 8]`` as in the paper's code).
-    prior_interval_ : tuple (lo, hi) or None
-        Bootstrap percentile interval (None when ``n_bootstrap=0``).
-    bootstrap_priors_ : ndarray of shape (n_bootstrap,) or None
     kernel_width_ : float
     rkhs_distance_ : float
         RKHS distance between the kernel mean embeddings of ``U`` and ``P``.
@@ -361,7 +455,7 @@ _KM_DOC_PARAMS = """
         The slope threshold used in the bisection.
     lambda_ : float
         The estimate of ``lambda* = 1 / (1 - prior)``.
-    n_labeled_, n_unlabeled_, n_features_in_ : int
+    %(bootstrap_attributes)s
 
     References
     ----------
@@ -370,6 +464,7 @@ _KM_DOC_PARAMS = """
 """
 
 
+@_shared_docs("the subsamples", example=(0.2, 0.4), see_also=("KM2", "PenalizedL1"))
 class KM1(_KernelMean):
     __doc__ = (
         r"""Class prior by kernel mean embedding, KM1 threshold (Ramaswamy et al., ICML 2016).
@@ -386,16 +481,6 @@ class KM1(_KernelMean):
 """
         + _KM_DOC_PARAMS
         + """
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from unlabeled.pu.priors import KM1
-    >>> rng = np.random.default_rng(0)
-    >>> pos, neg = rng.normal(2, 1, (260, 2)), rng.normal(-2, 1, (140, 2))
-    >>> X = np.r_[pos, neg]
-    >>> s = np.r_[np.ones(200), np.zeros(200)]        # 60 of the 200 unlabeled are positive
-    >>> 0.2 < KM1(random_state=0).fit(X, s).prior_ < 0.4
-    True
     """
     )
 
@@ -406,6 +491,7 @@ class KM1(_KernelMean):
         return thr
 
 
+@_shared_docs("the subsamples", example=(0.2, 0.4), see_also=("KM1", "PenalizedL1"))
 class KM2(_KernelMean):
     __doc__ = (
         r"""Class prior by kernel mean embedding, KM2 threshold (Ramaswamy et al., ICML 2016).
@@ -430,16 +516,6 @@ class KM2(_KernelMean):
 """
         + _KM_DOC_PARAMS
         + """
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from unlabeled.pu.priors import KM2
-    >>> rng = np.random.default_rng(0)
-    >>> pos, neg = rng.normal(2, 1, (260, 2)), rng.normal(-2, 1, (140, 2))
-    >>> X = np.r_[pos, neg]
-    >>> s = np.r_[np.ones(200), np.zeros(200)]        # 60 of the 200 unlabeled are positive
-    >>> 0.2 < KM2(random_state=0).fit(X, s).prior_ < 0.4
-    True
     """
     )
 
@@ -448,6 +524,7 @@ class KM2(_KernelMean):
 
 
 # ------------------------------------------------------------------------- penalised L1
+@_shared_docs("the centres, the folds", example=(0.15, 0.45), see_also=("KM2", "TIcE"))
 class PenalizedL1(_PriorEstimator):
     r"""Class prior by penalised L1-distance minimisation (du Plessis, Niu, Sugiyama, ACML 2015).
 
@@ -484,59 +561,42 @@ class PenalizedL1(_PriorEstimator):
     theta_grid : sequence of float in (0, 1) or None, default=None
         Candidate priors; None: ``0.01, 0.02, ..., 0.99``.
     n_folds : int >= 2, default=5
-    n_bootstrap : int, default=0
-    confidence : float in (0, 1), default=0.95
-    random_state : int, RandomState instance or None, default=None
-        Draws the centres, the folds and the bootstrap resamples.
+    %(bootstrap_params)s
 
     Attributes
     ----------
     prior_ : float
-    prior_interval_ : tuple (lo, hi) or None
-    bootstrap_priors_ : ndarray or None
     penalized_l1_ : ndarray of shape (n_grid,)
         ``PL1(theta)`` over ``theta_grid_``.
     theta_grid_ : ndarray
     sigma_, lambda_ : float
         The cross-validated width and regularisation at ``theta = prior_``.
-    n_labeled_, n_unlabeled_, n_features_in_ : int
+    %(bootstrap_attributes)s
 
     References
     ----------
     M. C. du Plessis, G. Niu, M. Sugiyama, "Class-prior estimation for learning from positive
     and unlabeled data", ACML 2015 (Machine Learning 106, 2017).
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from unlabeled.pu.priors import PenalizedL1
-    >>> rng = np.random.default_rng(0)
-    >>> pos, neg = rng.normal(2, 1, (260, 2)), rng.normal(-2, 1, (140, 2))
-    >>> X = np.r_[pos, neg]
-    >>> s = np.r_[np.ones(200), np.zeros(200)]        # 60 of the 200 unlabeled are positive
-    >>> 0.15 < PenalizedL1(random_state=0).fit(X, s).prior_ < 0.45
-    True
     """
 
     def __init__(
         self,
-        n_basis=300,
-        sigmas=None,
-        lambdas=None,
-        theta_grid=None,
-        n_folds=5,
-        n_bootstrap=0,
-        confidence=0.95,
-        random_state=None,
-    ):
+        n_basis: int = 300,
+        sigmas: ArrayLike | None = None,
+        lambdas: ArrayLike | None = None,
+        theta_grid: ArrayLike | None = None,
+        n_folds: int = 5,
+        n_bootstrap: int = 0,
+        confidence: float = 0.95,
+        random_state: Any = None,
+    ) -> None:
         self.n_basis = n_basis
         self.sigmas = sigmas
         self.lambdas = lambdas
         self.theta_grid = theta_grid
         self.n_folds = n_folds
-        self.n_bootstrap = n_bootstrap
-        self.confidence = confidence
-        self.random_state = random_state
+        super().__init__(n_bootstrap, confidence, random_state)
 
     def _check_params(self):
         grid = _check_positive_grid(self.theta_grid, "theta_grid", high=1.0)
@@ -614,6 +674,7 @@ def _warn_range(name, prior, c, p, n):
         )
 
 
+@_shared_docs("the folds", example=(0.2, 0.4), see_also=("TIcE", "KM2"))
 class ElkanNoto(_PriorEstimator):
     r"""Class prior from the label frequency of Elkan and Noto (KDD 2008), estimator e1.
 
@@ -642,43 +703,33 @@ class ElkanNoto(_PriorEstimator):
         ``random_state``, if it has one left at None, is set from ``random_state``.
     cv : int >= 2, default=5
         Folds of the cross-fitting (stratified on ``s``).
-    n_bootstrap : int, default=0
-    confidence : float in (0, 1), default=0.95
-    random_state : int, RandomState instance or None, default=None
-        Draws the folds and the bootstrap resamples.
+    %(bootstrap_params)s
 
     Attributes
     ----------
     prior_ : float
     c_ : float
         Estimated label frequency ``P(s=1 | y=1)``.
-    prior_interval_ : tuple (lo, hi) or None
-    bootstrap_priors_ : ndarray or None
-    n_labeled_, n_unlabeled_, n_features_in_ : int
+    %(bootstrap_attributes)s
 
     References
     ----------
     C. Elkan, K. Noto, "Learning classifiers from only positive and unlabeled data",
     KDD 2008.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from unlabeled.pu.priors import ElkanNoto
-    >>> rng = np.random.default_rng(0)
-    >>> pos, neg = rng.normal(2, 1, (260, 2)), rng.normal(-2, 1, (140, 2))
-    >>> X = np.r_[pos, neg]
-    >>> s = np.r_[np.ones(200), np.zeros(200)]        # 60 of the 200 unlabeled are positive
-    >>> 0.2 < ElkanNoto(random_state=0).fit(X, s).prior_ < 0.4
-    True
     """
 
-    def __init__(self, estimator=None, cv=5, n_bootstrap=0, confidence=0.95, random_state=None):
+    def __init__(
+        self,
+        estimator: Any = None,
+        cv: int = 5,
+        n_bootstrap: int = 0,
+        confidence: float = 0.95,
+        random_state: Any = None,
+    ) -> None:
         self.estimator = estimator
         self.cv = cv
-        self.n_bootstrap = n_bootstrap
-        self.confidence = confidence
-        self.random_state = random_state
+        super().__init__(n_bootstrap, confidence, random_state)
 
     def _check_params(self):
         est = self.estimator
@@ -719,6 +770,7 @@ class ElkanNoto(_PriorEstimator):
         return prior, {"c_": c}
 
 
+@_shared_docs("the halvings", example=(0.1, 0.5), see_also=("ElkanNoto", "KM2"))
 class TIcE(_PriorEstimator):
     r"""Class prior from the label frequency by tree induction (Bekker and Davis, AAAI 2018).
 
@@ -760,60 +812,43 @@ class TIcE(_PriorEstimator):
         Quantile bins per feature.
     delta : float in (0, 1) or None, default=None
         Confidence parameter of the bound; None: ``max(0.025, 1 / (1 + 0.004 N))``.
-    n_bootstrap : int, default=0
-    confidence : float in (0, 1), default=0.95
-    random_state : int, RandomState instance or None, default=None
-        Draws the halvings and the bootstrap resamples.
+    %(bootstrap_params)s
 
     Attributes
     ----------
     prior_ : float
     c_ : float
         Estimated label frequency.
-    prior_interval_ : tuple (lo, hi) or None
-    bootstrap_priors_ : ndarray or None
-    n_labeled_, n_unlabeled_, n_features_in_ : int
+    %(bootstrap_attributes)s
 
     References
     ----------
     J. Bekker, J. Davis, "Estimating the class prior in positive and unlabeled data through
     decision tree induction", AAAI 2018.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from unlabeled.pu.priors import TIcE
-    >>> rng = np.random.default_rng(0)
-    >>> pos, neg = rng.normal(2, 1, (260, 2)), rng.normal(-2, 1, (140, 2))
-    >>> X = np.r_[pos, neg]
-    >>> s = np.r_[np.ones(200), np.zeros(200)]        # 60 of the 200 unlabeled are positive
-    >>> 0.1 < TIcE(random_state=0).fit(X, s).prior_ < 0.5
-    True
     """
 
     _BEPP_K = 5
 
     def __init__(
         self,
-        n_folds=5,
-        n_iter=2,
-        max_splits=500,
-        min_size=10,
-        n_bins=8,
-        delta=None,
-        n_bootstrap=0,
-        confidence=0.95,
-        random_state=None,
-    ):
+        n_folds: int = 5,
+        n_iter: int = 2,
+        max_splits: int = 500,
+        min_size: int = 10,
+        n_bins: int = 8,
+        delta: float | None = None,
+        n_bootstrap: int = 0,
+        confidence: float = 0.95,
+        random_state: Any = None,
+    ) -> None:
         self.n_folds = n_folds
         self.n_iter = n_iter
         self.max_splits = max_splits
         self.min_size = min_size
         self.n_bins = n_bins
         self.delta = delta
-        self.n_bootstrap = n_bootstrap
-        self.confidence = confidence
-        self.random_state = random_state
+        super().__init__(n_bootstrap, confidence, random_state)
 
     def _check_params(self):
         delta = None

@@ -1,0 +1,53 @@
+"""``main``: parse the command line, run the command, turn every failure into one line."""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+from ._common import EXIT_FAILURE, CLIError, one_line
+from ._parser import build_parser
+
+__all__ = ["build_parser", "main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    debug = os.environ.get("UNLABELED_DEBUG", "") not in ("", "0")
+    try:
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help, --version
+            return int(exc.code or 0)
+        debug = debug or getattr(args, "debug", False)
+        if args.command == "demo" and not 0 < args.labeled_fraction <= 1:
+            parser.error("--labeled-fraction must be in (0, 1]")
+        if args.command == "demo" and not args.lam > 0:
+            parser.error("--lam must be > 0")
+        with warnings.catch_warnings():
+            # warnings (e.g. a fit that did not converge) as one line each, not a source dump
+            warnings.showwarning = lambda message, category, *a, **k: print(
+                f"unlabeled: warning: {one_line(message)}", file=sys.stderr
+            )
+            return args.func(args)
+    except CLIError as exc:
+        if debug:
+            raise
+        print(f"unlabeled: error: {one_line(exc)}", file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        if debug:
+            raise
+        print("unlabeled: error: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `unlabeled predict ... | head`
+        return EXIT_FAILURE
+    except Exception as exc:
+        if debug:
+            raise
+        plain = isinstance(exc, (ValueError, TypeError, OSError))
+        what = "" if plain else f"{type(exc).__name__}: "
+        print(f"unlabeled: error: {what}{one_line(exc)}", file=sys.stderr)
+        return EXIT_FAILURE

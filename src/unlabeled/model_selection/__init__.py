@@ -1,0 +1,34 @@
+"""Model selection without negatives: PU-aware splitters and a warm-started parameter search.
+
+In positive-unlabeled (PU) learning the held-out data carry PU labels ``s`` (1 = labeled
+positive, 0 or -1 = unlabeled), not the classes ``y``. The splitters here stratify on ``s``
+(:mod:`._split`), and :class:`PUGridSearchCV` (:mod:`._search`) scores its candidates with the
+PU metrics of :mod:`unlabeled.metrics` and walks each fold's regularisation path with warm
+starts, through joblib (and so over a Dask cluster under ``joblib.parallel_backend("dask")``).
+
+The metrics and scorers (``pu_risk``, ``pu_accuracy_score``, ``lee_liu_score``,
+``make_pu_scorer``, ...) live in :mod:`unlabeled.metrics`, which depends on no search; they are
+importable from here as well, as they were before that module existed.
+
+References
+----------
+M. C. du Plessis, G. Niu, M. Sugiyama, "Analysis of learning from positive and unlabeled data",
+NIPS 2014. W. S. Lee, B. Liu, "Learning with positive and unlabeled examples using weighted
+logistic regression", ICML 2003.
+"""
+
+from ..metrics import *  # noqa: F403 - the metrics, importable from here as before
+from ..metrics import __all__ as _METRICS
+from ._search import DEFAULT_GAMMA_FACTORS, DEFAULT_LAMS, PUGridSearchCV, default_param_grid
+from ._split import PUStratifiedKFold, PUStratifiedShuffleSplit, check_pu_cv
+
+__all__ = [
+    "DEFAULT_GAMMA_FACTORS",
+    "DEFAULT_LAMS",
+    "PUGridSearchCV",
+    "PUStratifiedKFold",
+    "PUStratifiedShuffleSplit",
+    "check_pu_cv",
+    "default_param_grid",
+    *_METRICS,
+]
