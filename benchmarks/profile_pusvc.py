@@ -48,17 +48,17 @@ def timed(owner, name, log):
 
 
 def profile(kernel, n, d, solver):
-    import unlabeled.pu._pusvc as mod
-    from unlabeled import PUSVC
+    import unlabeled.pu._starts as starts
+    from unlabeled import PUSVC, _engine
 
     X, s = make(n, d)
     clf = PUSVC(prior=0.4, lam=0.01, kernel=kernel, gamma=1.0 / d, solver=solver)
     engine, start, blas = [], [], []
     undo = [
-        timed(mod._engine, "solve_pu", engine),
-        timed(mod, "kernel_products", blas),
-        timed(mod, "_ocsvm_start", start),
-        timed(PUSVC, "_pilot_start", start),
+        timed(_engine, "solve_pu", engine),
+        timed(starts, "kernel_products", blas),
+        timed(starts, "ocsvm_start", start),
+        timed(starts, "pilot_start", start),
     ]
     t0 = time.perf_counter()
     try:

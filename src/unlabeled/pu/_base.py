@@ -8,7 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._kernel_machine import ArrayLike, KernelClassifier, KernelMachine, MatrixLike
 from .._validation import Real, check_pu_labels
-from ..model_selection import pu_accuracy_score
+from ..metrics import pu_accuracy_score
 
 
 class KernelPUModel(KernelClassifier):
