@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "linear_dual.hpp"
@@ -97,20 +98,13 @@ struct PyData {
     std::vector<nb::object> keep;  // the arrays `view` points into
 };
 
-PyData data_dense64(Mat<double> X, nb::object owner) {
+template <class T>
+PyData data_dense(Mat<T> X, nb::object owner) {
     PyData d;
     d.view.n = static_cast<int64_t>(X.shape(0));
     d.view.d = static_cast<int64_t>(X.shape(1));
-    d.view.x64 = X.data();
-    d.keep.push_back(owner);
-    return d;
-}
-
-PyData data_dense32(Mat<float> X, nb::object owner) {
-    PyData d;
-    d.view.n = static_cast<int64_t>(X.shape(0));
-    d.view.d = static_cast<int64_t>(X.shape(1));
-    d.view.x32 = X.data();
+    if constexpr (std::is_same_v<T, float>) d.view.x32 = X.data();
+    else d.view.x64 = X.data();
     d.keep.push_back(owner);
     return d;
 }
@@ -406,8 +400,8 @@ unl::SVMPlusResult solve_svmplus(const PyData& data, const PyData& data_star, Ve
 void register_types(nb::module_& m) {
     nb::class_<PyData>(m, "Data", "Training data as the engine sees it (a view that keeps its arrays alive).")
         .def_static("dense", [](nb::object X) {
-            if (nb::isinstance<Mat<float>>(X)) return data_dense32(nb::cast<Mat<float>>(X), X);
-            return data_dense64(nb::cast<Mat<double>>(X), X);
+            if (nb::isinstance<Mat<float>>(X)) return data_dense(nb::cast<Mat<float>>(X), X);
+            return data_dense(nb::cast<Mat<double>>(X), X);
         }, "X"_a, "A C-contiguous 2-D float64 or float32 array.")
         .def_static("csr", [](nb::object data, nb::object indices, nb::object indptr, int64_t n_cols) {
             return data_csr(nb::cast<Vec<double>>(data), nb::cast<Vec<int32_t>>(indices),
