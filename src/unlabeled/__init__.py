@@ -6,4 +6,13 @@ from .pu import PUSVC
 
 __version__ = "0.1.0"
 
-__all__ = ["PUSVC", "SVMPlus", "datasets", "lupi", "metrics", "model_selection", "pu", "__version__"]
+__all__ = [
+    "PUSVC",
+    "SVMPlus",
+    "datasets",
+    "lupi",
+    "metrics",
+    "model_selection",
+    "pu",
+    "__version__",
+]

@@ -30,6 +30,8 @@ LinearDual::LinearDual(const LinearDualProblem& pb, std::vector<double>& alpha, 
         xx_[t] = same ? xx_[t - 1] : X_.self_dot(pb.row[t]);
         sq_[t] = mu_sum * xx_[t];
     }
+    inv_q_.resize(static_cast<size_t>(l));
+    for (int64_t t = 0; t < l; ++t) inv_q_[t] = 1.0 / (sq_[t] > 0 ? sq_[t] : TAU);
     group_.push_back(l);
     recompute_w();
 }
@@ -60,33 +62,37 @@ double LinearDual::Q(int64_t i, int64_t j) const {
 // One epoch of coordinate descent over the active groups; keeps in `active` (in order) the
 // groups with a variable that is not at a bound by more than shrink_at. Returns the largest
 // projected gradient seen.
-double LinearDual::box_epoch(std::vector<int64_t>& active, double shift, double shrink_at) {
+double LinearDual::box_epoch(std::vector<int64_t>& active, double shrink_at) {
     const int64_t m = static_cast<int64_t>(active.size());
-    std::vector<int64_t> blocks(static_cast<size_t>((m + kBlock - 1) / kBlock));
+    std::vector<int64_t>& blocks = blocks_;
+    blocks.resize(static_cast<size_t>((m + kBlock - 1) / kBlock));
     std::iota(blocks.begin(), blocks.end(), 0);
     std::shuffle(blocks.begin(), blocks.end(), rng_);
-    std::vector<uint8_t> kept(static_cast<size_t>(m), 0);
+    std::vector<uint8_t>& kept = kept_;
+    kept.assign(static_cast<size_t>(m), 0);
     double worst = 0.0;
     for (int64_t b : blocks) {
         for (int64_t k = b * kBlock; k < std::min(m, (b + 1) * kBlock); ++k) {
             const int64_t g = active[k], lo = group_[g], hi = group_[g + 1];
             // m = 1: one dot product for the group, kept exact through its updates
             double dot = m_ == 1 ? X_.dot_w(pb_.row[lo], w_.data()) : 0.0;
+            uint8_t keep_group = 0;
             for (int64_t t = lo; t < hi; ++t) {
-                const double wxt = m_ == 1 ? mu_[0] * pb_.sign[t] * dot : wx(t);
-                const double G = wxt + pb_.p[t] - shift * pb_.y[t];
+                const double G = (m_ == 1 ? mu_[0] * pb_.sign[t] * dot : wx(t)) + lin_[t];
                 const double a = a_[t], C = pb_.C[t];
-                const double pg = a <= 0 ? std::min(G, 0.0) : (a >= C ? std::max(G, 0.0) : G);
-                worst = std::max(worst, std::fabs(pg));
-                const double outward = a <= 0 ? G : (a >= C ? -G : 0.0);
-                if (pg != 0.0 || outward <= shrink_at) kept[k] = 1;
-                if (pg == 0.0) continue;
-                const double next = std::clamp(a - G / (sq_[t] > 0 ? sq_[t] : TAU), 0.0, C);
+                // at a bound with the gradient pointing outward: optimal; shrinkable when it
+                // points outward by more than shrink_at (the last epoch's largest violation)
+                if (a <= 0 && G >= 0) { keep_group |= G <= shrink_at; continue; }
+                if (a >= C && G <= 0) { keep_group |= -G <= shrink_at; continue; }
+                keep_group = 1;
+                worst = std::max(worst, std::fabs(G));
+                const double next = std::clamp(a - G * inv_q_[t], 0.0, C);
                 if (next == a) continue;
                 dot += (next - a) * pb_.sign[t] * xx_[t];
                 move(t, next);
                 if (capped()) return worst;
             }
+            kept[k] = keep_group;
         }
     }
     size_t keep = 0;
@@ -98,6 +104,8 @@ double LinearDual::box_epoch(std::vector<int64_t>& active, double shift, double 
 
 LinearDualResult LinearDual::solve_box(double shift, double tol) {
     const int64_t n_groups = static_cast<int64_t>(group_.size()) - 1;
+    lin_.resize(a_.size());
+    for (size_t t = 0; t < a_.size(); ++t) lin_[t] = pb_.p[t] - shift * pb_.y[t];
     std::vector<int64_t> active(static_cast<size_t>(n_groups));
     std::iota(active.begin(), active.end(), 0);
     LinearDualResult r;
@@ -105,7 +113,7 @@ LinearDualResult LinearDual::solve_box(double shift, double tol) {
     double shrink_at = INF;
     for (int epoch = 0; epoch < opt_.max_epochs; ++epoch) {
         const bool full = static_cast<int64_t>(active.size()) == n_groups;
-        const double worst = box_epoch(active, shift, opt_.shrinking ? shrink_at : INF);
+        const double worst = box_epoch(active, opt_.shrinking ? shrink_at : INF);
         r.violation = worst;
         if (capped()) break;
         if (clock_.poll(updates_, worst)) { stopped_ = r.stopped = true; break; }
@@ -218,8 +226,18 @@ LinearDualResult LinearDual::solve_pairs(double tol) {
     r.violation = INF;
     while (!stopped_ && !capped()) {
         double Umax = -INF, Lmin = INF;
+        int32_t last_row = -1;
+        double dot = 0.0;
         for (int64_t t : active) {
-            G[t] = wx(t) + pb_.p[t];
+            if (m_ == 1) {  // variables of one row are adjacent: one dot product serves them
+                if (pb_.row[t] != last_row) {
+                    last_row = pb_.row[t];
+                    dot = X_.dot_w(last_row, w_.data());
+                }
+                G[t] = mu_[0] * pb_.sign[t] * dot + pb_.p[t];
+            } else {
+                G[t] = wx(t) + pb_.p[t];
+            }
             Umax = std::max(Umax, up_val(t, G[t]));
             Lmin = std::min(Lmin, low_val(t, G[t]));
         }

@@ -83,6 +83,9 @@ private:
     std::vector<double> w_, xx_, sq_;     // ||x_row(t)||^2 and Q_tt = sum_k mu_k ||x_row(t)||^2
     double Q(int64_t i, int64_t j) const;  // the quadratic term's Q_ij
     std::vector<int64_t> group_;          // first variable of each group, plus the end
+    std::vector<int64_t> blocks_;         // box_epoch's buffers, kept across epochs
+    std::vector<uint8_t> kept_;
+    std::vector<double> lin_, inv_q_;     // p - shift y (this box solve), 1 / Q_tt
     std::mt19937_64 rng_;
     ProgressClock clock_;
     int64_t updates_ = 0;
@@ -90,7 +93,7 @@ private:
 
     void move(int64_t t, double next);
     bool capped() const { return opt_.max_iter >= 0 && updates_ >= opt_.max_iter; }
-    double box_epoch(std::vector<int64_t>& active, double shift, double shrink_at);
+    double box_epoch(std::vector<int64_t>& active, double shrink_at);
     bool pair(int64_t i, int64_t j, double Gi, double Gj);
     int64_t pair_round(const std::vector<int64_t>& set, std::vector<double>& G, double Umax,
                        double Lmin, double tol, std::vector<int64_t>& ups, std::vector<int64_t>& lows);
