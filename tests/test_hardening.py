@@ -215,3 +215,127 @@ def test_every_kernel_machine_fit_is_transactional():
     found = [c for c in subclasses(KernelMachine) if "fit" in c.__dict__]
     assert {c.__name__ for c in found} >= {"PUSVC", "SVMPlus", "KernelPUModel"}
     assert all(getattr(c.__dict__["fit"], "_transactional", False) for c in found)
+
+
+# ---------------------------------------------------------------------- 8. output files
+@pytest.fixture(scope="module")
+def cli_data(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cli")
+    X, s, _ = make_pu(2, n=40, d=3, p=10)
+    np.savetxt(d / "train.csv", np.c_[X, s], delimiter=",", fmt="%.6f")
+    return d
+
+
+def _cli(argv, capsys):
+    from unlabeled.cli import main
+
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+FIT = ["--prior", "0.4", "--n-jobs", "1", "-q"]
+
+
+def test_refit_keeps_file_mode(cli_data, tmp_path, capsys):
+    model = tmp_path / "m.skops"
+    assert _cli(["fit", cli_data / "train.csv", "-o", model, *FIT], capsys)[0] == 0
+    model.chmod(0o600)
+    assert _cli(["fit", cli_data / "train.csv", "-o", model, *FIT], capsys)[0] == 0
+    assert (model.stat().st_mode & 0o777) == 0o600
+
+
+def _fail_before_fit(monkeypatch):
+    """Make any fit fail loudly: the checks under test must come before it."""
+    from unlabeled import PUSVC as cls
+
+    def no_fit(*a, **k):
+        raise AssertionError("the fit ran before the output was checked")
+
+    monkeypatch.setattr(cls, "fit", no_fit)
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "directory", "trailing_slash", "input"])
+def test_fit_refuses_bad_outputs(cli_data, tmp_path, capsys, monkeypatch, kind):
+    import os
+
+    target = tmp_path / "target.skops"
+    target.write_text("keep me")
+    out = {
+        "symlink": tmp_path / "link.skops",
+        "fifo": tmp_path / "fifo",
+        "directory": tmp_path / "dir",
+        "trailing_slash": f"{tmp_path / 'new'}/",
+        "input": cli_data / "train.csv",
+    }[kind]
+    if kind == "symlink":
+        os.symlink(target, out)
+    elif kind == "fifo":
+        os.mkfifo(out)
+    elif kind == "directory":
+        out.mkdir()
+    _fail_before_fit(monkeypatch)
+    code, stdout, err = _cli(["fit", cli_data / "train.csv", "-o", out, *FIT], capsys)
+    assert code == 2 and stdout == "" and len(err.strip().splitlines()) == 1, err
+    phrase = {"symlink": "symbolic link", "fifo": "not a regular file", "input": "an input"}
+    assert phrase.get(kind, "directory") in err
+    assert target.read_text() == "keep me"
+    assert not (tmp_path / "new").exists()
+    if kind == "symlink":
+        assert Path(out).is_symlink()
+    if kind == "fifo":
+        import stat
+
+        assert stat.S_ISFIFO(os.lstat(out).st_mode)
+
+
+def test_dev_null_is_not_replaced(cli_data, capsys, monkeypatch):
+    """As root, os.replace would turn /dev/null into a regular file: refused up front."""
+    _fail_before_fit(monkeypatch)
+    code, _, err = _cli(["fit", cli_data / "train.csv", "-o", "/dev/null", *FIT], capsys)
+    assert code == 2 and "not a regular file" in err
+    import stat
+
+    assert stat.S_ISCHR(Path("/dev/null").stat().st_mode)
+
+
+def test_predict_refuses_to_overwrite_its_input(cli_data, tmp_path, capsys):
+    model = tmp_path / "m.skops"
+    assert _cli(["fit", cli_data / "train.csv", "-o", model, *FIT], capsys)[0] == 0
+    data = tmp_path / "x.csv"
+    data.write_bytes((cli_data / "train.csv").read_bytes())
+    os_link = tmp_path / "hard.csv"
+    os_link.hardlink_to(data)
+    for out in (data, os_link, model):
+        before = data.read_bytes(), model.read_bytes()
+        code, _, err = _cli(["predict", model, data, "-o", out], capsys)
+        assert code == 2 and "an input" in err, err
+        assert (data.read_bytes(), model.read_bytes()) == before
+
+
+def test_unwritable_folder_refused_before_fit(cli_data, tmp_path, capsys, monkeypatch):
+    import os
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda p, m: False if Path(p) == locked else real_access(p, m)
+    )
+    _fail_before_fit(monkeypatch)
+    code, _, err = _cli(["fit", cli_data / "train.csv", "-o", locked / "m.skops", *FIT], capsys)
+    assert code == 1 and "is not writable" in err and "m.skops" in err
+
+
+def test_write_error_names_the_target_not_the_temporary_file(tmp_path, monkeypatch):
+    import tempfile
+
+    from unlabeled._model_io import write_atomic
+
+    def denied(*a, **k):
+        raise PermissionError(13, "Permission denied", str(tmp_path / ".m.skops.abc.tmp"))
+
+    monkeypatch.setattr(tempfile, "mkstemp", denied)
+    with pytest.raises(ModelFileError) as info:
+        write_atomic(tmp_path / "m.skops", b"x")
+    assert "m.skops" in str(info.value) and ".tmp" not in str(info.value)
