@@ -339,3 +339,74 @@ def test_write_error_names_the_target_not_the_temporary_file(tmp_path, monkeypat
     with pytest.raises(ModelFileError) as info:
         write_atomic(tmp_path / "m.skops", b"x")
     assert "m.skops" in str(info.value) and ".tmp" not in str(info.value)
+
+
+# ---------------------------------------------------------------------- 6. threads and cache
+def test_n_jobs_clipped_to_available_cores(monkeypatch):
+    from unlabeled._engine import KernelSpec
+    from unlabeled._shared import available_cores, engine_threads
+    from unlabeled.pu import _pusvc
+
+    cores = available_cores()
+    assert engine_threads(100_000) == cores and engine_threads(1) == 1
+    assert engine_threads(-1) == cores and 1 <= engine_threads(None) <= cores
+    seen = []
+
+    def spy(*a, **k):
+        seen.append(k["n_jobs"])
+        return KernelSpec(*a, **k)
+
+    monkeypatch.setattr(_pusvc._engine, "KernelSpec", spy)
+    X, s = _pu_data()
+    many = PUSVC(prior=0.4, n_jobs=100_000).fit(X, s)
+    one = PUSVC(prior=0.4, n_jobs=1).fit(X, s)
+    assert seen[0] == cores and seen[-1] == 1
+    np.testing.assert_allclose(many.decision_function(X), one.decision_function(X), atol=1e-9)
+
+
+# ---------------------------------------------------------------------- 9. bounded parameters
+def _svmplus(**kw):
+    from unlabeled import SVMPlus
+
+    return SVMPlus(**kw)
+
+
+BAD_PARAMS = [
+    (PUSVC, {"cache_size": 1e30}, "cache_size must be <= 1000000.0"),
+    (PUSVC, {"degree": 2**31, "kernel": "poly"}, "degree must be <= 100"),
+    (PUSVC, {"max_iter": 2**31}, "max_iter must be <= 2147483647"),
+    (PUSVC, {"max_iter": 2**63}, "max_iter must be <= 2147483647"),
+    (PUSVC, {"n_jobs": 2**31}, "n_jobs must be <= 2147483647"),
+    (PUSVC, {"n_jobs": 1.5}, "n_jobs must be"),
+    (PUSVC, {"verbose": "yes"}, "verbose must be"),
+    (_svmplus, {"verbose": -1}, "verbose must be"),
+    (_svmplus, {"cache_size": 1e30}, "cache_size must be <= 1000000.0"),
+    (_svmplus, {"degree": 10**12}, "degree must be <= 100"),
+]
+
+
+@pytest.mark.parametrize("make, params, phrase", BAD_PARAMS)
+def test_out_of_range_parameters_refused(make, params, phrase):
+    from unlabeled._validation import InvalidParameterError
+
+    est = make(**params) if make is _svmplus else make(prior=0.4, **params)
+    X, s = _pu_data()
+    with pytest.raises(InvalidParameterError) as info:
+        est.fit(X, s, X[:, :1]) if make is _svmplus else est.fit(X, s)
+    assert phrase in str(info.value)
+    assert "incompatible function arguments" not in str(info.value)
+
+
+def test_largest_cache_accepted():
+    X, s = _pu_data()
+    PUSVC(prior=0.4, cache_size=1e6, n_jobs=1).fit(X, s)  # a bound, not an allocation
+
+
+@pytest.mark.parametrize("n_jobs, phrase", [(1.5, "integer"), (0, "non-zero"), (2**40, "<=")])
+def test_search_n_jobs_checked(n_jobs, phrase):
+    from unlabeled.model_selection import PUGridSearchCV
+
+    X, s = _pu_data()
+    search = PUGridSearchCV(PUSVC(prior=0.4), {"lam": [0.1]}, cv=2, n_jobs=n_jobs)
+    with pytest.raises((TypeError, ValueError), match=phrase):
+        search.fit(X, s)

@@ -23,7 +23,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._shared import warn_not_converged
-from ._validation import KERNELS, Integer, Options, Real, check_gamma, validate_params
+from ._validation import KERNELS, MAX_DEGREE, Integer, Options, Real, check_gamma, validate_params
 
 #: a data matrix: anything numpy reads as a 2-d array, or a scipy sparse matrix
 MatrixLike = ArrayLike | sp.spmatrix | sp.sparray
@@ -221,7 +221,7 @@ class KernelMachine(BaseEstimator):
     _parameter_constraints: dict = {
         "kernel": [Options(KERNELS)],
         "gamma": GAMMA_CONSTRAINT,
-        "degree": [Integer(0)],
+        "degree": [Integer(0, MAX_DEGREE)],
         "coef0": [Real()],
     }
 
