@@ -410,3 +410,70 @@ def test_search_n_jobs_checked(n_jobs, phrase):
     search = PUGridSearchCV(PUSVC(prior=0.4), {"lam": [0.1]}, cv=2, n_jobs=n_jobs)
     with pytest.raises((TypeError, ValueError), match=phrase):
         search.fit(X, s)
+
+
+# ---------------------------------------------------------------------- 9. files and options
+def test_empty_svmlight_file_refused(tmp_path):
+    from unlabeled.datasets import load_svmlight
+
+    for text in ("", "# only a comment\n"):
+        path = tmp_path / "empty.svm"
+        path.write_text(text)
+        with pytest.raises(ValueError, match="holds no data line"):
+            load_svmlight(path)
+
+
+def test_csv_with_byte_order_mark(tmp_path):
+    """Spreadsheet programs start UTF-8 CSV files with a byte-order mark: it is not data."""
+    from unlabeled.datasets import load_csv
+
+    rows = "1.5,2,1\n3,4,0\n5,6,0\n"
+    plain, bom = tmp_path / "plain.csv", tmp_path / "bom.csv"
+    plain.write_text(rows)
+    bom.write_bytes(b"\xef\xbb\xbf" + rows.encode())
+    X, y = load_csv(bom)
+    X0, y0 = load_csv(plain)
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(y, y0)
+    named = tmp_path / "named.csv"
+    named.write_bytes(b"\xef\xbb\xbfs,a,b\n" + b"1,1.5,2\n0,3,4\n")
+    X, y = load_csv(named, label_column="s")  # the first column's name is "s", not "\ufeffs"
+    np.testing.assert_array_equal(y, [1, 0])
+
+
+@pytest.mark.parametrize("kind, phrase", [("dir", "is a directory"), ("fifo", "FIFO")])
+def test_data_path_that_is_not_a_file(tmp_path, capsys, kind, phrase):
+    import os
+
+    from unlabeled.datasets import load_csv
+
+    path = tmp_path / "data.csv"
+    path.mkdir() if kind == "dir" else os.mkfifo(path)
+    with pytest.raises(ValueError, match=phrase):
+        load_csv(path)  # never opened: a FIFO would block
+    code, _, err = _cli(["fit", path, "-o", tmp_path / "m.skops", *FIT], capsys)
+    assert code == 1 and phrase in err and "not found" not in err
+
+
+LATE_OPTIONS = [
+    ["--degree", "-1", "--kernel", "poly"],
+    ["--degree", "2147483648", "--kernel", "poly"],
+    ["--coef0", "nan"],
+    ["--coef0", "inf"],
+    ["--max-iter", "0"],
+    ["--max-iter", "9223372036854775808"],
+    ["--n-jobs", "0"],
+    ["--n-jobs", "-2"],
+    ["--cv", "1", "--search"],
+    ["--delimiter", ""],
+    ["--random-state", "-1"],
+]
+
+
+@pytest.mark.parametrize("option", LATE_OPTIONS, ids=lambda o: " ".join(o[:2]))
+def test_option_values_checked_by_the_parser(cli_data, tmp_path, capsys, monkeypatch, option):
+    _fail_before_fit(monkeypatch)
+    out = tmp_path / "m.skops"
+    code, stdout, err = _cli(["fit", cli_data / "train.csv", "-o", out, *FIT, *option], capsys)
+    assert code == 2 and stdout == "" and not out.exists()
+    assert len(err.strip().splitlines()) == 1 and f"argument {option[0]}" in err, err
