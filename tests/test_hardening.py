@@ -65,7 +65,7 @@ TAMPERED = [
     ("indices_negative", _set_indices(-(10**9)), "support_vectors_"),
     ("indptr", _bad_indptr, "support_vectors_"),
     ("csr_shape", _csr_shape, "support_vectors_"),
-    ("n_features", _setter("n_features_in_", 7), "support_vectors_"),
+    ("n_features", _setter("n_features_in_", 7), "n_features_in_"),
     ("nan_coef", _setter("dual_coef_", lambda e: np.full_like(e.dual_coef_, np.nan)), "NaN"),
     ("coef_shape", _setter("dual_coef_", lambda e: e.dual_coef_[:, :2]), "dual_coef_"),
     ("support_range", _setter("support_", lambda e: e.support_ + 10**6), "support_"),
@@ -81,6 +81,8 @@ TAMPERED = [
     ("prior", _setter("prior_", 3.0), "prior_"),
     ("unknown_attribute", _setter("payload", "x" * 10), "unexpected attributes"),
     ("n_features_type", _setter("n_features_in_", "4"), "n_features_in_"),
+    ("feature_names", _setter("feature_names_in_", np.array(["a"], dtype=object)), "names"),
+    ("shape_fit", _setter("shape_fit_", (50, 9)), "shape_fit_"),
 ]
 
 

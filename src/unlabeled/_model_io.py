@@ -297,7 +297,8 @@ def check_model(est) -> None:
     if not (isinstance(shape, tuple) and len(shape) == 2):
         raise TypeError(f"shape_fit_ must be a pair of integers, got {shape!r}")
     n_train = _checked_int(shape[0], "shape_fit_[0]", low=1)
-    _checked_int(shape[1], "shape_fit_[1]", low=1)
+    if _checked_int(shape[1], "shape_fit_[1]", low=1) != n_feat:
+        raise ValueError(f"shape_fit_ {shape} does not match n_features_in_={n_feat}")
     support = _array(est, "support_", "iu", 1)
     if support.size and (support.min() < 0 or support.max() >= n_train):
         raise ValueError(f"support_ holds indices outside [0, {n_train})")
@@ -311,6 +312,10 @@ def check_model(est) -> None:
         _array(est, "support_vectors_", "f", 2, shape=(0, 0))
     else:
         _support_vectors(est.support_vectors_, n_sv, n_feat)
+    if "feature_names_in_" in vars(est):
+        _array(est, "feature_names_in_", "OU", 1, shape=(n_feat,), finite=False)
+        if not all(isinstance(v, str) for v in est.feature_names_in_):
+            raise TypeError("feature_names_in_ must hold strings")
     if est.kernel == "linear" and "_coef" in vars(est):
         _array(est, "_coef", "f", 2, shape=(1, n_feat))
     gamma = getattr(est, "_gamma", 0.0)
