@@ -215,8 +215,8 @@ BAD_FIT = [
     (["fit", "{d}/train.csv", "--prior", "-0.2"], 2, "--prior"),
     (["fit", "{d}/train.csv", "--prior", "0.4", "--lam", "-1"], 2, "--lam"),
     (["fit", "{d}/train.svm", "--label-column", "s", "--prior", "0.4"], 2, "svmlight"),
-    # fails half way: the data are read, the estimator refuses its parameters
-    (["fit", "{d}/train.csv", "--prior", "0.4", "--degree", "-1", "--kernel", "poly"], 1, "degree"),
+    # checked by the parser, before the data are read (it failed half way, with status 1)
+    (["fit", "{d}/train.csv", "--prior", "0.4", "--degree", "-1", "--kernel", "poly"], 2, "degree"),
 ]
 
 

@@ -14,6 +14,8 @@ calls :meth:`KernelMachine._set_expansion` once the solver has returned.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
@@ -21,7 +23,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._shared import warn_not_converged
-from ._validation import KERNELS, Integer, Options, Real, check_gamma, validate_params
+from ._validation import KERNELS, MAX_DEGREE, Integer, Options, Real, check_gamma, validate_params
 
 #: a data matrix: anything numpy reads as a 2-d array, or a scipy sparse matrix
 MatrixLike = ArrayLike | sp.spmatrix | sp.sparray
@@ -164,6 +166,30 @@ def _rows(A, rows, r):
     return A[r] if rows is None else A[rows[r]]
 
 
+def transactional_fit(fit):
+    """Wrap ``fit`` so that it either completes or leaves the estimator exactly as it was.
+
+    The estimator's ``__dict__`` is copied (shallowly: ``fit`` replaces its fitted attributes,
+    it never changes them in place) before ``fit`` runs and restored if anything is raised,
+    ``KeyboardInterrupt`` (Ctrl-C) included: a failed fit leaves an unfitted estimator unfitted
+    (``predict`` raises ``NotFittedError``, not ``AttributeError``) and a fitted one with its
+    previous model and ``n_features_in_`` intact. :class:`KernelMachine` applies it to the
+    ``fit`` of every subclass."""
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        saved = dict(self.__dict__)
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
+    wrapper._transactional = True
+    return wrapper
+
+
 class KernelMachine(BaseEstimator):
     r"""Base of the estimators whose model is a kernel expansion, with or without offset.
 
@@ -185,10 +211,17 @@ class KernelMachine(BaseEstimator):
     ``coef_`` (``w = sum_i alpha_i x_i``, linear kernel only).
     """
 
+    def __init_subclass__(cls, **kwargs):
+        """Make the ``fit`` of every subclass transactional (see :func:`transactional_fit`)."""
+        super().__init_subclass__(**kwargs)
+        fit = cls.__dict__.get("fit")
+        if fit is not None and not getattr(fit, "_transactional", False):
+            cls.fit = transactional_fit(fit)
+
     _parameter_constraints: dict = {
         "kernel": [Options(KERNELS)],
         "gamma": GAMMA_CONSTRAINT,
-        "degree": [Integer(0)],
+        "degree": [Integer(0, MAX_DEGREE)],
         "coef0": [Real()],
     }
 

@@ -20,6 +20,17 @@ from sklearn.utils.multiclass import type_of_target
 KERNELS = ("linear", "poly", "rbf", "precomputed")
 KERNEL_CODES = {"linear": 0, "poly": 1, "rbf": 2, "precomputed": 3}
 
+#: the largest integer parameter (a count, an iteration cap, a degree, threads): the engine's
+#: int32, so that a larger value gets a clear error, never an OverflowError or a binding's
+#: signature dump
+INT_MAX = 2**31 - 1
+#: the largest kernel cache, in MB (1e6 MB = about 1 TB): larger values are refused before
+#: any conversion to a number of bytes
+MAX_CACHE_MB = 1e6
+#: the largest polynomial degree: (gamma <x, x'> + coef0)^degree overflows double precision
+#: beyond it as soon as the base exceeds about 1000
+MAX_DEGREE = 100
+
 
 def check_real(value, name: str, *, low=None, high=None, low_open=True, high_open=True) -> float:
     """A finite real number in an (open or closed) interval."""
@@ -37,14 +48,18 @@ def check_real(value, name: str, *, low=None, high=None, low_open=True, high_ope
     return v
 
 
-def check_int(value, name: str, *, low=None, allow_none=False) -> int | None:
+def check_int(value, name: str, *, low=None, high=INT_MAX, allow_none=False) -> int | None:
+    """An integer (not a bool, not a float such as 1.5) in ``[low, high]``; ``high`` defaults to
+    :data:`INT_MAX`, the engine's limit."""
     if value is None and allow_none:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         what = "an integer or None" if allow_none else "an integer"
         raise TypeError(f"{name} must be {what}, got {value!r}")
     if low is not None and value < low:
         raise ValueError(f"{name} must be >= {low}, got {value!r}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be <= {high}, got {value!r}")
     return int(value)
 
 
@@ -91,18 +106,23 @@ class Real:
 
 @dataclass(frozen=True)
 class Integer:
-    """An integer (not a bool), at least ``low`` when given."""
+    """An integer (not a bool) in ``[low, high]``; ``high`` defaults to :data:`INT_MAX`."""
 
     low: int | None = None
+    high: int = INT_MAX
 
     def admits_type(self, value) -> bool:
         return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
     def check(self, value, name: str) -> int:
-        return check_int(value, name, low=self.low)
+        return check_int(value, name, low=self.low, high=self.high)
 
     def describe(self) -> str:
-        return "an integer" + ("" if self.low is None else f" >= {self.low}")
+        if self.high == INT_MAX:  # the engine's limit: named only when a value exceeds it
+            return "an integer" + ("" if self.low is None else f" >= {self.low}")
+        if self.low is None:
+            return f"an integer <= {self.high}"
+        return f"an integer in [{self.low}, {self.high}]"
 
 
 @dataclass(frozen=True)
@@ -181,11 +201,15 @@ def _check_param(value, name, allowed):
             return single[0].check(value, name)
         except (TypeError, ValueError) as exc:
             raise InvalidParameterError(str(exc)) from None
+    errors = []
     for c in fits:
         try:
             return c.check(value, name)
-        except (TypeError, ValueError):
-            pass
+        except (TypeError, ValueError) as exc:
+            errors.append((c, exc))
+    ranged = [exc for c, exc in errors if not isinstance(c, Options)]
+    if len(ranged) == 1 and "must be <=" in str(ranged[0]):  # a number past its upper bound
+        raise InvalidParameterError(str(ranged[0])) from None
     alternatives = [c.describe() if c is not None else "None" for c in allowed]
     listed = ", ".join(alternatives[:-1]) + " or " + alternatives[-1]
     raise InvalidParameterError(f"{name} must be {listed}, got {value!r}")

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from ._common import CLIError, Progress
+from ._common import EXIT_USAGE, CLIError, Progress
 from ._io import load_for_model, load_training, matches, pu_mask
 
 __all__ = ["cmd_evaluate", "cmd_fit", "cmd_predict"]
@@ -51,12 +51,24 @@ def _search(estimator, X, s, args, progress):
     return search
 
 
+def _check_output(path, *inputs) -> None:
+    """Refuse an output path before any work: a directory, a symbolic link, a device or one of
+    the inputs exits with status 2 (a usage error), a folder that does not exist or is not
+    writable with status 1."""
+    from .._model_io import OutputPathError, check_writable
+
+    try:
+        check_writable(path, inputs)
+    except OutputPathError as exc:
+        raise CLIError(str(exc), EXIT_USAGE) from None
+
+
 def cmd_fit(args) -> int:
     from .. import PUSVC
-    from .._model_io import check_writable, class_path, save_model
+    from .._model_io import class_path, save_model
 
     progress = Progress(args.quiet)
-    check_writable(args.output)  # before any long work
+    _check_output(args.output, args.data)  # before any long work
     with progress.step(f"reading {args.data}"):
         X, y, info = load_training(args)
     mask = pu_mask(y, args.positive_value, repr(args.data))
@@ -113,11 +125,11 @@ def _load(args, progress):
 
 
 def cmd_predict(args) -> int:
-    from .._model_io import check_writable, write_atomic
+    from .._model_io import write_atomic
 
     progress = Progress(args.quiet)
     if args.output is not None:
-        check_writable(args.output)
+        _check_output(args.output, args.model, args.data)
     est, meta = _load(args, progress)
     with progress.step(f"reading {args.data}"):
         X, _, _ = load_for_model(args, est, meta.get("data", {}), False, None)

@@ -17,6 +17,7 @@ from ..datasets._files import (
     csv_column,
     find_column,
     format_from_suffix,
+    not_a_file,
     npz_keys,
     read_csv_columns,
     read_csv_layout,
@@ -42,6 +43,9 @@ def detect_format(path: str, fmt: str) -> str:
 
 
 def existing(path: str, what: str = "data file") -> None:
+    kind = not_a_file(path)
+    if kind is not None:
+        raise CLIError(f"{path!r} is {kind}, not a {what}: give the path of a file")
     if not Path(path).is_file():
         raise CLIError(f"{what} not found: {path!r}")
 

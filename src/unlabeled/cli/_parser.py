@@ -6,6 +6,7 @@ import argparse
 
 import numpy as np
 
+from .._validation import INT_MAX, MAX_DEGREE
 from ._commands import cmd_evaluate, cmd_fit, cmd_predict
 from ._common import EXIT_USAGE, FORMATS, CLIError
 from ._demo import add_demo_parser
@@ -66,6 +67,40 @@ def _gamma_arg(text: str):
     if not (np.isfinite(v) and v >= 0):
         raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
     return v
+
+
+def _finite_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not np.isfinite(v):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+    return v
+
+
+def _int_in(low: int, high: int = INT_MAX, *, minus_one: bool = False):
+    """An argparse type: an integer in [low, high] (or -1 when ``minus_one``)."""
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+        if not (low <= v <= high or (minus_one and v == -1)):
+            also = " or -1" if minus_one else ""
+            raise argparse.ArgumentTypeError(f"must be in [{low}, {high}]{also}, got {v}")
+        return v
+
+    return parse
+
+
+def _delimiter_arg(text: str) -> str:
+    if len(text) != 1 or text in '\r\n"':
+        raise argparse.ArgumentTypeError(
+            f"must be one character (not a quote or line break), got {text!r}"
+        )
+    return text
 
 
 _MAIN_EPILOG = """\
@@ -161,7 +196,12 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
         default="auto",
         help="format of DATA; auto (default) follows the suffix",
     )
-    g.add_argument("--delimiter", default=",", help="CSV field separator (default ',')")
+    g.add_argument(
+        "--delimiter",
+        type=_delimiter_arg,
+        default=",",
+        help="CSV field separator, one character (default ',')",
+    )
     g.add_argument(
         "--header",
         choices=("auto", "yes", "no"),
@@ -269,8 +309,15 @@ def _add_model_options(m) -> None:
         default="scale",
         help="kernel width: 'scale' (default), 'auto' or a number >= 0, as in sklearn's SVC",
     )
-    m.add_argument("--degree", type=int, default=3, help="poly kernel degree (default 3)")
-    m.add_argument("--coef0", type=float, default=0.0, help="poly kernel offset (default 0)")
+    m.add_argument(
+        "--degree",
+        type=_int_in(0, MAX_DEGREE),
+        default=3,
+        help=f"poly kernel degree, 0 to {MAX_DEGREE} (default 3)",
+    )
+    m.add_argument(
+        "--coef0", type=_finite_float, default=0.0, help="poly kernel offset (default 0)"
+    )
     m.add_argument(
         "--tol", type=_positive_float, default=1e-3, help="solver tolerance (default 1e-3)"
     )
@@ -281,15 +328,21 @@ def _add_model_options(m) -> None:
         metavar="MB",
         help="kernel cache budget in MB (default 200)",
     )
-    m.add_argument("--max-iter", type=int, default=None, help="cap on solver iterations")
     m.add_argument(
-        "--n-jobs",
-        type=int,
-        default=None,
-        help="threads for kernel rows (-1: all cores; default: the idle cores)",
+        "--max-iter", type=_int_in(1), default=None, help="cap on solver iterations (>= 1)"
     )
     m.add_argument(
-        "--random-state", type=int, default=None, help="seed (the optimum does not depend on it)"
+        "--n-jobs",
+        type=_int_in(1, minus_one=True),
+        default=None,
+        help="threads for kernel rows, at most the cores available (-1: all cores; default: "
+        "the idle cores)",
+    )
+    m.add_argument(
+        "--random-state",
+        type=_int_in(0, 2**32 - 1),
+        default=None,
+        help="seed (the optimum does not depend on it)",
     )
 
 
@@ -315,7 +368,9 @@ def _add_search_options(srch) -> None:
         metavar="GAMMA",
         help="gamma values to search (default: the search's own grid)",
     )
-    srch.add_argument("--cv", type=int, default=5, help="cross-validation folds (default 5)")
+    srch.add_argument(
+        "--cv", type=_int_in(2, 1000), default=5, help="cross-validation folds, >= 2 (default 5)"
+    )
 
 
 def _add_model_command(sub, name: str, data_help: str, **kwargs) -> argparse.ArgumentParser:

@@ -25,10 +25,37 @@ SVMLIGHT_SUFFIXES = (".svm", ".svmlight", ".libsvm", ".txt")
 _SPARSE_NPZ_KEYS = {"data", "indices", "indptr", "format", "shape"}
 
 
+#: text files are read as UTF-8; a byte-order mark (as spreadsheet programs write) is skipped
+ENCODING = "utf-8-sig"
+
+
+def not_a_file(path) -> str | None:
+    """What ``path`` is when it exists but is not a regular file ("a directory", "a FIFO",
+    "a device", "a socket"), else None."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+
+
 def _existing_file(path) -> Path:
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
     p = Path(path)
+    what = not_a_file(p)
+    if what is not None:
+        raise ValueError(f"{str(p)!r} is {what}, not a data file: give the path of a file")
     if not p.is_file():
         raise FileNotFoundError(f"data file not found: {str(p)!r} (resolved: {p.resolve()})")
     return p
@@ -78,6 +105,11 @@ def load_svmlight(path, n_features: int | None = None) -> tuple[sp.csr_matrix, n
     n_features = check_int(n_features, "n_features", low=1, allow_none=True)
     p = _existing_file(path)
     X, y = load_svmlight_file(str(p), n_features=n_features, dtype=np.float64)
+    if X.shape[0] == 0:
+        raise ValueError(
+            f"{str(p)!r} holds no data line (it is empty or holds only comments): an svmlight "
+            "file has one 'label index:value ...' line per point"
+        )
     return sp.csr_matrix(X), _as_labels(y)
 
 
@@ -163,7 +195,7 @@ def _loadtxt_columns(path, features, labels, delimiter, skiprows):
     ``labels``, by numpy's C reader (double quotes allowed, blank lines skipped); a field that
     does not parse raises numpy's ValueError, for the caller to explain."""
     opts = dict(
-        delimiter=delimiter, skiprows=skiprows, comments=None, quotechar='"', encoding="utf-8"
+        delimiter=delimiter, skiprows=skiprows, comments=None, quotechar='"', encoding=ENCODING
     )
     with warnings.catch_warnings():  # numpy warns that blank lines are skipped
         warnings.filterwarnings("ignore", "Input line", UserWarning)
@@ -216,7 +248,7 @@ def csv_layout(path, delimiter: str = ",", header: bool | str = "infer") -> dict
     UnicodeDecodeError, csv.Error
         From reading the first line, for the caller to explain.
     """
-    with open(path, newline="", encoding="utf-8") as fh:
+    with open(path, newline="", encoding=ENCODING) as fh:
         reader = csv.reader(fh, delimiter=delimiter)
         first = next((row for row in reader if row), None)
         first_line = reader.line_num
@@ -236,7 +268,7 @@ def _first_csv_problem(path, delimiter: str, skip: int, n_cols: int, labels) -> 
     """The first data line that numpy cannot parse: ``(line, None, n_fields)`` for a wrong
     number of fields, ``(line, column, cell)`` for a non-numeric feature value (columns in
     ``labels`` may hold anything), or None."""
-    with open(path, newline="", encoding="utf-8") as f:
+    with open(path, newline="", encoding=ENCODING) as f:
         reader = csv.reader(f, delimiter=delimiter)
         for row in reader:
             if reader.line_num <= skip or not row:
@@ -495,7 +527,7 @@ def read_label_file(path, n: int) -> np.ndarray:
     """One label per line for ``n`` data points (a header line is skipped), as :func:`load_csv`
     makes labels."""
     try:
-        y = np.loadtxt(path, dtype=str, ndmin=1, comments=None, delimiter=",")
+        y = np.loadtxt(path, dtype=str, ndmin=1, comments=None, delimiter=",", encoding=ENCODING)
     except Exception as exc:
         raise ValueError(f"cannot read the labels in {path!r}: {exc}") from exc
     if y.ndim == 1 and y.shape[0] == n + 1 and not _is_number(y[0]):

@@ -26,6 +26,7 @@ from .._kernel_machine import (
 from .._shared import EngineProgress, clarabel_qp, engine_data, upper_csc
 from .._validation import (
     KERNEL_CODES,
+    MAX_CACHE_MB,
     Boolean,
     Integer,
     InvalidParameterError,
@@ -104,7 +105,7 @@ class SVMPlus(KernelClassifier):
     tol : float > 0, default=1e-3
         The SMO solvers stop when no feasible direction of the paper's witness family has a
         slope above ``tol`` (the paper's tau). The QP is solved to Clarabel's gap 1e-7.
-    cache_size : float > 0, default=200
+    cache_size : float in (0, 1e6], default=200
         Kernel-row cache in MB, half for ``K`` and half for ``K*``. The SMO solvers never build
         an ``n x n`` matrix.
     max_iter : int >= 1 or None, default=None
@@ -207,9 +208,9 @@ class SVMPlus(KernelClassifier):
         "solver": [Options(_SOLVERS)],
         "mode": [Options(_MODES)],
         "tol": [Real(0.0)],
-        "cache_size": [Real(0.0)],
+        "cache_size": [Real(0.0, MAX_CACHE_MB, high_open=False)],
         "max_iter": [None, Integer(1)],
-        "verbose": [Boolean(), Integer()],
+        "verbose": [Boolean(), Integer(0)],
     }
 
     # ------------------------------------------------------------------ checks

@@ -28,7 +28,7 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_gamma, check_int, check_pu_labels
+from .._validation import INT_MAX, check_gamma, check_int, check_pu_labels
 from ..metrics import SCORING_NAMES, PUScorer, make_pu_scorer
 from ._split import check_pu_cv
 
@@ -273,6 +273,10 @@ class PUGridSearchCV(MetaEstimatorMixin, BaseEstimator):
     # ---------------------------------------------------------------- fit
     def _check_params(self) -> None:
         check_int(self.verbose, "verbose", low=0)
+        if self.n_jobs is not None and check_int(self.n_jobs, "n_jobs", low=-INT_MAX) == 0:
+            raise ValueError(
+                "n_jobs must be None or a non-zero integer (joblib: -1 for all), got 0"
+            )
         if not isinstance(self.refit, bool | np.bool_):
             raise TypeError(f"refit must be True or False, got {self.refit!r}")
         if not isinstance(self.warm_start, bool | np.bool_):

@@ -20,7 +20,7 @@ from sklearn.utils import check_random_state
 from .. import _engine
 from .._kernel_machine import set_init_params
 from .._shared import clarabel_qp, engine_data, upper_csc, warn_not_converged
-from .._validation import Boolean, Integer, Options, Real
+from .._validation import MAX_CACHE_MB, Boolean, Integer, Options, Real
 from ._base import KernelPUModel, double_hinge_objective, double_hinge_offset, optimal_offset
 from ._pusvc import _engine_kernel, _store_solution
 from ._starts import ocsvm_start
@@ -227,7 +227,7 @@ class RampPU(KernelPUModel):
         the training decision values uniformly in [-2, 2] (``random_state``), which puts a
         random quarter of the points on the flat side of the ramp.
     inner_solver : {"smo", "qp"}, default="smo"
-    cache_size : float > 0, default=200
+    cache_size : float in (0, 1e6], default=200
         Kernel-row cache of the SMO engine, in MB.
     random_state : int, RandomState instance or None, default=None
     verbose : bool, default=False
@@ -260,7 +260,7 @@ class RampPU(KernelPUModel):
         "max_cccp_iter": [Integer(1)],
         "init": [Options(("random", "zero"))],
         "inner_solver": [Options(("smo", "qp"))],
-        "cache_size": [Real(0.0)],
+        "cache_size": [Real(0.0, MAX_CACHE_MB, high_open=False)],
         "verbose": [Boolean(), Integer(0)],
     }
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 from sklearn.utils import check_random_state
 
 from .. import _engine
 from .._kernel_machine import ArrayLike, MatrixLike, set_init_params
-from .._shared import EngineProgress, engine_data
-from .._validation import KERNEL_CODES, Boolean, Integer, Options, Real
+from .._shared import EngineProgress, engine_data, engine_threads
+from .._validation import KERNEL_CODES, MAX_CACHE_MB, Boolean, Integer, Options, Real
 from . import _starts
 from ._base import KernelPUModel, double_hinge_objective
 
@@ -67,7 +65,7 @@ class PUSVC(KernelPUModel):
     coef0 : float, default=0.0
     tol : float > 0, default=1e-3
         Stopping tolerance on the maximal KKT violation, in units of ``f`` (the paper's tau).
-    cache_size : float > 0, default=200
+    cache_size : float in (0, 1e6], default=200
         Kernel-row cache budget in MB.
     max_iter : int >= 1 or None, default=None
         Cap on solver iterations (pair updates); None means no cap.
@@ -98,10 +96,11 @@ class PUSVC(KernelPUModel):
         Let the ``smo`` solver set aside bound points that are unlikely to move (and the linear
         solver skip them between sweeps); the optimum does not depend on it.
     n_jobs : int or None, default=None
-        Threads for long kernel rows (at least ~2 million multiply-adds each). ``-1``: all
-        cores the process may use; ``None``: those cores minus the processes already running
-        on them when ``fit`` starts (at least one), because a thread that has to wait for a
-        busy core stalls every row it takes part in.
+        Threads for long kernel rows (at least ~2 million multiply-adds each), at most the
+        cores the process may use (``os.sched_getaffinity``; larger values are clipped to
+        them). ``-1``: all cores the process may use; ``None``: those cores minus the
+        processes already running on them when ``fit`` starts (at least one), because a
+        thread that has to wait for a busy core stalls every row it takes part in.
     warm_start : bool, default=False
         Start the next ``fit`` on the same data (same ``X``, ``s`` and kernel) from the previous
         solution, rescaled to the new ``lam`` and repaired to the new ``prior``: a cheap way
@@ -185,7 +184,7 @@ class PUSVC(KernelPUModel):
         **KernelPUModel._parameter_constraints,
         "prior": [Options(("auto",)), Real(0.0, 1.0)],
         "tol": [Real(0.0)],
-        "cache_size": [Real(0.0)],
+        "cache_size": [Real(0.0, MAX_CACHE_MB, high_open=False)],
         "max_iter": [None, Integer(1)],
         "solver": [Options(_SOLVERS)],
         "init": [Options(_INITS)],
@@ -385,7 +384,7 @@ def _engine_kernel(est, cache_size, n_jobs):
         gamma=est._gamma,
         coef0=float(est.coef0),
         degree=int(est.degree),
-        n_jobs=_threads(n_jobs),
+        n_jobs=engine_threads(n_jobs),
     )
     return {"kernel": kernel, "cache_bytes": float(cache_size) * 2**20}
 
@@ -403,21 +402,6 @@ def _store_solution(est, X, pos, unl, res, c1, prior, lam, g_pos=None):
     est.prior_ = prior
     norm2 = c1 * g_pos.sum() - sigma @ g_unl  # alpha' K alpha
     est.objective_ = double_hinge_objective(g_pos, g_unl, norm2, beta, prior, lam)
-
-
-def _threads(n_jobs):
-    """Threads for the engine: n_jobs itself, every usable core (-1), or the idle ones (None)."""
-    if n_jobs is not None and n_jobs != -1:
-        return int(n_jobs)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    if n_jobs == -1:
-        return cores
-    try:  # the 4th field of /proc/loadavg is "runnable/total", this process included
-        with open("/proc/loadavg") as fh:
-            others = int(fh.read().split()[3].split("/")[0]) - 1
-    except (OSError, ValueError, IndexError):
-        others = 0
-    return max(1, min(cores, cores - others))
 
 
 __all__ = ["PUSVC"]

@@ -1,0 +1,481 @@
+"""Hardening (issue 17): untrusted model files, transactional fits, safe output files, bounded
+parameters and clear errors. Each test crafts the bad input of one finding and checks that it
+is refused with a clear error (or handled) instead of crashing, hanging or corrupting state."""
+
+import io
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import make_pu
+
+import unlabeled
+from unlabeled import PUSVC
+from unlabeled._model_io import ModelFileError, load_model, model_bytes, save_model
+
+SRC = Path(unlabeled.__file__).resolve().parents[1]
+
+
+# ---------------------------------------------------------------------- 1. model files
+@pytest.fixture(scope="module")
+def sparse_model():
+    X, s, _ = make_pu(0, n=40, d=4, p=10)
+    X = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
+    est = PUSVC(prior=0.4, lam=0.05, gamma=0.5, n_jobs=1).fit(X, s)
+    return est, X
+
+
+def _tampered(est, tmp_path, name, change):
+    """A model file whose estimator was changed by ``change(estimator)`` before saving."""
+    import copy
+
+    bad = copy.deepcopy(est)
+    change(bad)
+    path = tmp_path / f"{name}.skops"
+    path.write_bytes(model_bytes(bad, {"data": {}}))
+    return path
+
+
+def _set_indices(value):
+    def change(e):
+        e.support_vectors_.indices[:] = value
+
+    return change
+
+
+def _csr_shape(e):  # a CSR matrix with more columns than the model's features
+    sv = e.support_vectors_
+    e.support_vectors_ = sp.csr_matrix((sv.data, sv.indices, sv.indptr), shape=(sv.shape[0], 99))
+
+
+def _bad_indptr(e):  # not monotone; its first and last values pass scipy's light check
+    e.support_vectors_.indptr[1] = e.support_vectors_.indptr[-1]
+
+
+def _setter(name, value):
+    return lambda e: setattr(e, name, value(e) if callable(value) else value)
+
+
+TAMPERED = [
+    ("indices_huge", _set_indices(10**9), "support_vectors_"),
+    ("indices_negative", _set_indices(-(10**9)), "support_vectors_"),
+    ("indptr", _bad_indptr, "support_vectors_"),
+    ("csr_shape", _csr_shape, "support_vectors_"),
+    ("n_features", _setter("n_features_in_", 7), "n_features_in_"),
+    ("nan_coef", _setter("dual_coef_", lambda e: np.full_like(e.dual_coef_, np.nan)), "NaN"),
+    ("coef_shape", _setter("dual_coef_", lambda e: e.dual_coef_[:, :2]), "dual_coef_"),
+    ("support_range", _setter("support_", lambda e: e.support_ + 10**6), "support_"),
+    ("intercept_inf", _setter("intercept_", np.array([np.inf])), "intercept_"),
+    (
+        "dense_sv",
+        _setter("support_vectors_", lambda e: e.support_vectors_.toarray()[:, :2]),
+        "shape",
+    ),
+    ("degree", _setter("degree", -5), "degree"),
+    ("kernel", _setter("kernel", "sigmoid"), "kernel"),
+    ("gamma", _setter("_gamma", float("nan")), "_gamma"),
+    ("prior", _setter("prior_", 3.0), "prior_"),
+    ("unknown_attribute", _setter("payload", "x" * 10), "unexpected attributes"),
+    ("n_features_type", _setter("n_features_in_", "4"), "n_features_in_"),
+    ("feature_names", _setter("feature_names_in_", np.array(["a"], dtype=object)), "names"),
+    ("shape_fit", _setter("shape_fit_", (50, 9)), "shape_fit_"),
+]
+
+
+@pytest.mark.parametrize("name, change, phrase", TAMPERED, ids=[t[0] for t in TAMPERED])
+def test_crafted_model_refused(sparse_model, tmp_path, name, change, phrase):
+    est, X = sparse_model
+    path = _tampered(est, tmp_path, name, change)
+    with pytest.raises(ModelFileError, match="not a valid model") as info:
+        load_model(path)
+    assert phrase in str(info.value)
+
+
+def test_untampered_model_loads(sparse_model, tmp_path):
+    est, X = sparse_model
+    path = tmp_path / "ok.skops"
+    save_model(est, path, {"data": {}})
+    loaded, _ = load_model(path)
+    np.testing.assert_array_equal(loaded.decision_function(X), est.decision_function(X))
+
+
+def test_crafted_indices_do_not_crash_predict(sparse_model, tmp_path):
+    """The finding itself: out-of-range column indices crashed ``predict`` (SIGSEGV)."""
+    est, X = sparse_model
+    model = _tampered(est, tmp_path, "m", _set_indices(10**9))
+    data = tmp_path / "x.svm"
+    from sklearn.datasets import dump_svmlight_file
+
+    dump_svmlight_file(X, np.zeros(X.shape[0]), str(data))
+    proc = subprocess.run(
+        [sys.executable, "-m", "unlabeled", "predict", str(model), str(data)],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.startswith("unlabeled: error: ") and "support_vectors_" in proc.stderr
+
+
+def _with_members(model: bytes, members: dict) -> bytes:
+    buf = io.BytesIO(model)
+    with zipfile.ZipFile(buf, "a", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return buf.getvalue()
+
+
+def test_zip_bomb_refused_before_reading(sparse_model, tmp_path, monkeypatch):
+    """A member that inflates far beyond the limit is refused from the zip directory alone:
+    the check does not decompress anything (zipfile.ZipFile.read is never called)."""
+    est, _ = sparse_model
+    bomb = tmp_path / "bomb.skops"
+    bomb.write_bytes(_with_members(model_bytes(est, {}), {"zeros.bin": b"\0" * 3_000_000}))
+    assert bomb.stat().st_size < 100_000
+    monkeypatch.setenv("UNLABELED_MAX_MODEL_BYTES", "2000000")
+    read = []
+    monkeypatch.setattr(zipfile.ZipFile, "read", lambda *a, **k: read.append(a) or b"")
+    with pytest.raises(ModelFileError, match="decompress to .* more than the limit"):
+        load_model(bomb)
+    assert read == []
+
+
+def test_too_many_members_refused(sparse_model, tmp_path):
+    est, _ = sparse_model
+    path = tmp_path / "many.skops"
+    path.write_bytes(_with_members(model_bytes(est, {}), {f"m{i}": b"" for i in range(1001)}))
+    with pytest.raises(ModelFileError, match="1012 zip members|zip members"):
+        load_model(path)
+
+
+# ---------------------------------------------------------------------- 7. transactional fit
+def _pu_data(d=3):
+    X, s, _ = make_pu(1, n=40, d=d, p=10)
+    return X, s
+
+
+def test_failed_fit_leaves_estimator_unfitted():
+    from sklearn.exceptions import NotFittedError
+
+    X, s = _pu_data()
+    est = PUSVC(prior=0.4, n_jobs=1)
+    with pytest.raises(ValueError, match="no labeled positive"):
+        est.fit(X, np.zeros_like(s))  # the labels are checked after X (n_features_in_ set)
+    assert not hasattr(est, "n_features_in_")
+    with pytest.raises(NotFittedError):
+        est.predict(X)
+
+
+@pytest.mark.parametrize("exc", [KeyboardInterrupt, RuntimeError])
+def test_interrupted_fit_restores_previous_model(monkeypatch, exc):
+    X, s = _pu_data()
+    est = PUSVC(prior=0.4, lam=0.05, n_jobs=1).fit(X, s)
+    before = est.decision_function(X)
+    state = {k: v for k, v in vars(est).items()}
+
+    def interrupted(self, X, mask, params):
+        self.support_ = None  # a half-written model
+        raise exc("interrupted")
+
+    monkeypatch.setattr(PUSVC, "_fit", interrupted)
+    X5, _ = _pu_data(d=5)
+    with pytest.raises(exc):
+        est.fit(X5, s)
+    assert vars(est).keys() == state.keys()
+    assert all(vars(est)[k] is v for k, v in state.items())
+    assert est.n_features_in_ == 3
+    np.testing.assert_array_equal(est.decision_function(X), before)
+
+
+def test_failed_refit_of_svmplus_keeps_old_model():
+    from unlabeled import SVMPlus
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 3)), np.r_[np.zeros(15), np.ones(15)]
+    est = SVMPlus(C=1.0).fit(X, y, rng.normal(size=(30, 2)))
+    before = est.decision_function(X)
+    y3 = np.arange(30) % 3  # three classes: refused after X was checked
+    with pytest.raises(ValueError, match="exactly two classes"):
+        est.fit(rng.normal(size=(30, 5)), y3, rng.normal(size=(30, 2)))
+    assert est.n_features_in_ == 3
+    np.testing.assert_array_equal(est.decision_function(X), before)
+
+
+def test_every_kernel_machine_fit_is_transactional():
+    from unlabeled._kernel_machine import KernelMachine
+
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    found = [c for c in subclasses(KernelMachine) if "fit" in c.__dict__]
+    assert {c.__name__ for c in found} >= {"PUSVC", "SVMPlus", "KernelPUModel"}
+    assert all(getattr(c.__dict__["fit"], "_transactional", False) for c in found)
+
+
+# ---------------------------------------------------------------------- 8. output files
+@pytest.fixture(scope="module")
+def cli_data(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cli")
+    X, s, _ = make_pu(2, n=40, d=3, p=10)
+    np.savetxt(d / "train.csv", np.c_[X, s], delimiter=",", fmt="%.6f")
+    return d
+
+
+def _cli(argv, capsys):
+    from unlabeled.cli import main
+
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+FIT = ["--prior", "0.4", "--n-jobs", "1", "-q"]
+
+
+def test_refit_keeps_file_mode(cli_data, tmp_path, capsys):
+    model = tmp_path / "m.skops"
+    assert _cli(["fit", cli_data / "train.csv", "-o", model, *FIT], capsys)[0] == 0
+    model.chmod(0o600)
+    assert _cli(["fit", cli_data / "train.csv", "-o", model, *FIT], capsys)[0] == 0
+    assert (model.stat().st_mode & 0o777) == 0o600
+
+
+def _fail_before_fit(monkeypatch):
+    """Make any fit fail loudly: the checks under test must come before it."""
+    from unlabeled import PUSVC as cls
+
+    def no_fit(*a, **k):
+        raise AssertionError("the fit ran before the output was checked")
+
+    monkeypatch.setattr(cls, "fit", no_fit)
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "directory", "trailing_slash", "input"])
+def test_fit_refuses_bad_outputs(cli_data, tmp_path, capsys, monkeypatch, kind):
+    import os
+
+    target = tmp_path / "target.skops"
+    target.write_text("keep me")
+    out = {
+        "symlink": tmp_path / "link.skops",
+        "fifo": tmp_path / "fifo",
+        "directory": tmp_path / "dir",
+        "trailing_slash": f"{tmp_path / 'new'}/",
+        "input": cli_data / "train.csv",
+    }[kind]
+    if kind == "symlink":
+        os.symlink(target, out)
+    elif kind == "fifo":
+        os.mkfifo(out)
+    elif kind == "directory":
+        out.mkdir()
+    _fail_before_fit(monkeypatch)
+    code, stdout, err = _cli(["fit", cli_data / "train.csv", "-o", out, *FIT], capsys)
+    assert code == 2 and stdout == "" and len(err.strip().splitlines()) == 1, err
+    phrase = {"symlink": "symbolic link", "fifo": "not a regular file", "input": "an input"}
+    assert phrase.get(kind, "directory") in err
+    assert target.read_text() == "keep me"
+    assert not (tmp_path / "new").exists()
+    if kind == "symlink":
+        assert Path(out).is_symlink()
+    if kind == "fifo":
+        import stat
+
+        assert stat.S_ISFIFO(os.lstat(out).st_mode)
+
+
+def test_dev_null_is_not_replaced(cli_data, capsys, monkeypatch):
+    """As root, os.replace would turn /dev/null into a regular file: refused up front."""
+    _fail_before_fit(monkeypatch)
+    code, _, err = _cli(["fit", cli_data / "train.csv", "-o", "/dev/null", *FIT], capsys)
+    assert code == 2 and "not a regular file" in err
+    import stat
+
+    assert stat.S_ISCHR(Path("/dev/null").stat().st_mode)
+
+
+def test_predict_refuses_to_overwrite_its_input(cli_data, tmp_path, capsys):
+    model = tmp_path / "m.skops"
+    assert _cli(["fit", cli_data / "train.csv", "-o", model, *FIT], capsys)[0] == 0
+    data = tmp_path / "x.csv"
+    data.write_bytes((cli_data / "train.csv").read_bytes())
+    os_link = tmp_path / "hard.csv"
+    os_link.hardlink_to(data)
+    for out in (data, os_link, model):
+        before = data.read_bytes(), model.read_bytes()
+        code, _, err = _cli(["predict", model, data, "-o", out], capsys)
+        assert code == 2 and "an input" in err, err
+        assert (data.read_bytes(), model.read_bytes()) == before
+
+
+def test_unwritable_folder_refused_before_fit(cli_data, tmp_path, capsys, monkeypatch):
+    import os
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda p, m: False if Path(p) == locked else real_access(p, m)
+    )
+    _fail_before_fit(monkeypatch)
+    code, _, err = _cli(["fit", cli_data / "train.csv", "-o", locked / "m.skops", *FIT], capsys)
+    assert code == 1 and "is not writable" in err and "m.skops" in err
+
+
+def test_write_error_names_the_target_not_the_temporary_file(tmp_path, monkeypatch):
+    import tempfile
+
+    from unlabeled._model_io import write_atomic
+
+    def denied(*a, **k):
+        raise PermissionError(13, "Permission denied", str(tmp_path / ".m.skops.abc.tmp"))
+
+    monkeypatch.setattr(tempfile, "mkstemp", denied)
+    with pytest.raises(ModelFileError) as info:
+        write_atomic(tmp_path / "m.skops", b"x")
+    assert "m.skops" in str(info.value) and ".tmp" not in str(info.value)
+
+
+# ---------------------------------------------------------------------- 6. threads and cache
+def test_n_jobs_clipped_to_available_cores(monkeypatch):
+    from unlabeled._engine import KernelSpec
+    from unlabeled._shared import available_cores, engine_threads
+    from unlabeled.pu import _pusvc
+
+    cores = available_cores()
+    assert engine_threads(100_000) == cores and engine_threads(1) == 1
+    assert engine_threads(-1) == cores and 1 <= engine_threads(None) <= cores
+    seen = []
+
+    def spy(*a, **k):
+        seen.append(k["n_jobs"])
+        return KernelSpec(*a, **k)
+
+    monkeypatch.setattr(_pusvc._engine, "KernelSpec", spy)
+    X, s = _pu_data()
+    many = PUSVC(prior=0.4, n_jobs=100_000).fit(X, s)
+    one = PUSVC(prior=0.4, n_jobs=1).fit(X, s)
+    assert seen[0] == cores and seen[-1] == 1
+    np.testing.assert_allclose(many.decision_function(X), one.decision_function(X), atol=1e-9)
+
+
+# ---------------------------------------------------------------------- 9. bounded parameters
+def _svmplus(**kw):
+    from unlabeled import SVMPlus
+
+    return SVMPlus(**kw)
+
+
+BAD_PARAMS = [
+    (PUSVC, {"cache_size": 1e30}, "cache_size must be <= 1000000.0"),
+    (PUSVC, {"degree": 2**31, "kernel": "poly"}, "degree must be <= 100"),
+    (PUSVC, {"max_iter": 2**31}, "max_iter must be <= 2147483647"),
+    (PUSVC, {"max_iter": 2**63}, "max_iter must be <= 2147483647"),
+    (PUSVC, {"n_jobs": 2**31}, "n_jobs must be <= 2147483647"),
+    (PUSVC, {"n_jobs": 1.5}, "n_jobs must be"),
+    (PUSVC, {"verbose": "yes"}, "verbose must be"),
+    (_svmplus, {"verbose": -1}, "verbose must be"),
+    (_svmplus, {"cache_size": 1e30}, "cache_size must be <= 1000000.0"),
+    (_svmplus, {"degree": 10**12}, "degree must be <= 100"),
+]
+
+
+@pytest.mark.parametrize("make, params, phrase", BAD_PARAMS)
+def test_out_of_range_parameters_refused(make, params, phrase):
+    from unlabeled._validation import InvalidParameterError
+
+    est = make(**params) if make is _svmplus else make(prior=0.4, **params)
+    X, s = _pu_data()
+    with pytest.raises(InvalidParameterError) as info:
+        est.fit(X, s, X[:, :1]) if make is _svmplus else est.fit(X, s)
+    assert phrase in str(info.value)
+    assert "incompatible function arguments" not in str(info.value)
+
+
+def test_largest_cache_accepted():
+    X, s = _pu_data()
+    PUSVC(prior=0.4, cache_size=1e6, n_jobs=1).fit(X, s)  # a bound, not an allocation
+
+
+@pytest.mark.parametrize("n_jobs, phrase", [(1.5, "integer"), (0, "non-zero"), (2**40, "<=")])
+def test_search_n_jobs_checked(n_jobs, phrase):
+    from unlabeled.model_selection import PUGridSearchCV
+
+    X, s = _pu_data()
+    search = PUGridSearchCV(PUSVC(prior=0.4), {"lam": [0.1]}, cv=2, n_jobs=n_jobs)
+    with pytest.raises((TypeError, ValueError), match=phrase):
+        search.fit(X, s)
+
+
+# ---------------------------------------------------------------------- 9. files and options
+def test_empty_svmlight_file_refused(tmp_path):
+    from unlabeled.datasets import load_svmlight
+
+    for text in ("", "# only a comment\n"):
+        path = tmp_path / "empty.svm"
+        path.write_text(text)
+        with pytest.raises(ValueError, match="holds no data line"):
+            load_svmlight(path)
+
+
+def test_csv_with_byte_order_mark(tmp_path):
+    """Spreadsheet programs start UTF-8 CSV files with a byte-order mark: it is not data."""
+    from unlabeled.datasets import load_csv
+
+    rows = "1.5,2,1\n3,4,0\n5,6,0\n"
+    plain, bom = tmp_path / "plain.csv", tmp_path / "bom.csv"
+    plain.write_text(rows)
+    bom.write_bytes(b"\xef\xbb\xbf" + rows.encode())
+    X, y = load_csv(bom)
+    X0, y0 = load_csv(plain)
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(y, y0)
+    named = tmp_path / "named.csv"
+    named.write_bytes(b"\xef\xbb\xbfs,a,b\n" + b"1,1.5,2\n0,3,4\n")
+    X, y = load_csv(named, label_column="s")  # the first column's name is "s", not "\ufeffs"
+    np.testing.assert_array_equal(y, [1, 0])
+
+
+@pytest.mark.parametrize("kind, phrase", [("dir", "is a directory"), ("fifo", "FIFO")])
+def test_data_path_that_is_not_a_file(tmp_path, capsys, kind, phrase):
+    import os
+
+    from unlabeled.datasets import load_csv
+
+    path = tmp_path / "data.csv"
+    path.mkdir() if kind == "dir" else os.mkfifo(path)
+    with pytest.raises(ValueError, match=phrase):
+        load_csv(path)  # never opened: a FIFO would block
+    code, _, err = _cli(["fit", path, "-o", tmp_path / "m.skops", *FIT], capsys)
+    assert code == 1 and phrase in err and "not found" not in err
+
+
+LATE_OPTIONS = [
+    ["--degree", "-1", "--kernel", "poly"],
+    ["--degree", "2147483648", "--kernel", "poly"],
+    ["--coef0", "nan"],
+    ["--coef0", "inf"],
+    ["--max-iter", "0"],
+    ["--max-iter", "9223372036854775808"],
+    ["--n-jobs", "0"],
+    ["--n-jobs", "-2"],
+    ["--cv", "1", "--search"],
+    ["--delimiter", ""],
+    ["--random-state", "-1"],
+]
+
+
+@pytest.mark.parametrize("option", LATE_OPTIONS, ids=lambda o: " ".join(o[:2]))
+def test_option_values_checked_by_the_parser(cli_data, tmp_path, capsys, monkeypatch, option):
+    _fail_before_fit(monkeypatch)
+    out = tmp_path / "m.skops"
+    code, stdout, err = _cli(["fit", cli_data / "train.csv", "-o", out, *FIT, *option], capsys)
+    assert code == 2 and stdout == "" and not out.exists()
+    assert len(err.strip().splitlines()) == 1 and f"argument {option[0]}" in err, err
