@@ -1,9 +1,20 @@
 """unlabeled: learning from unlabeled and weakly labeled data with exact kernel solvers."""
 
-from . import datasets, lupi, model_selection, pu
+from . import datasets, generative, lupi, model_selection, pu
+from .generative import PlummerAutoencoder
 from .lupi import SVMPlus
 from .pu import PUSVC
 
 __version__ = "0.1.0"
 
-__all__ = ["PUSVC", "SVMPlus", "datasets", "lupi", "model_selection", "pu", "__version__"]
+__all__ = [
+    "PUSVC",
+    "PlummerAutoencoder",
+    "SVMPlus",
+    "datasets",
+    "generative",
+    "lupi",
+    "model_selection",
+    "pu",
+    "__version__",
+]
