@@ -276,6 +276,21 @@ def test_reproducible_with_random_state():
     assert a.loss_history_.shape == (20,) and a.n_iter_ == 20
 
 
+def test_warm_start_continues_exactly():
+    """20 steps, then 20 more with warm_start, equal 40 steps in one fit (same Adam state and
+    random stream); a changed learning rate reaches the optimiser."""
+    X, _ = make_gaussian_grid(100, random_state=0)
+    one = small_pae(max_iter=40, batch_size=30).fit(X)
+    two = small_pae(max_iter=20, batch_size=30, warm_start=True).fit(X).fit(X)
+    np.testing.assert_array_equal(one.loss_history_, two.loss_history_)
+    np.testing.assert_array_equal(one.transform(X), two.transform(X))
+    assert two.n_iter_ == 40
+    two.set_params(learning_rate=0.5, max_iter=1).fit(X)
+    assert two._optimizer.param_groups[0]["lr"] == 0.5 and two.n_iter_ == 41
+    cold = small_pae(max_iter=20, batch_size=30).fit(X).fit(X)
+    np.testing.assert_array_equal(cold.loss_history_, one.loss_history_[:20])
+
+
 def test_score_is_minus_the_full_batch_loss():
     X, _ = make_gaussian_grid(40, random_state=0)
     pae = small_pae(max_iter=5).fit(X)

@@ -86,12 +86,16 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         Seeds the initial weights, the batches and the prior samples (reproducible on the CPU).
     verbose : bool, default=False
         Show a progress bar with the running loss.
+    warm_start : bool, default=False
+        When fitted, ``fit`` continues training the current networks with the same Adam state
+        and random stream for ``max_iter`` more steps (the histories grow), on the same kind of
+        data; ``learning_rate`` and ``betas`` may be changed in between with ``set_params``.
 
     Attributes
     ----------
     encoder_, decoder_ : torch.nn.Sequential
         The fitted networks ``f`` and ``g`` (on ``device_``).
-    loss_history_ : ndarray of shape (max_iter,)
+    loss_history_ : ndarray of shape (n_iter_,)
         ``\hat L`` at every step; ``reconstruction_history_`` and ``mmd_history_`` hold its
         two terms (the MMD before multiplication by ``lam``).
     n_iter_ : int
@@ -134,6 +138,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         device: str = "auto",
         random_state=None,
         verbose: bool = False,
+        warm_start: bool = False,
     ):
         self.n_components = n_components
         self.hidden_layer_sizes = hidden_layer_sizes
@@ -148,6 +153,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         self.device = device
         self.random_state = random_state
         self.verbose = verbose
+        self.warm_start = warm_start
 
     # ------------------------------------------------------------------ validation
     def _validated_params(self) -> dict:
@@ -216,16 +222,38 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
             )
         ops = import_torch_ops()
         torch = ops.torch
-        dev = ops.resolve_device(self.device)
-        seeds = check_random_state(self.random_state).randint(0, 2**31 - 1, size=2)
-        g_init = torch.Generator().manual_seed(int(seeds[0]))
-        self.n_features_in_ = X.shape[1]
-        self.encoder_, self.decoder_ = self._build(ops, p, g_init, dev)
-        self.device_ = str(dev)
+        if self.warm_start and hasattr(self, "_optimizer"):
+            self._check_data(X, n_columns=self.n_features_in_)
+            if self.encoder_[-2].out_features != p["n_components"]:
+                raise ValueError("warm_start: n_components changed since the last fit")
+            dev = torch.device(self.device_)
+            for group in self._optimizer.param_groups:
+                group["lr"], group["betas"] = p["learning_rate"], p["betas"]
+        else:
+            dev = ops.resolve_device(self.device)
+            seeds = check_random_state(self.random_state).randint(0, 2**31 - 1, size=2)
+            self.n_features_in_ = X.shape[1]
+            g_init = torch.Generator().manual_seed(int(seeds[0]))
+            self.encoder_, self.decoder_ = self._build(ops, p, g_init, dev)
+            self.device_ = str(dev)
+            params = [*self.encoder_.parameters(), *self.decoder_.parameters()]
+            self._optimizer = torch.optim.Adam(
+                params, lr=p["learning_rate"], betas=p["betas"], eps=1e-8
+            )
+            self._generator = torch.Generator(device=dev).manual_seed(int(seeds[1]))
+            empty = np.empty(0)
+            self.loss_history_ = self.reconstruction_history_ = self.mmd_history_ = empty
         data = torch.tensor(X, dtype=torch.float32, device=dev)  # a copy: X is never touched
-        hist = self._train(ops, p, data, torch.Generator(device=dev).manual_seed(int(seeds[1])))
-        self.loss_history_, self.reconstruction_history_, self.mmd_history_ = hist
-        self.n_iter_ = p["max_iter"]
+        hist = self._train(ops, p, data)
+        self.loss_history_, self.reconstruction_history_, self.mmd_history_ = (
+            np.concatenate([old, new])
+            for old, new in zip(
+                (self.loss_history_, self.reconstruction_history_, self.mmd_history_),
+                hist,
+                strict=True,
+            )
+        )
+        self.n_iter_ = self.loss_history_.size
         return self
 
     def _build(self, ops, p, generator, dev):
@@ -234,12 +262,11 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         dec = ops.make_mlp((h, *hidden[::-1], self.n_features_in_), p["out_activation"], generator)
         return enc.to(dev), dec.to(dev)
 
-    def _train(self, ops, p, data, gen):
+    def _train(self, ops, p, data):
         torch = ops.torch
         n, h, dev = data.shape[0], p["n_components"], data.device
         batch = min(p["batch_size"], n)
-        params = [*self.encoder_.parameters(), *self.decoder_.parameters()]
-        opt = torch.optim.Adam(params, lr=p["learning_rate"], betas=p["betas"], eps=1e-8)
+        opt, gen = self._optimizer, self._generator
         hist = torch.empty((p["max_iter"], 3), dtype=torch.float64, device=dev)
         bar = self._progress(p["max_iter"])
         self.encoder_.train()
