@@ -424,6 +424,8 @@ def test_kde_against_a_direct_sum_and_scikit_learn():
             for t in test
         ]
         np.testing.assert_allclose(gaussian_kde_logpdf(train, test, bw, block=16), ref, rtol=1e-8)
+    both = gaussian_kde_logpdf(train, test, np.array([0.05, 0.7]))
+    np.testing.assert_allclose(both[0], gaussian_kde_logpdf(train, test, 0.05), rtol=1e-12)
     # scikit-learn agrees where its tree does not underflow (a wide bandwidth)
     ref = KernelDensity(bandwidth=0.7).fit(train).score_samples(test)
     np.testing.assert_allclose(gaussian_kde_logpdf(train, test, 0.7), ref, rtol=1e-8)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 
 from .._validation import check_int
 
 KDE_BANDWIDTHS = np.logspace(-3, 1.5, 10)
 
 
-def gaussian_kde_logpdf(train, test, bandwidth: float, block: int = 1024) -> np.ndarray:
+def gaussian_kde_logpdf(train, test, bandwidth, block: int = 1024) -> np.ndarray:
     r"""Log-density of a Gaussian KDE at ``test``:
     ``log (1/m) sum_j N(x; y_j, h^2 I)``, computed in blocks with log-sum-exp.
 
@@ -19,24 +18,32 @@ def gaussian_kde_logpdf(train, test, bandwidth: float, block: int = 1024) -> np.
     train : ndarray of shape (m, d)
         The kernel centres (generated samples).
     test : ndarray of shape (n, d)
-    bandwidth : float > 0
+    bandwidth : float > 0 or 1-d array of them
+        Several bandwidths share one pass over the squared distances.
     block : int
         Test rows per block (memory ``block x m``).
 
     Returns
     -------
-    ndarray of shape (n,)
+    ndarray of shape (n,), or (len(bandwidth), n) for an array of bandwidths
     """
     train, test = np.asarray(train, float), np.asarray(test, float)
+    bws = np.atleast_1d(np.asarray(bandwidth, float))
     m, d = train.shape
     sq_train = (train**2).sum(1)
-    const = -np.log(m) - 0.5 * d * np.log(2 * np.pi * bandwidth**2)
-    out = np.empty(test.shape[0])
+    const = -np.log(m) - 0.5 * d * np.log(2 * np.pi * bws**2)
+    out = np.empty((bws.size, test.shape[0]))
     for a in range(0, test.shape[0], block):
         t = test[a : a + block]
         d2 = np.maximum((t**2).sum(1)[:, None] + sq_train[None] - 2 * t @ train.T, 0.0)
-        out[a : a + block] = logsumexp(-d2 / (2 * bandwidth**2), axis=1) + const
-    return out
+        d_min = d2.min(1)
+        np.subtract(d_min[:, None], d2, out=d2)  # <= 0: log-sum-exp shifted by the nearest
+        buf = np.empty_like(d2)
+        for k, h in enumerate(bws):
+            np.multiply(d2, 1.0 / (2 * h**2), out=buf)
+            np.exp(buf, out=buf)
+            out[k, a : a + block] = np.log(buf.sum(1)) - d_min / (2 * h**2) + const[k]
+    return out if np.ndim(bandwidth) else out[0]
 
 
 def kde_log_likelihood(generated, held_out, test, bandwidths=KDE_BANDWIDTHS, n_batches=10):
@@ -51,8 +58,8 @@ def kde_log_likelihood(generated, held_out, test, bandwidths=KDE_BANDWIDTHS, n_b
     -------
     dict with ``mean``, ``std``, ``bandwidth``
     """
-    sel = [gaussian_kde_logpdf(generated, held_out, h).mean() for h in bandwidths]
-    h = float(bandwidths[int(np.nanargmax(sel))])
+    sel = gaussian_kde_logpdf(generated, held_out, np.asarray(bandwidths, float)).mean(1)
+    h = float(np.asarray(bandwidths)[int(np.nanargmax(sel))])
     ll = gaussian_kde_logpdf(generated, test, h)
     batches = [b.mean() for b in np.array_split(ll, n_batches)]
     return {"mean": float(ll.mean()), "std": float(np.std(batches)), "bandwidth": h}
