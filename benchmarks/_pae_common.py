@@ -7,8 +7,8 @@ Baselines (thesis Appendix B architectures, ReLU hidden layers, Glorot-uniform w
   means plus output noise (the model's own generative law); one Adam over all parameters.
 - WGAN-GP (Gulrajani et al. 2017): generator h-H-d fed N(0, I) noise, critic d-H-1 with linear
   output, 5 critic steps per generator step, gradient penalty 10 on random interpolates.
-Same data, batch size, Adam betas (0.5, 0.9), learning rate and number of (generator) steps as
-the PAE: that is the shared budget.
+Same data, batch size, Adam betas (0.5, 0.9) and number of (generator) steps as the PAE, and the
+same fixed standardising input / de-standardising output layers as PAE's ``scale_data=True``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from unlabeled.generative import PlummerAutoencoder
-from unlabeled.generative._torch_ops import make_mlp
+from unlabeled.generative._torch_ops import Affine, make_mlp
 
 torch.set_num_threads(1)
 
@@ -69,9 +69,21 @@ class _TorchModel:
 
     def __init__(self, X, h, batch, seed):
         self.X = torch.tensor(X, dtype=torch.float32)
+        X = np.asarray(X)
         self.h, self.batch = h, min(batch, len(X))
         self.gen = torch.Generator().manual_seed(seed)
         self.init = torch.Generator().manual_seed(seed + 10_000)
+        # the PAE's scale_data=True: fixed standardising input / de-standardising output layers
+        std = X.std(0)
+        self.shift, self.scale = X.mean(0), np.where(std > 0, std, 1.0)
+
+    def data_in(self, net):
+        net.insert(0, Affine(self.shift, self.scale, inverse=False))
+        return net
+
+    def data_out(self, net):
+        net.append(Affine(self.shift, self.scale, inverse=True))
+        return net
 
     def scale_lr(self, factor):
         for opt in self.optimizers:
@@ -94,8 +106,8 @@ class VAEModel(_TorchModel):
     def __init__(self, X, h, hidden, lr, batch, seed):
         super().__init__(X, h, batch, seed)
         d = X.shape[1]
-        self.enc = make_mlp((d, *hidden, 2 * h), "linear", self.init)
-        self.dec = make_mlp((h, *hidden[::-1], d), "linear", self.init)
+        self.enc = self.data_in(make_mlp((d, *hidden, 2 * h), "linear", self.init))
+        self.dec = self.data_out(make_mlp((h, *hidden[::-1], d), "linear", self.init))
         self.log_var = torch.zeros(d, requires_grad=True)
         params = [*self.enc.parameters(), *self.dec.parameters(), self.log_var]
         self.opt = torch.optim.Adam(params, lr=lr, betas=(0.5, 0.9))
@@ -128,8 +140,8 @@ class WGANGPModel(_TorchModel):
     def __init__(self, X, h, hidden, lr, batch, seed, n_critic=5, gp=10.0):
         super().__init__(X, h, batch, seed)
         d = X.shape[1]
-        self.G = make_mlp((h, *hidden, d), "linear", self.init)
-        self.D = make_mlp((d, *hidden, 1), "linear", self.init)
+        self.G = self.data_out(make_mlp((h, *hidden, d), "linear", self.init))
+        self.D = self.data_in(make_mlp((d, *hidden, 1), "linear", self.init))
         self.opt_g = torch.optim.Adam(self.G.parameters(), lr=lr, betas=(0.5, 0.9))
         self.opt_d = torch.optim.Adam(self.D.parameters(), lr=lr, betas=(0.5, 0.9))
         self.optimizers = [self.opt_g, self.opt_d]
@@ -189,3 +201,61 @@ def run_model(model, n_iter, n_chunks, evaluate, log, decay_chunks=1):
 def fmt(values, digits=2):
     values = np.asarray(values, float)
     return f"{values.mean():.{digits}f} ± {values.std():.{digits}f}"
+
+
+def save_run(runs_dir, model, name, seed, iters, lr, seconds, curve, samples, extra=None):
+    """One (model, seed) record as JSON plus its samples (for the plots)."""
+    import json
+
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    stem = runs_dir / f"{name}_seed{seed}"
+    np.save(stem.with_suffix(".npy"), samples.astype(np.float32))
+    record = {
+        "model": name,
+        "seed": seed,
+        "iters": iters,
+        "lr": lr,
+        "train_seconds": seconds,
+        "it_per_s": iters / seconds,
+        "curve": curve,
+        "final": curve[-1],
+        "machine": cpu_name(),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        **(extra or {}),
+    }
+    stem.with_suffix(".json").write_text(json.dumps(record, indent=1))
+
+
+def load_runs(runs_dir):
+    import json
+
+    runs = [json.loads(p.read_text()) for p in sorted(runs_dir.glob("*.json"))]
+    order = {"PAE": 0, "WGAN-GP": 1, "VAE": 2}
+    return sorted(runs, key=lambda r: (order.get(r["model"], 9), r["seed"]))
+
+
+def summary_rows(runs, columns):
+    """Markdown rows: one per model, mean ± std over seeds of each (title, key, scale, digits)."""
+    lines = [
+        "| model | seeds | iterations | "
+        + " | ".join(c[0] for c in columns)
+        + " | it/s | train time |",
+        "|---" * (len(columns) + 5) + "|",
+    ]
+    for name in dict.fromkeys(r["model"] for r in runs):
+        rs = [r for r in runs if r["model"] == name]
+        cells = [fmt([scale * r["final"][key] for r in rs], dg) for _, key, scale, dg in columns]
+        lines.append(
+            f"| {name} | {len(rs)} | {rs[0]['iters']} | "
+            + " | ".join(cells)
+            + f" | {fmt([r['it_per_s'] for r in rs], 0)} | "
+            f"{fmt([r['train_seconds'] / 60 for r in rs], 1)} min |"
+        )
+    return lines
+
+
+def seeds_and_models(args, default_iters_for):
+    """The (seed, model, iterations) runs asked for, seed-major (all models of a seed first)."""
+    for seed in args.seeds:
+        for name in args.models:
+            yield seed, name, default_iters_for(name)

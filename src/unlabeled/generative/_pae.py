@@ -90,6 +90,13 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         When fitted, ``fit`` continues training the current networks with the same Adam state
         and random stream for ``max_iter`` more steps (the histories grow), on the same kind of
         data; ``learning_rate`` and ``betas`` may be changed in between with ``set_params``.
+    scale_data : bool, default=True
+        Give the encoder a fixed first layer ``(x - mean) / std`` and a linear decoder the fixed
+        last layer ``y * std + mean`` (per feature, from the training data; std 0 -> 1). Only
+        the parametrisation changes, not the loss, which stays in the data's units; Adam's
+        steps then have the same effect on every scale of data. On the 25-Gaussian grid
+        (coordinates up to 21) this is what lets the decoder separate the modes in a short
+        run. ``False``: the plain MLPs of the thesis.
 
     Attributes
     ----------
@@ -139,6 +146,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         random_state=None,
         verbose: bool = False,
         warm_start: bool = False,
+        scale_data: bool = True,
     ):
         self.n_components = n_components
         self.hidden_layer_sizes = hidden_layer_sizes
@@ -154,6 +162,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.warm_start = warm_start
+        self.scale_data = scale_data
 
     # ------------------------------------------------------------------ validation
     def _validated_params(self) -> dict:
@@ -224,7 +233,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         torch = ops.torch
         if self.warm_start and hasattr(self, "_optimizer"):
             self._check_data(X, n_columns=self.n_features_in_)
-            if self.encoder_[-2].out_features != p["n_components"]:
+            if self._latent_dim() != p["n_components"]:
                 raise ValueError("warm_start: n_components changed since the last fit")
             dev = torch.device(self.device_)
             for group in self._optimizer.param_groups:
@@ -234,7 +243,11 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
             seeds = check_random_state(self.random_state).randint(0, 2**31 - 1, size=2)
             self.n_features_in_ = X.shape[1]
             g_init = torch.Generator().manual_seed(int(seeds[0]))
-            self.encoder_, self.decoder_ = self._build(ops, p, g_init, dev)
+            shift, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
+            if self.scale_data:
+                std = X.std(0)
+                shift, scale = X.mean(0), np.where(std > 0, std, 1.0)
+            self.encoder_, self.decoder_ = self._build(ops, p, g_init, dev, shift, scale)
             self.device_ = str(dev)
             params = [*self.encoder_.parameters(), *self.decoder_.parameters()]
             self._optimizer = torch.optim.Adam(
@@ -256,10 +269,16 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         self.n_iter_ = self.loss_history_.size
         return self
 
-    def _build(self, ops, p, generator, dev):
-        h, hidden = p["n_components"], p["hidden"]
-        enc = ops.make_mlp((self.n_features_in_, *hidden, h), "tanh", generator)
-        dec = ops.make_mlp((h, *hidden[::-1], self.n_features_in_), p["out_activation"], generator)
+    def _build(self, ops, p, generator, dev, shift, scale):
+        """Encoder ``[Affine, Linear, ReLU, ..., Linear, Tanh]``; decoder ``[Linear, ReLU, ...,
+        Linear, (Sigmoid | Affine^-1)]``: the affine layers are the identity unless
+        ``scale_data`` (no output scaling after a sigmoid)."""
+        h, hidden, d = p["n_components"], p["hidden"], self.n_features_in_
+        enc = ops.make_mlp((d, *hidden, h), "tanh", generator)
+        enc.insert(0, ops.Affine(shift, scale, inverse=False))
+        dec = ops.make_mlp((h, *hidden[::-1], d), p["out_activation"], generator)
+        if p["out_activation"] == "linear":
+            dec.append(ops.Affine(shift, scale, inverse=True))
         return enc.to(dev), dec.to(dev)
 
     def _train(self, ops, p, data):
@@ -316,6 +335,9 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
             out = torch.func.functional_call(net, params, (x,))
         return out.cpu().numpy()
 
+    def _latent_dim(self):
+        return self.decoder_[0].in_features
+
     def transform(self, X):
         """Encode: the latent codes ``f(X)`` in ``(-1, 1)^h``.
 
@@ -342,7 +364,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples, n_features)
         """
         check_is_fitted(self, "decoder_")
-        h = self.decoder_[0].in_features
+        h = self._latent_dim()
         return self._apply(self.decoder_, self._check_data(Z, "Z", h, "columns"))
 
     def sample(self, n_samples: int = 1, random_state=None):
@@ -362,7 +384,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         n = check_int(n_samples, "n_samples", low=1)
         rng = check_random_state(random_state)
         return self.inverse_transform(
-            rng.uniform(-1.0, 1.0, size=(n, self.decoder_[0].in_features))
+            rng.uniform(-1.0, 1.0, size=(n, self._latent_dim()))
         )
 
     def score(self, X, y=None) -> float:
@@ -450,7 +472,10 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         p = model._validated_params()
         model.n_features_in_ = int(rec["n_features_in"])
         dev = ops.resolve_device(device)
-        model.encoder_, model.decoder_ = model._build(ops, p, torch.Generator(), dev)
+        d = model.n_features_in_
+        model.encoder_, model.decoder_ = model._build(
+            ops, p, torch.Generator(), dev, np.zeros(d), np.ones(d)
+        )
         model.encoder_.load_state_dict(rec["encoder"])
         model.decoder_.load_state_dict(rec["decoder"])
         model.encoder_.eval()

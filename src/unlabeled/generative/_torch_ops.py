@@ -173,6 +173,20 @@ def make_mlp(sizes, out_activation: str, generator: torch.Generator) -> nn.Seque
     return nn.Sequential(*layers)
 
 
+class Affine(nn.Module):
+    """A fixed affine map ``(x - shift) / scale`` (or its inverse ``x * scale + shift``), kept as
+    buffers so that it is saved with the state dict and never trained."""
+
+    def __init__(self, shift, scale, inverse: bool):
+        super().__init__()
+        self.register_buffer("shift", torch.as_tensor(shift, dtype=torch.float32).clone())
+        self.register_buffer("scale", torch.as_tensor(scale, dtype=torch.float32).clone())
+        self.inverse = inverse
+
+    def forward(self, x):
+        return x * self.scale + self.shift if self.inverse else (x - self.shift) / self.scale
+
+
 def resolve_device(device: str) -> torch.device:
     """``"auto"``: CUDA when available, else the CPU; anything else is passed to torch."""
     if device == "auto":
