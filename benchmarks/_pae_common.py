@@ -254,8 +254,39 @@ def summary_rows(runs, columns):
     return lines
 
 
-def seeds_and_models(args, default_iters_for):
-    """The (seed, model, iterations) runs asked for, seed-major (all models of a seed first)."""
+def experiment_parser(doc, iters, pae_lr):
+    """The command line both experiments share."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--models", nargs="+", default=["PAE", "WGAN-GP", "VAE"])
+    ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    ap.add_argument("--iters", type=int, default=iters, help="PAE and VAE steps")
+    ap.add_argument(
+        "--wgan-iters",
+        type=int,
+        default=None,
+        help="WGAN-GP generator steps (default iters/5: as many critic steps as the "
+        "others take steps, about the same time)",
+    )
+    ap.add_argument("--chunks", type=int, default=5, help="evaluations along the run")
+    ap.add_argument(
+        "--decay-chunks",
+        type=int,
+        default=1,
+        help="final chunks at a tenth of the learning rate (0: constant rate)",
+    )
+    ap.add_argument("--lr", type=float, default=1e-3, help="the baselines' learning rate")
+    ap.add_argument("--pae-lr", type=float, default=pae_lr)
+    ap.add_argument("--report", action="store_true", help="only rebuild the report")
+    return ap
+
+
+def planned_runs(args):
+    """(seed, model, steps, learning rate), seed-major: every model of a seed before the next."""
     for seed in args.seeds:
         for name in args.models:
-            yield seed, name, default_iters_for(name)
+            if name == "WGAN-GP":
+                yield seed, name, args.wgan_iters or args.iters // 5, args.lr
+            else:
+                yield seed, name, args.iters, args.pae_lr if name == "PAE" else args.lr

@@ -13,7 +13,6 @@ there, so runs can be done one at a time.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -24,8 +23,10 @@ from _pae_common import (  # noqa: E402
     PAEModel,
     VAEModel,
     WGANGPModel,
+    experiment_parser,
     fmt,
     load_runs,
+    planned_runs,
     run_model,
     save_run,
 )
@@ -52,10 +53,6 @@ def make_model(name, X, seed, lr):
     if name == "VAE":
         return VAEModel(X, 2, HIDDEN, lr=lr, batch=500, seed=seed)
     return WGANGPModel(X, 2, HIDDEN, lr=lr, batch=500, seed=seed)
-
-
-def learning_rate(name, args):
-    return args.pae_lr if name == "PAE" else args.lr
 
 
 def evaluator(seed):
@@ -248,37 +245,12 @@ def report(command):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--models", nargs="+", default=["PAE", "WGAN-GP", "VAE"])
-    ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    ap.add_argument("--iters", type=int, default=30_000, help="PAE and VAE steps")
-    ap.add_argument(
-        "--wgan-iters",
-        type=int,
-        default=None,
-        help="WGAN-GP generator steps (default iters/5: as many critic steps as "
-        "the others take steps, about the same time)",
-    )
-    ap.add_argument("--chunks", type=int, default=5, help="evaluations along the run")
-    ap.add_argument(
-        "--decay-chunks",
-        type=int,
-        default=1,
-        help="final chunks at a tenth of the learning rate (0: constant rate)",
-    )
-    ap.add_argument("--lr", type=float, default=1e-3, help="baselines' learning rate")
-    ap.add_argument("--pae-lr", type=float, default=3e-3)
-    ap.add_argument("--report", action="store_true", help="only rebuild the report")
-    args = ap.parse_args()
+    args = experiment_parser(__doc__, 30_000, 3e-3).parse_args()
     command = "python benchmarks/bench_pae_grid.py " + " ".join(sys.argv[1:])
     if not args.report:
-        for seed in args.seeds:
-            for name in args.models:
-                its = args.iters
-                if name == "WGAN-GP":
-                    its = args.wgan_iters or args.iters // 5
-                run(name, seed, its, args.chunks, learning_rate(name, args), args.decay_chunks)
-                report(command)
+        for seed, name, iters, lr in planned_runs(args):
+            run(name, seed, iters, args.chunks, lr, args.decay_chunks)
+            report(command)
     report(command)
 
 

@@ -11,7 +11,6 @@ pae_lowdim_hist.png, pae_lowdim_samples.png) is rebuilt from every run found the
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -23,11 +22,12 @@ from _pae_common import (  # noqa: E402
     PAEModel,
     VAEModel,
     WGANGPModel,
+    experiment_parser,
     fmt,
     load_runs,
+    planned_runs,
     run_model,
     save_run,
-    seeds_and_models,
     summary_rows,
 )
 
@@ -216,46 +216,39 @@ def report(command):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--models", nargs="+", default=["PAE", "WGAN-GP", "VAE"])
-    ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    ap.add_argument("--iters", type=int, default=5000, help="PAE and VAE steps")
-    ap.add_argument("--chunks", type=int, default=5)
-    ap.add_argument("--lr", type=float, default=1e-3)
-    ap.add_argument("--report", action="store_true")
-    args = ap.parse_args()
+    args = experiment_parser(__doc__, 5000, 1e-3).parse_args()
     command = "python benchmarks/bench_pae_lowdim.py " + " ".join(sys.argv[1:])
-    if not args.report:
-        classifiers = {}
-        for seed, name, iters in seeds_and_models(
-            args, lambda n: args.iters // 5 if n == "WGAN-GP" else args.iters
-        ):
-            if seed not in classifiers:
-                classifiers[seed] = train_classifier(seed)
-                print(f"seed {seed}: classifier accuracy {classifiers[seed][1]:.4f}", flush=True)
-            net, acc = classifiers[seed]
-            X, _ = make_embedded_gaussians(500, random_state=seed)
-            model = make_model(name, X, seed, args.lr)
-            print(f"{name} seed {seed}: {iters} iterations", flush=True)
-            curve, sec = run_model(
-                model, iters, args.chunks, evaluator(seed, net), lambda s: print(s, flush=True)
-            )
-            save_run(
-                RUNS,
-                model,
-                name,
-                seed,
-                iters,
-                args.lr,
-                sec,
-                curve,
-                model.sample(500, seed + 1),
-                {
-                    "classifier_accuracy": acc,
-                    "lr_decay_from": iters * (args.chunks - 1) // args.chunks,
-                },
-            )
-            report(command)
+    classifiers = {}
+    for seed, name, iters, lr in [] if args.report else planned_runs(args):
+        if seed not in classifiers:
+            classifiers[seed] = train_classifier(seed)
+            print(f"seed {seed}: classifier accuracy {classifiers[seed][1]:.4f}", flush=True)
+        net, acc = classifiers[seed]
+        X, _ = make_embedded_gaussians(500, random_state=seed)
+        model = make_model(name, X, seed, lr)
+        print(f"{name} seed {seed}: {iters} iterations", flush=True)
+        curve, sec = run_model(
+            model,
+            iters,
+            args.chunks,
+            evaluator(seed, net),
+            lambda s: print(s, flush=True),
+            args.decay_chunks,
+        )
+        decay = iters * (args.chunks - args.decay_chunks) // args.chunks
+        save_run(
+            RUNS,
+            model,
+            name,
+            seed,
+            iters,
+            lr,
+            sec,
+            curve,
+            model.sample(500, seed + 1),
+            {"classifier_accuracy": acc, "lr_decay_from": decay},
+        )
+        report(command)
     report(command)
 
 

@@ -117,8 +117,9 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
 
     References
     ----------
-    E. Sansone, *Towards Uninformed Learning* / PhD thesis, ch. 4 and app. B (the Plummer
-    autoencoder); A. Gretton et al., "A kernel two-sample test", JMLR 13 (2012).
+    E. Sansone, "Towards Uncovering the True Use of Unlabeled Data in Machine Learning", PhD
+    thesis, University of Trento, 2018, ch. 4 and app. B (the Plummer autoencoder); A. Gretton et
+    al., "A kernel two-sample test", JMLR 13 (2012).
 
     Examples
     --------
