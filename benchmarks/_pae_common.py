@@ -16,7 +16,9 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -221,6 +223,7 @@ def save_run(runs_dir, model, name, seed, iters, lr, seconds, curve, samples, ex
         "final": curve[-1],
         "machine": cpu_name(),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "command": "python benchmarks/" + " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
         **(extra or {}),
     }
     stem.with_suffix(".json").write_text(json.dumps(record, indent=1))
@@ -280,6 +283,14 @@ def experiment_parser(doc, iters, pae_lr):
     ap.add_argument("--pae-lr", type=float, default=pae_lr)
     ap.add_argument("--report", action="store_true", help="only rebuild the report")
     return ap
+
+
+def commands_line(runs):
+    """The commands that made the runs, for the report's header."""
+    cmds = dict.fromkeys(r.get("command", "?") for r in runs)
+    return "Commands (each adds its runs; the report is rebuilt from all of them): " + "; ".join(
+        f"`{c}`" for c in cmds
+    )
 
 
 def planned_runs(args):

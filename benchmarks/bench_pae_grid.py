@@ -23,6 +23,7 @@ from _pae_common import (  # noqa: E402
     PAEModel,
     VAEModel,
     WGANGPModel,
+    commands_line,
     experiment_parser,
     fmt,
     load_runs,
@@ -61,7 +62,7 @@ def evaluator(seed):
 
     def evaluate(model, final):
         counts = grid_mode_metrics(model.sample(2500, seed + 1), grid_centres(), STD)
-        n_gen, n_held, t = (15_000, 5_000, test) if final else (3_000, 1_000, quick_test)
+        n_gen, n_held, t = (15_000, 2_000, test) if final else (2_000, 1_000, quick_test)
         ll = kde_log_likelihood(model.sample(n_gen, seed + 2), model.sample(n_held, seed + 3), t)
         return {
             "ll": ll["mean"],
@@ -200,7 +201,7 @@ def report(command):
     text = [
         "# 25-Gaussian grid: Plummer autoencoder against VAE and WGAN-GP",
         "",
-        f"Command: `{command}`  ",
+        commands_line(runs) + "  ",
         f"Machine: {r0['machine']} (shared with other jobs; one torch thread per run, runs one "
         f"after another under `nice -n 10`); last run {max(r['date'] for r in runs)}.",
         "",
@@ -222,7 +223,7 @@ def report(command):
         "budget needs to settle (the curve shows the checkpoint before the decay).",
         "",
         "- **Test LL**: Gaussian KDE on 15,000 generated samples, bandwidth from "
-        "`logspace(-3, 1.5, 10)` by the mean log-density of 5,000 more generated samples, "
+        "`logspace(-3, 1.5, 10)` by the mean log-density of 2,000 more generated samples, "
         "score = mean log-density of 5,000 fresh true samples; `±` across seeds in the "
         "summary, across 10 test batches in the per-run table. The true density scores "
         f"{IDEAL_LL:.2f}.",

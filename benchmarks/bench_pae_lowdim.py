@@ -22,6 +22,7 @@ from _pae_common import (  # noqa: E402
     PAEModel,
     VAEModel,
     WGANGPModel,
+    commands_line,
     experiment_parser,
     fmt,
     load_runs,
@@ -169,7 +170,7 @@ def report(command):
     text = [
         "# Low-dimensional embedding: Plummer autoencoder against VAE and WGAN-GP",
         "",
-        f"Command: `{command}`  ",
+        commands_line(runs) + "  ",
         f"Machine: {r0['machine']} (shared with other jobs; one torch thread); last run "
         f"{max(r['date'] for r in runs)}.",
         "",

@@ -291,6 +291,17 @@ def test_warm_start_continues_exactly():
     np.testing.assert_array_equal(cold.loss_history_, one.loss_history_[:20])
 
 
+def test_device_and_progress_bar(capsys):
+    X, _ = make_gaussian_grid(50, random_state=0)
+    pae = small_pae(device="auto", max_iter=3, verbose=True).fit(X)
+    want = "cuda" if torch.cuda.is_available() else "cpu"
+    assert pae.device_.startswith(want)
+    assert "PlummerAutoencoder" in capsys.readouterr().err
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="CUDA is not available"):
+            small_pae(device="cuda").fit(X)
+
+
 def test_score_is_minus_the_full_batch_loss():
     X, _ = make_gaussian_grid(40, random_state=0)
     pae = small_pae(max_iter=5).fit(X)
