@@ -152,15 +152,15 @@ def test_loss_is_reconstruction_plus_lam_mmd():
         make_mlp((2, 4, 2), "linear", gen).double(),
     )
     x, zp = torch.randn(5, 2, dtype=torch.float64), torch.rand(5, 2, dtype=torch.float64)
-    loss, rec, mmd = pae_loss(x, zp, enc, dec, 7.0)
+    loss, rec, mmd = (t.item() for t in pae_loss(x, zp, enc, dec, 7.0))
     with torch.no_grad():
         xn, q = x.numpy(), enc(x).numpy()
         rec_ref = np.mean(
             [np.sum((xn[i] - dec(enc(x[i : i + 1]))[0].numpy()) ** 2) for i in range(5)]
         )
-    assert float(rec) == pytest.approx(rec_ref, rel=1e-12)
-    assert float(mmd) == pytest.approx(np_mmd2_u(zp.numpy(), q), rel=1e-12)
-    assert float(loss) == pytest.approx(rec_ref + 7.0 * float(mmd), rel=1e-12)
+    assert rec == pytest.approx(rec_ref, rel=1e-12)
+    assert mmd == pytest.approx(np_mmd2_u(zp.numpy(), q), rel=1e-12)
+    assert loss == pytest.approx(rec_ref + 7.0 * mmd, rel=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -332,7 +332,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         dev = next(net.parameters()).device
         params = {k: v.detach().double() for k, v in net.named_parameters()}
         with torch.no_grad():
-            x = torch.as_tensor(A, dtype=torch.float64, device=dev)
+            x = torch.tensor(A, dtype=torch.float64, device=dev)  # a copy: A may be read-only
             out = torch.func.functional_call(net, params, (x,))
         return out.cpu().numpy()
 
@@ -384,9 +384,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "decoder_")
         n = check_int(n_samples, "n_samples", low=1)
         rng = check_random_state(random_state)
-        return self.inverse_transform(
-            rng.uniform(-1.0, 1.0, size=(n, self._latent_dim()))
-        )
+        return self.inverse_transform(rng.uniform(-1.0, 1.0, size=(n, self._latent_dim())))
 
     def score(self, X, y=None) -> float:
         r"""Minus the PAE loss on ``X`` (greater is better, as scikit-learn scorers are).
