@@ -1,0 +1,290 @@
+"""The 25-Gaussian grid (thesis section 4.4.1, spec pae.md 7.1 and 8): PAE against a VAE and a
+WGAN-GP on the same 500 points and budget, several seeds; the thesis' KDE log-likelihood and
+the GAN literature's counts (modes, high-quality samples, reverse KL of the mode histogram).
+
+    python benchmarks/bench_pae_grid.py                      # scaled-down protocol, all runs
+    python benchmarks/bench_pae_grid.py --models PAE --seeds 0 --iters 60000
+    python benchmarks/bench_pae_grid.py --report             # only rebuild the report
+
+Each (model, seed) run is written to benchmarks/results/pae_grid_runs/ when it ends, and the
+report (pae_grid.md, pae_grid_samples.png, pae_grid_curves.png) is rebuilt from every run found
+there, so runs can be done one at a time.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _pae_common import (  # noqa: E402
+    PAEModel,
+    VAEModel,
+    WGANGPModel,
+    commands_line,
+    experiment_parser,
+    fmt,
+    load_runs,
+    planned_runs,
+    run_model,
+    save_run,
+)
+
+from unlabeled.generative import (  # noqa: E402
+    grid_centres,
+    grid_mode_metrics,
+    kde_log_likelihood,
+    make_gaussian_grid,
+)
+
+RESULTS = Path(__file__).parent / "results"
+RUNS = RESULTS / "pae_grid_runs"
+STD = np.sqrt(0.1)
+IDEAL_LL = -np.log(25) - np.log(2 * np.pi * np.e * 0.1)
+HIDDEN = (128, 128)
+# thesis Table 4.1 (2e6 iterations) and PacGAN's best grid result (Lin et al. 2018, Table 2)
+ANCHORS = {"PAE": -4.8, "WGAN-GP": -4.1, "VAE": -5.5}
+
+
+def make_model(name, X, seed, lr):
+    if name == "PAE":
+        return PAEModel(X, 2, HIDDEN, lam=10.0, lr=lr, batch=500, seed=seed)
+    if name == "VAE":
+        return VAEModel(X, 2, HIDDEN, lr=lr, batch=500, seed=seed)
+    return WGANGPModel(X, 2, HIDDEN, lr=lr, batch=500, seed=seed)
+
+
+def evaluator(seed):
+    test, _ = make_gaussian_grid(5_000, random_state=10_000 + seed, balanced=False)
+    quick_test = test[:1000]
+
+    def evaluate(model, final):
+        counts = grid_mode_metrics(model.sample(2500, seed + 1), grid_centres(), STD)
+        n_gen, n_held, t = (15_000, 2_000, test) if final else (2_000, 1_000, quick_test)
+        ll = kde_log_likelihood(model.sample(n_gen, seed + 2), model.sample(n_held, seed + 3), t)
+        return {
+            "ll": ll["mean"],
+            "ll_std": ll["std"],
+            "bandwidth": ll["bandwidth"],
+            "modes": float(counts["modes"]),
+            "high_quality": counts["high_quality"],
+            "reverse_kl": counts["reverse_kl"],
+        }
+
+    return evaluate
+
+
+def run(name, seed, iters, chunks, lr, decay_chunks):
+    X, _ = make_gaussian_grid(500, random_state=seed)
+    model = make_model(name, X, seed, lr)
+    print(f"{name} seed {seed}: {iters} iterations", flush=True)
+    log = lambda line: print(line, flush=True)  # noqa: E731
+    curve, seconds = run_model(model, iters, chunks, evaluator(seed), log, decay_chunks)
+    extra = {"lr_decay_from": iters * (chunks - decay_chunks) // chunks}
+    save_run(
+        RUNS, model, name, seed, iters, lr, seconds, curve, model.sample(2500, seed + 1), extra
+    )
+
+
+def table(runs):
+    lines = [
+        "| model | seeds | iterations | test LL (KDE) | thesis LL | modes (of 25) | "
+        "high-quality | reverse KL | it/s | train time |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name in dict.fromkeys(r["model"] for r in runs):
+        rs = [r for r in runs if r["model"] == name]
+        f = [r["final"] for r in rs]
+        lines.append(
+            f"| {name} | {len(rs)} | {rs[0]['iters']} | {fmt([x['ll'] for x in f])} | "
+            f"{ANCHORS.get(name, '-')} | {fmt([x['modes'] for x in f], 1)} | "
+            f"{fmt([100 * x['high_quality'] for x in f], 1)} % | "
+            f"{fmt([x['reverse_kl'] for x in f], 3)} | {fmt([r['it_per_s'] for r in rs], 0)} | "
+            f"{fmt([r['train_seconds'] / 60 for r in rs], 1)} min |"
+        )
+    lines += [
+        "",
+        "Every run (final checkpoint):",
+        "",
+        "| model | seed | test LL ± std over 10 test batches | bandwidth | modes | "
+        "high-quality | reverse KL | train time |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in runs:
+        x = r["final"]
+        lines.append(
+            f"| {r['model']} | {r['seed']} | {x['ll']:.2f} ± {x['ll_std']:.2f} | "
+            f"{x['bandwidth']:.3g} | {x['modes']:.0f} | {100 * x['high_quality']:.1f} % | "
+            f"{x['reverse_kl']:.3f} | {r['train_seconds'] / 60:.1f} min |"
+        )
+    return lines
+
+
+def goals(runs):
+    """Issue 15's goals for the PAE, seed by seed, and whether this run reached them."""
+    pae = [r for r in runs if r["model"] == "PAE"]
+    if not pae:
+        return []
+    cells = [
+        f"seed {r['seed']}: LL {r['final']['ll']:.2f}, {r['final']['modes']:.0f} modes, "
+        f"{100 * r['final']['high_quality']:.1f} % high quality"
+        for r in pae
+    ]
+    met = [
+        r["final"]["ll"] >= -4.1
+        and r["final"]["modes"] == 25
+        and r["final"]["high_quality"] >= 0.94
+        for r in pae
+    ]
+    return [
+        f"**Reduced protocol**: {pae[0]['iters']:,} PAE steps per run, not the spec's scaled-down "
+        "60,000-100,000 (nor the thesis' 2e6): under `nice -n 10` on the shared 2-core machine "
+        "each run got about 15 % of one core. The full scaled-down protocol: "
+        "`python benchmarks/bench_pae_grid.py --iters 60000 --chunks 6`.",
+        "",
+        "**Goals** (test LL >= -4.1, 25 of 25 modes and >= 94 % high-quality samples in every "
+        f"seed): {'met' if all(met) else 'not met'} at this budget ({'; '.join(cells)}). The "
+        "curves are still rising at the last checkpoint.",
+    ]
+
+
+def plots(runs):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(dict.fromkeys(r["model"] for r in runs))
+    seeds = sorted({r["seed"] for r in runs})
+    fig, axes = plt.subplots(
+        len(seeds),
+        len(names) + 1,
+        figsize=(3.2 * (len(names) + 1), 3.2 * len(seeds)),
+        squeeze=False,
+    )
+    for i, seed in enumerate(seeds):
+        X, _ = make_gaussian_grid(500, random_state=seed)
+        axes[i, 0].scatter(*X.T, s=2, c="k")
+        axes[i, 0].set_title(f"training data (seed {seed})", fontsize=9)
+        for j, name in enumerate(names, 1):
+            ax = axes[i, j]
+            path = RUNS / f"{name}_seed{seed}.npy"
+            if path.exists():
+                S = np.load(path)
+                ax.scatter(*S.T, s=1, alpha=0.4)
+                fin = next(r for r in runs if (r["model"], r["seed"]) == (name, seed))["final"]
+                ax.set_title(
+                    f"{name}: LL {fin['ll']:.2f}, {fin['modes']:.0f} modes, "
+                    f"{100 * fin['high_quality']:.0f}% HQ",
+                    fontsize=9,
+                )
+        for ax in axes[i]:
+            ax.set_xlim(-27, 27)
+            ax.set_ylim(-27, 27)
+            ax.set_aspect("equal")
+            ax.tick_params(labelsize=7)
+    fig.tight_layout()
+    fig.savefig(RESULTS / "pae_grid_samples.png", dpi=90)
+    plt.close(fig)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for r in runs:
+        per = 5 if r["model"] == "WGAN-GP" else 1  # critic steps: the budget's unit
+        it = [per * c["iteration"] for c in r["curve"]]
+        color = f"C{names.index(r['model'])}"
+        axes[0].plot(
+            it,
+            [c["ll"] for c in r["curve"]],
+            "o-",
+            color=color,
+            ms=3,
+            label=r["model"] if r["seed"] == seeds[0] else None,
+        )
+        axes[1].plot(it, [100 * c["high_quality"] for c in r["curve"]], "o-", color=color, ms=3)
+    axes[0].axhline(IDEAL_LL, color="k", ls=":", label="true density (-3.75)")
+    axes[0].axhline(-4.1, color="gray", ls="--", label="goal / thesis WGAN-GP (-4.1)")
+    axes[0].set_ylim(-12, -3.5)
+    axes[0].set_ylabel("test log-likelihood (quick KDE; last point: full)")
+    axes[1].axhline(94, color="gray", ls="--")
+    axes[1].set_ylabel("high-quality samples (%)")
+    for ax in axes:
+        ax.set_xlabel("steps (WGAN-GP: critic steps, 5 per generator step)")
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(RESULTS / "pae_grid_curves.png", dpi=90)
+    plt.close(fig)
+
+
+def report(command):
+    runs = load_runs(RUNS)
+    if not runs:
+        return
+    plots(runs)
+    r0 = runs[0]
+    lrs = ", ".join(
+        f"{n} {next(r['lr'] for r in runs if r['model'] == n):g}"
+        for n in dict.fromkeys(r["model"] for r in runs)
+    )
+    text = [
+        "# 25-Gaussian grid: Plummer autoencoder against VAE and WGAN-GP",
+        "",
+        commands_line(runs) + "  ",
+        f"Machine: {r0['machine']} (shared with other jobs; one torch thread per run, runs one "
+        f"after another under `nice -n 10`); last run {max(r['date'] for r in runs)}.",
+        "",
+        "Protocol (spec `pae.md` section 8, scaled down from the thesis' 2e6 iterations): "
+        "code-hint geometry (centres {-21,-10.5,0,10.5,21}^2, covariance 0.1 I), 500 training "
+        "points (20 per mode, drawn with the run's seed), full batch N = 500, Adam(betas "
+        f"0.5/0.9, lr {lrs}) , thesis Appendix B.1 architectures "
+        "(hidden 128,128; PAE E 2-2 tanh, G 2-2; VAE E 2-4, G 2-2; WGAN-GP G 2-2, D 2-1, 5 "
+        "critic steps per generator step, penalty 10). PAE: lam 10, eps 1e-4, beta 1, "
+        "uniform prior on [-1,1]^2. Every model has fixed standardising input and "
+        "de-standardising output layers (PAE's `scale_data=True`). PAE's learning rate 3e-3 "
+        "was chosen over the spec's 1e-3 in two 8,000-step trials on seed 0 (24 vs 3 modes); "
+        "the baselines keep the spec's 1e-3 (not tuned). Budget: PAE and VAE take the same "
+        "number of steps; "
+        "WGAN-GP takes a fifth as many generator steps, i.e. as many critic steps as the "
+        "others take steps (about the same time). Deviation from the thesis' constant rate: "
+        f"from step {r0['lr_decay_from']} of {r0['iters']} (PAE/VAE; the same share for "
+        "WGAN-GP) every model runs at a tenth of the learning rate, which the 40x shorter "
+        "budget needs to settle (the curve shows the checkpoint before the decay).",
+        "",
+        "- **Test LL**: Gaussian KDE on 15,000 generated samples, bandwidth from "
+        "`logspace(-3, 1.5, 10)` by the mean log-density of 2,000 more generated samples, "
+        "score = mean log-density of 5,000 fresh true samples; `±` across seeds in the "
+        "summary, across 10 test batches in the per-run table. The true density scores "
+        f"{IDEAL_LL:.2f}.",
+        "- **Counts** (VEEGAN/PacGAN): 2,500 samples; high-quality = within 3 standard "
+        "deviations (3 sqrt(0.1)) of the nearest centre; a mode is covered with >= 20 "
+        "high-quality samples; reverse KL = KL(histogram of high-quality samples over the 25 "
+        "modes || uniform). True samples: 25 modes, 98.9 % high quality, KL ~0.005.",
+        "- **Anchors**: thesis Table 4.1 (2e6 iterations): PAE -4.8 ± 0.4, WGAN-GP -4.1 ± 0.1 "
+        "(best), VAE -5.5 ± 0.2. PacGAN (Lin et al. 2018) best grid result: 24.8 modes, "
+        "93.6 % high-quality samples.",
+        "",
+        *goals(runs),
+        "",
+        *table(runs),
+        "",
+        "![samples](pae_grid_samples.png)",
+        "",
+        "![curves](pae_grid_curves.png)",
+        "",
+    ]
+    (RESULTS / "pae_grid.md").write_text("\n".join(text))
+
+
+def main():
+    args = experiment_parser(__doc__, 30_000, 3e-3).parse_args()
+    command = "python benchmarks/bench_pae_grid.py " + " ".join(sys.argv[1:])
+    if not args.report:
+        for seed, name, iters, lr in planned_runs(args):
+            run(name, seed, iters, args.chunks, lr, args.decay_chunks)
+            report(command)
+    report(command)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,486 @@
+"""PlummerAutoencoder: a generative autoencoder trained by one minimisation (thesis ch. 4)."""
+
+from __future__ import annotations
+
+import json
+import numbers
+from pathlib import Path
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from .._validation import check_choice, check_int, check_real
+
+TORCH_HINT = (
+    "PlummerAutoencoder needs PyTorch, which is not installed: install the extra with "
+    "pip install 'unlabeled[torch]' (or pip install 'torch>=2.2,<=2.13.0')"
+)
+FILE_FORMAT = "unlabeled-pae"
+FILE_VERSION = 1
+_OUT_ACTIVATIONS = ("linear", "sigmoid")
+_SCORE_SEED = 0  # the prior sample of score() is fixed so that score is a function of X
+_SCORE_BLOCK = 2048  # rows per block of the kernel sums in score()
+
+
+def import_torch_ops():
+    """The torch-side module, imported on first use, with an error that says how to install."""
+    try:
+        from . import _torch_ops
+    except ImportError as exc:
+        if getattr(exc, "name", None) not in (None, "torch") and "torch" not in str(exc):
+            raise
+        raise ImportError(TORCH_HINT) from exc
+    return _torch_ops
+
+
+class PlummerAutoencoder(TransformerMixin, BaseEstimator):
+    r"""Plummer autoencoder (PAE): encode to a uniform latent law, sample by decoding noise.
+
+    A deterministic autoencoder ``x -> f(x) -> g(f(x))`` whose codes ``q = f(x)`` are pushed to
+    the prior ``p_z = U([-1, 1]^h)`` by an MMD term with the Plummer kernel
+    ``k(z, z') = (||z - z'||^2 + eps)^(-beta/2)``. Encoder and decoder minimise one loss (no
+    adversary, no min-max game); on each step, with a data batch ``x_1..x_N`` and ``N`` fresh
+    prior samples ``z_1..z_N``,
+
+    .. math::
+
+        \hat L = \frac1N \sum_i \|x_i - g(f(x_i))\|^2
+           + \frac{\lambda}{N(N-1)} \sum_{i \ne j}
+             \bigl[k(z_i, z_j) - 2 k(z_i, f(x_j)) + k(f(x_i), f(x_j))\bigr],
+
+    the reconstruction error plus ``lam`` times Gretton's unbiased U-statistic ``MMD_u^2`` (the
+    diagonal excluded in all three sums). At the optimum ``g`` inverts ``f`` on the data and
+    ``f(x)`` is uniform, so ``g(z)``, ``z ~ p_z``, has the law of the data: :meth:`sample`
+    decodes uniform noise. Theorem 1(b) of the thesis gives ``\hat L >= -2 lam K / (N - 1)``
+    with ``K = eps^(-beta/2)``. Encoder: MLP, ReLU hidden layers, ``tanh`` output; decoder:
+    MLP with the hidden widths reversed, ReLU, linear or sigmoid output; Glorot-uniform weights,
+    zero biases; one Adam over both networks (Algorithm 2).
+
+    Parameters
+    ----------
+    n_components : int >= 1, default=2
+        Latent dimension ``h`` (the intrinsic dimension of the data support).
+    hidden_layer_sizes : tuple of int, default=(128, 128)
+        Hidden widths of the encoder; the decoder uses them in reverse order.
+    out_activation : {"linear", "sigmoid"}, default="linear"
+        Decoder output: linear for real data, sigmoid for data in ``[0, 1]`` (images).
+    lam : float >= 0, default=10.0
+        Weight ``lambda`` of the MMD term (thesis: 10 on the grid, 1 low-dim, 0.1 images).
+    eps : float > 0, default=1e-4
+        Added to the squared distance in the kernel.
+    beta : float > 0, default=1.0
+        Kernel exponent (the "extended" Plummer kernel of the thesis: 1).
+    learning_rate : float > 0, default=1e-4
+        Adam step size (thesis: 1e-4 over 2e6 iterations; 1e-3 for short runs).
+    betas : tuple of two floats in [0, 1), default=(0.5, 0.9)
+        Adam's ``(beta1, beta2)``.
+    batch_size : int >= 2, default=500
+        ``N``; capped at the number of samples (full batch), drawn without replacement.
+    max_iter : int >= 1, default=10000
+        Number of Adam steps.
+    device : str, default="auto"
+        ``"auto"`` (CUDA when available, else CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
+    random_state : int, RandomState or None, default=None
+        Seeds the initial weights, the batches and the prior samples (reproducible on the CPU).
+    verbose : bool, default=False
+        Show a progress bar with the running loss.
+    warm_start : bool, default=False
+        When fitted, ``fit`` continues training the current networks with the same Adam state
+        and random stream for ``max_iter`` more steps (the histories grow), on the same kind of
+        data; ``learning_rate`` and ``betas`` may be changed in between with ``set_params``.
+    scale_data : bool, default=True
+        Give the encoder a fixed first layer ``(x - mean) / std`` and a linear decoder the fixed
+        last layer ``y * std + mean`` (per feature, from the training data; std 0 -> 1). Only
+        the parametrisation changes, not the loss, which stays in the data's units; Adam's
+        steps then have the same effect on every scale of data. On the 25-Gaussian grid
+        (coordinates up to 21) this is what lets the decoder separate the modes in a short
+        run. ``False``: the plain MLPs of the thesis.
+
+    Attributes
+    ----------
+    encoder_, decoder_ : torch.nn.Sequential
+        The fitted networks ``f`` and ``g`` (on ``device_``).
+    loss_history_ : ndarray of shape (n_iter_,)
+        ``\hat L`` at every step; ``reconstruction_history_`` and ``mmd_history_`` hold its
+        two terms (the MMD before multiplication by ``lam``).
+    n_iter_ : int
+        Steps taken.
+    n_features_in_ : int
+    device_ : str
+
+    See Also
+    --------
+    unlabeled.generative.mmd2_u : the unbiased batch MMD.
+    unlabeled.generative.pae_loss : the batch loss.
+
+    References
+    ----------
+    E. Sansone, "Towards Uncovering the True Use of Unlabeled Data in Machine Learning", PhD
+    thesis, University of Trento, 2018, ch. 4 and app. B (the Plummer autoencoder); A. Gretton et
+    al., "A kernel two-sample test", JMLR 13 (2012).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.generative import PlummerAutoencoder
+    >>> X = np.random.default_rng(0).normal(size=(200, 2))
+    >>> pae = PlummerAutoencoder(lam=1.0, learning_rate=1e-3, max_iter=50, random_state=0)
+    >>> pae.fit(X).sample(5, random_state=0).shape
+    (5, 2)
+    """
+
+    def __init__(
+        self,
+        n_components: int = 2,
+        hidden_layer_sizes: tuple[int, ...] = (128, 128),
+        out_activation: str = "linear",
+        lam: float = 10.0,
+        eps: float = 1e-4,
+        beta: float = 1.0,
+        learning_rate: float = 1e-4,
+        betas: tuple[float, float] = (0.5, 0.9),
+        batch_size: int = 500,
+        max_iter: int = 10000,
+        device: str = "auto",
+        random_state=None,
+        verbose: bool = False,
+        warm_start: bool = False,
+        scale_data: bool = True,
+    ):
+        self.n_components = n_components
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.out_activation = out_activation
+        self.lam = lam
+        self.eps = eps
+        self.beta = beta
+        self.learning_rate = learning_rate
+        self.betas = betas
+        self.batch_size = batch_size
+        self.max_iter = max_iter
+        self.device = device
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.scale_data = scale_data
+
+    # ------------------------------------------------------------------ validation
+    def _validated_params(self) -> dict:
+        hidden = self.hidden_layer_sizes
+        if isinstance(hidden, numbers.Integral) and not isinstance(hidden, bool):
+            hidden = (hidden,)
+        if not isinstance(hidden, (tuple, list)):
+            raise TypeError(f"hidden_layer_sizes must be a tuple of positive ints, got {hidden!r}")
+        hidden = tuple(check_int(w, "hidden_layer_sizes[i]", low=1) for w in hidden)
+        betas = self.betas
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise ValueError(f"betas must be a pair (beta1, beta2) in [0, 1), got {betas!r}")
+        betas = tuple(
+            check_real(b, f"betas[{i}]", low=0.0, low_open=False, high=1.0)
+            for i, b in enumerate(betas)
+        )
+        if not isinstance(self.device, str):
+            raise TypeError(f"device must be a string such as 'auto' or 'cpu', got {self.device!r}")
+        return dict(
+            n_components=check_int(self.n_components, "n_components", low=1),
+            hidden=hidden,
+            out_activation=check_choice(self.out_activation, "out_activation", _OUT_ACTIVATIONS),
+            lam=check_real(self.lam, "lam", low=0.0, low_open=False),
+            eps=check_real(self.eps, "eps", low=0.0),
+            beta=check_real(self.beta, "beta", low=0.0),
+            learning_rate=check_real(self.learning_rate, "learning_rate", low=0.0),
+            betas=betas,
+            batch_size=check_int(self.batch_size, "batch_size", low=2),
+            max_iter=check_int(self.max_iter, "max_iter", low=1),
+        )
+
+    def _check_data(self, X, name="X", n_columns=None, what="features"):
+        X = check_array(X, dtype=np.float64, ensure_min_samples=1, input_name=name)
+        if n_columns is not None and X.shape[1] != n_columns:
+            fix = (
+                "fit and transform need the same columns"
+                if name == "X"
+                else ("give one column per latent dimension (n_components)")
+            )
+            raise ValueError(
+                f"{name} has {X.shape[1]} {what}, but {type(self).__name__} is expecting "
+                f"{n_columns} {what} as input: {fix}"
+            )
+        return X
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y=None):
+        """Train encoder and decoder jointly on ``X`` (Algorithm 2 of the thesis).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, at least 2 rows; finite values.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        p = self._validated_params()
+        X = self._check_data(X)
+        if X.shape[0] < 2:
+            raise ValueError(
+                f"PlummerAutoencoder needs at least 2 samples for the U-statistic, got "
+                f"{X.shape[0]} sample (n_samples = 1)"
+            )
+        ops = import_torch_ops()
+        torch = ops.torch
+        if self.warm_start and hasattr(self, "_optimizer"):
+            self._check_data(X, n_columns=self.n_features_in_)
+            if self._latent_dim() != p["n_components"]:
+                raise ValueError("warm_start: n_components changed since the last fit")
+            dev = torch.device(self.device_)
+            for group in self._optimizer.param_groups:
+                group["lr"], group["betas"] = p["learning_rate"], p["betas"]
+        else:
+            dev = ops.resolve_device(self.device)
+            seeds = check_random_state(self.random_state).randint(0, 2**31 - 1, size=2)
+            self.n_features_in_ = X.shape[1]
+            g_init = torch.Generator().manual_seed(int(seeds[0]))
+            shift, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
+            if self.scale_data:
+                std = X.std(0)
+                shift, scale = X.mean(0), np.where(std > 0, std, 1.0)
+            self.encoder_, self.decoder_ = self._build(ops, p, g_init, dev, shift, scale)
+            self.device_ = str(dev)
+            params = [*self.encoder_.parameters(), *self.decoder_.parameters()]
+            self._optimizer = torch.optim.Adam(
+                params, lr=p["learning_rate"], betas=p["betas"], eps=1e-8
+            )
+            self._generator = torch.Generator(device=dev).manual_seed(int(seeds[1]))
+            empty = np.empty(0)
+            self.loss_history_ = self.reconstruction_history_ = self.mmd_history_ = empty
+        data = torch.tensor(X, dtype=torch.float32, device=dev)  # a copy: X is never touched
+        hist = self._train(ops, p, data)
+        self.loss_history_, self.reconstruction_history_, self.mmd_history_ = (
+            np.concatenate([old, new])
+            for old, new in zip(
+                (self.loss_history_, self.reconstruction_history_, self.mmd_history_),
+                hist,
+                strict=True,
+            )
+        )
+        self.n_iter_ = self.loss_history_.size
+        return self
+
+    def _build(self, ops, p, generator, dev, shift, scale):
+        """Encoder ``[Affine, Linear, ReLU, ..., Linear, Tanh]``; decoder ``[Linear, ReLU, ...,
+        Linear, (Sigmoid | Affine^-1)]``: the affine layers are the identity unless
+        ``scale_data`` (no output scaling after a sigmoid)."""
+        h, hidden, d = p["n_components"], p["hidden"], self.n_features_in_
+        enc = ops.make_mlp((d, *hidden, h), "tanh", generator)
+        enc.insert(0, ops.Affine(shift, scale, inverse=False))
+        dec = ops.make_mlp((h, *hidden[::-1], d), p["out_activation"], generator)
+        if p["out_activation"] == "linear":
+            dec.append(ops.Affine(shift, scale, inverse=True))
+        return enc.to(dev), dec.to(dev)
+
+    def _train(self, ops, p, data):
+        torch = ops.torch
+        n, h, dev = data.shape[0], p["n_components"], data.device
+        batch = min(p["batch_size"], n)
+        opt, gen = self._optimizer, self._generator
+        hist = torch.empty((p["max_iter"], 3), dtype=torch.float64, device=dev)
+        bar = self._progress(p["max_iter"])
+        self.encoder_.train()
+        self.decoder_.train()
+        for it in range(p["max_iter"]):
+            x = data if batch == n else data[torch.randperm(n, generator=gen, device=dev)[:batch]]
+            zp = torch.rand((batch, h), generator=gen, device=dev, dtype=data.dtype) * 2 - 1
+            loss, rec, mmd = ops.pae_loss(
+                x, zp, self.encoder_, self.decoder_, p["lam"], p["eps"], p["beta"]
+            )
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            hist[it, 0], hist[it, 1], hist[it, 2] = loss.detach(), rec.detach(), mmd.detach()
+            if bar is not None:
+                bar.update(1)
+                if it % 200 == 0:
+                    bar.set_postfix(loss=f"{loss.item():.4g}", rec=f"{rec.item():.3g}")
+        if bar is not None:
+            bar.close()
+        self.encoder_.eval()
+        self.decoder_.eval()
+        out = hist.cpu().numpy()
+        if not np.isfinite(out[:, 0]).all():
+            raise FloatingPointError(
+                "the PAE loss became non-finite during training: lower learning_rate"
+            )
+        return out[:, 0].copy(), out[:, 1].copy(), out[:, 2].copy()
+
+    def _progress(self, total):
+        if not self.verbose:
+            return None
+        from tqdm.auto import tqdm
+
+        return tqdm(total=total, desc="PlummerAutoencoder", unit="it")
+
+    # ------------------------------------------------------------------ using the model
+    def _apply(self, net, A):
+        """``net(A)`` in float64 (weights cast on the fly), so that a row's result does not
+        depend on the other rows of the batch through float32 BLAS blocking."""
+        ops = import_torch_ops()
+        torch = ops.torch
+        dev = next(net.parameters()).device
+        params = {k: v.detach().double() for k, v in net.named_parameters()}
+        with torch.no_grad():
+            x = torch.tensor(A, dtype=torch.float64, device=dev)  # a copy: A may be read-only
+            out = torch.func.functional_call(net, params, (x,))
+        return out.cpu().numpy()
+
+    def _latent_dim(self):
+        return self.decoder_[0].in_features
+
+    def transform(self, X):
+        """Encode: the latent codes ``f(X)`` in ``(-1, 1)^h``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        check_is_fitted(self, "encoder_")
+        return self._apply(self.encoder_, self._check_data(X, n_columns=self.n_features_in_))
+
+    def inverse_transform(self, Z):
+        """Decode latent points ``Z`` to data space: ``g(Z)``.
+
+        Parameters
+        ----------
+        Z : array-like of shape (n_samples, n_components)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
+        check_is_fitted(self, "decoder_")
+        h = self._latent_dim()
+        return self._apply(self.decoder_, self._check_data(Z, "Z", h, "columns"))
+
+    def sample(self, n_samples: int = 1, random_state=None):
+        """Generate ``n_samples`` points: decode ``z ~ U([-1, 1]^h)``.
+
+        Parameters
+        ----------
+        n_samples : int >= 1, default=1
+        random_state : int, RandomState or None
+            Seeds the latent noise (NumPy), so samples are reproducible on any device.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
+        check_is_fitted(self, "decoder_")
+        n = check_int(n_samples, "n_samples", low=1)
+        rng = check_random_state(random_state)
+        return self.inverse_transform(rng.uniform(-1.0, 1.0, size=(n, self._latent_dim())))
+
+    def score(self, X, y=None) -> float:
+        r"""Minus the PAE loss on ``X`` (greater is better, as scikit-learn scorers are).
+
+        The whole of ``X`` is one batch: ``-(rec + lam * MMD_u^2)`` with ``N = len(X)`` prior
+        samples drawn with a fixed seed (so the score is a function of ``X``); the kernel sums
+        are done in blocks in float64, so held-out sets of many thousands of rows fit in memory.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), n_samples >= 2
+        y : ignored
+
+        Returns
+        -------
+        float
+        """
+        check_is_fitted(self, "encoder_")
+        X = self._check_data(X, n_columns=self.n_features_in_)
+        if X.shape[0] < 2:
+            raise ValueError("score needs at least 2 samples (the MMD is a U-statistic)")
+        q = self.transform(X)
+        rec = float(((X - self.inverse_transform(q)) ** 2).sum(1).mean())
+        zp = np.random.RandomState(_SCORE_SEED).uniform(-1.0, 1.0, size=q.shape)
+        return -(rec + self.lam * self._mmd2_u_blocked(zp, q))
+
+    def _mmd2_u_blocked(self, zp, q):
+        ops = import_torch_ops()
+        torch = ops.torch
+        zp_t, q_t = torch.as_tensor(zp), torch.as_tensor(q)
+        n, s = zp.shape[0], 0.0
+        for a in range(0, n, _SCORE_BLOCK):
+            za, qa = zp_t[a : a + _SCORE_BLOCK], q_t[a : a + _SCORE_BLOCK]
+            k_zz = ops.plummer_kernel(za, zp_t, self.eps, self.beta).sum()
+            k_zq = ops.plummer_kernel(za, q_t, self.eps, self.beta).sum()
+            k_qq = ops.plummer_kernel(qa, q_t, self.eps, self.beta).sum()
+            s += float(k_zz - 2.0 * k_zq + k_qq)
+        diag_zq = float(((zp_t - q_t).pow(2).sum(1) + self.eps).pow(-self.beta / 2).sum())
+        big_k = self.eps ** (-self.beta / 2)
+        return (s - 2.0 * n * big_k + 2.0 * diag_zq) / (n * (n - 1))
+
+    # ------------------------------------------------------------------ model files
+    def save(self, path) -> None:
+        """Write the fitted model: its parameters (JSON) and the networks' state dicts.
+
+        The file is read back by :meth:`load` with ``torch.load(weights_only=True)``: tensors,
+        numbers and strings only, never pickled objects.
+        """
+        check_is_fitted(self, "encoder_")
+        torch = import_torch_ops().torch
+        params = self.get_params()
+        rs = params["random_state"]
+        params["random_state"] = rs if rs is None or isinstance(rs, numbers.Integral) else None
+        record = {
+            "format": FILE_FORMAT,
+            "version": FILE_VERSION,
+            "config": json.dumps(params),
+            "n_features_in": int(self.n_features_in_),
+            "encoder": {k: v.cpu() for k, v in self.encoder_.state_dict().items()},
+            "decoder": {k: v.cpu() for k, v in self.decoder_.state_dict().items()},
+            "history": torch.as_tensor(
+                np.stack([self.loss_history_, self.reconstruction_history_, self.mmd_history_])
+            ),
+        }
+        torch.save(record, Path(path))
+
+    @classmethod
+    def load(cls, path, device: str = "auto") -> PlummerAutoencoder:
+        """Read a model written by :meth:`save` (safe: ``weights_only=True``), on ``device``."""
+        ops = import_torch_ops()
+        torch = ops.torch
+        try:
+            rec = torch.load(Path(path), map_location="cpu", weights_only=True)
+        except Exception as exc:  # noqa: BLE001 - torch raises many types for a bad file
+            raise ValueError(f"{str(path)!r} is not a PlummerAutoencoder file: {exc}") from exc
+        if not isinstance(rec, dict) or rec.get("format") != FILE_FORMAT:
+            raise ValueError(f"{str(path)!r} is not a PlummerAutoencoder file")
+        if rec.get("version") != FILE_VERSION:
+            raise ValueError(f"{str(path)!r} has format version {rec.get('version')}, expected 1")
+        config = json.loads(rec["config"])
+        for key in ("hidden_layer_sizes", "betas"):
+            config[key] = tuple(config[key])
+        model = cls(**config)
+        p = model._validated_params()
+        model.n_features_in_ = int(rec["n_features_in"])
+        dev = ops.resolve_device(device)
+        d = model.n_features_in_
+        model.encoder_, model.decoder_ = model._build(
+            ops, p, torch.Generator(), dev, np.zeros(d), np.ones(d)
+        )
+        model.encoder_.load_state_dict(rec["encoder"])
+        model.decoder_.load_state_dict(rec["decoder"])
+        model.encoder_.eval()
+        model.decoder_.eval()
+        model.device_ = str(dev)
+        hist = rec["history"].numpy()
+        model.loss_history_, model.reconstruction_history_, model.mmd_history_ = hist.copy()
+        model.n_iter_ = hist.shape[1]
+        return model
