@@ -312,20 +312,20 @@ class CLSST(ClassifierMixin, BaseEstimator):
 
     def _converge(self, model, deaths=False, with_q=True):
         """Sweeps until F rises by less than tol per point (or max_iter); returns F."""
-        F_old = -np.inf
+        F_old, rise = -np.inf, np.inf
         for _ in range(self.max_iter):
-            model.sweep(with_q=with_q)
+            F = model.sweep(with_q=with_q)
             if deaths and self._deaths(model):
-                F_old = -np.inf  # F at another S is not comparable
-            F = model.bound()
+                F_old, F = -np.inf, model.bound()  # F at another S is not comparable
             self.lower_bound_history_.append(F)
             self.n_iter_ += 1
-            if F - F_old < self.tol * model.n:
+            rise = F - F_old
+            if rise < self.tol * model.n:
                 return F
             F_old = F
         warnings.warn(
             f"CLSST: a run of sweeps did not converge in max_iter={self.max_iter} sweeps "
-            f"(last rise of the bound {F - F_old:.3g}); raise max_iter or tol",
+            f"(last rise of the bound {rise:.3g}); raise max_iter or tol",
             ConvergenceWarning,
             stacklevel=3,
         )
@@ -351,8 +351,7 @@ class CLSST(ClassifierMixin, BaseEstimator):
         model.update_hyper()
         model.update_x()
         for _ in range(self.max_iter):
-            model.sweep(with_q=False)
-            F = model.bound()
+            F = model.sweep(with_q=False)
             if abs(F - F_prev) <= BIRTH_TOL:
                 break
             F_prev = F

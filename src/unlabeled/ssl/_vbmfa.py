@@ -144,10 +144,11 @@ class VBMFA:
         for s in range(self.S):
             self.Xm[s] = (YP @ self.M[s, :, 1:] - A[s, 1:, 0]) @ self.Xc[s]
 
-    def update_l(self):
+    def update_l(self, stats=None):
         """q(L~_s) row by row: Sig_sq = (diag(E[prec_sq]) + psii_q T2_s)^-1 and
-        M_sq = (psii_q Sry_sq + [nu*_q mu*_q, 0, ..., 0]) Sig_sq."""
-        _, Sry, T2 = self.stats()
+        M_sq = (psii_q Sry_sq + [nu*_q mu*_q, 0, ..., 0]) Sig_sq. ``stats``: those of
+        :meth:`stats` when already computed for the current Q and q(x)."""
+        _, Sry, T2 = self.stats() if stats is None else stats
         E, _ = self.expected_precisions()
         P = self.psii[None, :, None, None] * T2[:, None] + E[..., None] * np.eye(self.d)
         self.Sig = np.linalg.inv(P)
@@ -192,6 +193,7 @@ class VBMFA:
         phi = self.log_joint()
         lse = logsumexp(phi.reshape(self.n, -1), axis=1)
         self.Q = np.exp(phi - lse[:, None, None])
+        return float(lse.sum())
 
     def update_pi(self):
         self.u = self.alpha / self.S + self.resp()[1]
@@ -204,9 +206,9 @@ class VBMFA:
         diag = np.diagonal(self.Sig, axis1=2, axis2=3)[:, :, 1:]
         self.b = self.b0 + 0.5 * (diag + self.M[:, :, 1:] ** 2).sum(1)
 
-    def update_psi(self):
+    def update_psi(self, stats=None):
         """Maximum of F over the noise variances (isotropic ones when pca)."""
-        _, Sry, T2 = self.stats()
+        _, Sry, T2 = self.stats() if stats is None else stats
         z = (
             self.sum_y2
             - 2.0 * np.einsum("spd,spd->p", self.M, Sry)
@@ -226,17 +228,26 @@ class VBMFA:
         spread = (self.Sig[:, :, 0, 0] + (means - self.mustar) ** 2).sum(0)
         self.nustar = self.S / spread
 
-    def sweep(self, with_q=True):
-        """One learn sweep: X, L~, Q, pi, beta, nu, Psi, mu* nu* (spec section 2)."""
+    def sweep(self, with_q=True) -> float:
+        """One learn sweep; returns the bound F after it.
+
+        The order is X, L~, nu, Psi, mu* nu*, pi, beta, Q. Each step maximises F over its own
+        factor given all the others, so any order is a coordinate ascent; ending with Q (the
+        authors' code has it third) makes F = sum_n ln sum_{s,l} exp(phi[n, s, l]) + the global
+        terms, with no second pass over the data, and L~ and Psi share one pass of statistics."""
         self.update_x()
-        self.update_l()
-        if with_q:
-            self.update_q()
+        stats = self.stats()
+        self.update_l(stats)
+        self.update_nu()
+        self.update_psi(stats)
+        self.update_hyper()
         self.update_pi()
         self.update_beta()
-        self.update_nu()
-        self.update_psi()
-        self.update_hyper()
+        if not with_q:
+            return self.bound()
+        data = self.update_q()
+        f_l, f_nu, f_beta, f_pi = self.global_terms()
+        return data + float(f_l.sum() + f_nu.sum() + f_beta.sum() + f_pi)
 
     # ---- the lower bound --------------------------------------------------------------------
     def loading_terms(self):
