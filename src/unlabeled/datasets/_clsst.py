@@ -81,7 +81,9 @@ def make_toes(n_samples: int = 1000, random_state=None) -> tuple[np.ndarray, np.
     n = check_int(n_samples, "n_samples", low=5)
     rng = check_random_state(random_state)
     n0 = n // 2
-    sizes = [len(part) for half, m in ((n0, 2), (n - n0, 3)) for part in np.array_split(range(half), m)]
+    sizes = [
+        len(part) for half, m in ((n0, 2), (n - n0, 3)) for part in np.array_split(range(half), m)
+    ]
     component = np.repeat(np.arange(5), sizes)
     chol = np.linalg.cholesky(TOES_COVS)
     Z = rng.standard_normal((n, 2))

@@ -11,7 +11,7 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.cluster import KMeans
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -25,10 +25,21 @@ INITS = ("auto", "labels", "kmeans")
 
 def _encode_targets(y, n, classes):
     """(allowed, classes_): allowed[i, l] says class l is a candidate for row i."""
+    if y is None:
+        raise ValueError(
+            "CLSST requires y to be passed, but the target y is None: give the labels with -1 "
+            "for unlabeled points, or a boolean matrix of candidate classes"
+        )
     arr = np.asarray(y)
     if arr.ndim == 2 and arr.shape[1] > 1 or (arr.ndim == 2 and arr.dtype == bool):
         return _encode_matrix(arr, n, classes)
-    if arr.ndim == 2:
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected: y is ravelled (a "
+            "boolean column is read as a one-class label matrix).",
+            DataConversionWarning,
+            stacklevel=4,
+        )
         arr = arr.ravel()
     if arr.ndim != 1 or arr.shape[0] != n:
         raise ValueError(
@@ -294,8 +305,9 @@ class CLSST(ClassifierMixin, BaseEstimator):
             single = model.allowed.sum(1) == 1
             groups = [X[single & model.allowed[:, c]] for c in range(model.K)]
             means = [G.mean(0) for G in groups]
-            loads = [pd_loadings(np.cov(G.T).reshape(model.p, model.p), psi0, model.k)
-                     for G in groups]
+            loads = [
+                pd_loadings(np.cov(G.T).reshape(model.p, model.p), psi0, model.k) for G in groups
+            ]
             model.start(np.array(means), np.array(loads), psi0)
             return
         S0 = max(model.K, S_fixed or 1)
@@ -432,6 +444,7 @@ class CLSST(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """The most probable class of each point."""
+        check_is_fitted(self)
         return self.classes_[self.predict_proba(X).argmax(1)]
 
     def predict_cluster(self, X) -> np.ndarray:

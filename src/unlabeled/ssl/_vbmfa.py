@@ -317,7 +317,10 @@ class VBMFA:
         child_Q = np.where(side[:, None], self.Q[:, parent], 0.0)
         self.Q[side, parent] = 0.0
         self.Q = np.concatenate([self.Q, child_Q[:, None]], axis=1)
-        new = [self._side_loadings(mu, held & ~side, Lam), self._side_loadings(mu, held & side, Lam)]
+        new = [
+            self._side_loadings(mu, held & ~side, Lam),
+            self._side_loadings(mu, held & side, Lam),
+        ]
         self.M = np.concatenate([self.M, self.M[parent][None]])
         self.M[parent, :, 1:], self.M[-1, :, 1:] = new
         self.M[parent, :, 0], self.M[-1, :, 0] = mu - delta, mu + delta
