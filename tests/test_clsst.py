@@ -121,15 +121,15 @@ def test_update_q_is_the_maximiser():
     ok = np.broadcast_to(m.allowed[row], (m.S, m.K))
 
     def get(mm):
-        return np.log(mm.Q[row][ok])
+        return np.log(mm.Q[:, :, row][ok])
 
     def put(mm, th):
         Qr = np.zeros((mm.S, mm.K))
         Qr[ok] = softmax(th)
-        mm.Q[row] = Qr
+        mm.Q[:, :, row] = Qr
 
     m.update_q()  # the other rows at their optimum; the chosen one moved away
-    m.Q[row][ok] = softmax(np.arange(ok.sum()) * 0.5)
+    put(m, np.arange(ok.sum()) * 0.5)
     theta0 = get(m)
     res = minimize(
         lambda t: (put(m, t), -m.bound())[1], theta0, method="BFGS", options={"gtol": 1e-10}
@@ -137,8 +137,8 @@ def test_update_q_is_the_maximiser():
     put(m, theta0)
     m.update_q()
     assert m.bound() >= -res.fun - 1e-8
-    np.testing.assert_allclose(m.Q[row][ok], softmax(res.x), atol=1e-5)
-    assert np.all(m.Q[row][~ok] == 0)
+    np.testing.assert_allclose(m.Q[:, :, row][ok], softmax(res.x), atol=1e-5)
+    assert np.all(m.Q[..., row][~ok] == 0)
 
 
 @pytest.mark.parametrize(
@@ -210,7 +210,7 @@ def _bound_by_entropies(m, rng, draws=40000):
             sq = np.diag(m.Sig[s, q]) + (m.M[s, q] - mean0) ** 2
             F += 0.5 * (prec_ln.sum() - d * np.log(2 * np.pi) - (prec * sq).sum())
     # q(s, l): entropy and E ln p(s, l | pi, beta)
-    Q = m.Q
+    Q = np.moveaxis(m.Q, 2, 0)  # (n, S, K)
     nz = Q > 0
     F += -(Q[nz] * np.log(Q[nz])).sum() + (Q * (Elnpi[:, None] + Elnbeta)).sum()
     r = Q.sum(2)
@@ -246,10 +246,10 @@ def test_bound_kl_decomposition():
     Q; after the Q update the KL vanishes and F = sum_n logsumexp(phi_n) + global terms."""
     m = tiny_model(8, K=3, S=3)
     phi = m.log_joint()
-    flat = phi.reshape(m.n, -1)
+    flat = phi.reshape(-1, m.n).T
     lse = logsumexp(flat, axis=1)
     post = np.exp(flat - lse[:, None])
-    Qf = m.Q.reshape(m.n, -1)
+    Qf = m.Q.reshape(-1, m.n).T
     nz = Qf > 0
     kl = np.zeros_like(Qf)
     kl[nz] = Qf[nz] * (np.log(Qf[nz]) - np.log(post[nz]))
@@ -323,8 +323,8 @@ def test_one_component_per_class_matches_per_class_factor_analysis():
 # ---- births and deaths -----------------------------------------------------------------------
 def _assert_normalised(m):
     assert np.all(m.Q >= 0)
-    np.testing.assert_allclose(m.Q.sum(axis=(1, 2)), 1.0, atol=1e-12)
-    assert np.all(m.Q[np.broadcast_to(~m.allowed[:, None, :], m.Q.shape)] == 0)
+    np.testing.assert_allclose(m.Q.sum(axis=(0, 1)), 1.0, atol=1e-12)
+    assert np.all(m.Q[np.broadcast_to(~m.allowed.T[None], m.Q.shape)] == 0)
 
 
 def test_births_and_deaths_keep_responsibilities_normalised():
@@ -343,8 +343,8 @@ def test_births_and_deaths_keep_responsibilities_normalised():
     assert m.S == S
     _assert_normalised(m)
     m.Q[:] = 0.0
-    m.Q[:, 0] = m.allowed  # all mass in one component, which then dies
-    m.Q /= m.Q.sum(axis=(1, 2), keepdims=True)
+    m.Q[0] = m.allowed.T  # all mass in one component, which then dies
+    m.Q /= m.Q.sum(axis=(0, 1))
     m.remove(np.arange(m.S) != 0)
     _assert_normalised(m)
 

@@ -57,7 +57,7 @@ def make_cake(n_samples: int = 1000, random_state=None) -> tuple[np.ndarray, np.
     return X, (~first).astype(np.int64)
 
 
-def make_toes(n_samples: int = 1000, random_state=None) -> tuple[np.ndarray, np.ndarray]:
+def make_toes(n_samples: int = 1000, n_features: int = 2, random_state=None):
     """TOES: five 2-D Gaussians, two for class 0 and three for class 1, balanced classes.
 
     The thesis does not give the parameters; the means and covariances are those of the
@@ -79,6 +79,7 @@ def make_toes(n_samples: int = 1000, random_state=None) -> tuple[np.ndarray, np.
         The Gaussian (0-4) each point came from.
     """
     n = check_int(n_samples, "n_samples", low=5)
+    d = check_int(n_features, "n_features", low=2)
     rng = check_random_state(random_state)
     n0 = n // 2
     sizes = [
@@ -88,6 +89,8 @@ def make_toes(n_samples: int = 1000, random_state=None) -> tuple[np.ndarray, np.
     chol = np.linalg.cholesky(TOES_COVS)
     Z = rng.standard_normal((n, 2))
     X = TOES_MEANS[component] + np.einsum("nij,nj->ni", chol[component], Z)
+    if d > 2:
+        X = np.c_[X, rng.standard_normal((n, d - 2))]
     return X, TOES_CLASS[component].astype(np.int64), component.astype(np.int64)
 
 

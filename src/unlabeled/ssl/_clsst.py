@@ -8,16 +8,16 @@ import time
 import warnings
 
 import numpy as np
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
 from sklearn.utils import check_random_state
+from threadpoolctl import threadpool_limits
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_choice, check_int, check_real
-from ._vbmfa import VBMFA, pd_loadings
+from ._vbmfa import VBMFA, lse_points, pd_loadings
 
 BIRTH_TOL = 1e-2  # |F change| that ends the Q-free sweeps after a birth (the authors' birthtol)
 INITS = ("auto", "labels", "kmeans")
@@ -248,13 +248,16 @@ class CLSST(ClassifierMixin, BaseEstimator):
         self._progress_start = time.perf_counter()
         model = VBMFA(X, allowed, k, pca=self.noise == "pca")
         self.lower_bound_history_, self.n_iter_, self.n_births_ = [], 0, 0
-        self._start(model, init, S_fixed)
-        self._converge(model, deaths=S_fixed is None)
-        if S_fixed is None:
-            self._birth_and_death(model)
-        else:
-            self._grow_to(model, S_fixed)
-        self._store(model)
+        # the products are thin (n x p times p x (k + 1)): one BLAS thread is fastest, and
+        # threaded BLAS on a busy machine was 25 times slower
+        with threadpool_limits(limits=1, user_api="blas"):
+            self._start(model, init, S_fixed)
+            self._converge(model, deaths=S_fixed is None)
+            if S_fixed is None:
+                self._birth_and_death(model)
+            else:
+                self._grow_to(model, S_fixed)
+            self._store(model)
         return self
 
     def _check_params(self, X, allowed):
@@ -318,8 +321,8 @@ class CLSST(ClassifierMixin, BaseEstimator):
             G = X[assign == s]
             cov = np.cov(G.T).reshape(model.p, model.p) if len(G) > 1 else np.diag(psi0)
             loads.append(pd_loadings(cov, psi0, model.k))
-        Q0 = np.zeros((model.n, S0, model.K))
-        Q0[np.arange(model.n), assign] = model.allowed / model.allowed.sum(1, keepdims=True)
+        Q0 = np.zeros((S0, model.K, model.n))
+        Q0[assign, :, np.arange(model.n)] = model.allowed / model.allowed.sum(1, keepdims=True)
         model.start(km.cluster_centers_, np.array(loads), psi0, Q0=Q0)
 
     def _converge(self, model, deaths=False, with_q=True):
@@ -417,9 +420,8 @@ class CLSST(ClassifierMixin, BaseEstimator):
         self.nu_shape_, self.nu_rate_ = model.a, model.b.copy()
         self.mu_prior_mean_, self.mu_prior_precision_ = model.mustar.copy(), model.nustar.copy()
         self.n_factors_ = model.k
-        post = model.Q.sum(1)
-        self.transduction_ = self.classes_[post.argmax(1)]
-        self.labels_ = model.resp()[0].argmax(1)
+        self.transduction_ = self.classes_[model.Q.sum(0).argmax(0)]
+        self.labels_ = model.resp()[0].argmax(0)
         self._say(f"done: S = {model.S}, F = {self.lower_bound_:.6g}, {self.n_iter_} sweeps")
 
     # ---- inference --------------------------------------------------------------------------
@@ -427,6 +429,10 @@ class CLSST(ClassifierMixin, BaseEstimator):
         """(Q, per-point bound) for new points, all treated as unlabeled."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._infer_checked(X)
+
+    def _infer_checked(self, X):
         model = VBMFA(X, np.ones((X.shape[0], len(self.classes_)), dtype=bool), self.n_factors_)
         model.M = np.concatenate([self.means_[:, :, None], self.loadings_], axis=2)
         model.Sig, model.b = self.loading_covariances_, self.nu_rate_
@@ -435,12 +441,12 @@ class CLSST(ClassifierMixin, BaseEstimator):
         model.mustar, model.nustar = self.mu_prior_mean_, self.mu_prior_precision_
         model.update_x()
         phi = model.log_joint()
-        lse = logsumexp(phi.reshape(X.shape[0], -1), axis=1)
-        return np.exp(phi - lse[:, None, None]), lse
+        lse = lse_points(phi)
+        return np.exp(phi - lse), lse
 
     def predict_proba(self, X) -> np.ndarray:
         """Class posterior p(l | x) = sum_s q(s, l) under the fitted model, (n, K)."""
-        return self._infer(X)[0].sum(1)
+        return self._infer(X)[0].sum(0).T
 
     def predict(self, X) -> np.ndarray:
         """The most probable class of each point."""
@@ -449,7 +455,7 @@ class CLSST(ClassifierMixin, BaseEstimator):
 
     def predict_cluster(self, X) -> np.ndarray:
         """The most probable cluster of each point (argmax_s sum_l q(s, l))."""
-        return self._infer(X)[0].sum(2).argmax(1)
+        return self._infer(X)[0].sum(1).argmax(0)
 
     def score_samples(self, X) -> np.ndarray:
         """Per-point variational lower bound on ln p(x) with the global factors fixed:

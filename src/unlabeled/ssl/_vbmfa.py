@@ -4,7 +4,8 @@ coordinate-ascent update of every factor, and the lower bound (Sansone, thesis c
 Notation (``shared/spec/clsst.md``): ``n`` points ``Y`` (n x p), ``S`` components, ``K`` classes,
 ``k`` factors, ``d = k + 1``. Component ``s`` has the augmented loading ``L~_s = [mu_s, Lambda_s]``
 (p x d) whose row ``q`` has the Gaussian posterior ``N(M[s, q], Sig[s, q])``; ``q(x_n | s) =
-N(Xm[s, n], Xc[s])``; ``q(s_n, l_n) = Q[n, s, l]``; ``q(pi) = Dir(u)``; ``q(beta_s) = Dir(g_s)``;
+N(Xm[s, n], Xc[s])``; ``q(s_n, l_n) = Q[s, l, n]`` (points last: the
+reductions over (s, l) run along contiguous rows); ``q(pi) = Dir(u)``; ``q(beta_s) = Dir(g_s)``;
 ``q(nu_sj) = Gamma(a, b_sj)``. ``psii`` are the noise precisions (1/Psi), ``mustar`` and
 ``nustar`` the prior mean and precision of the component means (point estimates, as are
 ``psii``). Every update below maximises the bound F over its own factor exactly, so F never
@@ -14,7 +15,7 @@ decreases along a sweep at a fixed number of components.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import digamma, gammaln, logsumexp
+from scipy.special import digamma, gammaln
 
 PSI_MIN = 1e-5  # smallest noise variance (the authors' psimin)
 LOG_2PI = np.log(2.0 * np.pi)
@@ -62,7 +63,7 @@ class VBMFA:
     def __init__(self, Y, allowed, n_factors, pca=False):
         self.Y = Y
         self.allowed = allowed
-        self.logC = np.where(allowed, 0.0, -np.inf)
+        self.logC = np.ascontiguousarray(np.where(allowed, 0.0, -np.inf).T)  # (K, n)
         self.n, self.p = Y.shape
         self.K = allowed.shape[1]
         self.k = int(n_factors)
@@ -86,9 +87,9 @@ class VBMFA:
             setattr(self, name, snap[name].copy())
 
     def resp(self):
-        """r[n, s] = sum_l Q[n, s, l] and R[s] = sum_n r[n, s]."""
-        r = self.Q.sum(2)
-        return r, r.sum(0)
+        """r[s, n] = sum_l Q[s, l, n] and R[s] = sum_n r[s, n]."""
+        r = self.Q.sum(1)
+        return r, r.sum(1)
 
     def e_log_pi(self):
         return digamma(self.u) - digamma(self.u.sum())
@@ -120,7 +121,7 @@ class VBMFA:
         Sry = np.empty((self.S, self.p, self.d))
         T2 = np.zeros((self.S, self.d, self.d))
         for s in range(self.S):
-            rs = r[:, s]
+            rs = r[s]
             rX = self.Xm[s] * rs[:, None]
             Sry[s, :, 0] = self.Y.T @ rs
             Sry[s, :, 1:] = self.Y.T @ rX
@@ -159,7 +160,7 @@ class VBMFA:
 
     def rho(self, Y=None, Xm=None):
         """The data term of each (point, component), constants included:
-        E[ln p(y_n | x, L~_s, Psi)] - KL(q(x_n | s) || N(0, I)), shape (n, S)."""
+        E[ln p(y_n | x, L~_s, Psi)] - KL(q(x_n | s) || N(0, I)), shape (S, n)."""
         Y = self.Y if Y is None else Y
         Xm = self.Xm if Xm is None else Xm
         A = self.A()
@@ -167,7 +168,7 @@ class VBMFA:
         const = 0.5 * np.log(self.psii).sum() - 0.5 * self.p * LOG_2PI + 0.5 * self.k
         YP = Y * self.psii
         yPy = np.einsum("np,np->n", YP, Y)
-        out = np.empty((Y.shape[0], self.S))
+        out = np.empty((self.S, Y.shape[0]))
         for s in range(self.S):
             x = Xm[s]
             B = YP @ self.M[s]
@@ -179,27 +180,28 @@ class VBMFA:
                 + np.trace(A[s, 1:, 1:] @ self.Xc[s])
             )
             kl = 0.5 * (logdet_xc[s] - np.trace(self.Xc[s]) - np.einsum("nk,nk->n", x, x))
-            out[:, s] = const - 0.5 * (yPy - 2.0 * lin + quad) + kl
+            out[s] = const - 0.5 * (yPy - 2.0 * lin + quad) + kl
         return out
 
     def log_joint(self, Y=None, Xm=None, logC=None):
-        """phi[n, s, l] = E ln pi_s + E ln beta_sl + rho_ns + ln C_nl; q(s, l) is softmax(phi)."""
+        """phi[s, l, n] = E ln pi_s + E ln beta_sl + rho_sn + ln C_ln (``logC``: (K, n));
+        q(s, l) is softmax(phi) over (s, l)."""
         logC = self.logC if logC is None else logC
-        phi = self.rho(Y, Xm)[:, :, None] + (self.e_log_pi()[:, None] + self.e_log_beta())
-        return phi + logC[:, None, :]
+        prior = self.e_log_pi()[:, None] + self.e_log_beta()
+        return self.rho(Y, Xm)[:, None, :] + prior[:, :, None] + logC[None]
 
     def update_q(self):
         """q(s_n, l_n) proportional to exp(phi[n, s, l]), normalised over (s, l)."""
         phi = self.log_joint()
-        lse = logsumexp(phi.reshape(self.n, -1), axis=1)
-        self.Q = np.exp(phi - lse[:, None, None])
+        lse = lse_points(phi)
+        self.Q = np.exp(phi - lse)
         return float(lse.sum())
 
     def update_pi(self):
         self.u = self.alpha / self.S + self.resp()[1]
 
     def update_beta(self):
-        self.g = self.gamma / self.K + self.Q.sum(0)
+        self.g = self.gamma / self.K + self.Q.sum(2)
 
     def update_nu(self):
         """q(nu_sj) = Gamma(a0 + p/2, b0 + 0.5 sum_q E[Lambda_sqj^2])."""
@@ -233,7 +235,7 @@ class VBMFA:
 
         The order is X, L~, nu, Psi, mu* nu*, pi, beta, Q. Each step maximises F over its own
         factor given all the others, so any order is a coordinate ascent; ending with Q (the
-        authors' code has it third) makes F = sum_n ln sum_{s,l} exp(phi[n, s, l]) + the global
+        authors' code has it third) makes F = sum_n ln sum_{s,l} exp(phi[s, l, n]) + the global
         terms, with no second pass over the data, and L~ and Psi share one pass of statistics."""
         self.update_x()
         stats = self.stats()
@@ -269,12 +271,12 @@ class VBMFA:
         return self.loading_terms(), f_nu, f_beta, f_pi
 
     def data_terms(self):
-        """sum_n sum_l Q[n, s, l] (phi[n, s, l] - ln Q[n, s, l]) for each component, (S,)."""
+        """sum_n sum_l Q[s, l, n] (phi[s, l, n] - ln Q[s, l, n]) for each component, (S,)."""
         phi = self.log_joint()
         mask = self.Q > 0
         contrib = np.zeros_like(phi)
         contrib[mask] = self.Q[mask] * (phi[mask] - np.log(self.Q[mask]))
-        return contrib.sum(axis=(0, 2))
+        return contrib.sum(axis=(1, 2))
 
     def bound(self) -> float:
         f_l, f_nu, f_beta, f_pi = self.global_terms()
@@ -295,13 +297,13 @@ class VBMFA:
         keep = np.asarray(keep, dtype=bool)
         for name in ("M", "Sig", "b", "u", "g", "Xm", "Xc"):
             setattr(self, name, getattr(self, name)[keep])
-        Q = self.Q[:, keep]
-        tot = Q.sum(axis=(1, 2))
+        Q = self.Q[keep]
+        tot = Q.sum(axis=(0, 1))
         empty = tot <= 0
         if empty.any():
-            Q[empty] = self.allowed[empty][:, None, :]
-            tot[empty] = Q[empty].sum(axis=(1, 2))
-        self.Q = Q / tot[:, None, None]
+            Q[:, :, empty] = self.allowed[empty].T[None]
+            tot[empty] = Q[:, :, empty].sum(axis=(0, 1))
+        self.Q = Q / tot
 
     def split(self, parent: int) -> None:
         """Birth: split component ``parent`` in two along the top principal direction of its
@@ -312,11 +314,11 @@ class VBMFA:
         w, V = np.linalg.eigh(Lam @ Lam.T + np.diag(psi))
         direction, delta = V[:, -1], V[:, -1] * np.sqrt(w[-1])
         mu = self.M[parent, :, 0].copy()
-        held = self.resp()[0][:, parent] >= 0.5
+        held = self.resp()[0][parent] >= 0.5
         side = (self.Y - mu) @ direction > 0
-        child_Q = np.where(side[:, None], self.Q[:, parent], 0.0)
-        self.Q[side, parent] = 0.0
-        self.Q = np.concatenate([self.Q, child_Q[:, None]], axis=1)
+        child_Q = np.where(side, self.Q[parent], 0.0)
+        self.Q[parent][:, side] = 0.0
+        self.Q = np.concatenate([self.Q, child_Q[None]])
         new = [
             self._side_loadings(mu, held & ~side, Lam),
             self._side_loadings(mu, held & side, Lam),
@@ -346,8 +348,8 @@ class VBMFA:
     def start(self, means, loadings, psi0, Q0=None) -> None:
         """Initial state: S = len(means) components with posterior means [mean, loadings],
         identity loading covariances, Psi = diag(psi0), mu* the data mean, nu* one over the
-        feature variances, u = g = 1/K (the authors' start). With ``Q0`` the responsibilities
-        are given (the k-means start); otherwise they come from a first Q update."""
+        feature variances, u = g = 1/K (the authors' start). With ``Q0`` (S, K, n) the
+        responsibilities are given (the k-means start); otherwise they come from a Q update."""
         S = len(means)
         self.M = np.concatenate([np.asarray(means)[:, :, None], np.asarray(loadings)], axis=2)
         self.Sig = np.broadcast_to(np.eye(self.d), (S, self.p, self.d, self.d)).copy()
@@ -366,6 +368,13 @@ class VBMFA:
             self.update_pi()
             self.update_beta()
         self.update_nu()
+
+
+def lse_points(phi):
+    """ln sum_{s,l} exp(phi[s, l, n]) for each point, shape (n,) (reductions along the leading
+    axes, which numpy runs row by row)."""
+    mx = phi.max(axis=(0, 1))
+    return mx + np.log(np.exp(phi - mx).sum(axis=(0, 1)))
 
 
 def pd_loadings(cov, psi0, k):
