@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 from scipy.special import logsumexp
+from sklearn.calibration import CalibratedClassifierCV
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import normalized_mutual_info_score
@@ -110,7 +111,7 @@ def run_method(method, X, yl, n_factors, seed):
         elif method == "LabelSpreading":
             pred = LabelSpreading().fit(X, yl).transduction_
         elif method == "SelfTraining(SVC)":
-            svc = SVC(probability=True, random_state=seed)
+            svc = CalibratedClassifierCV(SVC(), ensemble=False, cv=2)
             pred = SelfTrainingClassifier(svc).fit(X, yl).predict(X)
         elif method == "GMM per class":
             pred = ssl_gmm(X, yl)

@@ -12,9 +12,11 @@ true ones (for KMeans: of its K clusters). A second table runs the authors' demo
 (Atom 40, Chainlink 200, Ring 40, Spiral 700, CAKE 50 and TOES 200 per class).
 
 Methods: CLSST (n_components=None, n_factors = min(the demo's maxdim, p - 1), other defaults);
-scikit-learn's LabelSpreading (defaults: rbf, gamma 20, alpha 0.2); SelfTrainingClassifier(SVC
-(probability=True)) (defaults); a Gaussian per class fitted by semi-supervised EM ("GMM per
-class", the one-blob-per-class assumption); KMeans with K clusters (clustering NMI only).
+scikit-learn's LabelSpreading (defaults: rbf, gamma 20, alpha 0.2); SelfTrainingClassifier of
+CalibratedClassifierCV(SVC(), ensemble=False, cv=2) (an SVC with probabilities, the form
+scikit-learn 1.9 recommends over SVC(probability=True)); a Gaussian per class fitted by
+semi-supervised EM ("GMM per class", the one-blob-per-class assumption); KMeans with K clusters
+(clustering NMI only).
 
 Writes benchmarks/results/clsst_demos{-full}.md, clsst_demos{-full}.png and
 clsst_components.png (the fitted components on the 2-D sets, as the thesis' figures).
@@ -190,9 +192,9 @@ def write_report(rows, demo, sets, counts, draws, tag, args, seconds):
         (
             "Full protocol."
             if args.full
-            else f"REDUCED grid: {draws} draws and the label counts {counts} (the issue's protocol is "
-            "2 to 90 labels per class with 20 draws: `python benchmarks/bench_clsst_demos.py "
-            "--full`)."
+            else f"REDUCED grid: {draws} draws and the label counts {counts} (the issue's "
+            "protocol is 2 to 90 labels per class with 20 draws: "
+            "`python benchmarks/bench_clsst_demos.py --full`)."
         ),
         "",
         "Mean (std over draws) on the unlabeled points. Protocol and methods: see the script's "

@@ -89,12 +89,21 @@ def write(rows, args):
         ok = r["status"] == "ok"
         lines.append(
             f"| {r['method']} | {r['n']:,} | {r['status']} | "
-            + (f"{r['time']:.2f} | {r['peak_mb']:.0f} | {r['err']:.4f} | " if ok else "- | - | - | ")
+            + (
+                f"{r['time']:.2f} | {r['peak_mb']:.0f} | {r['err']:.4f} | "
+                if ok
+                else "- | - | - | "
+            )
             + f"{r.get('S', '-')} | {r.get('sweeps', '-')} |"
         )
     (RESULTS / "clsst_scale.md").write_text("\n".join(lines) + "\n")
-    plot_loglog(rows, RESULTS / "clsst_scale.png", "panel", ["all"],
-                lambda _: "TOES with 10 features: fit time")
+    plot_loglog(
+        rows,
+        RESULTS / "clsst_scale.png",
+        "panel",
+        ["all"],
+        lambda _: "TOES with 10 features: fit time",
+    )
 
 
 if __name__ == "__main__":

@@ -95,7 +95,7 @@ def test_update_x_is_the_maximiser():
 
     def put(mm, th):
         nk = mm.n * mm.k
-        mm.Xm[s] = th[:nk].reshape(mm.n, mm.k)
+        mm.Xm[s] = th[:nk].reshape(mm.k, mm.n)
         mm.Xc[s] = _from_chol(th[nk:], mm.k)
 
     _check_factor(m, "update_x", get, put)
@@ -217,7 +217,7 @@ def _bound_by_entropies(m, rng, draws=40000):
     # q(x | s): entropy and E ln N(x; 0, I), weighted by r
     for s in range(S):
         Hx = stats.multivariate_normal(np.zeros(k), m.Xc[s]).entropy() if k else 0.0
-        Elnpx = -0.5 * (k * np.log(2 * np.pi) + np.trace(m.Xc[s]) + (m.Xm[s] ** 2).sum(1))
+        Elnpx = -0.5 * (k * np.log(2 * np.pi) + np.trace(m.Xc[s]) + (m.Xm[s] ** 2).sum(0))
         F += (r[:, s] * (Hx + Elnpx)).sum()
     # the data term by Monte Carlo
     total = np.zeros(draws)
@@ -226,7 +226,7 @@ def _bound_by_entropies(m, rng, draws=40000):
         Lc = np.linalg.cholesky(m.Sig[s])  # (p, d, d)
         L = m.M[s][None] + np.einsum("pde,tpe->tpd", Lc, rng.standard_normal((draws, p, d)))
         Xc_ch = np.linalg.cholesky(m.Xc[s]) if k else np.zeros((0, 0))
-        x = m.Xm[s][None] + rng.standard_normal((draws, m.n, k)) @ Xc_ch.T
+        x = m.Xm[s].T[None] + rng.standard_normal((draws, m.n, k)) @ Xc_ch.T
         xt = np.concatenate([np.ones((draws, m.n, 1)), x], axis=2)
         mean = np.einsum("tpd,tnd->tnp", L, xt)
         ll = -0.5 * (((m.Y[None] - mean) ** 2 / psi).sum(2) + np.log(2 * np.pi * psi).sum())

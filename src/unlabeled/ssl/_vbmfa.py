@@ -4,7 +4,7 @@ coordinate-ascent update of every factor, and the lower bound (Sansone, thesis c
 Notation (``shared/spec/clsst.md``): ``n`` points ``Y`` (n x p), ``S`` components, ``K`` classes,
 ``k`` factors, ``d = k + 1``. Component ``s`` has the augmented loading ``L~_s = [mu_s, Lambda_s]``
 (p x d) whose row ``q`` has the Gaussian posterior ``N(M[s, q], Sig[s, q])``; ``q(x_n | s) =
-N(Xm[s, n], Xc[s])``; ``q(s_n, l_n) = Q[s, l, n]`` (points last: the
+N(Xm[s, :, n], Xc[s])``; ``q(s_n, l_n) = Q[s, l, n]`` (points last: the
 reductions over (s, l) run along contiguous rows); ``q(pi) = Dir(u)``; ``q(beta_s) = Dir(g_s)``;
 ``q(nu_sj) = Gamma(a, b_sj)``. ``psii`` are the noise precisions (1/Psi), ``mustar`` and
 ``nustar`` the prior mean and precision of the component means (point estimates, as are
@@ -62,6 +62,7 @@ class VBMFA:
 
     def __init__(self, Y, allowed, n_factors, pca=False):
         self.Y = Y
+        self.Yt = np.ascontiguousarray(Y.T)  # (p, n): every product runs along the points
         self.allowed = allowed
         self.logC = np.ascontiguousarray(np.where(allowed, 0.0, -np.inf).T)  # (K, n)
         self.n, self.p = Y.shape
@@ -121,29 +122,28 @@ class VBMFA:
         Sry = np.empty((self.S, self.p, self.d))
         T2 = np.zeros((self.S, self.d, self.d))
         for s in range(self.S):
-            rs = r[s]
-            rX = self.Xm[s] * rs[:, None]
-            Sry[s, :, 0] = self.Y.T @ rs
-            Sry[s, :, 1:] = self.Y.T @ rX
+            rX = self.Xm[s] * r[s]  # (k, n)
+            Sry[s, :, 0] = self.Yt @ r[s]
+            Sry[s, :, 1:] = self.Yt @ rX.T
             T2[s, 0, 0] = R[s]
-            T2[s, 0, 1:] = T2[s, 1:, 0] = rX.sum(0)
-            T2[s, 1:, 1:] = R[s] * self.Xc[s] + self.Xm[s].T @ rX
+            T2[s, 0, 1:] = T2[s, 1:, 0] = rX.sum(1)
+            T2[s, 1:, 1:] = R[s] * self.Xc[s] + self.Xm[s] @ rX.T
         return R, Sry, T2
 
     # ---- the exact updates ------------------------------------------------------------------
-    def update_x(self, Y=None):
+    def update_x(self):
         """q(x_n | s): Xc_s = (I + A_s[1:, 1:])^-1 and
         Xm_ns = Xc_s (M_L' Psi^-1 y_n - A_s[1:, 0]), where A_s[1:, 0] = M_L' Psi^-1 m_mu +
         sum_q psii_q Sig_sq[1:, 0] holds the mean/loading cross-covariance that the authors'
         code leaves out (spec section 9, item 3)."""
-        Y = self.Y if Y is None else Y
         A = self.A()
         self.Xc = np.linalg.inv(np.eye(self.k) + A[:, 1:, 1:])
         self.Xc = 0.5 * (self.Xc + np.swapaxes(self.Xc, 1, 2))
-        YP = Y * self.psii
-        self.Xm = np.empty((self.S, Y.shape[0], self.k))
+        YPt = self.Yt * self.psii[:, None]
+        self.Xm = np.empty((self.S, self.k, self.n))
         for s in range(self.S):
-            self.Xm[s] = (YP @ self.M[s, :, 1:] - A[s, 1:, 0]) @ self.Xc[s]
+            G = self.M[s, :, 1:].T @ YPt - A[s, 1:, 0][:, None]
+            self.Xm[s] = self.Xc[s] @ G
 
     def update_l(self, stats=None):
         """q(L~_s) row by row: Sig_sq = (diag(E[prec_sq]) + psii_q T2_s)^-1 and
@@ -158,37 +158,34 @@ class VBMFA:
         rhs[:, :, 0] += self.nustar * self.mustar
         self.M = np.einsum("spd,spde->spe", rhs, self.Sig)
 
-    def rho(self, Y=None, Xm=None):
+    def rho(self):
         """The data term of each (point, component), constants included:
         E[ln p(y_n | x, L~_s, Psi)] - KL(q(x_n | s) || N(0, I)), shape (S, n)."""
-        Y = self.Y if Y is None else Y
-        Xm = self.Xm if Xm is None else Xm
         A = self.A()
         _, logdet_xc = np.linalg.slogdet(self.Xc)
         const = 0.5 * np.log(self.psii).sum() - 0.5 * self.p * LOG_2PI + 0.5 * self.k
-        YP = Y * self.psii
-        yPy = np.einsum("np,np->n", YP, Y)
-        out = np.empty((self.S, Y.shape[0]))
+        YPt = self.Yt * self.psii[:, None]
+        yPy = (YPt * self.Yt).sum(0)
+        out = np.empty((self.S, self.n))
         for s in range(self.S):
-            x = Xm[s]
-            B = YP @ self.M[s]
-            lin = B[:, 0] + np.einsum("nk,nk->n", B[:, 1:], x)
+            x = self.Xm[s]  # (k, n)
+            B = self.M[s].T @ YPt  # (d, n)
+            lin = B[0] + (B[1:] * x).sum(0)
             quad = (
                 A[s, 0, 0]
-                + 2.0 * x @ A[s, 1:, 0]
-                + np.einsum("nk,nk->n", x @ A[s, 1:, 1:], x)
+                + 2.0 * (A[s, 1:, 0] @ x)
+                + ((A[s, 1:, 1:] @ x) * x).sum(0)
                 + np.trace(A[s, 1:, 1:] @ self.Xc[s])
             )
-            kl = 0.5 * (logdet_xc[s] - np.trace(self.Xc[s]) - np.einsum("nk,nk->n", x, x))
+            kl = 0.5 * (logdet_xc[s] - np.trace(self.Xc[s]) - (x * x).sum(0))
             out[s] = const - 0.5 * (yPy - 2.0 * lin + quad) + kl
         return out
 
-    def log_joint(self, Y=None, Xm=None, logC=None):
-        """phi[s, l, n] = E ln pi_s + E ln beta_sl + rho_sn + ln C_ln (``logC``: (K, n));
+    def log_joint(self):
+        """phi[s, l, n] = E ln pi_s + E ln beta_sl + rho_sn + ln C_ln (``logC`` is (K, n));
         q(s, l) is softmax(phi) over (s, l)."""
-        logC = self.logC if logC is None else logC
         prior = self.e_log_pi()[:, None] + self.e_log_beta()
-        return self.rho(Y, Xm)[:, None, :] + prior[:, :, None] + logC[None]
+        return self.rho()[:, None, :] + prior[:, :, None] + self.logC[None]
 
     def update_q(self):
         """q(s_n, l_n) proportional to exp(phi[n, s, l]), normalised over (s, l)."""
