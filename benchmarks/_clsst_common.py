@@ -74,9 +74,19 @@ def draw_labels(y, per_class, seed):
     return out
 
 
+def _gmm_log_probs(X, params):
+    classes, weights, mus, chols = params
+    logp = np.empty((len(X), len(classes)))
+    for c, (w, mu, L) in enumerate(zip(weights, mus, chols, strict=True)):
+        sol = np.linalg.solve(L, (X - mu).T)
+        logp[:, c] = np.log(w) - 0.5 * (sol**2).sum(0) - np.log(np.diag(L)).sum()
+    return logp
+
+
 def ssl_gmm(X, yl, n_iter=200, reg=1e-3):
     """One Gaussian per class fitted by EM on labeled and unlabeled points (the labeled
-    responsibilities clamped to their class): the "one blob per class" baseline."""
+    responsibilities clamped to their class): the "one blob per class" baseline. Returns the
+    classes of all points and the parameters (for gmm_predict)."""
     classes = np.unique(yl[yl >= 0])
     K, (n, p) = len(classes), X.shape
     lab = yl >= 0
@@ -84,21 +94,24 @@ def ssl_gmm(X, yl, n_iter=200, reg=1e-3):
     R[lab] = yl[lab][:, None] == classes
     for _ in range(n_iter):
         Nk = R.sum(0) + 1e-12
-        mu = (R.T @ X) / Nk[:, None]
-        logp = np.empty((n, K))
+        mus = (R.T @ X) / Nk[:, None]
+        chols = []
         for c in range(K):
-            Z = X - mu[c]
-            C = (R[:, c, None] * Z).T @ Z / Nk[c] + reg * np.eye(p)
-            L = np.linalg.cholesky(C)
-            sol = np.linalg.solve(L, Z.T)
-            logp[:, c] = np.log(Nk[c] / n) - 0.5 * (sol**2).sum(0) - np.log(np.diag(L)).sum()
+            Z = X - mus[c]
+            chols.append(np.linalg.cholesky((R[:, c, None] * Z).T @ Z / Nk[c] + reg * np.eye(p)))
+        params = (classes, Nk / n, mus, chols)
+        logp = _gmm_log_probs(X, params)
         R_new = np.exp(logp - logsumexp(logp, axis=1, keepdims=True))
         R_new[lab] = R[lab]
-        if np.abs(R_new - R).max() < 1e-6:
-            R = R_new
-            break
+        done = np.abs(R_new - R).max() < 1e-6
         R = R_new
-    return classes[R.argmax(1)]
+        if done:
+            break
+    return classes[R.argmax(1)], params
+
+
+def gmm_predict(params, X):
+    return params[0][_gmm_log_probs(X, params).argmax(1)]
 
 
 def run_method(method, X, yl, n_factors, seed):
@@ -114,7 +127,7 @@ def run_method(method, X, yl, n_factors, seed):
             svc = CalibratedClassifierCV(SVC(), ensemble=False, cv=2)
             pred = SelfTrainingClassifier(svc).fit(X, yl).predict(X)
         elif method == "GMM per class":
-            pred = ssl_gmm(X, yl)
+            pred = ssl_gmm(X, yl)[0]
         elif method == "KMeans":
             K = len(np.unique(yl[yl >= 0]))
             pred = KMeans(K, n_init=10, random_state=seed).fit_predict(X)
@@ -131,3 +144,19 @@ def scores(y, yl, pred, method):
     u = yl < 0
     err = np.nan if method == "KMeans" else float((pred[u] != y[u]).mean())
     return err, float(normalized_mutual_info_score(y[u], pred[u]))
+
+
+def run_inductive(method, X, yl, X_test, n_factors, seed):
+    """Classes predicted for held-out points by a model fitted on (X, yl)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        if method == "CLSST":
+            return CLSST(n_factors=n_factors, random_state=seed).fit(X, yl).predict(X_test)
+        if method == "LabelSpreading":
+            return LabelSpreading().fit(X, yl).predict(X_test)
+        if method == "SelfTraining(SVC)":
+            svc = CalibratedClassifierCV(SVC(), ensemble=False, cv=2)
+            return SelfTrainingClassifier(svc).fit(X, yl).predict(X_test)
+        if method == "GMM per class":
+            return gmm_predict(ssl_gmm(X, yl)[1], X_test)
+    raise ValueError(method)
