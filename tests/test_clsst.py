@@ -416,6 +416,16 @@ def test_no_labels_at_all_clusters_with_the_kmeans_start():
     assert adjusted_rand_score(y, clf.predict_cluster(X)) == 1.0
 
 
+def test_fewer_components_than_classes_share_a_cluster():
+    X, y = two_blobs(60, seed=5)
+    X = np.r_[X, X[:30] + 0.01]  # class 2 sits on class 0's blob
+    yy = np.r_[y, np.full(30, 2)]
+    clf = CLSST(n_components=2, n_factors=1, random_state=0).fit(X, yy)
+    assert clf.n_components_ == 2
+    shared = clf.class_association_[clf.predict_cluster(X[:1])[0]]
+    np.testing.assert_allclose(shared[[0, 2]], 0.5, atol=0.05)
+
+
 def test_one_label_per_class_uses_the_kmeans_start():
     X, y = two_blobs(100, seed=4)
     yy = np.full(100, -1)

@@ -128,7 +128,7 @@ class CLSST(ClassifierMixin, BaseEstimator):
     init : {"auto", "labels", "kmeans"}, default="auto"
         "labels": the authors' start, one cluster per class from its labeled points (mean and the
         Cholesky factor of the class covariance minus the noise); needs 2 labeled points per
-        class. "kmeans": k-means on all points with max(K, n_components) clusters, loadings from
+        class. "kmeans": k-means on all points with n_components (None: K) clusters, loadings from
         each cluster the same way, the responsibilities from the k-means assignment and the
         labels; this is the start for classes with fewer than 2 labels and for no labels at all.
         "auto": "labels" when possible, "kmeans" otherwise.
@@ -313,7 +313,7 @@ class CLSST(ClassifierMixin, BaseEstimator):
             ]
             model.start(np.array(means), np.array(loads), psi0)
             return
-        S0 = max(model.K, S_fixed or 1)
+        S0 = S_fixed or model.K
         km = KMeans(S0, n_init=3, random_state=check_random_state(self.random_state))
         assign = km.fit_predict(X)
         loads = []
