@@ -8,5 +8,13 @@ from .ssl import CLSST
 __version__ = "0.1.0"
 
 __all__ = [
-    "CLSST", "PUSVC", "SVMPlus", "datasets", "lupi", "model_selection", "pu", "ssl", "__version__"
+    "CLSST",
+    "PUSVC",
+    "SVMPlus",
+    "datasets",
+    "lupi",
+    "model_selection",
+    "pu",
+    "ssl",
+    "__version__",
 ]

@@ -12,9 +12,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
 from sklearn.utils import check_random_state
-from threadpoolctl import threadpool_limits
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
 
 from .._validation import check_choice, check_int, check_real
 from ._vbmfa import VBMFA, lse_points, pd_loadings
