@@ -119,7 +119,7 @@ class CLSST(ClassifierMixin, BaseEstimator):
         Must be < n_features. 0 gives a mixture of diagonal Gaussians.
     noise : {"fa", "pca"}, default="fa"
         One noise variance per feature ("fa") or one for all features ("pca").
-    tol : float, default=1e-5
+    tol : float, default=1e-4
         A run of sweeps stops when the bound F rises by less than ``tol`` per point.
     max_iter : int, default=500
         Cap on the sweeps of each run (the authors' code has none).
@@ -207,7 +207,7 @@ class CLSST(ClassifierMixin, BaseEstimator):
         n_components: int | None = None,
         n_factors: int | None = None,
         noise: str = "fa",
-        tol: float = 1e-5,
+        tol: float = 1e-4,
         max_iter: int = 500,
         max_births: int = 30,
         init: str = "auto",
