@@ -181,8 +181,14 @@ class CLSST(ClassifierMixin, BaseEstimator):
     row (the spec prints a minus; it matters when F compares different S); a birth moves the two
     means by one standard deviation ``sqrt(lambda)`` along the top eigenvector (the code uses
     lambda) and gives each half probabilistic-PCA loadings (the code uses unit axes of noise-scaled
-    points); convergence is judged on F, not on the change of q(s, l); classes are predicted by
-    argmax; sweeps and births are capped.
+    points); convergence is judged on F, not on the change of q(s, l); a sweep updates the
+    factors in the order X, L~, nu, Psi, mu* nu*, pi, beta, Q (the code's Q is third: any order
+    is a coordinate ascent, and ending with Q gives F without another pass over the data);
+    deaths (total responsibility below 1) are checked after each sweep; classes are predicted by
+    argmax; sweeps and births are capped; the fixed hyperparameters (alpha = gamma = a0 = b0 = 1)
+    follow the code, not the thesis' re-estimation. The noise variances are floored at 1e-5 (the
+    code's psimin), the only step that can lower F. Fitting runs with one BLAS thread: the
+    products are thin (n x p by p x (k + 1)) and threaded BLAS only slows them down.
 
     References
     ----------
