@@ -161,6 +161,11 @@ def main():
     ap.add_argument("--draws", type=int, default=None)
     ap.add_argument("--counts", default=None, help="comma-separated labels per class")
     ap.add_argument("--sets", default=",".join(SETS))
+    ap.add_argument(
+        "--from-log",
+        action="store_true",
+        help="rebuild the report and plots from the .jsonl of an interrupted run",
+    )
     args = ap.parse_args()
     full_counts = [2, 5, 10, 20, 30, 50, 70, 90]
     counts = full_counts if args.full else [2, 5, 10, 30, 90]
@@ -170,6 +175,14 @@ def main():
     tag = "-full" if args.full else ""
     RESULTS.mkdir(exist_ok=True)
     t0 = time.time()
+    if args.from_log:
+        logged = [json.loads(ln) for ln in open(RESULTS / f"clsst_demos{tag}.jsonl")]
+        rows = [r for r in logged if r["labels"] in counts]
+        demo = [r for r in logged if r["labels"] == DEMOS[r["set"]][0]]
+        plot_curves(rows, sets, counts, RESULTS / f"clsst_demos{tag}.png")
+        plot_components(RESULTS / "clsst_components.png")
+        write_report(rows, demo, sets, counts, draws, tag, args, float("nan"))
+        return
     with open(RESULTS / f"clsst_demos{tag}.jsonl", "w") as log:
         rows = run_grid(sets, counts, draws, log)
         demo = []
@@ -187,7 +200,13 @@ def write_report(rows, demo, sets, counts, draws, tag, args, seconds):
     lines = [
         "# CLSST on the demo sets: transductive error and NMI",
         "",
-        f"Command: `{cmd}` ({seconds / 60:.1f} min). {machine()}",
+        f"Command: `{cmd}` "
+        + (
+            "(tables rebuilt from its log with --from-log)"
+            if np.isnan(seconds)
+            else f"({seconds / 60:.1f} min)"
+        )
+        + f". {machine()}",
         "",
         (
             "Full protocol."

@@ -58,12 +58,14 @@ def main():
     ap.add_argument("--child", nargs=2)
     ap.add_argument("--sizes", default="1000,10000,100000,1000000")
     ap.add_argument("--limit", type=float, default=1200.0, help="seconds per fit")
+    ap.add_argument("--methods", default="CLSST,LabelSpreading(knn)")
+    ap.add_argument("--tag", default="", help="suffix of the result files")
     args = ap.parse_args()
     if args.child:
         child(args.child[0], int(args.child[1]))
         return
     rows = []
-    for method in ("CLSST", "LabelSpreading(knn)"):
+    for method in args.methods.split(","):
         for n in [int(s) for s in args.sizes.split(",")]:
             res = run_child(__file__, [method.split("(")[0], str(n)], args.limit)
             rows.append(dict(method=method, n=n, panel="all", **res))
@@ -76,7 +78,10 @@ def write(rows, args):
     lines = [
         "# CLSST: fit time and peak memory against n (TOES, 10 features)",
         "",
-        f"Command: `python benchmarks/bench_clsst_scale.py --sizes {args.sizes}`. {machine()}",
+        f"Command: `python benchmarks/bench_clsst_scale.py --sizes {args.sizes} --methods "
+        f"{args.methods} --limit {args.limit:.0f}"
+        + (f" --tag {args.tag}`" if args.tag else "`")
+        + f". {machine()}",
         "",
         "10 labeled points per class; CLSST defaults (births and deaths, n_factors=2). Peak "
         "memory: growth of the process's peak RSS during the fit. Error: transductive, on the "
@@ -96,10 +101,10 @@ def write(rows, args):
             )
             + f"{r.get('S', '-')} | {r.get('sweeps', '-')} |"
         )
-    (RESULTS / "clsst_scale.md").write_text("\n".join(lines) + "\n")
+    (RESULTS / f"clsst_scale{args.tag}.md").write_text("\n".join(lines) + "\n")
     plot_loglog(
         rows,
-        RESULTS / "clsst_scale.png",
+        RESULTS / f"clsst_scale{args.tag}.png",
         "panel",
         ["all"],
         lambda _: "TOES with 10 features: fit time",
