@@ -115,6 +115,7 @@ def plot_curves(rows, sets, counts, path):
             ax.set_xlabel("labeled points per class", fontsize=8)
             ax.grid(alpha=0.3)
     axes[0, 0].legend(fontsize=7)
+    axes[1, 0].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
