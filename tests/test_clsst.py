@@ -477,3 +477,28 @@ def test_check_estimator():
         )
     failed = [r["check_name"] for r in results if r["status"] == "failed"]
     assert not failed, failed
+
+
+def test_score_samples_is_the_per_point_bound():
+    """On unlabeled training data, sum_n score_samples(x_n) + the global terms is the bound F
+    with q(x) re-optimised for the final parameters: at least lower_bound_, and close to it."""
+    X, y = two_blobs(80, seed=6)
+    clf = CLSST(n_components=2, n_factors=1, tol=1e-8, max_iter=2000, random_state=0)
+    clf.fit(X, np.ones((80, 2), dtype=bool))
+    m = VBMFA(X, np.ones((80, 2), dtype=bool), 1)
+    m.M = np.concatenate([clf.means_[:, :, None], clf.loadings_], axis=2)
+    m.Sig, m.b, m.u, m.g = (
+        clf.loading_covariances_,
+        clf.nu_rate_,
+        clf.pi_concentration_,
+        (clf.beta_concentration_),
+    )
+    m.psii, m.mustar, m.nustar = (
+        1 / clf.noise_variance_,
+        clf.mu_prior_mean_,
+        (clf.mu_prior_precision_),
+    )
+    glob = sum(np.sum(t) for t in m.global_terms())
+    F = clf.score_samples(X).sum() + glob
+    assert F >= clf.lower_bound_ - 1e-9 * abs(F)
+    assert F - clf.lower_bound_ < 1e-3
