@@ -19,7 +19,8 @@ from threadpoolctl import threadpool_limits
 from .._validation import check_choice, check_int, check_real
 from ._vbmfa import VBMFA, lse_points, pd_loadings
 
-BIRTH_TOL = 1e-2  # |F change| that ends the Q-free sweeps after a birth (the authors' birthtol)
+BIRTH_TOL = 1e-2  # |F change| that ends the Q-free sweeps after a birth (the authors' birthtol),
+# or tol per point when that is larger
 INITS = ("auto", "labels", "kmeans")
 
 
@@ -166,7 +167,10 @@ class CLSST(ClassifierMixin, BaseEstimator):
     labels_ : ndarray (n_samples,)
         Cluster of each training point.
     n_iter_ : int
-        Sweeps run in all. n_births_ : accepted splits. n_features_in_ : int
+        Sweeps run in all (with those that keep Q fixed after a birth).
+    n_births_ : int
+        Accepted splits.
+    n_features_in_ : int
 
     See Also
     --------
@@ -373,7 +377,9 @@ class CLSST(ClassifierMixin, BaseEstimator):
         model.update_x()
         for _ in range(self.max_iter):
             F = model.sweep(with_q=False)
-            if abs(F - F_prev) <= BIRTH_TOL:
+            self.n_iter_ += 1
+            # the authors' birthtol is absolute (0.01), which at large n means max_iter sweeps
+            if abs(F - F_prev) <= max(BIRTH_TOL, self.tol * model.n):
                 break
             F_prev = F
         return self._converge(model, deaths=self.n_components is None)
