@@ -1,13 +1,15 @@
 """unlabeled: learning from unlabeled and weakly labeled data with exact kernel solvers."""
 
-from . import datasets, generative, lupi, metrics, model_selection, pu
+from . import datasets, generative, lupi, metrics, model_selection, pu, ssl
 from .generative import PlummerAutoencoder
 from .lupi import SVMPlus
 from .pu import PUSVC
+from .ssl import CLSST
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "CLSST",
     "PUSVC",
     "PlummerAutoencoder",
     "SVMPlus",
@@ -17,5 +19,6 @@ __all__ = [
     "metrics",
     "model_selection",
     "pu",
+    "ssl",
     "__version__",
 ]

@@ -1,6 +1,8 @@
 """Data sets: the USMO-paper UCI sets, an exact Poker-hand generator, PU labelling of fully
-labeled data, loaders for svmlight, CSV and NumPy files, and the Mackey-Glass LUPI task."""
+labeled data, loaders for svmlight, CSV and NumPy files, and the Mackey-Glass LUPI task, and the
+CLSST data: the CAKE, TOES and G50C generators and the FCPS shapes."""
 
+from ._clsst import FCPS_NAMES, load_fcps, make_cake, make_g50c, make_toes
 from ._files import load_csv, load_file, load_npz, load_svmlight
 from ._mackey_glass import make_mackey_glass
 from ._poker import make_poker_hands
@@ -8,13 +10,18 @@ from ._pu import make_pu_labels
 from ._uci import UCI_SMALL_NAMES, load_uci_small
 
 __all__ = [
+    "FCPS_NAMES",
     "UCI_SMALL_NAMES",
     "load_csv",
+    "load_fcps",
     "load_file",
     "load_npz",
     "load_svmlight",
     "load_uci_small",
+    "make_cake",
+    "make_g50c",
     "make_mackey_glass",
     "make_poker_hands",
     "make_pu_labels",
+    "make_toes",
 ]

@@ -1,0 +1,256 @@
+"""CLSST on the authors' demo sets (FCPS Atom, Chainlink, Ring, Spiral) and the CAKE and TOES
+generators: transductive error and NMI against the number of labeled points per class.
+
+    python benchmarks/bench_clsst_demos.py                       # the reduced grid (committed)
+    python benchmarks/bench_clsst_demos.py --full                # 2..90 labels, 20 draws
+
+Protocol: each set standardised (population std); for each count of labeled points per class
+and each draw (seed 0, 1, ...) that many points of each class are labeled at random, the rest
+are unlabeled; every method sees the same draw. Metrics on the unlabeled points: the
+transductive error and the NMI (arithmetic normalisation) of the predicted classes against the
+true ones (for KMeans: of its K clusters). A second table runs the authors' demo label counts
+(Atom 40, Chainlink 200, Ring 40, Spiral 700, CAKE 50 and TOES 200 per class).
+
+Methods: CLSST (n_components=None, n_factors = min(the demo's maxdim, p - 1), other defaults);
+scikit-learn's LabelSpreading (defaults: rbf, gamma 20, alpha 0.2); SelfTrainingClassifier of
+CalibratedClassifierCV(SVC(), ensemble=False, cv=2) (an SVC with probabilities, the form
+scikit-learn 1.9 recommends over SVC(probability=True)); a Gaussian per class fitted by
+semi-supervised EM ("GMM per class", the one-blob-per-class assumption); KMeans with K clusters
+(clustering NMI only).
+
+Writes benchmarks/results/clsst_demos{-full}.md, clsst_demos{-full}.png and
+clsst_components.png (the fitted components on the 2-D sets, as the thesis' figures).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _clsst_common import DEMOS, METHODS, draw_labels, load, run_method, scores  # noqa: E402
+from _common import machine  # noqa: E402
+
+from unlabeled.ssl import CLSST  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+SETS = ("Atom", "Chainlink", "Ring", "Spiral", "CAKE", "TOES")
+
+
+def run_grid(sets, counts, draws, log):
+    rows = []
+    for name in sets:
+        X, y, k = load(name)
+        for per_class in counts:
+            for seed in range(draws):
+                yl = draw_labels(y, per_class, seed)
+                for method in METHODS:
+                    pred, sec = run_method(method, X, yl, k, seed)
+                    err, nmi = scores(y, yl, pred, method)
+                    row = dict(
+                        set=name,
+                        labels=per_class,
+                        seed=seed,
+                        method=method,
+                        err=err,
+                        nmi=nmi,
+                        time=sec,
+                    )
+                    rows.append(row)
+                    log.write(json.dumps(row) + "\n")
+                    log.flush()
+                print(f"{name} {per_class} {seed} done", flush=True)
+    return rows
+
+
+def summary(rows, sets, counts, key):
+    """Markdown table: mean (std) of ``key`` per set and label count (None: the set's demo
+    count), a column per method."""
+    methods = [m for m in METHODS if not (key == "err" and m == "KMeans")]
+    out = [
+        "| set | labels/class | " + " | ".join(methods) + " |",
+        "|---|---|" + "---|" * len(methods),
+    ]
+    for name in sets:
+        for c in [DEMOS[name][0]] if counts is None else counts:
+            cells = []
+            for m in methods:
+                v = [r[key] for r in rows if (r["set"], r["labels"], r["method"]) == (name, c, m)]
+                cells.append(f"{np.mean(v):.3f} ({np.std(v):.3f})" if v else "-")
+            out.append(f"| {name} | {c} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def plot_curves(rows, sets, counts, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, len(sets), figsize=(3.3 * len(sets), 6), squeeze=False)
+    for j, name in enumerate(sets):
+        for i, key in enumerate(("err", "nmi")):
+            ax = axes[i, j]
+            for m in METHODS:
+                if key == "err" and m == "KMeans":
+                    continue
+                mean = [
+                    np.mean(
+                        [
+                            r[key]
+                            for r in rows
+                            if (r["set"], r["labels"], r["method"]) == (name, c, m)
+                        ]
+                    )
+                    for c in counts
+                ]
+                ax.plot(counts, mean, "o-", ms=3, label=m)
+            ax.set_xscale("log")
+            ax.set_title(f"{name}: {'error' if key == 'err' else 'NMI'}", fontsize=9)
+            ax.set_xlabel("labeled points per class", fontsize=8)
+            ax.grid(alpha=0.3)
+    axes[0, 0].legend(fontsize=7)
+    axes[1, 0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_components(path):
+    """The fitted clusters on the 2-D sets at the demo label counts (seed 0): each component's
+    2-sigma ellipse of Lambda Lambda' + Psi, coloured by its class, points by their class."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    two_d = [s for s in ("Ring", "CAKE", "TOES")]
+    fig, axes = plt.subplots(1, len(two_d), figsize=(4.5 * len(two_d), 4.3))
+    t = np.linspace(0, 2 * np.pi, 100)
+    for ax, name in zip(axes, two_d, strict=True):
+        X, y, k = load(name)
+        yl = draw_labels(y, DEMOS[name][0], 0)
+        clf = CLSST(n_factors=k, random_state=0).fit(X, yl)
+        colours = np.array(["tab:blue", "tab:orange", "tab:green"])
+        ax.scatter(*X.T, s=4, c=colours[clf.transduction_], alpha=0.4)
+        ax.scatter(*X[yl >= 0].T, s=12, c=colours[yl[yl >= 0]], edgecolors="k", linewidths=0.4)
+        for s in range(clf.n_components_):
+            L = clf.loadings_[s]
+            C = L @ L.T + np.diag(clf.noise_variance_)
+            w, V = np.linalg.eigh(C)
+            ell = clf.means_[s][:, None] + 2 * V @ (
+                np.sqrt(w)[:, None] * np.c_[np.cos(t), np.sin(t)].T
+            )
+            ax.plot(*ell, color=colours[clf.class_association_[s].argmax()], lw=1.5)
+            ax.plot(*clf.means_[s], "k+")
+        ax.set_title(
+            f"{name}: {clf.n_components_} components, {DEMOS[name][0]} labels/class", fontsize=9
+        )
+        ax.set_aspect("equal")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--full", action="store_true", help="2..90 labels per class, 20 draws")
+    ap.add_argument("--draws", type=int, default=None)
+    ap.add_argument("--counts", default=None, help="comma-separated labels per class")
+    ap.add_argument("--sets", default=",".join(SETS))
+    ap.add_argument(
+        "--from-log",
+        action="store_true",
+        help="rebuild the report and plots from the .jsonl of an interrupted run",
+    )
+    args = ap.parse_args()
+    full_counts = [2, 5, 10, 20, 30, 50, 70, 90]
+    counts = full_counts if args.full else [2, 5, 10, 30, 90]
+    counts = [int(c) for c in args.counts.split(",")] if args.counts else counts
+    draws = args.draws or (20 if args.full else 5)
+    sets = args.sets.split(",")
+    tag = "-full" if args.full else ""
+    RESULTS.mkdir(exist_ok=True)
+    t0 = time.time()
+    if args.from_log:
+        logged = [json.loads(ln) for ln in open(RESULTS / f"clsst_demos{tag}.jsonl")]
+        rows = [r for r in logged if r["labels"] in counts]
+        demo = [r for r in logged if r["labels"] == DEMOS[r["set"]][0]]
+        plot_curves(rows, sets, counts, RESULTS / f"clsst_demos{tag}.png")
+        plot_components(RESULTS / "clsst_components.png")
+        write_report(rows, demo, sets, counts, draws, tag, args, float("nan"))
+        return
+    with open(RESULTS / f"clsst_demos{tag}.jsonl", "w") as log:
+        rows = run_grid(sets, counts, draws, log)
+        demo = []
+        for name in sets:
+            demo += run_grid([name], [DEMOS[name][0]], draws, log)
+    plot_curves(rows, sets, counts, RESULTS / f"clsst_demos{tag}.png")
+    plot_components(RESULTS / "clsst_components.png")
+    write_report(rows, demo, sets, counts, draws, tag, args, time.time() - t0)
+
+
+def write_report(rows, demo, sets, counts, draws, tag, args, seconds):
+    cmd = "python benchmarks/bench_clsst_demos.py" + (" --full" if args.full else "")
+    if args.counts or args.draws or args.sets != ",".join(SETS):
+        cmd += f" --counts {','.join(map(str, counts))} --draws {draws} --sets {','.join(sets)}"
+    lines = [
+        "# CLSST on the demo sets: transductive error and NMI",
+        "",
+        f"Command: `{cmd}` "
+        + (
+            "(tables rebuilt from its log with --from-log)"
+            if np.isnan(seconds)
+            else f"({seconds / 60:.1f} min)"
+        )
+        + f". {machine()}",
+        "",
+        (
+            "Full protocol."
+            if args.full
+            else f"REDUCED grid: {draws} draws and the label counts {counts} (the issue's "
+            "protocol is 2 to 90 labels per class with 20 draws: "
+            "`python benchmarks/bench_clsst_demos.py --full`)."
+        ),
+        "",
+        "Mean (std over draws) on the unlabeled points. Protocol and methods: see the script's "
+        "docstring. Plot: `clsst_demos" + tag + ".png`; fitted components: "
+        "`clsst_components.png`.",
+        "",
+        "## At the authors' demo label counts",
+        "",
+    ]
+    lines += [summary(demo, sets, None, "err"), ""]
+    lines += ratio_lines(demo, sets)
+    lines += ["", "## Transductive error", "", summary(rows, sets, counts, "err"), ""]
+    lines += ["## NMI (KMeans: its clusters)", "", summary(rows, sets, counts, "nmi"), ""]
+    lines += ["## Mean fit time (s)", "", summary(rows, sets, counts, "time"), ""]
+    (RESULTS / f"clsst_demos{tag}.md").write_text("\n".join(lines) + "\n")
+
+
+def ratio_lines(demo, sets):
+    out = [
+        "CLSST against LabelSpreading at the demo counts (mean error, and CLSST's number of "
+        "draws with an error at most LabelSpreading's):",
+        "",
+    ]
+    for name in sets:
+        a = {r["seed"]: r["err"] for r in demo if (r["set"], r["method"]) == (name, "CLSST")}
+        b = {
+            r["seed"]: r["err"] for r in demo if (r["set"], r["method"]) == (name, "LabelSpreading")
+        }
+        wins = sum(a[s] <= b[s] for s in a)
+        out.append(
+            f"- {name}: CLSST {np.mean(list(a.values())):.4f}, LabelSpreading "
+            f"{np.mean(list(b.values())):.4f}; CLSST <= LabelSpreading in {wins}/{len(a)}"
+        )
+    return out
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,485 @@
+"""CLSST ("classtering"): semi-supervised classification and clustering with a variational
+Bayesian mixture of factor analysers (Sansone, PhD thesis, ch. 2)."""
+
+from __future__ import annotations
+
+import sys
+import time
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.cluster import KMeans
+from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
+
+from .._validation import check_choice, check_int, check_real
+from ._vbmfa import VBMFA, lse_points, pd_loadings
+
+BIRTH_TOL = 1e-2  # |F change| that ends the Q-free sweeps after a birth (the authors' birthtol),
+# or tol per point when that is larger
+INITS = ("auto", "labels", "kmeans")
+
+
+def _encode_targets(y, n, classes):
+    """(allowed, classes_): allowed[i, l] says class l is a candidate for row i."""
+    if y is None:
+        raise ValueError(
+            "CLSST requires y to be passed, but the target y is None: give the labels with -1 "
+            "for unlabeled points, or a boolean matrix of candidate classes"
+        )
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] > 1 or (arr.ndim == 2 and arr.dtype == bool):
+        return _encode_matrix(arr, n, classes)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected: y is ravelled (a "
+            "boolean column is read as a one-class label matrix).",
+            DataConversionWarning,
+            stacklevel=4,
+        )
+        arr = arr.ravel()
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ValueError(
+            f"y must have one entry per row of X ({n}) or be a boolean matrix (n_samples, "
+            f"n_classes); got shape {np.shape(y)}"
+        )
+    numeric = arr.dtype.kind in "iuf"
+    labeled = arr != -1 if numeric else np.ones(n, dtype=bool)
+    if labeled.any():
+        check_classification_targets(arr[labeled])
+    if classes is None:
+        if not labeled.any():
+            raise ValueError(
+                "y marks no labeled point (all -1): give the class labels with classes=[...] "
+                "or y as a boolean (n_samples, n_classes) matrix of all True to cluster with "
+                "known classes and no labels"
+            )
+        classes_ = np.unique(arr[labeled])
+    else:
+        classes_ = np.asarray(classes)
+        if classes_.ndim != 1 or len(np.unique(classes_)) != len(classes_):
+            raise ValueError(f"classes must be a 1-d list of distinct labels, got {classes!r}")
+        if numeric and np.any(classes_ == -1):
+            raise ValueError("classes must not contain -1: -1 marks unlabeled points in y")
+        outside = ~np.isin(arr[labeled], classes_)
+        if outside.any():
+            raise ValueError(
+                f"y holds labels outside classes={classes_.tolist()}: "
+                f"{np.unique(arr[labeled][outside])[:10].tolist()}; add them to classes or "
+                "mark those rows unlabeled with -1"
+            )
+    allowed = np.ones((n, len(classes_)), dtype=bool)
+    allowed[labeled] = arr[labeled][:, None] == classes_[None, :]
+    return allowed, classes_
+
+
+def _encode_matrix(arr, n, classes):
+    """Partial labels: a boolean (n, K) matrix of candidate classes."""
+    if arr.ndim != 2 or arr.shape[0] != n:
+        raise ValueError(f"the label matrix y must have shape ({n}, n_classes), got {arr.shape}")
+    if arr.dtype != bool:
+        if arr.dtype.kind not in "iuf" or not np.isin(arr, (0, 1)).all():
+            raise ValueError("a 2-d y must be a boolean (or 0/1) matrix of candidate classes")
+        arr = arr.astype(bool)
+    empty = ~arr.any(1)
+    if empty.any():
+        raise ValueError(
+            f"rows {np.flatnonzero(empty)[:10].tolist()} of the label matrix y have no candidate "
+            "class: each row needs at least one True (all True = unlabeled)"
+        )
+    K = arr.shape[1]
+    classes_ = np.arange(K) if classes is None else np.asarray(classes)
+    if classes_.shape != (K,):
+        raise ValueError(f"classes must list the {K} columns of the label matrix y")
+    return arr.copy(), classes_
+
+
+class CLSST(ClassifierMixin, BaseEstimator):
+    """Semi-supervised classification and clustering ("classtering") with a variational Bayesian
+    mixture of factor analysers.
+
+    Each component (cluster) s is a factor analyser ``y = Lambda_s x + mu_s + e``, ``x ~ N(0,
+    I_k)``, ``e ~ N(0, Psi)``, chosen with probability ``pi_s``; each cluster carries a
+    distribution ``beta_s`` over the K classes, so a class may own several clusters. Labeled points
+    fix their class (a row of candidates restricts it: partial labels), unlabeled ones sum over it.
+    All factors are fitted by variational Bayes (ARD priors on the loading columns, Dirichlet
+    priors on ``pi`` and ``beta_s``); with ``n_components=None`` components are born by splitting
+    and removed when empty, keeping a split only if it raises the lower bound F (CLSST+).
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        None: the number of clusters is found by birth and death, starting from one per class
+        (CLSST+). An integer: that many clusters, no deaths (CLSST*).
+    n_factors : int or None, default=None
+        Latent dimension k of every factor analyser; None uses ``min(2, n_features - 1)``.
+        Must be < n_features. 0 gives a mixture of diagonal Gaussians.
+    noise : {"fa", "pca"}, default="fa"
+        One noise variance per feature ("fa") or one for all features ("pca").
+    tol : float, default=1e-4
+        A run of sweeps stops when the bound F rises by less than ``tol`` per point.
+    max_iter : int, default=500
+        Cap on the sweeps of each run (the authors' code has none).
+    max_births : int, default=30
+        Cap on the attempted splits (accepted or not) with ``n_components=None``.
+    init : {"auto", "labels", "kmeans"}, default="auto"
+        "labels": the authors' start, one cluster per class from its labeled points (mean and the
+        Cholesky factor of the class covariance minus the noise); needs 2 labeled points per
+        class. "kmeans": k-means on all points with n_components (None: K) clusters, loadings from
+        each cluster the same way, the responsibilities from the k-means assignment and the
+        labels; this is the start for classes with fewer than 2 labels and for no labels at all.
+        "auto": "labels" when possible, "kmeans" otherwise.
+    classes : array-like or None, default=None
+        The class labels; None takes those present in y. Give it when a class has no labeled
+        point.
+    random_state : int, RandomState or None, default=None
+        Seeds the k-means start (the only random step).
+    verbose : int, default=0
+        Print the bound after each run of sweeps and each birth.
+
+    Attributes
+    ----------
+    classes_ : ndarray (K,)
+    n_components_ : int
+        Number of clusters S found (or fixed).
+    lower_bound_ : float
+        The final variational lower bound F on ln p(X, labels).
+    lower_bound_history_ : list of float
+        F after every sweep (including those of rejected births, which are undone).
+    weights_ : ndarray (S,)
+        E[pi], the cluster weights.
+    means_ : ndarray (S, n_features)
+        Posterior means of the cluster centres mu_s.
+    loadings_ : ndarray (S, n_features, k)
+        Posterior means of the factor loadings Lambda_s.
+    loading_covariances_ : ndarray (S, n_features, k + 1, k + 1)
+        Posterior covariance of each row of [mu_s, Lambda_s].
+    noise_variance_ : ndarray (n_features,)
+        Psi.
+    class_association_ : ndarray (S, K)
+        E[beta_s]: the probability of each class within each cluster.
+    transduction_ : ndarray (n_samples,)
+        Class of each training point (argmax of its class posterior).
+    labels_ : ndarray (n_samples,)
+        Cluster of each training point.
+    n_iter_ : int
+        Sweeps run in all (with those that keep Q fixed after a birth).
+    n_births_ : int
+        Accepted splits.
+    n_features_in_ : int
+
+    See Also
+    --------
+    sklearn.semi_supervised.LabelSpreading, sklearn.mixture.BayesianGaussianMixture
+
+    Notes
+    -----
+    Every update is the exact maximiser of F over its factor, so F never decreases along a sweep
+    at a fixed S. Differences from the authors' MATLAB code (``shared/spec/clsst.md``, section
+    9): the q(x) mean keeps the mean/loading cross-covariance term ``-sum_q psii_q Sig_sq[1:, 0]``
+    (the code drops it, and its F can fall); the entropy constant of q(L~) is ``+(k+1)/2`` per
+    row (the spec prints a minus; it matters when F compares different S); a birth moves the two
+    means by one standard deviation ``sqrt(lambda)`` along the top eigenvector (the code uses
+    lambda) and gives each half probabilistic-PCA loadings (the code uses unit axes of noise-scaled
+    points); convergence is judged on F, not on the change of q(s, l); a sweep updates the
+    factors in the order X, L~, nu, Psi, mu* nu*, pi, beta, Q (the code's Q is third: any order
+    is a coordinate ascent, and ending with Q gives F without another pass over the data);
+    deaths (total responsibility below 1) are checked after each sweep; classes are predicted by
+    argmax; sweeps and births are capped; the fixed hyperparameters (alpha = gamma = a0 = b0 = 1)
+    follow the code, not the thesis' re-estimation. The noise variances are floored at 1e-5 (the
+    code's psimin), the only step that can lower F. Fitting runs with one BLAS thread: the
+    products are thin (n x p by p x (k + 1)) and threaded BLAS only slows them down.
+
+    References
+    ----------
+    E. Sansone, "Towards uncovering the true use of unlabeled data in machine learning", PhD
+    thesis, University of Trento, 2018, ch. 2. M. J. Beal, "Variational algorithms for approximate
+    Bayesian inference", PhD thesis, UCL, 2003, ch. 4.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.ssl import CLSST
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(-3, 1, (50, 2)), rng.normal(3, 1, (50, 2))]
+    >>> y = np.full(100, -1); y[:3] = 0; y[50:53] = 1
+    >>> clf = CLSST(random_state=0).fit(X, y)
+    >>> float((clf.transduction_ == np.repeat([0, 1], 50)).mean())
+    1.0
+    """
+
+    def __init__(
+        self,
+        n_components: int | None = None,
+        n_factors: int | None = None,
+        noise: str = "fa",
+        tol: float = 1e-4,
+        max_iter: int = 500,
+        max_births: int = 30,
+        init: str = "auto",
+        classes=None,
+        random_state=None,
+        verbose: int = 0,
+    ):
+        self.n_components = n_components
+        self.n_factors = n_factors
+        self.noise = noise
+        self.tol = tol
+        self.max_iter = max_iter
+        self.max_births = max_births
+        self.init = init
+        self.classes = classes
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ---- fitting ----------------------------------------------------------------------------
+    def fit(self, X, y) -> CLSST:
+        """Fit on labeled and unlabeled points together.
+
+        Parameters
+        ----------
+        X : array-like (n_samples, n_features)
+        y : array-like (n_samples,) or boolean (n_samples, n_classes)
+            Class labels with -1 for unlabeled points (scikit-learn's semi-supervised
+            convention), or a boolean matrix of candidate classes per row (several True: "one
+            of these"; all True: unlabeled).
+
+        Returns
+        -------
+        self : CLSST
+        """
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, reset=True)
+        allowed, self.classes_ = _encode_targets(y, X.shape[0], self.classes)
+        k, init, S_fixed = self._check_params(X, allowed)
+        self._progress_start = time.perf_counter()
+        model = VBMFA(X, allowed, k, pca=self.noise == "pca")
+        self.lower_bound_history_, self.n_iter_, self.n_births_ = [], 0, 0
+        # the products are thin (n x p times p x (k + 1)): one BLAS thread is fastest, and
+        # threaded BLAS on a busy machine was 25 times slower
+        with threadpool_limits(limits=1, user_api="blas"):
+            self._start(model, init, S_fixed)
+            self._converge(model, deaths=S_fixed is None)
+            if S_fixed is None:
+                self._birth_and_death(model)
+            else:
+                self._grow_to(model, S_fixed)
+            self._store(model)
+        return self
+
+    def _check_params(self, X, allowed):
+        """Validate the parameters against the data, before any work."""
+        n, p = X.shape
+        K = allowed.shape[1]
+        S = check_int(self.n_components, "n_components", low=1, allow_none=True)
+        k = check_int(self.n_factors, "n_factors", low=0, allow_none=True)
+        k = min(2, p - 1) if k is None else k
+        if k >= p:
+            raise ValueError(
+                f"n_factors must be < n_features = {p}, got n_factors={k}: a factor analyser "
+                "needs fewer factors than features"
+            )
+        check_choice(self.noise, "noise", ("fa", "pca"))
+        check_real(self.tol, "tol", low=0.0)
+        check_int(self.max_iter, "max_iter", low=1)
+        check_int(self.max_births, "max_births", low=0)
+        init = check_choice(self.init, "init", INITS)
+        check_int(self.verbose, "verbose", low=0)
+        if S is not None and S > n:
+            raise ValueError(f"n_components={S} exceeds the number of samples {n}")
+        single = allowed.sum(1) == 1
+        counts = (allowed & single[:, None]).sum(0)
+        if S is not None and S < K and (counts == 0).any():
+            missing = self.classes_[counts == 0].tolist()
+            raise ValueError(
+                f"n_components={S} is below the number of classes {K} and the classes "
+                f"{missing} have no labeled point: such a class cannot be told apart; give "
+                "each class a label or n_components >= n_classes"
+            )
+        can_label = (counts >= 2).all() and (S is None or S >= K)
+        if init == "labels" and not can_label:
+            raise ValueError(
+                "init='labels' needs at least 2 labeled points per class and n_components >= "
+                f"n_classes (labeled points per class: {counts.tolist()}); use init='kmeans'"
+            )
+        if init == "auto":
+            init = "labels" if can_label else "kmeans"
+        return k, init, S
+
+    def _start(self, model, init, S_fixed):
+        """The authors' start from the labels, or the k-means start."""
+        X = model.Y
+        psi0 = X.var(0)
+        psi0 = np.where(psi0 > 0, psi0, 1.0)
+        if init == "labels":
+            single = model.allowed.sum(1) == 1
+            groups = [X[single & model.allowed[:, c]] for c in range(model.K)]
+            means = [G.mean(0) for G in groups]
+            loads = [
+                pd_loadings(np.cov(G.T).reshape(model.p, model.p), psi0, model.k) for G in groups
+            ]
+            model.start(np.array(means), np.array(loads), psi0)
+            return
+        S0 = S_fixed or model.K
+        km = KMeans(S0, n_init=3, random_state=check_random_state(self.random_state))
+        assign = km.fit_predict(X)
+        loads = []
+        for s in range(S0):
+            G = X[assign == s]
+            cov = np.cov(G.T).reshape(model.p, model.p) if len(G) > 1 else np.diag(psi0)
+            loads.append(pd_loadings(cov, psi0, model.k))
+        Q0 = np.zeros((S0, model.K, model.n))
+        Q0[assign, :, np.arange(model.n)] = model.allowed / model.allowed.sum(1, keepdims=True)
+        model.start(km.cluster_centers_, np.array(loads), psi0, Q0=Q0)
+
+    def _converge(self, model, deaths=False, with_q=True):
+        """Sweeps until F rises by less than tol per point (or max_iter); returns F."""
+        F_old, rise = -np.inf, np.inf
+        for _ in range(self.max_iter):
+            F = model.sweep(with_q=with_q)
+            if deaths and self._deaths(model):
+                F_old, F = -np.inf, model.bound()  # F at another S is not comparable
+            self.lower_bound_history_.append(F)
+            self.n_iter_ += 1
+            rise = F - F_old
+            if rise < self.tol * model.n:
+                return F
+            F_old = F
+        warnings.warn(
+            f"CLSST: a run of sweeps did not converge in max_iter={self.max_iter} sweeps "
+            f"(last rise of the bound {rise:.3g}); raise max_iter or tol",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+        return F
+
+    @staticmethod
+    def _deaths(model):
+        """Remove components with total responsibility below 1 (never the last one)."""
+        keep = model.resp()[1] >= 1.0
+        if keep.all() or not keep.any():
+            return False
+        model.remove(keep)
+        model.update_pi()
+        model.update_beta()
+        return True
+
+    def _birth(self, model, parent):
+        """Split ``parent``, settle the parameters with Q fixed, then converge."""
+        F_prev = model.bound()
+        model.split(parent)
+        model.update_pi()
+        model.update_beta()
+        model.update_hyper()
+        model.update_x()
+        for _ in range(self.max_iter):
+            F = model.sweep(with_q=False)
+            self.n_iter_ += 1
+            # the authors' birthtol is absolute (0.01), which at large n means max_iter sweeps
+            if abs(F - F_prev) <= max(BIRTH_TOL, self.tol * model.n):
+                break
+            F_prev = F
+        return self._converge(model, deaths=self.n_components is None)
+
+    def _birth_and_death(self, model):
+        """CLSST+: try splits in ranked order; keep one only if it raises F (spec section 5)."""
+        F = model.bound()
+        snap = (model.snapshot(), F)
+        cand, pos, tries = list(range(model.S)), 0, 0
+        while pos < len(cand) and tries < self.max_births:
+            tries += 1
+            S_before = model.S
+            F_new = self._birth(model, cand[pos])
+            if F_new > snap[1]:
+                self.n_births_ += 1
+                snap = (model.snapshot(), F_new)
+                grew = model.S > S_before  # else a death undid the split: go down the list
+                cand, pos = model.rank_candidates(), 0 if grew else pos + 1
+                self._say(f"birth accepted: S = {model.S}, F = {F_new:.6g}")
+            else:
+                model.restore(snap[0])
+                pos += 1
+                self._say(f"birth rejected (F = {F_new:.6g} vs {snap[1]:.6g})")
+        self.lower_bound_history_.append(model.bound())
+
+    def _grow_to(self, model, S_target):
+        """CLSST*: split the top-ranked components until S = n_components, keeping every split
+        (the authors' vbmfa_k forces them)."""
+        while model.S < S_target:
+            F = self._birth(model, model.rank_candidates()[0])
+            self.n_births_ += 1
+            self._say(f"forced birth: S = {model.S}, F = {F:.6g}")
+
+    def _say(self, text):
+        if self.verbose:
+            elapsed = time.perf_counter() - self._progress_start
+            print(f"[CLSST] {text}  {elapsed:7.1f}s", file=sys.stderr, flush=True)
+
+    def _store(self, model):
+        """Fitted attributes from the final state."""
+        self.n_components_ = model.S
+        self.lower_bound_ = float(model.bound())
+        self.weights_ = model.u / model.u.sum()
+        self.means_ = model.M[:, :, 0].copy()
+        self.loadings_ = model.M[:, :, 1:].copy()
+        self.loading_covariances_ = model.Sig.copy()
+        self.noise_variance_ = 1.0 / model.psii
+        self.class_association_ = model.g / model.g.sum(1, keepdims=True)
+        self.pi_concentration_, self.beta_concentration_ = model.u.copy(), model.g.copy()
+        self.nu_shape_, self.nu_rate_ = model.a, model.b.copy()
+        self.mu_prior_mean_, self.mu_prior_precision_ = model.mustar.copy(), model.nustar.copy()
+        self.n_factors_ = model.k
+        self.transduction_ = self.classes_[model.Q.sum(0).argmax(0)]
+        self.labels_ = model.resp()[0].argmax(0)
+        self._say(f"done: S = {model.S}, F = {self.lower_bound_:.6g}, {self.n_iter_} sweeps")
+
+    # ---- inference --------------------------------------------------------------------------
+    def _infer(self, X):
+        """(Q, per-point bound) for new points, all treated as unlabeled."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._infer_checked(X)
+
+    def _infer_checked(self, X):
+        model = VBMFA(X, np.ones((X.shape[0], len(self.classes_)), dtype=bool), self.n_factors_)
+        model.M = np.concatenate([self.means_[:, :, None], self.loadings_], axis=2)
+        model.Sig, model.b = self.loading_covariances_, self.nu_rate_
+        model.u, model.g = self.pi_concentration_, self.beta_concentration_
+        model.psii = 1.0 / self.noise_variance_
+        model.mustar, model.nustar = self.mu_prior_mean_, self.mu_prior_precision_
+        model.update_x()
+        phi = model.log_joint()
+        lse = lse_points(phi)
+        return np.exp(phi - lse), lse
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class posterior p(l | x) = sum_s q(s, l) under the fitted model, (n, K)."""
+        return self._infer(X)[0].sum(0).T
+
+    def predict(self, X) -> np.ndarray:
+        """The most probable class of each point."""
+        check_is_fitted(self)
+        return self.classes_[self.predict_proba(X).argmax(1)]
+
+    def predict_cluster(self, X) -> np.ndarray:
+        """The most probable cluster of each point (argmax_s sum_l q(s, l))."""
+        return self._infer(X)[0].sum(1).argmax(0)
+
+    def score_samples(self, X) -> np.ndarray:
+        """Per-point variational lower bound on ln p(x) with the global factors fixed:
+        ln sum_{s,l} exp(E ln pi_s + E ln beta_sl + E ln p(x | s) - KL(q(x | s) || p(x)))."""
+        return self._infer(X)[1]
+
+    def score(self, X, y=None) -> float:
+        """Mean per-point lower bound on the log likelihood (as GaussianMixture.score); for
+        accuracy use ``sklearn.metrics.accuracy_score(y, clf.predict(X))``."""
+        return float(self.score_samples(X).mean())
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        return tags

@@ -1,0 +1,384 @@
+"""The variational Bayesian mixture of factor analysers behind CLSST: its state, the exact
+coordinate-ascent update of every factor, and the lower bound (Sansone, thesis ch. 2; Beal 2003).
+
+Notation (``shared/spec/clsst.md``): ``n`` points ``Y`` (n x p), ``S`` components, ``K`` classes,
+``k`` factors, ``d = k + 1``. Component ``s`` has the augmented loading ``L~_s = [mu_s, Lambda_s]``
+(p x d) whose row ``q`` has the Gaussian posterior ``N(M[s, q], Sig[s, q])``; ``q(x_n | s) =
+N(Xm[s, :, n], Xc[s])``; ``q(s_n, l_n) = Q[s, l, n]`` (points last: the
+reductions over (s, l) run along contiguous rows); ``q(pi) = Dir(u)``; ``q(beta_s) = Dir(g_s)``;
+``q(nu_sj) = Gamma(a, b_sj)``. ``psii`` are the noise precisions (1/Psi), ``mustar`` and
+``nustar`` the prior mean and precision of the component means (point estimates, as are
+``psii``). Every update below maximises the bound F over its own factor exactly, so F never
+decreases along a sweep at a fixed number of components.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import digamma, gammaln
+
+PSI_MIN = 1e-5  # smallest noise variance (the authors' psimin)
+LOG_2PI = np.log(2.0 * np.pi)
+
+
+def kl_dirichlet(p, q):
+    """KL(Dir(p) || Dir(q)) along the last axis."""
+    p0 = p.sum(-1)
+    return (
+        gammaln(p0)
+        - gammaln(q.sum(-1))
+        - (gammaln(p) - gammaln(q)).sum(-1)
+        + ((p - q) * (digamma(p) - digamma(p0)[..., None])).sum(-1)
+    )
+
+
+def kl_gamma(a1, b1, a2, b2):
+    """KL(Gamma(a1, rate b1) || Gamma(a2, rate b2)), elementwise."""
+    return (
+        a2 * np.log(b1 / b2)
+        - gammaln(a1)
+        + gammaln(a2)
+        + (a1 - a2) * digamma(a1)
+        + a1 * (b2 - b1) / b1
+    )
+
+
+class VBMFA:
+    """State and updates of the semi-supervised VB mixture of factor analysers.
+
+    Parameters
+    ----------
+    Y : ndarray (n, p)
+        The data (never written to).
+    allowed : ndarray of bool (n, K)
+        ``allowed[n, l]``: class ``l`` is a candidate for point ``n`` (all True = unlabeled).
+    n_factors : int
+        The latent dimension ``k`` (0 gives a mixture of diagonal Gaussians).
+    pca : bool
+        Isotropic noise (one variance for all features) instead of factor-analysis noise.
+    """
+
+    a0 = b0 = alpha = gamma = 1.0  # fixed hyperparameters, as in the authors' code
+
+    def __init__(self, Y, allowed, n_factors, pca=False):
+        self.Y = Y
+        self.Yt = np.ascontiguousarray(Y.T)  # (p, n): every product runs along the points
+        self.allowed = allowed
+        self.logC = np.ascontiguousarray(np.where(allowed, 0.0, -np.inf).T)  # (K, n)
+        self.n, self.p = Y.shape
+        self.K = allowed.shape[1]
+        self.k = int(n_factors)
+        self.d = self.k + 1
+        self.pca = bool(pca)
+        self.a = self.a0 + 0.5 * self.p
+        self.sum_y2 = np.einsum("np,np->p", Y, Y)
+
+    # ---- state helpers ----------------------------------------------------------------------
+    STATE = ("M", "Sig", "b", "u", "g", "psii", "mustar", "nustar", "Q", "Xm", "Xc")
+
+    @property
+    def S(self) -> int:
+        return self.M.shape[0]
+
+    def snapshot(self) -> dict:
+        return {name: getattr(self, name).copy() for name in self.STATE}
+
+    def restore(self, snap: dict) -> None:
+        for name in self.STATE:
+            setattr(self, name, snap[name].copy())
+
+    def resp(self):
+        """r[s, n] = sum_l Q[s, l, n] and R[s] = sum_n r[s, n]."""
+        r = self.Q.sum(1)
+        return r, r.sum(1)
+
+    def e_log_pi(self):
+        return digamma(self.u) - digamma(self.u.sum())
+
+    def e_log_beta(self):
+        return digamma(self.g) - digamma(self.g.sum(1))[:, None]
+
+    def expected_precisions(self):
+        """E[prior precision] and E[log prior precision] of each loading row, (S, p, d)."""
+        E = np.empty((self.S, self.p, self.d))
+        lnE = np.empty_like(E)
+        E[:, :, 0] = self.nustar
+        lnE[:, :, 0] = np.log(self.nustar)
+        E[:, :, 1:] = (self.a / self.b)[:, None, :]
+        lnE[:, :, 1:] = (digamma(self.a) - np.log(self.b))[:, None, :]
+        return E, lnE
+
+    def A(self):
+        """A_s = E[L~_s' Psi^-1 L~_s] = M_s' Psi^-1 M_s + sum_q psii_q Sig_sq, (S, d, d)."""
+        return np.einsum("spd,p,spe->sde", self.M, self.psii, self.M) + np.einsum(
+            "p,spde->sde", self.psii, self.Sig
+        )
+
+    def stats(self):
+        """Responsibility-weighted sufficient statistics of the data and of x~ = [1; x].
+
+        Returns R (S,), Sry (S, p, d) = sum_n r y x~m' and T2 (S, d, d) = E[sum_n r x~ x~']."""
+        r, R = self.resp()
+        Sry = np.empty((self.S, self.p, self.d))
+        T2 = np.zeros((self.S, self.d, self.d))
+        for s in range(self.S):
+            rX = self.Xm[s] * r[s]  # (k, n)
+            Sry[s, :, 0] = self.Yt @ r[s]
+            Sry[s, :, 1:] = self.Yt @ rX.T
+            T2[s, 0, 0] = R[s]
+            T2[s, 0, 1:] = T2[s, 1:, 0] = rX.sum(1)
+            T2[s, 1:, 1:] = R[s] * self.Xc[s] + self.Xm[s] @ rX.T
+        return R, Sry, T2
+
+    # ---- the exact updates ------------------------------------------------------------------
+    def update_x(self):
+        """q(x_n | s): Xc_s = (I + A_s[1:, 1:])^-1 and
+        Xm_ns = Xc_s (M_L' Psi^-1 y_n - A_s[1:, 0]), where A_s[1:, 0] = M_L' Psi^-1 m_mu +
+        sum_q psii_q Sig_sq[1:, 0] holds the mean/loading cross-covariance that the authors'
+        code leaves out (spec section 9, item 3)."""
+        A = self.A()
+        self.Xc = np.linalg.inv(np.eye(self.k) + A[:, 1:, 1:])
+        self.Xc = 0.5 * (self.Xc + np.swapaxes(self.Xc, 1, 2))
+        YPt = self.Yt * self.psii[:, None]
+        self.Xm = np.empty((self.S, self.k, self.n))
+        for s in range(self.S):
+            G = self.M[s, :, 1:].T @ YPt - A[s, 1:, 0][:, None]
+            self.Xm[s] = self.Xc[s] @ G
+
+    def update_l(self, stats=None):
+        """q(L~_s) row by row: Sig_sq = (diag(E[prec_sq]) + psii_q T2_s)^-1 and
+        M_sq = (psii_q Sry_sq + [nu*_q mu*_q, 0, ..., 0]) Sig_sq. ``stats``: those of
+        :meth:`stats` when already computed for the current Q and q(x)."""
+        _, Sry, T2 = self.stats() if stats is None else stats
+        E, _ = self.expected_precisions()
+        P = self.psii[None, :, None, None] * T2[:, None] + E[..., None] * np.eye(self.d)
+        self.Sig = np.linalg.inv(P)
+        self.Sig = 0.5 * (self.Sig + np.swapaxes(self.Sig, 2, 3))
+        rhs = self.psii[None, :, None] * Sry
+        rhs[:, :, 0] += self.nustar * self.mustar
+        self.M = np.einsum("spd,spde->spe", rhs, self.Sig)
+
+    def rho(self):
+        """The data term of each (point, component), constants included:
+        E[ln p(y_n | x, L~_s, Psi)] - KL(q(x_n | s) || N(0, I)), shape (S, n)."""
+        A = self.A()
+        _, logdet_xc = np.linalg.slogdet(self.Xc)
+        const = 0.5 * np.log(self.psii).sum() - 0.5 * self.p * LOG_2PI + 0.5 * self.k
+        YPt = self.Yt * self.psii[:, None]
+        yPy = (YPt * self.Yt).sum(0)
+        out = np.empty((self.S, self.n))
+        for s in range(self.S):
+            x = self.Xm[s]  # (k, n)
+            B = self.M[s].T @ YPt  # (d, n)
+            lin = B[0] + (B[1:] * x).sum(0)
+            quad = (
+                A[s, 0, 0]
+                + 2.0 * (A[s, 1:, 0] @ x)
+                + ((A[s, 1:, 1:] @ x) * x).sum(0)
+                + np.trace(A[s, 1:, 1:] @ self.Xc[s])
+            )
+            kl = 0.5 * (logdet_xc[s] - np.trace(self.Xc[s]) - (x * x).sum(0))
+            out[s] = const - 0.5 * (yPy - 2.0 * lin + quad) + kl
+        return out
+
+    def log_joint(self):
+        """phi[s, l, n] = E ln pi_s + E ln beta_sl + rho_sn + ln C_ln (``logC`` is (K, n));
+        q(s, l) is softmax(phi) over (s, l)."""
+        prior = self.e_log_pi()[:, None] + self.e_log_beta()
+        return self.rho()[:, None, :] + prior[:, :, None] + self.logC[None]
+
+    def update_q(self):
+        """q(s_n, l_n) proportional to exp(phi[n, s, l]), normalised over (s, l)."""
+        phi = self.log_joint()
+        lse = lse_points(phi)
+        self.Q = np.exp(phi - lse)
+        return float(lse.sum())
+
+    def update_pi(self):
+        self.u = self.alpha / self.S + self.resp()[1]
+
+    def update_beta(self):
+        self.g = self.gamma / self.K + self.Q.sum(2)
+
+    def update_nu(self):
+        """q(nu_sj) = Gamma(a0 + p/2, b0 + 0.5 sum_q E[Lambda_sqj^2])."""
+        diag = np.diagonal(self.Sig, axis1=2, axis2=3)[:, :, 1:]
+        self.b = self.b0 + 0.5 * (diag + self.M[:, :, 1:] ** 2).sum(1)
+
+    def update_psi(self, stats=None):
+        """Maximum of F over the noise variances (isotropic ones when pca)."""
+        _, Sry, T2 = self.stats() if stats is None else stats
+        z = (
+            self.sum_y2
+            - 2.0 * np.einsum("spd,spd->p", self.M, Sry)
+            + np.einsum("spd,sde,spe->p", self.M, T2, self.M)
+            + np.einsum("spde,sed->p", self.Sig, T2)
+        )
+        psi = np.full(self.p, z.sum() / (self.n * self.p)) if self.pca else z / self.n
+        self.psii = 1.0 / np.maximum(psi, PSI_MIN)
+
+    def update_hyper(self):
+        """Maximum of F over mu* and nu* (only with S > 1; with one component the maximum
+        drives nu* to infinity, and the authors' code keeps the initial values)."""
+        if self.S < 2:
+            return
+        means = self.M[:, :, 0]
+        self.mustar = means.mean(0)
+        spread = (self.Sig[:, :, 0, 0] + (means - self.mustar) ** 2).sum(0)
+        self.nustar = self.S / spread
+
+    def sweep(self, with_q=True) -> float:
+        """One learn sweep; returns the bound F after it.
+
+        The order is X, L~, nu, Psi, mu* nu*, pi, beta, Q. Each step maximises F over its own
+        factor given all the others, so any order is a coordinate ascent; ending with Q (the
+        authors' code has it third) makes F = sum_n ln sum_{s,l} exp(phi[s, l, n]) + the global
+        terms, with no second pass over the data, and L~ and Psi share one pass of statistics."""
+        self.update_x()
+        stats = self.stats()
+        self.update_l(stats)
+        self.update_nu()
+        self.update_psi(stats)
+        self.update_hyper()
+        self.update_pi()
+        self.update_beta()
+        if not with_q:
+            return self.bound()
+        data = self.update_q()
+        f_l, f_nu, f_beta, f_pi = self.global_terms()
+        return data + float(f_l.sum() + f_nu.sum() + f_beta.sum() + f_pi)
+
+    # ---- the lower bound --------------------------------------------------------------------
+    def loading_terms(self):
+        """F_L(s) = E[ln p(L~_s | nu_s, mu*, nu*)] + H[q(L~_s)], shape (S,)."""
+        E, lnE = self.expected_precisions()
+        _, logdet = np.linalg.slogdet(self.Sig)
+        diag = np.diagonal(self.Sig, axis1=2, axis2=3)
+        second = diag + self.M**2
+        mean_part = self.nustar * (self.mustar**2 - 2.0 * self.M[:, :, 0] * self.mustar)
+        rows = lnE.sum(2) + logdet + self.d - (second * E).sum(2) - mean_part
+        return 0.5 * rows.sum(1)
+
+    def global_terms(self):
+        """The per-component pieces F_L, F_nu = -KL(q(nu_s)), F_beta = -KL(q(beta_s)), and
+        -KL(q(pi))."""
+        f_nu = -kl_gamma(self.a, self.b, self.a0, self.b0).sum(1)
+        f_beta = -kl_dirichlet(self.g, np.full(self.K, self.gamma / self.K))
+        f_pi = -kl_dirichlet(self.u, np.full(self.S, self.alpha / self.S))
+        return self.loading_terms(), f_nu, f_beta, f_pi
+
+    def data_terms(self):
+        """sum_n sum_l Q[s, l, n] (phi[s, l, n] - ln Q[s, l, n]) for each component, (S,)."""
+        phi = self.log_joint()
+        mask = self.Q > 0
+        contrib = np.zeros_like(phi)
+        contrib[mask] = self.Q[mask] * (phi[mask] - np.log(self.Q[mask]))
+        return contrib.sum(axis=(1, 2))
+
+    def bound(self) -> float:
+        f_l, f_nu, f_beta, f_pi = self.global_terms()
+        return float(self.data_terms().sum() + f_l.sum() + f_nu.sum() + f_beta.sum() + f_pi)
+
+    def rank_candidates(self):
+        """Components in decreasing order of -(D_s / R_s + F_nu + F_L + F_beta) (the authors'
+        selection_method 4: the worst-explained component is split first)."""
+        f_l, f_nu, f_beta, _ = self.global_terms()
+        R = np.maximum(self.resp()[1], 1e-300)
+        score = -(self.data_terms() / R + f_nu + f_l + f_beta)
+        return list(np.argsort(-score, kind="stable"))
+
+    # ---- births, deaths and the start --------------------------------------------------------
+    def remove(self, keep) -> None:
+        """Drop the components where ``keep`` is False (deaths) and renormalise Q over the rest;
+        a point left with no mass is spread evenly over its allowed (component, class) pairs."""
+        keep = np.asarray(keep, dtype=bool)
+        for name in ("M", "Sig", "b", "u", "g", "Xm", "Xc"):
+            setattr(self, name, getattr(self, name)[keep])
+        Q = self.Q[keep]
+        tot = Q.sum(axis=(0, 1))
+        empty = tot <= 0
+        if empty.any():
+            Q[:, :, empty] = self.allowed[empty].T[None]
+            tot[empty] = Q[:, :, empty].sum(axis=(0, 1))
+        self.Q = Q / tot
+
+    def split(self, parent: int) -> None:
+        """Birth: split component ``parent`` in two along the top principal direction of its
+        model covariance Lambda Lambda' + Psi (spec section 6, with the offsets and the new
+        loadings at one standard deviation: see CLSST's Notes)."""
+        Lam = self.M[parent, :, 1:]
+        psi = 1.0 / self.psii
+        w, V = np.linalg.eigh(Lam @ Lam.T + np.diag(psi))
+        direction, delta = V[:, -1], V[:, -1] * np.sqrt(w[-1])
+        mu = self.M[parent, :, 0].copy()
+        held = self.resp()[0][parent] >= 0.5
+        side = (self.Y - mu) @ direction > 0
+        child_Q = np.where(side, self.Q[parent], 0.0)
+        self.Q[parent][:, side] = 0.0
+        self.Q = np.concatenate([self.Q, child_Q[None]])
+        new = [
+            self._side_loadings(mu, held & ~side, Lam),
+            self._side_loadings(mu, held & side, Lam),
+        ]
+        self.M = np.concatenate([self.M, self.M[parent][None]])
+        self.M[parent, :, 1:], self.M[-1, :, 1:] = new
+        self.M[parent, :, 0], self.M[-1, :, 0] = mu - delta, mu + delta
+        for name in ("Sig", "b", "g"):
+            arr = getattr(self, name)
+            setattr(self, name, np.concatenate([arr, arr[parent][None]]))
+        self.u = np.append(self.u, 0.5 * self.u[parent])
+        self.u[parent] *= 0.5
+        self.Xm = np.concatenate([self.Xm, self.Xm[parent][None]])
+        self.Xc = np.concatenate([self.Xc, self.Xc[parent][None]])
+
+    def _side_loadings(self, mu, rows, fallback):
+        """Probabilistic-PCA loadings U_k (Lambda_k - sigma^2)^(1/2) of the points ``rows``
+        around their own mean, sigma^2 the mean noise variance; ``fallback`` when too few."""
+        if self.k == 0 or rows.sum() <= self.k:
+            return fallback
+        Z = self.Y[rows] - self.Y[rows].mean(0)
+        w, V = np.linalg.eigh(Z.T @ Z / Z.shape[0])
+        top = slice(self.p - self.k, None)
+        scale = np.sqrt(np.maximum(w[top] - np.mean(1.0 / self.psii), 1e-6))
+        return (V[:, top] * scale)[:, ::-1]
+
+    def start(self, means, loadings, psi0, Q0=None) -> None:
+        """Initial state: S = len(means) components with posterior means [mean, loadings],
+        identity loading covariances, Psi = diag(psi0), mu* the data mean, nu* one over the
+        feature variances, u = g = 1/K (the authors' start). With ``Q0`` (S, K, n) the
+        responsibilities are given (the k-means start); otherwise they come from a Q update."""
+        S = len(means)
+        self.M = np.concatenate([np.asarray(means)[:, :, None], np.asarray(loadings)], axis=2)
+        self.Sig = np.broadcast_to(np.eye(self.d), (S, self.p, self.d, self.d)).copy()
+        self.psii = 1.0 / np.maximum(psi0, PSI_MIN)
+        self.mustar = self.Y.mean(0)
+        var = self.Y.var(0, ddof=1) if self.n > 1 else np.ones(self.p)
+        self.nustar = 1.0 / np.maximum(var, PSI_MIN)
+        self.u = np.full(S, 1.0 / self.K)
+        self.g = np.full((S, self.K), 1.0 / self.K)
+        self.b = np.full((S, self.k), self.b0)
+        self.update_x()
+        if Q0 is None:
+            self.update_q()
+        else:
+            self.Q = Q0
+            self.update_pi()
+            self.update_beta()
+        self.update_nu()
+
+
+def lse_points(phi):
+    """ln sum_{s,l} exp(phi[s, l, n]) for each point, shape (n,) (reductions along the leading
+    axes, which numpy runs row by row)."""
+    mx = phi.max(axis=(0, 1))
+    return mx + np.log(np.exp(phi - mx).sum(axis=(0, 1)))
+
+
+def pd_loadings(cov, psi0, k):
+    """The first k columns of the lower Cholesky factor of PD(cov - diag(psi0)), where PD sets
+    eigenvalues <= 1e-8 to 1e-6 (the authors' start for the loadings)."""
+    C = cov - np.diag(psi0)
+    w, V = np.linalg.eigh(0.5 * (C + C.T))
+    w = np.where(w <= 1e-8, 1e-6, w)
+    L = np.linalg.cholesky((V * w) @ V.T + 1e-12 * np.eye(len(w)))
+    return L[:, :k]

@@ -1,0 +1,504 @@
+"""CLSST: every closed-form update against a numerical maximisation of the bound over its factor,
+the bound against an independent computation (entropies from scipy.stats, Monte Carlo data term,
+the KL decomposition over q(s, l)), monotonicity, scikit-learn's FactorAnalysis as a reference,
+births and deaths, the API and the input checks."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.optimize import minimize
+from scipy.special import digamma, gammaln, logsumexp, softmax
+from sklearn.decomposition import FactorAnalysis
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import adjusted_rand_score
+from sklearn.utils.estimator_checks import check_estimator
+from threadpoolctl import threadpool_limits
+
+from unlabeled.datasets import make_toes
+from unlabeled.ssl import CLSST
+from unlabeled.ssl._vbmfa import VBMFA
+
+STEPS = (
+    "update_x",
+    "update_l",
+    "update_q",
+    "update_pi",
+    "update_beta",
+    "update_nu",
+    "update_psi",
+    "update_hyper",
+)
+
+
+def tiny_model(seed=0, n=12, p=3, K=2, k=1, S=2, pca=False, partial=True):
+    """A small model in a generic (not converged) state with labeled, partially labeled and
+    unlabeled rows."""
+    rng = np.random.default_rng(seed)
+    Y = rng.normal(size=(n, p)) @ rng.normal(size=(p, p)) + 2.0 * rng.integers(0, 2, (n, 1))
+    allowed = np.ones((n, K), dtype=bool)
+    allowed[: n // 4] = np.eye(K, dtype=bool)[0]
+    allowed[n // 4 : n // 2] = np.eye(K, dtype=bool)[K - 1]
+    if partial and K > 2:
+        allowed[n // 2] = [True] * (K - 1) + [False]
+    m = VBMFA(Y, allowed, k, pca=pca)
+    m.start(Y[rng.choice(n, S, replace=False)], rng.normal(size=(S, p, k)), Y.var(0))
+    for _ in range(3):
+        m.sweep()
+    # move every factor away from its optimum so that each update has work to do
+    m.M = m.M + 0.3 * rng.normal(size=m.M.shape)
+    m.Xm = m.Xm + 0.3 * rng.normal(size=m.Xm.shape)
+    m.u, m.g, m.b = m.u * 1.5, m.g * 0.7 + 0.2, m.b * 1.3
+    m.psii = m.psii * 0.8
+    m.mustar, m.nustar = m.mustar + 0.2, m.nustar * 1.4
+    return m
+
+
+# ---- each update against a numerical maximisation of F over that factor ---------------------
+def _chol_params(C):
+    L = np.linalg.cholesky(C)
+    idx = np.tril_indices(C.shape[-1])
+    return np.r_[L[idx]]
+
+
+def _from_chol(theta, d):
+    L = np.zeros((d, d))
+    L[np.tril_indices(d)] = theta
+    return L @ L.T
+
+
+def _check_factor(m, step, get, put):
+    """Maximise F numerically over one factor (parameterised by put(theta)) from the current
+    state, then compare with the closed-form update: same maximiser, and no better value."""
+    theta0 = get(m)
+
+    def neg(theta):
+        put(m, theta)
+        return -m.bound()
+
+    res = minimize(neg, theta0, method="BFGS", options={"gtol": 1e-9, "maxiter": 5000})
+    put(m, theta0)
+    getattr(m, step)()
+    closed = get(m)
+    F_closed = m.bound()
+    assert F_closed >= -res.fun - 1e-6
+    np.testing.assert_allclose(closed, res.x, atol=2e-4, rtol=1e-4)
+
+
+def test_update_x_is_the_maximiser():
+    m = tiny_model(1, k=2, p=3)
+    s = 1
+
+    def get(mm):
+        return np.r_[mm.Xm[s].ravel(), _chol_params(mm.Xc[s])]
+
+    def put(mm, th):
+        nk = mm.n * mm.k
+        mm.Xm[s] = th[:nk].reshape(mm.k, mm.n)
+        mm.Xc[s] = _from_chol(th[nk:], mm.k)
+
+    _check_factor(m, "update_x", get, put)
+
+
+def test_update_l_is_the_maximiser():
+    m = tiny_model(2, k=1, p=3)
+    s, q = 0, 2
+
+    def get(mm):
+        return np.r_[mm.M[s, q], _chol_params(mm.Sig[s, q])]
+
+    def put(mm, th):
+        mm.M[s, q] = th[: mm.d]
+        mm.Sig[s, q] = _from_chol(th[mm.d :], mm.d)
+
+    _check_factor(m, "update_l", get, put)
+
+
+def test_update_q_is_the_maximiser():
+    m = tiny_model(3, K=3, S=2)
+    row = m.n // 2  # partially labeled: class 2 excluded
+    ok = np.broadcast_to(m.allowed[row], (m.S, m.K))
+
+    def get(mm):
+        return np.log(mm.Q[:, :, row][ok])
+
+    def put(mm, th):
+        Qr = np.zeros((mm.S, mm.K))
+        Qr[ok] = softmax(th)
+        mm.Q[:, :, row] = Qr
+
+    m.update_q()  # the other rows at their optimum; the chosen one moved away
+    put(m, np.arange(ok.sum()) * 0.5)
+    theta0 = get(m)
+    res = minimize(
+        lambda t: (put(m, t), -m.bound())[1], theta0, method="BFGS", options={"gtol": 1e-10}
+    )
+    put(m, theta0)
+    m.update_q()
+    assert m.bound() >= -res.fun - 1e-8
+    np.testing.assert_allclose(m.Q[:, :, row][ok], softmax(res.x), atol=1e-5)
+    assert np.all(m.Q[..., row][~ok] == 0)
+
+
+@pytest.mark.parametrize(
+    "step, name",
+    [("update_pi", "u"), ("update_beta", "g"), ("update_nu", "b"), ("update_psi", "psii")],
+)
+def test_positive_factor_updates_are_maximisers(step, name):
+    m = tiny_model(4, k=2, p=3)
+
+    def get(mm):
+        return np.log(getattr(mm, name)).ravel()
+
+    def put(mm, th):
+        setattr(mm, name, np.exp(th).reshape(getattr(mm, name).shape))
+
+    _check_factor(m, step, get, put)
+
+
+def test_hyperparameter_update_is_the_maximiser():
+    m = tiny_model(5, S=3)
+
+    def get(mm):
+        return np.r_[mm.mustar, np.log(mm.nustar)]
+
+    def put(mm, th):
+        mm.mustar, mm.nustar = th[: mm.p], np.exp(th[mm.p :])
+
+    _check_factor(m, "update_hyper", get, put)
+
+
+def test_isotropic_noise_update_is_the_maximiser():
+    m = tiny_model(6, pca=True)
+    m.psii = np.full(m.p, m.psii.mean())
+
+    def get(mm):
+        return np.log(mm.psii[:1])
+
+    def put(mm, th):
+        mm.psii = np.full(mm.p, np.exp(th[0]))
+
+    _check_factor(m, "update_psi", get, put)
+
+
+# ---- the bound two ways ----------------------------------------------------------------------
+def _bound_by_entropies(m, rng, draws=40000):
+    """E_q[ln p] + H[q] factor by factor: entropies from scipy.stats, expected log priors
+    written out, and E[ln N(y | L~ x~, Psi)] by Monte Carlo over q(L~) q(x | s). Returns the
+    estimate and the Monte Carlo standard error."""
+    S, K, p, d, k = m.S, m.K, m.p, m.d, m.k
+    Elnpi = digamma(m.u) - digamma(m.u.sum())
+    a_pi = np.full(S, m.alpha / S)
+    F = stats.dirichlet(m.u).entropy() + gammaln(a_pi.sum()) - gammaln(a_pi).sum()
+    F += ((a_pi - 1) * Elnpi).sum()
+    Elnbeta = digamma(m.g) - digamma(m.g.sum(1))[:, None]
+    for s in range(S):
+        a_b = np.full(K, m.gamma / K)
+        F += stats.dirichlet(m.g[s]).entropy() + gammaln(a_b.sum()) - gammaln(a_b).sum()
+        F += ((a_b - 1) * Elnbeta[s]).sum()
+        Enu, Elnnu = m.a / m.b[s], digamma(m.a) - np.log(m.b[s])
+        for j in range(k):
+            F += stats.gamma(m.a, scale=1 / m.b[s, j]).entropy()
+            F += m.a0 * np.log(m.b0) - gammaln(m.a0) + (m.a0 - 1) * Elnnu[j] - m.b0 * Enu[j]
+        prec_ln = np.r_[0.0, Elnnu]
+        prec = np.r_[0.0, Enu]
+        for q in range(p):
+            prec[0], prec_ln[0] = m.nustar[q], np.log(m.nustar[q])
+            mean0 = np.r_[m.mustar[q], np.zeros(k)]
+            F += stats.multivariate_normal(m.M[s, q], m.Sig[s, q]).entropy()
+            sq = np.diag(m.Sig[s, q]) + (m.M[s, q] - mean0) ** 2
+            F += 0.5 * (prec_ln.sum() - d * np.log(2 * np.pi) - (prec * sq).sum())
+    # q(s, l): entropy and E ln p(s, l | pi, beta)
+    Q = np.moveaxis(m.Q, 2, 0)  # (n, S, K)
+    nz = Q > 0
+    F += -(Q[nz] * np.log(Q[nz])).sum() + (Q * (Elnpi[:, None] + Elnbeta)).sum()
+    r = Q.sum(2)
+    # q(x | s): entropy and E ln N(x; 0, I), weighted by r
+    for s in range(S):
+        Hx = stats.multivariate_normal(np.zeros(k), m.Xc[s]).entropy() if k else 0.0
+        Elnpx = -0.5 * (k * np.log(2 * np.pi) + np.trace(m.Xc[s]) + (m.Xm[s] ** 2).sum(0))
+        F += (r[:, s] * (Hx + Elnpx)).sum()
+    # the data term by Monte Carlo
+    total = np.zeros(draws)
+    psi = 1 / m.psii
+    for s in range(S):
+        Lc = np.linalg.cholesky(m.Sig[s])  # (p, d, d)
+        L = m.M[s][None] + np.einsum("pde,tpe->tpd", Lc, rng.standard_normal((draws, p, d)))
+        Xc_ch = np.linalg.cholesky(m.Xc[s]) if k else np.zeros((0, 0))
+        x = m.Xm[s].T[None] + rng.standard_normal((draws, m.n, k)) @ Xc_ch.T
+        xt = np.concatenate([np.ones((draws, m.n, 1)), x], axis=2)
+        mean = np.einsum("tpd,tnd->tnp", L, xt)
+        ll = -0.5 * (((m.Y[None] - mean) ** 2 / psi).sum(2) + np.log(2 * np.pi * psi).sum())
+        total += (ll * r[:, s]).sum(1)
+    return F + total.mean(), total.std() / np.sqrt(draws)
+
+
+@pytest.mark.parametrize("k, pca", [(1, False), (2, True), (0, False)])
+def test_bound_by_terms_matches_independent_computation(k, pca):
+    m = tiny_model(7, n=8, p=3, k=k, K=3, S=2, pca=pca)
+    est, se = _bound_by_entropies(m, np.random.default_rng(0))
+    assert abs(m.bound() - est) < 5 * se + 1e-8, (m.bound(), est, se)
+
+
+def test_bound_kl_decomposition():
+    """F = sum_n ln sum_{s,l} exp(phi) - sum_n KL(Q_n || softmax(phi_n)) + global terms, for any
+    Q; after the Q update the KL vanishes and F = sum_n logsumexp(phi_n) + global terms."""
+    m = tiny_model(8, K=3, S=3)
+    phi = m.log_joint()
+    flat = phi.reshape(-1, m.n).T
+    lse = logsumexp(flat, axis=1)
+    post = np.exp(flat - lse[:, None])
+    Qf = m.Q.reshape(-1, m.n).T
+    nz = Qf > 0
+    kl = np.zeros_like(Qf)
+    kl[nz] = Qf[nz] * (np.log(Qf[nz]) - np.log(post[nz]))
+    glob = sum(np.sum(t) for t in m.global_terms())
+    assert np.isclose(m.bound(), lse.sum() - kl.sum() + glob, rtol=1e-12, atol=1e-9)
+    assert kl.sum() > 1e-3  # the test state is not at the Q optimum
+    data = m.update_q()
+    assert np.isclose(m.bound(), data + glob, rtol=1e-12)
+
+
+@pytest.mark.parametrize("k, pca, K", [(2, False, 2), (1, True, 3), (0, False, 2)])
+def test_bound_never_decreases_within_a_sweep(k, pca, K):
+    m = tiny_model(9, n=40, p=4, k=k, K=K, S=3, pca=pca)
+    F = m.bound()
+    for _ in range(15):
+        for step in STEPS:
+            getattr(m, step)()
+            F_new = m.bound()
+            assert F_new >= F - 1e-9 * abs(F), (step, F_new - F)
+            F = F_new
+    assert np.isclose(m.sweep(), m.bound(), rtol=1e-12)
+
+
+def test_fitted_history_is_monotone_at_fixed_size():
+    X, y, _ = make_toes(300, random_state=0)
+    yy = np.full(300, -1)
+    yy[::20] = y[::20]
+    clf = CLSST(n_components=2, n_factors=1, tol=1e-7, max_iter=300).fit(X, yy)
+    h = np.diff(clf.lower_bound_history_)
+    assert h.min() >= -1e-9 * abs(clf.lower_bound_)
+
+
+# ---- a reference: factor analysis ------------------------------------------------------------
+def _fa_data(rng, n, mean, lam, psi):
+    return mean + rng.normal(size=(n, 1)) * lam + rng.normal(size=(n, len(psi))) * np.sqrt(psi)
+
+
+def test_one_class_fully_labeled_matches_factor_analysis():
+    rng = np.random.default_rng(0)
+    psi = np.array([0.3, 0.5, 0.2, 0.4])
+    X = _fa_data(rng, 3000, np.array([1.0, -2, 0, 3]), np.array([2.0, 1, -1.5, 0.5]), psi)
+    clf = CLSST(n_components=1, n_factors=1, tol=1e-10, max_iter=2000).fit(X, np.zeros(3000))
+    with threadpool_limits(1, user_api="blas"):  # threaded BLAS crawls on a busy machine
+        fa = FactorAnalysis(n_components=1, tol=1e-10, max_iter=10000).fit(X)
+    lam = clf.loadings_[0, :, 0]
+    np.testing.assert_allclose(
+        np.outer(lam, lam), np.outer(fa.components_, fa.components_), rtol=0.01, atol=0.01
+    )
+    np.testing.assert_allclose(clf.noise_variance_, fa.noise_variance_, rtol=0.01)
+    np.testing.assert_allclose(clf.means_[0], fa.mean_, atol=1e-3)
+
+
+def test_one_component_per_class_matches_per_class_factor_analysis():
+    """Two well-separated classes with the same noise (CLSST shares Psi across components): the
+    fit agrees with scikit-learn's FactorAnalysis run on each class, to 3% (the difference
+    between one pooled Psi and two per-class estimates, and the priors)."""
+    rng = np.random.default_rng(1)
+    psi = np.array([0.3, 0.5, 0.2])
+    X0 = _fa_data(rng, 2000, np.array([0.0, 0, 0]), np.array([2.0, 1, -1]), psi)
+    X1 = _fa_data(rng, 2000, np.array([15.0, 10, -5]), np.array([-0.5, 2, 1.5]), psi)
+    X, y = np.r_[X0, X1], np.repeat([0, 1], 2000)
+    clf = CLSST(n_components=2, n_factors=1, tol=1e-9, max_iter=2000).fit(X, y)
+    for c, Xc in enumerate((X0, X1)):
+        with threadpool_limits(1, user_api="blas"):
+            fa = FactorAnalysis(n_components=1, tol=1e-10, max_iter=10000).fit(Xc)
+        s = np.argmin(((clf.means_ - fa.mean_) ** 2).sum(1))
+        np.testing.assert_allclose(clf.means_[s], fa.mean_, atol=1e-3)
+        cov = np.outer(clf.loadings_[s], clf.loadings_[s]) + np.diag(clf.noise_variance_)
+        np.testing.assert_allclose(cov, fa.get_covariance(), rtol=0.03, atol=0.03)
+        assert clf.class_association_[s, c] > 0.99
+
+
+# ---- births and deaths -----------------------------------------------------------------------
+def _assert_normalised(m):
+    assert np.all(m.Q >= 0)
+    np.testing.assert_allclose(m.Q.sum(axis=(0, 1)), 1.0, atol=1e-12)
+    assert np.all(m.Q[np.broadcast_to(~m.allowed.T[None], m.Q.shape)] == 0)
+
+
+def test_births_and_deaths_keep_responsibilities_normalised():
+    m = tiny_model(10, n=30, K=3, S=2)
+    m.update_q()
+    S = m.S
+    m.split(0)
+    assert m.S == S + 1
+    _assert_normalised(m)
+    for name in ("M", "Sig", "b", "u", "g", "Xm", "Xc"):
+        assert getattr(m, name).shape[0] == m.S
+    for _ in range(3):
+        m.sweep()
+    _assert_normalised(m)
+    m.remove(np.arange(m.S) != 1)  # a death
+    assert m.S == S
+    _assert_normalised(m)
+    m.Q[:] = 0.0
+    m.Q[0] = m.allowed.T  # all mass in one component, which then dies
+    m.Q /= m.Q.sum(axis=(0, 1))
+    m.remove(np.arange(m.S) != 0)
+    _assert_normalised(m)
+
+
+def test_toes_finds_its_five_gaussians():
+    X, y, comp = make_toes(500, random_state=0)
+    yy = np.full(500, -1)
+    rng = np.random.default_rng(0)
+    for c in (0, 1):
+        yy[rng.choice(np.flatnonzero(y == c), 10, replace=False)] = c
+    clf = CLSST(n_factors=1, random_state=0).fit(X, yy)
+    assert clf.n_components_ == 5
+    assert adjusted_rand_score(comp, clf.labels_) > 0.98
+    assert (clf.transduction_ == y).mean() > 0.99
+
+
+# ---- API ---------------------------------------------------------------------------------------
+def two_blobs(n=80, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.r_[rng.normal(-3, 1, (n // 2, 2)), rng.normal(3, 1, (n // 2, 2))]
+    return X, np.repeat([0, 1], n // 2)
+
+
+def test_predict_proba_cluster_score():
+    X, y = two_blobs()
+    yy = np.full(len(y), -1)
+    yy[[0, 1, 40, 41]] = y[[0, 1, 40, 41]]
+    Xc, yc = X.copy(), yy.copy()
+    clf = CLSST(random_state=0).fit(X, yy)
+    np.testing.assert_array_equal(X, Xc)  # inputs are never modified
+    np.testing.assert_array_equal(yy, yc)
+    P = clf.predict_proba(X)
+    np.testing.assert_allclose(P.sum(1), 1.0)
+    assert (clf.predict(X) == y).mean() == 1.0
+    assert (clf.transduction_ == y).all()
+    assert clf.predict_cluster(X).shape == (len(X),)
+    far = clf.score_samples(np.array([[50.0, 50.0]]))
+    assert far[0] < clf.score_samples(X).min()
+    assert np.isclose(clf.score(X), clf.score_samples(X).mean())
+    clone = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(clone.predict_proba(X), P)
+
+
+def test_partial_labels_restrict_the_classes():
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(-4, 1, (40, 2)), rng.normal(0, 1, (40, 2)), rng.normal(4, 1, (40, 2))]
+    y = np.repeat([0, 1, 2], 40)
+    cand = np.ones((120, 3), dtype=bool)
+    for c in range(3):
+        cand[c * 40 : c * 40 + 3] = np.eye(3, dtype=bool)[c]
+    cand[50:60] = [False, True, True]  # "class 1 or 2" for points of class 1
+    cand[10:12] = [False, True, True]  # the same for two points of class 0: the rows must obey
+    clf = CLSST(n_factors=1, random_state=0).fit(X, cand)
+    assert set(clf.transduction_[10:12]) <= {1, 2}
+    assert set(clf.transduction_[50:60]) <= {1, 2}
+    others = np.r_[0:10, 12:120]
+    assert (clf.transduction_[others] == y[others]).mean() > 0.95
+    assert (clf.predict(X[10:12]) == 0).all()  # as new points, they belong to class 0's cluster
+
+
+def test_no_labels_at_all_clusters_with_the_kmeans_start():
+    X, y = two_blobs(100, seed=3)
+    clf = CLSST(n_components=2, random_state=0).fit(X, np.ones((100, 2), dtype=bool))
+    assert adjusted_rand_score(y, clf.labels_) == 1.0
+    clf = CLSST(classes=[0, 1], random_state=0).fit(X, np.full(100, -1))
+    assert adjusted_rand_score(y, clf.predict_cluster(X)) == 1.0
+
+
+def test_fewer_components_than_classes_share_a_cluster():
+    X, y = two_blobs(60, seed=5)
+    X = np.r_[X, X[:30] + 0.01]  # class 2 sits on class 0's blob
+    yy = np.r_[y, np.full(30, 2)]
+    clf = CLSST(n_components=2, n_factors=1, random_state=0).fit(X, yy)
+    assert clf.n_components_ == 2
+    shared = clf.class_association_[clf.predict_cluster(X[:1])[0]]
+    np.testing.assert_allclose(shared[[0, 2]], 0.5, atol=0.05)
+
+
+def test_one_label_per_class_uses_the_kmeans_start():
+    X, y = two_blobs(100, seed=4)
+    yy = np.full(100, -1)
+    yy[[0, 50]] = [0, 1]
+    with pytest.raises(ValueError, match="init='kmeans'"):
+        CLSST(init="labels").fit(X, yy)
+    clf = CLSST(random_state=0).fit(X, yy)
+    assert (clf.transduction_ == y).all()
+
+
+@pytest.mark.parametrize(
+    "kwargs, X, y, match",
+    [
+        ({"n_factors": 2}, np.zeros((10, 2)), np.r_[[0, 0, 1, 1], [-1] * 6], "n_factors must be <"),
+        ({"n_components": 1, "classes": [0, 1, 2]}, None, None, "no labeled point"),
+        ({"classes": [0, 1]}, None, np.r_[[0, 0, 5, 1], [-1] * 6], "outside classes"),
+        ({}, np.r_[np.zeros((9, 2)), [[np.nan, 0]]], None, "NaN"),
+        ({"noise": "full"}, None, None, "noise must be one of"),
+        ({}, None, np.zeros((10, 3), dtype=bool), "no candidate class"),
+        ({}, None, np.full(10, -1), "no labeled point"),
+        ({"n_components": 11}, None, None, "exceeds the number of samples"),
+    ],
+)
+def test_bad_input_is_refused(kwargs, X, y, match):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(10, 3)) if X is None else X
+    y = np.r_[[0, 0, 1, 1], [-1] * 6] if y is None else y
+    with pytest.raises(ValueError, match=match):
+        CLSST(**kwargs).fit(X, y)
+
+
+def test_max_iter_cap_warns():
+    X, y = two_blobs()
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        CLSST(max_iter=2, tol=1e-12, n_components=2).fit(X, y)
+
+
+EXPECTED_FAILURES = {
+    "check_classifiers_classes": "-1 marks unlabeled points (scikit-learn's semi-supervised "
+    "convention, as in LabelSpreading), so y in {-1, 1} has one class, not two",
+}
+
+
+def test_check_estimator():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        results = check_estimator(
+            CLSST(random_state=0), expected_failed_checks=EXPECTED_FAILURES, on_fail=None
+        )
+    failed = [r["check_name"] for r in results if r["status"] == "failed"]
+    assert not failed, failed
+
+
+def test_score_samples_is_the_per_point_bound():
+    """On unlabeled training data, sum_n score_samples(x_n) + the global terms is the bound F
+    with q(x) re-optimised for the final parameters: at least lower_bound_, and close to it."""
+    X, y = two_blobs(80, seed=6)
+    clf = CLSST(n_components=2, n_factors=1, tol=1e-8, max_iter=2000, random_state=0)
+    clf.fit(X, np.ones((80, 2), dtype=bool))
+    m = VBMFA(X, np.ones((80, 2), dtype=bool), 1)
+    m.M = np.concatenate([clf.means_[:, :, None], clf.loadings_], axis=2)
+    m.Sig, m.b, m.u, m.g = (
+        clf.loading_covariances_,
+        clf.nu_rate_,
+        clf.pi_concentration_,
+        (clf.beta_concentration_),
+    )
+    m.psii, m.mustar, m.nustar = (
+        1 / clf.noise_variance_,
+        clf.mu_prior_mean_,
+        (clf.mu_prior_precision_),
+    )
+    glob = sum(np.sum(t) for t in m.global_terms())
+    F = clf.score_samples(X).sum() + glob
+    assert F >= clf.lower_bound_ - 1e-9 * abs(F)
+    assert F - clf.lower_bound_ < 1e-3
