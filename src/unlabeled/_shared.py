@@ -103,9 +103,42 @@ def clarabel_qp(P, q, A_eq, b_eq, G, h, *, tol_gap, tol_feas, verbose, what):
     if status not in ("Solved", "AlmostSolved"):
         raise RuntimeError(f"Clarabel did not solve {what}: status {status}")
     if status == "AlmostSolved":
-        warnings.warn(
-            f"Clarabel reports AlmostSolved on {what}: reduced accuracy",
-            ConvergenceWarning,
-            stacklevel=3,
+        warn_not_converged(
+            "Clarabel", why=f"reports AlmostSolved on {what}: reduced accuracy", stacklevel=3
         )
     return sol
+
+
+def warn_not_converged(
+    who: str,
+    *,
+    why: str | None = None,
+    limit: int | None = None,
+    limit_name: str = "max_iter",
+    used: int = 0,
+    unit: str = "iterations",
+    detail: str = "",
+    stacklevel: int = 2,
+) -> None:
+    """The library's one ConvergenceWarning: ``who`` stopped before its stopping test held.
+
+    Parameters
+    ----------
+    who : str
+        The solver or estimator, first word of the message.
+    why : str, optional
+        The reason, when it is neither of the two below.
+    limit, limit_name, used, unit
+        When ``used >= limit`` the cap was reached: "stopped after max_iter=5 iterations;
+        increase max_iter"; otherwise the solver stalled in floating point.
+    detail : str
+        Appended as is (e.g. ". KKT violation 0.012 > tol=0.001.").
+    stacklevel : int
+        Of the caller, as for :func:`warnings.warn`.
+    """
+    if why is None:
+        if limit is not None and used >= limit:
+            why = f"stopped after {limit_name}={limit} {unit}; increase {limit_name}"
+        else:
+            why = "stalled: no step can move in floating point (degenerate data?)"
+    warnings.warn(f"{who} {why}{detail}", ConvergenceWarning, stacklevel=stacklevel + 1)

@@ -1,9 +1,16 @@
-"""Input checks shared by the estimators: every error names the argument and the fix."""
+"""Input checks shared by the estimators: every error names the argument and the fix.
+
+Constructor parameters are declared, in scikit-learn's style, as a class attribute
+``_parameter_constraints`` mapping each name to the list of what it may be (:class:`Real`,
+:class:`Integer`, :class:`Options`, :class:`Boolean` or ``None``), and checked at the start of
+``fit`` by :func:`validate_params`, which raises :class:`InvalidParameterError`.
+"""
 
 from __future__ import annotations
 
 import numbers
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -47,6 +54,143 @@ def check_choice(value, name: str, choices) -> str:
     return value
 
 
+class InvalidParameterError(ValueError, TypeError):
+    """A constructor parameter of the wrong type or value, raised by ``fit``.
+
+    A subclass of both ``ValueError`` and ``TypeError``, as scikit-learn's exception of the
+    same name, so that code catching either (for a wrong value or a wrong type) sees it."""
+
+
+@dataclass(frozen=True)
+class Real:
+    """A finite real number (not a bool) in an interval; ``None`` bounds are open-ended."""
+
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = True
+    high_open: bool = True
+
+    def admits_type(self, value) -> bool:
+        return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+    def check(self, value, name: str) -> float:
+        return check_real(
+            value, name, low=self.low, high=self.high, low_open=self.low_open,
+            high_open=self.high_open,
+        )  # fmt: skip
+
+    def describe(self) -> str:
+        if self.high is None and self.low == 0:
+            return "a positive number" if self.low_open else "a non-negative number"
+        if self.low is None and self.high is None:
+            return "a finite number"
+        lo = "(-inf" if self.low is None else ("(" if self.low_open else "[") + f"{self.low:g}"
+        hi = "inf)" if self.high is None else f"{self.high:g}" + (")" if self.high_open else "]")
+        return f"a number in {lo}, {hi}"
+
+
+@dataclass(frozen=True)
+class Integer:
+    """An integer (not a bool), at least ``low`` when given."""
+
+    low: int | None = None
+
+    def admits_type(self, value) -> bool:
+        return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+    def check(self, value, name: str) -> int:
+        return check_int(value, name, low=self.low)
+
+    def describe(self) -> str:
+        return "an integer" + ("" if self.low is None else f" >= {self.low}")
+
+
+@dataclass(frozen=True)
+class Options:
+    """One of a few fixed values (strings, or numbers such as n_jobs=-1)."""
+
+    values: tuple
+
+    def admits_type(self, value) -> bool:
+        if isinstance(value, (bool, np.bool_)):
+            return False
+        return any(isinstance(value, type(v)) for v in self.values)
+
+    def check(self, value, name: str):
+        if value in self.values:
+            return value
+        raise ValueError(f"{name} must be one of {list(self.values)}, got {value!r}")
+
+    def describe(self) -> str:
+        return ", ".join(repr(v) for v in self.values)
+
+
+@dataclass(frozen=True)
+class Boolean:
+    """True or False (Python or NumPy bools)."""
+
+    def admits_type(self, value) -> bool:
+        return isinstance(value, (bool, np.bool_))
+
+    def check(self, value, name: str) -> bool:
+        if not self.admits_type(value):
+            raise TypeError(f"{name} must be True or False, got {value!r}")
+        return bool(value)
+
+    def describe(self) -> str:
+        return "True or False"
+
+
+def validate_params(params: dict, constraints: dict) -> dict:
+    """Check every parameter named in ``constraints`` against its list of allowed kinds.
+
+    Parameters
+    ----------
+    params : dict
+        The estimator's parameters (``get_params(deep=False)``).
+    constraints : dict
+        Name -> list of :class:`Real`, :class:`Integer`, :class:`Options`, :class:`Boolean` or
+        ``None`` (the value ``None`` is allowed). Parameters not named are not checked.
+
+    Returns
+    -------
+    dict
+        The checked values (``float`` for :class:`Real`, ``int`` for :class:`Integer`, ``bool``
+        for :class:`Boolean`), by name.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the parameter, what it may be, and the value given. A value of the type of one
+        kind only gets that kind's message (``"C must be > 0, got 0.0"``); otherwise every
+        alternative is listed (``"gamma must be 'scale', 'auto' or a non-negative number"``).
+    """
+    return {
+        name: _check_param(params[name], name, allowed) for name, allowed in constraints.items()
+    }
+
+
+def _check_param(value, name, allowed):
+    if value is None and None in allowed:
+        return None
+    kinds = [c for c in allowed if c is not None]
+    fits = [c for c in kinds if c.admits_type(value)]
+    single = kinds if len(allowed) == 1 else fits
+    if len(single) == 1 and not (isinstance(single[0], Options) and len(allowed) > 1):
+        try:
+            return single[0].check(value, name)
+        except (TypeError, ValueError) as exc:
+            raise InvalidParameterError(str(exc)) from None
+    for c in fits:
+        try:
+            return c.check(value, name)
+        except (TypeError, ValueError):
+            pass
+    alternatives = [c.describe() if c is not None else "None" for c in allowed]
+    listed = ", ".join(alternatives[:-1]) + " or " + alternatives[-1]
+    raise InvalidParameterError(f"{name} must be {listed}, got {value!r}")
+
+
 def check_gamma(gamma, kernel: str, X) -> float:
     """Resolve 'scale' / 'auto' as scikit-learn's SVC does; reject negative values."""
     if isinstance(gamma, str):
@@ -59,6 +203,26 @@ def check_gamma(gamma, kernel: str, X) -> float:
             return 1.0 / X.shape[1]
         raise ValueError(f"gamma must be 'scale', 'auto' or a non-negative number, got {gamma!r}")
     return check_real(gamma, "gamma", low=0.0, low_open=False)
+
+
+def check_binary_targets(y, who: str) -> tuple[np.ndarray, np.ndarray]:
+    """The two classes of ``y`` and ``y`` as +-1 (``classes[1]`` is +1), for binary estimators.
+
+    ``y`` must already have one entry per sample (scikit-learn's ``validate_data`` checks that);
+    classes are sorted as :func:`numpy.unique` sorts them. ``who`` names the estimator in the
+    error raised when ``y`` does not hold exactly two classes."""
+    from sklearn.utils.multiclass import check_classification_targets
+
+    check_classification_targets(y)
+    classes = np.unique(y)
+    if classes.size != 2:
+        k, shown = classes.size, classes[:5].tolist()
+        raise ValueError(
+            f"y must hold exactly two classes, got {k} class{'es' if k != 1 else ''}: "
+            f"{shown}{' ...' if k > 5 else ''}. Only binary classification is supported "
+            f"by {who}; for more classes wrap it in sklearn.multiclass.OneVsRestClassifier"
+        )
+    return classes, np.where(y == classes[1], 1, -1).astype(np.int8)
 
 
 def check_pu_labels(s, n_samples: int) -> np.ndarray:

@@ -1,0 +1,355 @@
+"""The base of every kernel machine of the library: a model that is a kernel expansion
+
+.. math::
+
+    f(x) = \\sum_{i \\in S} \\alpha_i\\, k(x_i, x) + b
+
+over support points ``S`` of the training set, with or without the offset ``b``. It owns what
+such models share: the kernel parameters and their declared checks, the kernel itself (one
+implementation, for dense, CSR and float32 data), products with kernel blocks in bounded
+memory, the fitted attributes in :class:`sklearn.svm.SVC`'s vocabulary, and one
+``decision_function``. A method supplies its parameters, its data checks and its solver, and
+calls :meth:`KernelMachine._set_expansion` once the solver has returned.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from ._shared import warn_not_converged
+from ._validation import KERNELS, Integer, Options, Real, check_gamma, validate_params
+
+_CHUNK_BYTES = 64 * 2**20  # kernel blocks at predict time stay below this size
+_DTYPES = [np.float64, np.float32]
+
+#: what a kernel width may be: resolved on the data by :func:`check_gamma` at fit time
+GAMMA_CONSTRAINT = [Options(("scale", "auto")), Real(0.0, low_open=False)]
+
+
+def kernel_params(kernel: str, gamma: float, degree: int, coef0: float) -> dict:
+    """The parameters :func:`kernel_block` needs for ``kernel`` (none for the linear one)."""
+    if kernel == "linear":
+        return {}
+    if kernel == "poly":
+        return {"gamma": float(gamma), "degree": int(degree), "coef0": float(coef0)}
+    return {"gamma": float(gamma)}
+
+
+def kernel_block(A, B, kernel: str, params: dict) -> np.ndarray:
+    """The kernel block ``k(a_i, b_j)`` for the rows of ``A`` and ``B`` (dense or CSR).
+
+    ``linear``: ``<a, b>``; ``rbf``: ``exp(-gamma ||a - b||^2)``, the squared distances as
+    ``||a||^2 - 2 <a, b> + ||b||^2`` through one matrix product; ``poly``:
+    ``(gamma <a, b> + coef0)^degree``. Computed in place, in the dtype of the product (float32
+    blocks for float32 inputs; cast the inputs to float64 for full precision).
+
+    Parameters
+    ----------
+    A : ndarray or sparse matrix of shape (n_a, n_features)
+    B : ndarray or sparse matrix of shape (n_b, n_features)
+    kernel : {"linear", "rbf", "poly"}
+    params : dict
+        From :func:`kernel_params`.
+
+    Returns
+    -------
+    ndarray of shape (n_a, n_b)
+    """
+    D = A @ B.T
+    D = D.toarray() if sp.issparse(D) else np.asarray(D)
+    if kernel == "rbf":
+        sq = [
+            np.asarray(M.multiply(M).sum(axis=1)).ravel()
+            if sp.issparse(M)
+            else np.einsum("ij,ij->i", M, M)
+            for M in (A, B)
+        ]
+        D *= -2
+        D += sq[0].astype(D.dtype)[:, None]
+        D += sq[1].astype(D.dtype)[None, :]
+        np.maximum(D, 0, out=D)  # rounding can make a squared distance slightly negative
+        D *= -params["gamma"]
+        np.exp(D, out=D)
+    elif kernel == "poly":
+        D *= params["gamma"]
+        D += params["coef0"]
+        D **= params["degree"]
+    return D
+
+
+def _f64(A):
+    return A if A.dtype == np.float64 else A.astype(np.float64)
+
+
+def kernel_products(X, rows, cols, V, metric, params, threads, dtype=np.float64):
+    """``K(X[rows], X[cols]) @ V``, shape (len(rows), V.shape[1]), through BLAS in blocks.
+
+    Each block of at most ``_CHUNK_BYTES`` of kernel values is a matrix product (the distances
+    of rbf included), tens of times faster than one dot product at a time for many features;
+    columns whose row of V is zero are skipped. ``dtype`` is that of the blocks: float32
+    (for float32 data) doubles the speed and gives kernel values to about 1e-6 absolute,
+    products to about 1e-7 relative. ``threads`` caps the BLAS threads.
+    """
+    from threadpoolctl import threadpool_limits
+
+    V = np.asarray(V, dtype=np.float64).reshape(len(cols), -1)
+    keep = np.flatnonzero(np.any(V != 0, axis=1))
+    cols, V = np.asarray(cols)[keep], V[keep]
+    out = np.zeros((len(rows), V.shape[1]))
+    col_step = max(1, min(cols.size, 4096))
+    row_step = max(1, _CHUNK_BYTES // (8 * col_step))
+    with threadpool_limits(limits=threads, user_api="blas"):
+        for c in range(0, cols.size, col_step):
+            B = X[cols[c : c + col_step]].astype(dtype, copy=False)
+            Vc = V[c : c + col_step]
+            for r in range(0, len(rows), row_step):
+                A = _take_rows(X, rows[r : r + row_step]).astype(dtype, copy=False)
+                out[r : r + row_step] += kernel_block(A, B, metric, params) @ Vc
+    return out
+
+
+def _take_rows(X, idx):
+    """X[idx], as a view when idx is a run of consecutive rows (the unlabeled points usually
+    are one): the row blocks are read once per column block, and copying them cost ~1 s of
+    a 60,000 x 784 fit."""
+    idx = np.asarray(idx)
+    if idx.size and idx[-1] - idx[0] == idx.size - 1 and np.all(np.diff(idx) == 1):
+        return X[idx[0] : idx[-1] + 1]
+    return X[idx]
+
+
+def blockwise(n_rows, width, fn):
+    """Evaluate fn(slice) over row blocks whose (rows x width) float64 kernel block stays
+    below ``_CHUNK_BYTES``, so prediction never materialises an n x n_SV matrix."""
+    step = max(1, _CHUNK_BYTES // (8 * max(width, 1)))
+    out = np.empty(n_rows)
+    for start in range(0, n_rows, step):
+        r = slice(start, min(start + step, n_rows))
+        out[r] = np.asarray(fn(r), dtype=np.float64).ravel()
+    return out
+
+
+def kernel_dot(A, B, coef, kernel, params, rows=None):
+    """``sum_j coef_j k(a_i, b_j)`` for the rows ``a_i`` of ``A`` (those in ``rows`` if given),
+    in float64 and in row blocks of bounded memory.
+
+    With ``kernel="precomputed"`` ``A`` holds kernel values and ``B`` the indices of the
+    columns to use."""
+    n = A.shape[0] if rows is None else len(rows)
+    if kernel == "precomputed":
+        cols = np.asarray(B)
+        return blockwise(n, len(coef), lambda r: _rows(A, rows, r)[:, cols] @ coef)
+    B = _f64(B)
+    return blockwise(
+        n, len(coef), lambda r: kernel_block(_f64(_rows(A, rows, r)), B, kernel, params) @ coef
+    )
+
+
+def _rows(A, rows, r):
+    return A[r] if rows is None else A[rows[r]]
+
+
+class KernelMachine(BaseEstimator):
+    r"""Base of the estimators whose model is a kernel expansion, with or without offset.
+
+    .. math::
+
+        f(x) = \sum_{i \in S} \alpha_i\, k(x_i, x) + b, \qquad
+        k \in \{\langle x, x'\rangle,\ e^{-\gamma\|x - x'\|^2},\
+        (\gamma\langle x, x'\rangle + c_0)^d,\ \text{a given Gram matrix}\}.
+
+    A subclass declares its own parameters in ``_parameter_constraints`` (merged with the
+    kernel's below), calls :meth:`_validate_params` and :meth:`_validate_X` at the start of
+    ``fit`` (before any work), and :meth:`_set_expansion` at its end. Subclasses restrict the
+    kernels by overriding the ``"kernel"`` entry, and keep the offset at ``b = 0`` by passing
+    ``intercept=None``. Everything else (``decision_function``, ``coef_``, the tags) is shared.
+
+    Fitted attributes set by :meth:`_set_expansion`: ``support_``, ``dual_coef_`` (shape
+    ``(1, n_SV)``, the ``alpha_i``), ``intercept_`` (shape ``(1,)``), ``support_vectors_``
+    (empty for ``kernel="precomputed"``), ``shape_fit_``, ``classes_`` when given, and
+    ``coef_`` (``w = sum_i alpha_i x_i``, linear kernel only).
+    """
+
+    _parameter_constraints: dict = {
+        "kernel": [Options(KERNELS)],
+        "gamma": GAMMA_CONSTRAINT,
+        "degree": [Integer(0)],
+        "coef0": [Real()],
+    }
+
+    # ------------------------------------------------------------------ checks
+    def _validate_params(self) -> dict:
+        """Check the parameters against ``_parameter_constraints``; returns the checked values.
+
+        Raises :class:`~unlabeled._validation.InvalidParameterError` (a ``ValueError`` and a
+        ``TypeError``) naming the parameter, what it may be and the value given."""
+        return validate_params(self.get_params(deep=False), self._parameter_constraints)
+
+    def _validate_X(self, X, *, dtype=(np.float64, np.float32)):
+        """Checked training data (dense C-ordered or CSR, float64/float32; a square float64
+        Gram matrix for ``kernel="precomputed"``); sets ``n_features_in_`` and the resolved
+        kernel width ``_gamma``."""
+        X = validate_data(self, X, accept_sparse="csr", dtype=list(dtype), order="C", reset=True)
+        if self.kernel == "precomputed":
+            if sp.issparse(X):
+                raise TypeError("X must be a dense Gram matrix when kernel='precomputed'")
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(
+                    f"X must be a square Gram matrix when kernel='precomputed', got shape {X.shape}"
+                )
+            X = np.ascontiguousarray(X, dtype=np.float64)
+        self._gamma = check_gamma(self.gamma, self.kernel, X)
+        return X
+
+    def _warn_if_not_converged(self, res: dict, who: str, unit: str = "iterations") -> None:
+        """The one ConvergenceWarning of the engine's solvers, from their result ``res``
+        (``converged``, ``n_iter``, ``violation``), ``max_iter`` and ``tol``."""
+        if not res["converged"]:
+            warn_not_converged(
+                who,
+                limit=self.max_iter,
+                used=res["n_iter"],
+                unit=unit,
+                detail=f". KKT violation {res['violation']:.3g} > tol={self.tol}.",
+                stacklevel=3,
+            )
+
+    # ------------------------------------------------------------------ the kernel
+    def _kernel_params(self) -> dict:
+        """The fitted kernel's parameters for :func:`kernel_block` (``_gamma`` resolved)."""
+        return kernel_params(self.kernel, getattr(self, "_gamma", 0.0), self.degree, self.coef0)
+
+    def _kernel_dot(self, A, B, coef, rows=None):
+        """``sum_j coef_j k(a_i, b_j)`` for the rows of ``A`` (see :func:`kernel_dot`)."""
+        return kernel_dot(A, B, coef, self.kernel, self._kernel_params(), rows=rows)
+
+    def _gram(self, X) -> np.ndarray:
+        """The dense float64 Gram matrix of the rows of ``X`` (a copy of ``X`` itself for
+        ``kernel="precomputed"``): for the dense solvers only, n x n memory."""
+        if self.kernel == "precomputed":
+            return np.array(X, dtype=np.float64)
+        X = _f64(X)
+        return kernel_block(X, X, self.kernel, self._kernel_params())
+
+    # ------------------------------------------------------------------ the model
+    def _set_expansion(self, X, alpha, intercept=0.0, *, w=None, classes=None):
+        """Store ``f = sum_i alpha_i k(x_i, .) + intercept`` in scikit-learn's SVC vocabulary.
+
+        Parameters
+        ----------
+        X : the training data as checked by :meth:`_validate_X`.
+        alpha : ndarray of shape (n_samples,)
+            The expansion coefficient of every training point; the support is where it is
+            non-zero (tiny values are kept: the caller decides what is zero).
+        intercept : float or None
+            The offset ``b``; None for a model without offset (``intercept_ = [0.0]``).
+        w : ndarray of shape (n_features,), optional
+            The primal weights of a linear kernel when the solver kept them; computed from
+            ``alpha`` otherwise.
+        classes : array-like of shape (2,), optional
+            ``classes_``: ``classes[1]`` where ``f(x) > 0``.
+        """
+        alpha = np.asarray(alpha, dtype=np.float64)
+        self.support_ = np.flatnonzero(alpha != 0).astype(np.int32)
+        self.dual_coef_ = alpha[self.support_][None, :]
+        self.intercept_ = np.array([0.0 if intercept is None else float(intercept)])
+        if self.kernel == "precomputed":
+            self.support_vectors_ = np.empty((0, 0))
+        else:
+            self.support_vectors_ = X[self.support_]
+        if self.kernel == "linear":
+            if w is None:
+                w = self.dual_coef_[0] @ self.support_vectors_
+            self._coef = np.asarray(w, dtype=np.float64).reshape(1, -1).copy()
+        if classes is not None:
+            self.classes_ = np.asarray(classes)
+        self.shape_fit_ = X.shape
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """Primal weights ``w = sum_i alpha_i x_i`` (linear kernel only), shape (1, n_features)."""
+        check_is_fitted(self)
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when kernel='linear'")
+        return self._coef
+
+    def decision_function(self, X) -> np.ndarray:
+        r"""The decision values :math:`f(x) = \sum_{i\in S} \alpha_i k(x_i, x) + b`.
+
+        Computed in row blocks of at most 64 MB of kernel values, so memory stays bounded for
+        any number of test points; through ``w`` (``f(x) = <w, x> + b``) for the linear kernel.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Dense (float64 or float32) or sparse. With ``kernel="precomputed"``, the kernel
+            values ``k(x, x_j)`` against every training point: shape (n_samples, n_train).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``f(x)``; positive means the class ``classes_[1]``.
+
+        See Also
+        --------
+        predict : The class of the sign of ``f``.
+        """
+        check_is_fitted(self)
+        coef, b = self.dual_coef_[0], self.intercept_[0]
+        if self.kernel == "precomputed":
+            # a kernel matrix against the training points: its width is n_train, checked here
+            # with a message that says so rather than as a number of features
+            X = check_array(X, dtype=np.float64)
+            if X.shape[1] != self.shape_fit_[0]:
+                raise ValueError(
+                    f"X must be a kernel matrix of shape (n_test, {self.shape_fit_[0]}) against "
+                    f"the training points when kernel='precomputed', got shape {X.shape}"
+                )
+            return self._kernel_dot(X, self.support_, coef) + b
+        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
+        w = getattr(self, "_coef", None)  # absent from SVMPlus models pickled before 0.2
+        if self.kernel == "linear" and w is not None:
+            return np.asarray(X @ w[0], dtype=np.float64).ravel() + b
+        return self._kernel_dot(X, self.support_vectors_, coef) + b
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+
+class KernelClassifier(ClassifierMixin, KernelMachine):
+    """A binary :class:`KernelMachine` classifier: ``classes_[1]`` where ``f(x) > 0``.
+
+    ``classes_`` is whatever pair the subclass passes to :meth:`_set_expansion` (``[0, 1]`` for
+    the PU learners, the two labels of ``y`` for SVM+)."""
+
+    def predict(self, X) -> np.ndarray:
+        """The class of the sign of the decision value: ``classes_[1]`` where ``f(x) > 0``,
+        else ``classes_[0]``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            As for :meth:`decision_function`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Values from ``classes_``.
+
+        See Also
+        --------
+        decision_function : The values ``f(x)`` whose sign this is.
+        """
+        positive = self.decision_function(X) > 0  # first: it checks that the model is fitted
+        return self.classes_[positive.astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags

@@ -1,0 +1,225 @@
+"""The kernel-machine base: declared parameter checks, the kernel, the expansion and its
+decision function, tested through a small estimator built on it (kernel ridge on +-1
+targets) against scikit-learn's own kernels and KernelRidge."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.utils.estimator_checks import check_estimator
+from sklearn.utils.validation import check_consistent_length, column_or_1d
+
+from unlabeled import _kernel_machine
+from unlabeled._kernel_machine import (
+    KernelClassifier,
+    KernelMachine,
+    kernel_block,
+    kernel_params,
+    kernel_products,
+)
+from unlabeled._shared import warn_not_converged
+from unlabeled._validation import (
+    Boolean,
+    Integer,
+    InvalidParameterError,
+    Options,
+    Real,
+    check_binary_targets,
+    validate_params,
+)
+
+
+class RidgeClassifier(KernelClassifier):
+    """Kernel ridge regression on the targets t = +-1, with or without an offset:
+    alpha = (K + a I)^-1 (t - b), b = mean(t) (or 0)."""
+
+    _parameter_constraints = {
+        **KernelMachine._parameter_constraints,
+        "alpha": [Real(0.0)],
+        "fit_intercept": [Boolean()],
+    }
+
+    def __init__(self, alpha=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
+                 fit_intercept=True):  # fmt: skip
+        self.alpha = alpha
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.fit_intercept = fit_intercept
+
+    def fit(self, X, y):
+        params = self._validate_params()
+        X = self._validate_X(X)
+        y = column_or_1d(y, warn=True)
+        check_consistent_length(X, y)
+        classes, t = check_binary_targets(y, "RidgeClassifier")
+        b = t.mean() if params["fit_intercept"] else None
+        K = self._gram(X)
+        coef = np.linalg.solve(K + params["alpha"] * np.eye(len(t)), t - (b or 0.0))
+        self._set_expansion(X, coef, b, classes=classes)
+        return self
+
+
+def data(seed=0, n=40, d=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=n) > 0, "yes", "no")
+    return X, y, rng.normal(size=(25, d))
+
+
+KERNEL_CASES = [
+    ("linear", {}),
+    ("rbf", {"gamma": 0.3}),
+    ("poly", {"gamma": 0.5, "degree": 2, "coef0": 1.0}),
+]
+
+
+# --------------------------------------------------------------------------- the kernel
+@pytest.mark.parametrize("kernel, kw", KERNEL_CASES)
+def test_kernel_block_matches_scikit_learn(kernel, kw):
+    X, _, T = data()
+    params = kernel_params(kernel, kw.get("gamma", 1.0), kw.get("degree", 3), kw.get("coef0", 0))
+    ref = pairwise_kernels(T, X, metric=kernel, **kw)
+    np.testing.assert_allclose(kernel_block(T, X, kernel, params), ref, rtol=1e-12, atol=1e-12)
+    got = kernel_block(sp.csr_matrix(T), sp.csr_matrix(X), kernel, params)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+    got32 = kernel_block(T.astype(np.float32), X.astype(np.float32), kernel, params)
+    assert got32.dtype == np.float32
+    np.testing.assert_allclose(got32, ref, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("kernel, kw", KERNEL_CASES[1:])
+def test_kernel_products_in_blocks(kernel, kw, monkeypatch):
+    """K(X[rows], X[cols]) V over several row and column blocks, zero rows of V skipped."""
+    X, _, _ = data(1, n=60)
+    monkeypatch.setattr(_kernel_machine, "_CHUNK_BYTES", 8 * 7 * 4)  # 7-row blocks
+    rng = np.random.default_rng(2)
+    rows, cols = rng.permutation(60)[:33], np.arange(10, 50)
+    V = rng.normal(size=(cols.size, 2))
+    V[::3] = 0.0
+    params = kernel_params(kernel, kw["gamma"], kw.get("degree", 3), kw.get("coef0", 0))
+    ref = pairwise_kernels(X[rows], X[cols], metric=kernel, **kw) @ V
+    got = kernel_products(X, rows, cols, V, kernel, params, threads=1)
+    np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-12)
+
+
+# --------------------------------------------------------------------------- the expansion
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("kernel, kw", KERNEL_CASES)
+def test_expansion_matches_kernel_ridge(kernel, kw, fit_intercept, monkeypatch):
+    """decision_function is sum_i alpha_i k(x_i, x) + b for every input format, in blocks."""
+    X, y, T = data()
+    clf = RidgeClassifier(alpha=0.5, kernel=kernel, fit_intercept=fit_intercept, **kw).fit(X, y)
+    t = np.where(y == "yes", 1.0, -1.0)
+    b = t.mean() if fit_intercept else 0.0
+    ref = KernelRidge(alpha=0.5, kernel=kernel, **kw).fit(X, t - b).predict(T) + b
+    assert clf.intercept_.tolist() == [b]
+    assert clf.classes_.tolist() == ["no", "yes"]
+    monkeypatch.setattr(_kernel_machine, "_CHUNK_BYTES", 8 * 40 * 3)  # 3-row blocks
+    for Tv in (T, sp.csr_matrix(T), T.astype(np.float32)):
+        np.testing.assert_allclose(clf.decision_function(Tv), ref, rtol=1e-9, atol=1e-6)
+    np.testing.assert_array_equal(clf.predict(T), np.where(ref > 0, "yes", "no"))
+    # the fitted attributes in SVC's vocabulary
+    coef = np.zeros(len(y))
+    coef[clf.support_] = clf.dual_coef_[0]
+    K = pairwise_kernels(T, X, metric=kernel, **kw)
+    np.testing.assert_allclose(K @ coef + clf.intercept_[0], ref, rtol=1e-9, atol=1e-9)
+    np.testing.assert_array_equal(clf.support_vectors_, X[clf.support_])
+    if kernel == "linear":
+        np.testing.assert_allclose(clf.coef_[0], clf.dual_coef_[0] @ X[clf.support_])
+    else:
+        with pytest.raises(AttributeError, match="only available when kernel='linear'"):
+            _ = clf.coef_
+
+
+def test_precomputed_and_sparse_training():
+    X, y, T = data()
+    ref = RidgeClassifier(gamma=0.3).fit(X, y)
+    K = pairwise_kernels(X, metric="rbf", gamma=0.3)
+    pre = RidgeClassifier(kernel="precomputed").fit(K, y)
+    assert pre.support_vectors_.shape == (0, 0)
+    Kt = pairwise_kernels(T, X, metric="rbf", gamma=0.3)
+    np.testing.assert_allclose(pre.decision_function(Kt), ref.decision_function(T), atol=1e-10)
+    with pytest.raises(ValueError, match=r"kernel matrix of shape \(n_test, 40\)"):
+        pre.decision_function(Kt[:, :-1])
+    with pytest.raises(ValueError, match="square Gram matrix"):
+        RidgeClassifier(kernel="precomputed").fit(K[:, :-1], y)
+    sparse = RidgeClassifier(gamma=0.3).fit(sp.csr_matrix(X), y)
+    assert sp.issparse(sparse.support_vectors_)
+    np.testing.assert_allclose(sparse.decision_function(T), ref.decision_function(T), atol=1e-10)
+
+
+def test_gamma_is_resolved_as_svc_does():
+    X, y, _ = data()
+    assert RidgeClassifier(gamma="scale").fit(X, y)._gamma == pytest.approx(1 / (3 * X.var()))
+    assert RidgeClassifier(gamma="auto").fit(X, y)._gamma == pytest.approx(1 / 3)
+
+
+def test_check_estimator():
+    """A method on the base passes scikit-learn's whole estimator check suite."""
+    check_estimator(RidgeClassifier())
+
+
+# --------------------------------------------------------------------------- parameters
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"kernel": "sigmoid"}, r"kernel must be one of \['linear', 'poly', 'rbf', 'precomputed'"),
+        ({"gamma": "wide"}, "gamma must be 'scale', 'auto' or a non-negative number, got 'wide'"),
+        ({"gamma": -1.0}, r"gamma must be >= 0.0, got -1.0"),
+        ({"gamma": None}, "gamma must be 'scale', 'auto' or a non-negative number, got None"),
+        ({"degree": 1.5}, "degree must be an integer, got 1.5"),
+        ({"degree": -1}, "degree must be >= 0"),
+        ({"coef0": float("nan")}, "coef0 must be finite"),
+        ({"coef0": "1"}, "coef0 must be a real number"),
+        ({"alpha": 0.0}, "alpha must be > 0.0"),
+        ({"fit_intercept": 1}, "fit_intercept must be True or False, got 1"),
+    ],
+)
+def test_bad_params_are_refused_before_any_work(params, match):
+    X, y, _ = data()
+    with pytest.raises(InvalidParameterError, match=match) as info:
+        RidgeClassifier(**params).fit(X[:, :0], y)  # no features: the data check would fail
+    assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
+
+
+def test_validate_params_alternatives():
+    constraints = {
+        "n_jobs": [None, Options((-1,)), Integer(1)],
+        "prior": [Options(("auto",)), Real(0.0, 1.0)],
+        "verbose": [Boolean(), Integer(0)],
+    }
+    ok = validate_params({"n_jobs": None, "prior": 0.5, "verbose": True}, constraints)
+    assert ok == {"n_jobs": None, "prior": 0.5, "verbose": True}
+    ok = validate_params({"n_jobs": -1, "prior": "auto", "verbose": 2}, constraints)
+    assert ok == {"n_jobs": -1, "prior": "auto", "verbose": 2}
+    good = {"n_jobs": 2, "prior": 0.5, "verbose": False}
+    for bad, match in [
+        ({"n_jobs": 0}, "n_jobs must be None, -1 or an integer >= 1, got 0"),
+        ({"n_jobs": 1.5}, "n_jobs must be None, -1 or an integer >= 1, got 1.5"),
+        ({"prior": "0.3"}, r"prior must be 'auto' or a number in \(0, 1\), got '0.3'"),
+        ({"prior": 1.0}, "prior must be < 1.0, got 1.0"),
+        ({"verbose": -1}, "verbose must be >= 0, got -1"),
+        ({"verbose": "yes"}, "verbose must be True or False or an integer >= 0, got 'yes'"),
+    ]:
+        with pytest.raises(InvalidParameterError, match=match):
+            validate_params({**good, **bad}, constraints)
+
+
+# --------------------------------------------------------------------------- the warning
+def test_convergence_warning():
+    with pytest.warns(ConvergenceWarning, match=r"^S stopped after max_iter=5 steps; increase "):
+        warn_not_converged("S", limit=5, used=5, unit="steps")
+    with pytest.warns(ConvergenceWarning, match=r"^S stalled: .*KKT violation 0.5"):
+        warn_not_converged("S", limit=5, used=3, detail=". KKT violation 0.5 > tol=0.1.")
+    with pytest.warns(ConvergenceWarning, match="stalled"):
+        warn_not_converged("S", limit=None, used=10**6)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        warn_not_converged("S", why="reports trouble", stacklevel=1)
+    assert seen[0].filename == __file__ and str(seen[0].message) == "S reports trouble"
