@@ -1,0 +1,269 @@
+r"""WellSVM's cutting plane by label generation (Li, Tsang, Kwok, Zhou, JMLR 2013), written
+once for every weak-label task.
+
+A weakly labeled SVM asks for labels ``y`` in a set ``B`` (balanced labelings of the unlabeled
+points, one key instance per bag, balanced clusterings) and the SVM dual
+
+.. math::
+
+    G(\alpha, y) = 1'\alpha - \tfrac12\,\alpha'(K \odot y y')\alpha,
+    \qquad \alpha \in A = \{0 \le \alpha \le c\}.
+
+WellSVM solves the convex relaxation :math:`\max_{\alpha \in A} \min_{y \in B} G(\alpha, y)`,
+equal (Proposition 1) to the multiple-kernel problem over the "label kernels"
+:math:`K \odot y_t y_t'`
+
+.. math::
+
+    p = \min_{\mu \in \Delta} \max_{\alpha \in A} \sum_t \mu_t\, G(\alpha, y_t),
+
+by a cutting plane: solve the MKL problem on a working set ``C`` of label vectors, ask an
+*oracle* for a violated label vector, add it, repeat. Three pieces are pluggable:
+
+* the **oracle** (a callable ``r -> y``): the label vector of ``B`` that maximises ``r'y`` for
+  ``r = H ybar = alpha .* K(alpha .* ybar)`` (Section 4.1.3; sorting for the balance
+  constraint, a per-bag argmax for multi-instance learning, a sort for clustering);
+* the **backend**: the SVM without offset on the label-mixed kernel (one engine call) and the
+  products ``K (alpha .* y_t)``; :class:`KernelBackend` runs both on the engine's row cache,
+  a linear backend on ``w`` vectors;
+* the start label vector (task-specific).
+
+The MKL step alternates (a) one SVM for fixed ``mu`` and (b) the closed form
+``mu_t = ||w_t|| / sum_s ||w_s||`` with ``||w_t|| = mu_t sqrt(q_t)``,
+``q_t = (alpha .* y_t)' K (alpha .* y_t)`` (Section 4.1.2, after MKLGL), ``alpha`` warm-started
+throughout. Each alternation is exact block minimisation of the MKL primal, so its value
+``J(mu) = 1'alpha - 1/2 sum_t mu_t q_t`` never increases; it stops when the duality gap
+``J(mu) - min_t G(alpha, y_t) = 1/2 (max_t q_t - sum_t mu_t q_t)`` is below ``tol |J|``.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
+
+Oracle = Callable[[np.ndarray], np.ndarray]
+
+
+class KernelBackend:
+    """SVM solves and kernel products on the engine, for a kernel over the points of ``X``.
+
+    One :class:`~unlabeled._engine.KernelRows` holds the kernel rows for the whole fit, so rows
+    computed by one solve are reused by every later solve and product (the row cache has a
+    byte budget, ``cache_bytes``; nothing n x n is ever formed).
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n, d)
+        The points (a square Gram matrix when ``spec.kind == 3``).
+    spec : KernelSpec
+        The engine's kernel.
+    C : ndarray of shape (n,)
+        The box ``0 <= alpha_i <= C_i`` of the SVMs without offset.
+    cache_bytes : float
+        The row cache's budget.
+    tol : float
+        The engine's KKT tolerance.
+    """
+
+    def __init__(self, X, spec: KernelSpec, C, cache_bytes: float, tol: float, max_iter=-1):
+        self.n = X.shape[0]
+        self.rows = KernelRows(as_data(X), spec, np.arange(self.n, dtype=np.int32), cache_bytes)
+        self.vp = np.arange(self.n, dtype=np.int64)
+        self.C = np.ascontiguousarray(C, dtype=np.float64)
+        self.options = SolverOptions(tol, True, max_iter)
+        self.n_solves = 0
+        self.n_inner_iter = 0
+        self.all_converged = True
+
+    def solve(self, Y, mu, alpha0):
+        """``argmax_alpha 1'alpha - 1/2 alpha'(K .* sum_t mu_t y_t y_t')alpha`` over the box;
+        returns ``alpha``. ``Y`` is (n, T) of +-1."""
+        res = solve_kernel_qp(
+            self.rows, self.vp, -np.ones(self.n), self.C, np.clip(alpha0, 0, self.C),
+            labels=np.ascontiguousarray(Y, dtype=np.int8), mu=np.asarray(mu, dtype=np.float64),
+            equality=False, options=self.options,
+        )  # fmt: skip
+        self._count(res)
+        return res.alpha
+
+    def signed_solve(self, idx, y, C, alpha0, options=None):
+        """An ordinary SVM *with* offset on the points ``idx`` (labels ``y``, box ``C``):
+        ``(alpha, K(alpha .* y) - rho on idx, rho)``; the TSVM steps and start SVMs."""
+        res = solve_kernel_qp(
+            self.rows, np.asarray(idx, dtype=np.int64), -np.ones(len(idx)),
+            np.ascontiguousarray(C, dtype=np.float64), alpha0,
+            y=np.ascontiguousarray(y, dtype=np.int8), equality=True,
+            options=options or self.options,
+        )  # fmt: skip
+        self._count(res)
+        return res.alpha, y * (res.G + 1.0) - res.rho, res.rho
+
+    def products(self, alpha, Y):
+        """``K (alpha .* y_t)`` for every column ``y_t`` of ``Y`` (n, T): shape (n, T).
+
+        Each column is one engine pass with no solver step (``max_iter=0``): the gradient
+        ``(K .* y y') alpha`` from the cached rows of the points with ``alpha_i > 0``."""
+        Y = np.asarray(Y, dtype=np.int8).reshape(self.n, -1)
+        out = np.empty(Y.shape, dtype=np.float64)
+        box = alpha + 1.0  # no variable at its upper bound: no second gradient to build
+        zero = np.zeros(self.n)
+        opts = SolverOptions(1.0, False, 0)
+        for t in range(Y.shape[1]):
+            y = np.ascontiguousarray(Y[:, t])
+            res = solve_kernel_qp(
+                self.rows, self.vp, zero, box, alpha, y=y, equality=False, options=opts
+            )
+            out[:, t] = y * res.G
+        return out
+
+    def _count(self, res):
+        self.n_solves += 1
+        self.n_inner_iter += res.n_iter
+        self.all_converged &= bool(res.converged)
+
+
+@dataclass
+class MKLResult:
+    """One solved multiple label-kernel problem: ``alpha``, ``mu``, the products
+    ``P[:, t] = K (alpha .* y_t)``, ``q_t = (alpha .* y_t)' P[:, t]``, its value ``J`` and the
+    number of alternations."""
+
+    alpha: np.ndarray
+    mu: np.ndarray
+    P: np.ndarray
+    q: np.ndarray
+    value: float
+    n_iter: int
+    converged: bool
+
+
+def solve_mkl(backend, Y, mu, alpha, *, max_iter: int, tol: float) -> MKLResult:
+    r"""The multiple label-kernel problem on the label vectors ``Y`` (n, T), by alternation.
+
+    .. math:: \min_{\mu \in \Delta} \max_{0 \le \alpha \le c}
+              1'\alpha - \tfrac12 \alpha'\Bigl(K \odot \sum_t \mu_t y_t y_t'\Bigr)\alpha
+
+    Each round: one SVM for fixed ``mu`` (warm-started at the previous ``alpha``), then
+    ``mu_t <- mu_t sqrt(q_t) / sum_s mu_s sqrt(q_s)``. Stops when the duality gap
+    ``1/2 (max_t q_t - mu'q)`` is at most ``tol * max(1, |J|)`` or after ``max_iter`` SVMs;
+    the returned ``alpha`` is optimal for the returned ``mu``.
+    """
+    Y = np.asarray(Y, dtype=np.int8)
+    mu = np.asarray(mu, dtype=np.float64) / np.sum(mu)
+    for k in range(1, max_iter + 1):
+        alpha = backend.solve(Y, mu, alpha)
+        P = backend.products(alpha, Y)
+        q = np.maximum(np.einsum("i,it,it->t", alpha, Y, P), 0.0)
+        value = float(alpha.sum() - 0.5 * mu @ q)
+        gap = 0.5 * (q.max() - mu @ q)
+        if gap <= tol * max(1.0, abs(value)) or k == max_iter:
+            return MKLResult(alpha, mu, P, q, value, k, gap <= tol * max(1.0, abs(value)))
+        norms = mu * np.sqrt(q)
+        if norms.sum() <= 0:  # alpha = 0: every label kernel is as good as any other
+            return MKLResult(alpha, mu, P, q, value, k, True)
+        mu = norms / norms.sum()
+    raise ValueError(f"max_mkl_iter must be >= 1, got {max_iter}")
+
+
+@dataclass
+class LabelGenerationResult:
+    """The outcome of :func:`label_generation`: the label vectors ``labels`` (n, T), their
+    weights ``mu``, the dual ``alpha``, ``f = K(alpha .* sum_t mu_t y_t)`` on the training
+    points, the objective after every cutting-plane step, and the iteration counts."""
+
+    labels: np.ndarray
+    mu: np.ndarray
+    alpha: np.ndarray
+    f_train: np.ndarray
+    history: list = field(default_factory=list)
+    n_iter: int = 0
+    mkl_iter: list = field(default_factory=list)
+    stop: str = ""
+
+
+def label_generation(
+    backend, oracle: Oracle, y0, *, max_iter: int, max_mkl_iter: int, tol: float,
+    verbose: bool = False,
+) -> LabelGenerationResult:  # fmt: skip
+    r"""WellSVM's cutting plane (Algorithm 1 with Sections 4.1.2-4.1.3 of the paper).
+
+    Parameters
+    ----------
+    backend : KernelBackend or a linear backend
+        ``solve(Y, mu, alpha0)`` and ``products(alpha, Y)``.
+    oracle : callable
+        ``oracle(r)`` returns the label vector of ``B`` (int8, +-1) maximising ``r'y``.
+    y0 : ndarray of shape (n,)
+        The start label vector (in ``B``).
+    max_iter : int
+        Cutting-plane iterations (label vectors added) at most.
+    max_mkl_iter : int
+        SVM solves per MKL problem at most.
+    tol : float
+        Relative tolerance: of the MKL duality gap, of a label vector's violation
+        ``1/2 (q_new - max_t q_t)`` and of the objective's decrease.
+
+    Returns
+    -------
+    LabelGenerationResult
+        ``history`` holds ``p_t``, the MKL value on the working set after each step: it never
+        increases (a step whose MKL value does not decrease is undone and ends the loop).
+    """
+    Y = np.asarray(y0, dtype=np.int8).reshape(-1, 1)
+    cur = solve_mkl(backend, Y, [1.0], np.zeros(Y.shape[0]), max_iter=max_mkl_iter, tol=tol)
+    out = LabelGenerationResult(Y, cur.mu, cur.alpha, cur.P[:, 0], [cur.value])
+    out.mkl_iter.append(cur.n_iter)
+    out.stop = "max_iter"
+    for _ in range(max_iter):
+        y_new, q_new = _violated_label(backend, oracle, cur, Y)
+        scale = tol * max(1.0, abs(cur.value))
+        if y_new is None or 0.5 * (q_new - cur.q.max()) <= scale:
+            out.stop = "no violated label vector"
+            break
+        T = Y.shape[1]
+        mu0 = np.r_[cur.mu * T / (T + 1), 1.0 / (T + 1)]
+        Y_next = np.c_[Y, y_new]
+        nxt = solve_mkl(backend, Y_next, mu0, cur.alpha, max_iter=max_mkl_iter, tol=tol)
+        out.mkl_iter.append(nxt.n_iter)
+        _log(verbose, len(out.history), nxt.value, T + 1, nxt.n_iter)
+        if nxt.value > cur.value:  # within the MKL tolerance of no decrease: undo the step
+            out.stop = "objective decreased by less than tol"
+            break
+        out.n_iter += 1
+        decrease = cur.value - nxt.value
+        Y, cur = Y_next, nxt
+        out.history.append(cur.value)
+        if decrease <= scale:
+            out.stop = "objective decreased by less than tol"
+            break
+    out.labels, out.mu, out.alpha = Y, cur.mu, cur.alpha
+    out.f_train = cur.P @ cur.mu
+    return out
+
+
+def _violated_label(backend, oracle, cur: MKLResult, Y):
+    """Section 4.1.3: ``ybar`` the working-set member with the largest ``y'Hy = q``, then the
+    oracle's ``argmax_{y in B} y' H ybar``; returns ``(y, y'Hy)`` or ``(None, 0)`` when the
+    oracle returns a member of the working set."""
+    t_bar = int(np.argmax(cur.q))
+    r = cur.alpha * cur.P[:, t_bar]
+    y = np.asarray(oracle(r), dtype=np.int8)
+    if np.any(np.all(Y == y[:, None], axis=0)):
+        return None, 0.0
+    p = backend.products(cur.alpha, y[:, None])[:, 0]
+    return y, float(np.dot(cur.alpha * y, p))
+
+
+def _log(verbose, step, value, T, n_mkl):
+    if verbose:
+        print(
+            f"[WellSVM] step {step:3d}  objective {value:.8g}  label vectors {T:3d}  "
+            f"MKL solves {n_mkl}",
+            file=sys.stderr,
+            flush=True,
+        )
