@@ -1,9 +1,22 @@
 """unlabeled: learning from unlabeled and weakly labeled data with exact kernel solvers."""
 
-from . import datasets, lupi, model_selection, pu
+from . import datasets, lupi, model_selection, pu, ssl
 from .lupi import SVMPlus
 from .pu import PUSVC
+from .ssl import TSVM, LapSVM, WellSVM
 
 __version__ = "0.1.0"
 
-__all__ = ["PUSVC", "SVMPlus", "datasets", "lupi", "model_selection", "pu", "__version__"]
+__all__ = [
+    "PUSVC",
+    "LapSVM",
+    "SVMPlus",
+    "TSVM",
+    "WellSVM",
+    "datasets",
+    "lupi",
+    "model_selection",
+    "pu",
+    "ssl",
+    "__version__",
+]

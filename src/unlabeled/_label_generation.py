@@ -20,9 +20,10 @@ equal (Proposition 1) to the multiple-kernel problem over the "label kernels"
 by a cutting plane: solve the MKL problem on a working set ``C`` of label vectors, ask an
 *oracle* for a violated label vector, add it, repeat. Three pieces are pluggable:
 
-* the **oracle** (a callable ``r -> y``): the label vector of ``B`` that maximises ``r'y`` for
-  ``r = H ybar = alpha .* K(alpha .* ybar)`` (Section 4.1.3; sorting for the balance
-  constraint, a per-bag argmax for multi-instance learning, a sort for clustering);
+* the **oracle** (a callable ``(r, alpha) -> y``): the label vector of ``B`` that maximises
+  ``r'y`` for ``r = H ybar = alpha .* K(alpha .* ybar)`` (Section 4.1.3; sorting for the
+  balance constraint, a per-bag argmax for multi-instance learning, a sort for clustering).
+  ``alpha`` is there for oracles that search further (an exact enumeration on tiny problems);
 * the **backend**: the SVM without offset on the label-mixed kernel (one engine call) and the
   products ``K (alpha .* y_t)``; :class:`KernelBackend` runs both on the engine's row cache,
   a linear backend on ``w`` vectors;
@@ -46,7 +47,7 @@ import numpy as np
 
 from ._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
 
-Oracle = Callable[[np.ndarray], np.ndarray]
+Oracle = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 class KernelBackend:
@@ -188,7 +189,7 @@ class LabelGenerationResult:
 
 def label_generation(
     backend, oracle: Oracle, y0, *, max_iter: int, max_mkl_iter: int, tol: float,
-    verbose: bool = False,
+    refine: bool = False, verbose: bool = False,
 ) -> LabelGenerationResult:  # fmt: skip
     r"""WellSVM's cutting plane (Algorithm 1 with Sections 4.1.2-4.1.3 of the paper).
 
@@ -197,7 +198,8 @@ def label_generation(
     backend : KernelBackend or a linear backend
         ``solve(Y, mu, alpha0)`` and ``products(alpha, Y)``.
     oracle : callable
-        ``oracle(r)`` returns the label vector of ``B`` (int8, +-1) maximising ``r'y``.
+        ``oracle(r, alpha)`` returns a label vector of ``B`` (int8, +-1): the one maximising
+        ``r'y`` (the paper's), or any better violated one.
     y0 : ndarray of shape (n,)
         The start label vector (in ``B``).
     max_iter : int
@@ -207,6 +209,8 @@ def label_generation(
     tol : float
         Relative tolerance: of the MKL duality gap, of a label vector's violation
         ``1/2 (q_new - max_t q_t)`` and of the objective's decrease.
+    refine : bool
+        Repeat the oracle from its own answer while ``y'Hy`` grows (the authors' code).
 
     Returns
     -------
@@ -220,7 +224,7 @@ def label_generation(
     out.mkl_iter.append(cur.n_iter)
     out.stop = "max_iter"
     for _ in range(max_iter):
-        y_new, q_new = _violated_label(backend, oracle, cur, Y)
+        y_new, q_new = _violated_label(backend, oracle, cur, Y, refine)
         scale = tol * max(1.0, abs(cur.value))
         if y_new is None or 0.5 * (q_new - cur.q.max()) <= scale:
             out.stop = "no violated label vector"
@@ -246,17 +250,26 @@ def label_generation(
     return out
 
 
-def _violated_label(backend, oracle, cur: MKLResult, Y):
+def _violated_label(backend, oracle, cur: MKLResult, Y, refine=False):
     """Section 4.1.3: ``ybar`` the working-set member with the largest ``y'Hy = q``, then the
     oracle's ``argmax_{y in B} y' H ybar``; returns ``(y, y'Hy)`` or ``(None, 0)`` when the
-    oracle returns a member of the working set."""
+    oracle returns a member of the working set. With ``refine`` (the authors' code) the
+    sort is repeated from the new vector (``ybar <- y``) while ``y'Hy`` increases: a local
+    ascent on the concave ``max_{y in B} y'Hy`` that the paper does in one step."""
     t_bar = int(np.argmax(cur.q))
-    r = cur.alpha * cur.P[:, t_bar]
-    y = np.asarray(oracle(r), dtype=np.int8)
-    if np.any(np.all(Y == y[:, None], axis=0)):
-        return None, 0.0
-    p = backend.products(cur.alpha, y[:, None])[:, 0]
-    return y, float(np.dot(cur.alpha * y, p))
+    p = cur.P[:, t_bar]
+    best, q_best = None, 0.0
+    while True:
+        y = np.asarray(oracle(cur.alpha * p, cur.alpha), dtype=np.int8)
+        if np.any(np.all(Y == y[:, None], axis=0)) or (best is not None and np.all(y == best)):
+            return best, q_best
+        p = backend.products(cur.alpha, y[:, None])[:, 0]
+        q = float(np.dot(cur.alpha * y, p))
+        if best is not None and q <= q_best:
+            return best, q_best
+        best, q_best = y, q
+        if not refine:
+            return best, q_best
 
 
 def _log(verbose, step, value, T, n_mkl):

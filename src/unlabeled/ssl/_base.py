@@ -75,7 +75,8 @@ class BalancedLabels:
     """The sorting oracle of Section 4.1.3 for the balance constraint.
 
     ``B`` = the label vectors equal to the given labels on the labeled points, with exactly
-    ``n_negative`` of the unlabeled points at -1. ``self(r)`` returns ``argmax_{y in B} r'y``:
+    ``n_negative`` of the unlabeled points at -1. ``self(r)`` returns ``argmax_{y in B} r'y``
+    (``alpha``, the cutting plane's second argument, is not needed):
     the ``n_negative`` unlabeled points with the smallest ``r`` get -1, the others +1
     (Proposition 5; ties broken by index).
     """
@@ -86,7 +87,7 @@ class BalancedLabels:
         self.n_negative = int(n_negative)
         self.base[self.unlabeled] = 1
 
-    def __call__(self, r) -> np.ndarray:
+    def __call__(self, r, alpha=None) -> np.ndarray:
         y = self.base.copy()
         order = np.argsort(np.asarray(r)[self.unlabeled], kind="stable")
         y[self.unlabeled[order[: self.n_negative]]] = -1

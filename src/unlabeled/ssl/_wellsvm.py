@@ -72,6 +72,9 @@ class WellSVM(SemiSupervisedSVM):
         decision values of an SVM on the labeled points, under the balance constraint.
         ``"alignment"`` (the authors' code) takes the best of 20 random balanced labelings
         by kernel-target alignment ``y'Ky``.
+    refine_oracle : bool, default=False
+        Repeat the violated-label sort from its own answer while ``y'Hy`` grows (the
+        authors' code). The paper sorts once.
     cache_size : float, default=200
         Kernel-row cache in MB.
     random_state : int, RandomState or None, default=None
@@ -130,6 +133,7 @@ class WellSVM(SemiSupervisedSVM):
         **SemiSupervisedSVM._parameter_constraints,
         "max_mkl_iter": [Integer(1)],
         "init": [Options(("svm", "alignment"))],
+        "refine_oracle": [Boolean()],
         "random_state": [None, Integer(), Options((np.random.RandomState,))],
         "verbose": [Boolean(), Integer()],
     }
@@ -138,7 +142,7 @@ class WellSVM(SemiSupervisedSVM):
         self, C1: float = 1.0, C2: float = 0.1, *, kernel: str = "rbf", gamma="scale",
         degree: int = 3, coef0: float = 0.0, balance: float | None = None, max_iter: int = 50,
         max_mkl_iter: int = 100, tol: float = 1e-3, init: str = "svm",
-        cache_size: float = 200.0, random_state=None, verbose: bool = False,
+        refine_oracle: bool = False, cache_size: float = 200.0, random_state=None, verbose: bool = False,
     ):  # fmt: skip
         self.C1 = C1
         self.C2 = C2
@@ -151,6 +155,7 @@ class WellSVM(SemiSupervisedSVM):
         self.max_mkl_iter = max_mkl_iter
         self.tol = tol
         self.init = init
+        self.refine_oracle = refine_oracle
         self.cache_size = cache_size
         self.random_state = random_state
         self.verbose = verbose
@@ -176,7 +181,8 @@ class WellSVM(SemiSupervisedSVM):
         y0 = self._init_labels(backend, signs, oracle)
         res = label_generation(
             backend, oracle, y0, max_iter=params["max_iter"],
-            max_mkl_iter=params["max_mkl_iter"], tol=params["tol"], verbose=self.verbose,
+            max_mkl_iter=params["max_mkl_iter"], tol=params["tol"],
+            refine=params["refine_oracle"], verbose=self.verbose,
         )  # fmt: skip
         self._set_expansion(X, res.alpha * (res.labels @ res.mu), None, classes=classes)
         self.alpha_ = res.alpha
