@@ -1,10 +1,11 @@
 """Data sets: the USMO-paper UCI sets, an exact Poker-hand generator, PU labelling of fully
-labeled data, loaders for svmlight, CSV and NumPy files, and the Mackey-Glass LUPI task."""
+labeled data, an RCV1-shaped sparse generator, loaders for svmlight, CSV and NumPy files, and the Mackey-Glass LUPI task."""
 
 from ._files import load_csv, load_file, load_npz, load_svmlight
 from ._mackey_glass import make_mackey_glass
 from ._poker import make_poker_hands
 from ._pu import make_pu_labels
+from ._rcv1 import make_rcv1_like
 from ._uci import UCI_SMALL_NAMES, load_uci_small
 
 __all__ = [
@@ -17,4 +18,5 @@ __all__ = [
     "make_mackey_glass",
     "make_poker_hands",
     "make_pu_labels",
+    "make_rcv1_like",
 ]

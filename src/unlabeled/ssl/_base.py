@@ -58,12 +58,12 @@ def check_ssl_targets(y, n_samples: int, who: str):
         why = (
             "no point is labeled"
             if classes.size == 0
-            else f"the labeled points are all of class {shown[0]!r}: label at least one point "
-            "of each of the two classes"
+            else f"only one class is labeled (all labeled points are {shown[0]!r}): label at "
+            "least one point of each of the two classes"
             if classes.size == 1
             else f"the labeled points hold {classes.size} classes {shown}"
-            f"{' ...' if classes.size > 5 else ''}: {who} is a binary classifier (for more "
-            "classes wrap it in sklearn.multiclass.OneVsRestClassifier)"
+            f"{' ...' if classes.size > 5 else ''}. Only binary classification is supported by "
+            f"{who}; for more classes wrap it in sklearn.multiclass.OneVsRestClassifier"
         )
         raise ValueError(f"y must hold two classes on its labeled points (-1 = unlabeled): {why}")
     signs = np.zeros(len(y), dtype=np.int8)

@@ -56,6 +56,8 @@ class LapSVM(SemiSupervisedSVM):
     ----------
     classes_, transduction_, dual_coef_, support_, support_vectors_, intercept_
         As for :class:`WellSVM`.
+    n_iter_ : int
+        Iterations of the SVM solver.
 
     See Also
     --------
@@ -128,6 +130,7 @@ class LapSVM(SemiSupervisedSVM):
             warn_not_converged("LapSVM", limit=params["max_iter"], used=res.n_iter)
         alpha = A @ (res.alpha * signs[lab])
         self._set_expansion(X, alpha, -res.rho, classes=classes)
+        self.n_iter_ = res.n_iter
         self._set_transduction(signs, K @ alpha - res.rho, classes)
         return self
 

@@ -102,7 +102,8 @@ class WellSVM(SemiSupervisedSVM):
     objective_history_ : ndarray
         The relaxation's value after every cutting-plane step. It never increases.
     n_iter_ : int
-        Cutting-plane iterations run.
+        Cutting-plane iterations run: MKL problems solved, the first (on the start label
+        vector alone) included; ``len(objective_history_)``.
     n_mkl_iter_ : list of int
         SVM solves of each MKL problem.
     stop_reason_ : str
@@ -189,7 +190,7 @@ class WellSVM(SemiSupervisedSVM):
         self.label_vectors_ = res.labels
         self.mu_ = res.mu
         self.objective_history_ = np.asarray(res.history)
-        self.n_iter_ = res.n_iter
+        self.n_iter_ = len(res.history)
         self.n_mkl_iter_ = list(res.mkl_iter)
         self.stop_reason_ = res.stop
         self._set_transduction(signs, res.f_train, classes)
