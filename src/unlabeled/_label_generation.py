@@ -104,21 +104,24 @@ class KernelBackend:
         self._count(res)
         return res.alpha, y * (res.G + 1.0) - res.rho, res.rho
 
-    def products(self, alpha, Y):
-        """``K (alpha .* y_t)`` for every column ``y_t`` of ``Y`` (n, T): shape (n, T).
+    def products(self, alpha, Y, points=None):
+        """``K (alpha .* y_t)`` on ``points`` (all by default) for every column ``y_t`` of
+        ``Y``, where ``alpha`` and ``Y`` (+-1) are given on the same points: shape
+        (len(points), T). Only those points enter the sum, so restricting them to the
+        support of ``alpha`` gives its exact products there.
 
         Each column is one engine pass with no solver step (``max_iter=0``): the gradient
         ``(K .* y y') alpha`` from the cached rows of the points with ``alpha_i > 0``."""
-        Y = np.asarray(Y, dtype=np.int8).reshape(self.n, -1)
+        vp = self.vp if points is None else np.asarray(points, dtype=np.int64)
+        Y = np.asarray(Y, dtype=np.int8).reshape(vp.size, -1)
         out = np.empty(Y.shape, dtype=np.float64)
         box = alpha + 1.0  # no variable at its upper bound: no second gradient to build
-        zero = np.zeros(self.n)
+        zero = np.zeros(vp.size)
         opts = SolverOptions(1.0, False, 0)
         for t in range(Y.shape[1]):
             y = np.ascontiguousarray(Y[:, t])
-            res = solve_kernel_qp(
-                self.rows, self.vp, zero, box, alpha, y=y, equality=False, options=opts
-            )
+            res = solve_kernel_qp(self.rows, vp, zero, box, alpha, y=y, equality=False,
+                                  options=opts)  # fmt: skip
             out[:, t] = y * res.G
         return out
 
@@ -130,17 +133,25 @@ class KernelBackend:
 
 @dataclass
 class MKLResult:
-    """One solved multiple label-kernel problem: ``alpha``, ``mu``, the products
-    ``P[:, t] = K (alpha .* y_t)``, ``q_t = (alpha .* y_t)' P[:, t]``, its value ``J`` and the
-    number of alternations."""
+    """One solved multiple label-kernel problem: ``alpha``, ``mu``, the support ``S`` of
+    ``alpha``, the products ``P[:, t] = K (alpha .* y_t)`` on ``S``,
+    ``q_t = (alpha .* y_t)' K (alpha .* y_t)``, the value ``J``, the number of alternations
+    and whether the duality gap met the tolerance."""
 
     alpha: np.ndarray
     mu: np.ndarray
+    S: np.ndarray
     P: np.ndarray
     q: np.ndarray
     value: float
     n_iter: int
     converged: bool
+
+    def r(self, t):
+        """``H y_t = alpha .* K (alpha .* y_t)`` on all points (zero off the support)."""
+        out = np.zeros(self.alpha.size)
+        out[self.S] = self.alpha[self.S] * self.P[:, t]
+        return out
 
 
 def solve_mkl(backend, Y, mu, alpha, *, max_iter: int, tol: float) -> MKLResult:
@@ -151,22 +162,26 @@ def solve_mkl(backend, Y, mu, alpha, *, max_iter: int, tol: float) -> MKLResult:
 
     Each round: one SVM for fixed ``mu`` (warm-started at the previous ``alpha``), then
     ``mu_t <- mu_t sqrt(q_t) / sum_s mu_s sqrt(q_s)``. Stops when the duality gap
-    ``1/2 (max_t q_t - mu'q)`` is at most ``tol * max(1, |J|)`` or after ``max_iter`` SVMs;
-    the returned ``alpha`` is optimal for the returned ``mu``.
+    ``1/2 (max_t q_t - mu'q)`` is at most ``tol * max(1, |J|)`` (converged), when ``J`` fell by
+    less than ``tol / 100`` relative in the last round (stalled: the weights of label kernels
+    whose ``q_t`` is just below the maximum decay slowly while ``J`` no longer moves), or after
+    ``max_iter`` SVMs. The returned ``alpha`` is optimal for the returned ``mu``.
     """
     Y = np.asarray(Y, dtype=np.int8)
     mu = np.asarray(mu, dtype=np.float64) / np.sum(mu)
+    last = np.inf
     for k in range(1, max_iter + 1):
         alpha = backend.solve(Y, mu, alpha)
-        P = backend.products(alpha, Y)
-        q = np.maximum(np.einsum("i,it,it->t", alpha, Y, P), 0.0)
+        S = np.flatnonzero(alpha > 0)
+        P = backend.products(alpha[S], Y[S], S)
+        q = np.maximum(np.einsum("i,it,it->t", alpha[S], Y[S], P), 0.0)
         value = float(alpha.sum() - 0.5 * mu @ q)
-        gap = 0.5 * (q.max() - mu @ q)
-        if gap <= tol * max(1.0, abs(value)) or k == max_iter:
-            return MKLResult(alpha, mu, P, q, value, k, gap <= tol * max(1.0, abs(value)))
+        scale = max(1.0, abs(value))
+        converged = 0.5 * (q.max() - mu @ q) <= tol * scale
         norms = mu * np.sqrt(q)
-        if norms.sum() <= 0:  # alpha = 0: every label kernel is as good as any other
-            return MKLResult(alpha, mu, P, q, value, k, True)
+        if converged or k == max_iter or last - value <= 0.01 * tol * scale or norms.sum() <= 0:
+            return MKLResult(alpha, mu, S, P, q, value, k, converged)
+        last = value
         mu = norms / norms.sum()
     raise ValueError(f"max_mkl_iter must be >= 1, got {max_iter}")
 
@@ -220,7 +235,7 @@ def label_generation(
     """
     Y = np.asarray(y0, dtype=np.int8).reshape(-1, 1)
     cur = solve_mkl(backend, Y, [1.0], np.zeros(Y.shape[0]), max_iter=max_mkl_iter, tol=tol)
-    out = LabelGenerationResult(Y, cur.mu, cur.alpha, cur.P[:, 0], [cur.value])
+    out = LabelGenerationResult(Y, cur.mu, cur.alpha, None, [cur.value])
     out.mkl_iter.append(cur.n_iter)
     out.stop = "max_iter"
     for _ in range(max_iter):
@@ -246,7 +261,7 @@ def label_generation(
             out.stop = "objective decreased by less than tol"
             break
     out.labels, out.mu, out.alpha = Y, cur.mu, cur.alpha
-    out.f_train = cur.P @ cur.mu
+    out.f_train = backend.products(cur.alpha, Y) @ cur.mu
     return out
 
 
@@ -256,20 +271,21 @@ def _violated_label(backend, oracle, cur: MKLResult, Y, refine=False):
     oracle returns a member of the working set. With ``refine`` (the authors' code) the
     sort is repeated from the new vector (``ybar <- y``) while ``y'Hy`` increases: a local
     ascent on the concave ``max_{y in B} y'Hy`` that the paper does in one step."""
-    t_bar = int(np.argmax(cur.q))
-    p = cur.P[:, t_bar]
+    r = cur.r(int(np.argmax(cur.q)))
     best, q_best = None, 0.0
     while True:
-        y = np.asarray(oracle(cur.alpha * p, cur.alpha), dtype=np.int8)
+        y = np.asarray(oracle(r, cur.alpha), dtype=np.int8)
         if np.any(np.all(Y == y[:, None], axis=0)) or (best is not None and np.all(y == best)):
             return best, q_best
-        p = backend.products(cur.alpha, y[:, None])[:, 0]
-        q = float(np.dot(cur.alpha * y, p))
+        p = backend.products(cur.alpha[cur.S], y[cur.S, None], cur.S)[:, 0]
+        q = float(np.dot(cur.alpha[cur.S] * y[cur.S], p))
         if best is not None and q <= q_best:
             return best, q_best
         best, q_best = y, q
         if not refine:
             return best, q_best
+        r = np.zeros(cur.alpha.size)
+        r[cur.S] = cur.alpha[cur.S] * p
 
 
 def _log(verbose, step, value, T, n_mkl):
