@@ -114,7 +114,7 @@ def cv_accuracy(method, params, X, y, folds, seed):
     lab = np.flatnonzero(y != -1)
     skf = StratifiedKFold(folds, shuffle=True, random_state=seed)
     hits = 0
-    for tr, te in skf.split(lab, y[lab]):
+    for _tr, te in skf.split(lab, y[lab]):
         y_cv = y.copy()
         y_cv[lab[te]] = -1
         if len(np.unique(y_cv[y_cv != -1])) < 2:

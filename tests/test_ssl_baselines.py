@@ -118,9 +118,7 @@ SSL_EXPECTED_FAILURES = {
 
 @pytest.mark.parametrize("estimator", [WellSVM(), TSVM(), LapSVM()], ids=lambda e: type(e).__name__)
 def test_check_estimator(estimator):
-    results = check_estimator(
-        estimator, expected_failed_checks=SSL_EXPECTED_FAILURES, on_fail=None
-    )
+    results = check_estimator(estimator, expected_failed_checks=SSL_EXPECTED_FAILURES, on_fail=None)
     failed = [r["check_name"] for r in results if r["status"] == "failed"]
     assert not failed, failed
 

@@ -40,8 +40,8 @@ throughout. Each alternation is exact block minimisation of the MKL primal, so i
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -146,6 +146,7 @@ class MKLResult:
     value: float
     n_iter: int
     converged: bool
+    bounded_below: bool = False
 
     def r(self, t):
         """``H y_t = alpha .* K (alpha .* y_t)`` on all points (zero off the support)."""
@@ -154,7 +155,7 @@ class MKLResult:
         return out
 
 
-def solve_mkl(backend, Y, mu, alpha, *, max_iter: int, tol: float) -> MKLResult:
+def solve_mkl(backend, Y, mu, alpha, *, max_iter: int, tol: float, floor=None) -> MKLResult:
     r"""The multiple label-kernel problem on the label vectors ``Y`` (n, T), by alternation.
 
     .. math:: \min_{\mu \in \Delta} \max_{0 \le \alpha \le c}
@@ -166,6 +167,10 @@ def solve_mkl(backend, Y, mu, alpha, *, max_iter: int, tol: float) -> MKLResult:
     less than ``tol / 100`` relative in the last round (stalled: the weights of label kernels
     whose ``q_t`` is just below the maximum decay slowly while ``J`` no longer moves), or after
     ``max_iter`` SVMs. The returned ``alpha`` is optimal for the returned ``mu``.
+
+    With ``floor``, it also stops as soon as the lower bound ``min_t G(alpha, y_t) =
+    1'alpha - 1/2 max_t q_t`` of the optimal value exceeds ``floor`` (``bounded_below``): the
+    cutting plane's certificate that a step cannot decrease the objective below ``floor``.
     """
     Y = np.asarray(Y, dtype=np.int8)
     mu = np.asarray(mu, dtype=np.float64) / np.sum(mu)
@@ -178,9 +183,12 @@ def solve_mkl(backend, Y, mu, alpha, *, max_iter: int, tol: float) -> MKLResult:
         value = float(alpha.sum() - 0.5 * mu @ q)
         scale = max(1.0, abs(value))
         converged = 0.5 * (q.max() - mu @ q) <= tol * scale
+        above = floor is not None and alpha.sum() - 0.5 * q.max() > floor
         norms = mu * np.sqrt(q)
-        if converged or k == max_iter or last - value <= 0.01 * tol * scale or norms.sum() <= 0:
-            return MKLResult(alpha, mu, S, P, q, value, k, converged)
+        if converged or above or k == max_iter or last - value <= 0.01 * tol * scale:
+            return MKLResult(alpha, mu, S, P, q, value, k, converged, above)
+        if norms.sum() <= 0:
+            return MKLResult(alpha, mu, S, P, q, value, k, True)
         last = value
         mu = norms / norms.sum()
     raise ValueError(f"max_mkl_iter must be >= 1, got {max_iter}")
@@ -190,7 +198,8 @@ def solve_mkl(backend, Y, mu, alpha, *, max_iter: int, tol: float) -> MKLResult:
 class LabelGenerationResult:
     """The outcome of :func:`label_generation`: the label vectors ``labels`` (n, T), their
     weights ``mu``, the dual ``alpha``, ``f = K(alpha .* sum_t mu_t y_t)`` on the training
-    points, the objective after every cutting-plane step, and the iteration counts."""
+    points, the objective after every cutting-plane step, the iteration counts, and whether
+    the final MKL problem stopped at ``max_mkl_iter`` without its gap certificate."""
 
     labels: np.ndarray
     mu: np.ndarray
@@ -200,6 +209,7 @@ class LabelGenerationResult:
     n_iter: int = 0
     mkl_iter: list = field(default_factory=list)
     stop: str = ""
+    mkl_limit: bool = False
 
 
 def label_generation(
@@ -231,7 +241,8 @@ def label_generation(
     -------
     LabelGenerationResult
         ``history`` holds ``p_t``, the MKL value on the working set after each step: it never
-        increases (a step whose MKL value does not decrease is undone and ends the loop).
+        increases (a step whose MKL value does not decrease, or provably cannot decrease by
+        ``tol``, is undone and ends the loop).
     """
     Y = np.asarray(y0, dtype=np.int8).reshape(-1, 1)
     cur = solve_mkl(backend, Y, [1.0], np.zeros(Y.shape[0]), max_iter=max_mkl_iter, tol=tol)
@@ -247,10 +258,11 @@ def label_generation(
         T = Y.shape[1]
         mu0 = np.r_[cur.mu * T / (T + 1), 1.0 / (T + 1)]
         Y_next = np.c_[Y, y_new]
-        nxt = solve_mkl(backend, Y_next, mu0, cur.alpha, max_iter=max_mkl_iter, tol=tol)
+        nxt = solve_mkl(backend, Y_next, mu0, cur.alpha, max_iter=max_mkl_iter, tol=tol,
+                        floor=cur.value - scale)  # fmt: skip
         out.mkl_iter.append(nxt.n_iter)
         _log(verbose, len(out.history), nxt.value, T + 1, nxt.n_iter)
-        if nxt.value > cur.value:  # within the MKL tolerance of no decrease: undo the step
+        if nxt.bounded_below or nxt.value > cur.value:  # no decrease by tol: undo the step
             out.stop = "objective decreased by less than tol"
             break
         out.n_iter += 1
@@ -261,6 +273,7 @@ def label_generation(
             out.stop = "objective decreased by less than tol"
             break
     out.labels, out.mu, out.alpha = Y, cur.mu, cur.alpha
+    out.mkl_limit = cur.n_iter >= max_mkl_iter and not cur.converged
     out.f_train = backend.products(cur.alpha, Y) @ cur.mu
     return out
 

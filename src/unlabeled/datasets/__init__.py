@@ -1,5 +1,6 @@
 """Data sets: the USMO-paper UCI sets, an exact Poker-hand generator, PU labelling of fully
-labeled data, an RCV1-shaped sparse generator, loaders for svmlight, CSV and NumPy files, and the Mackey-Glass LUPI task."""
+labeled data, an RCV1-shaped sparse generator, loaders for svmlight, CSV and NumPy files, and
+the Mackey-Glass LUPI task."""
 
 from ._files import load_csv, load_file, load_npz, load_svmlight
 from ._mackey_glass import make_mackey_glass

@@ -28,9 +28,10 @@ def make_rcv1_like(
     positive margin.
 
     Row ``i`` has ``1 + Poisson((1 - topic_share) density n_features - 1)`` background word
-    draws plus ``max(2, Poisson(topic_share density n_features))`` topic words. Background words are drawn from the other columns with probability
-    proportional to ``1 / (rank + 10)``; duplicates are summed. The
-    values are ``-log(U)`` (exponential, tf-idf-like), and rows are scaled to unit norm.
+    draws plus ``max(2, Poisson(topic_share density n_features))`` topic words. Background
+    words are drawn from the other columns with probability proportional to
+    ``1 / (rank + 10)``; duplicates are summed. The values are ``-log(U)`` (exponential,
+    tf-idf-like), and rows are scaled to unit norm.
 
     Parameters
     ----------

@@ -120,7 +120,9 @@ class LapSVM(SemiSupervisedSVM):
                             params["gamma_I"] / n, lab)  # fmt: skip
         Kt = K[lab] @ A  # J K (I + lambda L K)^-1 J'
         Kt = np.ascontiguousarray((Kt + Kt.T) / 2)
-        rows = KernelRows(as_data(Kt), KernelSpec(3), np.arange(lab.size, dtype=np.int32), 8.0 * Kt.size + 2**20)
+        rows = KernelRows(
+            as_data(Kt), KernelSpec(3), np.arange(lab.size, dtype=np.int32), 8.0 * Kt.size + 2**20
+        )
         res = solve_kernel_qp(
             rows, np.arange(lab.size, dtype=np.int64), -np.ones(lab.size),
             np.full(lab.size, params["C1"]), np.zeros(lab.size), y=signs[lab],

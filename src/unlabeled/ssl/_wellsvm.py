@@ -143,7 +143,8 @@ class WellSVM(SemiSupervisedSVM):
         self, C1: float = 1.0, C2: float = 0.1, *, kernel: str = "rbf", gamma="scale",
         degree: int = 3, coef0: float = 0.0, balance: float | None = None, max_iter: int = 50,
         max_mkl_iter: int = 100, tol: float = 1e-3, init: str = "svm",
-        refine_oracle: bool = False, cache_size: float = 200.0, random_state=None, verbose: bool = False,
+        refine_oracle: bool = False, cache_size: float = 200.0, random_state=None,
+        verbose: bool = False,
     ):  # fmt: skip
         self.C1 = C1
         self.C2 = C2
@@ -196,7 +197,7 @@ class WellSVM(SemiSupervisedSVM):
         self._set_transduction(signs, res.f_train, classes)
         if res.stop == "max_iter":
             warn_not_converged("WellSVM", limit=params["max_iter"], used=res.n_iter)
-        if not backend.all_converged or max(res.mkl_iter) >= params["max_mkl_iter"] > 1:
+        if not backend.all_converged or res.mkl_limit:
             warn_not_converged(
                 "WellSVM", why="an inner SVM or MKL problem hit its iteration limit",
                 detail=" (raise max_mkl_iter, or tol)",
