@@ -116,12 +116,29 @@ class SemiSupervisedSVM(KernelClassifier):
         "max_iter": [Integer(1)],
     }
 
-    def _validate_ssl(self, X, y):
-        """Checked ``(params, X, classes, signs)``, before any work."""
+    def fit(self, X, y):
+        """Fit on ``X`` with labels ``y`` (``-1`` = unlabeled).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Training points (dense or CSR); a square Gram matrix with
+            ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,)
+            Two class labels on the labeled points, -1 on the unlabeled ones.
+
+        Returns
+        -------
+        self
+        """
         params = self._validate_params()
         X = self._validate_X(X)
         classes, signs = check_ssl_targets(y, X.shape[0], type(self).__name__)
-        return params, X, classes, signs
+        return self._fit(params, X, classes, signs)
+
+    def _fit(self, params, X, classes, signs):
+        """The method itself, on checked input; returns ``self``."""
+        raise NotImplementedError
 
     def _backend(self, X, C, tol=None, max_iter=-1):
         spec = KernelSpec(

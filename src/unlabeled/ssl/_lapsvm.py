@@ -92,20 +92,7 @@ class LapSVM(SemiSupervisedSVM):
         self.tol = tol
         self.max_iter = max_iter
 
-    def fit(self, X, y) -> LapSVM:
-        """Fit on ``X`` with labels ``y`` (``-1`` = unlabeled).
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Two class labels on the labeled points, -1 on the unlabeled ones.
-
-        Returns
-        -------
-        self
-        """
-        params, X, classes, signs = self._validate_ssl(X, y)
+    def _fit(self, params, X, classes, signs):
         n = X.shape[0]
         if 3 * 8 * n * n > MAX_DENSE_BYTES:
             raise ValueError(

@@ -97,20 +97,7 @@ class TSVM(SemiSupervisedSVM):
         self.cache_size = cache_size
         self.verbose = verbose
 
-    def fit(self, X, y) -> TSVM:
-        """Fit on ``X`` with labels ``y`` (``-1`` = unlabeled).
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Two class labels on the labeled points, -1 on the unlabeled ones.
-
-        Returns
-        -------
-        self
-        """
-        params, X, classes, signs = self._validate_ssl(X, y)
+    def _fit(self, params, X, classes, signs):
         n = X.shape[0]
         unl = signs == 0
         backend = self._backend(X, np.ones(n))

@@ -162,21 +162,7 @@ class WellSVM(SemiSupervisedSVM):
         self.random_state = random_state
         self.verbose = verbose
 
-    def fit(self, X, y) -> WellSVM:
-        """Fit on ``X`` with labels ``y`` (``-1`` = unlabeled).
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            Training points; a square Gram matrix with ``kernel="precomputed"``.
-        y : array-like of shape (n_samples,)
-            Two class labels on the labeled points, -1 on the unlabeled ones.
-
-        Returns
-        -------
-        self
-        """
-        params, X, classes, signs = self._validate_ssl(X, y)
+    def _fit(self, params, X, classes, signs):
         C = np.where(signs != 0, params["C1"], params["C2"])
         backend = self._backend(X, C)
         oracle = BalancedLabels(signs, n_negative_unlabeled(signs, params["balance"]))
