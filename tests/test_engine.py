@@ -20,6 +20,7 @@ from unlabeled._engine import (
     SolverOptions,
     as_data,
     solve_kernel_qp,
+    solve_linear_dual,
 )
 
 cp = pytest.importorskip("cvxpy")
@@ -61,9 +62,9 @@ def random_problem(rng, n_points=14, shared=True, kernel="rbf"):
         var_point = np.r_[var_point, rng.choice(n_points, n_points // 2, replace=False)]
     var_point = var_point.astype(np.int64)
     K = gram(X, kernel)[np.ix_(var_point, var_point)]
-    l = len(var_point)
-    p = rng.normal(size=l)
-    C = rng.uniform(0.2, 2.0, size=l)
+    n_var = len(var_point)
+    p = rng.normal(size=n_var)
+    C = rng.uniform(0.2, 2.0, size=n_var)
     return X, var_point, K, p, C
 
 
@@ -197,10 +198,28 @@ def test_cache_reused_across_solves_gives_the_same_optimum():
         rows, vp, p, C, np.zeros(len(vp)), labels=labels, mu=np.array([0.5, 0.5]), equality=False
     )
     mu = np.array([0.2, 0.8])
-    warm = solve_kernel_qp(rows, vp, p, C, first.alpha, labels=labels, mu=mu, equality=False,
-                           options=SolverOptions(1e-9))
-    cold = solve_kernel_qp(engine_rows(X, "rbf"), vp, p, C, np.zeros(len(vp)), labels=labels,
-                           mu=mu, equality=False, options=SolverOptions(1e-9))
+    warm = solve_kernel_qp(
+        rows,
+        vp,
+        p,
+        C,
+        first.alpha,
+        labels=labels,
+        mu=mu,
+        equality=False,
+        options=SolverOptions(1e-9),
+    )
+    cold = solve_kernel_qp(
+        engine_rows(X, "rbf"),
+        vp,
+        p,
+        C,
+        np.zeros(len(vp)),
+        labels=labels,
+        mu=mu,
+        equality=False,
+        options=SolverOptions(1e-9),
+    )
     Q = K * sum(mu[k] * np.outer(labels[:, k], labels[:, k]) for k in range(2))
     assert abs(objective(Q, p, warm.alpha) - objective(Q, p, cold.alpha)) <= 1e-8
     assert warm.kernel_rows < cold.kernel_rows
@@ -214,8 +233,9 @@ def test_sparse_and_dense_data_agree():
     y = rng.choice([-1, 1], size=len(vp)).astype(np.int8)
     a0 = np.zeros(len(vp))
     out = [
-        solve_kernel_qp(engine_rows(X, "rbf", sparse=s), vp, p, C, a0, y=y,
-                        options=SolverOptions(1e-10)).alpha
+        solve_kernel_qp(
+            engine_rows(X, "rbf", sparse=s), vp, p, C, a0, y=y, options=SolverOptions(1e-10)
+        ).alpha
         for s in (False, True)
     ]
     np.testing.assert_allclose(out[0], out[1], atol=1e-9)
@@ -233,8 +253,15 @@ def test_as_data_canonicalises_sparse_input_on_a_copy():
     for a, b in zip(before, (X.data, X.indices, X.indptr), strict=True):
         np.testing.assert_array_equal(a, b)
     rows = KernelRows(data, KernelSpec(0), np.arange(2, dtype=np.int32))
-    res = solve_kernel_qp(rows, np.arange(2), np.array([-1.0, -1.0]), np.ones(2), np.zeros(2),
-                          equality=False, options=SolverOptions(1e-12))
+    res = solve_kernel_qp(
+        rows,
+        np.arange(2),
+        np.array([-1.0, -1.0]),
+        np.ones(2),
+        np.zeros(2),
+        equality=False,
+        options=SolverOptions(1e-12),
+    )
     K = X.toarray() @ X.toarray().T
     np.testing.assert_allclose(res.G, K @ res.alpha - 1.0, atol=1e-12)
 
@@ -254,8 +281,7 @@ def test_engine_refuses_malformed_input():
     with pytest.raises(ValueError, match="C must be positive"):
         solve_kernel_qp(rows, vp, p, np.zeros(3), np.zeros(3))
     with pytest.raises(ValueError, match="labels must have shape"):
-        solve_kernel_qp(rows, vp, p, C, np.zeros(3), labels=np.ones((2, 1), np.int8),
-                        mu=np.ones(1))
+        solve_kernel_qp(rows, vp, p, C, np.zeros(3), labels=np.ones((2, 1), np.int8), mu=np.ones(1))
     with pytest.raises(IndexError, match="var_point"):
         solve_kernel_qp(rows, np.array([0, 1, 5]), p, C, np.zeros(3))
     with pytest.raises(ValueError, match="kernel kind"):
@@ -278,26 +304,145 @@ def test_random_small_problems(seed, n, kernel, equality, shrinking, mixed):
     if n > 2 and rng.random() < 0.3:
         X[1] = X[0]  # duplicate points: eta = 0 along their pair
     vp = np.r_[np.arange(n), rng.integers(0, n, size=rng.integers(0, n + 1))].astype(np.int64)
-    l = len(vp)
+    n_var = len(vp)
     K = gram(X, kernel)[np.ix_(vp, vp)]
-    p = rng.normal(size=l)
-    C = rng.uniform(0.1, 3.0, size=l)
-    a0 = rng.uniform(0, 1, size=l) * C
+    p = rng.normal(size=n_var)
+    C = rng.uniform(0.1, 3.0, size=n_var)
+    a0 = rng.uniform(0, 1, size=n_var) * C
     if mixed:
         m = int(rng.integers(1, 4))
-        labels = rng.choice([-1, 1], size=(l, m)).astype(np.int8)
+        labels = rng.choice([-1, 1], size=(n_var, m)).astype(np.int8)
         mu = rng.dirichlet(np.ones(m))
         Q = K * sum(mu[k] * np.outer(labels[:, k], labels[:, k]) for k in range(m))
-        kw, ysolve = {"labels": labels, "mu": mu}, np.ones(l)
+        kw, ysolve = {"labels": labels, "mu": mu}, np.ones(n_var)
     else:
-        y = rng.choice([-1, 1], size=l).astype(np.int8)
+        y = rng.choice([-1, 1], size=n_var).astype(np.int8)
         Q = K * np.outer(y, y)
         kw, ysolve = {"y": y}, y.astype(float)
     ref = reference(Q, p, C, ysolve, float(ysolve @ a0)) if equality else reference(Q, p, C)
-    res = solve_kernel_qp(engine_rows(X, kernel), vp, p, C, a0, equality=equality,
-                          options=SolverOptions(1e-9, shrinking), **kw)
+    res = solve_kernel_qp(
+        engine_rows(X, kernel),
+        vp,
+        p,
+        C,
+        a0,
+        equality=equality,
+        options=SolverOptions(1e-9, shrinking),
+        **kw,
+    )
     assert np.all(res.alpha >= 0) and np.all(res.alpha <= C)
     np.testing.assert_allclose(res.G, Q @ res.alpha + p, atol=1e-8)
     assert objective(Q, p, res.alpha) <= ref + 1e-6 * max(1.0, abs(ref))
     if equality:
         assert abs(ysolve @ res.alpha - ysolve @ a0) <= 1e-9 * max(1.0, C.sum())
+
+
+# --------------------------------------------------------------------------- linear dual
+def linear_problem(rng, n_rows=12, d=4, m=1, shared=True, sparse=False):
+    X = rng.normal(size=(n_rows, d))
+    if sparse:
+        X[np.abs(X) < 0.6] = 0.0
+    row = np.arange(n_rows)
+    if shared:  # two adjacent variables on some rows (the PU split)
+        row = np.sort(np.r_[row, rng.choice(n_rows, n_rows // 2, replace=False)])
+    row = row.astype(np.int32)
+    n_var = len(row)
+    signs = rng.choice([-1, 1], size=(n_var, m)).astype(np.int8)
+    mu = rng.dirichlet(np.ones(m)) if m > 1 else None
+    w0 = rng.normal(size=(m, d)) * 0.3
+    p = rng.normal(size=n_var)
+    C = rng.uniform(0.2, 2.0, size=n_var)
+    mus = mu if mu is not None else np.ones(1)
+    Xr = X[row]
+    Q = sum(mus[k] * np.outer(signs[:, k], signs[:, k]) for k in range(m)) * (Xr @ Xr.T)
+    q = p + sum(mus[k] * signs[:, k] * (Xr @ w0[k]) for k in range(m))
+    return X, row, signs, mu, w0, p, C, Q, q
+
+
+@pytest.mark.parametrize("m", [1, 3])
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("shrinking", [True, False])
+def test_linear_dual_box(m, sparse, shrinking):
+    """Coordinate descent without the equality constraint (LIBLINEAR's dual) and one w per
+    label vector, against the same QP written out densely."""
+    rng = np.random.default_rng(20 + m)
+    X, row, signs, mu, w0, p, C, Q, q = linear_problem(rng, m=m, sparse=sparse)
+    shift = 0.3
+    qs = q - shift  # y = +1: the shift moves every linear term
+    ref = reference(Q, qs, C)
+    data = as_data(sp.csr_matrix(X) if sparse else X)
+    res = solve_linear_dual(
+        data,
+        row,
+        p,
+        C,
+        np.zeros(len(row)),
+        signs,
+        mu=mu,
+        w0=w0,
+        shift=shift,
+        options=SolverOptions(1e-10, shrinking),
+    )
+    a = res.alpha
+    assert res.converged and np.all(a >= 0) and np.all(a <= C)
+    assert objective(Q, qs, a) <= ref + 1e-7 * max(1.0, abs(ref))
+    mus = mu if mu is not None else np.ones(1)
+    for k in range(m):  # the kept w_k equal w0_k + sum_t s_tk a_t x_row(t)
+        np.testing.assert_allclose(res.w[k], w0[k] + (signs[:, k] * a) @ X[row], atol=1e-10)
+    assert mus.shape == (m,)
+
+
+@pytest.mark.parametrize("shrinking", [True, False])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_linear_dual_with_equality(shrinking, seed):
+    rng = np.random.default_rng(30 + seed)
+    X, row, signs, mu, w0, p, C, Q, q = linear_problem(rng, n_rows=40, d=3)
+    y = rng.choice([-1, 1], size=len(row)).astype(np.int8)
+    a0 = rng.uniform(0, 1, size=len(row)) * C
+    ref = reference(Q, q, C, y.astype(float), float(y @ a0))
+    res = solve_linear_dual(
+        as_data(X),
+        row,
+        p,
+        C,
+        a0,
+        signs,
+        y=y,
+        w0=w0,
+        equality=True,
+        options=SolverOptions(1e-10, shrinking),
+    )
+    a = res.alpha
+    assert res.converged and np.all(a >= 0) and np.all(a <= C)
+    assert abs(y @ a - y @ a0) <= 1e-10 * C.sum()
+    assert objective(Q, q, a) <= ref + 1e-7 * max(1.0, abs(ref))
+
+
+def test_linear_dual_equals_kernel_solver():
+    """The linear dual solver and the pairwise solver on the linear kernel reach one optimum."""
+    rng = np.random.default_rng(40)
+    X = rng.normal(size=(30, 3))
+    y = rng.choice([-1, 1], size=30).astype(np.int8)
+    p, C = -np.ones(30), np.full(30, 0.5)
+    lin = solve_linear_dual(
+        as_data(X),
+        np.arange(30, dtype=np.int32),
+        p,
+        C,
+        np.zeros(30),
+        y[:, None].copy(),
+        options=SolverOptions(1e-12),
+    )
+    ker = solve_kernel_qp(
+        engine_rows(X, "linear"),
+        np.arange(30),
+        p,
+        C,
+        np.zeros(30),
+        y=y,
+        equality=False,
+        options=SolverOptions(1e-12),
+    )
+    # Q has rank 3: alpha need not be unique, but the optimal value and w = X'(y a) are
+    assert abs(lin.alpha @ (-1 + 0 * p) + 0.5 * np.sum(lin.w**2) - ker.objective) <= 1e-9
+    np.testing.assert_allclose(lin.w[0], (y * ker.alpha) @ X, atol=1e-6)

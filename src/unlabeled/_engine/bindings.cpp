@@ -12,6 +12,7 @@
 #include <optional>
 #include <vector>
 
+#include "linear_dual.hpp"
 #include "pu_dh.hpp"
 #include "qmatrix.hpp"
 #include "qp.hpp"
@@ -274,6 +275,76 @@ QPSolution solve_kernel_qp(PyKernelRows& rows, Vec<int64_t> var_point, Vec<doubl
     return out;
 }
 
+struct LinearSolution {
+    std::vector<double> alpha, w;
+    int64_t m = 1, d = 0;
+    unl::LinearDualResult info;
+};
+
+// min 1/2 sum_k mu_k ||w_k||^2 + p'a, w_k = w0_k + sum_t signs[t,k] a_t x_row(t), 0 <= a <= C
+// (and y'a = y'alpha0 when `equality`); see linear_dual.hpp.
+LinearSolution solve_linear_dual(const PyData& data, Vec<int32_t> row, Vec<double> p, Vec<double> C,
+                                 Vec<double> alpha0,
+                                 nb::ndarray<const int8_t, nb::ndim<2>, nb::c_contig, nb::device::cpu> signs,
+                                 std::optional<Vec<double>> mu, std::optional<Vec<int8_t>> y,
+                                 std::optional<Mat<double>> w0, bool equality, double shift,
+                                 const unl::SolverOptions& options, uint64_t seed, nb::object progress) {
+    if (data.view.x32 == nullptr && data.view.x64 == nullptr && !data.view.sparse)
+        throw nb::value_error("no data");
+    const size_t l = row.shape(0), m = signs.shape(1);
+    if (p.shape(0) != l || C.shape(0) != l || alpha0.shape(0) != l || signs.shape(0) != l || m == 0)
+        throw nb::value_error("row, p, C, alpha0 and signs must have one entry (row) per variable");
+    unl::LinearDualProblem lp;
+    lp.X = &data.view;
+    lp.row.assign(row.data(), row.data() + l);
+    for (size_t t = 0; t < l; ++t) {
+        if (lp.row[t] < 0 || lp.row[t] >= data.view.n) throw nb::index_error("row: index out of range");
+        if (!(C.data()[t] > 0) || !std::isfinite(C.data()[t])) throw nb::value_error("C must be positive and finite");
+        if (!(alpha0.data()[t] >= 0 && alpha0.data()[t] <= C.data()[t])) throw nb::value_error("alpha0 must lie in [0, C]");
+    }
+    lp.sign.assign(signs.data(), signs.data() + l * m);
+    for (int8_t v : lp.sign)
+        if (v != 1 && v != -1) throw nb::value_error("signs must hold +1 or -1");
+    if (mu) {
+        if (mu->shape(0) != m) throw nb::value_error("mu must have one weight per column of signs");
+        lp.mu.assign(mu->data(), mu->data() + m);
+        for (double v : lp.mu)
+            if (!(v >= 0) || !std::isfinite(v)) throw nb::value_error("mu must be non-negative and finite");
+    } else if (m != 1) {
+        throw nb::value_error("several columns of signs need their weights mu");
+    }
+    lp.y.assign(l, 1);
+    if (y) {
+        if (y->shape(0) != l) throw nb::value_error("y must have one entry per variable");
+        lp.y.assign(y->data(), y->data() + l);
+        for (int8_t v : lp.y)
+            if (v != 1 && v != -1) throw nb::value_error("y must hold +1 or -1");
+    }
+    if (w0) {
+        if (w0->shape(0) != m || static_cast<int64_t>(w0->shape(1)) != data.view.d)
+            throw nb::value_error("w0 must have shape (m, n_features)");
+        lp.w0.assign(w0->data(), w0->data() + m * data.view.d);
+    }
+    lp.p.assign(p.data(), p.data() + l);
+    lp.C.assign(C.data(), C.data() + l);
+    LinearSolution out;
+    out.alpha.assign(alpha0.data(), alpha0.data() + l);
+    out.m = static_cast<int64_t>(m);
+    out.d = data.view.d;
+    unl::LinearDualOptions opt;
+    opt.tol = options.eps;
+    opt.shrinking = options.shrinking;
+    opt.max_iter = options.max_iter;
+    opt.seed = seed;
+    out.info = run_engine(progress, opt, [&] {
+        unl::LinearDual ld(lp, out.alpha, opt);
+        unl::LinearDualResult r = equality ? ld.solve_pairs(opt.tol) : ld.solve_box(shift, opt.tol);
+        out.w = ld.w();
+        return r;
+    });
+    return out;
+}
+
 nb::dict solve_pu(std::optional<Mat<double>> X64, std::optional<Mat<float>> X32,
                   std::optional<Vec<double>> csr_data, std::optional<Vec<int32_t>> csr_indices,
                   std::optional<Vec<int64_t>> csr_indptr, int64_t n_rows, int64_t n_cols,
@@ -504,6 +575,23 @@ NB_MODULE(_core, m) {
           "equality"_a = true, "options"_a = unl::SolverOptions(), "progress"_a.none() = nb::none(),
           "min 1/2 a'Qa + p'a s.t. 0 <= a <= C (and y'a = y'alpha0 if equality), "
           "Q_ts = k(x_point(t), x_point(s)) y_t y_s, or sum_k mu_k labels[t,k] labels[s,k] in place of y_t y_s.");
+    nb::class_<LinearSolution>(m, "LinearSolution", "The result of solve_linear_dual.")
+        .def_prop_ro("alpha", [](const LinearSolution& r) { return to_numpy(r.alpha); }, nb::rv_policy::automatic)
+        .def_prop_ro("w", [](const LinearSolution& r) {
+            auto* data = new double[r.w.size() ? r.w.size() : 1];
+            std::copy(r.w.begin(), r.w.end(), data);
+            nb::capsule owner(data, [](void* q) noexcept { delete[] static_cast<double*>(q); });
+            return nb::ndarray<nb::numpy, double, nb::ndim<2>>(data, {static_cast<size_t>(r.m), static_cast<size_t>(r.d)}, owner);
+        }, nb::rv_policy::automatic)
+        .def_prop_ro("n_iter", [](const LinearSolution& r) { return r.info.iter; })
+        .def_prop_ro("converged", [](const LinearSolution& r) { return r.info.converged; })
+        .def_prop_ro("violation", [](const LinearSolution& r) { return r.info.violation; });
+    m.def("solve_linear_dual", &solve_linear_dual, "data"_a, "row"_a, "p"_a, "C"_a, "alpha0"_a, "signs"_a,
+          "mu"_a.none() = nb::none(), "y"_a.none() = nb::none(), "w0"_a.none() = nb::none(),
+          "equality"_a = false, "shift"_a = 0.0, "options"_a = unl::SolverOptions(), "seed"_a = 0,
+          "progress"_a.none() = nb::none(),
+          "min 1/2 sum_k mu_k ||w_k||^2 + (p - shift y)'a over 0 <= a <= C (and y'a = y'alpha0 if equality), "
+          "w_k = w0_k + sum_t signs[t, k] a_t x_row(t): LIBLINEAR-style dual coordinate descent with w kept.");
     m.def("solve_pu", &solve_pu, "X64"_a.none(), "X32"_a.none(), "csr_data"_a.none(), "csr_indices"_a.none(),
           "csr_indptr"_a.none(), "n_rows"_a, "n_cols"_a, "pos"_a, "unl"_a, "kernel"_a, "gamma"_a, "coef0"_a,
           "degree"_a, "c1"_a, "c2"_a, "tol"_a, "cache_bytes"_a, "max_iter"_a, "solver"_a, "shrinking"_a,

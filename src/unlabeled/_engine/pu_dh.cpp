@@ -7,14 +7,13 @@
 #include <random>
 #include <stdexcept>
 
+#include "linear_dual.hpp"
 #include "qmatrix.hpp"
 
 namespace unl {
 
 namespace {
 
-// linear solver: active sets up to this size are finished with second-order selection
-constexpr int64_t kSmallActive = 512;
 
 inline double vee(double s, double c2) { return std::max(-s, s - c2); }
 
@@ -457,115 +456,43 @@ void solve_usmo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std:
 }
 
 // ---------------------------------------------------------------------------------------
-// Linear kernel: g_u = <w, x_u> costs O(nnz(x_u)). Each sweep computes g on the active set,
-// shrinks bound points that cannot take part in a violating pair, then pairs the k-th most
-// violating "up" point with the k-th most violating "low" point, each step with fresh values.
+// Linear kernel: the shared linear dual solver on the split sigma_u = a_u + b_u (a_u, b_u in
+// [0, c2/2], adjacent, sharing the row of x_u), with w = c1 sum_P x_p - sum_U sigma_u x_u kept:
+// 1/2 ||w||^2 is the quadratic term plus -c1 h' sigma, and the linear costs -a_u + b_u make
+// the double hinge. On large problems the offset is found first: for a fixed beta the
+// equality constraint goes into the linear term (a shift of -beta) and the dual separates into
+// single coordinates; sum sigma(beta) grows with beta, so a bracketed secant search finds beta
+// with sum sigma = c1 p, and the pair phase finishes the exact problem from there.
 
-// Coordinate descent for a fixed offset beta: min over 0 <= sigma <= c2 of
-//     1/2 sigma' K sigma - (c1 h + beta 1)' sigma + sum_u max(-sigma_u, sigma_u - c2),
-// one sigma_u at a time in closed form (a convex piecewise quadratic with a kink at c2/2),
-// w kept in step. Point u is optimal iff f_u = g_u + beta is <= -1, in [-1, 1], >= 1 at
-// sigma_u = 0, c2/2, c2, and equals -1 (1) when 0 < sigma_u < c2/2 (c2/2 < sigma_u < c2).
-class OffsetCD {
-    static constexpr int64_t kBlock = 64;
-
-public:
-    OffsetCD(const PUProblem& pb, std::vector<double>& sigma, std::vector<double>& w,
-             const std::vector<double>& sq, uint64_t seed)
-        : pb_(pb), X_(*pb.X), s_(sigma), w_(w), sq_(sq), c2_(pb.c2), half_(pb.c2 / 2), rng_(seed) {}
-
-    // Runs epochs until the largest violation is <= tol (or the epoch cap); returns the
-    // coordinate updates made. Shrinks as LIBLINEAR does: a point at a state that the last
-    // epoch's largest violation could not move is skipped until the final full check.
-    int64_t solve(double beta, double tol, int max_epochs, int64_t cap, ProgressClock& clock,
-                  bool& stopped) {
-        const int64_t n = static_cast<int64_t>(s_.size());
-        std::vector<int64_t> active(static_cast<size_t>(n));
-        std::iota(active.begin(), active.end(), 0);
-        double shrink_at = INF;
-        int64_t updates = 0;
-        std::vector<uint8_t> kept;
-        std::vector<int64_t> blocks;
-        for (int epoch = 0; epoch < max_epochs; ++epoch) {
-            const bool full = static_cast<int64_t>(active.size()) == n;
-            // Random order by blocks of consecutive points: random enough for the descent, and
-            // each block's rows are read in memory order, which at 1M points made an epoch
-            // several times faster than a full shuffle (a cache miss per row).
-            const int64_t m = static_cast<int64_t>(active.size());
-            blocks.resize(static_cast<size_t>((m + kBlock - 1) / kBlock));
-            std::iota(blocks.begin(), blocks.end(), 0);
-            std::shuffle(blocks.begin(), blocks.end(), rng_);
-            kept.assign(static_cast<size_t>(m), 0);
-            double worst = 0.0;
-            for (int64_t b : blocks) {
-                for (int64_t k = b * kBlock; k < std::min(m, (b + 1) * kBlock); ++k) {
-                    const int64_t u = active[k];
-                    const int32_t r = pb_.unl[u];
-                    const double f = X_.dot_w(r, w_.data()) + beta;
-                    const double old = s_[u];
-                    const double viol = violation(old, f);
-                    worst = std::max(worst, viol);
-                    if (viol <= 0 && slack(old, f) > shrink_at) continue;  // shrunk
-                    kept[k] = 1;
-                    if (viol <= 0) continue;
-                    const double next = argmin(old, f, u);
-                    if (next != old) {
-                        s_[u] = next;
-                        X_.axpy(r, old - next, w_.data());
-                        if (++updates == cap) return updates;
-                    }
-                }
-            }
-            size_t keep = 0;  // compact in order: the active set stays sorted
-            for (int64_t k = 0; k < m; ++k)
-                if (kept[k]) active[keep++] = active[k];
-            active.resize(keep);
-            if (clock.due() && clock.report(updates, worst, NaN)) { stopped = true; return updates; }
-            if (cap >= 0 && updates >= cap) return updates;
-            if (worst <= tol) {
-                if (full) return updates;  // every point checked: converged
-                // unshrink for a full check, which already sets aside again the points at a
-                // state by more than tol: one pass over all points per check, not two
-                active.resize(static_cast<size_t>(n));
-                std::iota(active.begin(), active.end(), 0);
-                shrink_at = tol;
-            } else {
-                shrink_at = worst;
-            }
-        }
-        return updates;
+LinearDualProblem linear_split(const PUProblem& pb) {
+    const int64_t n = static_cast<int64_t>(pb.unl.size());
+    LinearDualProblem lp;
+    lp.X = pb.X;
+    lp.row.resize(static_cast<size_t>(2 * n));
+    lp.p.resize(static_cast<size_t>(2 * n));
+    for (int64_t u = 0; u < n; ++u) {
+        lp.row[2 * u] = lp.row[2 * u + 1] = pb.unl[u];
+        lp.p[2 * u] = -1.0;
+        lp.p[2 * u + 1] = 1.0;
     }
+    lp.sign.assign(static_cast<size_t>(2 * n), -1);
+    lp.y.assign(static_cast<size_t>(2 * n), 1);
+    lp.C.assign(static_cast<size_t>(2 * n), pb.c2 / 2);
+    lp.w0.assign(static_cast<size_t>(pb.X->d), 0.0);
+    for (int32_t r : pb.pos) pb.X->axpy(r, pb.c1, lp.w0.data());
+    return lp;
+}
 
-private:
-    const PUProblem& pb_;
-    const Data& X_;
-    std::vector<double>& s_;
-    std::vector<double>& w_;
-    const std::vector<double>& sq_;
-    double c2_, half_;
-    std::mt19937_64 rng_;
+void split(const std::vector<double>& sigma, double c2, std::vector<double>& alpha) {
+    for (size_t u = 0; u < sigma.size(); ++u) {
+        alpha[2 * u] = std::min(sigma[u], c2 / 2);
+        alpha[2 * u + 1] = sigma[u] - alpha[2 * u];
+    }
+}
 
-    // how far f is from the values that make sigma_u optimal (0 when optimal)
-    double violation(double s, double f) const {
-        if (s <= 0) return std::max(0.0, f + 1);
-        if (s >= c2_) return std::max(0.0, 1 - f);
-        if (s == half_) return std::max({0.0, f - 1, -1 - f});
-        return std::fabs(s < half_ ? f + 1 : f - 1);
-    }
-    // how far inside its optimal range f is, for a point at a state (else 0)
-    double slack(double s, double f) const {
-        if (s <= 0) return -1 - f;
-        if (s >= c2_) return f - 1;
-        if (s == half_) return std::min(1 - f, f + 1);
-        return 0.0;
-    }
-    double argmin(double s, double f, int64_t u) const {
-        const double q = sq_[u] > 0 ? sq_[u] : TAU;
-        const double left = std::clamp(s + (f + 1) / q, 0.0, half_);
-        if (left < half_) return left;
-        return std::clamp(s + (f - 1) / q, half_, c2_);
-    }
-};
+void join(const std::vector<double>& alpha, std::vector<double>& sigma) {
+    for (size_t u = 0; u < sigma.size(); ++u) sigma[u] = alpha[2 * u] + alpha[2 * u + 1];
+}
 
 // Moves sum(sigma) to `total` inside [0, c2] by moving the points that want to move most
 // (largest f to raise, smallest to lower), each at most to its next state, so that every
@@ -592,36 +519,34 @@ void repair_total(std::vector<double>& sigma, const std::vector<double>& f, doub
     snap_states(sigma, c2);
 }
 
-// The offset search of the LINEAR solver (see pu_dh.hpp); leaves sigma feasible.
-int64_t offset_search(const PUProblem& pb, const PUOptions& opt, std::vector<double>& sigma,
-                      std::vector<double>& w, const std::vector<double>& sq, ProgressClock& clock,
-                      bool& stopped) {
+// The offset search (see above); leaves sigma (and alpha) feasible.
+void offset_search(const PUProblem& pb, const PUOptions& opt, LinearDual& ld, std::vector<double>& alpha,
+                   std::vector<double>& sigma) {
     const int64_t n = static_cast<int64_t>(sigma.size());
     const double total = pb.c1 * static_cast<double>(pb.pos.size());
     std::vector<double> g(static_cast<size_t>(n));
     auto refresh_g = [&] {
-        for (int64_t u = 0; u < n; ++u) g[u] = pb.X->dot_w(pb.unl[u], w.data());
+        for (int64_t u = 0; u < n; ++u) g[u] = -ld.wx(2 * u);
     };
     refresh_g();
     double beta = std::isfinite(opt.beta0) ? opt.beta0 : pu_bias(sigma, g, pb.c2);
-    OffsetCD cd(pb, sigma, w, sq, opt.seed);
-    int64_t updates = 0;
+    bool stopped = false;
     auto sum_at = [&](double b, double tol) {
-        const int64_t cap = opt.max_iter >= 0 ? std::max<int64_t>(0, opt.max_iter - updates) : -1;
-        updates += cd.solve(b, tol, 200, cap, clock, stopped);
+        stopped = ld.solve_box(b, tol).stopped;
         double sum = 0.0;
-        for (double v : sigma) sum += v;
+        for (double v : alpha) sum += v;
         return sum;
     };
+    auto capped = [&] { return opt.max_iter >= 0 && ld.updates() >= opt.max_iter; };
     // The search runs the descent to 4 tol per point; the offset found is then polished to
-    // tol, and the pair solver takes the last step to tol (tighter polishing cost more in
-    // the descent's slow tail than it saved the pairs: 1.0-1.3 s against 1.0-1.7 s at 1M).
+    // tol, and the pair phase takes the last step to tol (tighter polishing cost more in the
+    // descent's slow tail than it saved the pairs: 1.0-1.3 s against 1.0-1.7 s at 1M).
     bool polished = false;
     // S(beta) = sum sigma(beta) is non-decreasing: secant steps, kept inside the bracket
     // [lo, hi] once one is known (bisection when a step would leave it)
     double lo = -INF, hi = INF, prev_b = NaN, prev_s = NaN;
     const double enough = std::max(1e-4 * total, pb.c2);
-    for (int k = 0; k < 40 && !stopped && !(opt.max_iter >= 0 && updates >= opt.max_iter); ++k) {
+    for (int k = 0; k < 40 && !stopped && !capped(); ++k) {
         double sum = sum_at(beta, polished ? opt.tol : 4 * opt.tol);
         if (std::fabs(sum - total) <= enough && !polished) {
             polished = true;
@@ -638,174 +563,44 @@ int64_t offset_search(const PUProblem& pb, const PUOptions& opt, std::vector<dou
         prev_s = sum;
         beta = next;
     }
+    join(alpha, sigma);
     refresh_g();
     for (int64_t u = 0; u < n; ++u) g[u] += beta;
     repair_total(sigma, g, total, pb.c2);
-    w = primal_w(pb, sigma);  // also drops the rounding drift of the updates
-    return updates;
+    split(sigma, pb.c2, alpha);
+    ld.recompute_w();  // also drops the rounding drift of the updates
 }
 
-void solve_linear(const PUProblem& pb, const PUOptions& opt, Kernel& K, PUResult& res) {
+void solve_linear(const PUProblem& pb, const PUOptions& opt, PUResult& res) {
     const int64_t n = static_cast<int64_t>(pb.unl.size());
-    std::vector<double>& sigma = res.sigma;
-    std::vector<double>& g = res.g_unl;
-    SigmaPairs pairs(sigma, pb.c2);
-    std::vector<double> w = primal_w(pb, sigma);
-    const Data& X = *pb.X;
-    std::vector<double> sq(static_cast<size_t>(n));
-    for (int64_t u = 0; u < n; ++u) sq[u] = X.self_dot(pb.unl[u]);
-
-    std::vector<int64_t> active(static_cast<size_t>(n)), ups, lows;
-    std::iota(active.begin(), active.end(), 0);
-    ProgressClock clock(opt.progress, 0.2);
-    int64_t iter = 0;
-    bool converged = false, stopped = false;
-    if (opt.linear_cd == 1 || (opt.linear_cd < 0 && n >= 5000))
-        iter += offset_search(pb, opt, sigma, w, sq, clock, stopped);
-    double violation = INF;
-    const double tol = opt.tol;
-    std::vector<int64_t> cand;
-    std::vector<uint8_t> mark(static_cast<size_t>(n), 0);
-
-    // Pairs the k-th most violating "up" point of `set` with its k-th most violating "low"
-    // point (g current on `set`), each step with fresh g; returns the number of steps.
-    auto pair_round = [&](const std::vector<int64_t>& set, double Umax, double Lmin) -> int64_t {
-        ups.clear();
-        lows.clear();
-        for (int64_t u : set) {
-            if (pairs.up_val(u, g[u]) - Lmin > tol) ups.push_back(u);
-            if (Umax - pairs.low_val(u, g[u]) > tol) lows.push_back(u);
-        }
-        const size_t m = std::min(ups.size(), lows.size());
-        auto by_up = [&](int64_t a, int64_t b) { return pairs.up_val(a, g[a]) > pairs.up_val(b, g[b]); };
-        auto by_low = [&](int64_t a, int64_t b) { return pairs.low_val(a, g[a]) < pairs.low_val(b, g[b]); };
-        std::partial_sort(ups.begin(), ups.begin() + static_cast<std::ptrdiff_t>(m), ups.end(), by_up);
-        std::partial_sort(lows.begin(), lows.begin() + static_cast<std::ptrdiff_t>(m), lows.end(), by_low);
-        ups.resize(m);
-        lows.resize(m);
-        int64_t steps = 0;
-        for (size_t k = 0; k < m; ++k) {
-            const int64_t i = ups[k], j = lows[k];
-            if (i == j) continue;
-            const int32_t ri = pb.unl[i], rj = pb.unl[j];
-            const double gi = X.dot_w(ri, w.data()), gj = X.dot_w(rj, w.data());
-            if (pairs.up_val(i, gi) - pairs.low_val(j, gj) <= 0) continue;
-            const double old_i = sigma[i], old_j = sigma[j];
-            const double eta = sq[i] + sq[j] - 2 * X.dot(ri, rj);
-            if (pairs.step(i, j, gi, gj, eta) == 0.0) continue;
-            X.axpy(ri, -(sigma[i] - old_i), w.data());
-            X.axpy(rj, -(sigma[j] - old_j), w.data());
-            ++iter;
-            ++steps;
-            if (opt.max_iter >= 0 && iter >= opt.max_iter) break;
-            if (clock.due() && clock.report(iter, violation, NaN)) { stopped = true; break; }
-        }
-        return steps;
-    };
-
-    // A small active set is solved to tolerance with LIBSVM's second-order selection, g
-    // recomputed on the set each step: near the optimum the few free points of a linear model
-    // are nearly collinear, and batched first-order pairs would zigzag between them.
-    auto wss2 = [&](const std::vector<int64_t>& set) {
-        const int64_t cap = 1000 * static_cast<int64_t>(set.size()) + 1000;
-        for (int64_t it = 0; it < cap; ++it) {
-            int64_t i = -1;
-            double Gmax = -INF, Lmin = INF;
-            for (int64_t u : set) {
-                g[u] = X.dot_w(pb.unl[u], w.data());
-                const double uv = pairs.up_val(u, g[u]);
-                if (uv > Gmax) { Gmax = uv; i = u; }
-                Lmin = std::min(Lmin, pairs.low_val(u, g[u]));
-            }
-            if (i < 0 || Gmax - Lmin <= tol) return;
-            const int32_t ri = pb.unl[i];
-            int64_t j = -1;
-            double best = -INF;
-            for (int64_t u : set) {
-                const double gd = Gmax - pairs.low_val(u, g[u]);
-                if (u == i || gd <= 0) continue;
-                double eta = sq[i] + sq[u] - 2 * X.dot(ri, pb.unl[u]);
-                const double gain = gd * gd / (eta > 0 ? eta : TAU);
-                if (gain > best) { best = gain; j = u; }
-            }
-            if (j < 0) return;
-            const int32_t rj = pb.unl[j];
-            const double old_i = sigma[i], old_j = sigma[j];
-            if (pairs.step(i, j, g[i], g[j], sq[i] + sq[j] - 2 * X.dot(ri, rj)) == 0.0) return;
-            X.axpy(ri, -(sigma[i] - old_i), w.data());
-            X.axpy(rj, -(sigma[j] - old_j), w.data());
-            ++iter;
-            if (opt.max_iter >= 0 && iter >= opt.max_iter) return;
-            if (clock.due() && clock.report(iter, Gmax - Lmin, NaN)) { stopped = true; return; }
-        }
-    };
-
-    while (!stopped && !(opt.max_iter >= 0 && iter >= opt.max_iter)) {
-        double Umax = -INF, Lmin = INF;
-        for (int64_t u : active) {
-            g[u] = X.dot_w(pb.unl[u], w.data());
-            Umax = std::max(Umax, pairs.up_val(u, g[u]));
-            Lmin = std::min(Lmin, pairs.low_val(u, g[u]));
-        }
-        violation = Umax - Lmin;
-        if (violation <= tol) {
-            if (static_cast<int64_t>(active.size()) == n) { converged = true; break; }
-            active.resize(static_cast<size_t>(n));  // unshrink and check everything
-            std::iota(active.begin(), active.end(), 0);
-            continue;
-        }
-        if (opt.shrinking) {
-            size_t keep = 0;
-            for (int64_t u : active) {
-                const bool cannot_up = pairs.up_val(u, g[u]) <= Lmin;
-                const bool cannot_down = pairs.low_val(u, g[u]) >= Umax;
-                if (!(cannot_up && cannot_down && !pairs.non_bound(u))) active[keep++] = u;
-            }
-            active.resize(keep);
-        }
-        const int64_t before = iter;
-        if (static_cast<int64_t>(active.size()) <= kSmallActive) {
-            wss2(active);
-            if (stopped) break;
-            if (iter == before) break;  // stalled: no pair can move (reported as not converged)
-            continue;
-        }
-        pair_round(active, Umax, Lmin);
-        if (stopped) break;
-        if (iter == before) {
-            wss2(active);  // the batch found nothing to move: fall back to the best single pair
-            if (iter == before) break;
-            continue;
-        }
-        // Further rounds on this sweep's candidates alone, while they are few: their g cost
-        // O(nnz) each, so this converges the "working set" without touching every point.
-        cand.clear();
-        for (size_t k = 0; k < std::min(ups.size(), lows.size()); ++k) {
-            for (int64_t u : {ups[k], lows[k]})
-                if (!mark[u]) { mark[u] = 1; cand.push_back(u); }
-        }
-        for (int64_t u : cand) mark[u] = 0;
-        if (cand.size() * 4 > active.size()) continue;
-        for (int r = 0; r < 50 && !stopped; ++r) {
-            double cu = -INF, cl = INF;
-            for (int64_t u : cand) {
-                g[u] = X.dot_w(pb.unl[u], w.data());
-                cu = std::max(cu, pairs.up_val(u, g[u]));
-                cl = std::min(cl, pairs.low_val(u, g[u]));
-            }
-            if (cu - cl <= tol || pair_round(cand, cu, cl) == 0) break;
-        }
-        if (stopped) break;
+    const LinearDualProblem lp = linear_split(pb);
+    std::vector<double> alpha(static_cast<size_t>(2 * n));
+    split(res.sigma, pb.c2, alpha);
+    LinearDualOptions lo;
+    lo.tol = opt.tol;
+    lo.shrinking = opt.shrinking;
+    lo.max_iter = opt.max_iter;
+    lo.max_epochs = 200;
+    lo.seed = opt.seed;
+    lo.progress = opt.progress;
+    LinearDual ld(lp, alpha, lo);
+    bool stopped = false;
+    if (opt.linear_cd == 1 || (opt.linear_cd < 0 && n >= 5000)) {
+        offset_search(pb, opt, ld, alpha, res.sigma);
+        stopped = ld.stopped();
     }
-    if (!converged) {
-        for (int64_t u = 0; u < n; ++u) g[u] = X.dot_w(pb.unl[u], w.data());
-    }
-    res.w = std::move(w);
-    res.iter = iter;
-    res.converged = converged;
-    res.stopped = stopped;
-    res.violation = violation;
-    (void)K;
+    LinearDualResult r;
+    if (!stopped) r = ld.solve_pairs(opt.tol);
+    join(alpha, res.sigma);
+    // a pair step's clipping can leave a few ulps above 0 (sum - C): such a variable is at its
+    // bound, and counting it as free would bias the offset
+    snap_states(res.sigma, pb.c2);
+    for (int64_t u = 0; u < n; ++u) res.g_unl[u] = -ld.wx(2 * u);
+    res.w = ld.w();
+    res.iter = ld.updates();
+    res.converged = r.converged;
+    res.stopped = stopped || r.stopped;
+    res.violation = r.violation;
 }
 
 }  // namespace
@@ -868,7 +663,7 @@ PUResult solve_pu(const PUProblem& pb, const PUOptions& opt) {
 
     if (K.is_linear()) {
         if (opt.solver == PUSolver::USMO) solve_usmo(pb, opt, K, h, res);
-        else solve_linear(pb, opt, K, res);
+        else solve_linear(pb, opt, res);
     } else if (opt.solver == PUSolver::USMO) {
         solve_usmo(pb, opt, K, h, res);
     } else {

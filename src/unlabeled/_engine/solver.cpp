@@ -165,41 +165,44 @@ void Solver::update_G_bar(int64_t i, bool was_upper) {
     for (int64_t k = 0; k < l_; ++k) G_bar_[k] += c * row[k];
 }
 
-void Solver::step_pair(int64_t i, int64_t j) {
-    const double* Q_i = Q_->get_Q(i, active_size_);
-    const double* Q_j = Q_->get_Q(j, active_size_);
-    const double C_i = C_[i], C_j = C_[j];
-    const double old_ai = alpha_[i], old_aj = alpha_[j];
-    double& ai = alpha_[i];
-    double& aj = alpha_[j];
-    if (y_[i] != y_[j]) {
-        double quad = QD_[i] + QD_[j] + 2 * Q_i[j];
+void smo_pair_step(double& ai, double& aj, double Ci, double Cj, double Gi, double Gj, double Qii,
+                   double Qjj, double Qij, bool same_sign) {
+    if (!same_sign) {
+        double quad = Qii + Qjj + 2 * Qij;
         if (quad <= 0) quad = TAU;
-        const double delta = (-G_[i] - G_[j]) / quad;
+        const double delta = (-Gi - Gj) / quad;
         const double diff = ai - aj;
         ai += delta;
         aj += delta;
         if (diff > 0) {
             if (aj < 0) { aj = 0; ai = diff; }
         } else if (ai < 0) { ai = 0; aj = -diff; }
-        if (diff > C_i - C_j) {
-            if (ai > C_i) { ai = C_i; aj = C_i - diff; }
-        } else if (aj > C_j) { aj = C_j; ai = C_j + diff; }
+        if (diff > Ci - Cj) {
+            if (ai > Ci) { ai = Ci; aj = Ci - diff; }
+        } else if (aj > Cj) { aj = Cj; ai = Cj + diff; }
     } else {
-        double quad = QD_[i] + QD_[j] - 2 * Q_i[j];
+        double quad = Qii + Qjj - 2 * Qij;
         if (quad <= 0) quad = TAU;
-        const double delta = (G_[i] - G_[j]) / quad;
+        const double delta = (Gi - Gj) / quad;
         const double sum = ai + aj;
         ai -= delta;
         aj += delta;
-        if (sum > C_i) {
-            if (ai > C_i) { ai = C_i; aj = sum - C_i; }
+        if (sum > Ci) {
+            if (ai > Ci) { ai = Ci; aj = sum - Ci; }
         } else if (aj < 0) { aj = 0; ai = sum; }
-        if (sum > C_j) {
-            if (aj > C_j) { aj = C_j; ai = sum - C_j; }
+        if (sum > Cj) {
+            if (aj > Cj) { aj = Cj; ai = sum - Cj; }
         } else if (ai < 0) { ai = 0; aj = sum; }
     }
-    const double dai = ai - old_ai, daj = aj - old_aj;
+}
+
+void Solver::step_pair(int64_t i, int64_t j) {
+    const double* Q_i = Q_->get_Q(i, active_size_);
+    const double* Q_j = Q_->get_Q(j, active_size_);
+    const double old_ai = alpha_[i], old_aj = alpha_[j];
+    smo_pair_step(alpha_[i], alpha_[j], C_[i], C_[j], G_[i], G_[j], QD_[i], QD_[j], Q_i[j],
+                  y_[i] == y_[j]);
+    const double dai = alpha_[i] - old_ai, daj = alpha_[j] - old_aj;
     for (int64_t k = 0; k < active_size_; ++k) G_[k] += Q_i[k] * dai + Q_j[k] * daj;
     const bool ui = upper(i), uj = upper(j);
     update_G_bar(i, ui);

@@ -21,6 +21,11 @@
 
 namespace unl {
 
+// The two-variable step of SMO (LIBSVM's Solver) along the direction that keeps
+// y_i a_i + y_j a_j fixed, for curvature terms Qii, Qjj, Qij of the problem's Q; updates ai, aj.
+void smo_pair_step(double& ai, double& aj, double Ci, double Cj, double Gi, double Gj, double Qii,
+                   double Qjj, double Qij, bool same_sign);
+
 class QMatrix {
 public:
     virtual ~QMatrix() = default;

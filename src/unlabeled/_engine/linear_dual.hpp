@@ -1,0 +1,102 @@
+// The linear dual solver, written once for every linear-kernel problem (LIBLINEAR's dual
+// coordinate descent, Hsieh et al., ICML 2008, as in its solve_l2r_l1l2_svc):
+//
+//     min_alpha  1/2 sum_k mu_k ||w_k||^2 + p' alpha,   w_k = w0_k + sum_t s_tk alpha_t x_row(t),
+//                0 <= alpha_t <= C_t        [ and, in solve_pairs, y' alpha = const ]
+//
+// with m weight vectors w_k (m = 1 for an ordinary linear SVM, s_t1 its signs; m > 1 for the
+// label-mixed duals of WellSVM, one w per label vector, s_tk = y_kt). The w_k are kept, so a
+// gradient G_t = sum_k mu_k s_tk <w_k, x_row(t)> + p_t costs O(m nnz(x_row(t))). Variables that
+// share a row are adjacent (a "group"): with m = 1 one dot product serves the whole group.
+// Two modes:
+//   * solve_box: coordinate descent, groups in random order by blocks of consecutive rows
+//     (rows read in memory order), LIBLINEAR's shrinking by the last epoch's largest projected
+//     gradient, a final full check; a uniform shift of the linear term (p_t - shift y_t) turns
+//     an equality constraint into a fixed multiplier, as an offset search needs;
+//   * solve_pairs: the equality constraint kept, by pair steps chosen from sweeps over the
+//     active set (k-th most violating "up" with k-th most violating "low", each step with fresh
+//     gradients), LIBSVM's second-order selection on small active sets, shrinking.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "common.hpp"
+#include "kernels.hpp"
+#include "solver.hpp"
+
+namespace unl {
+
+struct LinearDualProblem {
+    const Data* X = nullptr;
+    std::vector<int32_t> row;    // row of X of each variable; variables of one row adjacent
+    std::vector<int8_t> sign;    // s_tk, l x m row-major (+1 / -1)
+    std::vector<double> mu;      // the m weights (empty: m = 1, mu = 1)
+    std::vector<int8_t> y;       // the equality constraint's signs (and the shift's direction)
+    std::vector<double> p, C;
+    std::vector<double> w0;      // fixed parts of the w_k (m x X->d row-major), or empty for 0
+};
+
+struct LinearDualOptions {
+    double tol = 1e-3;           // on the largest projected gradient (box) / pair gap (pairs)
+    bool shrinking = true;
+    int64_t max_iter = -1;       // coordinate updates or pair steps; < 0: unlimited
+    int max_epochs = 1000;       // solve_box only
+    uint64_t seed = 0;
+    ProgressFn progress;
+};
+
+struct LinearDualResult {
+    int64_t iter = 0;
+    bool converged = false, stopped = false;
+    double violation = 0.0;
+};
+
+class LinearDual {
+public:
+    // alpha: a start in the box (modified in place by the solves); w is computed from it
+    LinearDual(const LinearDualProblem& pb, std::vector<double>& alpha, const LinearDualOptions& opt);
+
+    LinearDualResult solve_box(double shift, double tol);
+    LinearDualResult solve_pairs(double tol);
+
+    const std::vector<double>& w() const { return w_; }  // m x d row-major
+    // sum_k mu_k s_tk <w_k, x_row(t)>: the gradient of the quadratic term in alpha_t
+    double wx(int64_t t) const {
+        double v = 0.0;
+        for (int64_t k = 0; k < m_; ++k)
+            v += mu_[k] * pb_.sign[t * m_ + k] * X_.dot_w(pb_.row[t], w_.data() + k * X_.d);
+        return v;
+    }
+    void recompute_w();  // drops the rounding drift of many updates
+    int64_t updates() const { return updates_; }
+    bool stopped() const { return stopped_; }
+
+private:
+    const LinearDualProblem& pb_;
+    const Data& X_;
+    std::vector<double>& a_;
+    const LinearDualOptions& opt_;
+    int64_t m_;
+    std::vector<double> mu_;
+    std::vector<double> w_, xx_, sq_;     // ||x_row(t)||^2 and Q_tt = sum_k mu_k ||x_row(t)||^2
+    double Q(int64_t i, int64_t j) const;  // the quadratic term's Q_ij
+    std::vector<int64_t> group_;          // first variable of each group, plus the end
+    std::mt19937_64 rng_;
+    ProgressClock clock_;
+    int64_t updates_ = 0;
+    bool stopped_ = false;
+
+    void move(int64_t t, double next);
+    bool capped() const { return opt_.max_iter >= 0 && updates_ >= opt_.max_iter; }
+    double box_epoch(std::vector<int64_t>& active, double shift, double shrink_at);
+    bool pair(int64_t i, int64_t j, double Gi, double Gj);
+    int64_t pair_round(const std::vector<int64_t>& set, std::vector<double>& G, double Umax,
+                       double Lmin, double tol, std::vector<int64_t>& ups, std::vector<int64_t>& lows);
+    void wss2(const std::vector<int64_t>& set, std::vector<double>& G, double tol);
+    double up_val(int64_t t, double G) const;
+    double low_val(int64_t t, double G) const;
+};
+
+}  // namespace unl
