@@ -45,7 +45,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
+from ._engine import (
+    KernelRows,
+    KernelSpec,
+    SolverOptions,
+    as_data,
+    solve_kernel_qp,
+    solve_linear_dual,
+)
 
 Oracle = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -125,34 +132,120 @@ class KernelBackend:
             out[:, t] = y * res.G
         return out
 
+    def label_norms(self, alpha, Y):
+        """``q_t = (alpha .* y_t)' K (alpha .* y_t)`` for every column of ``Y``, from the
+        products on the support of ``alpha`` only (``|S|^2`` work per label vector)."""
+        S = np.flatnonzero(alpha > 0)
+        Y = np.asarray(Y, dtype=np.int8)
+        return np.einsum("i,it,it->t", alpha[S], Y[S], self.products(alpha[S], Y[S], S))
+
     def _count(self, res):
         self.n_solves += 1
         self.n_inner_iter += res.n_iter
         self.all_converged &= bool(res.converged)
 
 
+class LinearBackend:
+    """SVM solves and products for the linear kernel ``K = X X'``, with ``w`` vectors kept.
+
+    The engine's linear dual solver (LIBLINEAR's coordinate descent) keeps one
+    ``w_t = X'(alpha .* y_t)`` per label vector, so ``q_t = ||w_t||^2`` costs ``O(d)`` and a
+    product ``K (alpha .* y) = X (X'(alpha .* y))`` two sparse passes, ``O(nnz)``: nothing is
+    n x n, and memory is linear in the non-zeros.
+
+    Parameters
+    ----------
+    X : ndarray or CSR matrix of shape (n, d)
+    C : ndarray of shape (n,)
+        The box of the SVMs without offset.
+    tol : float
+        The solver's tolerance on the largest projected gradient.
+    """
+
+    def __init__(self, X, C, tol: float, max_iter=-1):
+        self.data = as_data(X)
+        self.X = X
+        self.n = X.shape[0]
+        self.row = np.arange(self.n, dtype=np.int32)
+        self.C = np.ascontiguousarray(C, dtype=np.float64)
+        self.options = SolverOptions(tol, True, max_iter)
+        self.n_solves = 0
+        self.n_inner_iter = 0
+        self.all_converged = True
+        self._last = None  # (alpha, Y, W) of the last solve
+
+    def solve(self, Y, mu, alpha0):
+        """As :meth:`KernelBackend.solve`, by ``solve_linear_dual`` with ``m = T`` vectors."""
+        Y = np.ascontiguousarray(Y, dtype=np.int8)
+        res = solve_linear_dual(
+            self.data, self.row, -np.ones(self.n), self.C, np.clip(alpha0, 0, self.C), Y,
+            mu=np.asarray(mu, dtype=np.float64), options=self.options,
+        )  # fmt: skip
+        self._count(res)
+        alpha = res.alpha  # each read of res.alpha is a new array
+        self._last = (alpha, Y, res.w)
+        return alpha
+
+    def signed_solve(self, idx, y, C, alpha0, options=None):
+        """An SVM with offset on the rows ``idx``: ``(alpha, f on idx, rho)``; the offset from
+        the KKT conditions (the mean of ``y_t G_t`` over free variables, else the middle of
+        the feasible interval)."""
+        idx = np.asarray(idx, dtype=np.int32)
+        y = np.ascontiguousarray(y, dtype=np.int8)
+        C = np.ascontiguousarray(C, dtype=np.float64)
+        res = solve_linear_dual(
+            self.data, idx, -np.ones(idx.size), C, alpha0, y[:, None], y=y, equality=True,
+            options=options or self.options,
+        )  # fmt: skip
+        self._count(res)
+        a = res.alpha
+        f = np.asarray(self.X[idx] @ res.w[0]).ravel()
+        yG = f - y  # y_t G_t with G_t = y_t f_t - 1
+        free = (a > 0) & (a < C)
+        if free.any():
+            rho = float(yG[free].mean())
+        else:  # rho between the bounds that the KKT conditions leave
+            up = ((y > 0) & (a < C)) | ((y < 0) & (a > 0))
+            lo = ((y > 0) & (a > 0)) | ((y < 0) & (a < C))
+            hi_b = yG[up].max() if up.any() else yG.max()
+            lo_b = yG[lo].min() if lo.any() else yG.min()
+            rho = 0.5 * (hi_b + lo_b)
+        return a, f - rho, rho
+
+    def label_norms(self, alpha, Y):
+        """``q_t = ||w_t||^2``, from the solver's kept ``w`` when ``alpha`` is its answer."""
+        last = self._last
+        if last is not None and last[0] is alpha and np.array_equal(last[1], Y):
+            return np.einsum("td,td->t", last[2], last[2])
+        W = self._weights(alpha, Y)
+        return np.einsum("dt,dt->t", W, W)
+
+    def products(self, alpha, Y, points=None):
+        """``X[points] (X'(alpha .* y_t))``, with ``alpha``, ``Y`` on ``points`` (all by
+        default): shape (len(points), T)."""
+        X = self.X if points is None else self.X[np.asarray(points)]
+        W = np.asarray(X.T @ (np.asarray(alpha)[:, None] * np.asarray(Y, dtype=np.float64)))
+        return np.asarray(X @ W)
+
+    def _weights(self, alpha, Y):
+        return np.asarray(self.X.T @ (alpha[:, None] * np.asarray(Y, dtype=np.float64)))
+
+    _count = KernelBackend._count
+
+
 @dataclass
 class MKLResult:
-    """One solved multiple label-kernel problem: ``alpha``, ``mu``, the support ``S`` of
-    ``alpha``, the products ``P[:, t] = K (alpha .* y_t)`` on ``S``,
-    ``q_t = (alpha .* y_t)' K (alpha .* y_t)``, the value ``J``, the number of alternations
-    and whether the duality gap met the tolerance."""
+    """One solved multiple label-kernel problem: ``alpha``, ``mu``,
+    ``q_t = (alpha .* y_t)' K (alpha .* y_t)``, the value ``J``, the number of alternations,
+    whether the duality gap met the tolerance, and whether ``floor`` stopped it."""
 
     alpha: np.ndarray
     mu: np.ndarray
-    S: np.ndarray
-    P: np.ndarray
     q: np.ndarray
     value: float
     n_iter: int
     converged: bool
     bounded_below: bool = False
-
-    def r(self, t):
-        """``H y_t = alpha .* K (alpha .* y_t)`` on all points (zero off the support)."""
-        out = np.zeros(self.alpha.size)
-        out[self.S] = self.alpha[self.S] * self.P[:, t]
-        return out
 
 
 def solve_mkl(backend, Y, mu, alpha, *, max_iter: int, tol: float, floor=None) -> MKLResult:
@@ -177,18 +270,16 @@ def solve_mkl(backend, Y, mu, alpha, *, max_iter: int, tol: float, floor=None) -
     last = np.inf
     for k in range(1, max_iter + 1):
         alpha = backend.solve(Y, mu, alpha)
-        S = np.flatnonzero(alpha > 0)
-        P = backend.products(alpha[S], Y[S], S)
-        q = np.maximum(np.einsum("i,it,it->t", alpha[S], Y[S], P), 0.0)
+        q = np.maximum(backend.label_norms(alpha, Y), 0.0)
         value = float(alpha.sum() - 0.5 * mu @ q)
         scale = max(1.0, abs(value))
         converged = 0.5 * (q.max() - mu @ q) <= tol * scale
         above = floor is not None and alpha.sum() - 0.5 * q.max() > floor
         norms = mu * np.sqrt(q)
         if converged or above or k == max_iter or last - value <= 0.01 * tol * scale:
-            return MKLResult(alpha, mu, S, P, q, value, k, converged, above)
+            return MKLResult(alpha, mu, q, value, k, converged, above)
         if norms.sum() <= 0:
-            return MKLResult(alpha, mu, S, P, q, value, k, True)
+            return MKLResult(alpha, mu, q, value, k, True)
         last = value
         mu = norms / norms.sum()
     raise ValueError(f"max_mkl_iter must be >= 1, got {max_iter}")
@@ -284,21 +375,21 @@ def _violated_label(backend, oracle, cur: MKLResult, Y, refine=False):
     oracle returns a member of the working set. With ``refine`` (the authors' code) the
     sort is repeated from the new vector (``ybar <- y``) while ``y'Hy`` increases: a local
     ascent on the concave ``max_{y in B} y'Hy`` that the paper does in one step."""
-    r = cur.r(int(np.argmax(cur.q)))
+    a = cur.alpha
+    r = a * backend.products(a, Y[:, [int(np.argmax(cur.q))]])[:, 0]
     best, q_best = None, 0.0
     while True:
-        y = np.asarray(oracle(r, cur.alpha), dtype=np.int8)
+        y = np.asarray(oracle(r, a), dtype=np.int8)
         if np.any(np.all(Y == y[:, None], axis=0)) or (best is not None and np.all(y == best)):
             return best, q_best
-        p = backend.products(cur.alpha[cur.S], y[cur.S, None], cur.S)[:, 0]
-        q = float(np.dot(cur.alpha[cur.S] * y[cur.S], p))
+        p = backend.products(a, y[:, None])[:, 0]
+        q = float(np.dot(a * y, p))
         if best is not None and q <= q_best:
             return best, q_best
         best, q_best = y, q
         if not refine:
             return best, q_best
-        r = np.zeros(cur.alpha.size)
-        r[cur.S] = cur.alpha[cur.S] * p
+        r = a * p
 
 
 def _log(verbose, step, value, T, n_mkl):

@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 
 from .._engine import KernelSpec
 from .._kernel_machine import KernelClassifier, KernelMachine
-from .._label_generation import KernelBackend
+from .._label_generation import KernelBackend, LinearBackend
 from .._validation import KERNEL_CODES, Integer, Real
 
 UNLABELED = -1
@@ -141,12 +141,17 @@ class SemiSupervisedSVM(KernelClassifier):
         raise NotImplementedError
 
     def _backend(self, X, C, tol=None, max_iter=-1):
+        """The engine for this kernel: the linear dual solver with ``w`` kept for
+        ``kernel="linear"`` (sparse data at any scale), else SMO on one kernel-row cache."""
+        tol = self.tol if tol is None else tol
+        if self.kernel == "linear":
+            return LinearBackend(X, C, tol, max_iter)
         spec = KernelSpec(
             KERNEL_CODES[self.kernel], gamma=self._gamma, coef0=float(self.coef0),
             degree=int(self.degree),
         )  # fmt: skip
         cache = float(self.cache_size) * 2**20
-        return KernelBackend(X, spec, C, cache, self.tol if tol is None else tol, max_iter)
+        return KernelBackend(X, spec, C, cache, tol, max_iter)
 
     def _start_labels(self, backend, signs, oracle):
         """The paper's start: an SVM (with offset, C1) on the labeled points; the unlabeled
