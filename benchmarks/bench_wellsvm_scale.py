@@ -8,7 +8,10 @@ where it finishes in the time limit and LIBLINEAR (``LinearSVC``) on the labeled
 The data are :func:`unlabeled.datasets.make_rcv1_like` (677,399 x 47,236, 0.16% non-zeros,
 two classes with a margin) unless ``--data`` gives the real file (svmlight; ``--test`` the
 held-out one, else 10% of the data are held out). Each fit runs in its own process (time
-limit, peak memory). Test accuracy is on the held-out points.
+limit, peak memory). Test accuracy is on the held-out points. ``--tol`` (default 1e-2) ends
+the cutting plane on a relative decrease of the objective below it: with the estimator's
+default 1e-3, 5,000 points took 47 steps (285 s on the loaded machine, accuracy 0.995
+against 0.937 at 1e-2); the paper does not say how its eps = 1e-3 is scaled.
 """
 
 from __future__ import annotations
@@ -47,9 +50,9 @@ def child(args):
     y_ssl = np.full(args.n, -1)
     y_ssl[: args.labeled] = ytr[: args.labeled]  # the rows are in random order
     if args.method == "WellSVM":
-        model = WellSVM(C1=1.0, C2=args.c2, kernel="linear")
+        model = WellSVM(C1=1.0, C2=args.c2, kernel="linear", tol=args.tol)
     elif args.method == "TSVM":
-        model = TSVM(C1=1.0, C2=args.c2, kernel="linear")
+        model = TSVM(C1=1.0, C2=args.c2, kernel="linear", tol=args.tol)
     else:
         model = LinearSVC(C=1.0)
         Xtr, y_ssl = Xtr[: args.labeled], y_ssl[: args.labeled]
@@ -97,6 +100,7 @@ def main():
     ap.add_argument("--shares", type=float, nargs="+", default=SHARES)
     ap.add_argument("--labeled", type=int, default=50)
     ap.add_argument("--c2", type=float, default=0.1)
+    ap.add_argument("--tol", type=float, default=1e-2)
     ap.add_argument("--limit", type=float, default=600.0)
     ap.add_argument("--out", default="wellsvm_scale")
     args = ap.parse_args()
@@ -113,7 +117,8 @@ def main():
                     rows.append({"method": method, "n": n, "status": "skipped"})
                     continue
                 opts = ["--cache", cache, "--method", method, "--n", str(n), "--labeled",
-                        str(args.labeled), "--c2", str(args.c2)]  # fmt: skip
+                        str(args.labeled), "--c2", str(args.c2),
+                        "--tol", str(args.tol)]  # fmt: skip
                 res = run_child(__file__, opts, args.limit)
                 rows.append({"method": method, "n": n, "panel": "all", **res})
                 if res["status"] != "ok":
@@ -129,7 +134,9 @@ def write_report(rows, args, n_train, density):
     lines = [
         "# WellSVM at scale: linear kernel, RCV1-shaped data, 50 labeled points", "",
         f"Command: `{cmd}`", "", machine(), "",
-        f"Data: {source}, density {density:.4%}; C1 = 1, C2 = {args.c2}; time limit "
+        f"Data: {source}, density {density:.4%}; C1 = 1, C2 = {args.c2}, tol = {args.tol} "
+        "(relative decrease of the objective that ends the cutting plane, and the inner "
+        "solvers' tolerance); time limit "
         f"{args.limit:.0f} s per fit (a method that fails is not run at larger n).", "",
         "| training points | method | fit time (s) | peak memory (MB) | test accuracy |",
         "|---|---|---|---|---|",
