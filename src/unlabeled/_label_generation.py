@@ -24,9 +24,10 @@ by a cutting plane: solve the MKL problem on a working set ``C`` of label vector
   ``r'y`` for ``r = H ybar = alpha .* K(alpha .* ybar)`` (Section 4.1.3; sorting for the
   balance constraint, a per-bag argmax for multi-instance learning, a sort for clustering).
   ``alpha`` is there for oracles that search further (an exact enumeration on tiny problems);
-* the **backend**: the SVM without offset on the label-mixed kernel (one engine call) and the
-  products ``K (alpha .* y_t)``; :class:`KernelBackend` runs both on the engine's row cache,
-  a linear backend on ``w`` vectors;
+* the **backend**: the SVM without offset on the label-mixed kernel (one engine call), the
+  norms ``q_t`` and the products ``K (alpha .* y_t)``; :class:`KernelBackend` runs them on
+  the engine's SMO solver and row cache, :class:`LinearBackend` on its linear dual solver
+  with one ``w`` per label vector;
 * the start label vector (task-specific).
 
 The MKL step alternates (a) one SVM for fixed ``mu`` and (b) the closed form
@@ -34,7 +35,8 @@ The MKL step alternates (a) one SVM for fixed ``mu`` and (b) the closed form
 ``q_t = (alpha .* y_t)' K (alpha .* y_t)`` (Section 4.1.2, after MKLGL), ``alpha`` warm-started
 throughout. Each alternation is exact block minimisation of the MKL primal, so its value
 ``J(mu) = 1'alpha - 1/2 sum_t mu_t q_t`` never increases; it stops when the duality gap
-``J(mu) - min_t G(alpha, y_t) = 1/2 (max_t q_t - sum_t mu_t q_t)`` is below ``tol |J|``.
+``J(mu) - min_t G(alpha, y_t) = 1/2 (max_t q_t - sum_t mu_t q_t)`` is below ``tol |J|``
+(see :func:`solve_mkl` for its other stops).
 """
 
 from __future__ import annotations
@@ -311,8 +313,8 @@ def label_generation(
 
     Parameters
     ----------
-    backend : KernelBackend or a linear backend
-        ``solve(Y, mu, alpha0)`` and ``products(alpha, Y)``.
+    backend : KernelBackend or LinearBackend
+        ``solve(Y, mu, alpha0)``, ``label_norms(alpha, Y)`` and ``products(alpha, Y)``.
     oracle : callable
         ``oracle(r, alpha)`` returns a label vector of ``B`` (int8, +-1): the one maximising
         ``r'y`` (the paper's), or any better violated one.
