@@ -9,7 +9,7 @@ import pytest
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.utils.estimator_checks import check_estimator
 
-from unlabeled.ssl import TSVM, LapSVM, WellSVM
+from unlabeled.ssl import TSVM, LabeledSVM, LapSVM, WellSVM
 from unlabeled.ssl._base import n_negative_unlabeled
 from unlabeled.ssl._lapsvm import _laplacian
 
@@ -102,6 +102,18 @@ def test_lapsvm_matches_its_primal(gamma_I):
     assert ours <= prob.value + 1e-5 * max(1.0, prob.value)
 
 
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_labeled_svm_is_svc_on_the_labeled_points(kernel):
+    from sklearn.svm import SVC
+
+    X, y, _ = ssl_problem(6, n_lab=10)
+    lab = y != -1
+    model = LabeledSVM(C1=0.7, kernel=kernel, gamma=GAMMA, tol=1e-8).fit(X, y)
+    ref = SVC(C=0.7, kernel=kernel, gamma=GAMMA, tol=1e-8).fit(X[lab], y[lab])
+    np.testing.assert_allclose(model.decision_function(X), ref.decision_function(X), atol=1e-5)
+    np.testing.assert_array_equal(model.transduction_[lab], y[lab])
+
+
 def test_lapsvm_memory_guard(monkeypatch):
     monkeypatch.setattr("unlabeled.ssl._lapsvm.MAX_DENSE_BYTES", 1000)
     X, y, _ = ssl_problem(5)
@@ -116,7 +128,9 @@ SSL_EXPECTED_FAILURES = {
 }
 
 
-@pytest.mark.parametrize("estimator", [WellSVM(), TSVM(), LapSVM()], ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize(
+    "estimator", [WellSVM(), TSVM(), LapSVM(), LabeledSVM()], ids=lambda e: type(e).__name__
+)
 def test_check_estimator(estimator):
     results = check_estimator(estimator, expected_failed_checks=SSL_EXPECTED_FAILURES, on_fail=None)
     failed = [r["check_name"] for r in results if r["status"] == "failed"]

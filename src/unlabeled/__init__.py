@@ -3,12 +3,13 @@
 from . import datasets, lupi, model_selection, pu, ssl
 from .lupi import SVMPlus
 from .pu import PUSVC
-from .ssl import TSVM, LapSVM, WellSVM
+from .ssl import TSVM, LabeledSVM, LapSVM, WellSVM
 
 __version__ = "0.1.0"
 
 __all__ = [
     "PUSVC",
+    "LabeledSVM",
     "LapSVM",
     "SVMPlus",
     "TSVM",
