@@ -268,7 +268,8 @@ def plot_cpu(results, args, done, path):
     for j, rate in enumerate(args.rates):
         t = [np.mean([r[m][1] for s in done for r in results[rate, s]]) for m in METHODS]
         ax.bar(np.arange(len(METHODS)) + j * width, t, width, label=f"{rate:.0%} labeled")
-    ax.set_xticks(np.arange(len(METHODS)) + width / 2, METHODS, rotation=20, fontsize=8)
+    ax.set_xticks(np.arange(len(METHODS)) + width * (len(args.rates) - 1) / 2, METHODS,
+                  rotation=20, fontsize=8)  # fmt: skip
     ax.set_yscale("log")
     ax.set_ylabel("CPU seconds per fit")
     ax.legend()
