@@ -4,15 +4,19 @@ from . import datasets, generative, lupi, metrics, model_selection, pu, ssl
 from .generative import PlummerAutoencoder
 from .lupi import SVMPlus
 from .pu import PUSVC
-from .ssl import CLSST
+from .ssl import CLSST, TSVM, LabeledSVM, LapSVM, WellSVM
 
 __version__ = "0.1.0"
 
 __all__ = [
     "CLSST",
     "PUSVC",
+    "LabeledSVM",
+    "LapSVM",
     "PlummerAutoencoder",
     "SVMPlus",
+    "TSVM",
+    "WellSVM",
     "datasets",
     "generative",
     "lupi",

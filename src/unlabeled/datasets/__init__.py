@@ -1,12 +1,14 @@
 """Data sets: the USMO-paper UCI sets, an exact Poker-hand generator, PU labelling of fully
-labeled data, loaders for svmlight, CSV and NumPy files, and the Mackey-Glass LUPI task, and the
-CLSST data: the CAKE, TOES and G50C generators and the FCPS shapes."""
+labeled data, an RCV1-shaped sparse generator, loaders for svmlight, CSV and NumPy files, the
+Mackey-Glass LUPI task, and the CLSST data: the CAKE, TOES and G50C generators and the FCPS
+shapes."""
 
 from ._clsst import FCPS_NAMES, load_fcps, make_cake, make_g50c, make_toes
 from ._files import load_csv, load_file, load_npz, load_svmlight
 from ._mackey_glass import make_mackey_glass
 from ._poker import make_poker_hands
 from ._pu import make_pu_labels
+from ._rcv1 import make_rcv1_like
 from ._uci import UCI_SMALL_NAMES, load_uci_small
 
 __all__ = [
@@ -23,5 +25,6 @@ __all__ = [
     "make_mackey_glass",
     "make_poker_hands",
     "make_pu_labels",
+    "make_rcv1_like",
     "make_toes",
 ]

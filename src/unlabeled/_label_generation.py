@@ -1,0 +1,404 @@
+r"""WellSVM's cutting plane by label generation (Li, Tsang, Kwok, Zhou, JMLR 2013), written
+once for every weak-label task.
+
+A weakly labeled SVM asks for labels ``y`` in a set ``B`` (balanced labelings of the unlabeled
+points, one key instance per bag, balanced clusterings) and the SVM dual
+
+.. math::
+
+    G(\alpha, y) = 1'\alpha - \tfrac12\,\alpha'(K \odot y y')\alpha,
+    \qquad \alpha \in A = \{0 \le \alpha \le c\}.
+
+WellSVM solves the convex relaxation :math:`\max_{\alpha \in A} \min_{y \in B} G(\alpha, y)`,
+equal (Proposition 1) to the multiple-kernel problem over the "label kernels"
+:math:`K \odot y_t y_t'`
+
+.. math::
+
+    p = \min_{\mu \in \Delta} \max_{\alpha \in A} \sum_t \mu_t\, G(\alpha, y_t),
+
+by a cutting plane: solve the MKL problem on a working set ``C`` of label vectors, ask an
+*oracle* for a violated label vector, add it, repeat. Three pieces are pluggable:
+
+* the **oracle** (a callable ``(r, alpha) -> y``): the label vector of ``B`` that maximises
+  ``r'y`` for ``r = H ybar = alpha .* K(alpha .* ybar)`` (Section 4.1.3; sorting for the
+  balance constraint, a per-bag argmax for multi-instance learning, a sort for clustering).
+  ``alpha`` is there for oracles that search further (an exact enumeration on tiny problems);
+* the **backend**: the SVM without offset on the label-mixed kernel (one engine call), the
+  norms ``q_t`` and the products ``K (alpha .* y_t)``; :class:`KernelBackend` runs them on
+  the engine's SMO solver and row cache, :class:`LinearBackend` on its linear dual solver
+  with one ``w`` per label vector;
+* the start label vector (task-specific).
+
+The MKL step alternates (a) one SVM for fixed ``mu`` and (b) the closed form
+``mu_t = ||w_t|| / sum_s ||w_s||`` with ``||w_t|| = mu_t sqrt(q_t)``,
+``q_t = (alpha .* y_t)' K (alpha .* y_t)`` (Section 4.1.2, after MKLGL), ``alpha`` warm-started
+throughout. Each alternation is exact block minimisation of the MKL primal, so its value
+``J(mu) = 1'alpha - 1/2 sum_t mu_t q_t`` never increases; it stops when the duality gap
+``J(mu) - min_t G(alpha, y_t) = 1/2 (max_t q_t - sum_t mu_t q_t)`` is below ``tol |J|``
+(see :func:`solve_mkl` for its other stops).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._engine import (
+    KernelRows,
+    KernelSpec,
+    SolverOptions,
+    as_data,
+    solve_kernel_qp,
+    solve_linear_dual,
+)
+
+Oracle = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+class KernelBackend:
+    """SVM solves and kernel products on the engine, for a kernel over the points of ``X``.
+
+    One :class:`~unlabeled._engine.KernelRows` holds the kernel rows for the whole fit, so rows
+    computed by one solve are reused by every later solve and product (the row cache has a
+    byte budget, ``cache_bytes``; nothing n x n is ever formed).
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n, d)
+        The points (a square Gram matrix when ``spec.kind == 3``).
+    spec : KernelSpec
+        The engine's kernel.
+    C : ndarray of shape (n,)
+        The box ``0 <= alpha_i <= C_i`` of the SVMs without offset.
+    cache_bytes : float
+        The row cache's budget.
+    tol : float
+        The engine's KKT tolerance.
+    """
+
+    def __init__(self, X, spec: KernelSpec, C, cache_bytes: float, tol: float, max_iter=-1):
+        self.n = X.shape[0]
+        self.rows = KernelRows(as_data(X), spec, np.arange(self.n, dtype=np.int32), cache_bytes)
+        self.vp = np.arange(self.n, dtype=np.int64)
+        self.C = np.ascontiguousarray(C, dtype=np.float64)
+        self.options = SolverOptions(tol, True, max_iter)
+        self.n_solves = 0
+        self.n_inner_iter = 0
+        self.all_converged = True
+
+    def solve(self, Y, mu, alpha0):
+        """``argmax_alpha 1'alpha - 1/2 alpha'(K .* sum_t mu_t y_t y_t')alpha`` over the box;
+        returns ``alpha``. ``Y`` is (n, T) of +-1."""
+        res = solve_kernel_qp(
+            self.rows, self.vp, -np.ones(self.n), self.C, np.clip(alpha0, 0, self.C),
+            labels=np.ascontiguousarray(Y, dtype=np.int8), mu=np.asarray(mu, dtype=np.float64),
+            equality=False, options=self.options,
+        )  # fmt: skip
+        self._count(res)
+        return res.alpha
+
+    def signed_solve(self, idx, y, C, alpha0, options=None):
+        """An ordinary SVM *with* offset on the points ``idx`` (labels ``y``, box ``C``):
+        ``(alpha, K(alpha .* y) - rho on idx, rho)``; the TSVM steps and start SVMs."""
+        res = solve_kernel_qp(
+            self.rows, np.asarray(idx, dtype=np.int64), -np.ones(len(idx)),
+            np.ascontiguousarray(C, dtype=np.float64), alpha0,
+            y=np.ascontiguousarray(y, dtype=np.int8), equality=True,
+            options=options or self.options,
+        )  # fmt: skip
+        self._count(res)
+        return res.alpha, y * (res.G + 1.0) - res.rho, res.rho
+
+    def products(self, alpha, Y, points=None):
+        """``K (alpha .* y_t)`` on ``points`` (all by default) for every column ``y_t`` of
+        ``Y``, where ``alpha`` and ``Y`` (+-1) are given on the same points: shape
+        (len(points), T). Only those points enter the sum, so restricting them to the
+        support of ``alpha`` gives its exact products there.
+
+        Each column is one engine pass with no solver step (``max_iter=0``): the gradient
+        ``(K .* y y') alpha`` from the cached rows of the points with ``alpha_i > 0``."""
+        vp = self.vp if points is None else np.asarray(points, dtype=np.int64)
+        Y = np.asarray(Y, dtype=np.int8).reshape(vp.size, -1)
+        out = np.empty(Y.shape, dtype=np.float64)
+        box = alpha + 1.0  # no variable at its upper bound: no second gradient to build
+        zero = np.zeros(vp.size)
+        opts = SolverOptions(1.0, False, 0)
+        for t in range(Y.shape[1]):
+            y = np.ascontiguousarray(Y[:, t])
+            res = solve_kernel_qp(self.rows, vp, zero, box, alpha, y=y, equality=False,
+                                  options=opts)  # fmt: skip
+            out[:, t] = y * res.G
+        return out
+
+    def label_norms(self, alpha, Y):
+        """``q_t = (alpha .* y_t)' K (alpha .* y_t)`` for every column of ``Y``, from the
+        products on the support of ``alpha`` only (``|S|^2`` work per label vector)."""
+        S = np.flatnonzero(alpha > 0)
+        Y = np.asarray(Y, dtype=np.int8)
+        return np.einsum("i,it,it->t", alpha[S], Y[S], self.products(alpha[S], Y[S], S))
+
+    def _count(self, res):
+        self.n_solves += 1
+        self.n_inner_iter += res.n_iter
+        self.all_converged &= bool(res.converged)
+
+
+class LinearBackend:
+    """SVM solves and products for the linear kernel ``K = X X'``, with ``w`` vectors kept.
+
+    The engine's linear dual solver (LIBLINEAR's coordinate descent) keeps one
+    ``w_t = X'(alpha .* y_t)`` per label vector, so ``q_t = ||w_t||^2`` costs ``O(d)`` and a
+    product ``K (alpha .* y) = X (X'(alpha .* y))`` two sparse passes, ``O(nnz)``: nothing is
+    n x n, and memory is linear in the non-zeros.
+
+    Parameters
+    ----------
+    X : ndarray or CSR matrix of shape (n, d)
+    C : ndarray of shape (n,)
+        The box of the SVMs without offset.
+    tol : float
+        The solver's tolerance on the largest projected gradient.
+    """
+
+    def __init__(self, X, C, tol: float, max_iter=-1):
+        self.data = as_data(X)
+        self.X = X
+        self.n = X.shape[0]
+        self.row = np.arange(self.n, dtype=np.int32)
+        self.C = np.ascontiguousarray(C, dtype=np.float64)
+        self.options = SolverOptions(tol, True, max_iter)
+        self.n_solves = 0
+        self.n_inner_iter = 0
+        self.all_converged = True
+        self._last = None  # (alpha, Y, W) of the last solve
+
+    def solve(self, Y, mu, alpha0):
+        """As :meth:`KernelBackend.solve`, by ``solve_linear_dual`` with ``m = T`` vectors."""
+        Y = np.ascontiguousarray(Y, dtype=np.int8)
+        res = solve_linear_dual(
+            self.data, self.row, -np.ones(self.n), self.C, np.clip(alpha0, 0, self.C), Y,
+            mu=np.asarray(mu, dtype=np.float64), options=self.options,
+        )  # fmt: skip
+        self._count(res)
+        alpha = res.alpha  # each read of res.alpha is a new array
+        self._last = (alpha, Y, res.w)
+        return alpha
+
+    def signed_solve(self, idx, y, C, alpha0, options=None):
+        """An SVM with offset on the rows ``idx``: ``(alpha, f on idx, rho)``; the offset from
+        the KKT conditions (the mean of ``y_t G_t`` over free variables, else the middle of
+        the feasible interval)."""
+        idx = np.asarray(idx, dtype=np.int32)
+        y = np.ascontiguousarray(y, dtype=np.int8)
+        C = np.ascontiguousarray(C, dtype=np.float64)
+        res = solve_linear_dual(
+            self.data, idx, -np.ones(idx.size), C, alpha0, y[:, None], y=y, equality=True,
+            options=options or self.options,
+        )  # fmt: skip
+        self._count(res)
+        a = res.alpha
+        f = np.asarray(self.X[idx] @ res.w[0]).ravel()
+        yG = f - y  # y_t G_t with G_t = y_t f_t - 1
+        free = (a > 0) & (a < C)
+        if free.any():
+            rho = float(yG[free].mean())
+        else:  # rho between the bounds that the KKT conditions leave
+            up = ((y > 0) & (a < C)) | ((y < 0) & (a > 0))
+            lo = ((y > 0) & (a > 0)) | ((y < 0) & (a < C))
+            hi_b = yG[up].max() if up.any() else yG.max()
+            lo_b = yG[lo].min() if lo.any() else yG.min()
+            rho = 0.5 * (hi_b + lo_b)
+        return a, f - rho, rho
+
+    def label_norms(self, alpha, Y):
+        """``q_t = ||w_t||^2``, from the solver's kept ``w`` when ``alpha`` is its answer."""
+        last = self._last
+        if last is not None and last[0] is alpha and np.array_equal(last[1], Y):
+            return np.einsum("td,td->t", last[2], last[2])
+        W = self._weights(alpha, Y)
+        return np.einsum("dt,dt->t", W, W)
+
+    def products(self, alpha, Y, points=None):
+        """``X[points] (X'(alpha .* y_t))``, with ``alpha``, ``Y`` on ``points`` (all by
+        default): shape (len(points), T)."""
+        X = self.X if points is None else self.X[np.asarray(points)]
+        W = np.asarray(X.T @ (np.asarray(alpha)[:, None] * np.asarray(Y, dtype=np.float64)))
+        return np.asarray(X @ W)
+
+    def _weights(self, alpha, Y):
+        return np.asarray(self.X.T @ (alpha[:, None] * np.asarray(Y, dtype=np.float64)))
+
+    _count = KernelBackend._count
+
+
+@dataclass
+class MKLResult:
+    """One solved multiple label-kernel problem: ``alpha``, ``mu``,
+    ``q_t = (alpha .* y_t)' K (alpha .* y_t)``, the value ``J``, the number of alternations,
+    whether the duality gap met the tolerance, and whether ``floor`` stopped it."""
+
+    alpha: np.ndarray
+    mu: np.ndarray
+    q: np.ndarray
+    value: float
+    n_iter: int
+    converged: bool
+    bounded_below: bool = False
+
+
+def solve_mkl(backend, Y, mu, alpha, *, max_iter: int, tol: float, floor=None) -> MKLResult:
+    r"""The multiple label-kernel problem on the label vectors ``Y`` (n, T), by alternation.
+
+    .. math:: \min_{\mu \in \Delta} \max_{0 \le \alpha \le c}
+              1'\alpha - \tfrac12 \alpha'\Bigl(K \odot \sum_t \mu_t y_t y_t'\Bigr)\alpha
+
+    Each round: one SVM for fixed ``mu`` (warm-started at the previous ``alpha``), then
+    ``mu_t <- mu_t sqrt(q_t) / sum_s mu_s sqrt(q_s)``. Stops when the duality gap
+    ``1/2 (max_t q_t - mu'q)`` is at most ``tol * max(1, |J|)`` (converged), when ``J`` fell by
+    less than ``tol / 100`` relative in the last round (stalled: the weights of label kernels
+    whose ``q_t`` is just below the maximum decay slowly while ``J`` no longer moves), or after
+    ``max_iter`` SVMs. The returned ``alpha`` is optimal for the returned ``mu``.
+
+    With ``floor``, it also stops as soon as the lower bound ``min_t G(alpha, y_t) =
+    1'alpha - 1/2 max_t q_t`` of the optimal value exceeds ``floor`` (``bounded_below``): the
+    cutting plane's certificate that a step cannot decrease the objective below ``floor``.
+    """
+    Y = np.asarray(Y, dtype=np.int8)
+    mu = np.asarray(mu, dtype=np.float64) / np.sum(mu)
+    last = np.inf
+    for k in range(1, max_iter + 1):
+        alpha = backend.solve(Y, mu, alpha)
+        q = np.maximum(backend.label_norms(alpha, Y), 0.0)
+        value = float(alpha.sum() - 0.5 * mu @ q)
+        scale = max(1.0, abs(value))
+        converged = 0.5 * (q.max() - mu @ q) <= tol * scale
+        above = floor is not None and alpha.sum() - 0.5 * q.max() > floor
+        norms = mu * np.sqrt(q)
+        if converged or above or k == max_iter or last - value <= 0.01 * tol * scale:
+            return MKLResult(alpha, mu, q, value, k, converged, above)
+        if norms.sum() <= 0:
+            return MKLResult(alpha, mu, q, value, k, True)
+        last = value
+        mu = norms / norms.sum()
+    raise ValueError(f"max_mkl_iter must be >= 1, got {max_iter}")
+
+
+@dataclass
+class LabelGenerationResult:
+    """The outcome of :func:`label_generation`: the label vectors ``labels`` (n, T), their
+    weights ``mu``, the dual ``alpha``, ``f = K(alpha .* sum_t mu_t y_t)`` on the training
+    points, the objective after every cutting-plane step, the iteration counts, and whether
+    the final MKL problem stopped at ``max_mkl_iter`` without its gap certificate."""
+
+    labels: np.ndarray
+    mu: np.ndarray
+    alpha: np.ndarray
+    f_train: np.ndarray
+    history: list = field(default_factory=list)
+    n_iter: int = 0
+    mkl_iter: list = field(default_factory=list)
+    stop: str = ""
+    mkl_limit: bool = False
+
+
+def label_generation(
+    backend, oracle: Oracle, y0, *, max_iter: int, max_mkl_iter: int, tol: float,
+    refine: bool = False, verbose: bool = False,
+) -> LabelGenerationResult:  # fmt: skip
+    r"""WellSVM's cutting plane (Algorithm 1 with Sections 4.1.2-4.1.3 of the paper).
+
+    Parameters
+    ----------
+    backend : KernelBackend or LinearBackend
+        ``solve(Y, mu, alpha0)``, ``label_norms(alpha, Y)`` and ``products(alpha, Y)``.
+    oracle : callable
+        ``oracle(r, alpha)`` returns a label vector of ``B`` (int8, +-1): the one maximising
+        ``r'y`` (the paper's), or any better violated one.
+    y0 : ndarray of shape (n,)
+        The start label vector (in ``B``).
+    max_iter : int
+        Cutting-plane iterations (label vectors added) at most.
+    max_mkl_iter : int
+        SVM solves per MKL problem at most.
+    tol : float
+        Relative tolerance: of the MKL duality gap, of a label vector's violation
+        ``1/2 (q_new - max_t q_t)`` and of the objective's decrease.
+    refine : bool
+        Repeat the oracle from its own answer while ``y'Hy`` grows (the authors' code).
+
+    Returns
+    -------
+    LabelGenerationResult
+        ``history`` holds ``p_t``, the MKL value on the working set after each step: it never
+        increases (a step whose MKL value does not decrease, or provably cannot decrease by
+        ``tol``, is undone and ends the loop).
+    """
+    Y = np.asarray(y0, dtype=np.int8).reshape(-1, 1)
+    cur = solve_mkl(backend, Y, [1.0], np.zeros(Y.shape[0]), max_iter=max_mkl_iter, tol=tol)
+    out = LabelGenerationResult(Y, cur.mu, cur.alpha, None, [cur.value])
+    out.mkl_iter.append(cur.n_iter)
+    out.stop = "max_iter"
+    for _ in range(max_iter):
+        y_new, q_new = _violated_label(backend, oracle, cur, Y, refine)
+        scale = tol * max(1.0, abs(cur.value))
+        if y_new is None or 0.5 * (q_new - cur.q.max()) <= scale:
+            out.stop = "no violated label vector"
+            break
+        T = Y.shape[1]
+        mu0 = np.r_[cur.mu * T / (T + 1), 1.0 / (T + 1)]
+        Y_next = np.c_[Y, y_new]
+        nxt = solve_mkl(backend, Y_next, mu0, cur.alpha, max_iter=max_mkl_iter, tol=tol,
+                        floor=cur.value - scale)  # fmt: skip
+        out.mkl_iter.append(nxt.n_iter)
+        _log(verbose, len(out.history), nxt.value, T + 1, nxt.n_iter)
+        if nxt.bounded_below or nxt.value > cur.value:  # no decrease by tol: undo the step
+            out.stop = "objective decreased by less than tol"
+            break
+        out.n_iter += 1
+        decrease = cur.value - nxt.value
+        Y, cur = Y_next, nxt
+        out.history.append(cur.value)
+        if decrease <= scale:
+            out.stop = "objective decreased by less than tol"
+            break
+    out.labels, out.mu, out.alpha = Y, cur.mu, cur.alpha
+    out.mkl_limit = cur.n_iter >= max_mkl_iter and not cur.converged
+    out.f_train = backend.products(cur.alpha, Y) @ cur.mu
+    return out
+
+
+def _violated_label(backend, oracle, cur: MKLResult, Y, refine=False):
+    """Section 4.1.3: ``ybar`` the working-set member with the largest ``y'Hy = q``, then the
+    oracle's ``argmax_{y in B} y' H ybar``; returns ``(y, y'Hy)`` or ``(None, 0)`` when the
+    oracle returns a member of the working set. With ``refine`` (the authors' code) the
+    sort is repeated from the new vector (``ybar <- y``) while ``y'Hy`` increases: a local
+    ascent on the concave ``max_{y in B} y'Hy`` that the paper does in one step."""
+    a = cur.alpha
+    r = a * backend.products(a, Y[:, [int(np.argmax(cur.q))]])[:, 0]
+    best, q_best = None, 0.0
+    while True:
+        y = np.asarray(oracle(r, a), dtype=np.int8)
+        if np.any(np.all(Y == y[:, None], axis=0)) or (best is not None and np.all(y == best)):
+            return best, q_best
+        p = backend.products(a, y[:, None])[:, 0]
+        q = float(np.dot(a * y, p))
+        if best is not None and q <= q_best:
+            return best, q_best
+        best, q_best = y, q
+        if not refine:
+            return best, q_best
+        r = a * p
+
+
+def _log(verbose, step, value, T, n_mkl):
+    if verbose:
+        print(
+            f"[WellSVM] step {step:3d}  objective {value:.8g}  label vectors {T:3d}  "
+            f"MKL solves {n_mkl}",
+            file=sys.stderr,
+            flush=True,
+        )

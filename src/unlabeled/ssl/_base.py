@@ -1,0 +1,194 @@
+"""What the semi-supervised SVMs share: scikit-learn's semi-supervised target convention
+(``y = -1`` for an unlabeled point), the balance constraint and its sorting oracle, the SVM on
+the labeled points that starts WellSVM and TSVM, and accuracy on the labeled points."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from sklearn.metrics import accuracy_score
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
+
+from .._engine import KernelSpec
+from .._kernel_machine import KernelClassifier, KernelMachine
+from .._label_generation import KernelBackend, LinearBackend
+from .._validation import KERNEL_CODES, Integer, Real
+
+UNLABELED = -1
+
+
+def check_ssl_targets(y, n_samples: int, who: str):
+    """Split semi-supervised targets into classes and signs.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Two class labels for the labeled points, ``-1`` for the unlabeled ones (scikit-learn's
+        convention, as :class:`sklearn.semi_supervised.LabelSpreading`).
+    n_samples : int
+        The number of rows of ``X``.
+    who : str
+        The estimator, named in the errors.
+
+    Returns
+    -------
+    classes : ndarray of shape (2,)
+        The two labels, sorted; ``classes[1]`` is the positive class (+1).
+    signs : ndarray of int8, shape (n_samples,)
+        +1 / -1 on the labeled points, 0 on the unlabeled ones.
+    """
+    y = column_or_1d(y, warn=True)
+    check_consistent_length(np.empty((n_samples, 0)), y)
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        raise ValueError(
+            f"y contains NaN: mark an unlabeled point with -1 (scikit-learn's "
+            f"semi-supervised convention), not NaN ({who})"
+        )
+    unlabeled = np.array([v == UNLABELED for v in y], dtype=bool) if y.dtype == object else (
+        y == UNLABELED if y.dtype.kind in "iuf" else np.zeros(len(y), dtype=bool)
+    )  # fmt: skip
+    labeled = y[~unlabeled]
+    if labeled.size:
+        check_classification_targets(labeled)
+    classes = np.unique(labeled)
+    if classes.size != 2:
+        shown = classes[:5].tolist()
+        why = (
+            "no point is labeled"
+            if classes.size == 0
+            else f"only one class is labeled (all labeled points are {shown[0]!r}): label at "
+            "least one point of each of the two classes"
+            if classes.size == 1
+            else f"the labeled points hold {classes.size} classes {shown}"
+            f"{' ...' if classes.size > 5 else ''}. Only binary classification is supported by "
+            f"{who}; for more classes wrap it in sklearn.multiclass.OneVsRestClassifier"
+        )
+        raise ValueError(f"y must hold two classes on its labeled points (-1 = unlabeled): {why}")
+    signs = np.zeros(len(y), dtype=np.int8)
+    signs[~unlabeled] = np.where(labeled == classes[1], 1, -1)
+    return classes, signs
+
+
+class BalancedLabels:
+    """The sorting oracle of Section 4.1.3 for the balance constraint.
+
+    ``B`` = the label vectors equal to the given labels on the labeled points, with exactly
+    ``n_negative`` of the unlabeled points at -1. ``self(r)`` returns ``argmax_{y in B} r'y``
+    (``alpha``, the cutting plane's second argument, is not needed):
+    the ``n_negative`` unlabeled points with the smallest ``r`` get -1, the others +1
+    (Proposition 5; ties broken by index).
+    """
+
+    def __init__(self, signs, n_negative: int):
+        self.base = np.asarray(signs, dtype=np.int8).copy()
+        self.unlabeled = np.flatnonzero(self.base == 0)
+        self.n_negative = int(n_negative)
+        self.base[self.unlabeled] = 1
+
+    def __call__(self, r, alpha=None) -> np.ndarray:
+        y = self.base.copy()
+        order = np.argsort(np.asarray(r)[self.unlabeled], kind="stable")
+        y[self.unlabeled[order[: self.n_negative]]] = -1
+        return y
+
+
+def n_negative_unlabeled(signs, balance) -> int:
+    """The paper's balance: ``ceil(n_U (1 - p))`` unlabeled negatives, ``p`` the share of
+    positives among the labeled points (``balance=None``) or ``balance`` itself."""
+    n_u = int(np.sum(signs == 0))
+    p = float(np.mean(signs[signs != 0] == 1)) if balance is None else float(balance)
+    return min(n_u, max(0, math.ceil(n_u * (1.0 - p) - 1e-9)))
+
+
+class SemiSupervisedSVM(KernelClassifier):
+    """Base of the semi-supervised SVMs: targets with ``-1`` for unlabeled points, the
+    kernel on the engine, the start from an SVM on the labeled points, and ``score``."""
+
+    _parameter_constraints: dict = {
+        **KernelMachine._parameter_constraints,
+        "C1": [Real(0.0)],
+        "C2": [Real(0.0)],
+        "balance": [None, Real(0.0, 1.0)],
+        "tol": [Real(0.0)],
+        "cache_size": [Real(0.0)],
+        "max_iter": [Integer(1)],
+    }
+
+    def fit(self, X, y):
+        """Fit on ``X`` with labels ``y`` (``-1`` = unlabeled).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Training points (dense or CSR); a square Gram matrix with
+            ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,)
+            Two class labels on the labeled points, -1 on the unlabeled ones.
+
+        Returns
+        -------
+        self
+        """
+        params = self._validate_params()
+        X = self._validate_X(X)
+        classes, signs = check_ssl_targets(y, X.shape[0], type(self).__name__)
+        return self._fit(params, X, classes, signs)
+
+    def _fit(self, params, X, classes, signs):
+        """The method itself, on checked input; returns ``self``."""
+        raise NotImplementedError
+
+    def _backend(self, X, C, tol=None, max_iter=-1):
+        """The engine for this kernel: the linear dual solver with ``w`` kept for
+        ``kernel="linear"`` (sparse data at any scale), else SMO on one kernel-row cache."""
+        tol = self.tol if tol is None else tol
+        if self.kernel == "linear":
+            return LinearBackend(X, C, tol, max_iter)
+        spec = KernelSpec(
+            KERNEL_CODES[self.kernel], gamma=self._gamma, coef0=float(self.coef0),
+            degree=int(self.degree),
+        )  # fmt: skip
+        cache = float(self.cache_size) * 2**20
+        return KernelBackend(X, spec, C, cache, tol, max_iter)
+
+    def _start_labels(self, backend, signs, oracle):
+        """The paper's start: an SVM (with offset, C1) on the labeled points; the unlabeled
+        points are labeled by its decision values under the balance constraint. Returns the
+        label vector and the decision values on all training points."""
+        lab = np.flatnonzero(signs != 0)
+        C = np.full(lab.size, float(self.C1))
+        a, _, rho = backend.signed_solve(lab, signs[lab], C, np.zeros(lab.size))
+        alpha = np.zeros(backend.n)
+        alpha[lab] = a
+        # K(alpha .* y) - rho; the signs given to unlabeled points do not matter (alpha = 0)
+        f = backend.products(alpha, np.where(signs == 0, 1, signs)[:, None])[:, 0] - rho
+        return oracle(f), f
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Accuracy of :meth:`predict` on the labeled points of ``(X, y)`` (``y = -1`` marks
+        a point without label, which is left out).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            True labels; ``-1`` for points to leave out.
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        float
+        """
+        check_is_fitted(self)
+        y = column_or_1d(y)
+        keep = ~(y == UNLABELED) if y.dtype.kind in "iuf" else np.ones(len(y), dtype=bool)
+        w = None if sample_weight is None else np.asarray(sample_weight)[keep]
+        pred = self.predict(X)
+        return float(accuracy_score(y[keep], pred[keep], sample_weight=w))
+
+    def _set_transduction(self, signs, f_train, classes):
+        """``transduction_``: the given label on labeled points, ``sign(f)`` elsewhere."""
+        s = np.where(signs != 0, signs, np.where(f_train > 0, 1, -1))
+        self.transduction_ = np.asarray(classes)[(s > 0).astype(int)]

@@ -1,0 +1,72 @@
+"""The supervised baseline of the semi-supervised SVMs: an SVM on the labeled points only."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._base import SemiSupervisedSVM
+
+
+class LabeledSVM(SemiSupervisedSVM):
+    r"""The SVM (with offset) trained on the labeled points only, ignoring the unlabeled ones.
+
+    .. math::
+
+        \min_{w, b}\ \tfrac12\|w\|^2 + C_1 \sum_{i \in L} (1 - y_i (w'\phi(x_i) + b))_+
+
+    It is the paper's "SVM" column and the start of :class:`WellSVM` and :class:`TSVM`, with
+    the same interface (``y = -1`` marks an unlabeled point) so that it can be compared with
+    them in one loop. It is solved on the engine's SMO solver (the linear dual solver for
+    ``kernel="linear"``) and equals :class:`sklearn.svm.SVC` on the labeled points.
+
+    Parameters
+    ----------
+    C1 : float, default=1.0
+    kernel, gamma, degree, coef0 : as for :class:`sklearn.svm.SVC`
+    tol : float, default=1e-3
+    cache_size : float, default=200
+    max_iter : int, default=1000000
+        Solver iterations at most.
+
+    Attributes
+    ----------
+    classes_, transduction_, dual_coef_, support_, support_vectors_, intercept_
+        As for :class:`WellSVM`; ``transduction_`` is ``predict`` on the unlabeled points.
+
+    See Also
+    --------
+    WellSVM, TSVM, LapSVM
+    """
+
+    _parameter_constraints: dict = {
+        k: v
+        for k, v in SemiSupervisedSVM._parameter_constraints.items()
+        if k not in ("C2", "balance")
+    }
+
+    def __init__(
+        self, C1: float = 1.0, *, kernel: str = "rbf", gamma="scale", degree: int = 3,
+        coef0: float = 0.0, tol: float = 1e-3, cache_size: float = 200.0,
+        max_iter: int = 1_000_000,
+    ):  # fmt: skip
+        self.C1 = C1
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tol = tol
+        self.cache_size = cache_size
+        self.max_iter = max_iter
+
+    def _fit(self, params, X, classes, signs):
+        lab = np.flatnonzero(signs != 0)
+        backend = self._backend(X, np.ones(X.shape[0]), max_iter=params["max_iter"])
+        a, _, rho = backend.signed_solve(
+            lab, signs[lab], np.full(lab.size, params["C1"]), np.zeros(lab.size)
+        )
+        alpha = np.zeros(X.shape[0])
+        alpha[lab] = a * signs[lab]
+        self._set_expansion(X, alpha, -rho, classes=classes)
+        self._set_transduction(signs, self.decision_function(X), classes)
+        self.n_iter_ = backend.n_inner_iter
+        return self

@@ -1,0 +1,139 @@
+"""The Laplacian SVM of Belkin, Niyogi and Sindhwani (JMLR 2006): a dense baseline."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+from sklearn.neighbors import kneighbors_graph
+
+from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
+from .._shared import warn_not_converged
+from .._validation import Integer, Options, Real
+from ._base import SemiSupervisedSVM
+
+#: LapSVM holds about three dense n x n float64 matrices; fits above this are refused
+MAX_DENSE_BYTES = 4 * 2**30
+
+
+class LapSVM(SemiSupervisedSVM):
+    r"""Laplacian SVM (manifold regularization) on a k-nearest-neighbour graph.
+
+    .. math::
+
+        \min_{f = \sum_i \alpha_i k(x_i, \cdot) + b}\ C_1 \sum_{i \in L} (1 - y_i f(x_i))_+
+            + \tfrac12 \|f\|_K^2 + \frac{\gamma_I}{2 n}\, \mathbf f' L\, \mathbf f,
+
+    with ``L = D - W`` the Laplacian of the symmetrised k-NN graph of all ``n`` training
+    points (0/1 weights) and ``f`` the values of ``f`` on them. This is Belkin et al.'s
+    problem with ``2 gamma_A = 1`` and ``1 / l`` scaled into ``C1``. The dual (their eq. 37)
+    is an ordinary SVM on the labeled points with the kernel
+
+    .. math:: \tilde K = J K (I + \lambda L K)^{-1} J', \qquad \lambda = \gamma_I / n,
+
+    solved on the engine (as a precomputed kernel, with offset); then
+    ``alpha = (I + lambda L K)^{-1} J' (beta .* y)``.
+
+    Dense: the Gram matrix and the n x n system are formed, so it is a small-data baseline.
+    Fits needing more than 4 GB are refused with an error before any work.
+
+    Parameters
+    ----------
+    C1 : float, default=1.0
+        Weight of the hinge loss on labeled points.
+    gamma_I : float, default=1.0
+        Weight of the graph smoothness term (``gamma_I = 0`` is the SVM on the labeled
+        points).
+    n_neighbors : int, default=5
+        Neighbours of the graph (the paper's grid: 3, 5, 7, 9).
+    kernel, gamma, degree, coef0 : as for :class:`sklearn.svm.SVC` (no "precomputed")
+    tol : float, default=1e-3
+        KKT tolerance of the SVM.
+    max_iter : int, default=100000
+        Solver iterations at most.
+
+    Attributes
+    ----------
+    classes_, transduction_, dual_coef_, support_, support_vectors_, intercept_
+        As for :class:`WellSVM`.
+    n_iter_ : int
+        Iterations of the SVM solver.
+
+    See Also
+    --------
+    WellSVM, TSVM
+
+    References
+    ----------
+    M. Belkin, P. Niyogi, V. Sindhwani. Manifold regularization: a geometric framework for
+    learning from labeled and unlabeled examples. JMLR 7:2399-2434, 2006.
+    """
+
+    _parameter_constraints: dict = {
+        **{k: v for k, v in SemiSupervisedSVM._parameter_constraints.items()
+           if k not in ("C2", "balance", "cache_size")},
+        "kernel": [Options(("rbf", "linear", "poly"))],
+        "gamma_I": [Real(0.0, low_open=False)],
+        "n_neighbors": [Integer(1)],
+    }  # fmt: skip
+
+    def __init__(
+        self, C1: float = 1.0, gamma_I: float = 1.0, *, n_neighbors: int = 5,
+        kernel: str = "rbf", gamma="scale", degree: int = 3, coef0: float = 0.0,
+        tol: float = 1e-3, max_iter: int = 100000,
+    ):  # fmt: skip
+        self.C1 = C1
+        self.gamma_I = gamma_I
+        self.n_neighbors = n_neighbors
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def _fit(self, params, X, classes, signs):
+        n = X.shape[0]
+        if 3 * 8 * n * n > MAX_DENSE_BYTES:
+            raise ValueError(
+                f"LapSVM is a dense method: {n} training points need about "
+                f"{3 * 8 * n * n / 2**30:.1f} GB (three n x n matrices), over its "
+                f"{MAX_DENSE_BYTES / 2**30:.0f} GB limit; subsample the unlabeled points or use "
+                "WellSVM, which never forms an n x n matrix"
+            )
+        lab = np.flatnonzero(signs != 0)
+        K = self._gram(X)
+        A = _manifold_solve(K, _laplacian(X, min(params["n_neighbors"], n - 1)),
+                            params["gamma_I"] / n, lab)  # fmt: skip
+        Kt = K[lab] @ A  # J K (I + lambda L K)^-1 J'
+        Kt = np.ascontiguousarray((Kt + Kt.T) / 2)
+        rows = KernelRows(
+            as_data(Kt), KernelSpec(3), np.arange(lab.size, dtype=np.int32), 8.0 * Kt.size + 2**20
+        )
+        res = solve_kernel_qp(
+            rows, np.arange(lab.size, dtype=np.int64), -np.ones(lab.size),
+            np.full(lab.size, params["C1"]), np.zeros(lab.size), y=signs[lab],
+            options=SolverOptions(params["tol"], True, params["max_iter"]),
+        )  # fmt: skip
+        if not res.converged:
+            warn_not_converged("LapSVM", limit=params["max_iter"], used=res.n_iter)
+        alpha = A @ (res.alpha * signs[lab])
+        self._set_expansion(X, alpha, -res.rho, classes=classes)
+        self.n_iter_ = res.n_iter
+        self._set_transduction(signs, K @ alpha - res.rho, classes)
+        return self
+
+
+def _laplacian(X, k):
+    """``D - W`` of the symmetrised 0/1 k-nearest-neighbour graph (sparse)."""
+    W = kneighbors_graph(X, k, mode="connectivity", include_self=False)
+    W = W.maximum(W.T)
+    return sp.diags(np.asarray(W.sum(axis=1)).ravel()) - W
+
+
+def _manifold_solve(K, L, lam, lab):
+    """``(I + lam L K)^-1 J'``: the n x l map from the labeled dual to the expansion."""
+    M = np.eye(K.shape[0]) + lam * (L @ K)
+    rhs = np.zeros((K.shape[0], lab.size))
+    rhs[lab, np.arange(lab.size)] = 1.0
+    return scipy.linalg.solve(M, rhs, overwrite_a=True, check_finite=False)

@@ -1,0 +1,144 @@
+"""The transductive SVM of Joachims (1999): label switching under the balance constraint."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from .._shared import warn_not_converged
+from .._validation import Boolean, Integer
+from ._base import BalancedLabels, SemiSupervisedSVM, n_negative_unlabeled
+
+_C_START = 1e-5  # Joachims' first weight of the unlabeled points
+
+
+class TSVM(SemiSupervisedSVM):
+    r"""Transductive SVM by label switching (Joachims 1999), each step an SVM on the engine.
+
+    The same semi-supervised SVM objective as :class:`WellSVM`, but with an offset ``b``:
+
+    .. math::
+
+        \min_{y_U,\, w,\, b}\ \tfrac12\|w\|^2 + C_1 \sum_{i \in L} \xi_i
+            + C^* \sum_{j \in U} \xi_j,
+        \qquad y_i (w'\phi(x_i) + b) \ge 1 - \xi_i,\ \xi \ge 0,
+
+    with the unlabeled labels under the balance constraint. The search is local:
+
+    1. An SVM on the labeled points labels the unlabeled ones. The
+       ``ceil(n_U (1 - balance))`` smallest decision values become negative.
+    2. Set ``C* = 1e-5``. Then repeat: train the SVM on all points. Swap the labels of
+       unlabeled pairs ``(i, j)`` with ``y_i y_j < 0``, ``xi_i > 0``, ``xi_j > 0`` and
+       ``xi_i + xi_j > 2``. Each such swap lowers the objective. While pairs remain, swap
+       them and retrain, warm-started. When none remain, set ``C* <- min(2 C*, C2)``, and
+       stop once ``C* = C2`` has no pair.
+
+    Several disjoint pairs are swapped per retraining. They are paired largest slack with
+    largest slack, and the objective falls for every pair, since each point's new slack
+    depends only on its own decision value. One ``C*`` serves both classes of unlabeled
+    points; Joachims' two weights ``C*_-``, ``C*_+`` are not used, because the balance
+    constraint already fixes the label counts. Swaps keep them.
+
+    Parameters
+    ----------
+    C1, C2 : float, default=1.0, 0.1
+        Weights of the losses of labeled and (finally) unlabeled points.
+    kernel, gamma, degree, coef0 : as for :class:`sklearn.svm.SVC`
+    balance : float in (0, 1) or None, default=None
+        Share of positives among the unlabeled points; None: as among the labeled ones.
+    max_iter : int, default=1000
+        SVM solves at most.
+    tol : float, default=1e-3
+        KKT tolerance of each SVM.
+    cache_size : float, default=200
+        Kernel-row cache in MB, shared by every solve of the fit.
+    verbose : bool, default=False
+
+    Attributes
+    ----------
+    classes_, transduction_, dual_coef_, support_, support_vectors_, intercept_
+        As for :class:`WellSVM`. ``intercept_`` is the offset ``b``.
+    n_iter_ : int
+        SVM solves run.
+    n_switches_ : int
+        Labels swapped in all (two per pair).
+
+    See Also
+    --------
+    WellSVM : The convex relaxation of the same problem.
+
+    References
+    ----------
+    T. Joachims. Transductive inference for text classification using support vector
+    machines. ICML 1999.
+    """
+
+    _parameter_constraints: dict = {
+        **SemiSupervisedSVM._parameter_constraints,
+        "verbose": [Boolean(), Integer()],
+    }
+
+    def __init__(
+        self, C1: float = 1.0, C2: float = 0.1, *, kernel: str = "rbf", gamma="scale",
+        degree: int = 3, coef0: float = 0.0, balance: float | None = None,
+        max_iter: int = 1000, tol: float = 1e-3, cache_size: float = 200.0,
+        verbose: bool = False,
+    ):  # fmt: skip
+        self.C1 = C1
+        self.C2 = C2
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.balance = balance
+        self.max_iter = max_iter
+        self.tol = tol
+        self.cache_size = cache_size
+        self.verbose = verbose
+
+    def _fit(self, params, X, classes, signs):
+        n = X.shape[0]
+        unl = signs == 0
+        backend = self._backend(X, np.ones(n))
+        oracle = BalancedLabels(signs, n_negative_unlabeled(signs, params["balance"]))
+        labels, f = self._start_labels(backend, signs, oracle)
+        c_star = min(_C_START, params["C2"])
+        alpha, solves, switches = np.zeros(n), 0, 0
+        while True:
+            C = np.where(unl, c_star, params["C1"])
+            alpha, f, rho = backend.signed_solve(np.arange(n), labels, C, alpha)
+            solves += 1
+            pairs = _switchable_pairs(labels, f, unl)
+            if self.verbose:
+                print(f"[TSVM] C*={c_star:.3g}  pairs to swap {len(pairs[0])}", file=sys.stderr)
+            if solves >= params["max_iter"]:
+                break
+            if len(pairs[0]):
+                i, j = pairs
+                labels[i], labels[j] = labels[j], labels[i]
+                alpha[i], alpha[j] = alpha[j].copy(), alpha[i].copy()  # keeps y'alpha
+                switches += 2 * len(i)
+            elif c_star >= params["C2"]:
+                break
+            else:
+                c_star = min(2 * c_star, params["C2"])
+        if solves >= params["max_iter"] and (len(pairs[0]) or c_star < params["C2"]):
+            warn_not_converged("TSVM", limit=params["max_iter"], used=solves, unit="SVM solves")
+        self._set_expansion(X, alpha * labels, -rho, classes=classes)
+        self.n_iter_ = solves
+        self.n_switches_ = switches
+        self._set_transduction(signs, f, classes)
+        return self
+
+
+def _switchable_pairs(labels, f, unlabeled):
+    """Disjoint unlabeled pairs ``(i, j)``, ``y_i = +1``, ``y_j = -1``, both with slack and
+    ``xi_i + xi_j > 2``: the largest slacks of each side paired in order."""
+    xi = np.maximum(0.0, 1.0 - labels * f)
+    side = [np.flatnonzero(unlabeled & (labels == s) & (xi > 0)) for s in (1, -1)]
+    pos, neg = (s[np.argsort(-xi[s], kind="stable")] for s in side)
+    k = min(pos.size, neg.size)
+    pos, neg = pos[:k], neg[:k]
+    ok = xi[pos] + xi[neg] > 2.0
+    return pos[ok], neg[ok]

@@ -1,0 +1,203 @@
+"""WellSVM for semi-supervised learning (Li, Tsang, Kwok, Zhou, JMLR 2013, Section 4.1)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._label_generation import label_generation
+from .._shared import warn_not_converged
+from .._validation import Boolean, Integer, Options
+from ._base import BalancedLabels, SemiSupervisedSVM, n_negative_unlabeled
+
+_N_RANDOM_STARTS = 20  # the authors' code: the best of 20 random labelings by alignment
+
+
+class WellSVM(SemiSupervisedSVM):
+    r"""Semi-supervised SVM by WellSVM's convex relaxation and label generation.
+
+    The semi-supervised SVM (S3VM) picks the labels ``y_U`` of the unlabeled points together
+    with the SVM (no offset, hinge loss, ``C1`` on labeled and ``C2`` on unlabeled points),
+    under the balance constraint ``mean(y_U) = mean(y_L)``:
+
+    .. math::
+
+        \min_{y \in B}\ \max_{\alpha \in A}\ G(\alpha, y) = 1'\alpha
+            - \tfrac12\,\alpha'(K \odot y y')\alpha,
+        \qquad A = \{0 \le \alpha_i \le C_1\ (i \in L),\ 0 \le \alpha_j \le C_2\ (j \in U)\}.
+
+    WellSVM swaps the min and the max. The result is convex, and it equals a multiple kernel
+    learning (MKL) problem over the label kernels :math:`K \odot y_t y_t'`:
+
+    .. math::
+
+        \min_{\mu \in \Delta}\ \max_{\alpha \in A}\ 1'\alpha - \tfrac12\,\alpha'
+            \Bigl(K \odot \sum_t \mu_t\, y_t y_t'\Bigr)\alpha .
+
+    It is at least as tight as the SDP relaxations. The problem is solved by a cutting plane
+    that adds one violated label vector at a time. The loop starts from the labels of an
+    SVM trained on the labeled points. On the working set it alternates an SVM without
+    offset on the mixed kernel with the closed-form update
+    :math:`\mu_t \propto \|w_t\|`, warm-starting ``alpha`` throughout. The next label vector
+    comes from sorting ``r = (K \odot \alpha\alpha')\bar y`` under the balance constraint.
+    The loop stops when no violated label vector is found or the objective falls by less
+    than ``tol`` (relative). Every SVM runs on the engine, and one kernel-row cache serves
+    the whole fit. The model is
+    :math:`f(x) = \sum_i \alpha_i (\sum_t \mu_t y_{ti})\, k(x_i, x)`.
+
+    Parameters
+    ----------
+    C1 : float, default=1.0
+        Weight of the hinge loss on labeled points.
+    C2 : float, default=0.1
+        Weight of the hinge loss on unlabeled points.
+    kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
+    gamma : "scale", "auto" or float, default="scale"
+        As for :class:`sklearn.svm.SVC`. The paper's width ``sigma`` is
+        ``gamma = 1 / (2 sigma^2)``.
+    degree : int, default=3
+    coef0 : float, default=0.0
+    balance : float in (0, 1) or None, default=None
+        Share of positives among the unlabeled points. ``ceil(n_U (1 - balance))`` of them
+        are labeled negative. None takes the share among the labeled points, which is the
+        paper's constraint.
+    max_iter : int, default=50
+        Cutting-plane iterations (label vectors added) at most.
+    max_mkl_iter : int, default=100
+        SVM solves per MKL problem at most.
+    tol : float, default=1e-3
+        Relative tolerance of the objective's decrease, of a label vector's violation and
+        of the MKL duality gap. It is also the KKT tolerance of the inner SVMs.
+    init : {"svm", "alignment"}, default="svm"
+        The start label vector. ``"svm"`` (the paper) labels the unlabeled points by the
+        decision values of an SVM on the labeled points, under the balance constraint.
+        ``"alignment"`` (the authors' code) takes the best of 20 random balanced labelings
+        by kernel-target alignment ``y'Ky``.
+    refine_oracle : bool, default=False
+        Repeat the violated-label sort from its own answer while ``y'Hy`` grows (the
+        authors' code). The paper sorts once.
+    cache_size : float, default=200
+        Kernel-row cache in MB.
+    random_state : int, RandomState or None, default=None
+        Only used by ``init="alignment"``.
+    verbose : bool, default=False
+        Print one line per cutting-plane step to stderr.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels; ``classes_[1]`` is +1 in the label vectors.
+    transduction_ : ndarray of shape (n_samples,)
+        Labels of the training points: the given ones, and ``predict`` on the unlabeled.
+    label_vectors_ : ndarray of int8, shape (n_samples, n_label_vectors)
+        The generated labelings in +-1, the start first.
+    mu_ : ndarray of shape (n_label_vectors,)
+        Their MKL weights, on the simplex.
+    alpha_ : ndarray of shape (n_samples,)
+        The dual variables of the relaxation.
+    dual_coef_ : ndarray of shape (1, n_SV)
+        ``alpha_i sum_t mu_t y_ti`` on the support.
+    support_, support_vectors_, intercept_, shape_fit_
+        As for :class:`sklearn.svm.SVC`. ``intercept_`` is ``[0.0]`` because there is no
+        offset.
+    objective_history_ : ndarray
+        The relaxation's value after every cutting-plane step. It never increases.
+    n_iter_ : int
+        Cutting-plane iterations run: MKL problems solved, the first (on the start label
+        vector alone) included; ``len(objective_history_)``.
+    n_mkl_iter_ : list of int
+        SVM solves of each MKL problem.
+    stop_reason_ : str
+        Why the loop ended.
+
+    See Also
+    --------
+    TSVM : The same objective, by local label switching (Joachims 1999).
+    LapSVM : Manifold regularization (Belkin, Niyogi, Sindhwani 2006).
+
+    References
+    ----------
+    Y.-F. Li, I. W. Tsang, J. T. Kwok, Z.-H. Zhou. Convex and scalable weakly labeled SVMs.
+    JMLR 14:2151-2188, 2013.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.ssl import WellSVM
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(-2, 1, (50, 2)), rng.normal(2, 1, (50, 2))]
+    >>> y = np.full(100, -1); y[:3] = 0; y[50:53] = 1
+    >>> WellSVM(C2=0.1, gamma=0.5).fit(X, y).score(X, np.repeat([0, 1], 50)) > 0.9
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **SemiSupervisedSVM._parameter_constraints,
+        "max_mkl_iter": [Integer(1)],
+        "init": [Options(("svm", "alignment"))],
+        "refine_oracle": [Boolean()],
+        "random_state": [None, Integer(), Options((np.random.RandomState,))],
+        "verbose": [Boolean(), Integer()],
+    }
+
+    def __init__(
+        self, C1: float = 1.0, C2: float = 0.1, *, kernel: str = "rbf", gamma="scale",
+        degree: int = 3, coef0: float = 0.0, balance: float | None = None, max_iter: int = 50,
+        max_mkl_iter: int = 100, tol: float = 1e-3, init: str = "svm",
+        refine_oracle: bool = False, cache_size: float = 200.0, random_state=None,
+        verbose: bool = False,
+    ):  # fmt: skip
+        self.C1 = C1
+        self.C2 = C2
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.balance = balance
+        self.max_iter = max_iter
+        self.max_mkl_iter = max_mkl_iter
+        self.tol = tol
+        self.init = init
+        self.refine_oracle = refine_oracle
+        self.cache_size = cache_size
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _fit(self, params, X, classes, signs):
+        C = np.where(signs != 0, params["C1"], params["C2"])
+        backend = self._backend(X, C)
+        oracle = BalancedLabels(signs, n_negative_unlabeled(signs, params["balance"]))
+        y0 = self._init_labels(backend, signs, oracle)
+        res = label_generation(
+            backend, oracle, y0, max_iter=params["max_iter"],
+            max_mkl_iter=params["max_mkl_iter"], tol=params["tol"],
+            refine=params["refine_oracle"], verbose=self.verbose,
+        )  # fmt: skip
+        self._set_expansion(X, res.alpha * (res.labels @ res.mu), None, classes=classes)
+        self.alpha_ = res.alpha
+        self.label_vectors_ = res.labels
+        self.mu_ = res.mu
+        self.objective_history_ = np.asarray(res.history)
+        self.n_iter_ = len(res.history)
+        self.n_mkl_iter_ = list(res.mkl_iter)
+        self.stop_reason_ = res.stop
+        self._set_transduction(signs, res.f_train, classes)
+        if res.stop == "max_iter":
+            warn_not_converged("WellSVM", limit=params["max_iter"], used=res.n_iter)
+        if not backend.all_converged or res.mkl_limit:
+            warn_not_converged(
+                "WellSVM", why="an inner SVM or MKL problem hit its iteration limit",
+                detail=" (raise max_mkl_iter, or tol)",
+            )  # fmt: skip
+        return self
+
+    def _init_labels(self, backend, signs, oracle):
+        if self.init == "svm":
+            return self._start_labels(backend, signs, oracle)[0]
+        rng = np.random.default_rng(
+            self.random_state.randint(2**31)
+            if isinstance(self.random_state, np.random.RandomState)
+            else self.random_state
+        )
+        Y = np.stack([oracle(rng.random(backend.n)) for _ in range(_N_RANDOM_STARTS)], axis=1)
+        align = np.einsum("it,it->t", Y, backend.products(np.ones(backend.n), Y))
+        return Y[:, int(np.argmax(align))]

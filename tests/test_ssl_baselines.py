@@ -1,0 +1,152 @@
+"""The semi-supervised baselines against independent references (TSVM's SVM steps and its
+stopping rule; LapSVM's solution against its primal solved by cvxpy), and scikit-learn's
+estimator checks for WellSVM, TSVM and LapSVM."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.utils.estimator_checks import check_estimator
+
+from unlabeled.ssl import TSVM, LabeledSVM, LapSVM, WellSVM
+from unlabeled.ssl._base import n_negative_unlabeled
+from unlabeled.ssl._lapsvm import _laplacian
+
+cp = pytest.importorskip("cvxpy")
+
+GAMMA = 0.5
+SOLVE = {"solver": "CLARABEL", "tol_gap_abs": 1e-9, "tol_gap_rel": 1e-9, "tol_feas": 1e-9}
+
+
+def ssl_problem(seed, n_lab=6, n_unl=40, shift=1.2):
+    rng = np.random.default_rng(seed)
+    n = n_lab + n_unl
+    truth = np.r_[np.tile([0, 1], n_lab // 2), rng.integers(0, 2, n_unl)]
+    X = rng.normal(size=(n, 2)) + shift * (2 * truth[:, None] - 1)
+    return X, np.where(np.arange(n) < n_lab, truth, -1), truth
+
+
+def svm_with_offset(K, y, C):
+    """min 1/2 ||w||^2 + sum C_i xi_i over (alpha, b), by Clarabel in the primal over the
+    kernel expansion: the objective value and the decision values on the points."""
+    ev, U = np.linalg.eigh(K)
+    V = U[:, ev > 1e-10] * np.sqrt(ev[ev > 1e-10])  # K = V V'
+    w, b = cp.Variable(V.shape[1]), cp.Variable()
+    f = V @ w + b
+    obj = 0.5 * cp.sum_squares(w) + C @ cp.pos(1 - cp.multiply(y, f))
+    prob = cp.Problem(cp.Minimize(obj))
+    prob.solve(**SOLVE)
+    return float(prob.value), V @ w.value + b.value
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_tsvm_final_step_is_the_svm_on_its_labels(seed):
+    """TSVM ends on an SVM with offset (C1 labeled, C2 unlabeled) for its final labels that
+    leaves no swappable pair, keeps the balance, and matches a generic solver."""
+    X, y, truth = ssl_problem(seed)
+    model = TSVM(C1=1.0, C2=0.5, gamma=GAMMA, tol=1e-8).fit(X, y)
+    lab = np.where(model.transduction_ == 1, 1.0, -1.0)
+    unl = y == -1
+    s = np.where(y == -1, 0, np.where(y == 1, 1, -1))
+    assert np.sum(lab[unl] < 0) == n_negative_unlabeled(s, None)
+    K = rbf_kernel(X, gamma=GAMMA)
+    C = np.where(unl, 0.5, 1.0)
+    value, f_ref = svm_with_offset(K, lab, C)
+    f = model.decision_function(X)
+    np.testing.assert_allclose(f, f_ref, atol=1e-4)
+    # on the transduction_ labels: sign(f) may differ from them only where the balance binds
+    xi = np.maximum(0, 1 - lab * f)
+    pos, neg = unl & (lab > 0) & (xi > 0), unl & (lab < 0) & (xi > 0)
+    if pos.any() and neg.any():
+        assert xi[pos].max() + xi[neg].max() <= 2 + 1e-6
+    assert model.score(X, truth) >= 0.8
+    assert model.n_iter_ >= 2
+
+
+def test_tsvm_transduction_labels_are_the_final_labels():
+    X, y, _ = ssl_problem(3)
+    model = TSVM(gamma=GAMMA).fit(X, y)
+    np.testing.assert_array_equal(model.transduction_[y != -1], y[y != -1])
+
+
+@pytest.mark.parametrize("gamma_I", [0.0, 2.0])
+def test_lapsvm_matches_its_primal(gamma_I):
+    """LapSVM's expansion minimises C1 sum hinge + 1/2 a'Ka + gamma_I/(2n) f'Lf (cvxpy)."""
+    X, y, _ = ssl_problem(4, n_unl=30)
+    n = len(y)
+    model = LapSVM(C1=1.0, gamma_I=gamma_I, n_neighbors=4, gamma=GAMMA, tol=1e-8).fit(X, y)
+    K = rbf_kernel(X, gamma=GAMMA)
+    L = _laplacian(X, 4).toarray()
+    lab = np.flatnonzero(y != -1)
+    t = np.where(y[lab] == 1, 1.0, -1.0)
+
+    def objective(alpha, b):
+        f = K @ alpha
+        hinge = np.maximum(0, 1 - t * (f[lab] + b)).sum()
+        return hinge + 0.5 * alpha @ K @ alpha + gamma_I / (2 * n) * f @ L @ f
+
+    ev, U = np.linalg.eigh(K)
+    keep = ev > 1e-10
+    V = U[:, keep] * np.sqrt(ev[keep])  # f = K alpha = V w with w = V' alpha
+    Lh = np.linalg.cholesky(L + 1e-12 * np.eye(n))
+    w, b = cp.Variable(V.shape[1]), cp.Variable()
+    f = V @ w
+    obj = (cp.sum(cp.pos(1 - cp.multiply(t, f[lab] + b))) + 0.5 * cp.sum_squares(w)
+           + gamma_I / (2 * n) * cp.sum_squares(Lh.T @ f))  # fmt: skip
+    prob = cp.Problem(cp.Minimize(obj))
+    prob.solve(**SOLVE)
+    alpha = np.zeros(n)
+    alpha[model.support_] = model.dual_coef_[0]
+    ours = objective(alpha, model.intercept_[0])
+    assert ours <= prob.value + 1e-5 * max(1.0, prob.value)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_labeled_svm_is_svc_on_the_labeled_points(kernel):
+    from sklearn.svm import SVC
+
+    X, y, _ = ssl_problem(6, n_lab=10)
+    lab = y != -1
+    model = LabeledSVM(C1=0.7, kernel=kernel, gamma=GAMMA, tol=1e-8).fit(X, y)
+    ref = SVC(C=0.7, kernel=kernel, gamma=GAMMA, tol=1e-8).fit(X[lab], y[lab])
+    np.testing.assert_allclose(model.decision_function(X), ref.decision_function(X), atol=1e-5)
+    np.testing.assert_array_equal(model.transduction_[lab], y[lab])
+
+
+def test_lapsvm_memory_guard(monkeypatch):
+    monkeypatch.setattr("unlabeled.ssl._lapsvm.MAX_DENSE_BYTES", 1000)
+    X, y, _ = ssl_problem(5)
+    with pytest.raises(ValueError, match="dense method"):
+        LapSVM().fit(X, y)
+
+
+# Checks that cannot apply to a semi-supervised estimator, with the reason.
+SSL_EXPECTED_FAILURES = {
+    "check_classifiers_classes": "it fits labels {-1, 1}; -1 marks an unlabeled point in "
+    "scikit-learn's semi-supervised convention, so only one class is labeled and fit refuses",
+}
+
+
+@pytest.mark.parametrize(
+    "estimator", [WellSVM(), TSVM(), LapSVM(), LabeledSVM()], ids=lambda e: type(e).__name__
+)
+def test_check_estimator(estimator):
+    results = check_estimator(estimator, expected_failed_checks=SSL_EXPECTED_FAILURES, on_fail=None)
+    failed = [r["check_name"] for r in results if r["status"] == "failed"]
+    assert not failed, failed
+
+
+def test_make_rcv1_like():
+    from unlabeled.datasets import make_rcv1_like
+
+    X, y = make_rcv1_like(3000, 5000, density=0.01, n_topic_words=50, random_state=0)
+    assert X.shape == (3000, 5000) and X.has_sorted_indices
+    assert abs(X.nnz / (3000 * 5000) - 0.01) < 0.002
+    np.testing.assert_allclose(np.sqrt(X.multiply(X).sum(axis=1)).A1, 1.0)
+    assert X.data.min() > 0 and 0.45 < y.mean() < 0.55
+    w = np.zeros(5000)
+    w[-100:-50], w[-50:] = -1.0, 1.0  # the class vocabularies separate with a margin
+    assert np.min((X @ w) * (2 * y - 1)) > 0
+    X2, y2 = make_rcv1_like(3000, 5000, density=0.01, n_topic_words=50, random_state=0)
+    assert (X2 != X).nnz == 0 and np.array_equal(y, y2)
