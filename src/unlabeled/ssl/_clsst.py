@@ -16,6 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from .._kernel_machine import set_init_params
 from .._validation import check_choice, check_int, check_real
 from ._vbmfa import VBMFA, lse_points, pd_loadings
 
@@ -225,16 +226,7 @@ class CLSST(ClassifierMixin, BaseEstimator):
         random_state=None,
         verbose: int = 0,
     ):
-        self.n_components = n_components
-        self.n_factors = n_factors
-        self.noise = noise
-        self.tol = tol
-        self.max_iter = max_iter
-        self.max_births = max_births
-        self.init = init
-        self.classes = classes
-        self.random_state = random_state
-        self.verbose = verbose
+        set_init_params(self, locals())
 
     # ---- fitting ----------------------------------------------------------------------------
     def fit(self, X, y) -> CLSST:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._kernel_machine import set_init_params
 from ._base import SemiSupervisedSVM
 
 
@@ -49,14 +50,7 @@ class LabeledSVM(SemiSupervisedSVM):
         coef0: float = 0.0, tol: float = 1e-3, cache_size: float = 200.0,
         max_iter: int = 1_000_000,
     ):  # fmt: skip
-        self.C1 = C1
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.tol = tol
-        self.cache_size = cache_size
-        self.max_iter = max_iter
+        set_init_params(self, locals())
 
     def _fit(self, params, X, classes, signs):
         lab = np.flatnonzero(signs != 0)

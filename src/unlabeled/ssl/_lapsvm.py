@@ -8,6 +8,7 @@ import scipy.sparse as sp
 from sklearn.neighbors import kneighbors_graph
 
 from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
+from .._kernel_machine import set_init_params
 from .._shared import warn_not_converged
 from .._validation import Integer, Options, Real
 from ._base import SemiSupervisedSVM
@@ -82,15 +83,7 @@ class LapSVM(SemiSupervisedSVM):
         kernel: str = "rbf", gamma="scale", degree: int = 3, coef0: float = 0.0,
         tol: float = 1e-3, max_iter: int = 100000,
     ):  # fmt: skip
-        self.C1 = C1
-        self.gamma_I = gamma_I
-        self.n_neighbors = n_neighbors
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.tol = tol
-        self.max_iter = max_iter
+        set_init_params(self, locals())
 
     def _fit(self, params, X, classes, signs):
         n = X.shape[0]

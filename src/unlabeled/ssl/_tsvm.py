@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 
+from .._kernel_machine import set_init_params
 from .._shared import warn_not_converged
 from .._validation import Boolean, Integer
 from ._base import BalancedLabels, SemiSupervisedSVM, n_negative_unlabeled
@@ -85,17 +86,7 @@ class TSVM(SemiSupervisedSVM):
         max_iter: int = 1000, tol: float = 1e-3, cache_size: float = 200.0,
         verbose: bool = False,
     ):  # fmt: skip
-        self.C1 = C1
-        self.C2 = C2
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.balance = balance
-        self.max_iter = max_iter
-        self.tol = tol
-        self.cache_size = cache_size
-        self.verbose = verbose
+        set_init_params(self, locals())
 
     def _fit(self, params, X, classes, signs):
         n = X.shape[0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._kernel_machine import set_init_params
 from .._label_generation import label_generation
 from .._shared import warn_not_converged
 from .._validation import Boolean, Integer, Options
@@ -146,21 +147,7 @@ class WellSVM(SemiSupervisedSVM):
         refine_oracle: bool = False, cache_size: float = 200.0, random_state=None,
         verbose: bool = False,
     ):  # fmt: skip
-        self.C1 = C1
-        self.C2 = C2
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.balance = balance
-        self.max_iter = max_iter
-        self.max_mkl_iter = max_mkl_iter
-        self.tol = tol
-        self.init = init
-        self.refine_oracle = refine_oracle
-        self.cache_size = cache_size
-        self.random_state = random_state
-        self.verbose = verbose
+        set_init_params(self, locals())
 
     def _fit(self, params, X, classes, signs):
         C = np.where(signs != 0, params["C1"], params["C2"])
