@@ -190,8 +190,9 @@ struct QPSolution {
 QPSolution solve_kernel_qp(PyKernelRows& rows, Vec<int64_t> var_point, Vec<double> p, Vec<double> C,
                            Vec<double> alpha0, std::optional<Vec<int8_t>> y,
                            std::optional<Int8Mat> labels,
-                           std::optional<Vec<double>> mu, bool equality, const unl::SolverOptions& options,
+                           std::optional<Vec<double>> mu, bool equality, std::optional<unl::SolverOptions> options_in,
                            nb::object progress) {
+    const unl::SolverOptions options = options_in.value_or(unl::SolverOptions());  // None: defaults
     const size_t l = var_point.shape(0);
     if (p.shape(0) != l || C.shape(0) != l || alpha0.shape(0) != l)
         throw nb::value_error("var_point, p, C and alpha0 must have the same length");
@@ -260,7 +261,8 @@ LinearSolution solve_linear_dual(const PyData& data, Vec<int32_t> row, Vec<doubl
                                  Int8Mat signs,
                                  std::optional<Vec<double>> mu, std::optional<Vec<int8_t>> y,
                                  std::optional<Mat<double>> w0, bool equality, double shift,
-                                 const unl::SolverOptions& options, uint64_t seed, nb::object progress) {
+                                 std::optional<unl::SolverOptions> options_in, uint64_t seed, nb::object progress) {
+    const unl::SolverOptions options = options_in.value_or(unl::SolverOptions());  // None: defaults
     if (data.view.x32 == nullptr && data.view.x64 == nullptr && !data.view.sparse)
         throw nb::value_error("no data");
     const size_t l = row.shape(0), m = signs.shape(1);
@@ -321,11 +323,12 @@ LinearSolution solve_linear_dual(const PyData& data, Vec<int32_t> row, Vec<doubl
 // The problems with their own entry points
 
 unl::PUResult solve_pu(const PyData& data, const unl::KernelParams& kernel, Vec<int32_t> pos,
-                       Vec<int32_t> unl, double c1, double c2, const unl::SolverOptions& options,
+                       Vec<int32_t> unl, double c1, double c2, std::optional<unl::SolverOptions> options_in,
                        int solver, double cache_bytes, bool cache_float32, uint64_t seed,
                        std::optional<Vec<double>> sigma0, std::optional<Vec<double>> h,
                        std::optional<Mat<double>> start_products, bool positive_g, int linear_cd,
                        double beta0, nb::object progress) {
+    const unl::SolverOptions options = options_in.value_or(unl::SolverOptions());  // None: defaults
     unl::PUProblem pb;
     pb.X = &data.view;
     pb.kernel = checked_kernel(kernel, data);
@@ -374,8 +377,9 @@ nb::tuple pu_start_weights(Vec<double> sigma, double c2) {
 
 unl::SVMPlusResult solve_svmplus(const PyData& data, const PyData& data_star, Vec<int8_t> y,
                                  const unl::KernelParams& kernel, const unl::KernelParams& kernel_star,
-                                 double C, double gamma_plus, const unl::SolverOptions& options, int solver,
+                                 double C, double gamma_plus, std::optional<unl::SolverOptions> options_in, int solver,
                                  double cache_bytes, nb::object progress) {
+    const unl::SolverOptions options = options_in.value_or(unl::SolverOptions());  // None: defaults
     if (static_cast<int64_t>(y.shape(0)) != data.view.n) throw nb::value_error("y must have one entry per row of X");
     if (kernel.type == unl::KernelType::Precomputed || kernel_star.type == unl::KernelType::Precomputed)
         throw nb::value_error("SVM+ does not take precomputed kernels");
@@ -453,7 +457,7 @@ void register_generic(nb::module_& m) {
         .def_ro("kernel_rows", &QPSolution::kernel_rows);
     m.def("solve_kernel_qp", &solve_kernel_qp, "rows"_a, "var_point"_a, "p"_a, "C"_a, "alpha0"_a,
           "y"_a.none() = nb::none(), "labels"_a.none() = nb::none(), "mu"_a.none() = nb::none(),
-          "equality"_a = true, "options"_a = unl::SolverOptions(), "progress"_a.none() = nb::none(),
+          "equality"_a = true, "options"_a.none() = nb::none(), "progress"_a.none() = nb::none(),
           "min 1/2 a'Qa + p'a s.t. 0 <= a <= C (and y'a = y'alpha0 if equality), "
           "Q_ts = k(x_point(t), x_point(s)) y_t y_s, or sum_k mu_k labels[t,k] labels[s,k] in place of y_t y_s.");
     nb::class_<LinearSolution>(m, "LinearSolution", "The result of solve_linear_dual.")
@@ -464,7 +468,7 @@ void register_generic(nb::module_& m) {
         .def_prop_ro("violation", [](const LinearSolution& r) { return r.info.violation; });
     m.def("solve_linear_dual", &solve_linear_dual, "data"_a, "row"_a, "p"_a, "C"_a, "alpha0"_a, "signs"_a,
           "mu"_a.none() = nb::none(), "y"_a.none() = nb::none(), "w0"_a.none() = nb::none(),
-          "equality"_a = false, "shift"_a = 0.0, "options"_a = unl::SolverOptions(), "seed"_a = 0,
+          "equality"_a = false, "shift"_a = 0.0, "options"_a.none() = nb::none(), "seed"_a = 0,
           "progress"_a.none() = nb::none(),
           "min 1/2 sum_k mu_k ||w_k||^2 + (p - shift y)'a over 0 <= a <= C (and y'a = y'alpha0 if equality), "
           "w_k = w0_k + sum_t signs[t, k] a_t x_row(t): LIBLINEAR-style dual coordinate descent with w kept.");
@@ -483,7 +487,7 @@ void register_problems(nb::module_& m) {
         UNL_VALUE(unl::PUResult, kernel_rows)
         .def_ro("n_iter", &unl::PUResult::iter);
     m.def("solve_pu", &solve_pu, "data"_a, "kernel"_a, "pos"_a, "unl"_a, "c1"_a, "c2"_a,
-          "options"_a = unl::SolverOptions(), "solver"_a = 0, "cache_bytes"_a = 200.0 * (1 << 20),
+          "options"_a.none() = nb::none(), "solver"_a = 0, "cache_bytes"_a = 200.0 * (1 << 20),
           "cache_float32"_a = false, "seed"_a = 0, "sigma0"_a.none() = nb::none(), "h"_a.none() = nb::none(),
           "start_products"_a.none() = nb::none(), "positive_g"_a = true, "linear_cd"_a = -1,
           "beta0"_a = std::numeric_limits<double>::quiet_NaN(), "progress"_a.none() = nb::none(),
@@ -501,7 +505,7 @@ void register_problems(nb::module_& m) {
         UNL_VALUE(unl::SVMPlusResult, cache_misses) UNL_VALUE(unl::SVMPlusResult, cache_bytes)
         .def_ro("n_iter", &unl::SVMPlusResult::iter);
     m.def("solve_svmplus", &solve_svmplus, "data"_a, "data_star"_a, "y"_a, "kernel"_a, "kernel_star"_a,
-          "C"_a, "gamma_plus"_a, "options"_a = unl::SolverOptions(), "solver"_a = 0,
+          "C"_a, "gamma_plus"_a, "options"_a.none() = nb::none(), "solver"_a = 0,
           "cache_bytes"_a = 200.0 * (1 << 20), "progress"_a.none() = nb::none(),
           "Solve the SVM+ dual by aSMO (solver=0) or gSMO (solver=1); see svmplus.hpp.");
 }
