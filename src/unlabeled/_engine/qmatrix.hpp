@@ -129,8 +129,8 @@ public:
         buf_[0].resize(static_cast<size_t>(l_));
         buf_[1].resize(static_cast<size_t>(l_));
         weights_.resize(static_cast<size_t>(m_));
-        std::vector<uint8_t> all(static_cast<size_t>(R_.size()), 1);
-        R_.set_active(all);
+        // the active set (all variables at the start) is set by the Solver's first
+        // set_active_size call, which also resets a cache reused from an earlier solve
     }
 
     const double* get_Q(int64_t t, int64_t len) override {
