@@ -399,6 +399,52 @@ def test_linear_dual_with_equality(shrinking, seed):
     assert abs(y @ a - y @ a0) <= 1e-10 * C.sum()
 
 
+def kinked_objective(Q, q, a, kink, jump):
+    return 0.5 * a @ Q @ a + q @ a + jump @ np.maximum(a - kink, 0.0)
+
+
+@pytest.mark.parametrize("equality", [False, True])
+@pytest.mark.parametrize("shrinking", [True, False])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_linear_dual_kinked_cost(equality, shrinking, seed):
+    """A convex piecewise-linear cost with one kink per variable (slope p_t, then p_t + jump_t:
+    the double hinge of PU learning as one variable), against Clarabel on the same problem
+    with the cost written as max(p a, (p + jump) a - jump kink)."""
+    rng = np.random.default_rng(50 + seed)
+    X, row, signs, mu, w0, p, C, Q, q = linear_problem(rng, n_rows=30, d=3, shared=False)
+    kink = C * rng.uniform(0.0, 1.0, size=len(row))
+    kink[:3] = [0.0, C[1], C[2] / 2]  # a kink at each end and at the middle
+    jump = rng.uniform(0.0, 3.0, size=len(row))
+    y = rng.choice([-1, 1], size=len(row)).astype(np.int8) if equality else None
+    a0 = rng.uniform(0, 1, size=len(row)) * C if equality else np.zeros(len(row))
+    ev, U = np.linalg.eigh(Q)
+    V = U * np.sqrt(np.maximum(ev, 0.0))
+    a = cp.Variable(len(row))
+    cons = [a >= 0, a <= C] + ([y.astype(float) @ a == float(y @ a0)] if equality else [])
+    cost = 0.5 * cp.sum_squares(V.T @ a) + q @ a + jump @ cp.pos(a - kink)
+    ref = cp.Problem(cp.Minimize(cost), cons)
+    ref.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    res = solve_linear_dual(as_data(X), row, p, C, a0, signs, y=y, w0=w0, equality=equality,
+                            options=SolverOptions(1e-10, shrinking), kink=kink, jump=jump)  # fmt: skip
+    x = res.alpha
+    assert res.converged and np.all(x >= 0) and np.all(x <= C)
+    assert kinked_objective(Q, q, x, kink, jump) <= ref.value + 1e-7 * max(1.0, abs(ref.value))
+    if equality:
+        assert abs(y @ x - y @ a0) <= 1e-10 * C.sum()
+    np.testing.assert_allclose(res.w[0], w0[0] + (signs[:, 0] * x) @ X[row], atol=1e-10)
+
+
+def test_linear_dual_rejects_a_concave_or_misplaced_kink():
+    rng = np.random.default_rng(0)
+    X, row, signs, _, _, p, C, _, _ = linear_problem(rng, shared=False)
+    a0 = np.zeros(len(row))
+    for kink, jump in [(C / 2, -np.ones(len(row))), (C * 2, np.ones(len(row)))]:
+        with pytest.raises(ValueError, match="kink"):
+            solve_linear_dual(as_data(X), row, p, C, a0, signs, kink=kink, jump=jump)
+    with pytest.raises(ValueError, match="together"):
+        solve_linear_dual(as_data(X), row, p, C, a0, signs, kink=C / 2)
+
+
 def test_linear_dual_equals_kernel_solver():
     """The linear dual solver and the pairwise solver on the linear kernel reach one optimum."""
     rng = np.random.default_rng(40)

@@ -261,7 +261,8 @@ LinearSolution solve_linear_dual(const PyData& data, Vec<int32_t> row, Vec<doubl
                                  Int8Mat signs,
                                  std::optional<Vec<double>> mu, std::optional<Vec<int8_t>> y,
                                  std::optional<Mat<double>> w0, bool equality, double shift,
-                                 std::optional<unl::SolverOptions> options_in, uint64_t seed, nb::object progress) {
+                                 std::optional<unl::SolverOptions> options_in, uint64_t seed, nb::object progress,
+                                 std::optional<Vec<double>> kink, std::optional<Vec<double>> jump) {
     const unl::SolverOptions options = options_in.value_or(unl::SolverOptions());  // None: defaults
     if (data.view.x32 == nullptr && data.view.x64 == nullptr && !data.view.sparse)
         throw nb::value_error("no data");
@@ -301,6 +302,15 @@ LinearSolution solve_linear_dual(const PyData& data, Vec<int32_t> row, Vec<doubl
     }
     lp.p.assign(p.data(), p.data() + l);
     lp.C.assign(C.data(), C.data() + l);
+    if (kink.has_value() != jump.has_value()) throw nb::value_error("kink and jump go together");
+    if (kink) {
+        if (kink->shape(0) != l || jump->shape(0) != l) throw nb::value_error("kink and jump must have one entry per variable");
+        lp.kink.assign(kink->data(), kink->data() + l);
+        lp.jump.assign(jump->data(), jump->data() + l);
+        for (size_t t = 0; t < l; ++t)
+            if (!(lp.kink[t] >= 0 && lp.kink[t] <= lp.C[t]) || !(lp.jump[t] >= 0) || !std::isfinite(lp.jump[t]))
+                throw nb::value_error("kink must lie in [0, C] and jump be non-negative and finite (a convex cost)");
+    }
     LinearSolution out;
     out.alpha.assign(alpha0.data(), alpha0.data() + l);
     out.m = static_cast<int64_t>(m);
@@ -469,9 +479,10 @@ void register_generic(nb::module_& m) {
     m.def("solve_linear_dual", &solve_linear_dual, "data"_a, "row"_a, "p"_a, "C"_a, "alpha0"_a, "signs"_a,
           "mu"_a.none() = nb::none(), "y"_a.none() = nb::none(), "w0"_a.none() = nb::none(),
           "equality"_a = false, "shift"_a = 0.0, "options"_a.none() = nb::none(), "seed"_a = 0,
-          "progress"_a.none() = nb::none(),
-          "min 1/2 sum_k mu_k ||w_k||^2 + (p - shift y)'a over 0 <= a <= C (and y'a = y'alpha0 if equality), "
-          "w_k = w0_k + sum_t signs[t, k] a_t x_row(t): LIBLINEAR-style dual coordinate descent with w kept.");
+          "progress"_a.none() = nb::none(), "kink"_a.none() = nb::none(), "jump"_a.none() = nb::none(),
+          "min 1/2 sum_k mu_k ||w_k||^2 + sum_t c_t(a_t) - shift y'a over 0 <= a <= C (and y'a = y'alpha0 if "
+          "equality), w_k = w0_k + sum_t signs[t, k] a_t x_row(t), c_t of slope p_t on [0, kink_t] and "
+          "p_t + jump_t on [kink_t, C_t] (no kink given: p'a): LIBLINEAR-style dual coordinate descent with w kept.");
 }
 
 #define UNL_ARRAY(Cls, name) .def_prop_ro(#name, [](const Cls& r) { return to_numpy(r.name); }, nb::rv_policy::automatic)

@@ -33,6 +33,13 @@ LinearDual::LinearDual(const LinearDualProblem& pb, std::vector<double>& alpha, 
     inv_q_.resize(static_cast<size_t>(l));
     for (int64_t t = 0; t < l; ++t) inv_q_[t] = 1.0 / (sq_[t] > 0 ? sq_[t] : TAU);
     group_.push_back(l);
+    if (pb.kink.empty()) {
+        kink_ = pb.C;
+        jump_.assign(static_cast<size_t>(l), 0.0);
+    } else {
+        kink_ = pb.kink;
+        jump_ = pb.jump;
+    }
     recompute_w();
 }
 
@@ -79,14 +86,15 @@ double LinearDual::box_epoch(std::vector<int64_t>& active, double shrink_at) {
             uint8_t keep_group = 0;
             for (int64_t t = lo; t < hi; ++t) {
                 const double G = (m_ == 1 ? mu_[0] * pb_.sign[t] * dot : wx(t)) + lin_[t];
-                const double a = a_[t], C = pb_.C[t];
-                // at a bound with the gradient pointing outward: optimal; shrinkable when it
-                // points outward by more than shrink_at (the last epoch's largest violation)
-                if (a <= 0 && G >= 0) { keep_group |= G <= shrink_at; continue; }
-                if (a >= C && G <= 0) { keep_group |= -G <= shrink_at; continue; }
+                const double a = a_[t], Gl = left(t, G), Gr = right(t, G);
+                // the steepest descent over the feasible directions: none descends (v <= 0)
+                // means optimal; shrinkable when every one ascends by more than shrink_at
+                // (the last epoch's largest violation)
+                const double v = std::max(a > 0 ? Gl : -INF, a < pb_.C[t] ? -Gr : -INF);
+                if (v <= 0) { keep_group |= v >= -shrink_at; continue; }
                 keep_group = 1;
-                worst = std::max(worst, std::fabs(G));
-                const double next = std::clamp(a - G * inv_q_[t], 0.0, C);
+                worst = std::max(worst, v);
+                const double next = coordinate_min(t, Gl, Gr);
                 if (next == a) continue;
                 dot += (next - a) * pb_.sign[t] * xx_[t];
                 move(t, next);
@@ -102,7 +110,30 @@ double LinearDual::box_epoch(std::vector<int64_t>& active, double shrink_at) {
     return worst;
 }
 
-LinearDualResult LinearDual::solve_box(double shift, double tol) {
+// The exact minimiser of the piecewise quadratic in alpha_t alone (Gl, Gr: its slopes to the
+// left and right of alpha_t; past the kink the slope changes by jump_t)
+double LinearDual::coordinate_min(int64_t t, double Gl, double Gr) const {
+    const double a = a_[t], k = kink_[t], iq = inv_q_[t];
+    if (Gr < 0) {
+        double next = a - Gr * iq;
+        if (a < k && next > k) {
+            const double Gk = Gr + sq_[t] * (k - a) + jump_[t];  // the slope right of the kink
+            next = Gk < 0 ? k - Gk * iq : k;
+        }
+        return std::min(next, pb_.C[t]);
+    }
+    if (Gl > 0) {
+        double next = a - Gl * iq;
+        if (a > k && next < k) {
+            const double Gk = Gl - sq_[t] * (a - k) - jump_[t];  // the slope left of the kink
+            next = Gk > 0 ? k - Gk * iq : k;
+        }
+        return std::max(next, 0.0);
+    }
+    return a;
+}
+
+LinearDualResult LinearDual::solve_box(double shift, double tol, double shrink_at) {
     const int64_t n_groups = static_cast<int64_t>(group_.size()) - 1;
     lin_.resize(a_.size());
     for (size_t t = 0; t < a_.size(); ++t) lin_[t] = pb_.p[t] - shift * pb_.y[t];
@@ -110,7 +141,6 @@ LinearDualResult LinearDual::solve_box(double shift, double tol) {
     std::iota(active.begin(), active.end(), 0);
     LinearDualResult r;
     const int64_t start = updates_;
-    double shrink_at = INF;
     for (int epoch = 0; epoch < opt_.max_epochs; ++epoch) {
         const bool full = static_cast<int64_t>(active.size()) == n_groups;
         const double worst = box_epoch(active, opt_.shrinking ? shrink_at : INF);
@@ -135,21 +165,33 @@ LinearDualResult LinearDual::solve_box(double shift, double tol) {
 // LIBSVM's sets: "up" variables can move so that -y G rises the objective's decrease...
 // I_up = {y = +1, a < C} + {y = -1, a > 0}, I_low = {y = +1, a > 0} + {y = -1, a < C}; a pair
 // (i in I_up, j in I_low) improves the objective iff -y_i G_i > -y_j G_j.
+// With a kink, the slope is the one in the direction of the move.
 double LinearDual::up_val(int64_t t, double G) const {
-    const bool up = pb_.y[t] > 0 ? a_[t] < pb_.C[t] : a_[t] > 0;
-    return up ? -pb_.y[t] * G : -INF;
+    if (pb_.y[t] > 0) return a_[t] < pb_.C[t] ? -right(t, G) : -INF;
+    return a_[t] > 0 ? left(t, G) : -INF;
 }
 double LinearDual::low_val(int64_t t, double G) const {
-    const bool low = pb_.y[t] > 0 ? a_[t] > 0 : a_[t] < pb_.C[t];
-    return low ? -pb_.y[t] * G : INF;
+    if (pb_.y[t] > 0) return a_[t] > 0 ? -left(t, G) : INF;
+    return a_[t] < pb_.C[t] ? right(t, G) : INF;
 }
 
+LinearDual::Segment LinearDual::segment(int64_t t, double G, bool up) const {
+    const double k = kink_[t];
+    if (up ? a_[t] >= k : a_[t] > k) return {k, pb_.C[t], G + jump_[t]};
+    return {0.0, k, G};
+}
+
+// i raises y_i alpha_i, j lowers y_j alpha_j; each moves on its current segment of the cost
+// (shifted to [0, hi - lo] for the box step), where the cost is linear
 bool LinearDual::pair(int64_t i, int64_t j, double Gi, double Gj) {
-    double ai = a_[i], aj = a_[j];
-    smo_pair_step(ai, aj, pb_.C[i], pb_.C[j], Gi, Gj, sq_[i], sq_[j], Q(i, j), pb_.y[i] == pb_.y[j]);
-    if (ai == a_[i] && aj == a_[j]) return false;
-    move(i, ai);
-    move(j, aj);
+    const Segment si = segment(i, Gi, pb_.y[i] > 0), sj = segment(j, Gj, pb_.y[j] < 0);
+    const double ci = si.hi - si.lo, cj = sj.hi - sj.lo, ai0 = a_[i] - si.lo, aj0 = a_[j] - sj.lo;
+    double ai = ai0, aj = aj0;
+    smo_pair_step(ai, aj, ci, cj, si.G, sj.G, sq_[i], sq_[j], Q(i, j), pb_.y[i] == pb_.y[j]);
+    if (ai == ai0 && aj == aj0) return false;
+    // the segments' ends exactly (lo + (hi - lo) need not round to hi)
+    move(i, ai <= 0 ? si.lo : ai >= ci ? si.hi : si.lo + ai);
+    move(j, aj <= 0 ? sj.lo : aj >= cj ? sj.hi : sj.lo + aj);
     --updates_;  // one pair step
     return true;
 }

@@ -1,8 +1,15 @@
 // The linear dual solver, written once for every linear-kernel problem (LIBLINEAR's dual
 // coordinate descent, Hsieh et al., ICML 2008, as in its solve_l2r_l1l2_svc):
 //
-//     min_alpha  1/2 sum_k mu_k ||w_k||^2 + p' alpha,   w_k = w0_k + sum_t s_tk alpha_t x_row(t),
+//     min_alpha  1/2 sum_k mu_k ||w_k||^2 + sum_t c_t(alpha_t),   w_k = w0_k + sum_t s_tk alpha_t x_row(t),
 //                0 <= alpha_t <= C_t        [ and, in solve_pairs, y' alpha = const ]
+//
+// with a convex piecewise-linear cost of at most one kink: c_t(a) = p_t a on [0, kink_t] and
+// slope p_t + jump_t (jump_t >= 0) on [kink_t, C_t] (no kink: the usual linear term p_t a).
+// The kink makes a double hinge one variable instead of two (PU learning: slopes -1 and +1,
+// kink at C/2), halving the coordinates a sweep visits. A coordinate step minimises the
+// piecewise quadratic exactly; a pair step stays inside the segments it starts on (it stops
+// at a kink, where the other slope takes over on the next step).
 //
 // with m weight vectors w_k (m = 1 for an ordinary linear SVM, s_t1 its signs; m > 1 for the
 // label-mixed duals of WellSVM, one w per label vector, s_tk = y_kt). The w_k are kept, so a
@@ -36,6 +43,7 @@ struct LinearDualProblem {
     std::vector<int8_t> y;       // the equality constraint's signs (and the shift's direction)
     std::vector<double> p, C;
     std::vector<double> w0;      // fixed parts of the w_k (m x X->d row-major), or empty for 0
+    std::vector<double> kink, jump;  // per variable, or both empty: no kinks
 };
 
 struct LinearDualOptions {
@@ -58,7 +66,11 @@ public:
     // alpha: a start in the box (modified in place by the solves); w is computed from it
     LinearDual(const LinearDualProblem& pb, std::vector<double>& alpha, const LinearDualOptions& opt);
 
-    LinearDualResult solve_box(double shift, double tol);
+    // shrink_at: the first epoch already sets aside the variables at a bound whose gradient
+    // points outward by more than this. After a solve to tol at a shift differing by d, tol + |d|
+    // sets aside only variables that the shift alone cannot make violating; the final full
+    // check covers what the solve's own moves change.
+    LinearDualResult solve_box(double shift, double tol, double shrink_at = INF);
     LinearDualResult solve_pairs(double tol);
 
     const std::vector<double>& w() const { return w_; }  // m x d row-major
@@ -86,6 +98,7 @@ private:
     std::vector<int64_t> blocks_;         // box_epoch's buffers, kept across epochs
     std::vector<uint8_t> kept_;
     std::vector<double> lin_, inv_q_;     // p - shift y (this box solve), 1 / Q_tt
+    std::vector<double> kink_, jump_;     // kink_t = C_t and jump_t = 0 without a kink
     std::mt19937_64 rng_;
     ProgressClock clock_;
     int64_t updates_ = 0;
@@ -98,8 +111,15 @@ private:
     int64_t pair_round(const std::vector<int64_t>& set, std::vector<double>& G, double Umax,
                        double Lmin, double tol, std::vector<int64_t>& ups, std::vector<int64_t>& lows);
     void wss2(const std::vector<int64_t>& set, std::vector<double>& G, double tol);
+    // G is the gradient on the first segment (quadratic part + p_t); the slope to the right
+    // (moving up) and to the left (moving down) of alpha_t add jump_t past the kink
+    double right(int64_t t, double G) const { return a_[t] >= kink_[t] ? G + jump_[t] : G; }
+    double left(int64_t t, double G) const { return a_[t] > kink_[t] ? G + jump_[t] : G; }
     double up_val(int64_t t, double G) const;
     double low_val(int64_t t, double G) const;
+    double coordinate_min(int64_t t, double Gl, double Gr) const;
+    struct Segment { double lo, hi, G; };  // where alpha_t moves linearly, and the slope there
+    Segment segment(int64_t t, double G, bool up) const;
 };
 
 }  // namespace unl

@@ -176,51 +176,82 @@ void solve_smo(const PUProblem& pb, const PUOptions& opt, Kernel& K, const std::
 }
 
 // ---------------------------------------------------------------------------------------
-// Linear kernel: the shared linear dual solver on the split sigma_u = a_u + b_u (a_u, b_u in
-// [0, c2/2], adjacent, sharing the row of x_u), with w = c1 sum_P x_p - sum_U sigma_u x_u kept:
-// 1/2 ||w||^2 is the quadratic term plus -c1 h' sigma, and the linear costs -a_u + b_u make
-// the double hinge. On large problems the offset is found first: for a fixed beta the
-// equality constraint goes into the linear term (a shift of -beta) and the dual separates into
-// single coordinates; sum sigma(beta) grows with beta, so a bracketed secant search finds beta
-// with sum sigma = c1 p, and the pair phase finishes the exact problem from there.
+// Linear kernel: the shared linear dual solver with one variable sigma_u per point and the
+// double hinge as its kinked cost (slope -1 on [0, c2/2], +1 on [c2/2, c2]), with
+// w = c1 sum_P x_p - sum_U sigma_u x_u kept: 1/2 ||w||^2 is the quadratic term plus
+// -c1 h' sigma. On large problems the offset is found first: for a fixed beta the equality
+// constraint goes into the linear term (a shift of -beta) and the dual separates into single
+// coordinates; sum sigma(beta) grows with beta, so a bracketed secant search finds beta with
+// sum sigma = c1 p, and the pair phase finishes the exact problem from there.
 
-LinearDualProblem linear_split(const PUProblem& pb) {
-    const int64_t n = static_cast<int64_t>(pb.unl.size());
+LinearDualProblem linear_problem(const PUProblem& pb) {
+    const size_t n = pb.unl.size();
     LinearDualProblem lp;
     lp.X = pb.X;
-    lp.row.resize(static_cast<size_t>(2 * n));
-    lp.p.resize(static_cast<size_t>(2 * n));
-    for (int64_t u = 0; u < n; ++u) {
-        lp.row[2 * u] = lp.row[2 * u + 1] = pb.unl[u];
-        lp.p[2 * u] = -1.0;
-        lp.p[2 * u + 1] = 1.0;
-    }
-    lp.sign.assign(static_cast<size_t>(2 * n), -1);
-    lp.y.assign(static_cast<size_t>(2 * n), 1);
-    lp.C.assign(static_cast<size_t>(2 * n), pb.c2 / 2);
+    lp.row = pb.unl;
+    lp.p.assign(n, -1.0);
+    lp.kink.assign(n, pb.c2 / 2);
+    lp.jump.assign(n, 2.0);
+    lp.sign.assign(n, -1);
+    lp.y.assign(n, 1);
+    lp.C.assign(n, pb.c2);
     lp.w0.assign(static_cast<size_t>(pb.X->d), 0.0);
     for (int32_t r : pb.pos) pb.X->axpy(r, pb.c1, lp.w0.data());
     return lp;
 }
 
-void split(const std::vector<double>& sigma, double c2, std::vector<double>& alpha) {
+// Moves the free points (strictly inside a segment of the double hinge) by delta_u =
+// lam / ||x_u||^2 within their segments, lam chosen by bisection so that the sum moves by
+// `gap` (or as far as they can): the gradients of all of them change alike, as under a shift
+// of the offset, so the solution stays near-optimal. Returns what is left of the gap.
+double shift_free(const PUProblem& pb, std::vector<double>& sigma, double gap) {
+    const double half = pb.c2 / 2, dir = gap > 0 ? 1.0 : -1.0;
+    std::vector<int64_t> free;
+    std::vector<double> inv, room;
     for (size_t u = 0; u < sigma.size(); ++u) {
-        alpha[2 * u] = std::min(sigma[u], c2 / 2);
-        alpha[2 * u + 1] = sigma[u] - alpha[2 * u];
+        const double v = sigma[u];
+        if (v <= 0 || v == half || v >= pb.c2) continue;
+        const double end = gap > 0 ? (v < half ? half : pb.c2) : (v < half ? 0.0 : half);
+        const double xx = pb.X->self_dot(pb.unl[u]);
+        free.push_back(static_cast<int64_t>(u));
+        inv.push_back(1.0 / (xx > 0 ? xx : TAU));
+        room.push_back(std::fabs(end - v));
     }
+    double capacity = 0.0, hi = 0.0;
+    for (size_t k = 0; k < free.size(); ++k) {
+        capacity += room[k];
+        hi = std::max(hi, room[k] / inv[k]);
+    }
+    const double want = std::fabs(gap);
+    double lam = hi;
+    if (capacity > want) {
+        double lo = 0.0;
+        for (int it = 0; it < 60; ++it) {
+            lam = (lo + hi) / 2;
+            double moved = 0.0;
+            for (size_t k = 0; k < free.size(); ++k) moved += std::min(lam * inv[k], room[k]);
+            (moved < want ? lo : hi) = lam;
+        }
+        lam = hi;
+    }
+    double left = want;
+    for (size_t k = 0; k < free.size() && left > 0; ++k) {
+        const double d = std::min({lam * inv[k], room[k], left});
+        sigma[free[k]] += dir * d;
+        left -= d;
+    }
+    return dir * left;
 }
 
-void join(const std::vector<double>& alpha, std::vector<double>& sigma) {
-    for (size_t u = 0; u < sigma.size(); ++u) sigma[u] = alpha[2 * u] + alpha[2 * u + 1];
-}
-
-// Moves sum(sigma) to `total` inside [0, c2] by moving the points that want to move most
-// (largest f to raise, smallest to lower), each at most to its next state, so that every
-// other point keeps its exact state for the pair solver.
-void repair_total(std::vector<double>& sigma, const std::vector<double>& f, double total, double c2) {
-    const double half = c2 / 2;
+// Moves sum(sigma) to `total` inside [0, c2]: first the free points (shift_free), then, if
+// the gap remains, the points that want to move most (largest f to raise, smallest to
+// lower), each at most to its next state, so that every other point keeps its exact state
+// for the pair solver.
+void repair_total(const PUProblem& pb, std::vector<double>& sigma, const std::vector<double>& f, double total) {
+    const double c2 = pb.c2, half = c2 / 2;
     double gap = total;
     for (double v : sigma) gap -= v;
+    if (gap != 0.0) gap = shift_free(pb, sigma, gap);
     std::vector<int64_t> order(sigma.size());
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
@@ -239,22 +270,25 @@ void repair_total(std::vector<double>& sigma, const std::vector<double>& f, doub
     snap_states(sigma, c2);
 }
 
-// The offset search (see above); leaves sigma (and alpha) feasible.
-void offset_search(const PUProblem& pb, const PUOptions& opt, LinearDual& ld, std::vector<double>& alpha,
-                   std::vector<double>& sigma) {
+// The offset search (see above); leaves sigma feasible.
+void offset_search(const PUProblem& pb, const PUOptions& opt, LinearDual& ld, std::vector<double>& sigma) {
     const int64_t n = static_cast<int64_t>(sigma.size());
     const double total = pb.c1 * static_cast<double>(pb.pos.size());
     std::vector<double> g(static_cast<size_t>(n));
     auto refresh_g = [&] {
-        for (int64_t u = 0; u < n; ++u) g[u] = -ld.wx(2 * u);
+        for (int64_t u = 0; u < n; ++u) g[u] = -ld.wx(u);
     };
     refresh_g();
     double beta = std::isfinite(opt.beta0) ? opt.beta0 : pu_bias(sigma, g, pb.c2);
     bool stopped = false;
+    double last_b = NaN, last_tol = INF;
     auto sum_at = [&](double b, double tol) {
-        stopped = ld.solve_box(b, tol).stopped;
+        const double shrink0 = std::isfinite(last_b) ? last_tol + std::fabs(b - last_b) : INF;
+        stopped = ld.solve_box(b, tol, shrink0).stopped;
+        last_b = b;
+        last_tol = tol;
         double sum = 0.0;
-        for (double v : alpha) sum += v;
+        for (double v : sigma) sum += v;
         return sum;
     };
     auto capped = [&] { return opt.max_iter >= 0 && ld.updates() >= opt.max_iter; };
@@ -283,19 +317,15 @@ void offset_search(const PUProblem& pb, const PUOptions& opt, LinearDual& ld, st
         prev_s = sum;
         beta = next;
     }
-    join(alpha, sigma);
     refresh_g();
     for (int64_t u = 0; u < n; ++u) g[u] += beta;
-    repair_total(sigma, g, total, pb.c2);
-    split(sigma, pb.c2, alpha);
+    repair_total(pb, sigma, g, total);
     ld.recompute_w();  // also drops the rounding drift of the updates
 }
 
 void solve_linear(const PUProblem& pb, const PUOptions& opt, PUResult& res) {
     const int64_t n = static_cast<int64_t>(pb.unl.size());
-    const LinearDualProblem lp = linear_split(pb);
-    std::vector<double> alpha(static_cast<size_t>(2 * n));
-    split(res.sigma, pb.c2, alpha);
+    const LinearDualProblem lp = linear_problem(pb);
     LinearDualOptions lo;
     lo.tol = opt.tol;
     lo.shrinking = opt.shrinking;
@@ -303,19 +333,18 @@ void solve_linear(const PUProblem& pb, const PUOptions& opt, PUResult& res) {
     lo.max_epochs = 200;
     lo.seed = opt.seed;
     lo.progress = opt.progress;
-    LinearDual ld(lp, alpha, lo);
+    LinearDual ld(lp, res.sigma, lo);
     bool stopped = false;
     if (opt.linear_cd == 1 || (opt.linear_cd < 0 && n >= 5000)) {
-        offset_search(pb, opt, ld, alpha, res.sigma);
+        offset_search(pb, opt, ld, res.sigma);
         stopped = ld.stopped();
     }
     LinearDualResult r;
     if (!stopped) r = ld.solve_pairs(opt.tol);
-    join(alpha, res.sigma);
     // a pair step's clipping can leave a few ulps above 0 (sum - C): such a variable is at its
     // bound, and counting it as free would bias the offset
     snap_states(res.sigma, pb.c2);
-    for (int64_t u = 0; u < n; ++u) res.g_unl[u] = -ld.wx(2 * u);
+    for (int64_t u = 0; u < n; ++u) res.g_unl[u] = -ld.wx(u);
     res.w = ld.w();
     res.iter = ld.updates();
     res.converged = r.converged;
