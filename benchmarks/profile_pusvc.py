@@ -49,14 +49,14 @@ def timed(owner, name, log):
 
 def profile(kernel, n, d, solver):
     import unlabeled.pu._starts as starts
-    from unlabeled import PUSVC, _engine
+    from unlabeled import PUSVC, _engine, _products
 
     X, s = make(n, d)
     clf = PUSVC(prior=0.4, lam=0.01, kernel=kernel, gamma=1.0 / d, solver=solver)
     engine, start, blas = [], [], []
     undo = [
         timed(_engine, "solve_pu", engine),
-        timed(starts, "kernel_products", blas),
+        timed(_products.KernelProducts, "__call__", blas),
         timed(starts, "ocsvm_start", start),
         timed(starts, "pilot_start", start),
     ]

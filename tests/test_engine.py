@@ -424,8 +424,9 @@ def test_linear_dual_kinked_cost(equality, shrinking, seed):
     cost = 0.5 * cp.sum_squares(V.T @ a) + q @ a + jump @ cp.pos(a - kink)
     ref = cp.Problem(cp.Minimize(cost), cons)
     ref.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    opts = SolverOptions(1e-10, shrinking)
     res = solve_linear_dual(as_data(X), row, p, C, a0, signs, y=y, w0=w0, equality=equality,
-                            options=SolverOptions(1e-10, shrinking), kink=kink, jump=jump)  # fmt: skip
+                            options=opts, kink=kink, jump=jump)  # fmt: skip
     x = res.alpha
     assert res.converged and np.all(x >= 0) and np.all(x <= C)
     assert kinked_objective(Q, q, x, kink, jump) <= ref.value + 1e-7 * max(1.0, abs(ref.value))

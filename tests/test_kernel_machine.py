@@ -22,7 +22,6 @@ from unlabeled._kernel_machine import (
     KernelMachine,
     kernel_block,
     kernel_params,
-    kernel_products,
 )
 from unlabeled._shared import warn_not_converged
 from unlabeled._validation import InvalidParameterError, check_binary_targets, validate_params
@@ -84,21 +83,6 @@ def test_kernel_block_matches_scikit_learn(kernel, kw):
     got32 = kernel_block(T.astype(np.float32), X.astype(np.float32), kernel, params)
     assert got32.dtype == np.float32
     np.testing.assert_allclose(got32, ref, rtol=1e-5, atol=1e-5)
-
-
-@pytest.mark.parametrize("kernel, kw", KERNEL_CASES[1:])
-def test_kernel_products_in_blocks(kernel, kw, monkeypatch):
-    """K(X[rows], X[cols]) V over several row and column blocks, zero rows of V skipped."""
-    X, _, _ = data(1, n=60)
-    monkeypatch.setattr(_kernel_machine, "_CHUNK_BYTES", 8 * 7 * 4)  # 7-row blocks
-    rng = np.random.default_rng(2)
-    rows, cols = rng.permutation(60)[:33], np.arange(10, 50)
-    V = rng.normal(size=(cols.size, 2))
-    V[::3] = 0.0
-    params = kernel_params(kernel, kw["gamma"], kw.get("degree", 3), kw.get("coef0", 0))
-    ref = pairwise_kernels(X[rows], X[cols], metric=kernel, **kw) @ V
-    got = kernel_products(X, rows, cols, V, kernel, params, threads=1)
-    np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-12)
 
 
 # --------------------------------------------------------------------------- the expansion

@@ -11,8 +11,7 @@ from oracle import gram
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
-from unlabeled import PUSVC, _kernel_machine
-from unlabeled._kernel_machine import kernel_products
+from unlabeled import PUSVC, _products
 from unlabeled.pu import _pusvc, _starts
 
 
@@ -162,6 +161,31 @@ def test_code_paths_reach_the_same_optimum(problem, kernel):
 
 
 @pytest.mark.parametrize("kernel", ["rbf", "poly"])
+def test_every_kernel_path_keeps_the_optimum(kernel, monkeypatch):
+    """Each product path forced (densified, float32 blocks, sparse-sparse) on one-hot data, given
+    dense and sparse: float32 products of small integers are exact, so every fit reaches the
+    float64 optimum; the path taken is reported in cache_stats_."""
+    monkeypatch.setattr(_starts, "_BLAS_MIN_WORK", 0)
+    rng = np.random.default_rng(4)
+    X = np.zeros((160, 12))
+    X[np.arange(160), rng.integers(6, size=160)] = 1.0
+    X[np.arange(160), 6 + rng.integers(6, size=160)] = 1.0
+    s = np.zeros(160, dtype=int)
+    s[np.flatnonzero(X[:, 0] + X[:, 6] > 0)[:25]] = 1
+    kw = {"kernel": kernel, "degree": 2, "coef0": 1.0}
+    ref = fitted(X, s, kernel_path="dense", **kw)
+    assert fitted(sp.csr_matrix(X), s, **kw).cache_stats_["kernel_path"] == "dense32"
+    for path in ("dense", "dense32", "sparse"):
+        for Xv in (X, sp.csr_matrix(X)):
+            clf = fitted(Xv, s, kernel_path=path, **kw)
+            assert clf.cache_stats_["kernel_path"] == path
+            assert abs(clf.objective_ - ref.objective_) <= 1e-9 * max(1, abs(ref.objective_))
+            np.testing.assert_allclose(
+                clf.decision_function(X), ref.decision_function(X), atol=1e-6
+            )
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
 def test_blas_start_keeps_the_optimum(problem, kernel, monkeypatch):
     """K_UP 1, K_UU sigma0 and g at the positives through BLAS in blocks (forced here; used
     from ~2^26 multiply-adds) change the time, not the optimum, for every start and format."""
@@ -170,10 +194,12 @@ def test_blas_start_keeps_the_optimum(problem, kernel, monkeypatch):
     ref = {fmt: fitted(Xv, s, **kw) for fmt, Xv in [("dense", X), ("f32", X.astype(np.float32))]}
     calls = []
     monkeypatch.setattr(_starts, "_BLAS_MIN_WORK", 0)
+    products = _products.KernelProducts.__call__
     monkeypatch.setattr(
-        _starts, "kernel_products", lambda *a, **k: calls.append(1) or kernel_products(*a, **k)
+        _products.KernelProducts, "__call__", lambda *a: calls.append(1) or products(*a)
     )
-    monkeypatch.setattr(_kernel_machine, "_CHUNK_BYTES", 8 * 4096 * 7)  # several row blocks
+    monkeypatch.setattr(_products, "_BLOCK_BYTES", 8 * 16 * 7)  # several row blocks
+    monkeypatch.setattr(_products, "_COL_STEP", 16)  # and column blocks
     for init in ("mean-kernel", "pilot", "ocsvm"):
         for fmt, Xv in [("dense", X), ("sparse", sp.csr_matrix(X)), ("f32", X.astype(np.float32))]:
             calls.clear()

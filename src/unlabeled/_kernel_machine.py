@@ -98,43 +98,6 @@ def _f64(A):
     return A if A.dtype == np.float64 else A.astype(np.float64)
 
 
-def kernel_products(X, rows, cols, V, metric, params, threads, dtype=np.float64):
-    """``K(X[rows], X[cols]) @ V``, shape (len(rows), V.shape[1]), through BLAS in blocks.
-
-    Each block of at most ``_CHUNK_BYTES`` of kernel values is a matrix product (the distances
-    of rbf included), tens of times faster than one dot product at a time for many features;
-    columns whose row of V is zero are skipped. ``dtype`` is that of the blocks: float32
-    (for float32 data) doubles the speed and gives kernel values to about 1e-6 absolute,
-    products to about 1e-7 relative. ``threads`` caps the BLAS threads.
-    """
-    from threadpoolctl import threadpool_limits
-
-    V = np.asarray(V, dtype=np.float64).reshape(len(cols), -1)
-    keep = np.flatnonzero(np.any(V != 0, axis=1))
-    cols, V = np.asarray(cols)[keep], V[keep]
-    out = np.zeros((len(rows), V.shape[1]))
-    col_step = max(1, min(cols.size, 4096))
-    row_step = max(1, _CHUNK_BYTES // (8 * col_step))
-    with threadpool_limits(limits=threads, user_api="blas"):
-        for c in range(0, cols.size, col_step):
-            B = X[cols[c : c + col_step]].astype(dtype, copy=False)
-            Vc = V[c : c + col_step]
-            for r in range(0, len(rows), row_step):
-                A = _take_rows(X, rows[r : r + row_step]).astype(dtype, copy=False)
-                out[r : r + row_step] += kernel_block(A, B, metric, params) @ Vc
-    return out
-
-
-def _take_rows(X, idx):
-    """X[idx], as a view when idx is a run of consecutive rows (the unlabeled points usually
-    are one): the row blocks are read once per column block, and copying them cost ~1 s of
-    a 60,000 x 784 fit."""
-    idx = np.asarray(idx)
-    if idx.size and idx[-1] - idx[0] == idx.size - 1 and np.all(np.diff(idx) == 1):
-        return X[idx[0] : idx[-1] + 1]
-    return X[idx]
-
-
 def blockwise(n_rows, width, fn):
     """Evaluate fn(slice) over row blocks whose (rows x width) float64 kernel block stays
     below ``_CHUNK_BYTES``, so prediction never materialises an n x n_SV matrix."""

@@ -7,6 +7,7 @@ from sklearn.utils import check_random_state
 
 from .. import _engine
 from .._kernel_machine import ArrayLike, MatrixLike, set_init_params
+from .._products import PATHS
 from .._shared import EngineProgress, engine_data, engine_threads
 from .._validation import KERNEL_CODES, MAX_CACHE_MB, Boolean, Integer, Options, Real
 from . import _starts
@@ -109,6 +110,14 @@ class PUSVC(KernelPUModel):
         Storage of the cached kernel rows of the ``smo`` solver. ``float32`` holds twice as
         many rows in ``cache_size`` at about 7 significant digits, which moves the optimum by
         about 1e-7 relative; ``auto`` uses it when ``X`` is a dense float32 array.
+    kernel_path : {"auto", "dense", "dense32", "sparse"}, default="auto"
+        How the large kernel products of the ``smo`` solver (its start ``K_UU sigma0``, the
+        pilot's decision values, ``g`` at the positives) are computed: through BLAS in blocks,
+        as float64 matrix products (``dense``: sparse data densified), float32 ones
+        (``dense32``: exact for data of small integers such as one-hot tables, about 1e-7
+        relative otherwise) or sparse ones (``sparse``). ``auto`` densifies sparse data whose
+        dense form takes at most ``unlabeled._products.DENSIFY_MB`` (256) MB, and uses
+        ``dense32`` where it is exact or ``X`` is float32. The choice is in ``cache_stats_``.
 
     Attributes
     ----------
@@ -132,7 +141,8 @@ class PUSVC(KernelPUModel):
         linear solver's offset search.
     cache_stats_ : dict
         Kernel-row cache of the ``smo`` solver: ``hits``, ``misses``, ``bytes`` (memory the
-        cache holds, at most ``cache_size`` MB) and ``kernel_rows`` (rows computed).
+        cache holds, at most ``cache_size`` MB), ``kernel_rows`` (rows computed) and
+        ``kernel_path`` (see ``kernel_path``; None where no BLAS product was needed).
     prior_ : float
         The class prior used (the estimate when ``prior="auto"``).
     prior_estimator_ : str or None
@@ -177,6 +187,7 @@ class PUSVC(KernelPUModel):
         n_jobs=None,
         warm_start=False,
         cache_dtype="auto",
+        kernel_path="auto",
     ):
         set_init_params(self, locals())
 
@@ -193,6 +204,7 @@ class PUSVC(KernelPUModel):
         "n_jobs": [None, Options((-1,)), Integer(1)],
         "warm_start": [Boolean()],
         "cache_dtype": [Options(("auto", "float64", "float32"))],
+        "kernel_path": [Options(PATHS)],
     }
 
     # ------------------------------------------------------------------ fitting
@@ -308,6 +320,7 @@ class PUSVC(KernelPUModel):
             "misses": int(res.cache_misses),
             "bytes": int(res.cache_bytes),
             "kernel_rows": int(res.kernel_rows),
+            "kernel_path": None if blas is None else blas.path,
         }
         self.solver_ = solver
         if self.warm_start:

@@ -25,7 +25,8 @@ from scipy.optimize import minimize
 from sklearn.svm import OneClassSVM
 
 from .. import _engine
-from .._kernel_machine import blockwise, kernel_products
+from .._kernel_machine import blockwise
+from .._products import KernelProducts
 
 PILOT_SIZE = 1000  # unlabeled points in the pilot problem of init="pilot"
 # Kernel work (multiply-adds) from which the start's products K_UP 1 and K_UU sigma0, and g at
@@ -190,18 +191,13 @@ def warm_products(warm, lam, c2, sigma0, upper, blas, unl):
     return {"h": warm["h"], "start_products": start}
 
 
-class BlasProducts:
-    """K(X[rows], X[cols]) @ V for a fitted-data PUSVC, in the precision of its kernel cache."""
-
-    def __init__(self, est, X, kparams):
-        self.X, self.metric, self.params = X, est.kernel, est._kernel_params()
-        self.threads = kparams["kernel"].n_jobs
-        single = kparams["cache_float32"] and X.dtype == np.float32
-        self.dtype = np.float32 if single else np.float64
-
-    def __call__(self, rows, cols, V):
-        X, metric, params = self.X, self.metric, self.params
-        return kernel_products(X, rows, cols, V, metric, params, self.threads, self.dtype)
+def BlasProducts(est, X, kparams) -> KernelProducts:
+    """K(X[rows], X[cols]) @ V for a fitted-data PUSVC: by its ``kernel_path``, float32 for
+    float32 data that its kernel cache stores in float32 too."""
+    path = getattr(est, "kernel_path", "auto")
+    if path == "auto" and kparams["cache_float32"] and X.dtype == np.float32:
+        path = "dense32"
+    return KernelProducts(X, est.kernel, est._kernel_params(), kparams["kernel"].n_jobs, path)
 
 
 def start_products(est, X, kparams, solver, pos, unl, sigma0, c1, c2, lam, warm):

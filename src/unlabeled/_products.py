@@ -1,0 +1,166 @@
+r"""Kernel-times-matrix products ``K(X[rows], X[cols]) @ V`` through BLAS, by the cheapest path.
+
+An exact SVM fit needs at least one such product with the support vectors (every point's
+gradient), so its speed bounds the fit's. Three paths compute it in blocks of bounded memory:
+
+* ``"dense"``: float64 matrix products (sparse data are densified first, when their dense form
+  is at most :data:`DENSIFY_MB` MB: one-hot tables are far faster as dense GEMMs than as
+  sparse-sparse products);
+* ``"dense32"``: float32 matrix products, the kernel then evaluated in float64. For data of
+  small integers (one-hot, counts) every inner product is an integer below ``2**24``, exact in
+  float32, so the result equals the float64 path's; on other data it is accurate to ~1e-7;
+* ``"sparse"``: sparse-sparse products, for data whose dense form is too large.
+
+For the rbf kernel the block is evaluated as
+:math:`k(a, b) = e^{-\gamma\|a\|^2} \, e^{2\gamma\langle a, b\rangle} \, e^{-\gamma\|b\|^2}`:
+one exponential per entry and no other pass over the block, the two outer factors folded into
+``V`` and the output (used when no exponent can overflow, else the distance form). Row
+blocks are spread over ``threads`` workers (NumPy and single-threaded BLAS release the GIL).
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import scipy.sparse as sp
+
+#: sparse data whose dense float64 form is at most this many MB are densified for products
+DENSIFY_MB = 256
+PATHS = ("auto", "dense", "dense32", "sparse")
+
+_BLOCK_BYTES = 2 * 2**20  # one kernel block per worker, small enough to stay in cache
+_COL_STEP = 2048
+_EXP_SAFE = 300.0  # the factored rbf form needs gamma ||x||^2 below this (no overflow)
+
+
+def exact_in_float32(X) -> bool:
+    """Whether float32 matrix products of ``X`` are exact: integer values whose inner products
+    (and partial sums) stay below ``2**24``."""
+    vals = X.data if sp.issparse(X) else np.asarray(X)
+    if vals.size == 0:
+        return True
+    if not np.all(np.isfinite(vals)) or not np.array_equal(vals, np.round(vals)):
+        return False
+    width = X.getnnz(axis=1).max() if sp.issparse(X) else X.shape[1]
+    return float(np.abs(vals).max()) ** 2 * max(int(width), 1) < 2.0**24
+
+
+def choose_path(X, path: str = "auto") -> str:
+    """The product path for ``X``: ``path`` itself unless ``"auto"`` (see the module)."""
+    if path != "auto":
+        return path
+    if sp.issparse(X) and X.shape[0] * X.shape[1] * 8 > DENSIFY_MB * 2**20:
+        return "sparse"
+    return "dense32" if exact_in_float32(X) else "dense"
+
+
+def _sq_norms(M):
+    if sp.issparse(M):
+        return np.asarray(M.multiply(M).sum(axis=1), dtype=np.float64).ravel()
+    M = np.asarray(M, dtype=np.float64)
+    return np.einsum("ij,ij->i", M, M)
+
+
+class KernelProducts:
+    """``K(X[rows], X[cols]) @ V`` for a fixed ``X`` and kernel, by :func:`choose_path`.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n, d)
+    kernel : {"linear", "rbf", "poly"}
+    params : dict
+        ``gamma`` (rbf, poly), ``degree`` and ``coef0`` (poly).
+    threads : int
+        Workers (0: all cores).
+    path : {"auto", "dense", "dense32", "sparse"}
+    """
+
+    def __init__(self, X, kernel: str, params: dict, threads: int = 0, path: str = "auto"):
+        self.path = choose_path(X, path)
+        self.kernel, self.params = kernel, params
+        self.threads = threads if threads > 0 else os.cpu_count() or 1
+        if self.path == "sparse":
+            self.X = sp.csr_matrix(X)
+        else:
+            dense = X.toarray() if sp.issparse(X) else np.asarray(X)
+            dtype = np.float32 if self.path == "dense32" else np.float64
+            self.X = np.ascontiguousarray(dense, dtype=dtype)
+        self.sq = _sq_norms(X) if kernel == "rbf" else None
+
+    def __call__(self, rows, cols, V) -> np.ndarray:
+        """``K(X[rows], X[cols]) @ V`` as float64, shape ``(len(rows), V.shape[1])``; columns
+        whose row of ``V`` is zero are skipped."""
+        from threadpoolctl import threadpool_limits
+
+        rows = np.asarray(rows)
+        V = np.asarray(V, dtype=np.float64).reshape(len(cols), -1)
+        keep = np.flatnonzero(np.any(V != 0, axis=1))
+        cols, V = np.asarray(cols)[keep], V[keep]
+        out = np.zeros((rows.size, V.shape[1]))
+        if cols.size == 0 or rows.size == 0:
+            return out
+        row_scale, col_blocks = self._prepare(rows, cols, V)
+        step = max(8, _BLOCK_BYTES // (8 * min(cols.size, _COL_STEP)))
+
+        def work(r):
+            A = self.X[rows[r : r + step]]
+            for c, B, W in col_blocks:
+                out[r : r + step] += self._block(A, B, r, c, rows, cols) @ W
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            starts = range(0, rows.size, step)
+            if self.threads == 1 or len(starts) == 1:
+                for r in starts:
+                    work(r)
+            else:
+                with ThreadPoolExecutor(self.threads) as pool:
+                    list(pool.map(work, starts))
+        if row_scale is not None:
+            out *= row_scale[:, None]
+        return out
+
+    def _prepare(self, rows, cols, V):
+        """The column blocks ``(start, X[cols block], V block)``, and for the factored rbf the
+        row factors ``exp(-gamma ||a||^2)`` (the column factors folded into V)."""
+        self._factored = False
+        row_scale = None
+        if self.kernel == "rbf":
+            g = self.params["gamma"]
+            sr, sc = self.sq[rows], self.sq[cols]
+            self._factored = g * max(sr.max(), sc.max()) <= _EXP_SAFE
+            if self._factored:
+                row_scale = np.exp(-g * sr)
+                V = V * np.exp(-g * sc)[:, None]
+        blocks = [
+            (c, self.X[cols[c : c + _COL_STEP]], V[c : c + _COL_STEP])
+            for c in range(0, cols.size, _COL_STEP)
+        ]
+        return row_scale, blocks
+
+    def _block(self, A, B, r, c, rows, cols):
+        """The kernel block of row block ``A`` and column block ``B`` (float64), without the
+        outer factors in the factored rbf form."""
+        D = A @ B.T
+        if sp.issparse(D):
+            D = D.toarray()
+        D = np.asarray(D, dtype=np.float64)  # a float32 product is converted once, here
+        if self.kernel == "linear":
+            return D
+        if self.kernel == "poly":
+            D *= self.params["gamma"]
+            D += self.params["coef0"]
+            D **= self.params["degree"]
+            return D
+        g = self.params["gamma"]
+        if self._factored:
+            D *= 2 * g
+        else:  # -gamma ||a - b||^2, clipped at 0 against rounding
+            D *= -2
+            D += self.sq[rows[r : r + A.shape[0]]][:, None]
+            D += self.sq[cols[c : c + B.shape[0]]][None, :]
+            np.maximum(D, 0, out=D)
+            D *= -g
+        np.exp(D, out=D)
+        return D
