@@ -465,3 +465,31 @@ def test_read_npz_arrays_and_label_file(tmp_path):
     assert read_label_file(str(tmp_path / "labels.txt"), 3).tolist() == [1, 0, 1]
     with pytest.raises(ValueError, match="one label per line for the 2 data points"):
         read_label_file(str(tmp_path / "labels.txt"), 2)
+
+
+# --------------------------------------------------------------------------- tabular shapes
+def test_adult_like_has_the_stated_structure():
+    from unlabeled.datasets import make_adult_like
+    from unlabeled.datasets._tabular import ADULT_GROUPS
+
+    X, y = make_adult_like(3000, random_state=0)
+    assert X.shape == (3000, 123) and sum(ADULT_GROUPS) == 123
+    assert np.all(X.getnnz(axis=1) == 14) and np.all(X.data == 1.0)
+    starts = np.r_[0, np.cumsum(ADULT_GROUPS)]
+    for a, b in zip(starts[:-1], starts[1:], strict=True):  # one category per attribute
+        assert np.all(X[:, a:b].sum(axis=1) == 1)
+    assert abs(y.mean() - 0.24) < 0.01
+    X2, y2 = make_adult_like(3000, random_state=0)
+    assert (X != X2).nnz == 0 and np.array_equal(y, y2)
+
+
+def test_shuttle_like_has_the_stated_structure():
+    from unlabeled.datasets import make_shuttle_like
+
+    X, y = make_shuttle_like(20000, random_state=0)
+    assert X.shape == (20000, 9) and np.all(np.isfinite(X))
+    np.testing.assert_allclose(X.mean(axis=0), 0, atol=1e-10)
+    np.testing.assert_allclose(X.std(axis=0), 1, atol=1e-10)
+    assert abs(y.mean() - 0.15) < 0.01
+    with pytest.raises(ValueError, match="exceeds 1"):
+        make_shuttle_like(100, majority_share=0.9, positive_share=0.2)

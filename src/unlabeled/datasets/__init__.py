@@ -1,7 +1,7 @@
 """Data sets: the USMO-paper UCI sets, an exact Poker-hand generator, PU labelling of fully
 labeled data, an RCV1-shaped sparse generator, loaders for svmlight, CSV and NumPy files, the
-Mackey-Glass LUPI task, and the CLSST data: the CAKE, TOES and G50C generators and the FCPS
-shapes."""
+Mackey-Glass LUPI task, the CLSST data (the CAKE, TOES and G50C generators and the FCPS
+shapes), and Adult- and Shuttle-shaped tabular generators."""
 
 from ._clsst import FCPS_NAMES, load_fcps, make_cake, make_g50c, make_toes
 from ._files import load_csv, load_file, load_npz, load_svmlight
@@ -9,6 +9,7 @@ from ._mackey_glass import make_mackey_glass
 from ._poker import make_poker_hands
 from ._pu import make_pu_labels
 from ._rcv1 import make_rcv1_like
+from ._tabular import make_adult_like, make_shuttle_like
 from ._uci import UCI_SMALL_NAMES, load_uci_small
 
 __all__ = [
@@ -20,11 +21,13 @@ __all__ = [
     "load_npz",
     "load_svmlight",
     "load_uci_small",
+    "make_adult_like",
     "make_cake",
     "make_g50c",
     "make_mackey_glass",
     "make_poker_hands",
     "make_pu_labels",
     "make_rcv1_like",
+    "make_shuttle_like",
     "make_toes",
 ]
