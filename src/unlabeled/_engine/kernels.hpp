@@ -108,8 +108,15 @@ public:
     }
 
 private:
+    // long rows: the vectorised kernels of vmath.cpp (an indirect call, worth it from ~32)
+    double dense_dot(const double* a, const double* b) const {
+        return d >= 32 ? dot_f64(a, b, d) : short_dot(a, b);
+    }
+    double dense_dot(const float* a, const float* b) const {
+        return d >= 32 ? dot_f32(a, b, d) : short_dot(a, b);
+    }
     template <class T>
-    double dense_dot(const T* a, const T* b) const {
+    double short_dot(const T* a, const T* b) const {
         // four accumulators: lets the compiler vectorise without -ffast-math
         double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
         int64_t k = 0;
