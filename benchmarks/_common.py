@@ -58,6 +58,22 @@ def command() -> str:
     return " ".join(["python", "benchmarks/" + Path(sys.argv[0]).name, *sys.argv[1:]])
 
 
+def paper_tables(path) -> dict[str, list[list[str]]]:
+    """A file of numbers printed in a paper: ``[section]`` lines, then rows of words (a name and
+    its numbers); ``#`` lines are comments. Returns {section: [row as a list of words]}."""
+    out: dict[str, list[list[str]]] = {}
+    key = None
+    for line in Path(path).read_text().splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        if line.startswith("["):
+            key = line.strip().strip("[]")
+            out[key] = []
+        else:
+            out[key].append(line.split())
+    return out
+
+
 # ---------------------------------------------------------------------- measurements
 def rss_mb(field: str = "VmHWM") -> float:
     """The process's current (VmRSS) or peak (VmHWM) resident memory in MB."""

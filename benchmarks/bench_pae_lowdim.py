@@ -18,19 +18,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _pae_common import (  # noqa: E402
-    PAEModel,
-    VAEModel,
-    WGANGPModel,
-    commands_line,
-    experiment_parser,
-    fmt,
-    load_runs,
-    planned_runs,
-    run_model,
-    save_run,
-    summary_rows,
-)
+import _pae_common as pc  # noqa: E402
 
 from unlabeled.generative import (  # noqa: E402
     embedded_means,
@@ -111,14 +99,14 @@ def evaluator(seed, classifier):
 
 def make_model(name, X, seed, lr):
     if name == "PAE":
-        return PAEModel(X, 10, HIDDEN, lam=1.0, lr=lr, batch=500, seed=seed)
+        return pc.PAEModel(X, 10, HIDDEN, lam=1.0, lr=lr, batch=500, seed=seed)
     if name == "VAE":
-        return VAEModel(X, 10, HIDDEN, lr=lr, batch=500, seed=seed)
-    return WGANGPModel(X, 10, HIDDEN, lr=lr, batch=500, seed=seed)
+        return pc.VAEModel(X, 10, HIDDEN, lr=lr, batch=500, seed=seed)
+    return pc.WGANGPModel(X, 10, HIDDEN, lr=lr, batch=500, seed=seed)
 
 
 def report(command):
-    runs = load_runs(RUNS)
+    runs = pc.load_runs(RUNS)
     if not runs:
         return
     import matplotlib
@@ -177,7 +165,7 @@ def report(command):
     text = [
         "# Low-dimensional embedding: Plummer autoencoder against VAE and WGAN-GP",
         "",
-        commands_line(runs) + "  ",
+        pc.commands_line(runs) + "  ",
         f"Machine: {r0['machine']} (shared with other jobs; one torch thread); last run "
         f"{max(r['date'] for r in runs)}.",
         "",
@@ -192,7 +180,7 @@ def report(command):
         "",
         "- **Mode histogram** (thesis): MLP classifier 1000-256-128-10 trained 1000 Adam steps "
         "(lr 1e-3) on batches of 128 fresh true samples (its accuracy on 5,000 fresh true "
-        f"samples: {fmt([r['classifier_accuracy'] for r in runs], 3)}); 10^4 generated "
+        f"samples: {pc.fmt([r['classifier_accuracy'] for r in runs], 3)}); 10^4 generated "
         "samples; a mode is covered with >= 100 samples; reverse KL = KL(histogram || uniform). "
         "'modes by block energy' assigns each sample to the 10-coordinate block with the most "
         "energy instead (no classifier).",
@@ -220,7 +208,7 @@ def report(command):
         )
         + ").",
         "",
-        *summary_rows(runs, cols),
+        *pc.summary_rows(runs, cols),
         "",
         "Per run (final checkpoint): predicted-mode counts of 10^4 samples",
         "",
@@ -241,10 +229,10 @@ def report(command):
 
 
 def main():
-    args = experiment_parser(__doc__, 5000, 1e-3).parse_args()
+    args = pc.experiment_parser(__doc__, 5000, 1e-3).parse_args()
     command = "python benchmarks/bench_pae_lowdim.py " + " ".join(sys.argv[1:])
     classifiers = {}
-    for seed, name, iters, lr in [] if args.report else planned_runs(args):
+    for seed, name, iters, lr in [] if args.report else pc.planned_runs(args):
         if seed not in classifiers:
             classifiers[seed] = train_classifier(seed)
             print(f"seed {seed}: classifier accuracy {classifiers[seed][1]:.4f}", flush=True)
@@ -252,7 +240,7 @@ def main():
         X, _ = make_embedded_gaussians(500, random_state=seed)
         model = make_model(name, X, seed, lr)
         print(f"{name} seed {seed}: {iters} iterations", flush=True)
-        curve, sec = run_model(
+        curve, sec = pc.run_model(
             model,
             iters,
             args.chunks,
@@ -261,7 +249,7 @@ def main():
             args.decay_chunks,
         )
         decay = iters * (args.chunks - args.decay_chunks) // args.chunks
-        save_run(
+        pc.save_run(
             RUNS,
             model,
             name,

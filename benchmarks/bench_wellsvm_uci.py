@@ -32,7 +32,7 @@ from sklearn.semi_supervised import LabelSpreading, SelfTrainingClassifier
 from sklearn.svm import SVC
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import machine  # noqa: E402
+from _common import machine, paper_tables  # noqa: E402
 
 from unlabeled.datasets import UCI_SMALL_NAMES, load_uci_small  # noqa: E402
 from unlabeled.ssl import TSVM, LapSVM, WellSVM  # noqa: E402
@@ -48,25 +48,9 @@ VARIANTS = ["WellSVM+refine", "WellSVM+alignment"]
 
 # The paper's Tables 2 (5%) and 3 (10%) on the 12 sets we have: SVM, TSVM, LapSVM, USVM, WellSVM
 PAPER = {
-    0.05: {
-        "house": (0.90, 0.90, 0.90, 0.90, 0.90), "heart": (0.70, 0.75, 0.73, 0.76, 0.77),
-        "heart-statlog": (0.73, 0.75, 0.74, 0.75, 0.73),
-        "liverDisorders": (0.56, 0.55, 0.55, 0.59, 0.53),
-        "spectf": (0.73, 0.68, 0.61, 0.74, 0.70), "ionosphere": (0.67, 0.82, 0.65, 0.77, 0.70),
-        "house-votes": (0.88, 0.89, 0.87, 0.83, 0.89), "clean1": (0.58, 0.60, 0.54, 0.65, 0.63),
-        "isolet": (0.97, 0.99, 0.97, 0.70, 0.97), "australian": (0.79, 0.82, 0.78, 0.80, 0.81),
-        "diabetes": (0.67, 0.67, 0.67, 0.70, 0.69), "krvskp": (0.91, 0.92, 0.80, 0.91, 0.92),
-    },
-    0.10: {
-        "house": (0.90, 0.92, 0.89, 0.83, 0.90), "heart": (0.76, 0.75, 0.76, 0.78, 0.78),
-        "heart-statlog": (0.79, 0.74, 0.80, 0.80, 0.81),
-        "liverDisorders": (0.59, 0.57, 0.55, 0.53, 0.57),
-        "spectf": (0.74, 0.76, 0.64, 0.72, 0.72), "ionosphere": (0.78, 0.90, 0.66, 0.88, 0.82),
-        "house-votes": (0.92, 0.91, 0.88, 0.91, 0.92), "clean1": (0.69, 0.71, 0.63, 0.72, 0.69),
-        "isolet": (0.99, 1.00, 0.96, 0.52, 0.99), "australian": (0.81, 0.84, 0.82, 0.84, 0.83),
-        "diabetes": (0.70, 0.70, 0.71, 0.72, 0.74), "krvskp": (0.93, 0.93, 0.86, 0.93, 0.94),
-    },
-}  # fmt: skip
+    float(frac): {name: tuple(map(float, vals)) for name, *vals in rows}
+    for frac, rows in paper_tables(Path(__file__).parent / "bench_wellsvm_uci_paper.txt").items()
+}
 PAPER_METHODS = ["SVM", "TSVM", "LapSVM", "USVM", "WellSVM"]
 
 
