@@ -14,14 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
-from unlabeled._engine import (
-    KernelRows,
-    KernelSpec,
-    SolverOptions,
-    as_data,
-    solve_kernel_qp,
-    solve_linear_dual,
-)
+from unlabeled import _engine
+from unlabeled._engine import KernelRows, KernelSpec, SolverOptions, as_data
+
+solve_kernel_qp, solve_linear_dual = _engine.solve_kernel_qp, _engine.solve_linear_dual
 
 cp = pytest.importorskip("cvxpy")
 

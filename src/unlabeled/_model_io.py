@@ -343,9 +343,13 @@ def _fitted_numbers(est) -> None:
     solver = vars(est).get("solver_", "")
     if not isinstance(solver, str) or len(solver) > 20:
         raise TypeError(f"solver_ must be a solver's name, got {solver!r}")
+    from ._products import PATHS
+
     stats = vars(est).get("cache_stats_", {})
-    if not (isinstance(stats, dict) and all(isinstance(v, int) for v in stats.values())):
-        raise TypeError("cache_stats_ must be a dict of integers")
+    stats = dict(stats) if isinstance(stats, dict) else {"": None}
+    path = stats.pop("kernel_path", None)
+    if not (all(isinstance(v, int) for v in stats.values()) and path in (None, *PATHS)):
+        raise TypeError("cache_stats_ must be a dict of integers and a kernel_path")
     pe = vars(est).get("prior_estimator_")
     if not (pe is None or (isinstance(pe, str) and len(pe) <= 40)):
         raise TypeError(f"prior_estimator_ must be an estimator's name or None, got {pe!r}")

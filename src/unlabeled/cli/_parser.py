@@ -31,52 +31,34 @@ class _Parser(argparse.ArgumentParser):
         raise CLIError(f"{message} (see '{self.prog} --help')", EXIT_USAGE)
 
 
-def _prior_arg(text: str):
-    if text.strip().lower() == "auto":
-        return "auto"
+def _number(text: str, words: tuple, test, need: str):
+    """An argparse type: one of ``words`` (case-insensitive), or a finite float passing
+    ``test``; ``need`` says in the error what is allowed."""
+    if text.strip().lower() in words:
+        return text.strip().lower()
     try:
         v = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"must be a number in (0, 1) or 'auto', got {text!r}"
-        ) from None
-    if not 0.0 < v < 1.0:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1) (exclusive) or 'auto', got {text}")
+        raise argparse.ArgumentTypeError(f"must be {need}, got {text!r}") from None
+    if not (np.isfinite(v) and test(v)):
+        raise argparse.ArgumentTypeError(f"must be {need}, got {text}")
     return v
+
+
+def _prior_arg(text: str):
+    return _number(text, ("auto",), lambda v: 0.0 < v < 1.0, "in (0, 1) (exclusive) or 'auto'")
 
 
 def _positive_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not (np.isfinite(v) and v > 0):
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return v
+    return _number(text, (), lambda v: v > 0, "a number > 0")
 
 
 def _gamma_arg(text: str):
-    if text in ("scale", "auto"):
-        return text
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"must be 'scale', 'auto' or a number >= 0, got {text!r}"
-        ) from None
-    if not (np.isfinite(v) and v >= 0):
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
-    return v
+    return _number(text, ("scale", "auto"), lambda v: v >= 0, "'scale', 'auto' or a number >= 0")
 
 
 def _finite_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not np.isfinite(v):
-        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
-    return v
+    return _number(text, (), lambda v: True, "a finite number")
 
 
 def _int_in(low: int, high: int = INT_MAX, *, minus_one: bool = False):

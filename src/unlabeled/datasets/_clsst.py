@@ -69,11 +69,13 @@ def make_toes(n_samples: int = 1000, n_features: int = 2, random_state=None):
     Parameters
     ----------
     n_samples : int, default=1000
+    n_features : int, default=2
+        Columns beyond the first two hold standard normal noise (the thesis's TOES is 2-D).
     random_state : int, RandomState or None
 
     Returns
     -------
-    X : ndarray (n_samples, 2)
+    X : ndarray (n_samples, n_features)
     y : ndarray (n_samples,) of int64 in {0, 1}
     component : ndarray (n_samples,) of int64
         The Gaussian (0-4) each point came from.
