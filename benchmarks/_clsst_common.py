@@ -30,6 +30,15 @@ DEMOS = {
 }
 
 
+def save_figure(fig, path) -> None:
+    """Lay out, write (100 dpi) and close a matplotlib figure."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def load(name: str):
     """(X standardised with the population std, y, n_factors) for one experiment data set."""
     if name == "CAKE":

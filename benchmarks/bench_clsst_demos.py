@@ -33,7 +33,15 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _clsst_common import DEMOS, METHODS, draw_labels, load, run_method, scores  # noqa: E402
+from _clsst_common import (  # noqa: E402
+    DEMOS,
+    METHODS,
+    draw_labels,
+    load,
+    run_method,
+    save_figure,
+    scores,
+)
 from _common import machine  # noqa: E402
 
 from unlabeled.ssl import CLSST  # noqa: E402
@@ -116,9 +124,7 @@ def plot_curves(rows, sets, counts, path):
             ax.grid(alpha=0.3)
     axes[0, 0].legend(fontsize=7)
     axes[1, 0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def plot_components(path):
@@ -152,9 +158,7 @@ def plot_components(path):
             f"{name}: {clf.n_components_} components, {DEMOS[name][0]} labels/class", fontsize=9
         )
         ax.set_aspect("equal")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def main():

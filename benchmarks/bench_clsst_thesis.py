@@ -38,7 +38,7 @@ from sklearn.metrics import normalized_mutual_info_score as nmi
 from sklearn.model_selection import StratifiedKFold
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _clsst_common import draw_labels, load, run_inductive, run_method  # noqa: E402
+from _clsst_common import draw_labels, load, run_inductive, run_method, save_figure  # noqa: E402
 from _common import machine  # noqa: E402
 
 from unlabeled.ssl import CLSST  # noqa: E402
@@ -140,9 +140,7 @@ def plot(r22, r25, sets, path):
             ax.set_xlabel("labeled points per class", fontsize=8)
             ax.grid(alpha=0.3)
         axes[i, 0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def main():
