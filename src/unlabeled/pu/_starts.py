@@ -116,15 +116,9 @@ def pilot_start(est, X, data, kparams, pos, unl, prior, lam, c2, seed):
     if pos.size > PILOT_SIZE:
         sub_p = np.sort(rng.choice(pos, PILOT_SIZE, replace=False)).astype(np.int32)
     c1s, c2s = prior / (2 * lam * sub_p.size), 1.0 / (2 * lam * sub_u.size)
+    problem = {"pos": sub_p, "unl": sub_u, "c1": c1s, "c2": c2s}
     pilot = _engine.solve_pu(
-        data,
-        **kparams,
-        pos=sub_p,
-        unl=sub_u,
-        c1=c1s,
-        c2=c2s,
-        options=_engine.SolverOptions(1e-2),
-        seed=seed,
+        data, **kparams, **problem, options=_engine.SolverOptions(1e-2), seed=seed
     )
     nz = pilot.sigma > 0
     sv = np.r_[sub_p, sub_u[nz]]
