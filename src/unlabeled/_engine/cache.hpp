@@ -52,6 +52,8 @@ public:
         return rows_[s].get();
     }
 
+    bool contains(int64_t key) const { return slot_of_[key] >= 0; }
+    int64_t capacity() const { return max_slots_; }
     int64_t hits() const { return hits_; }
     int64_t misses() const { return misses_; }
     int64_t bytes_used() const { return static_cast<int64_t>(rows_.size()) * len_ * static_cast<int64_t>(sizeof(T)); }

@@ -193,6 +193,38 @@ public:
         if (X.sparse) X.unscatter(i, buf.data());
     }
 
+    // outs[r][s] = k(x_is[r], x_cols[s]) for r < k, s < len, dense data only: each x_cols[s]
+    // is read once for all k rows (the k rows of X stay in cache), so a block costs one pass
+    // over X where k single rows cost k (rows of large dense X are bound by memory).
+    void rows_block(const int32_t* is, int k, const int32_t* cols, int64_t len, double* const* outs) {
+        auto block = [&](int64_t lo, int64_t hi) {
+            for (int64_t s = lo; s < hi; ++s)
+                for (int r = 0; r < k; ++r) outs[r][s] = X.dot(is[r], cols[s]);
+            for (int r = 0; r < k; ++r) {
+                double* out = outs[r];
+                if (p.type == KernelType::Rbf) {
+                    for (int64_t s = lo; s < hi; ++s) out[s] = sqnorm[is[r]] + sqnorm[cols[s]] - 2.0 * out[s];
+                    neg_exp_scaled(out + lo, hi - lo, p.gamma);
+                } else if (p.type == KernelType::Poly) {
+                    for (int64_t s = lo; s < hi; ++s) out[s] = std::pow(p.gamma * out[s] + p.coef0, p.degree);
+                }
+            }
+        };
+#ifdef _OPENMP
+        if (len * entry_cost * k >= kParallelWork) {
+            const int nt = p.n_jobs > 0 ? p.n_jobs : omp_get_max_threads();
+#pragma omp parallel num_threads(nt)
+            {
+                const int64_t t = omp_get_thread_num(), T = omp_get_num_threads();
+                block(len * t / T, len * (t + 1) / T);
+            }
+            return;
+        }
+#endif
+        block(0, len);
+    }
+    bool blockable() const { return !X.sparse && p.type != KernelType::Precomputed; }
+
     bool is_linear() const { return p.type == KernelType::Linear; }
     const Data& data() const { return X; }
 

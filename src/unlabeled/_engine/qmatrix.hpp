@@ -11,6 +11,7 @@
 // stored as T (double or float); the solver always receives doubles.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -21,6 +22,9 @@
 #include "solver.hpp"
 
 namespace unl {
+
+// rows computed together by PointRows::prefetch at most: 8 rows of 784 doubles stay in L1/L2
+constexpr int kPrefetch = 8;
 
 template <class T = double>
 class PointRows {
@@ -70,6 +74,45 @@ public:
         return r;
     }
 
+    // Computes the rows of the points us[0..k) that the cache lacks in one pass over the data
+    // (Kernel::rows_block), when us[0]'s is missing: the others are the solver's next likely
+    // rows. Only where blocks pay (dense data, a cache of many rows).
+    void prefetch(const int64_t* us, int k, bool full) {
+        if (!K_.blockable() || cache_.contains(us[0]) || cache_.capacity() < 8 * kPrefetch) return;
+        full = full || all_active_;
+        int32_t pts[kPrefetch];
+        int m = 0;
+        for (int r = 0; r < k && m < kPrefetch; ++r) {
+            const int64_t u = us[r];
+            bool seen = cache_.contains(u);
+            for (int q = 0; q < m && !seen; ++q) seen = pts[q] == u;
+            if (!seen) pts[m++] = static_cast<int32_t>(u);
+        }
+        if (m < 2) return;  // a single row: row() computes it as usual
+        const std::vector<int32_t>& cols = full ? rows_ : active_rows_;
+        const int64_t len = static_cast<int64_t>(cols.size());
+        block_.resize(static_cast<size_t>(m * len));
+        int32_t xs[kPrefetch];
+        double* outs[kPrefetch];
+        for (int q = 0; q < m; ++q) {
+            xs[q] = rows_[pts[q]];
+            outs[q] = block_.data() + q * len;
+        }
+        K_.rows_block(xs, m, cols.data(), len, outs);
+        for (int q = 0; q < m; ++q) {
+            bool hit;
+            T* r = cache_.get(pts[q], hit);
+            ++rows_computed_;
+            if (full) {
+                for (int64_t s = 0; s < len; ++s) r[s] = static_cast<T>(outs[q][s]);
+            } else {
+                for (int64_t s = 0; s < len; ++s) r[active_pts_[s]] = static_cast<T>(outs[q][s]);
+                row_epoch_[pts[q]] = epoch_;
+            }
+            row_full_[pts[q]] = full;
+        }
+    }
+
     // The points with an active variable are those flagged in `now` (length size()).
     void set_active(std::vector<uint8_t>& now) {
         bool grew = false;
@@ -101,7 +144,7 @@ private:
     std::vector<uint8_t> row_full_, active_flag_;
     std::vector<int64_t> row_epoch_, active_pts_;
     std::vector<int32_t> active_rows_;
-    std::vector<double> tmp_, full_;
+    std::vector<double> tmp_, full_, block_;
     int64_t epoch_ = 0;
     bool all_active_ = true;
     int64_t rows_computed_ = 0;
@@ -159,6 +202,12 @@ public:
         std::swap(point_[i], point_[j]);
         std::swap(QD_[i], QD_[j]);
         for (int64_t k = 0; k < m_; ++k) std::swap(labels_[i * m_ + k], labels_[j * m_ + k]);
+    }
+    void prefetch(const int64_t* vars, int k, int64_t len) override {
+        int64_t us[kPrefetch];
+        const int m = std::min(k, kPrefetch);
+        for (int r = 0; r < m; ++r) us[r] = point_[vars[r]];
+        R_.prefetch(us, m, len == l_);
     }
     void set_active_size(int64_t len) override {
         std::vector<uint8_t> now(static_cast<size_t>(R_.size()), 0);

@@ -40,17 +40,48 @@ void Solver::reconstruct_gradient() {
     }
 }
 
+namespace {
+// The k largest values seen (descending) and their indices: the most violating variables,
+// whose rows the next iterations are likely to need.
+template <int K>
+struct TopK {
+    double val[K];
+    int64_t idx[K];
+    int n = 0;
+    void add(double v, int64_t t) {
+        if (n == K && v <= val[K - 1]) return;
+        int q = n < K ? n++ : K - 1;
+        for (; q > 0 && val[q - 1] < v; --q) {
+            val[q] = val[q - 1];
+            idx[q] = idx[q - 1];
+        }
+        val[q] = v;
+        idx[q] = t;
+    }
+};
+}  // namespace
+
 bool Solver::select_working_set(int64_t& out_i, int64_t& out_j, double& violation) {
     double Gmax = -INF, Gmax2 = -INF, obj_diff_min = INF;
     int64_t Gmax_idx = -1, Gmin_idx = -1;
+    TopK<4> ups, lows;  // "up" by -y G, "low" by y G: candidates for the next pairs
     for (int64_t t = 0; t < active_size_; ++t) {
-        if (y_[t] == +1) {
-            if (!upper(t) && -G_[t] >= Gmax) { Gmax = -G_[t]; Gmax_idx = t; }
-        } else {
-            if (!lower(t) && G_[t] >= Gmax) { Gmax = G_[t]; Gmax_idx = t; }
+        const double v = -y_[t] * G_[t];
+        if (y_[t] == +1 ? !upper(t) : !lower(t)) {
+            ups.add(v, t);
+            if (v >= Gmax) { Gmax = v; Gmax_idx = t; }
         }
+        if (y_[t] == +1 ? !lower(t) : !upper(t)) lows.add(-v, t);
     }
     const int64_t i = Gmax_idx;
+    if (i >= 0) {  // i first: the problem computes the others only with i's row
+        int64_t cand[8] = {i};
+        int k = 1;
+        for (int q = 0; q < ups.n; ++q)
+            if (ups.idx[q] != i) cand[k++] = ups.idx[q];
+        for (int q = 0; q < lows.n && k < 8; ++q) cand[k++] = lows.idx[q];
+        Q_->prefetch(cand, k, active_size_);
+    }
     const double* Q_i = i >= 0 ? Q_->get_Q(i, active_size_) : nullptr;
     for (int64_t j = 0; j < active_size_; ++j) {
         double grad_diff, quad;

@@ -37,6 +37,9 @@ public:
     // The solver's active set is now the first `len` variables (called whenever it changes):
     // a problem may then compute rows only over the active variables.
     virtual void set_active_size(int64_t len) { (void)len; }
+    // The solver is about to ask for the row of vars[0]; vars[1..k) are likely next. A
+    // problem may compute the missing ones among them together (kernel rows in one pass).
+    virtual void prefetch(const int64_t* vars, int k, int64_t len) { (void)vars, (void)k, (void)len; }
 };
 
 struct SolverOptions {
