@@ -44,6 +44,51 @@ def balance_range(n_samples: int, beta: float) -> tuple[int, int]:
     return max(1, lo), min(n_samples - 1, hi)
 
 
+def balanced_threshold(f, lo: int, hi: int) -> float:
+    """The threshold ``theta`` that puts between ``lo`` and ``hi`` of the values ``f`` at or
+    below it, nearest to 0: 0 when ``sign(f)`` already does, else the midpoint between the
+    ``k``-th and ``(k+1)``-th smallest value, ``k`` the bound that ``sign(f)`` violates
+    (``y = sign(f - theta)`` is then ``argmax_{y in B} f'y``, up to ties in ``f``)."""
+    n_neg = int(np.count_nonzero(f <= 0))
+    if lo <= n_neg <= hi:
+        return 0.0
+    k = lo if n_neg < lo else hi
+    part = np.partition(f, (k - 1, k))
+    return float(0.5 * (part[k - 1] + part[k]))
+
+
+class BalancedClusters(BalancedLabels):
+    r"""The clustering oracle: ``argmax r'y`` over ``B = {y : lo <= #{y_i = -1} <= hi}`` by
+    the paper's sort, with the ties broken by the decision values of the answer.
+
+    A point with ``alpha_i = 0`` has ``r_i = alpha_i [K(alpha .* ybar)]_i = 0``: every
+    label of it gives the same ``r'y``, and the sort alone would give all of them +1 (or -1
+    where the balance forces it), labels that have nothing to do with the data. Among the
+    maximisers of ``r'y``, this oracle returns the one that gives those points the sign of
+    ``g = K(alpha .* y)``, the decision values of the new label vector ``y`` itself (which
+    depend only on its labels where ``alpha > 0``): points are sorted by ``r``, ties by
+    ``g``, and ``-1`` goes to the ``k`` first, ``k`` the number with ``r < 0`` or
+    ``r = 0, g < 0``, clipped to ``[lo, hi]``. Its ``r'y`` is the paper's.
+    """
+
+    def __init__(self, n_samples: int, lo: int, hi: int, backend):
+        super().__init__(np.zeros(n_samples, dtype=np.int8), lo, hi)
+        self.backend = backend
+
+    def __call__(self, r, alpha=None) -> np.ndarray:
+        y = super().__call__(r)
+        if alpha is None or np.all(alpha > 0):
+            return y
+        r = np.asarray(r, dtype=np.float64)
+        g = self.backend.products(alpha, y[:, None])[:, 0]
+        order = np.lexsort((g, r))
+        negative = (r < 0) | ((r == 0) & (g < 0))
+        k = int(np.clip(np.count_nonzero(negative), self.n_negative, self.n_negative_max))
+        y = np.ones_like(y)
+        y[order[:k]] = -1
+        return y
+
+
 class WellSVMClustering(ClusterMixin, KernelMachine):
     r"""Maximum-margin clustering into two clusters by WellSVM's convex relaxation.
 
@@ -72,8 +117,23 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
     ``r``. Every inner SVM runs on the engine's SMO solver (the linear dual solver for
     ``kernel="linear"``) and one kernel-row cache serves the whole fit. The loop starts, as
     in the paper's experiments, from the best of ``n_init`` random labelings of ``B`` by
-    kernel-target alignment ``y'Ky``. The clusters are the signs of
-    :math:`f(x) = \sum_i \alpha_i (\sum_t \mu_t y_{ti})\, k(x_i, x)`.
+    kernel-target alignment ``y'Ky``.
+
+    **The clusters** are the signs of the paper's
+    :math:`f(x) = \sum_i \alpha_i (\sum_t \mu_t y_{ti})\, k(x_i, x)` (no offset). Nothing
+    makes those signs satisfy the balance constraint (on imbalanced data they can put
+    nearly every point on one side). With ``offset="balance"`` (ours, not the paper's) an
+    offset ``b`` is added where they do not: the smallest shift of the threshold that brings
+    the training clustering into ``B``, so that ``labels_`` is
+    :math:`\arg\max_{y \in B} f'y` (up to ties in ``f``) and ``predict`` stays consistent
+    with it.
+
+    **Ties of the sort.** A point with ``alpha_i = 0`` has ``r_i = 0``: each of its labels
+    maximises ``r'y`` equally. The paper gives such points +1 (``ties="positive"``, the
+    default). With ``ties="decision"`` (ours) they get the sign of the new label vector's
+    own decision values ``K(alpha .* y)``, an equally exact maximiser that keeps them with
+    the points around them (see :class:`BalancedClusters`); it finds label vectors with a
+    lower objective.
 
     **The sign symmetry.** ``y`` and ``-y`` have the same label kernel, so the relaxation
     cannot tell them apart, and ``B`` is symmetric. The start is oriented so that the first
@@ -111,6 +171,12 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
     refine_oracle : bool, default=False
         Repeat the violated-label sort from its own answer while ``y'Hy`` grows (the
         authors' code). The paper sorts once.
+    ties : {"positive", "decision"}, default="positive"
+        Labels of the points with ``r_i = 0`` in the violated-label sort: +1 as in the
+        paper, or the sign of the new label vector's decision value (both maximise ``r'y``).
+    offset : {"none", "balance"}, default="none"
+        ``"none"``: the paper's ``f`` without offset. ``"balance"``: the offset that brings
+        the training clustering into ``B`` when ``sign(f)`` is outside it.
     cache_size : float, default=200
         Kernel-row cache in MB.
     random_state : int, RandomState or None, default=None
@@ -121,7 +187,9 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        The cluster (0 or 1) of every training point: ``predict`` on the training data.
+        The cluster (0 or 1) of every training point: ``predict`` on the training data. With
+        ``offset="balance"``, the numbers of 0's and 1's differ by at most ``beta n`` (up to
+        ties in ``f``).
     label_vectors_ : ndarray of int8, shape (n_samples, n_label_vectors)
         The generated labelings in +-1, the start first; each is in ``B``.
     mu_ : ndarray of shape (n_label_vectors,)
@@ -130,8 +198,11 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
         The dual variables of the relaxation.
     dual_coef_ : ndarray of shape (1, n_SV)
         ``alpha_i sum_t mu_t y_ti`` on the support.
-    support_, support_vectors_, intercept_, shape_fit_
-        As for :class:`sklearn.svm.SVC`; ``intercept_`` is ``[0.0]`` (no offset).
+    intercept_ : ndarray of shape (1,)
+        ``[0.0]``, or with ``offset="balance"`` the offset ``b`` that brings the training
+        clustering into ``B`` (``[0.0]`` when ``sign(f)`` already is in it).
+    support_, support_vectors_, shape_fit_
+        As for :class:`sklearn.svm.SVC`.
     objective_history_ : ndarray
         The relaxation's value after every cutting-plane step; it never increases, and it
         is an upper bound on the relaxation's optimum.
@@ -177,6 +248,8 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
         "max_mkl_iter": [Integer(1)],
         "tol": [Real(0.0)],
         "refine_oracle": [Boolean()],
+        "ties": [Options(("positive", "decision"))],
+        "offset": [Options(("none", "balance"))],
         "cache_size": [Real(0.0)],
         "random_state": [None, Integer(0), Options((np.random.RandomState,))],
         "verbose": [Boolean(), Integer()],
@@ -186,7 +259,8 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
         self, C: float = 1.0, *, beta: float = 0.03, kernel: str = "rbf", gamma="scale",
         degree: int = 3, coef0: float = 0.0, n_init: int = 20, max_iter: int = 50,
         max_mkl_iter: int = 100, tol: float = 1e-3, refine_oracle: bool = False,
-        cache_size: float = 200.0, random_state=None, verbose: bool = False,
+        ties: str = "positive", offset: str = "none", cache_size: float = 200.0, random_state=None,
+        verbose: bool = False,
     ):  # fmt: skip
         set_init_params(self, locals())
 
@@ -215,7 +289,11 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
             )
         lo, hi = balance_range(n, params["beta"])
         backend = make_backend(self, X, np.full(n, params["C"]), params["tol"])
-        oracle = BalancedLabels(np.zeros(n, dtype=np.int8), lo, hi)
+        oracle = (
+            BalancedClusters(n, lo, hi, backend)
+            if params["ties"] == "decision"
+            else BalancedLabels(np.zeros(n, dtype=np.int8), lo, hi)
+        )
         y0 = alignment_start(backend, oracle, self.random_state, params["n_init"])
         y0 = y0 * y0[0]  # the sign symmetry: the first point starts with +1 (B is symmetric)
         res = label_generation(
@@ -224,11 +302,14 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
             refine=params["refine_oracle"], verbose=self.verbose,
         )  # fmt: skip
         store_label_generation(self, X, res, backend, params["max_iter"])
+        if params["offset"] == "balance":
+            f = self.decision_function(X)  # no offset yet: the relaxation's f
+            self.intercept_ = np.array([-balanced_threshold(f, lo, hi)])
         self.labels_ = self.predict(X)
         return self
 
     def predict(self, X: MatrixLike) -> np.ndarray:
-        """The cluster of each point: 1 where ``f(x) > 0``, else 0.
+        """The cluster of each point: 1 where ``f(x) + b > 0``, else 0.
 
         Parameters
         ----------
@@ -241,6 +322,6 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
 
         See Also
         --------
-        decision_function : The values ``f(x)`` whose sign this is.
+        decision_function : The values ``f(x) + b`` whose sign this is.
         """
         return (self.decision_function(X) > 0).astype(np.int64)
