@@ -105,12 +105,13 @@ class RecordingBackend(KernelBackend):
 
 
 # --------------------------------------------------------------------------- exactness
-def test_every_inner_svm_and_mkl_step_matches_cvxpy(monkeypatch):
+@pytest.mark.parametrize("ties", ["decision", "positive"])
+def test_every_inner_svm_and_mkl_step_matches_cvxpy(ties, monkeypatch):
     """A whole fit on 16 points (at most 4 cutting-plane steps): each SVM without offset on
     K .* sum_t mu_t y_t y_t' (the engine's, several hundred of them) reaches Clarabel's
     optimum, and the objective after each cutting-plane step is the minimax value of the
     MKL problem on the working set at that step."""
-    X, _ = blobs(0, n=16, shift=0.8)
+    X, _ = blobs(0, n=16, shift=0.5)
     C = 0.7
     RecordingBackend.solves = []
     monkeypatch.setattr(
@@ -118,7 +119,14 @@ def test_every_inner_svm_and_mkl_step_matches_cvxpy(monkeypatch):
         lambda est, X, Cv, tol, max_iter=-1: RecordingBackend(X, _spec(), Cv, 1e7, tol),
     )  # fmt: skip
     model = WellSVMClustering(
-        C=C, beta=0.25, gamma=GAMMA, tol=1e-4, max_mkl_iter=2000, max_iter=4, random_state=0
+        C=C,
+        beta=0.25,
+        gamma=GAMMA,
+        tol=1e-4,
+        max_mkl_iter=2000,
+        max_iter=4,
+        ties=ties,
+        random_state=0,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # max_iter=4 may stop it early
@@ -156,18 +164,21 @@ class ExactOracle:
         return self.B[int(np.argmax(np.einsum("ti,ij,tj->t", V, self.K, V)))]
 
 
-@pytest.mark.parametrize("n, beta, seed", [(10, 0.03, 0), (10, 0.03, 1), (9, 0.3, 2), (12, 0.03, 3)])
+@pytest.mark.parametrize(
+    "n, beta, seed", [(10, 0.03, 0), (10, 0.03, 1), (9, 0.3, 2), (12, 0.03, 3)]
+)
 def test_relaxation_is_below_the_brute_force_optimum(n, beta, seed):
     """Tiny problems: the mixed-integer optimum min_{y in B} max_alpha G(alpha, y), by
     enumerating every balanced labeling (Clarabel for each SVM), is at least the relaxation's
-    value p* (cvxpy's minimax over all of B); the cutting plane on the engine with an exact
-    oracle (enumeration) reaches p*, so it too ends at or below the mixed-integer optimum.
+    value p* (cvxpy's minimax over all of B). The cutting plane on the engine with an exact
+    oracle reaches p*: through label_generation directly and through the estimator with
+    oracle="exact", whose final objective is then at most the mixed-integer optimum.
 
-    The estimator's oracle is the paper's sort, a heuristic (Proposition 4 certifies a
-    violated label vector, not the most violated one): its value is an upper bound on p*
-    that never increases and is at most the SVM value of each label vector it generated. It
-    can stop above the mixed-integer optimum (it does for seed 1 here: the sort returns a
-    label vector already in the working set while a violated one exists)."""
+    With the paper's sort (oracle="sort", a heuristic: Proposition 4 certifies a violated
+    label vector, not the most violated one) the value is an upper bound on p* that never
+    increases and is at most the SVM value of each label vector it generated; on these four
+    problems it stops at or above the mixed-integer optimum (the sort returns a label vector
+    already in the working set while a violated one exists)."""
     X, _ = blobs(seed, n=n, shift=0.6)
     C = 1.0
     K = rbf_kernel(X, gamma=GAMMA)
@@ -181,11 +192,15 @@ def test_relaxation_is_below_the_brute_force_optimum(n, beta, seed):
     assert exact.history[-1] == pytest.approx(p_star, rel=1e-4)
     assert exact.history[-1] <= mip * (1 + 1e-6)
     assert np.all(np.diff(exact.history) <= 0)
-    for refine in (False, True):
-        model = WellSVMClustering(
-            C=C, beta=beta, gamma=GAMMA, tol=1e-8, max_mkl_iter=5000, max_iter=300,
-            refine_oracle=refine, random_state=seed,
-        ).fit(X)  # fmt: skip
+    kw = {"C": C, "beta": beta, "gamma": GAMMA, "tol": 1e-8, "max_mkl_iter": 5000,
+          "max_iter": 300, "random_state": seed}  # fmt: skip
+    model = WellSVMClustering(oracle="exact", **kw).fit(X)
+    h = model.objective_history_
+    assert np.all(np.diff(h) <= 0) and model.stop_reason_ == "no violated label vector"
+    assert h[-1] == pytest.approx(p_star, rel=1e-4)
+    assert h[-1] <= mip * (1 + 1e-6)
+    for ties, refine in itertools.product(("decision", "positive"), (False, True)):
+        model = WellSVMClustering(ties=ties, refine_oracle=refine, **kw).fit(X)
         h = model.objective_history_
         assert np.all(np.diff(h) <= 0)
         assert h[-1] >= p_star * (1 - 1e-5)
@@ -372,12 +387,17 @@ def test_inputs_unchanged_and_read_only_input():
         ({"X": "empty"}, "0 sample"),
         ({"X": "1d"}, "Expected 2D array"),
         ({"X": "not square", "kernel": "precomputed"}, "square Gram matrix"),
+        ({"X": "21 samples", "oracle": "exact"}, "at most 20 samples"),
+        ({"oracle": "enumerate"}, "oracle must be one of"),
+        ({"ties": "negative"}, "ties must be one of"),
+        ({"offset": "auto"}, "offset must be one of"),
     ],
 )
 def test_bad_input_is_refused_before_any_work(change, match, monkeypatch):
     X, _ = blobs(11, n=10)
     bad = {"nan": np.where(np.eye(10, 2) == 1, np.nan, X), "inf": np.where(X > 1, np.inf, X),
-           "one sample": X[:1], "empty": X[:0], "1d": X[:, 0], "not square": X}  # fmt: skip
+           "one sample": X[:1], "empty": X[:0], "1d": X[:, 0], "not square": X,
+           "21 samples": np.r_[X, X, X[:1]]}  # fmt: skip
     X = bad.get(change.get("X"), X)
     params = {k: v for k, v in change.items() if k != "X"}
 
