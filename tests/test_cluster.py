@@ -19,7 +19,12 @@ import unlabeled.cluster._wellsvm as wellsvm_module
 from unlabeled._engine import KernelSpec
 from unlabeled._label_generation import BalancedLabels, KernelBackend, label_generation
 from unlabeled.cluster import WellSVMClustering
-from unlabeled.cluster._wellsvm import BalancedClusters, balance_range, balanced_threshold
+from unlabeled.cluster._wellsvm import (
+    BalancedClusters,
+    ExactClusters,
+    balance_range,
+    balanced_threshold,
+)
 
 cp = pytest.importorskip("cvxpy")
 
@@ -250,6 +255,29 @@ def test_ties_decision_oracle_is_an_argmax_over_B():
             np.testing.assert_array_equal(y[free], np.where(g[free] < 0, -1, 1))
 
 
+@pytest.mark.parametrize("n, beta", [(9, 0.0), (9, 0.4), (10, 0.03)])
+def test_exact_oracle_is_the_most_violated_label_vector(n, beta):
+    """oracle='exact': argmax_{y in B} (alpha .* y)' K (alpha .* y) by enumerating B, on the
+    side of ybar (r'y >= 0)."""
+    X, _ = blobs(7, n=n)
+    lo, hi = balance_range(n, beta)
+    oracle = ExactClusters(n, lo, hi, KernelBackend(X, _spec(), np.ones(n), 1e7, 1e-8))
+    every = np.array(
+        [y for y in itertools.product([-1, 1], repeat=n) if lo <= y.count(-1) <= hi], dtype=float
+    )
+    K = rbf_kernel(X, gamma=GAMMA)
+    rng = np.random.default_rng(n)
+    for _ in range(5):
+        alpha = rng.uniform(0, 1, n) * (rng.random(n) < 0.7)
+        ybar = every[rng.integers(len(every))]
+        r = alpha * (K @ (alpha * ybar))
+        y = oracle(r, alpha)
+        assert lo <= np.sum(y == -1) <= hi and r @ y >= 0
+        V = every * alpha
+        best = np.einsum("ti,ij,tj->t", V, K, V).max()
+        assert (alpha * y) @ K @ (alpha * y) == pytest.approx(best, rel=1e-10)
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_balanced_threshold(seed):
     """theta = 0 when sign(f) is in B; else sign(f - theta) = argmax_{y in B} f'y."""
@@ -269,13 +297,14 @@ def test_balanced_threshold(seed):
 
 @pytest.mark.parametrize(
     "n, beta, expected",
-    [(10, 0.03, (5, 5)), (11, 0.03, (5, 5)), (11, 0.1, (5, 6)), (100, 0.3, (35, 65)),
+    [(10, 0.03, (5, 5)), (11, 0.03, (5, 6)), (11, 0.1, (5, 6)), (100, 0.3, (35, 65)),
      (9, 0.3, (4, 5)), (2, 0.0, (1, 1)), (3, 0.99, (1, 2))],
 )  # fmt: skip
 def test_balance_range(n, beta, expected):
     """-beta n <= n - 2k <= beta n; an odd n with beta n < 1 gets |1'y| = 1; never a single
-    cluster."""
+    cluster; symmetric (lo + hi = n: -y is in B with y)."""
     assert balance_range(n, beta) == expected
+    assert sum(expected) == n
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])

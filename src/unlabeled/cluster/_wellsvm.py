@@ -23,7 +23,8 @@ def balance_range(n_samples: int, beta: float) -> tuple[int, int]:
 
     ``1'y = n - 2k``, so ``k`` runs over ``[ceil((n - beta n) / 2), floor((n + beta n) / 2)]``.
     That range is empty only for an odd ``n`` with ``beta n < 1``; it is then the closest
-    achievable balance, ``k = floor(n / 2)`` (``|1'y| = 1``).
+    achievable balance, ``|1'y| = 1`` (``k`` is ``floor(n / 2)`` or ``ceil(n / 2)``). The
+    range is symmetric (``lo + hi = n``), so ``-y`` is in ``B`` with ``y``.
 
     Parameters
     ----------
@@ -39,8 +40,8 @@ def balance_range(n_samples: int, beta: float) -> tuple[int, int]:
     b = beta * n_samples
     lo = math.ceil((n_samples - b) / 2 - 1e-9)
     hi = math.floor((n_samples + b) / 2 + 1e-9)
-    if lo > hi:
-        lo = hi = n_samples // 2
+    if lo > hi:  # odd n, beta n < 1: |1'y| = 1
+        lo, hi = n_samples // 2, n_samples - n_samples // 2
     return max(1, lo), min(n_samples - 1, hi)
 
 
@@ -102,8 +103,9 @@ class ExactClusters(BalancedClusters):
     each pair ``y, -y``) are enumerated, kept where the other points can complete them to a
     member of ``B``; the other points then take the sign of the decision values
     ``K(alpha .* y)`` within the balance range. ``2^(|S| - 1)`` patterns for a support
-    ``S``: for tiny problems (at most :data:`MAX_EXACT` points). Without ``alpha`` (the
-    random start) it is the sort.
+    ``S``: for tiny problems (at most :data:`MAX_EXACT` points). Of ``y`` and ``-y`` it
+    returns the one with ``r'y >= 0`` (the side of ``ybar``, as the sort's answer) where
+    ``B`` allows. Without ``alpha`` (the random start) it is the sort.
     """
 
     def __call__(self, r, alpha=None) -> np.ndarray:
@@ -123,11 +125,13 @@ class ExactClusters(BalancedClusters):
         ok |= (m - neg <= self.n_negative_max) & (m - neg + n - m >= self.n_negative)
         P = P[ok]
         q = np.einsum("ti,ij,tj->t", P, H, P)
-        y_s = P[int(np.argmax(q))]
-        if not np.count_nonzero(y_s < 0) <= self.n_negative_max or (
-            np.count_nonzero(y_s < 0) + n - m < self.n_negative
-        ):
-            y_s = -y_s  # only its mirror image can be completed within B
+        best = P[int(np.argmax(q))]
+        # y and -y have the same q: keep the one on the side of ybar (r'y >= 0, r = H ybar),
+        # as the sort does, so that the terms of f add up; else the one B can complete
+        for y_s in sorted((best, -best), key=lambda v: -float(np.dot(r[S], v))):
+            neg_s = np.count_nonzero(y_s < 0)
+            if neg_s <= self.n_negative_max and neg_s + n - m >= self.n_negative:
+                break
         return self._complete(S, y_s, alpha)
 
     def _complete(self, S, y_s, alpha):
