@@ -1,6 +1,7 @@
 """unlabeled: learning from unlabeled and weakly labeled data with exact kernel solvers."""
 
-from . import datasets, generative, lupi, metrics, model_selection, pu, ssl
+from . import cluster, datasets, generative, lupi, metrics, model_selection, pu, ssl
+from .cluster import WellSVMClustering
 from .generative import PlummerAutoencoder
 from .lupi import SVMPlus
 from .pu import PUSVC
@@ -17,6 +18,8 @@ __all__ = [
     "SVMPlus",
     "TSVM",
     "WellSVM",
+    "WellSVMClustering",
+    "cluster",
     "datasets",
     "generative",
     "lupi",

@@ -402,3 +402,107 @@ def _log(verbose, step, value, T, n_mkl):
             file=sys.stderr,
             flush=True,
         )
+
+
+# ---------------------------------------------------------------------- shared by the tasks
+class BalancedLabels:
+    """The sorting oracle of Sections 4.1.3 and 4.3.1 for a balance constraint.
+
+    ``B`` = the label vectors equal to the given labels on the labeled points (``signs`` +-1;
+    0 marks a free point), with between ``n_negative`` and ``n_negative_max`` of the free
+    points at -1 (exactly ``n_negative`` when ``n_negative_max`` is None: the
+    semi-supervised constraint; a range for clustering's ``-beta <= 1'y <= beta``).
+    ``self(r)`` returns ``argmax_{y in B} r'y`` (``alpha``, the cutting plane's second
+    argument, is not needed; Proposition 5). Since ``r'y = 1'r - 2 sum_{y_i = -1} r_i``, the
+    free points are sorted by ``r`` and the ``k`` smallest get -1, ``k`` the number of
+    negative ``r_i`` clipped to ``[n_negative, n_negative_max]`` (ties broken by index). For
+    clustering this is the paper's rule: the ``(N - beta)/2`` smallest get -1, the
+    ``(N - beta)/2`` largest +1, the others the sign of ``r_i`` (+1 for ``r_i = 0``).
+    """
+
+    def __init__(self, signs, n_negative: int, n_negative_max: int | None = None):
+        self.base = np.asarray(signs, dtype=np.int8).copy()
+        self.unlabeled = np.flatnonzero(self.base == 0)
+        self.n_negative = int(n_negative)
+        self.n_negative_max = self.n_negative if n_negative_max is None else int(n_negative_max)
+        self.base[self.unlabeled] = 1
+
+    def __call__(self, r, alpha=None) -> np.ndarray:
+        y = self.base.copy()
+        ru = np.asarray(r)[self.unlabeled]
+        order = np.argsort(ru, kind="stable")
+        k = self.n_negative
+        if self.n_negative_max > k:
+            k = int(np.clip(np.count_nonzero(ru < 0), k, self.n_negative_max))
+        y[self.unlabeled[order[:k]]] = -1
+        return y
+
+
+def alignment_start(backend, oracle: Oracle, random_state, n_labelings: int = 20) -> np.ndarray:
+    """The authors' start: of ``n_labelings`` random label vectors of ``B`` (the oracle's
+    answers to ``r`` uniform on ``[-1/2, 1/2)``), the one best aligned with the kernel.
+
+    Kernel-target alignment (Cristianini et al., 2002) ``<K, y y'>_F / (||K||_F ||y y'||_F)``
+    is ``y'Ky / (n ||K||_F)`` for a +-1 vector, so the best is the largest ``y'Ky``; one pass
+    over the kernel rows (``backend.products``) scores all candidates.
+
+    Parameters
+    ----------
+    backend : KernelBackend or LinearBackend
+    oracle : callable
+        Maps a score vector to a label vector of ``B``.
+    random_state : None, int, numpy RandomState or Generator
+    n_labelings : int
+
+    Returns
+    -------
+    ndarray of int8, shape (n,)
+    """
+    if isinstance(random_state, np.random.RandomState):
+        random_state = random_state.randint(2**31)
+    rng = np.random.default_rng(random_state)
+    Y = np.stack([oracle(rng.random(backend.n) - 0.5) for _ in range(n_labelings)], axis=1)
+    align = np.einsum("it,it->t", Y, backend.products(np.ones(backend.n), Y))
+    return Y[:, int(np.argmax(align))]
+
+
+def make_backend(est, X, C, tol: float, max_iter: int = -1):
+    """The engine for the kernel of the estimator ``est`` (``kernel``, ``_gamma``, ``degree``,
+    ``coef0``, ``cache_size`` in MB): the linear dual solver with ``w`` kept for
+    ``kernel="linear"`` (sparse data at any scale), else SMO on one kernel-row cache."""
+    from ._validation import KERNEL_CODES
+
+    if est.kernel == "linear":
+        return LinearBackend(X, C, tol, max_iter)
+    spec = KernelSpec(
+        KERNEL_CODES[est.kernel], gamma=est._gamma, coef0=float(est.coef0),
+        degree=int(est.degree),
+    )  # fmt: skip
+    return KernelBackend(X, spec, C, float(est.cache_size) * 2**20, tol, max_iter)
+
+
+def store_label_generation(est, X, res: LabelGenerationResult, backend, max_iter: int,
+                           classes=None) -> None:  # fmt: skip
+    """Give the estimator ``est`` the fitted attributes of a WellSVM fit from its result
+    ``res``: the expansion ``f = sum_i alpha_i (sum_t mu_t y_ti) k(x_i, .)`` without offset
+    (``support_``, ``dual_coef_``, ...), ``alpha_``, ``label_vectors_``, ``mu_``,
+    ``objective_history_``, ``n_iter_``, ``n_mkl_iter_`` and ``stop_reason_``; warn when the
+    cutting plane or an inner problem stopped at its iteration limit."""
+    from ._shared import warn_not_converged
+
+    est._set_expansion(X, res.alpha * (res.labels @ res.mu), None, classes=classes)
+    est.alpha_ = res.alpha
+    est.label_vectors_ = res.labels
+    est.mu_ = res.mu
+    est.objective_history_ = np.asarray(res.history)
+    est.n_iter_ = len(res.history)
+    est.n_mkl_iter_ = list(res.mkl_iter)
+    est.stop_reason_ = res.stop
+    who = type(est).__name__
+    if res.stop == "max_iter":
+        warn_not_converged(who, limit=max_iter, used=res.n_iter, stacklevel=3)
+    if not backend.all_converged or res.mkl_limit:
+        warn_not_converged(
+            who, why="an inner SVM or MKL problem hit its iteration limit",
+            detail=" (raise max_mkl_iter, or tol)", stacklevel=3,
+        )  # fmt: skip

@@ -11,10 +11,9 @@ from sklearn.metrics import accuracy_score
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
-from .._engine import KernelSpec
 from .._kernel_machine import KernelClassifier, KernelMachine
-from .._label_generation import KernelBackend, LinearBackend
-from .._validation import KERNEL_CODES, Integer, Real
+from .._label_generation import BalancedLabels, make_backend  # noqa: F401 (re-exported)
+from .._validation import Integer, Real
 
 UNLABELED = -1
 
@@ -71,29 +70,6 @@ def check_ssl_targets(y, n_samples: int, who: str):
     return classes, signs
 
 
-class BalancedLabels:
-    """The sorting oracle of Section 4.1.3 for the balance constraint.
-
-    ``B`` = the label vectors equal to the given labels on the labeled points, with exactly
-    ``n_negative`` of the unlabeled points at -1. ``self(r)`` returns ``argmax_{y in B} r'y``
-    (``alpha``, the cutting plane's second argument, is not needed):
-    the ``n_negative`` unlabeled points with the smallest ``r`` get -1, the others +1
-    (Proposition 5; ties broken by index).
-    """
-
-    def __init__(self, signs, n_negative: int):
-        self.base = np.asarray(signs, dtype=np.int8).copy()
-        self.unlabeled = np.flatnonzero(self.base == 0)
-        self.n_negative = int(n_negative)
-        self.base[self.unlabeled] = 1
-
-    def __call__(self, r, alpha=None) -> np.ndarray:
-        y = self.base.copy()
-        order = np.argsort(np.asarray(r)[self.unlabeled], kind="stable")
-        y[self.unlabeled[order[: self.n_negative]]] = -1
-        return y
-
-
 def n_negative_unlabeled(signs, balance) -> int:
     """The paper's balance: ``ceil(n_U (1 - p))`` unlabeled negatives, ``p`` the share of
     positives among the labeled points (``balance=None``) or ``balance`` itself."""
@@ -143,15 +119,7 @@ class SemiSupervisedSVM(KernelClassifier):
     def _backend(self, X, C, tol=None, max_iter=-1):
         """The engine for this kernel: the linear dual solver with ``w`` kept for
         ``kernel="linear"`` (sparse data at any scale), else SMO on one kernel-row cache."""
-        tol = self.tol if tol is None else tol
-        if self.kernel == "linear":
-            return LinearBackend(X, C, tol, max_iter)
-        spec = KernelSpec(
-            KERNEL_CODES[self.kernel], gamma=self._gamma, coef0=float(self.coef0),
-            degree=int(self.degree),
-        )  # fmt: skip
-        cache = float(self.cache_size) * 2**20
-        return KernelBackend(X, spec, C, cache, tol, max_iter)
+        return make_backend(self, X, C, self.tol if tol is None else tol, max_iter)
 
     def _start_labels(self, backend, signs, oracle):
         """The paper's start: an SVM (with offset, C1) on the labeled points; the unlabeled

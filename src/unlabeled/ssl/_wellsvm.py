@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernel_machine import set_init_params
-from .._label_generation import label_generation
-from .._shared import warn_not_converged
+from .._label_generation import alignment_start, label_generation, store_label_generation
 from .._validation import Boolean, Integer, Options
 from ._base import BalancedLabels, SemiSupervisedSVM, n_negative_unlabeled
 
@@ -159,32 +158,11 @@ class WellSVM(SemiSupervisedSVM):
             max_mkl_iter=params["max_mkl_iter"], tol=params["tol"],
             refine=params["refine_oracle"], verbose=self.verbose,
         )  # fmt: skip
-        self._set_expansion(X, res.alpha * (res.labels @ res.mu), None, classes=classes)
-        self.alpha_ = res.alpha
-        self.label_vectors_ = res.labels
-        self.mu_ = res.mu
-        self.objective_history_ = np.asarray(res.history)
-        self.n_iter_ = len(res.history)
-        self.n_mkl_iter_ = list(res.mkl_iter)
-        self.stop_reason_ = res.stop
+        store_label_generation(self, X, res, backend, params["max_iter"], classes=classes)
         self._set_transduction(signs, res.f_train, classes)
-        if res.stop == "max_iter":
-            warn_not_converged("WellSVM", limit=params["max_iter"], used=res.n_iter)
-        if not backend.all_converged or res.mkl_limit:
-            warn_not_converged(
-                "WellSVM", why="an inner SVM or MKL problem hit its iteration limit",
-                detail=" (raise max_mkl_iter, or tol)",
-            )  # fmt: skip
         return self
 
     def _init_labels(self, backend, signs, oracle):
         if self.init == "svm":
             return self._start_labels(backend, signs, oracle)[0]
-        rng = np.random.default_rng(
-            self.random_state.randint(2**31)
-            if isinstance(self.random_state, np.random.RandomState)
-            else self.random_state
-        )
-        Y = np.stack([oracle(rng.random(backend.n)) for _ in range(_N_RANDOM_STARTS)], axis=1)
-        align = np.einsum("it,it->t", Y, backend.products(np.ones(backend.n), Y))
-        return Y[:, int(np.argmax(align))]
+        return alignment_start(backend, oracle, self.random_state, _N_RANDOM_STARTS)
