@@ -38,7 +38,7 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.model_selection import train_test_split
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import machine  # noqa: E402
+from _common import machine, paper_tables  # noqa: E402
 
 from unlabeled.cluster import WellSVMClustering  # noqa: E402
 from unlabeled.cluster._wellsvm import balance_range, balanced_threshold  # noqa: E402
@@ -49,20 +49,12 @@ DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "uci-
 SIGMA_GRID = [0.25, 0.5, 1.0, 2.0, 4.0]
 C_GRID = [0.1, 0.5, 1.0, 5.0, 10.0, 100.0]
 C_REDUCED = [0.1, 1.0, 10.0]
-# Table 11 on the 12 sets we have: KM, KKM, NC, IterSVR, CPMMC, WellSVM ("-" = not reported)
+# Table 11 on the 12 sets we have: KM, KKM, NC, IterSVR, CPMMC, WellSVM
 PAPER = {
-    "house": (0.89, 0.89, 0.89, 0.87, 0.53, 0.90),
-    "heart": (0.66, 0.69, 0.57, 0.59, 0.56, 0.59),
-    "heart-statlog": (0.68, 0.78, 0.79, 0.76, 0.56, 0.81),
-    "liverDisorders": (0.55, 0.56, 0.57, 0.53, 0.58, 0.58),
-    "spectf": (0.58, 0.77, 0.63, 0.53, 0.73, 0.73),
-    "ionosphere": (0.70, 0.73, 0.70, 0.71, 0.64, 0.72),
-    "house-votes": (0.87, 0.87, 0.86, 0.83, 0.61, 0.87),
-    "clean1": (0.54, 0.59, 0.52, 0.61, 0.56, 0.55),
-    "isolet": (0.98, 0.89, 0.98, 1.00, 0.50, 0.98),
-    "australian": (0.54, 0.57, 0.56, 0.56, 0.56, 0.83),
-    "diabetes": (0.67, 0.69, 0.66, 0.66, 0.65, 0.69),
-    "krvskp": (0.52, 0.55, 0.56, 0.51, 0.52, 0.54),
+    name: tuple(map(float, vals))
+    for name, *vals in paper_tables(Path(__file__).parent / "bench_wellsvm_clustering_paper.txt")[
+        "table11"
+    ]
 }
 PAPER_METHODS = ["KM", "KKM", "NC", "IterSVR", "CPMMC", "WellSVM"]
 # WellSVM as published (ties="positive", no offset), with our offset="balance", and with

@@ -258,14 +258,10 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
         The cluster (0 or 1) of every training point: ``predict`` on the training data. With
         ``offset="balance"``, the numbers of 0's and 1's differ by at most ``beta n`` (up to
         ties in ``f``).
-    label_vectors_ : ndarray of int8, shape (n_samples, n_label_vectors)
-        The generated labelings in +-1, the start first; each is in ``B``.
-    mu_ : ndarray of shape (n_label_vectors,)
-        Their MKL weights, on the simplex.
-    alpha_ : ndarray of shape (n_samples,)
-        The dual variables of the relaxation.
-    dual_coef_ : ndarray of shape (1, n_SV)
-        ``alpha_i sum_t mu_t y_ti`` on the support.
+    label_vectors_, mu_, alpha_, dual_coef_
+        As for :class:`unlabeled.ssl.WellSVM`: the generated labelings in +-1 (the start first,
+        each in ``B``), their MKL weights, the relaxation's duals and ``alpha_i sum_t mu_t y_ti``
+        on the support.
     intercept_ : ndarray of shape (1,)
         ``[0.0]``, or with ``offset="balance"`` the offset ``b`` that brings the training
         clustering into ``B`` (``[0.0]`` when ``sign(f)`` already is in it).
@@ -389,11 +385,12 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
-            As for :meth:`decision_function`.
+            Points to assign, as for :meth:`decision_function`.
 
         Returns
         -------
-        ndarray of int64, shape (n_samples,)
+        labels : ndarray of int64, shape (n_samples,)
+            0 or 1 for each point.
 
         See Also
         --------
