@@ -328,15 +328,18 @@ double BoxSolver::projected(int64_t t) const {
 bool BoxSolver::select_working_set(int64_t& out_i, int64_t& out_j, double& violation) {
     double best = -INF, worst = 0.0;
     int64_t idx = -1;
+    TopK<8> next;  // the next steps' likely variables, whose rows a problem may compute at once
     for (int64_t t = 0; t < active_size_; ++t) {
         const double pg = projected(t);
         if (pg == 0.0) continue;
         worst = std::max(worst, std::fabs(pg));
         const double gain = pg * pg / (QD_[t] > 0 ? QD_[t] : TAU);
+        next.add(gain, t);
         if (gain > best) { best = gain; idx = t; }
     }
     violation = worst;
     if (idx < 0 || worst < eps_) return false;
+    if (next.idx[0] == idx) Q_->prefetch(next.idx, next.n, active_size_);
     out_i = idx;
     out_j = -1;
     return true;
