@@ -161,11 +161,15 @@ public:
             for (int64_t s = 0; s < len; ++s) out[s] = r[cols[s]];
             return;
         }
-        // sparse rows: scatter x_i once, then each dot costs O(nnz of the other row)
+        // sparse rows: scatter x_i once, then each dot costs O(nnz of the other row); float32
+        // rows: x_i converted to double once
         if (X.sparse) X.scatter(i, buf.data());
+        const double* xi = wide32() ? widened(i, 0) : nullptr;
         auto block = [&](int64_t lo, int64_t hi) {
             if (X.sparse)
                 for (int64_t s = lo; s < hi; ++s) out[s] = X.dot_w(cols[s], buf.data());
+            else if (xi)
+                for (int64_t s = lo; s < hi; ++s) out[s] = dot_f64_f32(xi, X.x32 + cols[s] * X.d, X.d);
             else
                 for (int64_t s = lo; s < hi; ++s) out[s] = X.dot(i, cols[s]);
             if (p.type == KernelType::Rbf) {
@@ -197,9 +201,13 @@ public:
     // is read once for all k rows (the k rows of X stay in cache), so a block costs one pass
     // over X where k single rows cost k (rows of large dense X are bound by memory).
     void rows_block(const int32_t* is, int k, const int32_t* cols, int64_t len, double* const* outs) {
+        const bool w = wide32();
+        for (int r = 0; r < k && w; ++r) widened(is[r], r);
         auto block = [&](int64_t lo, int64_t hi) {
             for (int64_t s = lo; s < hi; ++s)
-                for (int r = 0; r < k; ++r) outs[r][s] = X.dot(is[r], cols[s]);
+                for (int r = 0; r < k; ++r)
+                    outs[r][s] = w ? dot_f64_f32(wide_.data() + r * X.d, X.x32 + cols[s] * X.d, X.d)
+                                   : X.dot(is[r], cols[s]);
             for (int r = 0; r < k; ++r) {
                 double* out = outs[r];
                 if (p.type == KernelType::Rbf) {
@@ -233,6 +241,17 @@ private:
     KernelParams p;
     std::vector<double> sqnorm;  // rbf only
     std::vector<double> buf;     // scatter buffer for sparse rows
+    std::vector<double> wide_;   // float32 rows converted to double (row, rows_block)
+
+    bool wide32() const { return !X.sparse && X.x32 != nullptr && X.d >= 32; }
+    // row i of float32 data as doubles, in slot r of wide_
+    const double* widened(int64_t i, int r) {
+        if (wide_.size() < static_cast<size_t>((r + 1) * X.d)) wide_.resize(static_cast<size_t>((r + 1) * X.d));
+        double* w = wide_.data() + r * X.d;
+        const float* x = X.x32 + i * X.d;
+        for (int64_t k = 0; k < X.d; ++k) w[k] = x[k];
+        return w;
+    }
     int64_t entry_cost = 1;      // multiply-adds per kernel value (d, or mean nnz per row)
 
     double transform(double dot, int64_t i, int64_t j) const {
