@@ -117,7 +117,7 @@ class miSVM(_Alternating):  # noqa: N801 - the method's published name
         in_pos = np.flatnonzero(signs[bag] > 0)
         idx = np.arange(n)
         converged = False
-        for it in range(1, params["max_iter"] + 1):
+        for it in range(1, params["max_iter"] + 1):  # noqa: B007 - it is n_iter_
             coef, b, f = self._svm(backend, idx, y, params)
             new = y.copy()
             new[in_pos] = np.where(f[in_pos] > 0, 1, -1)
@@ -203,7 +203,7 @@ class MISVM(_Alternating):
         witness = n + np.arange(pos_bags.size)
         y = np.r_[np.ones(pos_bags.size), -np.ones(negatives.size)].astype(np.int8)
         converged = False
-        for it in range(1, params["max_iter"] + 1):
+        for it in range(1, params["max_iter"] + 1):  # noqa: B007 - it is n_iter_
             coef, b, f = self._svm(backend, np.r_[witness, negatives], y, params)
             first = self._key_instances(f[:n], bag, n_bags)
             new = np.array([np.flatnonzero(bag == i)[first[i]] for i in pos_bags])

@@ -93,7 +93,8 @@ class KeyInstanceBackend:
         alpha = res.alpha  # each read of res.alpha is a new array
         b = alpha[self.p :]
         # b' K_nn b from the solver's gradient G_n = -(Kq[n, :p] a - K_nn b) - 1
-        self._last = (alpha, b @ (res.G[self.p :] + 1.0) + b @ (Kq[self.p :, : self.p] @ alpha[: self.p]))
+        bKb = b @ (res.G[self.p :] + 1.0) + b @ (Kq[self.p :, : self.p] @ alpha[: self.p])
+        self._last = (alpha, bKb)
         return alpha
 
     def products(self, alpha, S, points=None):
@@ -169,9 +170,7 @@ class KeyInstanceOracle:
             changed = False
             for i in active:
                 a, k, cand = alpha[i], s[i], groups[i]
-                gain = 2 * a * (f[cand] - f[k]) + a * a * (
-                    K[cand, cand] + K[k, k] - 2 * K[cand, k]
-                )
+                gain = 2 * a * (f[cand] - f[k]) + a * a * (K[cand, cand] + K[k, k] - 2 * K[cand, k])
                 j = int(np.argmax(gain))
                 if gain[j] > 1e-12 * max(1.0, abs(f[k])) and cand[j] != k:
                     f += a * (K[:, cand[j]] - K[:, k])
@@ -217,8 +216,9 @@ class WellSVM(MultiInstanceClassifier):
 
     Choices the paper leaves open: the start (Algorithm 3, "initialize s") is the instance
     with the largest value, in each positive bag, of an SVM with offset trained on all
-    instances with their bag's label and weight ``C2``; in a positive bag with ``alpha_i = 0`` the oracle takes the largest
-    :math:`f_{\bar s}` (any choice is optimal there).
+    instances with their bag's label and weight ``C2``; in a positive bag with
+    ``alpha_i = 0`` the oracle takes the largest :math:`f_{\bar s}` (any choice is optimal
+    there).
 
     Parameters
     ----------
@@ -316,8 +316,8 @@ class WellSVM(MultiInstanceClassifier):
     def __init__(
         self, C1: float = 10.0, C2: float = 1.0, *, kernel: str = "rbf", gamma="scale",
         degree: int = 3, coef0: float = 0.0, max_iter: int = 50, max_mkl_iter: int = 100,
-        tol: float = 1e-3, oracle: str = "ascent", model: str = "rounded", cache_size: float = 200.0,
-        verbose: bool = False,
+        tol: float = 1e-3, oracle: str = "ascent", model: str = "rounded",
+        cache_size: float = 200.0, verbose: bool = False,
     ):  # fmt: skip
         set_init_params(self, locals())
 
