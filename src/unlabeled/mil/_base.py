@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from sklearn.metrics import accuracy_score
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
 
 from .._engine import KernelSpec
 from .._kernel_machine import KernelClassifier, KernelMachine
@@ -29,7 +29,8 @@ def as_instances(X, groups=None, *, name: str = "X"):
     ----------
     X : list of array-like of shape (n_instances_i, n_features), or array-like of shape
         (n_instances, n_features), or ndarray of shape (n_bags, n_instances, n_features)
-        A list (or tuple, or 3-D array) holds one 2-D array per bag. A 2-D array holds
+        A list (or tuple, or 3-D array) of 2-D arrays holds one per bag (a list of 1-D rows
+        is a 2-D array of instances, as in scikit-learn). A 2-D array holds
         instances: their bags are given by ``groups``; without ``groups`` every row is a
         one-instance bag (an ordinary data matrix).
     groups : array-like of shape (n_instances,), optional
@@ -46,18 +47,19 @@ def as_instances(X, groups=None, *, name: str = "X"):
     """
     if isinstance(X, np.ndarray) and X.ndim == 3:
         X = list(X)
-    if isinstance(X, (list, tuple)):
+    if isinstance(X, (list, tuple)) and any(sp.issparse(b) or np.ndim(b) == 2 for b in X):
         if groups is not None:
             raise ValueError(
                 "groups must be None when X is a list of bags (each bag is its own 2-D array); "
                 "give groups only with a 2-D array of instances"
             )
         return _stack_bags(X, name)
+    if isinstance(X, (list, tuple)) and len(X) == 0:
+        raise ValueError(f"{name} is an empty list of bags: give at least one bag")
+    n = _num_samples(X)
     if groups is None:
-        n = X.shape[0] if hasattr(X, "shape") else len(X)
         return X, np.arange(n, dtype=np.int64), n
     groups = column_or_1d(groups)
-    n = X.shape[0] if hasattr(X, "shape") else len(X)
     if groups.shape[0] != n:
         raise ValueError(
             f"groups must hold one bag id per row of {name}: {name} has {n} rows, groups "
@@ -225,7 +227,8 @@ class MultiInstanceClassifier(KernelClassifier):
         -------
         ndarray of shape (n_instances,)
         """
-        return self.classes_[(self.instance_decision_function(X, groups) > 0).astype(int)]
+        positive = self.instance_decision_function(X, groups) > 0  # first: checks the fit
+        return self.classes_[positive.astype(int)]
 
     def decision_function(self, X, groups: ArrayLike | None = None) -> np.ndarray:
         r"""The bag values :math:`F(B) = \max_{x \in B} f(x)`.
@@ -267,7 +270,8 @@ class MultiInstanceClassifier(KernelClassifier):
         -------
         ndarray of shape (n_bags,)
         """
-        return self.classes_[(self.decision_function(X, groups) > 0).astype(int)]
+        positive = self.decision_function(X, groups) > 0  # first: checks the fit
+        return self.classes_[positive.astype(int)]
 
     def score(self, X, y, groups: ArrayLike | None = None, sample_weight=None) -> float:
         """Bag accuracy of :meth:`predict`.
