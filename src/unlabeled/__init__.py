@@ -1,8 +1,9 @@
 """unlabeled: learning from unlabeled and weakly labeled data with exact kernel solvers."""
 
-from . import datasets, generative, lupi, metrics, model_selection, pu, ssl
+from . import datasets, generative, lupi, metrics, mil, model_selection, pu, ssl
 from .generative import PlummerAutoencoder
 from .lupi import SVMPlus
+from .mil import MISVM, miSVM
 from .pu import PUSVC
 from .ssl import CLSST, TSVM, LabeledSVM, LapSVM, WellSVM
 
@@ -13,6 +14,7 @@ __all__ = [
     "PUSVC",
     "LabeledSVM",
     "LapSVM",
+    "MISVM",
     "PlummerAutoencoder",
     "SVMPlus",
     "TSVM",
@@ -21,6 +23,8 @@ __all__ = [
     "generative",
     "lupi",
     "metrics",
+    "mil",
+    "miSVM",
     "model_selection",
     "pu",
     "ssl",
