@@ -55,6 +55,7 @@ from ._engine import (
     solve_kernel_qp,
     solve_linear_dual,
 )
+from ._shared import warn_not_converged
 
 Oracle = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -388,6 +389,23 @@ def label_generation(
     out.mkl_limit = cur.n_iter >= max_mkl_iter and not cur.converged
     out.f_train = backend.products(cur.alpha, Y) @ cur.mu
     return out
+
+
+def store_result(est, res: LabelGenerationResult, backend, max_iter: int, who="WellSVM"):
+    """Set an estimator's cutting-plane attributes from ``res`` (``objective_history_``,
+    ``n_iter_``, ``n_mkl_iter_``, ``stop_reason_``) and warn when a limit stopped the loop
+    (``max_iter``), an inner SVM, or the last MKL problem."""
+    est.objective_history_ = np.asarray(res.history)
+    est.n_iter_ = len(res.history)
+    est.n_mkl_iter_ = list(res.mkl_iter)
+    est.stop_reason_ = res.stop
+    if res.stop == "max_iter":
+        warn_not_converged(who, limit=max_iter, used=res.n_iter, stacklevel=3)
+    if not backend.all_converged or res.mkl_limit:
+        warn_not_converged(
+            who, why="an inner SVM or MKL problem hit its iteration limit",
+            detail=" (raise max_mkl_iter, or tol)", stacklevel=3,
+        )  # fmt: skip
 
 
 def _violated_label(backend, oracle, cur: MKLResult, Y, refine=False):

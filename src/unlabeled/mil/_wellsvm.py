@@ -6,8 +6,7 @@ import numpy as np
 
 from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
 from .._kernel_machine import set_init_params
-from .._label_generation import label_generation
-from .._shared import warn_not_converged
+from .._label_generation import label_generation, store_result
 from .._validation import Boolean, Integer, Options, Real
 from ._base import MultiInstanceClassifier
 
@@ -372,17 +371,7 @@ class WellSVM(MultiInstanceClassifier):
         self.label_vectors_ = order[res.labels]
         self.alpha_ = res.alpha
         self.mu_ = res.mu
-        self.objective_history_ = np.asarray(res.history)
-        self.n_iter_ = len(res.history)
-        self.n_mkl_iter_ = list(res.mkl_iter)
-        self.stop_reason_ = res.stop
-        if res.stop == "max_iter":
-            warn_not_converged("WellSVM", limit=params["max_iter"], used=res.n_iter)
-        if not backend.all_converged or res.mkl_limit:
-            warn_not_converged(
-                "WellSVM", why="an inner SVM or MKL problem hit its iteration limit",
-                detail=" (raise max_mkl_iter, or tol)",
-            )  # fmt: skip
+        store_result(self, res, backend, params["max_iter"])
         return self
 
     def _start_values(self, K, y, params):
