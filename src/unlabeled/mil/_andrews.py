@@ -12,10 +12,17 @@ from .._shared import warn_not_converged
 from .._validation import Real
 from ._base import MultiInstanceClassifier
 
-_ANDREWS = (
-    "S. Andrews, I. Tsochantaridis, T. Hofmann. Support vector machines for multiple-instance "
-    "learning. NIPS 15, 2003."
-)
+#: the parameters that mi-SVM and MI-SVM document alike
+_KERNEL_AND_SOLVER = """kernel : {"rbf", "linear", "poly"}, default="rbf"
+    gamma : "scale", "auto" or float, default="scale"
+    degree : int, default=3
+    coef0 : float, default=0.0
+    max_iter : int, default=50
+        Alternations at most.
+    tol : float, default=1e-3
+        KKT tolerance of the SVMs.
+    cache_size : float, default=200
+        Kernel-row cache in MB."""
 
 
 class _Alternating(MultiInstanceClassifier):
@@ -76,16 +83,7 @@ class miSVM(_Alternating):  # noqa: N801 - the method's published name
         Weight of the hinge loss on positive instances (on all, if ``C_negative`` is None).
     C_negative : float or None, default=None
         Weight on negative instances; None uses ``C``.
-    kernel : {"rbf", "linear", "poly"}, default="rbf"
-    gamma : "scale", "auto" or float, default="scale"
-    degree : int, default=3
-    coef0 : float, default=0.0
-    max_iter : int, default=50
-        Alternations at most.
-    tol : float, default=1e-3
-        KKT tolerance of the SVMs.
-    cache_size : float, default=200
-        Kernel-row cache in MB.
+    %(kernel_and_solver)s
 
     Attributes
     ----------
@@ -151,16 +149,7 @@ class MISVM(_Alternating):
         Weight of the hinge loss of each positive bag (its witness).
     C_negative : float or None, default=None
         Weight on each instance of the negative bags; None uses ``C``.
-    kernel : {"rbf", "linear", "poly"}, default="rbf"
-    gamma : "scale", "auto" or float, default="scale"
-    degree : int, default=3
-    coef0 : float, default=0.0
-    max_iter : int, default=50
-        Alternations at most.
-    tol : float, default=1e-3
-        KKT tolerance of the SVMs.
-    cache_size : float, default=200
-        Kernel-row cache in MB.
+    %(kernel_and_solver)s
 
     Attributes
     ----------
@@ -215,3 +204,7 @@ class MISVM(_Alternating):
         self._finish(Xa, coef, b, f[:n], bag, n_bags, it, converged)
         self.shape_fit_ = X.shape
         return self
+
+
+for _cls in (miSVM, MISVM):
+    _cls.__doc__ = _cls.__doc__.replace("%(kernel_and_solver)s", _KERNEL_AND_SOLVER)
