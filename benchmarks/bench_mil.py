@@ -54,6 +54,10 @@ from _common import header, output, parser, pyplot, write_markdown  # noqa: E402
 from unlabeled.datasets import MIL_NAMES, load_mil  # noqa: E402
 from unlabeled.mil import MISVM, WellSVM, miSVM  # noqa: E402
 
+HERE = Path(__file__).parent
+COMMIT = subprocess.run(
+    ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE
+).stdout.strip()
 METHODS = ("WellSVM", "mi-SVM", "MI-SVM", "SVC instances", "SVC embedding")
 GAMMAS = (0.5, 1.0, 2.0)
 WEIGHTS = ((1.0, 1.0), (10.0, 1.0))  # (positive, negative) for the MIL SVMs; C for the SVCs
@@ -148,7 +152,7 @@ def outer_fold(name, repeat, fold, tr, te):
         warnings.simplefilter("ignore", ConvergenceWarning)
         for method in METHODS:
             row = select_and_fit(method, X, bag, y, tr, te, seed=1000 * repeat + fold)
-            rows.append({"set": name, "repeat": repeat, "fold": fold, **row})
+            rows.append({"set": name, "repeat": repeat, "fold": fold, "commit": COMMIT, **row})
     return rows
 
 
@@ -181,11 +185,10 @@ def report(args, rows, path_png):
     reps = sorted({r["repeat"] for r in rows})
     lines = header("Multi-instance bag accuracy: WellSVM, mi-SVM, MI-SVM and two SVC pipelines")
     reduced = len(reps) < 5 and not args.quick
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()  # fmt: skip
+    commits = sorted({r.get("commit", "3893ed9") for r in rows})
     lines += [
-        f"Code: commit {commit} (the rows were computed by the code of that commit or the "
-        "commit before it; see git log).", "",
+        f"Code: the rows were computed at commit(s) {', '.join(commits)} (each row of "
+        "`mil_runs.jsonl` names its own).", "",
         f"Repeats of 10-fold CV in this file: {len(reps)}"
         + (" (REDUCED protocol: the full one is 5 repeats, "
            "`python benchmarks/bench_mil.py --repeats 5`)." if reduced else "."),
