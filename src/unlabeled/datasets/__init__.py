@@ -1,7 +1,7 @@
 """Data sets: the USMO-paper UCI sets, an exact Poker-hand generator, PU labelling of fully
 labeled data, an RCV1-shaped sparse generator, loaders for svmlight, CSV and NumPy files, the
-Mackey-Glass LUPI task, the five multi-instance sets, and the CLSST data: the CAKE, TOES and G50C generators and the FCPS
-shapes."""
+Mackey-Glass LUPI task, the five multi-instance sets, and the CLSST data: the CAKE, TOES and
+G50C generators and the FCPS shapes."""
 
 from ._clsst import FCPS_NAMES, load_fcps, make_cake, make_g50c, make_toes
 from ._files import load_csv, load_file, load_npz, load_svmlight
