@@ -1,9 +1,10 @@
 """unlabeled: learning from unlabeled and weakly labeled data with exact kernel solvers."""
 
-from . import cluster, datasets, generative, lupi, metrics, model_selection, pu, ssl
+from . import cluster, datasets, generative, lupi, metrics, mil, model_selection, pu, ssl
 from .cluster import WellSVMClustering
 from .generative import PlummerAutoencoder
 from .lupi import SVMPlus
+from .mil import MISVM, miSVM
 from .pu import PUSVC
 from .ssl import CLSST, TSVM, LabeledSVM, LapSVM, WellSVM
 
@@ -14,6 +15,7 @@ __all__ = [
     "PUSVC",
     "LabeledSVM",
     "LapSVM",
+    "MISVM",
     "PlummerAutoencoder",
     "SVMPlus",
     "TSVM",
@@ -24,6 +26,8 @@ __all__ = [
     "generative",
     "lupi",
     "metrics",
+    "mil",
+    "miSVM",
     "model_selection",
     "pu",
     "ssl",

@@ -55,6 +55,7 @@ from ._engine import (
     solve_kernel_qp,
     solve_linear_dual,
 )
+from ._shared import warn_not_converged
 
 Oracle = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -250,7 +251,9 @@ class MKLResult:
     bounded_below: bool = False
 
 
-def solve_mkl(backend, Y, mu, alpha, *, max_iter: int, tol: float, floor=None) -> MKLResult:
+def solve_mkl(
+    backend, Y, mu, alpha, *, max_iter: int, tol: float, floor=None, label_dtype=np.int8
+) -> MKLResult:
     r"""The multiple label-kernel problem on the label vectors ``Y`` (n, T), by alternation.
 
     .. math:: \min_{\mu \in \Delta} \max_{0 \le \alpha \le c}
@@ -266,8 +269,12 @@ def solve_mkl(backend, Y, mu, alpha, *, max_iter: int, tol: float, floor=None) -
     With ``floor``, it also stops as soon as the lower bound ``min_t G(alpha, y_t) =
     1'alpha - 1/2 max_t q_t`` of the optimal value exceeds ``floor`` (``bounded_below``): the
     cutting plane's certificate that a step cannot decrease the objective below ``floor``.
+
+    ``label_dtype`` is the dtype of the label vectors handed to the backend: int8 signs for
+    the label kernels ``K .* y y'``; multi-instance learning passes int64 instance indices
+    (its label vectors say which instance stands for each dual variable).
     """
-    Y = np.asarray(Y, dtype=np.int8)
+    Y = np.asarray(Y, dtype=label_dtype)
     mu = np.asarray(mu, dtype=np.float64) / np.sum(mu)
     last = np.inf
     for k in range(1, max_iter + 1):
@@ -307,7 +314,7 @@ class LabelGenerationResult:
 
 def label_generation(
     backend, oracle: Oracle, y0, *, max_iter: int, max_mkl_iter: int, tol: float,
-    refine: bool = False, verbose: bool = False,
+    refine: bool = False, verbose: bool = False, violated=None, label_dtype=np.int8,
 ) -> LabelGenerationResult:  # fmt: skip
     r"""WellSVM's cutting plane (Algorithm 1 with Sections 4.1.2-4.1.3 of the paper).
 
@@ -329,6 +336,13 @@ def label_generation(
         ``1/2 (q_new - max_t q_t)`` and of the objective's decrease.
     refine : bool
         Repeat the oracle from its own answer while ``y'Hy`` grows (the authors' code).
+    violated : callable, optional
+        ``violated(cur, Y) -> (y, q)``: the violated label vector for the MKL solution ``cur``
+        on the working set ``Y`` and its ``q = y'Hy``, or ``(None, 0)``. By default Section
+        4.1.3's search with ``oracle`` on ``r = H ybar``; multi-instance learning, whose label
+        vectors are not signs, supplies its own.
+    label_dtype : numpy dtype, default=int8
+        The dtype of the label vectors (see :func:`solve_mkl`).
 
     Returns
     -------
@@ -337,13 +351,19 @@ def label_generation(
         increases (a step whose MKL value does not decrease, or provably cannot decrease by
         ``tol``, is undone and ends the loop).
     """
-    Y = np.asarray(y0, dtype=np.int8).reshape(-1, 1)
-    cur = solve_mkl(backend, Y, [1.0], np.zeros(Y.shape[0]), max_iter=max_mkl_iter, tol=tol)
+    Y = np.asarray(y0, dtype=label_dtype).reshape(-1, 1)
+    if violated is None:
+
+        def violated(cur, Y):
+            return _violated_label(backend, oracle, cur, Y, refine)
+
+    cur = solve_mkl(backend, Y, [1.0], np.zeros(Y.shape[0]), max_iter=max_mkl_iter, tol=tol,
+                    label_dtype=label_dtype)  # fmt: skip
     out = LabelGenerationResult(Y, cur.mu, cur.alpha, None, [cur.value])
     out.mkl_iter.append(cur.n_iter)
     out.stop = "max_iter"
     for _ in range(max_iter):
-        y_new, q_new = _violated_label(backend, oracle, cur, Y, refine)
+        y_new, q_new = violated(cur, Y)
         scale = tol * max(1.0, abs(cur.value))
         if y_new is None or 0.5 * (q_new - cur.q.max()) <= scale:
             out.stop = "no violated label vector"
@@ -352,7 +372,7 @@ def label_generation(
         mu0 = np.r_[cur.mu * T / (T + 1), 1.0 / (T + 1)]
         Y_next = np.c_[Y, y_new]
         nxt = solve_mkl(backend, Y_next, mu0, cur.alpha, max_iter=max_mkl_iter, tol=tol,
-                        floor=cur.value - scale)  # fmt: skip
+                        floor=cur.value - scale, label_dtype=label_dtype)  # fmt: skip
         out.mkl_iter.append(nxt.n_iter)
         _log(verbose, len(out.history), nxt.value, T + 1, nxt.n_iter)
         if nxt.bounded_below or nxt.value > cur.value:  # no decrease by tol: undo the step
@@ -369,6 +389,23 @@ def label_generation(
     out.mkl_limit = cur.n_iter >= max_mkl_iter and not cur.converged
     out.f_train = backend.products(cur.alpha, Y) @ cur.mu
     return out
+
+
+def store_result(est, res: LabelGenerationResult, backend, max_iter: int, who="WellSVM"):
+    """Set an estimator's cutting-plane attributes from ``res`` (``objective_history_``,
+    ``n_iter_``, ``n_mkl_iter_``, ``stop_reason_``) and warn when a limit stopped the loop
+    (``max_iter``), an inner SVM, or the last MKL problem."""
+    est.objective_history_ = np.asarray(res.history)
+    est.n_iter_ = len(res.history)
+    est.n_mkl_iter_ = list(res.mkl_iter)
+    est.stop_reason_ = res.stop
+    if res.stop == "max_iter":
+        warn_not_converged(who, limit=max_iter, used=res.n_iter, stacklevel=3)
+    if not backend.all_converged or res.mkl_limit:
+        warn_not_converged(
+            who, why="an inner SVM or MKL problem hit its iteration limit",
+            detail=" (raise max_mkl_iter, or tol)", stacklevel=3,
+        )  # fmt: skip
 
 
 def _violated_label(backend, oracle, cur: MKLResult, Y, refine=False):

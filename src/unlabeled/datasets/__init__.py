@@ -1,11 +1,12 @@
 """Data sets: the USMO-paper UCI sets, an exact Poker-hand generator, PU labelling of fully
 labeled data, an RCV1-shaped sparse generator, loaders for svmlight, CSV and NumPy files, the
-Mackey-Glass LUPI task, the CLSST data (the CAKE, TOES and G50C generators and the FCPS
-shapes), and Adult- and Shuttle-shaped tabular generators."""
+Mackey-Glass LUPI task, the five multi-instance sets, the CLSST data (the CAKE, TOES and G50C
+generators and the FCPS shapes), and Adult- and Shuttle-shaped tabular generators."""
 
 from ._clsst import FCPS_NAMES, load_fcps, make_cake, make_g50c, make_toes
 from ._files import load_csv, load_file, load_npz, load_svmlight
 from ._mackey_glass import make_mackey_glass
+from ._mil import MIL_NAMES, load_mil
 from ._poker import make_poker_hands
 from ._pu import make_pu_labels
 from ._rcv1 import make_rcv1_like
@@ -14,9 +15,11 @@ from ._uci import UCI_SMALL_NAMES, load_uci_small
 
 __all__ = [
     "FCPS_NAMES",
+    "MIL_NAMES",
     "UCI_SMALL_NAMES",
     "load_csv",
     "load_fcps",
+    "load_mil",
     "load_file",
     "load_npz",
     "load_svmlight",

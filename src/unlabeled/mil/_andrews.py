@@ -1,0 +1,210 @@
+"""mi-SVM and MI-SVM: the alternating heuristics of Andrews, Tsochantaridis and Hofmann (NIPS
+2002), the baselines that WellSVM's convex relaxation replaces. Each step is an ordinary SVM
+with offset on the engine (one kernel-row cache for the whole fit)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._kernel_machine import set_init_params
+from .._shared import warn_not_converged
+from .._validation import Real
+from ._base import MultiInstanceClassifier
+
+#: the parameters that mi-SVM and MI-SVM document alike
+_KERNEL_AND_SOLVER = """kernel : {"rbf", "linear", "poly"}, default="rbf"
+    gamma : "scale", "auto" or float, default="scale"
+    degree : int, default=3
+    coef0 : float, default=0.0
+    max_iter : int, default=50
+        Alternations at most.
+    tol : float, default=1e-3
+        KKT tolerance of the SVMs.
+    cache_size : float, default=200
+        Kernel-row cache in MB."""
+
+
+class _Alternating(MultiInstanceClassifier):
+    """What mi-SVM and MI-SVM share: parameters, the SVM step and the fitted model."""
+
+    _parameter_constraints: dict = {
+        **MultiInstanceClassifier._parameter_constraints,
+        "C": [Real(0.0)],
+        "C_negative": [None, Real(0.0)],
+    }
+
+    def __init__(
+        self, C: float = 1.0, *, C_negative: float | None = None, kernel: str = "rbf",
+        gamma="scale", degree: int = 3, coef0: float = 0.0, max_iter: int = 50,
+        tol: float = 1e-3, cache_size: float = 200.0,
+    ):  # fmt: skip
+        set_init_params(self, locals())
+
+    def _box(self, params, y):
+        """``C`` on positive variables, ``C_negative`` (default ``C``) on negative ones."""
+        cn = params["C"] if params["C_negative"] is None else params["C_negative"]
+        return np.where(y > 0, params["C"], cn).astype(np.float64)
+
+    def _svm(self, backend, idx, y, params):
+        """The SVM with offset on the points ``idx`` with labels ``y``; returns the
+        expansion coefficients on every point, the offset, and ``f`` on every point (from
+        the engine's cached rows of the support)."""
+        a, _, rho = backend.signed_solve(idx, y, self._box(params, y), np.zeros(idx.size))
+        coef = np.zeros(backend.n)
+        coef[idx] = a * y
+        signs = np.where(coef < 0, -1, 1).astype(np.int8)
+        f = backend.products(np.abs(coef), signs[:, None])[:, 0] - rho
+        return coef, -rho, f
+
+    def _finish(self, X, coef, intercept, f, bag, n_bags, n_iter, converged):
+        self._set_expansion(X, coef, intercept)
+        self.n_iter_ = n_iter
+        self.key_instances_ = self._key_instances(f, bag, n_bags)
+        if not converged:
+            warn_not_converged(type(self).__name__, limit=self.max_iter, used=n_iter)
+        return self
+
+
+class miSVM(_Alternating):  # noqa: N801 - the method's published name
+    r"""mi-SVM: instance labels and an SVM by alternation (Andrews et al. 2003).
+
+    Every instance gets a label: those of negative bags are negative, those of positive bags
+    unknown, with at least one positive per positive bag. mi-SVM alternates an SVM with offset
+    on all instances under the current labels (``C`` on positive, ``C_negative`` on negative
+    instances) and the labels :math:`y_{ij} = \operatorname{sign} f(x_{ij})` in positive
+    bags, the largest ``f`` of a bag forced positive when none is; it starts from the bag
+    labels and stops when the labels no longer change. A heuristic for the mixed-integer
+    problem: the result depends on the start and may be a poor local solution.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Weight of the hinge loss on positive instances (on all, if ``C_negative`` is None).
+    C_negative : float or None, default=None
+        Weight on negative instances; None uses ``C``.
+    %(kernel_and_solver)s
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    instance_labels_ : ndarray of int8, shape (n_instances,)
+        The final +-1 labels of the training instances.
+    key_instances_ : ndarray of int, shape (n_bags,)
+        Per training bag, the position within the bag of its instance with the largest ``f``.
+    dual_coef_, support_, support_vectors_, intercept_, shape_fit_
+        The instance model, as for :class:`sklearn.svm.SVC`.
+    n_iter_ : int
+        SVMs trained.
+
+    See Also
+    --------
+    MISVM : One witness per positive bag instead of instance labels.
+    WellSVM : The convex relaxation.
+
+    References
+    ----------
+    S. Andrews, I. Tsochantaridis, T. Hofmann. Support vector machines for multiple-instance
+    learning. NIPS 15, 2003.
+    """
+
+    def _fit(self, params, X, bag, signs):
+        backend = self._backend(X)
+        n, n_bags = X.shape[0], signs.size
+        y = signs[bag].copy()
+        in_pos = np.flatnonzero(signs[bag] > 0)
+        idx = np.arange(n)
+        converged = False
+        for it in range(1, params["max_iter"] + 1):  # noqa: B007 - it is n_iter_
+            coef, b, f = self._svm(backend, idx, y, params)
+            new = y.copy()
+            new[in_pos] = np.where(f[in_pos] > 0, 1, -1)
+            best = np.full(n_bags, -np.inf)
+            np.maximum.at(best, bag, f)
+            empty = (signs > 0) & (best <= 0)  # positive bags left without a positive
+            first = self._key_instances(f, bag, n_bags)
+            for i in np.flatnonzero(empty):
+                new[np.flatnonzero(bag == i)[first[i]]] = 1
+            if np.array_equal(new, y):
+                converged = True
+                break
+            y = new
+        self.instance_labels_ = y
+        return self._finish(X, coef, b, f, bag, n_bags, it, converged)
+
+
+class MISVM(_Alternating):
+    r"""MI-SVM: one witness per positive bag and an SVM by alternation (Andrews et al. 2003).
+
+    The bag margin is the margin of its most positive instance. MI-SVM alternates an SVM with
+    offset on one witness per positive bag (label +1, weight ``C``) and every instance of the
+    negative bags (label -1, weight ``C_negative``), and the witnesses: the instance of each
+    positive bag with the largest ``f``. It starts from the bag centroids as witnesses and
+    stops when the witnesses no longer change. The same problem as WellSVM's (with one slack
+    per negative instance), solved by a heuristic that may stop at a poor local solution.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Weight of the hinge loss of each positive bag (its witness).
+    C_negative : float or None, default=None
+        Weight on each instance of the negative bags; None uses ``C``.
+    %(kernel_and_solver)s
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    witnesses_ : ndarray of int, shape (n_positive_bags,)
+        The witness of each positive bag (a row of the stacked training instances), in bag
+        order.
+    key_instances_ : ndarray of int, shape (n_bags,)
+        Per training bag, the position within the bag of its instance with the largest ``f``.
+    dual_coef_, support_, support_vectors_, intercept_, shape_fit_
+        The instance model, as for :class:`sklearn.svm.SVC`.
+    n_iter_ : int
+        SVMs trained.
+
+    See Also
+    --------
+    miSVM : Instance labels instead of witnesses.
+    WellSVM : The convex relaxation of the same problem.
+
+    References
+    ----------
+    S. Andrews, I. Tsochantaridis, T. Hofmann. Support vector machines for multiple-instance
+    learning. NIPS 15, 2003.
+    """
+
+    def _fit(self, params, X, bag, signs):
+        n, n_bags = X.shape[0], signs.size
+        pos_bags = np.flatnonzero(signs > 0)
+        negatives = np.flatnonzero(signs[bag] < 0)
+        in_pos = np.flatnonzero(signs[bag] > 0)
+        # the centroids of the positive bags are extra points after the instances
+        M = sp.csr_matrix((np.ones(in_pos.size), (np.searchsorted(pos_bags, bag[in_pos]), in_pos)),
+                          shape=(pos_bags.size, n))  # fmt: skip
+        M = sp.diags(1.0 / np.asarray(M.sum(axis=1)).ravel()) @ M
+        centroids = M @ X
+        Xa = sp.vstack([X, centroids], format="csr") if sp.issparse(X) else np.vstack(
+            [X, np.asarray(centroids)]
+        )  # fmt: skip
+        backend = self._backend(Xa)
+        witness = n + np.arange(pos_bags.size)
+        y = np.r_[np.ones(pos_bags.size), -np.ones(negatives.size)].astype(np.int8)
+        converged = False
+        for it in range(1, params["max_iter"] + 1):  # noqa: B007 - it is n_iter_
+            coef, b, f = self._svm(backend, np.r_[witness, negatives], y, params)
+            first = self._key_instances(f[:n], bag, n_bags)
+            new = np.array([np.flatnonzero(bag == i)[first[i]] for i in pos_bags])
+            if np.array_equal(new, witness):
+                converged = True
+                break
+            witness = new
+        self.witnesses_ = witness
+        self._finish(Xa, coef, b, f[:n], bag, n_bags, it, converged)
+        self.shape_fit_ = X.shape
+        return self
+
+
+for _cls in (miSVM, MISVM):
+    _cls.__doc__ = _cls.__doc__.replace("%(kernel_and_solver)s", _KERNEL_AND_SOLVER)

@@ -1,0 +1,314 @@
+"""What the multi-instance learners share: bags in either of the two conventions users know (a
+list of 2-D arrays, or the instances with a bag id per row), bag labels, and a kernel model on
+the instances whose bag value is the largest instance value.
+
+A bag is positive when at least one of its instances is: with an instance model ``f``, the bag
+``B`` gets ``F(B) = max_{x in B} f(x)`` and the class ``classes_[1]`` when ``F(B) > 0``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike
+from sklearn.metrics import accuracy_score
+from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
+
+from .._engine import KernelSpec
+from .._kernel_machine import KernelClassifier, KernelMachine
+from .._label_generation import KernelBackend
+from .._validation import KERNEL_CODES, Integer, Options, Real, check_binary_targets
+
+MIL_KERNELS = ("linear", "poly", "rbf")
+
+
+def as_instances(X, groups=None, *, name: str = "X"):
+    """The instances of ``X`` stacked, and the bag of each.
+
+    Parameters
+    ----------
+    X : list of array-like of shape (n_instances_i, n_features), or array-like of shape
+        (n_instances, n_features), or ndarray of shape (n_bags, n_instances, n_features)
+        A list (or tuple, or 3-D array) of 2-D arrays holds one per bag (a list of 1-D rows
+        is a 2-D array of instances, as in scikit-learn). A 2-D array holds
+        instances: their bags are given by ``groups``; without ``groups`` every row is a
+        one-instance bag (an ordinary data matrix).
+    groups : array-like of shape (n_instances,), optional
+        The bag id of each row of a 2-D ``X``. Bags are ordered as :func:`numpy.unique`
+        sorts the ids.
+
+    Returns
+    -------
+    X : ndarray or sparse matrix of shape (n_instances, n_features)
+        Not yet checked for type and finiteness (the estimator's ``validate_data`` does it).
+    bag : ndarray of int64, shape (n_instances,)
+        The bag index (0 .. n_bags - 1) of every instance.
+    n_bags : int
+    """
+    if isinstance(X, np.ndarray) and X.ndim == 3:
+        X = list(X)
+    if isinstance(X, (list, tuple)) and any(sp.issparse(b) or np.ndim(b) == 2 for b in X):
+        if groups is not None:
+            raise ValueError(
+                "groups must be None when X is a list of bags (each bag is its own 2-D array); "
+                "give groups only with a 2-D array of instances"
+            )
+        return _stack_bags(X, name)
+    if isinstance(X, (list, tuple)) and len(X) == 0:
+        raise ValueError(f"{name} is an empty list of bags: give at least one bag")
+    n = _num_samples(X)
+    if groups is None:
+        return X, np.arange(n, dtype=np.int64), n
+    groups = column_or_1d(groups)
+    if groups.shape[0] != n:
+        raise ValueError(
+            f"groups must hold one bag id per row of {name}: {name} has {n} rows, groups "
+            f"{groups.shape[0]} entries"
+        )
+    _, bag = np.unique(groups, return_inverse=True)
+    return X, bag.astype(np.int64), int(bag.max()) + 1 if n else 0
+
+
+def _stack_bags(bags, name):
+    if len(bags) == 0:
+        raise ValueError(f"{name} is an empty list of bags: give at least one bag")
+    arrays, sizes = [], []
+    for i, b in enumerate(bags):
+        a = b if sp.issparse(b) else np.asarray(b)
+        if a.ndim != 2:
+            raise ValueError(
+                f"bag {i} of {name} must be a 2-D array (n_instances, n_features), got "
+                f"{a.ndim} dimension(s); write a one-instance bag as x.reshape(1, -1)"
+            )
+        if a.shape[0] == 0:
+            raise ValueError(
+                f"bag {i} of {name} is empty: every bag needs at least one instance (drop it)"
+            )
+        if a.shape[1] != arrays[0].shape[1] if arrays else False:
+            raise ValueError(
+                f"bag {i} of {name} has {a.shape[1]} features but bag 0 has "
+                f"{arrays[0].shape[1]}: all instances must have the same features"
+            )
+        arrays.append(a)
+        sizes.append(a.shape[0])
+    sizes = np.asarray(sizes)
+    stacked = sp.vstack(arrays, format="csr") if any(map(sp.issparse, arrays)) else (
+        np.concatenate([np.asarray(a) for a in arrays], axis=0)
+    )  # fmt: skip
+    return stacked, np.repeat(np.arange(len(arrays), dtype=np.int64), sizes), len(arrays)
+
+
+def bag_targets(y, bag, n_bags: int, who: str):
+    """The classes and the +-1 label of every bag.
+
+    ``y`` holds one label per bag (in bag order) or one per instance; in the second case it
+    must be the same on all instances of a bag. ``classes[1]`` (the larger label, as
+    :func:`numpy.unique` sorts) is the positive class: a bag of it holds at least one positive
+    instance, a bag of ``classes[0]`` none."""
+    y = column_or_1d(y, warn=True)
+    n = bag.shape[0]
+    if y.shape[0] == n:
+        first = np.full(n_bags, -1)
+        first[bag[::-1]] = np.arange(n)[::-1]
+        per_bag = y[first]
+        differ = np.flatnonzero(y != per_bag[bag])
+        if differ.size:
+            b = bag[differ[0]]
+            raise ValueError(
+                f"y must be the same on all instances of a bag (a bag's label): bag {b} holds "
+                f"{per_bag[b]!r} and {y[differ[0]]!r}; give one label per bag"
+            )
+    elif y.shape[0] == n_bags:
+        per_bag = y
+    else:
+        raise ValueError(
+            f"y must hold one label per bag ({n_bags}) or per instance ({n}), got {y.shape[0]}"
+        )
+    if per_bag.dtype.kind == "f" and not np.all(np.isfinite(per_bag)):
+        raise ValueError("y contains NaN or infinity: give one finite label per bag")
+    classes = np.unique(per_bag)
+    if classes.size == 1:
+        raise ValueError(
+            f"y holds one class ({classes[0]!r}): {who} needs at least one positive and one "
+            "negative bag (two classes)"
+        )
+    classes, signs = check_binary_targets(per_bag, who)
+    return classes, signs
+
+
+class MultiInstanceClassifier(KernelClassifier):
+    """Base of the multi-instance SVMs: the bags, the labels, the bag model ``max f``.
+
+    A subclass supplies ``_fit(params, X, bag, signs)`` on the checked stacked instances
+    ``X``, the bag of each instance and the +-1 label of each bag, and calls
+    :meth:`_set_expansion` for the instance model."""
+
+    _parameter_constraints: dict = {
+        **KernelMachine._parameter_constraints,
+        "kernel": [Options(MIL_KERNELS)],
+        "tol": [Real(0.0)],
+        "cache_size": [Real(0.0)],
+        "max_iter": [Integer(1)],
+    }
+
+    def fit(self, X, y: ArrayLike, groups: ArrayLike | None = None):
+        """Fit on bags ``X`` with bag labels ``y``.
+
+        Parameters
+        ----------
+        X : list of array-like of shape (n_instances_i, n_features), or array-like of shape
+            (n_instances, n_features)
+            One 2-D array per bag, or the instances with their bag ids in ``groups`` (each
+            row its own bag without ``groups``).
+        y : array-like of shape (n_bags,) or (n_instances,)
+            Two classes; ``classes_[1]`` marks the positive bags (at least one positive
+            instance). Per instance, it must be constant within each bag.
+        groups : array-like of shape (n_instances,), optional
+            Bag id of each row of a 2-D ``X``.
+
+        Returns
+        -------
+        self
+        """
+        params = self._validate_params()
+        X, bag, n_bags = as_instances(X, groups)
+        X = self._validate_X(X)
+        classes, signs = bag_targets(y, bag, n_bags, type(self).__name__)
+        self.classes_ = classes
+        self.n_bags_fit_ = n_bags
+        return self._fit(params, X, bag, signs)
+
+    def _fit(self, params, X, bag, signs):
+        raise NotImplementedError
+
+    def _backend(self, X, tol=None, max_iter=-1):
+        """The engine's SMO solver on one kernel-row cache over the rows of ``X``."""
+        spec = KernelSpec(
+            KERNEL_CODES[self.kernel], gamma=self._gamma, coef0=float(self.coef0),
+            degree=int(self.degree),
+        )  # fmt: skip
+        tol = self.tol if tol is None else tol
+        C = np.ones(X.shape[0])  # the box is given to every solve
+        return KernelBackend(X, spec, C, float(self.cache_size) * 2**20, tol, max_iter)
+
+    # ------------------------------------------------------------------ prediction
+    def instance_decision_function(self, X, groups: ArrayLike | None = None) -> np.ndarray:
+        r"""The instance model :math:`f(x)` on every instance of the bags ``X``.
+
+        Parameters
+        ----------
+        X, groups
+            Bags as for :meth:`fit`.
+
+        Returns
+        -------
+        ndarray of shape (n_instances,)
+            In the order of the stacked instances (bag by bag for a list).
+
+        See Also
+        --------
+        predict_instances : The class of each instance.
+        decision_function : The bag values ``max f``.
+        """
+        check_is_fitted(self)
+        X, _, _ = as_instances(X, groups)
+        return KernelMachine.decision_function(self, X)
+
+    def predict_instances(self, X, groups: ArrayLike | None = None) -> np.ndarray:
+        """The class of every instance: ``classes_[1]`` where ``f(x) > 0`` (the key
+        instances, or regions of interest, of positive bags).
+
+        Parameters
+        ----------
+        X, groups
+            Bags as for :meth:`fit`.
+
+        Returns
+        -------
+        ndarray of shape (n_instances,)
+        """
+        positive = self.instance_decision_function(X, groups) > 0  # first: checks the fit
+        return self.classes_[positive.astype(int)]
+
+    def decision_function(self, X, groups: ArrayLike | None = None) -> np.ndarray:
+        r"""The bag values :math:`F(B) = \max_{x \in B} f(x)`.
+
+        Parameters
+        ----------
+        X : list of array-like or array-like
+            Bags as for :meth:`fit` (a 2-D array without ``groups``: one bag per row).
+        groups : array-like of shape (n_instances,), optional
+            Bag id of each row of a 2-D ``X``.
+
+        Returns
+        -------
+        ndarray of shape (n_bags,)
+            Positive for bags of ``classes_[1]``; bags in the order of ``X`` (of the sorted
+            ids with ``groups``).
+
+        See Also
+        --------
+        predict : The class of each bag.
+        instance_decision_function : ``f`` on each instance.
+        """
+        check_is_fitted(self)
+        X, bag, n_bags = as_instances(X, groups)
+        f = KernelMachine.decision_function(self, X)
+        out = np.full(n_bags, -np.inf)
+        np.maximum.at(out, bag, f)
+        return out
+
+    def predict(self, X, groups: ArrayLike | None = None) -> np.ndarray:
+        """The class of each bag: ``classes_[1]`` when some instance has ``f(x) > 0``.
+
+        Parameters
+        ----------
+        X, groups
+            Bags as for :meth:`decision_function`.
+
+        Returns
+        -------
+        ndarray of shape (n_bags,)
+        """
+        positive = self.decision_function(X, groups) > 0  # first: checks the fit
+        return self.classes_[positive.astype(int)]
+
+    def score(self, X, y, groups: ArrayLike | None = None, sample_weight=None) -> float:
+        """Bag accuracy of :meth:`predict`.
+
+        Parameters
+        ----------
+        X, groups
+            Bags as for :meth:`fit`.
+        y : array-like of shape (n_bags,) or (n_instances,)
+            True bag labels (per instance: constant within each bag).
+        sample_weight : array-like of shape (n_bags,), optional
+
+        Returns
+        -------
+        float
+        """
+        check_is_fitted(self)
+        Xi, bag, n_bags = as_instances(X, groups)
+        y = column_or_1d(y)
+        if y.shape[0] != n_bags:
+            first = np.full(n_bags, -1)
+            first[bag[::-1]] = np.arange(bag.shape[0])[::-1]
+            y = y[first] if y.shape[0] == bag.shape[0] else y
+        return float(accuracy_score(y, self.predict(X, groups), sample_weight=sample_weight))
+
+    def _key_instances(self, f, bag, n_bags):
+        """Per bag, the position within the bag of its instance with the largest ``f``."""
+        order = np.lexsort((-f, bag))  # by bag, then by decreasing f
+        first = np.r_[0, np.flatnonzero(np.diff(bag[order])) + 1]
+        start = np.searchsorted(np.sort(bag), np.arange(n_bags))
+        pos = np.empty(bag.shape[0], dtype=np.int64)
+        pos[np.argsort(bag, kind="stable")] = np.arange(bag.shape[0]) - np.repeat(
+            start, np.bincount(bag, minlength=n_bags)
+        )
+        return pos[order[first]]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = False
+        return tags
