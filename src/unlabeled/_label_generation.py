@@ -391,7 +391,8 @@ def label_generation(
     return out
 
 
-def store_result(est, res: LabelGenerationResult, backend, max_iter: int, who="WellSVM"):
+def store_result(est, res: LabelGenerationResult, backend, max_iter: int, who="WellSVM",
+                 stacklevel: int = 3):  # fmt: skip
     """Set an estimator's cutting-plane attributes from ``res`` (``objective_history_``,
     ``n_iter_``, ``n_mkl_iter_``, ``stop_reason_``) and warn when a limit stopped the loop
     (``max_iter``), an inner SVM, or the last MKL problem."""
@@ -400,11 +401,11 @@ def store_result(est, res: LabelGenerationResult, backend, max_iter: int, who="W
     est.n_mkl_iter_ = list(res.mkl_iter)
     est.stop_reason_ = res.stop
     if res.stop == "max_iter":
-        warn_not_converged(who, limit=max_iter, used=res.n_iter, stacklevel=3)
+        warn_not_converged(who, limit=max_iter, used=res.n_iter, stacklevel=stacklevel)
     if not backend.all_converged or res.mkl_limit:
         warn_not_converged(
             who, why="an inner SVM or MKL problem hit its iteration limit",
-            detail=" (raise max_mkl_iter, or tol)", stacklevel=3,
+            detail=" (raise max_mkl_iter, or tol)", stacklevel=stacklevel,
         )  # fmt: skip
 
 
@@ -525,21 +526,8 @@ def store_label_generation(est, X, res: LabelGenerationResult, backend, max_iter
     (``support_``, ``dual_coef_``, ...), ``alpha_``, ``label_vectors_``, ``mu_``,
     ``objective_history_``, ``n_iter_``, ``n_mkl_iter_`` and ``stop_reason_``; warn when the
     cutting plane or an inner problem stopped at its iteration limit."""
-    from ._shared import warn_not_converged
-
     est._set_expansion(X, res.alpha * (res.labels @ res.mu), None, classes=classes)
     est.alpha_ = res.alpha
     est.label_vectors_ = res.labels
     est.mu_ = res.mu
-    est.objective_history_ = np.asarray(res.history)
-    est.n_iter_ = len(res.history)
-    est.n_mkl_iter_ = list(res.mkl_iter)
-    est.stop_reason_ = res.stop
-    who = type(est).__name__
-    if res.stop == "max_iter":
-        warn_not_converged(who, limit=max_iter, used=res.n_iter, stacklevel=3)
-    if not backend.all_converged or res.mkl_limit:
-        warn_not_converged(
-            who, why="an inner SVM or MKL problem hit its iteration limit",
-            detail=" (raise max_mkl_iter, or tol)", stacklevel=3,
-        )  # fmt: skip
+    store_result(est, res, backend, max_iter, type(est).__name__, stacklevel=4)

@@ -3,7 +3,6 @@ loader for the FCPS shapes (Atom, Chainlink, Ring, Spiral) of the authors' demos
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +10,7 @@ from scipy.io import loadmat
 from sklearn.utils import check_random_state
 
 from .._validation import check_int
+from ._files import shared_file
 
 FCPS_NAMES = ("Atom", "Chainlink", "Ring", "Spiral")
 FCPS_ENV_VAR = "UNLABELED_DATA_FCPS"
@@ -137,15 +137,9 @@ def load_fcps(name: str, data_home=None) -> tuple[np.ndarray, np.ndarray]:
     X : ndarray (n, d) of float64
     y : ndarray (n,) of int64, the column of the one-hot label (0 or 1)
     """
-    if name not in FCPS_NAMES:
-        raise ValueError(f"unknown FCPS set {name!r}; name must be one of {list(FCPS_NAMES)}")
-    folder = Path(data_home or os.environ.get(FCPS_ENV_VAR) or FCPS_DEFAULT_DIR)
-    path = folder / f"{name}.mat"
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path} not found: pass data_home='/path/to/fcps' or set {FCPS_ENV_VAR} to the "
-            f"folder holding {name}.mat"
-        )
+    path = shared_file(
+        name, FCPS_NAMES, "FCPS set", data_home, FCPS_ENV_VAR, FCPS_DEFAULT_DIR, ".mat"
+    )
     mat = loadmat(path)
     key = name.lower()
     if key not in mat or f"{key}_labels" not in mat:

@@ -29,6 +29,22 @@ _SPARSE_NPZ_KEYS = {"data", "indices", "indptr", "format", "shape"}
 ENCODING = "utf-8-sig"
 
 
+def shared_file(name: str, names, what: str, data_home, env_var: str, default_dir, suffix: str):
+    """The file ``<folder>/<name><suffix>`` of a named data set, the folder from ``data_home``,
+    the environment variable ``env_var`` or ``default_dir``; clear errors for an unknown name
+    (``what`` names the collection) and a missing file."""
+    if not isinstance(name, str) or name not in names:
+        raise ValueError(f"unknown {what} {name!r}; name must be one of {list(names)}")
+    folder = Path(data_home or os.environ.get(env_var) or default_dir)
+    path = folder / f"{name}{suffix}"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} not found: pass data_home='/path/to/folder' or set {env_var} to the "
+            f"folder holding {name}{suffix} (looked in {folder.resolve()})"
+        )
+    return path
+
+
 def not_a_file(path) -> str | None:
     """What ``path`` is when it exists but is not a regular file ("a directory", "a FIFO",
     "a device", "a socket"), else None."""

@@ -3,10 +3,11 @@ image sets Elephant, Fox, Tiger (Andrews, Tsochantaridis and Hofmann 2002)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
+
+from ._files import shared_file
 
 MIL_NAMES = ("musk1", "musk2", "elephant", "fox", "tiger")
 MIL_ENV_VAR = "UNLABELED_DATA_MIL"
@@ -59,15 +60,9 @@ def load_mil(name: str, data_home=None) -> tuple[np.ndarray, np.ndarray, np.ndar
     >>> X.shape, y.shape  # doctest: +SKIP
     ((476, 166), (92,))
     """
-    if not isinstance(name, str) or name not in MIL_NAMES:
-        raise ValueError(f"unknown multi-instance set {name!r}; name must be one of {MIL_NAMES}")
-    folder = Path(data_home or os.environ.get(MIL_ENV_VAR) or MIL_DEFAULT_DIR)
-    path = folder / f"{name}.npz"
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path} not found: give data_home=, or set {MIL_ENV_VAR} to the folder holding "
-            f"{name}.npz (looked in {folder.resolve()})"
-        )
+    path = shared_file(
+        name, MIL_NAMES, "multi-instance set", data_home, MIL_ENV_VAR, MIL_DEFAULT_DIR, ".npz"
+    )
     with np.load(path) as d:
         missing = {"X", "bag", "y"} - set(d.files)
         if missing:

@@ -12,6 +12,14 @@ from .._shared import warn_not_converged
 from .._validation import Real
 from ._base import MultiInstanceClassifier
 
+#: the fitted attributes that mi-SVM and MI-SVM document alike
+_FITTED = """key_instances_ : ndarray of int, shape (n_bags,)
+        Per training bag, the position within the bag of its instance with the largest ``f``.
+    dual_coef_, support_, support_vectors_, intercept_, shape_fit_
+        The instance model, as for :class:`sklearn.svm.SVC`.
+    n_iter_ : int
+        SVMs trained."""
+
 #: the parameters that mi-SVM and MI-SVM document alike
 _KERNEL_AND_SOLVER = """kernel : {"rbf", "linear", "poly"}, default="rbf"
     gamma : "scale", "auto" or float, default="scale"
@@ -90,12 +98,7 @@ class miSVM(_Alternating):  # noqa: N801 - the method's published name
     classes_ : ndarray of shape (2,)
     instance_labels_ : ndarray of int8, shape (n_instances,)
         The final +-1 labels of the training instances.
-    key_instances_ : ndarray of int, shape (n_bags,)
-        Per training bag, the position within the bag of its instance with the largest ``f``.
-    dual_coef_, support_, support_vectors_, intercept_, shape_fit_
-        The instance model, as for :class:`sklearn.svm.SVC`.
-    n_iter_ : int
-        SVMs trained.
+    %(fitted)s
 
     See Also
     --------
@@ -157,12 +160,7 @@ class MISVM(_Alternating):
     witnesses_ : ndarray of int, shape (n_positive_bags,)
         The witness of each positive bag (a row of the stacked training instances), in bag
         order.
-    key_instances_ : ndarray of int, shape (n_bags,)
-        Per training bag, the position within the bag of its instance with the largest ``f``.
-    dual_coef_, support_, support_vectors_, intercept_, shape_fit_
-        The instance model, as for :class:`sklearn.svm.SVC`.
-    n_iter_ : int
-        SVMs trained.
+    %(fitted)s
 
     See Also
     --------
@@ -207,4 +205,6 @@ class MISVM(_Alternating):
 
 
 for _cls in (miSVM, MISVM):
-    _cls.__doc__ = _cls.__doc__.replace("%(kernel_and_solver)s", _KERNEL_AND_SOLVER)
+    _cls.__doc__ = _cls.__doc__.replace("%(kernel_and_solver)s", _KERNEL_AND_SOLVER).replace(
+        "%(fitted)s", _FITTED
+    )

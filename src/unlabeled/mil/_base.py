@@ -215,20 +215,13 @@ class MultiInstanceClassifier(KernelClassifier):
         return KernelMachine.decision_function(self, X)
 
     def predict_instances(self, X, groups: ArrayLike | None = None) -> np.ndarray:
-        """The class of every instance: ``classes_[1]`` where ``f(x) > 0`` (the key
-        instances, or regions of interest, of positive bags).
+        """The class of every instance, shape (n_instances,): ``classes_[1]`` where
+        ``f(x) > 0``, the key instances (regions of interest) of positive bags. ``X`` and
+        ``groups`` are bags as for :meth:`fit`."""
+        return self._classes_of(self.instance_decision_function(X, groups))
 
-        Parameters
-        ----------
-        X, groups
-            Bags as for :meth:`fit`.
-
-        Returns
-        -------
-        ndarray of shape (n_instances,)
-        """
-        positive = self.instance_decision_function(X, groups) > 0  # first: checks the fit
-        return self.classes_[positive.astype(int)]
+    def _classes_of(self, values):
+        return self.classes_[(values > 0).astype(int)]
 
     def decision_function(self, X, groups: ArrayLike | None = None) -> np.ndarray:
         r"""The bag values :math:`F(B) = \max_{x \in B} f(x)`.
@@ -259,19 +252,9 @@ class MultiInstanceClassifier(KernelClassifier):
         return out
 
     def predict(self, X, groups: ArrayLike | None = None) -> np.ndarray:
-        """The class of each bag: ``classes_[1]`` when some instance has ``f(x) > 0``.
-
-        Parameters
-        ----------
-        X, groups
-            Bags as for :meth:`decision_function`.
-
-        Returns
-        -------
-        ndarray of shape (n_bags,)
-        """
-        positive = self.decision_function(X, groups) > 0  # first: checks the fit
-        return self.classes_[positive.astype(int)]
+        """The class of each bag, shape (n_bags,): ``classes_[1]`` when some instance has
+        ``f(x) > 0``. ``X`` and ``groups`` are bags as for :meth:`decision_function`."""
+        return self._classes_of(self.decision_function(X, groups))
 
     def score(self, X, y, groups: ArrayLike | None = None, sample_weight=None) -> float:
         """Bag accuracy of :meth:`predict`.
