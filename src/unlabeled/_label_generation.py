@@ -60,6 +60,16 @@ from ._shared import warn_not_converged
 Oracle = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
+def _init_counts(backend, X, C, tol, max_iter):
+    """What both backends hold: n, the box C, the engine's options and the solve counters."""
+    backend.n = X.shape[0]
+    backend.C = np.ascontiguousarray(C, dtype=np.float64)
+    backend.options = SolverOptions(tol, True, max_iter)
+    backend.n_solves = 0
+    backend.n_inner_iter = 0
+    backend.all_converged = True
+
+
 class KernelBackend:
     """SVM solves and kernel products on the engine, for a kernel over the points of ``X``.
 
@@ -82,14 +92,9 @@ class KernelBackend:
     """
 
     def __init__(self, X, spec: KernelSpec, C, cache_bytes: float, tol: float, max_iter=-1):
-        self.n = X.shape[0]
+        _init_counts(self, X, C, tol, max_iter)
         self.rows = KernelRows(as_data(X), spec, np.arange(self.n, dtype=np.int32), cache_bytes)
         self.vp = np.arange(self.n, dtype=np.int64)
-        self.C = np.ascontiguousarray(C, dtype=np.float64)
-        self.options = SolverOptions(tol, True, max_iter)
-        self.n_solves = 0
-        self.n_inner_iter = 0
-        self.all_converged = True
 
     def solve(self, Y, mu, alpha0):
         """``argmax_alpha 1'alpha - 1/2 alpha'(K .* sum_t mu_t y_t y_t')alpha`` over the box;
@@ -166,15 +171,10 @@ class LinearBackend:
     """
 
     def __init__(self, X, C, tol: float, max_iter=-1):
+        _init_counts(self, X, C, tol, max_iter)
         self.data = as_data(X)
         self.X = X
-        self.n = X.shape[0]
         self.row = np.arange(self.n, dtype=np.int32)
-        self.C = np.ascontiguousarray(C, dtype=np.float64)
-        self.options = SolverOptions(tol, True, max_iter)
-        self.n_solves = 0
-        self.n_inner_iter = 0
-        self.all_converged = True
         self._last = None  # (alpha, Y, W) of the last solve
 
     def solve(self, Y, mu, alpha0):
