@@ -479,3 +479,63 @@ def test_option_values_checked_by_the_parser(cli_data, tmp_path, capsys, monkeyp
     code, stdout, err = _cli(["fit", cli_data / "train.csv", "-o", out, *FIT, *option], capsys)
     assert code == 2 and stdout == "" and not out.exists()
     assert len(err.strip().splitlines()) == 1 and f"argument {option[0]}" in err, err
+
+
+# ---------------------------------------------------------------------- 4. default iteration caps
+HANGS = [  # each ran past 60 s on 80 points before the default cap (0.01 s normally)
+    ("PUSVC", {"kernel": "linear"}, 1e18),
+    ("PUSVC", {"lam": 1e-50}, 1.0),
+    ("PUSVC", {"lam": 1e-50, "solver": "usmo"}, 1.0),
+    ("PUSVC", {"kernel": "poly", "gamma": 1e4}, 1.0),
+    ("SVMPlus", {"tol": 1e-300}, 1.0),
+    ("SVMPlus", {"gamma_plus": 1e-12}, 1.0),
+]
+
+
+@pytest.mark.parametrize("name, params, scale", HANGS, ids=[f"{h[0]}-{h[1]}" for h in HANGS])
+def test_default_iteration_cap_stops_pathological_fits(monkeypatch, name, params, scale):
+    """``max_iter=None`` means LIBSVM's cap max(10^7, 100 n), not "unlimited": a fit that
+    cannot converge stops there with a warning naming the estimator, the cap and the
+    parameter. The cap's floor is lowered here to keep the test fast; the formula is the
+    same (100 n or 1000 n per step kind above it)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from unlabeled import SVMPlus, _shared
+
+    monkeypatch.setattr(_shared, "MIN_DEFAULT_MAX_ITER", 20_000)
+    X, s, _ = make_pu(0, n=80, d=3, p=20)
+    X = X * scale
+    with pytest.warns(ConvergenceWarning) as record:
+        if name == "PUSVC":
+            est = PUSVC(prior=0.4, n_jobs=1, random_state=0, **params).fit(X, s)
+        else:
+            est = SVMPlus(**params).fit(X, s, X[:, :1])
+    n = X.shape[0]  # 100: 20 labeled positives and 80 unlabeled points
+    cap = _shared.default_max_iter(n, params.get("kernel") == "linear")
+    assert cap == (100_000 if params.get("kernel") == "linear" else 20_000)
+    message = str(record[0].message)
+    assert message.startswith(name) and est.n_iter_ <= cap
+    if est.n_iter_ < cap:  # a solver that detects a stall (USMO, SVM+) may stop earlier
+        assert "stalled" in message
+    else:
+        assert f"after {cap} " in message and "default cap for max_iter=None" in message
+        assert "larger max_iter" in message
+
+
+def test_default_cap_formula():
+    from unlabeled._shared import default_max_iter, resolve_max_iter
+
+    assert default_max_iter(10) == 10**7 and default_max_iter(10**6) == 10**8
+    assert default_max_iter(10**5, linear=True) == 10**8
+    assert resolve_max_iter(None, 10) == 10**7 and resolve_max_iter(-1, 10) == 10**7
+    assert resolve_max_iter(5, 10**6) == 5
+
+
+def test_default_cap_leaves_normal_fits_unchanged():
+    """On a normal problem the cap is never reached: the same solution as a huge explicit cap."""
+    X, s, _ = make_pu(3, n=120, d=3, p=20)
+    for kernel in ("rbf", "linear"):
+        a = PUSVC(prior=0.4, kernel=kernel, n_jobs=1).fit(X, s)
+        b = PUSVC(prior=0.4, kernel=kernel, n_jobs=1, max_iter=2**31 - 1).fit(X, s)
+        np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+        assert a.n_iter_ == b.n_iter_ < 10**5

@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from ._shared import warn_not_converged
+from ._shared import resolve_max_iter, warn_not_converged
 from ._validation import KERNELS, MAX_DEGREE, Integer, Options, Real, check_gamma, validate_params
 
 #: a data matrix: anything numpy reads as a 2-d array, or a scipy sparse matrix
@@ -256,17 +256,27 @@ class KernelMachine(BaseEstimator):
         self._gamma = check_gamma(self.gamma, self.kernel, X)
         return X if no_y else (X, y)
 
-    def _warn_if_not_converged(self, res, who: str, unit: str = "iterations") -> None:
+    def _max_iter(self, n: int, linear: bool = False) -> int:
+        """The engine's cap on steps: ``max_iter``, or for None :func:`default_max_iter`."""
+        return resolve_max_iter(self.max_iter, n, linear)
+
+    def _warn_if_not_converged(
+        self, res, who: str, unit: str = "iterations", limit=None, linear=False
+    ) -> None:
         """The one ConvergenceWarning of the engine's solvers, from their result ``res``
-        (``converged``, ``n_iter``, ``violation``), ``max_iter`` and ``tol``."""
+        (``converged``, ``n_iter``, ``violation``), the cap ``limit`` the solver ran under
+        (``max_iter`` by default) and ``tol``; ``linear`` says which default cap was used
+        when ``max_iter`` is None."""
         if not res.converged:
+            default = self.max_iter is None and ("linear" if linear else True)
             warn_not_converged(
                 who,
-                limit=self.max_iter,
+                limit=self.max_iter if limit is None else limit,
                 used=res.n_iter,
                 unit=unit,
                 detail=f". KKT violation {res.violation:.3g} > tol={self.tol}.",
                 stacklevel=3,
+                default_cap=default,
             )
 
     # ------------------------------------------------------------------ the kernel

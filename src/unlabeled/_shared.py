@@ -20,6 +20,29 @@ def engine_data(X):
     return as_data(X)
 
 
+#: the smallest default cap on a solver's steps (LIBSVM's): see :func:`default_max_iter`
+MIN_DEFAULT_MAX_ITER = 10**7
+
+
+def default_max_iter(n: int, linear: bool = False) -> int:
+    """The cap on a solver's steps when the user gave none (``max_iter=None``).
+
+    LIBSVM's ``max(10^7, 100 n)`` for the pairwise (SMO) solvers, whose steps touch two
+    variables; for the linear dual solver, whose steps are single coordinate updates,
+    LIBLINEAR's 1000 passes over the data, ``max(10^7, 1000 n)``. A normal problem converges
+    long before (a few passes); a pathological one (data scaled by 1e18, ``lam=1e-50``, a
+    tolerance below rounding) stops there with a ``ConvergenceWarning`` instead of running
+    for ever."""
+    return int(max(MIN_DEFAULT_MAX_ITER, (1000 if linear else 100) * int(n)))
+
+
+def resolve_max_iter(max_iter, n: int, linear: bool = False) -> int:
+    """``max_iter`` as given, or :func:`default_max_iter` for None (and the engine's -1)."""
+    if max_iter is None or max_iter < 0:
+        return default_max_iter(n, linear)
+    return int(max_iter)
+
+
 def available_cores() -> int:
     """The cores this process may run on (its CPU affinity where the OS has one)."""
     if hasattr(os, "sched_getaffinity"):
@@ -128,6 +151,7 @@ def warn_not_converged(
     unit: str = "iterations",
     detail: str = "",
     stacklevel: int = 2,
+    default_cap: str | bool = False,
 ) -> None:
     """The library's one ConvergenceWarning: ``who`` stopped before its stopping test held.
 
@@ -144,10 +168,19 @@ def warn_not_converged(
         Appended as is (e.g. ". KKT violation 0.012 > tol=0.001.").
     stacklevel : int
         Of the caller, as for :func:`warnings.warn`.
+    default_cap : bool or "linear"
+        ``limit`` is :func:`default_max_iter`'s cap (the user gave ``max_iter=None``): the
+        message says so and how it was set.
     """
     if why is None:
         if limit is not None and used >= limit:
             why = f"stopped after {limit_name}={limit} {unit}; increase {limit_name}"
+            if default_cap:
+                why = (
+                    f"stopped after {limit} {unit}, the default cap for {limit_name}=None "
+                    f"(max(10^7, {1000 if default_cap == 'linear' else 100} n_samples)); pass "
+                    f"a larger {limit_name}, or rescale the data if it is badly scaled"
+                )
         else:
             why = "stalled: no step can move in floating point (degenerate data?)"
     warnings.warn(f"{who} {why}{detail}", ConvergenceWarning, stacklevel=stacklevel + 1)

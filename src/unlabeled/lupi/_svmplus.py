@@ -109,7 +109,8 @@ class SVMPlus(KernelClassifier):
         Kernel-row cache in MB, half for ``K`` and half for ``K*``. The SMO solvers never build
         an ``n x n`` matrix.
     max_iter : int >= 1 or None, default=None
-        Cap on SMO steps; None means no cap.
+        Cap on SMO steps. None: LIBSVM's default ``max(10^7, 100 n_samples)``; a fit that
+        reaches the cap stops with a ``ConvergenceWarning`` that names it.
     verbose : bool, default=False
         Print the solver's progress about once a second.
     mode : {"svm+", "dsvm+"}, default="svm+"
@@ -321,6 +322,7 @@ class SVMPlus(KernelClassifier):
 
     def _solve_smo(self, X, Z, y_pm, C, gamma_plus):
         progress = EngineProgress(self.verbose, f"[SVMPlus] {self.solver}")
+        cap = self._max_iter(X.shape[0])
         spec = [
             _engine.KernelSpec(
                 KERNEL_CODES[k], gamma=float(g), coef0=float(self.coef0), degree=int(self.degree)
@@ -335,15 +337,13 @@ class SVMPlus(KernelClassifier):
             kernel_star=spec[1],
             C=C,
             gamma_plus=gamma_plus,
-            options=_engine.SolverOptions(
-                float(self.tol), True, -1 if self.max_iter is None else int(self.max_iter)
-            ),
+            options=_engine.SolverOptions(float(self.tol), True, cap),
             solver=_SOLVER_CODES[self.solver],
             cache_bytes=float(self.cache_size) * 2**20,
             progress=progress,
         )
         progress.done(res)
-        self._warn_if_not_converged(res, f"SVMPlus ({self.solver})", unit="steps")
+        self._warn_if_not_converged(res, f"SVMPlus ({self.solver})", unit="steps", limit=cap)
         self.triple_steps_ = int(res.triple_steps)
         return res
 

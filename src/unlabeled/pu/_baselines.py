@@ -19,7 +19,13 @@ from sklearn.utils import check_random_state
 
 from .. import _engine
 from .._kernel_machine import set_init_params
-from .._shared import clarabel_qp, engine_data, upper_csc, warn_not_converged
+from .._shared import (
+    clarabel_qp,
+    default_max_iter,
+    engine_data,
+    upper_csc,
+    warn_not_converged,
+)
 from .._validation import MAX_CACHE_MB, Boolean, Integer, Options, Real
 from ._base import KernelPUModel, double_hinge_objective, double_hinge_offset, optimal_offset
 from ._pusvc import _engine_kernel, _store_solution
@@ -343,8 +349,13 @@ class RampPU(KernelPUModel):
             C=C,
             alpha0=d.copy(),
             y=y.astype(np.int8),
-            options=_engine.SolverOptions(tol),
+            options=_engine.SolverOptions(tol, True, default_max_iter(m)),
         )
+        if not res.converged:
+            warn_not_converged(
+                "RampPU (a convex step's SMO)", limit=default_max_iter(m), used=res.n_iter,
+                default_cap=True, detail=f". KKT violation {res.violation:.3g} > tol={tol}.",
+            )  # fmt: skip
         # the gradient G = Q a - 1 - Q d gives the decision values: g = y (G + 1)
         return y * (res.alpha - d), y * (res.G + 1.0), int(res.n_iter)
 

@@ -26,6 +26,7 @@ from sklearn.svm import OneClassSVM
 
 from .. import _engine
 from .._kernel_machine import blockwise, kernel_products
+from .._shared import default_max_iter
 
 PILOT_SIZE = 1000  # unlabeled points in the pilot problem of init="pilot"
 # Kernel work (multiply-adds) from which the start's products K_UP 1 and K_UU sigma0, and g at
@@ -122,7 +123,7 @@ def pilot_start(est, X, data, kparams, pos, unl, prior, lam, c2, seed):
         unl=sub_u,
         c1=c1s,
         c2=c2s,
-        options=_engine.SolverOptions(1e-2),
+        options=_engine.SolverOptions(1e-2, True, default_max_iter(sub_p.size + sub_u.size)),
         seed=seed,
     )
     nz = pilot.sigma > 0

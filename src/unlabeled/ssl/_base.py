@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 from .._engine import KernelSpec
 from .._kernel_machine import KernelClassifier, KernelMachine
 from .._label_generation import KernelBackend, LinearBackend
+from .._shared import resolve_max_iter
 from .._validation import KERNEL_CODES, Integer, Real
 
 UNLABELED = -1
@@ -140,10 +141,12 @@ class SemiSupervisedSVM(KernelClassifier):
         """The method itself, on checked input; returns ``self``."""
         raise NotImplementedError
 
-    def _backend(self, X, C, tol=None, max_iter=-1):
+    def _backend(self, X, C, tol=None, max_iter=None):
         """The engine for this kernel: the linear dual solver with ``w`` kept for
-        ``kernel="linear"`` (sparse data at any scale), else SMO on one kernel-row cache."""
+        ``kernel="linear"`` (sparse data at any scale), else SMO on one kernel-row cache.
+        ``max_iter`` caps each solve (None: :func:`default_max_iter`)."""
         tol = self.tol if tol is None else tol
+        max_iter = resolve_max_iter(max_iter, X.shape[0], self.kernel == "linear")
         if self.kernel == "linear":
             return LinearBackend(X, C, tol, max_iter)
         spec = KernelSpec(
