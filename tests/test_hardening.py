@@ -539,3 +539,130 @@ def test_default_cap_leaves_normal_fits_unchanged():
         b = PUSVC(prior=0.4, kernel=kernel, n_jobs=1, max_iter=2**31 - 1).fit(X, s)
         np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
         assert a.n_iter_ == b.n_iter_ < 10**5
+
+
+# ---------------------------------------------------------------------- 5. numerical preflight
+PREFLIGHT = [  # each fit succeeded before, with every prediction 0 or a wrong objective_
+    ({}, 1e200, "too large in scale for the rbf kernel"),
+    ({"kernel": "linear"}, 1e160, "too large in scale for the linear kernel"),
+    ({"kernel": "poly"}, 1e160, "too large in scale for the poly kernel"),
+    ({"kernel": "rbf", "gamma": 1e300}, 1.0, r"gamma=1e\+300 makes the rbf kernel the identity"),
+    ({"kernel": "poly", "coef0": 1e300}, 1.0, "Reduce gamma, coef0 or degree"),
+    ({"kernel": "poly", "gamma": 1e40}, 1.0, "the poly kernel overflows"),
+]
+
+
+@pytest.mark.parametrize("params, scale, phrase", PREFLIGHT)
+def test_kernel_overflow_refused_before_the_solve(monkeypatch, params, scale, phrase):
+    from unlabeled.pu import _pusvc
+
+    monkeypatch.setattr(_pusvc._engine, "solve_pu", None)  # the check comes before any solve
+    X, s = _pu_data()
+    with pytest.raises(ValueError, match=phrase):
+        PUSVC(prior=0.4, n_jobs=1, **params).fit(X * scale, s)
+
+
+def test_preflight_in_every_kernel_machine():
+    """The same check in the ssl estimators and SVM+ (on X and on X_star)."""
+    from unlabeled import TSVM, SVMPlus, WellSVM
+
+    X, s = _pu_data()
+    y_ssl = np.where(np.arange(len(s)) % 2 == 0, -1, (np.arange(len(s)) // 2) % 2)
+    for est in (TSVM(), WellSVM()):
+        with pytest.raises(ValueError, match="too large in scale"):
+            est.fit(X * 1e200, y_ssl)
+    with pytest.raises(ValueError, match="too large in scale"):
+        SVMPlus().fit(X, s, X[:, :1] * 1e200)
+
+
+def test_gamma_scale_refuses_identical_points():
+    """Three identical points: X.var() = 4.9e-32 (rounding), gamma='scale' was 2e31 and
+    objective_ 0.025 where the model's objective is 3.2e15."""
+    X = np.full((3, 2), 0.1)
+    assert 0 < X.var() < 1e-30
+    s = np.array([1, 0, 0])
+    for Xi in (X, np.zeros((3, 2)), sp.csr_matrix(X)):
+        with pytest.raises(ValueError, match=r"gamma='scale' .* \(numerically\) zero"):
+            PUSVC(prior=0.4).fit(Xi, s)
+    est = PUSVC(prior=0.4, gamma=1.0).fit(X, s)  # a number is the documented way out
+    assert np.all(np.isfinite(est.decision_function(X)))
+    PUSVC(prior=0.4, kernel="linear").fit(X, s)  # gamma plays no role: accepted
+
+
+def test_duplicated_points_and_constant_features_are_fine():
+    """Documented behaviour: duplicated rows and constant columns are valid data. The PU risk
+    averages over points, so duplicating every point leaves the risk, and so the minimiser,
+    unchanged: the fits must agree."""
+    X, s = _pu_data()
+    X = np.c_[X, np.full(len(X), 3.0)]  # a constant feature
+    a = PUSVC(prior=0.4, lam=0.1, gamma=0.5, tol=1e-8, n_jobs=1).fit(X, s)
+    b = PUSVC(prior=0.4, lam=0.1, gamma=0.5, tol=1e-8, n_jobs=1).fit(np.r_[X, X], np.r_[s, s])
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-5)
+
+
+def test_precomputed_gram_scale_checked():
+    X, s = _pu_data()
+    K = X @ X.T
+    with pytest.raises(ValueError, match="precomputed Gram matrix has diagonal values"):
+        PUSVC(prior=0.4, kernel="precomputed").fit(K * 1e200, s)
+
+
+# ---------------------------------------------------------------------- 9. QP and KM messages
+@pytest.mark.parametrize("which", ["DoubleHingeQP", "RampPU", "SVMPlus"])
+def test_qp_status_becomes_an_actionable_error(which):
+    pytest.importorskip("clarabel")
+    from unlabeled import SVMPlus
+    from unlabeled._shared import QPSolverError
+    from unlabeled.pu._baselines import DoubleHingeQP, RampPU
+
+    X, s = _pu_data()
+    with pytest.raises(QPSolverError) as info:
+        if which == "DoubleHingeQP":
+            DoubleHingeQP(prior=0.4, lam=1e-12).fit(X, s)
+        elif which == "RampPU":
+            RampPU(prior=0.4, lam=1e-12, inner_solver="qp").fit(X, s)
+        else:
+            SVMPlus(C=1e-12, solver="qp").fit(X, s, X[:, :1])
+    message = str(info.value)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, RuntimeError)
+    assert ("bring lam closer" in message) == (which != "SVMPlus")
+    assert "status" in message and "SMO" in message
+
+
+@pytest.mark.parametrize("name", ["KM1", "KM2"])
+def test_km_small_max_iter_message(name):
+    from unlabeled.pu import priors
+
+    X, s = _pu_data()
+    with pytest.raises(RuntimeError, match=f"{name}: .*max_iter=1 .*increase max_iter"):
+        getattr(priors, name)(max_iter=1, random_state=0).fit(X, s)
+
+
+# ---------------------------------------------------------------------- 9. search input kinds
+def _search(X, s):
+    from unlabeled.model_selection import PUGridSearchCV
+
+    return PUGridSearchCV(PUSVC(prior=0.4, n_jobs=1), None, cv=3, random_state=0).fit(X, s)
+
+
+@pytest.mark.parametrize("kind", ["dataframe", "coo", "csc", "dok", "list"])
+def test_search_accepts_what_the_estimators_accept(kind):
+    X, s = _pu_data()
+    ref = _search(X, s)
+    if kind == "dataframe":
+        pd = pytest.importorskip("pandas")
+        Xk, sk = pd.DataFrame(X, columns=["a", "b", "c"]), pd.Series(s, index=np.arange(len(s)) * 7)
+    else:
+        Xk, sk = {"list": X.tolist(), "coo": sp.coo_matrix(X), "csc": sp.csc_matrix(X),
+                  "dok": sp.dok_matrix(X)}.get(kind), s  # fmt: skip
+    before = Xk.copy() if kind != "list" else list(Xk)
+    got = _search(Xk, sk)
+    np.testing.assert_allclose(
+        got.cv_results_["mean_test_score"], ref.cv_results_["mean_test_score"], atol=1e-9
+    )
+    np.testing.assert_allclose(got.decision_function(X), ref.decision_function(X), atol=1e-9)
+    if kind == "dataframe":
+        assert list(got.best_estimator_.feature_names_in_) == ["a", "b", "c"]
+        assert Xk.equals(before)
+    elif kind != "list":
+        assert (Xk != before).nnz == 0 and Xk.format == before.format

@@ -23,7 +23,16 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._shared import resolve_max_iter, warn_not_converged
-from ._validation import KERNELS, MAX_DEGREE, Integer, Options, Real, check_gamma, validate_params
+from ._validation import (
+    KERNELS,
+    MAX_DEGREE,
+    Integer,
+    Options,
+    Real,
+    check_gamma,
+    check_kernel_scale,
+    validate_params,
+)
 
 #: a data matrix: anything numpy reads as a 2-d array, or a scipy sparse matrix
 MatrixLike = ArrayLike | sp.spmatrix | sp.sparray
@@ -254,6 +263,7 @@ class KernelMachine(BaseEstimator):
                 )
             X = np.ascontiguousarray(X, dtype=np.float64)
         self._gamma = check_gamma(self.gamma, self.kernel, X)
+        check_kernel_scale(X, self.kernel, self._gamma, self.degree, self.coef0)
         return X if no_y else (X, y)
 
     def _max_iter(self, n: int, linear: bool = False) -> int:

@@ -117,10 +117,29 @@ def upper_csc(Q, n_total=None):
     return sp.csc_matrix((data, indices, indptr), shape=(n_total, n_total))
 
 
-def clarabel_qp(P, q, A_eq, b_eq, G, h, *, tol_gap, tol_feas, verbose, what):
+class QPSolverError(RuntimeError, ValueError):
+    """Clarabel stopped without a solution; the message says which parameter to change.
+
+    A ``RuntimeError`` (the solver failed) and a ``ValueError`` (the cause is the scale that
+    a parameter gives the problem), so that code catching either sees it."""
+
+
+#: what Clarabel's statuses mean for the library's QPs, which are always feasible and bounded
+_QP_STATUS = {
+    "Infeasible": "reports the problem infeasible, which it is not: the numbers are too badly "
+    "scaled for the interior-point method",
+    "MaxIterations": "stopped after its iteration limit without converging",
+    "MaxTime": "stopped at its time limit",
+    "NumericalError": "failed on a numerical error",
+    "InsufficientProgress": "stopped making progress",
+}
+
+
+def clarabel_qp(P, q, A_eq, b_eq, G, h, *, tol_gap, tol_feas, verbose, what, scale=""):
     """min 1/2 x'Px + q'x  s.t.  A_eq x = b_eq,  G x <= h, by Clarabel; returns its solution
     (``x``, and ``z`` whose first rows are the equalities' multipliers, with
-    P x + q + A' z = 0). ``what`` names the problem in errors."""
+    P x + q + A' z = 0). ``what`` names the problem in errors; ``scale`` the parameters that
+    set its scale (e.g. ``"lam"``), named in a :class:`QPSolverError` with the fix."""
     import clarabel
 
     settings = clarabel.DefaultSettings()
@@ -133,7 +152,13 @@ def clarabel_qp(P, q, A_eq, b_eq, G, h, *, tol_gap, tol_feas, verbose, what):
     sol = clarabel.DefaultSolver(P, q, A, np.r_[b_eq, h], cones, settings).solve()
     status = str(sol.status)
     if status not in ("Solved", "AlmostSolved"):
-        raise RuntimeError(f"Clarabel did not solve {what}: status {status}")
+        meaning = next((v for k, v in _QP_STATUS.items() if k in status), "failed")
+        change = f"bring {scale} closer to 1 (or rescale the data)" if scale else "rescale"
+        raise QPSolverError(
+            f"Clarabel did not solve {what}: status {status}; it {meaning}. Extreme values "
+            f"make the problem numerically meaningless: {change}, or use the engine's SMO "
+            "solver, which handles any scale"
+        )
     if status == "AlmostSolved":
         warn_not_converged(
             "Clarabel", why=f"reports AlmostSolved on {what}: reduced accuracy", stacklevel=3

@@ -34,6 +34,7 @@ from .._validation import (
     Real,
     check_binary_targets,
     check_gamma,
+    check_kernel_scale,
 )
 
 _KERNELS = ("linear", "poly", "rbf")
@@ -294,6 +295,7 @@ class SVMPlus(KernelClassifier):
         else:
             Z = Xs
         self._gamma_star = check_gamma(self.gamma_star, self.kernel_plus, Z)
+        check_kernel_scale(Z, self.kernel_plus, self._gamma_star, self.degree, self.coef0)
 
         if self.solver == "qp":
             res = self._solve_qp(X, Z, y_pm.astype(np.float64), C, gamma_plus)
@@ -373,7 +375,7 @@ class SVMPlus(KernelClassifier):
         # of 1e-8 to 1e-7 behind its static regularisation; tighter would only say AlmostSolved
         sol = clarabel_qp(
             P, q, A_eq, np.zeros(2), G, h, tol_gap=1e-7, tol_feas=1e-8, verbose=self.verbose,
-            what="the SVM+ dual",
+            what="the SVM+ dual", scale="C and gamma_plus",
         )  # fmt: skip
         x, z = C * np.asarray(sol.x), C * np.asarray(sol.z)
         alpha = np.maximum(x[:n], 0.0)

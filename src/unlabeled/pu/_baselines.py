@@ -136,7 +136,7 @@ class DoubleHingeQP(KernelPUModel):
         A_eq = sp.csc_matrix(np.r_[np.ones(n), np.zeros(n)][None, :])
         x = clarabel_qp(
             P, q, A_eq, np.array([c1 * p]), G, hv, tol_gap=tol, tol_feas=min(1e-8, tol),
-            verbose=self.verbose, what="the double-hinge dual",
+            verbose=self.verbose, what="the double-hinge dual", scale="lam",
         ).x  # fmt: skip
         del P
         sigma = np.clip(x[:n], 0.0, c2)  # interior-point iterates sit a hair inside or out
@@ -376,6 +376,7 @@ class RampPU(KernelPUModel):
             tol_feas=min(1e-8, tol),
             verbose=False,
             what="a CCCP step",
+            scale="lam",
         ).x
         coef = y * (np.clip(a, 0.0, C) - d)
         return coef, K @ coef, 0

@@ -316,7 +316,7 @@ def _low_rank_factor(K):
     return R
 
 
-def _simplex_qp(R, u, max_iter):
+def _simplex_qp(R, u, max_iter, who="KM"):
     """argmin over the probability simplex of (u - v)' K (u - v), with K = R R'.
 
     Written as the non-negative least-squares problem min ||R'(v - u)||^2 + M^2 (1'v - 1)^2
@@ -326,7 +326,14 @@ def _simplex_qp(R, u, max_iter):
     big = 1e3
     A = np.vstack([R.T, np.full((1, R.shape[0]), big)])
     b = np.r_[R.T @ u, big]
-    v = nnls(A, b, maxiter=max_iter)[0]
+    try:
+        v = nnls(A, b, maxiter=max_iter)[0]
+    except RuntimeError as exc:  # scipy's bare "Maximum number of iterations reached."
+        raise RuntimeError(
+            f"{who}: the projection onto the simplex (scipy.optimize.nnls, an active-set "
+            f"method) did not finish in max_iter={max_iter} iterations ({exc}); increase "
+            "max_iter, or pass None for 10 (n_positive + n_unlabeled)"
+        ) from None
     total = v.sum()
     return v / total if total > 0 else np.full(v.size, 1.0 / v.size)
 
@@ -402,7 +409,7 @@ class _KernelMean(_PriorEstimator):
         def d(lam):
             # u = lam * (uniform on F) + (1 - lam) * (uniform on H)
             u = np.r_[np.full(N, lam / N), np.full(M, (1.0 - lam) / M)]
-            v = _simplex_qp(R, u, max_iter)
+            v = _simplex_qp(R, u, max_iter, type(self).__name__)
             r = u - v
             return np.sqrt(max(r @ K @ r, 0.0))
 
