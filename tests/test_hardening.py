@@ -666,3 +666,54 @@ def test_search_accepts_what_the_estimators_accept(kind):
         assert Xk.equals(before)
     elif kind != "list":
         assert (Xk != before).nnz == 0 and Xk.format == before.format
+
+
+# ---------------------------------------------------------------------- 6. memory budgets
+@pytest.mark.parametrize("which", ["RampPU", "KM1", "KM2"])
+def test_dense_allocations_checked_against_the_budget(monkeypatch, which):
+    """n x n matrices are refused before they are made, with the size and the argument to
+    use instead, when over unlabeled._shared.MAX_DENSE_BYTES (lowered here to 20 kB: the
+    problems have 50 points, 20 kB holds a 50 x 50 matrix but not the method's peak)."""
+    import unlabeled._shared as shared
+    from unlabeled.pu import priors
+    from unlabeled.pu._baselines import RampPU
+
+    monkeypatch.setattr(shared, "MAX_DENSE_BYTES", 20_000)
+    monkeypatch.setattr(priors, "_sq_dists", None)  # the check comes before the matrices
+    X, s = _pu_data()
+    with pytest.raises(shared.MemoryBudgetError) as info:
+        if which == "RampPU":
+            RampPU(prior=0.4, inner_solver="qp").fit(X, s)
+        else:
+            getattr(priors, which)(max_samples=None).fit(X, s)
+    message = str(info.value)
+    assert isinstance(info.value, MemoryError) and isinstance(info.value, ValueError)
+    assert "50 x 50" in message and "MAX_DENSE_BYTES" in message
+    assert ("inner_solver='smo'" if which == "RampPU" else "lower max_samples") in message
+    monkeypatch.setenv("UNLABELED_MAX_DENSE_BYTES", str(2**30))  # the override lifts it
+    if which == "RampPU":
+        RampPU(prior=0.4, inner_solver="qp", init="zero").fit(X, s)
+
+
+def test_memory_available_is_a_limit_too(monkeypatch):
+    import unlabeled._shared as shared
+
+    monkeypatch.setattr(shared, "_available_bytes", lambda: 1000.0)
+    with pytest.raises(shared.MemoryBudgetError, match="of memory available; do this"):
+        shared.check_dense_budget(2000.0, "a matrix", "do this")
+    shared.check_dense_budget(999.0, "a matrix", "do this")
+
+
+def test_tiny_prior_ocsvm_start_stays_small():
+    """prior=1e-9 with the OCSVM start tried to allocate 7 GiB (1e-12: 7 TiB) for group sizes
+    of 1/prior points; the start only ever uses n values."""
+    import tracemalloc
+
+    X, s = _pu_data()
+    tracemalloc.start()
+    try:
+        est = PUSVC(prior=1e-9, init="ocsvm", solver="usmo", n_jobs=1).fit(X, s)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 50 * 2**20 and np.all(np.isfinite(est.decision_function(X)))

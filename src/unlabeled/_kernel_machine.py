@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from ._shared import resolve_max_iter, warn_not_converged
+from ._shared import check_dense_budget, resolve_max_iter, warn_not_converged
 from ._validation import (
     KERNELS,
     MAX_DEGREE,
@@ -298,9 +298,24 @@ class KernelMachine(BaseEstimator):
         """``sum_j coef_j k(a_i, b_j)`` for the rows of ``A`` (see :func:`kernel_dot`)."""
         return kernel_dot(A, B, coef, self.kernel, self._kernel_params(), rows=rows)
 
+    #: what a dense method's users should do instead when its n x n matrices do not fit
+    _dense_fix = "use a solver whose memory is linear in n"
+    #: bytes per (i, j) pair that a dense method holds at its peak (its Gram matrix and the
+    #: solver's copies and factors), for the check of :meth:`_gram`
+    _dense_bytes_per_pair = 8.0
+
     def _gram(self, X) -> np.ndarray:
         """The dense float64 Gram matrix of the rows of ``X`` (a copy of ``X`` itself for
-        ``kernel="precomputed"``): for the dense solvers only, n x n memory."""
+        ``kernel="precomputed"``): for the dense solvers only, n x n memory, checked first
+        against the budget of :func:`~unlabeled._shared.check_dense_budget` (with
+        ``_dense_bytes_per_pair`` bytes per pair: the method's peak, not just this matrix)."""
+        n = X.shape[0]
+        check_dense_budget(
+            self._dense_bytes_per_pair * float(n) ** 2,
+            f"{type(self).__name__} is a dense method: {n:,} training points need "
+            f"{n:,} x {n:,} matrices",
+            self._dense_fix,
+        )
         if self.kernel == "precomputed":
             return np.array(X, dtype=np.float64)
         X = _f64(X)

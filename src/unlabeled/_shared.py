@@ -43,6 +43,63 @@ def resolve_max_iter(max_iter, n: int, linear: bool = False) -> int:
     return int(max_iter)
 
 
+#: the budget, in bytes, of one dense size-dependent allocation (an n x n Gram matrix, a
+#: distance matrix): a larger one is refused with :class:`MemoryBudgetError` before it is
+#: made, instead of letting the OS kill the process. Change it here
+#: (``unlabeled._shared.MAX_DENSE_BYTES = ...``) or with the environment variable
+#: ``UNLABELED_MAX_DENSE_BYTES``; whatever the budget, an allocation larger than the memory
+#: the OS reports available is refused too.
+MAX_DENSE_BYTES = 4 * 2**30
+
+
+class MemoryBudgetError(MemoryError, ValueError):
+    """A dense allocation over :data:`MAX_DENSE_BYTES` (or the memory available), refused
+    before it is made; the message names its size and the argument to use instead.
+
+    A ``MemoryError`` and a ``ValueError`` (the input is too large for the method chosen)."""
+
+
+def _available_bytes() -> float:
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return float(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return float("inf")
+
+
+def dense_budget() -> float:
+    """The current budget in bytes (:data:`MAX_DENSE_BYTES` or its environment override)."""
+    env = os.environ.get("UNLABELED_MAX_DENSE_BYTES")
+    if env:
+        try:
+            return float(env)
+        except ValueError:
+            raise ValueError(
+                f"UNLABELED_MAX_DENSE_BYTES must be a number of bytes, got {env!r}"
+            ) from None
+    return float(MAX_DENSE_BYTES)
+
+
+def check_dense_budget(n_bytes: float, what: str, fix: str) -> None:
+    """Refuse an allocation of ``n_bytes`` over :func:`dense_budget` or the memory available.
+
+    ``what`` says what would be allocated (``"RampPU(inner_solver='qp') builds a 5000 x 5000
+    Gram matrix"``), ``fix`` what to do instead; both go into the :class:`MemoryBudgetError`."""
+    budget, avail = dense_budget(), _available_bytes()
+    if n_bytes <= budget and n_bytes <= avail:
+        return
+    limit = (
+        f"over the budget of {budget / 2**30:.3g} GB (unlabeled._shared.MAX_DENSE_BYTES or "
+        "UNLABELED_MAX_DENSE_BYTES)"
+        if n_bytes > budget
+        else f"over the {avail / 2**30:.3g} GB of memory available"
+    )
+    raise MemoryBudgetError(f"{what}: about {n_bytes / 2**30:.3g} GB, {limit}; {fix}")
+
+
 def available_cores() -> int:
     """The cores this process may run on (its CPU affinity where the OS has one)."""
     if hasattr(os, "sched_getaffinity"):

@@ -200,6 +200,8 @@ class SVMPlus(KernelClassifier):
     ):
         set_init_params(self, locals())
 
+    _dense_bytes_per_pair = 0.0  # its own memory check comes first, with its own budget
+
     _parameter_constraints: dict = {
         "C": [Real(0.0)],
         "gamma_plus": [Real(0.0)],

@@ -89,6 +89,8 @@ class DoubleHingeQP(KernelPUModel):
     for conic programs with quadratic objectives", 2024.
     """
 
+    _dense_bytes_per_pair = 0.0  # its own memory check comes first, with its own budget
+
     _parameter_constraints: dict = {
         **KernelPUModel._parameter_constraints,
         "tol": [Real(0.0)],
@@ -259,6 +261,9 @@ class RampPU(KernelPUModel):
     scalability", ICML 2006. A. L. Yuille, A. Rangarajan, "The concave-convex procedure",
     Neural Computation 2003.
     """
+
+    _dense_bytes_per_pair = float(_QP_BYTES_PER_PAIR)  # the dense QP of DoubleHingeQP
+    _dense_fix = "use inner_solver='smo' (the default), whose memory is linear in n"
 
     _parameter_constraints: dict = {
         **KernelPUModel._parameter_constraints,

@@ -72,7 +72,9 @@ def ocsvm_start(X, pos, unl, kernel, gamma, degree, coef0, prior, total, c2):
     n4 = max(1, int(round(c * n)))
     n5 = int(round(prior * a * n))
     n3 = max(0, n - n1 - n2 - n4 - n5)
-    sizes = np.array([n1, n2, n3, n4, n5])
+    # a tiny prior makes a = 1/prior huge and n1 far beyond n (prior=1e-9: 7 GiB for the
+    # repeat below); only the first n values are used, which the sizes clipped to n keep
+    sizes = np.minimum(np.array([n1, n2, n3, n4, n5]), n)
     values = np.array([0.0, s2, c2 / 2, s4, c2])
     sigma_sorted = np.repeat(values, sizes)[:n]
     sigma_sorted = np.pad(sigma_sorted, (0, n - sigma_sorted.size), constant_values=c2)

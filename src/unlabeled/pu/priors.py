@@ -57,6 +57,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
+from .._shared import check_dense_budget
 from .._validation import check_int, check_pu_labels, check_real
 
 __all__ = ["KM1", "KM2", "PenalizedL1", "ElkanNoto", "TIcE", "prior_from_label_frequency"]
@@ -383,6 +384,12 @@ class _KernelMean(_PriorEstimator):
         H = _subsample(Xp, params["cap"], rng)
         N, M = F.shape[0], H.shape[0]
         X = sp.vstack([F, H], format="csr") if sp.issparse(F) else np.vstack([F, H])
+        m, name = N + M, type(self).__name__
+        check_dense_budget(  # D, K, the Cholesky factor and the NNLS matrix: four m x m
+            32.0 * m * m,
+            f"{name} with max_samples={params['cap']} builds {m:,} x {m:,} kernel matrices",
+            "lower max_samples (default 800), which subsamples each sample to that size",
+        )
         D = _sq_dists(X)
         diff = np.r_[np.full(N, 1.0 / N), np.full(M, -1.0 / M)]
         if params["width"] is None:
