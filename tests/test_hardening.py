@@ -717,3 +717,49 @@ def test_tiny_prior_ocsvm_start_stays_small():
     finally:
         tracemalloc.stop()
     assert peak < 50 * 2**20 and np.all(np.isfinite(est.decision_function(X)))
+
+
+# ---------------------------------------------------------------------- 2. sparse duplicates
+def test_csr_with_duplicates_read_as_scipy_sums_them():
+    """A CSR matrix with duplicate entries (found by the fuzz suite): gamma='scale' was
+    computed from X.multiply(X), which does not sum duplicates, so the fit differed from
+    the dense one; support_vectors_ held each entry twice. Canonicalised on a copy now."""
+    X, s = _pu_data()
+    rows, cols = np.nonzero(X)
+    vals = X[rows, cols]
+    dup = sp.csr_matrix(
+        (np.repeat(vals / 2, 2), np.repeat(cols, 2), np.r_[0, np.cumsum(2 * np.bincount(
+            rows, minlength=X.shape[0]))]), shape=X.shape
+    )  # fmt: skip
+    assert not dup.has_canonical_format and dup.nnz == 2 * np.count_nonzero(X)
+    before = dup.data.copy(), dup.indices.copy(), dup.indptr.copy()
+    a = PUSVC(prior=0.4, n_jobs=1, random_state=0).fit(dup, s)
+    b = PUSVC(prior=0.4, n_jobs=1, random_state=0).fit(X, s)
+    assert a._gamma == pytest.approx(b._gamma, rel=1e-12)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-8)
+    assert a.support_vectors_.has_canonical_format
+    after = (dup.data, dup.indices, dup.indptr)
+    assert all(np.array_equal(u, v) for u, v in zip(before, after, strict=True))
+
+
+def test_found_by_fuzzing_scale_errors_are_named():
+    """Found by the fuzz suite: sparse data at 1e300 raised OverflowError from Python float
+    arithmetic in gamma='scale'; CLSST at 1e300 raised LinAlgError('Eigenvalues did not
+    converge'); the Plummer autoencoder blamed learning_rate for data whose squares overflow."""
+    X, s = _pu_data()
+    with pytest.raises(ValueError, match="X is too large in scale"):
+        PUSVC(prior=0.4).fit(sp.csr_matrix(X * 1e300), s)
+    from unlabeled import CLSST
+
+    y = np.where(np.arange(len(s)) % 2 == 0, -1, s)
+    with pytest.raises(ValueError, match="X is too large in scale for CLSST"):
+        CLSST(random_state=0).fit(X * 1e300, y)
+
+
+def test_pae_data_scale_checked():
+    pytest.importorskip("torch")
+    from unlabeled import PlummerAutoencoder
+
+    X, _ = _pu_data()
+    with pytest.raises(ValueError, match="X is too large in scale for PlummerAutoencoder"):
+        PlummerAutoencoder(max_iter=2, random_state=0).fit(X * 1e300)

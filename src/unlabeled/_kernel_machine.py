@@ -29,6 +29,7 @@ from ._validation import (
     Integer,
     Options,
     Real,
+    canonical_sparse,
     check_gamma,
     check_kernel_scale,
     validate_params,
@@ -254,6 +255,7 @@ class KernelMachine(BaseEstimator):
             X = validate_data(self, X, **kw)
         else:
             X, y = validate_data(self, X, y, **kw)
+        X = canonical_sparse(X)
         if self.kernel == "precomputed":
             if sp.issparse(X):
                 raise TypeError("X must be a dense Gram matrix when kernel='precomputed'")

@@ -227,13 +227,25 @@ _VAR_RTOL = 1e-12
 _SAMPLE_ROWS = 64
 
 
+def canonical_sparse(X):
+    """A sparse ``X`` in canonical form (duplicates summed, indices sorted), as a copy when it
+    was not; anything else unchanged. scipy sums duplicate entries in ``toarray()`` and
+    products, but not in ``multiply``, ``data`` or row slicing: a CSR matrix with duplicates
+    gave another ``gamma="scale"`` than its dense equal, and support vectors that held each
+    entry twice."""
+    if sp.issparse(X) and not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
 def _variance(X) -> tuple[float, float]:
     """(variance of all entries, mean square), for dense or sparse ``X``, without overflow
     warnings (an overflow gives inf, caught by :func:`check_kernel_scale`)."""
     with np.errstate(over="ignore", invalid="ignore"):
         if sp.issparse(X):
-            sq = float(X.multiply(X).mean())
-            return sq - float(X.mean()) ** 2, sq
+            sq = np.float64(X.multiply(X).mean())
+            return float(sq - np.square(np.float64(X.mean()))), float(sq)
         return float(X.var()), float(np.mean(np.square(X, dtype=np.float64)))
 
 
@@ -340,6 +352,28 @@ def check_pu_labels(s, n_samples: int) -> np.ndarray:
     return mask
 
 
+def check_data_scale(X, what: str, limit: float = MAX_KERNEL_VALUE) -> np.ndarray:
+    """The squared norms ``||x||^2`` of the rows of ``X`` (dense or sparse), after checking
+    that they are finite and at most ``limit``: data at a scale whose squares overflow double
+    precision (or come near it) is refused with a ``ValueError`` naming ``X`` and the fix.
+    ``what`` names the method that needs it (``"the rbf kernel"``, ``"CLSST"``)."""
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        Xs = X.astype(np.float64) if X.dtype != np.float64 else X
+        sq = (
+            np.asarray(Xs.multiply(Xs).sum(axis=1)).ravel()
+            if sp.issparse(Xs)
+            else np.einsum("ij,ij->i", Xs, Xs)
+        )
+    big = np.flatnonzero(~(sq <= limit))
+    if big.size:
+        raise ValueError(
+            f"X is too large in scale for {what}: ||x||^2 = {sq[big[0]]:.3g} for row "
+            f"{big[0]} (at most {limit:g}, or it overflows double precision). Rescale the "
+            "features, e.g. with sklearn.preprocessing.StandardScaler"
+        )
+    return sq
+
+
 def check_kernel_scale(X, kernel: str, gamma: float, degree: int, coef0: float) -> None:
     """Numerical preflight of a kernel on the training data, before any solve.
 
@@ -368,18 +402,7 @@ def check_kernel_scale(X, kernel: str, gamma: float, degree: int, coef0: float) 
                 )
             return
         Xs = X.astype(np.float64) if X.dtype != np.float64 else X
-        sq = (
-            np.asarray(Xs.multiply(Xs).sum(axis=1)).ravel()
-            if sp.issparse(Xs)
-            else np.einsum("ij,ij->i", Xs, Xs)
-        )
-        big = np.flatnonzero(~(sq <= limit))
-        if big.size:
-            raise ValueError(
-                f"X is too large in scale for the {kernel} kernel: ||x||^2 = {sq[big[0]]:.3g} "
-                f"for row {big[0]} (at most {limit:g}, or it overflows double precision in the "
-                "solver). Rescale the features, e.g. with sklearn.preprocessing.StandardScaler"
-            )
+        sq = check_data_scale(Xs, f"the {kernel} kernel", limit)
         if kernel == "linear":
             return
         idx = np.unique(np.linspace(0, X.shape[0] - 1, min(X.shape[0], _SAMPLE_ROWS)).astype(int))

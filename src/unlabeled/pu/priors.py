@@ -58,7 +58,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from .._shared import check_dense_budget
-from .._validation import check_int, check_pu_labels, check_real
+from .._validation import canonical_sparse, check_int, check_pu_labels, check_real
 
 __all__ = ["KM1", "KM2", "PenalizedL1", "ElkanNoto", "TIcE", "prior_from_label_frequency"]
 
@@ -162,6 +162,7 @@ class _PriorEstimator(BaseEstimator):
             dtype=np.float64,
             reset=True,
         )
+        X = canonical_sparse(X)
         mask = check_pu_labels(s, X.shape[0])
         Xp, Xu = X[mask], X[~mask]
         rng = check_random_state(self.random_state)

@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from .._kernel_machine import set_init_params
-from .._validation import check_choice, check_int, check_real
+from .._validation import check_choice, check_data_scale, check_int, check_real
 from ._vbmfa import VBMFA, lse_points, pd_loadings
 
 BIRTH_TOL = 1e-2  # |F change| that ends the Q-free sweeps after a birth (the authors' birthtol),
@@ -245,6 +245,7 @@ class CLSST(ClassifierMixin, BaseEstimator):
         self : CLSST
         """
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, reset=True)
+        check_data_scale(X, "CLSST")  # its covariances are squares of X
         allowed, self.classes_ = _encode_targets(y, X.shape[0], self.classes)
         k, init, S_fixed = self._check_params(X, allowed)
         self._progress_start = time.perf_counter()
