@@ -37,8 +37,7 @@ import unlabeled
 from unlabeled import CLSST, PUSVC, TSVM, LabeledSVM, LapSVM, SVMPlus, WellSVM
 from unlabeled.pu import DoubleHingeQP, RampPU, USMOInit, priors
 
-# per target (about 250 cases in all, 20 s); the long run sets UNLABELED_FUZZ_CASES, e.g.
-# UNLABELED_FUZZ_CASES=1200 python -m pytest -q -p no:randomly tests/test_fuzz.py (20,000 cases)
+# per target (about 250 cases in all, 20 s); the long run is benchmarks/fuzz_long.py
 CASES = int(os.environ.get("UNLABELED_FUZZ_CASES", "14"))
 TIME_LIMIT = 30  # seconds per case: a case past it is a hang
 LAYOUTS = ["C", "F", "view", "readonly", "float32", "int", "list", "csr_dup", "csc", "coo"]
@@ -491,11 +490,9 @@ def _close(a, b):
     return np.allclose(a, b, rtol=1e-3, atol=1e-3 * scale)
 
 
-@pytest.mark.parametrize("seed", range(CASES))
-@pytest.mark.parametrize("target", TARGETS, ids=[t.name for t in TARGETS])
-def test_fuzz(target, seed):
-    if target.needs:
-        pytest.importorskip(target.needs)
+def check_case(target, seed) -> str:
+    """Run one case and check the contract; returns ``"error"`` (a named ValueError/TypeError)
+    or ``"fit"``; an AssertionError (or TimeoutError) says what broke."""
     params, X, canon, labels, X_star, layout, twist, bad = _case(target, seed)
     where = f"{target.name} seed={seed} layout={layout} twist={twist} params={params}"
     before = [_snapshot(X), _snapshot(labels) if labels is not None else None]
@@ -515,7 +512,7 @@ def test_fuzz(target, seed):
                     f"{where}: the error does not name {bad}: {exc!r}"
                 )
             assert [_snapshot(X), _snapshot(labels) if labels is not None else None] == before
-            return
+            return "error"
         assert [_snapshot(X), _snapshot(labels) if labels is not None else None] == before, (
             f"{where}: the input was modified"
         )
@@ -527,6 +524,15 @@ def test_fuzz(target, seed):
                 ref = _fit(target, params, canon, labels, X_star)
                 ref_out = np.asarray(target.output(ref, canon), dtype=np.float64)
             assert _close(out, ref_out), f"{where}: differs from the canonical copy"
+    return "fit"
+
+
+@pytest.mark.parametrize("seed", range(CASES))
+@pytest.mark.parametrize("target", TARGETS, ids=[t.name for t in TARGETS])
+def test_fuzz(target, seed):
+    if target.needs:
+        pytest.importorskip(target.needs)
+    check_case(target, seed)
 
 
 # ---------------------------------------------------------------------- the command line

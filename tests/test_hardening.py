@@ -763,3 +763,13 @@ def test_pae_data_scale_checked():
     X, _ = _pu_data()
     with pytest.raises(ValueError, match="X is too large in scale for PlummerAutoencoder"):
         PlummerAutoencoder(max_iter=2, random_state=0).fit(X * 1e300)
+
+
+@pytest.mark.parametrize("cv", [1, 0, -3])
+def test_search_cv_below_two_names_cv(cv):
+    """Found by the long fuzz run: cv=1 gave the splitter's "n_splits must be >= 2"."""
+    from unlabeled.model_selection import PUGridSearchCV
+
+    X, s = _pu_data()
+    with pytest.raises(ValueError, match=r"^cv must be >= 2"):
+        PUGridSearchCV(PUSVC(prior=0.4), {"lam": [0.1]}, cv=cv).fit(X, s)
