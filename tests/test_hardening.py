@@ -773,3 +773,36 @@ def test_search_cv_below_two_names_cv(cv):
     X, s = _pu_data()
     with pytest.raises(ValueError, match=r"^cv must be >= 2"):
         PUGridSearchCV(PUSVC(prior=0.4), {"lam": [0.1]}, cv=cv).fit(X, s)
+
+
+def test_refined_oracle_ascent_stops_without_a_rise():
+    """WellSVM's refined oracle repeated the label sort while y'Hy rose; a NaN value never
+    compared as "no rise", so two alternating label vectors looped for ever."""
+    import signal
+    from types import SimpleNamespace
+
+    from unlabeled._label_generation import _violated_label
+
+    n = 6
+    ys = [np.array([1, 1, 1, -1, -1, -1], np.int8), np.array([1, -1, 1, -1, 1, -1], np.int8)]
+    calls = []
+
+    def oracle(r, a):
+        calls.append(1)
+        return ys[len(calls) % 2]
+
+    backend = SimpleNamespace(products=lambda a, Y: np.full((n, Y.shape[1]), np.nan))
+    cur = SimpleNamespace(alpha=np.ones(n), q=np.array([1.0]))
+    Y = np.ones((n, 1), np.int8)
+
+    def expire(signum, frame):
+        raise TimeoutError("the ascent did not stop")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(5)
+    try:
+        best, _ = _violated_label(backend, oracle, cur, Y, refine=True)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert len(calls) == 2 and best is not None
