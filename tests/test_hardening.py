@@ -806,3 +806,17 @@ def test_refined_oracle_ascent_stops_without_a_rise():
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
     assert len(calls) == 2 and best is not None
+
+
+def test_tice_densifying_checked_against_the_budget(monkeypatch):
+    """TIcE densifies sparse input (n x n_features, twice): a file with one index of 1e8 made
+    it allocate gigabytes. Refused before, with the size and the alternatives."""
+    import unlabeled._shared as shared
+    from unlabeled.pu.priors import TIcE
+
+    X, s = _pu_data()
+    wide = sp.hstack([sp.csr_matrix(X), sp.csr_matrix((X.shape[0], 10**8))], format="csr")
+    monkeypatch.setattr(shared, "MAX_DENSE_BYTES", 2**30)
+    with pytest.raises(shared.MemoryBudgetError, match=r"TIcE .* 50 x 100,000,003 .*ElkanNoto"):
+        TIcE(random_state=0).fit(wide, s)
+    assert 0 <= TIcE(random_state=0).fit(sp.csr_matrix(X), s).prior_ <= 1

@@ -880,6 +880,12 @@ class TIcE(_PriorEstimator):
 
     def _estimate(self, Xp, Xu, rng, params):
         p, n = Xp.shape[0], Xu.shape[0]
+        check_dense_budget(  # the dense X and its bin indices (sparse input is densified)
+            16.0 * (p + n) * Xp.shape[1],
+            f"TIcE bins every feature of every point: {p + n:,} x {Xp.shape[1]:,} dense arrays",
+            "select features first (e.g. with sklearn.feature_selection), or use ElkanNoto or "
+            "KM2, which read sparse X as it is",
+        )
         X = np.vstack([_dense(Xp), _dense(Xu)])
         lab = np.r_[np.ones(p, dtype=bool), np.zeros(n, dtype=bool)]
         N = p + n
