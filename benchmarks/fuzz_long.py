@@ -90,3 +90,7 @@ def _write(args, outcomes, failures, slowest, t_all, done):
     lines += ["", f"Failures: {len(failures)}", ""] + [f"- {f}" for f in failures]
     Path(args.out).write_text("\n".join(lines) + "\n")
     return len(failures)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
