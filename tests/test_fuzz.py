@@ -170,6 +170,7 @@ class Target:
     layouts: list = field(default_factory=lambda: LAYOUTS)
     n: tuple = (12, 40)
     needs: str | None = None  # an optional module
+    gram: bool = False  # X is the rbf Gram matrix of the points (kernel="precomputed")
 
 
 def _decision(est, X):
@@ -402,6 +403,22 @@ TARGETS = [
 ]
 
 
+TARGETS += [
+    Target(
+        "PUSVC-precomputed",
+        lambda p: PUSVC(**{"prior": 0.4, "kernel": "precomputed", "n_jobs": 1,
+                           "random_state": 0, **p}),
+        "pu", _decision, {**_PU_EDGES, "solver": ["smo", "usmo"], "tol": [1e-300, 1e-3]},
+        {**_PU_BAD, "cache_size": [0.0]}, gram=True,
+    ),
+    Target(
+        "RampPU-precomputed",
+        lambda p: RampPU(**{"prior": 0.4, "kernel": "precomputed", "random_state": 0, **p}),
+        "pu", _decision, {**_PU_EDGES, "max_cccp_iter": [1, 3]}, _PU_BAD, gram=True,
+    ),
+]  # fmt: skip
+
+
 def _search_target():
     from unlabeled.model_selection import PUGridSearchCV
 
@@ -471,7 +488,11 @@ def _case(target, seed):
     layout = target.layouts[int(rng.integers(len(target.layouts)))]
     if layout == "int" and twist in ("nan", "inf"):
         twist = "none"  # integers hold no NaN
-    X, canon = _layout(rng, _twist(rng, _base(rng, n, d, cls), twist), layout)
+    points = _base(rng, n, d, cls)
+    if target.gram:
+        sq = np.einsum("ij,ij->i", points, points)
+        points = np.exp(-np.maximum(sq[:, None] + sq[None, :] - 2 * points @ points.T, 0) / d)
+    X, canon = _layout(rng, _twist(rng, points, twist), layout)
     params = {}
     for name in rng.permutation(sorted(target.edges))[: int(rng.integers(0, 3))]:
         values = target.edges[name]

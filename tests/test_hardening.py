@@ -603,7 +603,7 @@ def test_duplicated_points_and_constant_features_are_fine():
 def test_precomputed_gram_scale_checked():
     X, s = _pu_data()
     K = X @ X.T
-    with pytest.raises(ValueError, match="precomputed Gram matrix has diagonal values"):
+    with pytest.raises(ValueError, match="X, the precomputed Gram matrix, has diagonal values"):
         PUSVC(prior=0.4, kernel="precomputed").fit(K * 1e200, s)
 
 

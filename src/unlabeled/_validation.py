@@ -397,7 +397,7 @@ def check_kernel_scale(X, kernel: str, gamma: float, degree: int, coef0: float) 
             diag = np.abs(np.diagonal(X))
             if diag.size and not diag.max() <= limit:
                 raise ValueError(
-                    f"the precomputed Gram matrix has diagonal values up to {diag.max():.3g}, "
+                    f"X, the precomputed Gram matrix, has diagonal values up to {diag.max():.3g}, "
                     f"more than {limit:g}: rescale it (e.g. divide by its largest diagonal)"
                 )
             return
