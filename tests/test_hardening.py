@@ -546,7 +546,7 @@ PREFLIGHT = [  # each fit succeeded before, with every prediction 0 or a wrong o
     ({}, 1e200, "too large in scale for the rbf kernel"),
     ({"kernel": "linear"}, 1e160, "too large in scale for the linear kernel"),
     ({"kernel": "poly"}, 1e160, "too large in scale for the poly kernel"),
-    ({"kernel": "rbf", "gamma": 1e300}, 1.0, r"gamma=1e\+300 makes the rbf kernel the identity"),
+    ({"kernel": "rbf", "gamma": 1e300}, 1.0, r"gamma=1e\+300 is so large .* rounding errors"),
     ({"kernel": "poly", "coef0": 1e300}, 1.0, "Reduce gamma, coef0 or degree"),
     ({"kernel": "poly", "gamma": 1e40}, 1.0, "the poly kernel overflows"),
 ]
@@ -820,3 +820,26 @@ def test_tice_densifying_checked_against_the_budget(monkeypatch):
     with pytest.raises(shared.MemoryBudgetError, match=r"TIcE .* 50 x 100,000,003 .*ElkanNoto"):
         TIcE(random_state=0).fit(wide, s)
     assert 0 <= TIcE(random_state=0).fit(sp.csr_matrix(X), s).prior_ <= 1
+
+
+def test_rbf_gamma_decided_by_rounding_refused():
+    """Found by the long fuzz run: with gamma=1e300 and duplicated points, the kernel value of
+    a duplicate pair (1, or 0 after a rounding error of 1e-16 in its squared distance) depended
+    on the memory order of X, and so did the model."""
+    X, s = _pu_data()
+    X = np.r_[X, X[:5]]
+    s = np.r_[s, s[:5]]
+    with pytest.raises(ValueError, match=r"gamma=1e\+300 is so large .* rounding errors"):
+        PUSVC(prior=0.4, gamma=1e300).fit(X, s)
+    with pytest.raises(ValueError, match=r"gamma=1e\+14 is so large"):
+        PUSVC(prior=0.4, gamma=1e14).fit(X, s)
+    PUSVC(prior=0.4, gamma=1e6, n_jobs=1).fit(X, s)  # large, still meaningful
+
+
+def test_rbf_identity_kernel_refused():
+    """Points far apart for gamma (every k(x_i, x_j) = exp(-1000) underflows to 0): the model
+    would predict its offset everywhere."""
+    X = 10.0 * np.arange(50, dtype=float)[:, None]
+    s = (np.arange(50) % 5 == 0).astype(int)
+    with pytest.raises(ValueError, match="gamma=10 makes the rbf kernel the identity"):
+        PUSVC(prior=0.4, gamma=10.0).fit(X, s)

@@ -225,6 +225,9 @@ MAX_KERNEL_VALUE_F32 = 1e30
 #: give X.var() = 4.9e-32, not 0): gamma="scale" refuses it
 _VAR_RTOL = 1e-12
 _SAMPLE_ROWS = 64
+#: the largest rounding error allowed in the exponent of an rbf kernel: squared distances are
+#: computed as ||x||^2 - 2 <x, x'> + ||x'||^2, exact to about 2.2e-16 max ||x||^2
+_RBF_ROUNDING = 1e-2
 
 
 def canonical_sparse(X):
@@ -380,9 +383,11 @@ def check_kernel_scale(X, kernel: str, gamma: float, degree: int, coef0: float) 
     Checks, in O(nnz(X)) plus a kernel block of at most 64 x 64 sampled rows, that the squared
     norms ``||x||^2`` and the kernel values ``k(x, x)`` and ``k(x_i, x_j)`` (sampled) are finite
     and at most :data:`MAX_KERNEL_VALUE` in magnitude (:data:`MAX_KERNEL_VALUE_F32` for float32
-    data), and that an rbf kernel is not the identity on the sample (every ``k(x_i, x_j)`` of
-    distinct sampled points underflowing to 0, as with ``gamma=1e300``: a model that predicts
-    its offset everywhere). ``X`` is dense or CSR, or a Gram matrix for ``"precomputed"``.
+    data), that the rounding error of an rbf kernel's exponent, ``gamma * max ||x||^2 *
+    2.2e-16``, stays below 0.01 (beyond it ``k(x, x')`` of close points is rounding noise, and
+    so is the model), and that an rbf kernel is not the identity on the sample (every
+    ``k(x_i, x_j)`` of distinct sampled points underflowing to 0: a model that predicts its
+    offset everywhere). ``X`` is dense or CSR, or a Gram matrix for ``"precomputed"``.
 
     Raises
     ------
@@ -405,6 +410,14 @@ def check_kernel_scale(X, kernel: str, gamma: float, degree: int, coef0: float) 
         sq = check_data_scale(Xs, f"the {kernel} kernel", limit)
         if kernel == "linear":
             return
+        noise = gamma * float(sq.max(initial=0.0)) * np.finfo(np.float64).eps
+        if kernel == "rbf" and noise > _RBF_ROUNDING:
+            raise ValueError(
+                f"gamma={gamma:g} is so large that the rbf kernel exp(-gamma ||x - x'||^2) is "
+                f"decided by rounding errors on this data (gamma * max ||x||^2 * 2.2e-16 = "
+                f"{noise:.3g} > {_RBF_ROUNDING:g}): use a smaller gamma (e.g. 'scale'), or "
+                "centre and rescale the features"
+            )
         idx = np.unique(np.linspace(0, X.shape[0] - 1, min(X.shape[0], _SAMPLE_ROWS)).astype(int))
         S = Xs[idx]
         K = kernel_block(S, S, kernel, kernel_params(kernel, gamma, degree, coef0))
