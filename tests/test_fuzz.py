@@ -197,8 +197,8 @@ _KERNEL_BAD = {
     "degree": [-1, 1.5, 2**40, True],
     "coef0": [np.nan, "0"],
 }
-_PU_BAD = {"lam": [0.0, -1.0, np.nan, "1"], "prior": [0.0, 1.0, 1.5, -0.1, "half"]}
-_PU_EDGES = {"lam": [1e-300, 1e-12, 1e-2, 1e12], "prior": [1e-9, 0.4, 1 - 1e-9]}
+_PU_BAD = {"lam": [0.0, -1.0, np.nan, "1", 1e-300], "prior": [0.0, 1.0, 1.5, -0.1, "half"]}
+_PU_EDGES = {"lam": [1e-30, 1e-12, 1e-2, 1e12], "prior": [1e-9, 0.4, 1 - 1e-9]}
 _SSL_EDGES = {"C1": [1e-12, 1.0, 1e12], "C2": [1e-12, 0.1, 1e12], "balance": [None, 1e-9, 0.5]}
 _SSL_BAD = {"C1": [0.0, -1.0, np.nan], "C2": [-1.0, "x"], "balance": [0.0, 1.0, 2.0]}
 
@@ -423,13 +423,14 @@ def _search_target():
     from unlabeled.model_selection import PUGridSearchCV
 
     def make(p):
-        grid = {"lam": p.pop("lams", [0.1, 0.01])}
+        grid = {"lam": p.pop("lam", [0.1, 0.01])}
         return PUGridSearchCV(PUSVC(prior=0.4, n_jobs=1, random_state=0), grid, **p)
 
     return Target(
         "PUGridSearchCV", make, "pu", _decision,
-        {"cv": [2, 3], "lams": [[1e-300, 1.0], [1e12]], "scoring": [None, "pu_accuracy"]},
-        {"cv": [1, 0, 2.5], "lams": [[-1.0], ["x"]], "scoring": ["nonsense"], "n_jobs": [0]},
+        {"cv": [2, 3], "lam": [[1e-30, 1.0], [1e12]], "scoring": [None, "pu_accuracy"]},
+        {"cv": [1, 0, 2.5], "lam": [[-1.0], ["x"], [1e-300, 1.0]], "scoring": ["nonsense"],
+         "n_jobs": [0]},
         n=(16, 40),
     )  # fmt: skip
 

@@ -5,6 +5,7 @@ is refused with a clear error (or handled) instead of crashing, hanging or corru
 import io
 import subprocess
 import sys
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -482,10 +483,11 @@ def test_option_values_checked_by_the_parser(cli_data, tmp_path, capsys, monkeyp
 
 
 # ---------------------------------------------------------------------- 4. default iteration caps
-HANGS = [  # each ran past 60 s on 80 points before the default cap (0.01 s normally)
+HANGS = [  # each ran past 60 s on 100 points before the default cap (0.01 s normally;
+    # lam=1e-50 hung too, now below the documented range of lam)
     ("PUSVC", {"kernel": "linear"}, 1e18),
-    ("PUSVC", {"lam": 1e-50}, 1.0),
-    ("PUSVC", {"lam": 1e-50, "solver": "usmo"}, 1.0),
+    ("PUSVC", {"lam": 1e-30}, 1.0),
+    ("PUSVC", {"lam": 1e-30, "solver": "usmo"}, 1.0),
     ("PUSVC", {"kernel": "poly", "gamma": 1e4}, 1.0),
     ("SVMPlus", {"tol": 1e-300}, 1.0),
     ("SVMPlus", {"gamma_plus": 1e-12}, 1.0),
@@ -843,3 +845,18 @@ def test_rbf_identity_kernel_refused():
     s = (np.arange(50) % 5 == 0).astype(int)
     with pytest.raises(ValueError, match="gamma=10 makes the rbf kernel the identity"):
         PUSVC(prior=0.4, gamma=10.0).fit(X, s)
+
+
+@pytest.mark.parametrize("lam", [1e-200, 1e-300, 1e-31])
+def test_lam_below_its_documented_range_refused(lam):
+    """lam=1e-200 gave objective_ = NaN (the dual's sums overflow); lam >= 1e-30 documented."""
+    from unlabeled._validation import InvalidParameterError
+
+    X, s = _pu_data()
+    with pytest.raises(InvalidParameterError, match="lam must be >= 1e-30"):
+        PUSVC(prior=0.4, lam=lam).fit(X, s)
+    est = PUSVC(prior=0.4, lam=1e-30, n_jobs=1, max_iter=20_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X, s)
+    assert np.isfinite(est.objective_) and np.all(np.isfinite(est.decision_function(X)))

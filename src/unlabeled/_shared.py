@@ -30,7 +30,7 @@ def default_max_iter(n: int, linear: bool = False) -> int:
     LIBSVM's ``max(10^7, 100 n)`` for the pairwise (SMO) solvers, whose steps touch two
     variables; for the linear dual solver, whose steps are single coordinate updates,
     LIBLINEAR's 1000 passes over the data, ``max(10^7, 1000 n)``. A normal problem converges
-    long before (a few passes); a pathological one (data scaled by 1e18, ``lam=1e-50``, a
+    long before (a few passes); a pathological one (data scaled by 1e18, ``lam=1e-30``, a
     tolerance below rounding) stops there with a ``ConvergenceWarning`` instead of running
     for ever."""
     return int(max(MIN_DEFAULT_MAX_ITER, (1000 if linear else 100) * int(n)))

@@ -53,8 +53,10 @@ class PUSVC(KernelPUModel):
         are tried in turn, and ``prior_estimator_`` names the one used. If none gives a value
         in (0, 1), ``fit`` raises ``ValueError``: pass a number then. Not available with
         ``kernel="precomputed"``, which gives no feature vectors to estimate it from.
-    lam : float > 0, default=0.01
-        Regularisation ``lambda`` of the paper.
+    lam : float >= 1e-30, default=0.01
+        Regularisation ``lambda`` of the paper. The dual's box bounds are about ``1 / lam``:
+        below 1e-30 its sums near the range of double precision, so smaller values are
+        refused.
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
         ``rbf``: exp(-gamma ||x - y||^2); ``poly``: (gamma <x, y> + coef0)^degree;
         ``precomputed``: ``X`` is the Gram matrix (``n_samples x n_samples`` at fit time,
