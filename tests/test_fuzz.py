@@ -171,6 +171,7 @@ class Target:
     n: tuple = (12, 40)
     needs: str | None = None  # an optional module
     gram: bool = False  # X is the rbf Gram matrix of the points (kernel="precomputed")
+    convex: bool = True  # one optimum, reached from any start (else rounding may pick another)
 
 
 def _decision(est, X):
@@ -436,6 +437,13 @@ def _search_target():
 
 
 TARGETS.append(_search_target())
+#: methods with local optima, discrete choices (folds, candidates) or random restarts: sparse
+#: products that round differently may lead them elsewhere, so only dense layouts (which the
+#: input layer turns into the same float64 array) are compared with the canonical copy
+NON_CONVEX = {"RampPU", "RampPU-precomputed", "WellSVM", "TSVM", "CLSST", "PlummerAutoencoder",
+              "KM1", "KM2", "PenalizedL1", "ElkanNoto", "TIcE", "PUGridSearchCV"}  # fmt: skip
+for _t in TARGETS:
+    _t.convex = _t.name not in NON_CONVEX
 
 
 # ---------------------------------------------------------------------- labels
@@ -461,7 +469,8 @@ _DATA_WORDS = r"\b(X|X_star|y|s|data|features|points|point|samples|gamma|coef0|d
 
 
 def _names_argument(exc, params, twist, layout):
-    """Whether the error message names what is wrong: the bad parameter, or the data."""
+    """Whether the error message names what is wrong: a parameter of the estimator (those
+    of the case first among them), or the data."""
     msg = str(exc)
     if twist in ("nan", "inf") and re.search(r"NaN|infinity|inf", msg):
         return True
@@ -527,12 +536,12 @@ def check_case(target, seed) -> str:
                 est = _fit(target, params, X, labels, X_star)
                 out = np.asarray(target.output(est, X), dtype=np.float64)
         except (ValueError, TypeError) as exc:
-            assert _names_argument(exc, params, twist, layout), f"{where}: unnamed error {exc!r}"
+            known = {**target.make(dict(params)).get_params(deep=False), **params}
+            assert _names_argument(exc, known, twist, layout), f"{where}: unnamed error {exc!r}"
             if bad is not None and twist in ("none", "constant", "duplicates"):
-                # (with bad data too, either may be reported first)
-                assert re.search(rf"\b{bad}\b", str(exc)), (
-                    f"{where}: the error does not name {bad}: {exc!r}"
-                )
+                # (with bad data, or another invalid parameter, either may be reported first)
+                named = [k for k in params if re.search(rf"\b{re.escape(k)}\b", str(exc))]
+                assert named, f"{where}: the error does not name {bad}: {exc!r}"
             assert [_snapshot(X), _snapshot(labels) if labels is not None else None] == before
             return "error"
         assert [_snapshot(X), _snapshot(labels) if labels is not None else None] == before, (
@@ -545,9 +554,18 @@ def check_case(target, seed) -> str:
             with time_limit(TIME_LIMIT):
                 ref = _fit(target, params, canon, labels, X_star)
                 ref_out = np.asarray(target.output(ref, canon), dtype=np.float64)
-            # a fit stopped by its cap (a warned pathological problem) may end elsewhere
+            # a fit stopped by its cap (a warned pathological problem) may end elsewhere; so
+            # may a non-convex method, or parameters at extremes, once sparse products round
+            # differently from dense ones
             stopped = any(issubclass(w.category, ConvergenceWarning) for w in caught)
-            assert stopped or _close(out, ref_out), f"{where}: differs from the canonical copy"
+            extreme = any(
+                isinstance(v, float) and v != 0 and not 1e-8 <= abs(v) <= 1e8
+                for v in params.values()
+            )
+            rounding = layout in SPARSE and (extreme or not target.convex or twist != "none")
+            assert stopped or rounding or _close(out, ref_out), (
+                f"{where}: differs from the canonical copy"
+            )
     return "fit"
 
 

@@ -860,3 +860,68 @@ def test_lam_below_its_documented_range_refused(lam):
         warnings.simplefilter("ignore")
         est.fit(X, s)
     assert np.isfinite(est.objective_) and np.all(np.isfinite(est.decision_function(X)))
+
+
+def test_svmplus_dsvm_plus_inner_svc_is_capped(monkeypatch):
+    """Found by the long fuzz run: mode='dsvm+' trains sklearn's SVC on X_star, whose default
+    is no iteration cap: with C=1e12 it ran for 50 s on 35 points. It gets the same cap."""
+    import signal
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from unlabeled import SVMPlus, _shared
+
+    monkeypatch.setattr(_shared, "MIN_DEFAULT_MAX_ITER", 10**4)
+    rng = np.random.default_rng(3349)
+    X = rng.normal(size=(35, 1))
+    y = np.where(rng.random(35) < 0.5, 1, -1)
+    y[:2], y[-2:] = 1, -1
+    X_star = np.abs(X) + rng.random((35, 1))
+
+    def expire(signum, frame):
+        raise TimeoutError("the inner SVC has no cap")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(20)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est = SVMPlus(mode="dsvm+", C=1e12).fit(X, y, X_star)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert np.all(np.isfinite(est.decision_function(X)))
+
+
+def test_tiny_scale_refused_where_squares_underflow():
+    """Found by the long fuzz run: the Plummer autoencoder's loss became NaN on X * 1e-150
+    (and blamed learning_rate); CLSST checks the same."""
+    from unlabeled import CLSST
+
+    X, s = _pu_data()
+    y = np.where(np.arange(len(s)) % 2 == 0, -1, s)
+    with pytest.raises(ValueError, match="X is too small in scale for CLSST"):
+        CLSST(random_state=0).fit(X * 1e-150, y)
+    CLSST(random_state=0, max_iter=20).fit(X * 1e-12, y)  # small, fine
+    pytest.importorskip("torch")
+    from unlabeled import PlummerAutoencoder
+
+    with pytest.raises(ValueError, match="X is too small in scale for PlummerAutoencoder"):
+        PlummerAutoencoder(max_iter=2, random_state=0).fit(X * 1e-150)
+
+
+def test_clsst_breakdown_is_a_named_error():
+    """Found by the long fuzz run: integers near 1e15 with little spread made CLSST's
+    Cholesky fail with a bare LinAlgError('Matrix is not positive definite')."""
+    from unlabeled import CLSST
+
+    rng = np.random.default_rng(3018)
+    X = np.round(rng.normal(size=(30, 3)) * 3 * 1e60).clip(-1e15, 1e15).astype(np.int64)
+    y = np.where(rng.random(30) < 0.5, -1, (rng.random(30) < 0.5).astype(int))
+    y[:2], y[-2:] = 1, 0
+    try:
+        est = CLSST(random_state=0, max_iter=30, max_births=2).fit(X, y)
+    except ValueError as exc:
+        assert "CLSST" in str(exc) and "X" in str(exc)
+    else:
+        assert np.all(np.isfinite(est.predict_proba(X)))

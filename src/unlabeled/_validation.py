@@ -355,11 +355,15 @@ def check_pu_labels(s, n_samples: int) -> np.ndarray:
     return mask
 
 
-def check_data_scale(X, what: str, limit: float = MAX_KERNEL_VALUE) -> np.ndarray:
+def check_data_scale(
+    X, what: str, limit: float = MAX_KERNEL_VALUE, tiny: float = 0.0
+) -> np.ndarray:
     """The squared norms ``||x||^2`` of the rows of ``X`` (dense or sparse), after checking
     that they are finite and at most ``limit``: data at a scale whose squares overflow double
     precision (or come near it) is refused with a ``ValueError`` naming ``X`` and the fix.
-    ``what`` names the method that needs it (``"the rbf kernel"``, ``"CLSST"``)."""
+    With ``tiny`` > 0, data whose largest squared norm is positive but below it (squares
+    near underflow, as for ``X * 1e-150``) is refused too. ``what`` names the method that
+    needs it (``"the rbf kernel"``, ``"CLSST"``)."""
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         Xs = X.astype(np.float64) if X.dtype != np.float64 else X
         sq = (
@@ -373,6 +377,13 @@ def check_data_scale(X, what: str, limit: float = MAX_KERNEL_VALUE) -> np.ndarra
             f"X is too large in scale for {what}: ||x||^2 = {sq[big[0]]:.3g} for row "
             f"{big[0]} (at most {limit:g}, or it overflows double precision). Rescale the "
             "features, e.g. with sklearn.preprocessing.StandardScaler"
+        )
+    top = float(sq.max(initial=0.0))
+    if 0.0 < top < tiny:
+        raise ValueError(
+            f"X is too small in scale for {what}: the largest ||x||^2 is {top:.3g} (at least "
+            f"{tiny:g}, or its squares underflow double precision). Rescale the features, "
+            "e.g. with sklearn.preprocessing.StandardScaler"
         )
     return sq
 

@@ -201,8 +201,9 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         )
 
     def _check_data(self, X, name="X", n_columns=None, what="features"):
-        X = check_array(X, dtype=np.float64, ensure_min_samples=1, input_name=name)
-        check_data_scale(X, "PlummerAutoencoder")  # squares that overflow in the scaling
+        X = check_array(X, dtype=np.float64, order="C", ensure_min_samples=1, input_name=name)
+        # squares that overflow or underflow in the scaling and the distances
+        check_data_scale(X, "PlummerAutoencoder", tiny=1e-100)
         if n_columns is not None and X.shape[1] != n_columns:
             fix = (
                 "fit and transform need the same columns"

@@ -292,6 +292,7 @@ class SVMPlus(KernelClassifier):
                 gamma=self.gamma_star,
                 degree=self.degree,
                 coef0=self.coef0,
+                max_iter=self._max_iter(Xs.shape[0]),  # LIBSVM's own default is no cap
             ).fit(Xs, y_pm)
             Z = (1.0 - y_pm * svc.decision_function(Xs))[:, None]
         else:
