@@ -925,3 +925,31 @@ def test_clsst_breakdown_is_a_named_error():
         assert "CLSST" in str(exc) and "X" in str(exc)
     else:
         assert np.all(np.isfinite(est.predict_proba(X)))
+
+
+def test_ocsvm_start_is_capped(monkeypatch):
+    """Found by the long fuzz run: the OCSVM start (sklearn's OneClassSVM, no iteration cap by
+    default) never returned on a constant precomputed Gram matrix."""
+    import signal
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from unlabeled import _shared
+
+    monkeypatch.setattr(_shared, "MIN_DEFAULT_MAX_ITER", 10**4)
+    X, s = _pu_data()
+    K = np.full((len(s), len(s)), 0.5)
+
+    def expire(signum, frame):
+        raise TimeoutError("the OCSVM start has no cap")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(20)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est = PUSVC(prior=0.4, kernel="precomputed", solver="usmo", n_jobs=1).fit(K, s)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert np.all(np.isfinite(est.decision_function(K)))

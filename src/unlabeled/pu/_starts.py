@@ -59,11 +59,14 @@ def ocsvm_start(X, pos, unl, kernel, gamma, degree, coef0, prior, total, c2):
     """The paper's section 4.5: rank U by a one-class SVM trained on P, then fill the states
     5, 4, 3, 2, 1 from the top with group sizes from its eq. 18."""
     n = unl.size
+    cap = default_max_iter(pos.size)  # LIBSVM's own default in sklearn is no cap at all
     if kernel == "precomputed":
-        oc = OneClassSVM(kernel="precomputed").fit(X[np.ix_(pos, pos)])
+        oc = OneClassSVM(kernel="precomputed", max_iter=cap).fit(X[np.ix_(pos, pos)])
         score = oc.decision_function(X[np.ix_(unl, pos)])
     else:
-        oc = OneClassSVM(kernel=kernel, gamma=gamma, degree=degree, coef0=coef0).fit(X[pos])
+        oc = OneClassSVM(kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, max_iter=cap).fit(
+            X[pos]
+        )
         score = oc.decision_function(X[unl])
     order = np.argsort(score, kind="stable")  # ascending: state 1 first
     a, b, c, s2, s4 = _eq18_groups(n, prior, total, c2)
