@@ -5,6 +5,7 @@ is refused with a clear error (or handled) instead of crashing, hanging or corru
 import io
 import subprocess
 import sys
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -479,3 +480,476 @@ def test_option_values_checked_by_the_parser(cli_data, tmp_path, capsys, monkeyp
     code, stdout, err = _cli(["fit", cli_data / "train.csv", "-o", out, *FIT, *option], capsys)
     assert code == 2 and stdout == "" and not out.exists()
     assert len(err.strip().splitlines()) == 1 and f"argument {option[0]}" in err, err
+
+
+# ---------------------------------------------------------------------- 4. default iteration caps
+HANGS = [  # each ran past 60 s on 100 points before the default cap (0.01 s normally;
+    # lam=1e-50 hung too, now below the documented range of lam)
+    ("PUSVC", {"kernel": "linear"}, 1e18),
+    ("PUSVC", {"lam": 1e-30}, 1.0),
+    ("PUSVC", {"lam": 1e-30, "solver": "usmo"}, 1.0),
+    ("PUSVC", {"kernel": "poly", "gamma": 1e4}, 1.0),
+    ("SVMPlus", {"tol": 1e-300}, 1.0),
+    ("SVMPlus", {"gamma_plus": 1e-12}, 1.0),
+]
+
+
+@pytest.mark.parametrize("name, params, scale", HANGS, ids=[f"{h[0]}-{h[1]}" for h in HANGS])
+def test_default_iteration_cap_stops_pathological_fits(monkeypatch, name, params, scale):
+    """``max_iter=None`` means LIBSVM's cap max(10^7, 100 n), not "unlimited": a fit that
+    cannot converge stops there with a warning naming the estimator, the cap and the
+    parameter. The cap's floor is lowered here to keep the test fast; the formula is the
+    same (100 n or 1000 n per step kind above it)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from unlabeled import SVMPlus, _shared
+
+    monkeypatch.setattr(_shared, "MIN_DEFAULT_MAX_ITER", 20_000)
+    X, s, _ = make_pu(0, n=80, d=3, p=20)
+    X = X * scale
+    with pytest.warns(ConvergenceWarning) as record:
+        if name == "PUSVC":
+            est = PUSVC(prior=0.4, n_jobs=1, random_state=0, **params).fit(X, s)
+        else:
+            est = SVMPlus(**params).fit(X, s, X[:, :1])
+    n = X.shape[0]  # 100: 20 labeled positives and 80 unlabeled points
+    cap = _shared.default_max_iter(n, params.get("kernel") == "linear")
+    assert cap == (100_000 if params.get("kernel") == "linear" else 20_000)
+    message = str(record[0].message)
+    assert message.startswith(name) and est.n_iter_ <= cap
+    if est.n_iter_ < cap:  # a solver that detects a stall (USMO, SVM+) may stop earlier
+        assert "stalled" in message
+    else:
+        assert f"after {cap} " in message and "default cap for max_iter=None" in message
+        assert "larger max_iter" in message
+
+
+def test_default_cap_formula():
+    from unlabeled._shared import default_max_iter, resolve_max_iter
+
+    assert default_max_iter(10) == 10**7 and default_max_iter(10**6) == 10**8
+    assert default_max_iter(10**5, linear=True) == 10**8
+    assert resolve_max_iter(None, 10) == 10**7 and resolve_max_iter(-1, 10) == 10**7
+    assert resolve_max_iter(5, 10**6) == 5
+
+
+def test_default_cap_leaves_normal_fits_unchanged():
+    """On a normal problem the cap is never reached: the same solution as a huge explicit cap."""
+    X, s, _ = make_pu(3, n=120, d=3, p=20)
+    for kernel in ("rbf", "linear"):
+        a = PUSVC(prior=0.4, kernel=kernel, n_jobs=1).fit(X, s)
+        b = PUSVC(prior=0.4, kernel=kernel, n_jobs=1, max_iter=2**31 - 1).fit(X, s)
+        np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+        assert a.n_iter_ == b.n_iter_ < 10**5
+
+
+# ---------------------------------------------------------------------- 5. numerical preflight
+PREFLIGHT = [  # each fit succeeded before, with every prediction 0 or a wrong objective_
+    ({}, 1e200, "too large in scale for the rbf kernel"),
+    ({"kernel": "linear"}, 1e160, "too large in scale for the linear kernel"),
+    ({"kernel": "poly"}, 1e160, "too large in scale for the poly kernel"),
+    ({"kernel": "rbf", "gamma": 1e300}, 1.0, r"gamma=1e\+300 is so large .* rounding errors"),
+    ({"kernel": "poly", "coef0": 1e300}, 1.0, "Reduce gamma, coef0 or degree"),
+    ({"kernel": "poly", "gamma": 1e40}, 1.0, "the poly kernel overflows"),
+]
+
+
+@pytest.mark.parametrize("params, scale, phrase", PREFLIGHT)
+def test_kernel_overflow_refused_before_the_solve(monkeypatch, params, scale, phrase):
+    from unlabeled.pu import _pusvc
+
+    monkeypatch.setattr(_pusvc._engine, "solve_pu", None)  # the check comes before any solve
+    X, s = _pu_data()
+    with pytest.raises(ValueError, match=phrase):
+        PUSVC(prior=0.4, n_jobs=1, **params).fit(X * scale, s)
+
+
+def test_preflight_in_every_kernel_machine():
+    """The same check in the ssl estimators and SVM+ (on X and on X_star)."""
+    from unlabeled import TSVM, SVMPlus, WellSVM
+
+    X, s = _pu_data()
+    y_ssl = np.where(np.arange(len(s)) % 2 == 0, -1, (np.arange(len(s)) // 2) % 2)
+    for est in (TSVM(), WellSVM()):
+        with pytest.raises(ValueError, match="too large in scale"):
+            est.fit(X * 1e200, y_ssl)
+    with pytest.raises(ValueError, match="too large in scale"):
+        SVMPlus().fit(X, s, X[:, :1] * 1e200)
+
+
+def test_gamma_scale_refuses_identical_points():
+    """Three identical points: X.var() = 4.9e-32 (rounding), gamma='scale' was 2e31 and
+    objective_ 0.025 where the model's objective is 3.2e15."""
+    X = np.full((3, 2), 0.1)
+    assert 0 < X.var() < 1e-30
+    s = np.array([1, 0, 0])
+    for Xi in (X, np.zeros((3, 2)), sp.csr_matrix(X)):
+        with pytest.raises(ValueError, match=r"gamma='scale' .* \(numerically\) zero"):
+            PUSVC(prior=0.4).fit(Xi, s)
+    est = PUSVC(prior=0.4, gamma=1.0).fit(X, s)  # a number is the documented way out
+    assert np.all(np.isfinite(est.decision_function(X)))
+    PUSVC(prior=0.4, kernel="linear").fit(X, s)  # gamma plays no role: accepted
+
+
+def test_duplicated_points_and_constant_features_are_fine():
+    """Documented behaviour: duplicated rows and constant columns are valid data. The PU risk
+    averages over points, so duplicating every point leaves the risk, and so the minimiser,
+    unchanged: the fits must agree."""
+    X, s = _pu_data()
+    X = np.c_[X, np.full(len(X), 3.0)]  # a constant feature
+    a = PUSVC(prior=0.4, lam=0.1, gamma=0.5, tol=1e-8, n_jobs=1).fit(X, s)
+    b = PUSVC(prior=0.4, lam=0.1, gamma=0.5, tol=1e-8, n_jobs=1).fit(np.r_[X, X], np.r_[s, s])
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-5)
+
+
+def test_precomputed_gram_scale_checked():
+    X, s = _pu_data()
+    K = X @ X.T
+    with pytest.raises(ValueError, match="X, the precomputed Gram matrix, has diagonal values"):
+        PUSVC(prior=0.4, kernel="precomputed").fit(K * 1e200, s)
+
+
+# ---------------------------------------------------------------------- 9. QP and KM messages
+@pytest.mark.parametrize("which", ["DoubleHingeQP", "RampPU", "SVMPlus"])
+def test_qp_status_becomes_an_actionable_error(which):
+    pytest.importorskip("clarabel")
+    from unlabeled import SVMPlus
+    from unlabeled._shared import QPSolverError
+    from unlabeled.pu._baselines import DoubleHingeQP, RampPU
+
+    X, s = _pu_data()
+    with pytest.raises(QPSolverError) as info:
+        if which == "DoubleHingeQP":
+            DoubleHingeQP(prior=0.4, lam=1e-12).fit(X, s)
+        elif which == "RampPU":
+            RampPU(prior=0.4, lam=1e-12, inner_solver="qp").fit(X, s)
+        else:
+            SVMPlus(C=1e-12, solver="qp").fit(X, s, X[:, :1])
+    message = str(info.value)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, RuntimeError)
+    assert ("bring lam closer" in message) == (which != "SVMPlus")
+    assert "status" in message and "SMO" in message
+
+
+@pytest.mark.parametrize("name", ["KM1", "KM2"])
+def test_km_small_max_iter_message(name):
+    from unlabeled.pu import priors
+
+    X, s = _pu_data()
+    with pytest.raises(RuntimeError, match=f"{name}: .*max_iter=1 .*increase max_iter"):
+        getattr(priors, name)(max_iter=1, random_state=0).fit(X, s)
+
+
+# ---------------------------------------------------------------------- 9. search input kinds
+def _search(X, s):
+    from unlabeled.model_selection import PUGridSearchCV
+
+    return PUGridSearchCV(PUSVC(prior=0.4, n_jobs=1), None, cv=3, random_state=0).fit(X, s)
+
+
+@pytest.mark.parametrize("kind", ["dataframe", "coo", "csc", "dok", "list"])
+def test_search_accepts_what_the_estimators_accept(kind):
+    X, s = _pu_data()
+    ref = _search(X, s)
+    if kind == "dataframe":
+        pd = pytest.importorskip("pandas")
+        Xk, sk = pd.DataFrame(X, columns=["a", "b", "c"]), pd.Series(s, index=np.arange(len(s)) * 7)
+    else:
+        Xk, sk = {"list": X.tolist(), "coo": sp.coo_matrix(X), "csc": sp.csc_matrix(X),
+                  "dok": sp.dok_matrix(X)}.get(kind), s  # fmt: skip
+    before = Xk.copy() if kind != "list" else list(Xk)
+    got = _search(Xk, sk)
+    np.testing.assert_allclose(
+        got.cv_results_["mean_test_score"], ref.cv_results_["mean_test_score"], atol=1e-9
+    )
+    np.testing.assert_allclose(got.decision_function(X), ref.decision_function(X), atol=1e-9)
+    if kind == "dataframe":
+        assert list(got.best_estimator_.feature_names_in_) == ["a", "b", "c"]
+        assert Xk.equals(before)
+    elif kind != "list":
+        assert (Xk != before).nnz == 0 and Xk.format == before.format
+
+
+# ---------------------------------------------------------------------- 6. memory budgets
+@pytest.mark.parametrize("which", ["RampPU", "KM1", "KM2"])
+def test_dense_allocations_checked_against_the_budget(monkeypatch, which):
+    """n x n matrices are refused before they are made, with the size and the argument to
+    use instead, when over unlabeled._shared.MAX_DENSE_BYTES (lowered here to 20 kB: the
+    problems have 50 points, 20 kB holds a 50 x 50 matrix but not the method's peak)."""
+    import unlabeled._shared as shared
+    from unlabeled.pu import priors
+    from unlabeled.pu._baselines import RampPU
+
+    monkeypatch.setattr(shared, "MAX_DENSE_BYTES", 20_000)
+    monkeypatch.setattr(priors, "_sq_dists", None)  # the check comes before the matrices
+    X, s = _pu_data()
+    with pytest.raises(shared.MemoryBudgetError) as info:
+        if which == "RampPU":
+            RampPU(prior=0.4, inner_solver="qp").fit(X, s)
+        else:
+            getattr(priors, which)(max_samples=None).fit(X, s)
+    message = str(info.value)
+    assert isinstance(info.value, MemoryError) and isinstance(info.value, ValueError)
+    assert "50 x 50" in message and "MAX_DENSE_BYTES" in message
+    assert ("inner_solver='smo'" if which == "RampPU" else "lower max_samples") in message
+    monkeypatch.setenv("UNLABELED_MAX_DENSE_BYTES", str(2**30))  # the override lifts it
+    if which == "RampPU":
+        RampPU(prior=0.4, inner_solver="qp", init="zero").fit(X, s)
+
+
+def test_memory_available_is_a_limit_too(monkeypatch):
+    import unlabeled._shared as shared
+
+    monkeypatch.setattr(shared, "_available_bytes", lambda: 1000.0)
+    with pytest.raises(shared.MemoryBudgetError, match="of memory available; do this"):
+        shared.check_dense_budget(2000.0, "a matrix", "do this")
+    shared.check_dense_budget(999.0, "a matrix", "do this")
+
+
+def test_tiny_prior_ocsvm_start_stays_small():
+    """prior=1e-9 with the OCSVM start tried to allocate 7 GiB (1e-12: 7 TiB) for group sizes
+    of 1/prior points; the start only ever uses n values."""
+    import tracemalloc
+
+    X, s = _pu_data()
+    tracemalloc.start()
+    try:
+        est = PUSVC(prior=1e-9, init="ocsvm", solver="usmo", n_jobs=1).fit(X, s)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 50 * 2**20 and np.all(np.isfinite(est.decision_function(X)))
+
+
+# ---------------------------------------------------------------------- 2. sparse duplicates
+def test_csr_with_duplicates_read_as_scipy_sums_them():
+    """A CSR matrix with duplicate entries (found by the fuzz suite): gamma='scale' was
+    computed from X.multiply(X), which does not sum duplicates, so the fit differed from
+    the dense one; support_vectors_ held each entry twice. Canonicalised on a copy now."""
+    X, s = _pu_data()
+    rows, cols = np.nonzero(X)
+    vals = X[rows, cols]
+    dup = sp.csr_matrix(
+        (np.repeat(vals / 2, 2), np.repeat(cols, 2), np.r_[0, np.cumsum(2 * np.bincount(
+            rows, minlength=X.shape[0]))]), shape=X.shape
+    )  # fmt: skip
+    assert not dup.has_canonical_format and dup.nnz == 2 * np.count_nonzero(X)
+    before = dup.data.copy(), dup.indices.copy(), dup.indptr.copy()
+    a = PUSVC(prior=0.4, n_jobs=1, random_state=0).fit(dup, s)
+    b = PUSVC(prior=0.4, n_jobs=1, random_state=0).fit(X, s)
+    assert a._gamma == pytest.approx(b._gamma, rel=1e-12)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-8)
+    assert a.support_vectors_.has_canonical_format
+    after = (dup.data, dup.indices, dup.indptr)
+    assert all(np.array_equal(u, v) for u, v in zip(before, after, strict=True))
+
+
+def test_found_by_fuzzing_scale_errors_are_named():
+    """Found by the fuzz suite: sparse data at 1e300 raised OverflowError from Python float
+    arithmetic in gamma='scale'; CLSST at 1e300 raised LinAlgError('Eigenvalues did not
+    converge'); the Plummer autoencoder blamed learning_rate for data whose squares overflow."""
+    X, s = _pu_data()
+    with pytest.raises(ValueError, match="X is too large in scale"):
+        PUSVC(prior=0.4).fit(sp.csr_matrix(X * 1e300), s)
+    from unlabeled import CLSST
+
+    y = np.where(np.arange(len(s)) % 2 == 0, -1, s)
+    with pytest.raises(ValueError, match="X is too large in scale for CLSST"):
+        CLSST(random_state=0).fit(X * 1e300, y)
+
+
+def test_pae_data_scale_checked():
+    pytest.importorskip("torch")
+    from unlabeled import PlummerAutoencoder
+
+    X, _ = _pu_data()
+    with pytest.raises(ValueError, match="X is too large in scale for PlummerAutoencoder"):
+        PlummerAutoencoder(max_iter=2, random_state=0).fit(X * 1e300)
+
+
+@pytest.mark.parametrize("cv", [1, 0, -3])
+def test_search_cv_below_two_names_cv(cv):
+    """Found by the long fuzz run: cv=1 gave the splitter's "n_splits must be >= 2"."""
+    from unlabeled.model_selection import PUGridSearchCV
+
+    X, s = _pu_data()
+    with pytest.raises(ValueError, match=r"^cv must be >= 2"):
+        PUGridSearchCV(PUSVC(prior=0.4), {"lam": [0.1]}, cv=cv).fit(X, s)
+
+
+def test_refined_oracle_ascent_stops_without_a_rise():
+    """WellSVM's refined oracle repeated the label sort while y'Hy rose; a NaN value never
+    compared as "no rise", so two alternating label vectors looped for ever."""
+    import signal
+    from types import SimpleNamespace
+
+    from unlabeled._label_generation import _violated_label
+
+    n = 6
+    ys = [np.array([1, 1, 1, -1, -1, -1], np.int8), np.array([1, -1, 1, -1, 1, -1], np.int8)]
+    calls = []
+
+    def oracle(r, a):
+        calls.append(1)
+        return ys[len(calls) % 2]
+
+    backend = SimpleNamespace(products=lambda a, Y: np.full((n, Y.shape[1]), np.nan))
+    cur = SimpleNamespace(alpha=np.ones(n), q=np.array([1.0]))
+    Y = np.ones((n, 1), np.int8)
+
+    def expire(signum, frame):
+        raise TimeoutError("the ascent did not stop")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(5)
+    try:
+        best, _ = _violated_label(backend, oracle, cur, Y, refine=True)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert len(calls) == 2 and best is not None
+
+
+def test_tice_densifying_checked_against_the_budget(monkeypatch):
+    """TIcE densifies sparse input (n x n_features, twice): a file with one index of 1e8 made
+    it allocate gigabytes. Refused before, with the size and the alternatives."""
+    import unlabeled._shared as shared
+    from unlabeled.pu.priors import TIcE
+
+    X, s = _pu_data()
+    wide = sp.hstack([sp.csr_matrix(X), sp.csr_matrix((X.shape[0], 10**8))], format="csr")
+    monkeypatch.setattr(shared, "MAX_DENSE_BYTES", 2**30)
+    with pytest.raises(shared.MemoryBudgetError, match=r"TIcE .* 50 x 100,000,003 .*ElkanNoto"):
+        TIcE(random_state=0).fit(wide, s)
+    assert 0 <= TIcE(random_state=0).fit(sp.csr_matrix(X), s).prior_ <= 1
+
+
+def test_rbf_gamma_decided_by_rounding_refused():
+    """Found by the long fuzz run: with gamma=1e300 and duplicated points, the kernel value of
+    a duplicate pair (1, or 0 after a rounding error of 1e-16 in its squared distance) depended
+    on the memory order of X, and so did the model."""
+    X, s = _pu_data()
+    X = np.r_[X, X[:5]]
+    s = np.r_[s, s[:5]]
+    with pytest.raises(ValueError, match=r"gamma=1e\+300 is so large .* rounding errors"):
+        PUSVC(prior=0.4, gamma=1e300).fit(X, s)
+    with pytest.raises(ValueError, match=r"gamma=1e\+14 is so large"):
+        PUSVC(prior=0.4, gamma=1e14).fit(X, s)
+    PUSVC(prior=0.4, gamma=1e6, n_jobs=1).fit(X, s)  # large, still meaningful
+
+
+def test_rbf_identity_kernel_refused():
+    """Points far apart for gamma (every k(x_i, x_j) = exp(-1000) underflows to 0): the model
+    would predict its offset everywhere."""
+    X = 10.0 * np.arange(50, dtype=float)[:, None]
+    s = (np.arange(50) % 5 == 0).astype(int)
+    with pytest.raises(ValueError, match="gamma=10 makes the rbf kernel the identity"):
+        PUSVC(prior=0.4, gamma=10.0).fit(X, s)
+
+
+@pytest.mark.parametrize("lam", [1e-200, 1e-300, 1e-31])
+def test_lam_below_its_documented_range_refused(lam):
+    """lam=1e-200 gave objective_ = NaN (the dual's sums overflow); lam >= 1e-30 documented."""
+    from unlabeled._validation import InvalidParameterError
+
+    X, s = _pu_data()
+    with pytest.raises(InvalidParameterError, match="lam must be >= 1e-30"):
+        PUSVC(prior=0.4, lam=lam).fit(X, s)
+    est = PUSVC(prior=0.4, lam=1e-30, n_jobs=1, max_iter=20_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X, s)
+    assert np.isfinite(est.objective_) and np.all(np.isfinite(est.decision_function(X)))
+
+
+def test_svmplus_dsvm_plus_inner_svc_is_capped(monkeypatch):
+    """Found by the long fuzz run: mode='dsvm+' trains sklearn's SVC on X_star, whose default
+    is no iteration cap: with C=1e12 it ran for 50 s on 35 points. It gets the same cap."""
+    import signal
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from unlabeled import SVMPlus, _shared
+
+    monkeypatch.setattr(_shared, "MIN_DEFAULT_MAX_ITER", 10**4)
+    rng = np.random.default_rng(3349)
+    X = rng.normal(size=(35, 1))
+    y = np.where(rng.random(35) < 0.5, 1, -1)
+    y[:2], y[-2:] = 1, -1
+    X_star = np.abs(X) + rng.random((35, 1))
+
+    def expire(signum, frame):
+        raise TimeoutError("the inner SVC has no cap")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(20)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est = SVMPlus(mode="dsvm+", C=1e12).fit(X, y, X_star)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert np.all(np.isfinite(est.decision_function(X)))
+
+
+def test_tiny_scale_refused_where_squares_underflow():
+    """Found by the long fuzz run: the Plummer autoencoder's loss became NaN on X * 1e-150
+    (and blamed learning_rate); CLSST checks the same."""
+    from unlabeled import CLSST
+
+    X, s = _pu_data()
+    y = np.where(np.arange(len(s)) % 2 == 0, -1, s)
+    with pytest.raises(ValueError, match="X is too small in scale for CLSST"):
+        CLSST(random_state=0).fit(X * 1e-150, y)
+    CLSST(random_state=0, max_iter=20).fit(X * 1e-12, y)  # small, fine
+    pytest.importorskip("torch")
+    from unlabeled import PlummerAutoencoder
+
+    with pytest.raises(ValueError, match="X is too small in scale for PlummerAutoencoder"):
+        PlummerAutoencoder(max_iter=2, random_state=0).fit(X * 1e-150)
+
+
+def test_clsst_breakdown_is_a_named_error():
+    """Found by the long fuzz run: integers near 1e15 with little spread made CLSST's
+    Cholesky fail with a bare LinAlgError('Matrix is not positive definite')."""
+    from unlabeled import CLSST
+
+    rng = np.random.default_rng(3018)
+    X = np.round(rng.normal(size=(30, 3)) * 3 * 1e60).clip(-1e15, 1e15).astype(np.int64)
+    y = np.where(rng.random(30) < 0.5, -1, (rng.random(30) < 0.5).astype(int))
+    y[:2], y[-2:] = 1, 0
+    try:
+        est = CLSST(random_state=0, max_iter=30, max_births=2).fit(X, y)
+    except ValueError as exc:
+        assert "CLSST" in str(exc) and "X" in str(exc)
+    else:
+        assert np.all(np.isfinite(est.predict_proba(X)))
+
+
+def test_ocsvm_start_is_capped(monkeypatch):
+    """Found by the long fuzz run: the OCSVM start (sklearn's OneClassSVM, no iteration cap by
+    default) never returned on a constant precomputed Gram matrix."""
+    import signal
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from unlabeled import _shared
+
+    monkeypatch.setattr(_shared, "MIN_DEFAULT_MAX_ITER", 10**4)
+    X, s = _pu_data()
+    K = np.full((len(s), len(s)), 0.5)
+
+    def expire(signum, frame):
+        raise TimeoutError("the OCSVM start has no cap")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(20)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est = PUSVC(prior=0.4, kernel="precomputed", solver="usmo", n_jobs=1).fit(K, s)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert np.all(np.isfinite(est.decision_function(K)))

@@ -22,8 +22,18 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from ._shared import warn_not_converged
-from ._validation import KERNELS, MAX_DEGREE, Integer, Options, Real, check_gamma, validate_params
+from ._shared import check_dense_budget, resolve_max_iter, warn_not_converged
+from ._validation import (
+    KERNELS,
+    MAX_DEGREE,
+    Integer,
+    Options,
+    Real,
+    canonical_sparse,
+    check_gamma,
+    check_kernel_scale,
+    validate_params,
+)
 
 #: a data matrix: anything numpy reads as a 2-d array, or a scipy sparse matrix
 MatrixLike = ArrayLike | sp.spmatrix | sp.sparray
@@ -208,6 +218,7 @@ class KernelMachine(BaseEstimator):
             X = validate_data(self, X, **kw)
         else:
             X, y = validate_data(self, X, y, **kw)
+        X = canonical_sparse(X)
         if self.kernel == "precomputed":
             if sp.issparse(X):
                 raise TypeError("X must be a dense Gram matrix when kernel='precomputed'")
@@ -217,19 +228,30 @@ class KernelMachine(BaseEstimator):
                 )
             X = np.ascontiguousarray(X, dtype=np.float64)
         self._gamma = check_gamma(self.gamma, self.kernel, X)
+        check_kernel_scale(X, self.kernel, self._gamma, self.degree, self.coef0)
         return X if no_y else (X, y)
 
-    def _warn_if_not_converged(self, res, who: str, unit: str = "iterations") -> None:
+    def _max_iter(self, n: int, linear: bool = False) -> int:
+        """The engine's cap on steps: ``max_iter``, or for None :func:`default_max_iter`."""
+        return resolve_max_iter(self.max_iter, n, linear)
+
+    def _warn_if_not_converged(
+        self, res, who: str, unit: str = "iterations", limit=None, linear=False
+    ) -> None:
         """The one ConvergenceWarning of the engine's solvers, from their result ``res``
-        (``converged``, ``n_iter``, ``violation``), ``max_iter`` and ``tol``."""
+        (``converged``, ``n_iter``, ``violation``), the cap ``limit`` the solver ran under
+        (``max_iter`` by default) and ``tol``; ``linear`` says which default cap was used
+        when ``max_iter`` is None."""
         if not res.converged:
+            default = self.max_iter is None and ("linear" if linear else True)
             warn_not_converged(
                 who,
-                limit=self.max_iter,
+                limit=self.max_iter if limit is None else limit,
                 used=res.n_iter,
                 unit=unit,
                 detail=f". KKT violation {res.violation:.3g} > tol={self.tol}.",
                 stacklevel=3,
+                default_cap=default,
             )
 
     # ------------------------------------------------------------------ the kernel
@@ -241,9 +263,24 @@ class KernelMachine(BaseEstimator):
         """``sum_j coef_j k(a_i, b_j)`` for the rows of ``A`` (see :func:`kernel_dot`)."""
         return kernel_dot(A, B, coef, self.kernel, self._kernel_params(), rows=rows)
 
+    #: what a dense method's users should do instead when its n x n matrices do not fit
+    _dense_fix = "use a solver whose memory is linear in n"
+    #: bytes per (i, j) pair that a dense method holds at its peak (its Gram matrix and the
+    #: solver's copies and factors), for the check of :meth:`_gram`
+    _dense_bytes_per_pair = 8.0
+
     def _gram(self, X) -> np.ndarray:
         """The dense float64 Gram matrix of the rows of ``X`` (a copy of ``X`` itself for
-        ``kernel="precomputed"``): for the dense solvers only, n x n memory."""
+        ``kernel="precomputed"``): for the dense solvers only, n x n memory, checked first
+        against the budget of :func:`~unlabeled._shared.check_dense_budget` (with
+        ``_dense_bytes_per_pair`` bytes per pair: the method's peak, not just this matrix)."""
+        n = X.shape[0]
+        check_dense_budget(
+            self._dense_bytes_per_pair * float(n) ** 2,
+            f"{type(self).__name__} is a dense method: {n:,} training points need "
+            f"{n:,} x {n:,} matrices",
+            self._dense_fix,
+        )
         if self.kernel == "precomputed":
             return np.array(X, dtype=np.float64)
         X = _f64(X)

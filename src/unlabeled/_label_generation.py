@@ -424,7 +424,7 @@ def _violated_label(backend, oracle, cur: MKLResult, Y, refine=False):
             return best, q_best
         p = backend.products(a, y[:, None])[:, 0]
         q = float(np.dot(a * y, p))
-        if best is not None and q <= q_best:
+        if best is not None and not q > q_best:  # (NaN included: the ascent must rise)
             return best, q_best
         best, q_best = y, q
         if not refine:

@@ -20,6 +20,86 @@ def engine_data(X):
     return as_data(X)
 
 
+#: the smallest default cap on a solver's steps (LIBSVM's): see :func:`default_max_iter`
+MIN_DEFAULT_MAX_ITER = 10**7
+
+
+def default_max_iter(n: int, linear: bool = False) -> int:
+    """The cap on a solver's steps when the user gave none (``max_iter=None``).
+
+    LIBSVM's ``max(10^7, 100 n)`` for the pairwise (SMO) solvers, whose steps touch two
+    variables; for the linear dual solver, whose steps are single coordinate updates,
+    LIBLINEAR's 1000 passes over the data, ``max(10^7, 1000 n)``. A normal problem converges
+    long before (a few passes); a pathological one (data scaled by 1e18, ``lam=1e-30``, a
+    tolerance below rounding) stops there with a ``ConvergenceWarning`` instead of running
+    for ever."""
+    return int(max(MIN_DEFAULT_MAX_ITER, (1000 if linear else 100) * int(n)))
+
+
+def resolve_max_iter(max_iter, n: int, linear: bool = False) -> int:
+    """``max_iter`` as given, or :func:`default_max_iter` for None (and the engine's -1)."""
+    if max_iter is None or max_iter < 0:
+        return default_max_iter(n, linear)
+    return int(max_iter)
+
+
+#: the budget, in bytes, of one dense size-dependent allocation (an n x n Gram matrix, a
+#: distance matrix): a larger one is refused with :class:`MemoryBudgetError` before it is
+#: made, instead of letting the OS kill the process. Change it here
+#: (``unlabeled._shared.MAX_DENSE_BYTES = ...``) or with the environment variable
+#: ``UNLABELED_MAX_DENSE_BYTES``; whatever the budget, an allocation larger than the memory
+#: the OS reports available is refused too.
+MAX_DENSE_BYTES = 4 * 2**30
+
+
+class MemoryBudgetError(MemoryError, ValueError):
+    """A dense allocation over :data:`MAX_DENSE_BYTES` (or the memory available), refused
+    before it is made; the message names its size and the argument to use instead.
+
+    A ``MemoryError`` and a ``ValueError`` (the input is too large for the method chosen)."""
+
+
+def _available_bytes() -> float:
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return float(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return float("inf")
+
+
+def dense_budget() -> float:
+    """The current budget in bytes (:data:`MAX_DENSE_BYTES` or its environment override)."""
+    env = os.environ.get("UNLABELED_MAX_DENSE_BYTES")
+    if env:
+        try:
+            return float(env)
+        except ValueError:
+            raise ValueError(
+                f"UNLABELED_MAX_DENSE_BYTES must be a number of bytes, got {env!r}"
+            ) from None
+    return float(MAX_DENSE_BYTES)
+
+
+def check_dense_budget(n_bytes: float, what: str, fix: str) -> None:
+    """Refuse an allocation of ``n_bytes`` over :func:`dense_budget` or the memory available.
+
+    ``what`` says what would be allocated (``"RampPU(inner_solver='qp') builds a 5000 x 5000
+    Gram matrix"``), ``fix`` what to do instead; both go into the :class:`MemoryBudgetError`."""
+    budget, avail = dense_budget(), _available_bytes()
+    if n_bytes <= budget and n_bytes <= avail:
+        return
+    limit = (
+        f"over the budget of {budget / 2**30:.3g} GB (unlabeled._shared.MAX_DENSE_BYTES or "
+        "UNLABELED_MAX_DENSE_BYTES)"
+        if n_bytes > budget
+        else f"over the {avail / 2**30:.3g} GB of memory available"
+    )
+    raise MemoryBudgetError(f"{what}: about {n_bytes / 2**30:.3g} GB, {limit}; {fix}")
+
+
 def available_cores() -> int:
     """The cores this process may run on (its CPU affinity where the OS has one)."""
     if hasattr(os, "sched_getaffinity"):
@@ -94,10 +174,29 @@ def upper_csc(Q, n_total=None):
     return sp.csc_matrix((data, indices, indptr), shape=(n_total, n_total))
 
 
-def clarabel_qp(P, q, A_eq, b_eq, G, h, *, tol_gap, tol_feas, verbose, what):
+class QPSolverError(RuntimeError, ValueError):
+    """Clarabel stopped without a solution; the message says which parameter to change.
+
+    A ``RuntimeError`` (the solver failed) and a ``ValueError`` (the cause is the scale that
+    a parameter gives the problem), so that code catching either sees it."""
+
+
+#: what Clarabel's statuses mean for the library's QPs, which are always feasible and bounded
+_QP_STATUS = {
+    "Infeasible": "reports the problem infeasible, which it is not: the numbers are too badly "
+    "scaled for the interior-point method",
+    "MaxIterations": "stopped after its iteration limit without converging",
+    "MaxTime": "stopped at its time limit",
+    "NumericalError": "failed on a numerical error",
+    "InsufficientProgress": "stopped making progress",
+}
+
+
+def clarabel_qp(P, q, A_eq, b_eq, G, h, *, tol_gap, tol_feas, verbose, what, scale=""):
     """min 1/2 x'Px + q'x  s.t.  A_eq x = b_eq,  G x <= h, by Clarabel; returns its solution
     (``x``, and ``z`` whose first rows are the equalities' multipliers, with
-    P x + q + A' z = 0). ``what`` names the problem in errors."""
+    P x + q + A' z = 0). ``what`` names the problem in errors; ``scale`` the parameters that
+    set its scale (e.g. ``"lam"``), named in a :class:`QPSolverError` with the fix."""
     import clarabel
 
     settings = clarabel.DefaultSettings()
@@ -110,7 +209,13 @@ def clarabel_qp(P, q, A_eq, b_eq, G, h, *, tol_gap, tol_feas, verbose, what):
     sol = clarabel.DefaultSolver(P, q, A, np.r_[b_eq, h], cones, settings).solve()
     status = str(sol.status)
     if status not in ("Solved", "AlmostSolved"):
-        raise RuntimeError(f"Clarabel did not solve {what}: status {status}")
+        meaning = next((v for k, v in _QP_STATUS.items() if k in status), "failed")
+        change = f"bring {scale} closer to 1 (or rescale the data)" if scale else "rescale"
+        raise QPSolverError(
+            f"Clarabel did not solve {what}: status {status}; it {meaning}. Extreme values "
+            f"make the problem numerically meaningless: {change}, or use the engine's SMO "
+            "solver, which handles any scale"
+        )
     if status == "AlmostSolved":
         warn_not_converged(
             "Clarabel", why=f"reports AlmostSolved on {what}: reduced accuracy", stacklevel=3
@@ -128,6 +233,7 @@ def warn_not_converged(
     unit: str = "iterations",
     detail: str = "",
     stacklevel: int = 2,
+    default_cap: str | bool = False,
 ) -> None:
     """The library's one ConvergenceWarning: ``who`` stopped before its stopping test held.
 
@@ -144,10 +250,19 @@ def warn_not_converged(
         Appended as is (e.g. ". KKT violation 0.012 > tol=0.001.").
     stacklevel : int
         Of the caller, as for :func:`warnings.warn`.
+    default_cap : bool or "linear"
+        ``limit`` is :func:`default_max_iter`'s cap (the user gave ``max_iter=None``): the
+        message says so and how it was set.
     """
     if why is None:
         if limit is not None and used >= limit:
             why = f"stopped after {limit_name}={limit} {unit}; increase {limit_name}"
+            if default_cap:
+                why = (
+                    f"stopped after {limit} {unit}, the default cap for {limit_name}=None "
+                    f"(max(10^7, {1000 if default_cap == 'linear' else 100} n_samples)); pass "
+                    f"a larger {limit_name}, or rescale the data if it is badly scaled"
+                )
         else:
             why = "stalled: no step can move in floating point (degenerate data?)"
     warnings.warn(f"{who} {why}{detail}", ConvergenceWarning, stacklevel=stacklevel + 1)

@@ -215,14 +215,64 @@ def _check_param(value, name, allowed):
     raise InvalidParameterError(f"{name} must be {listed}, got {value!r}")
 
 
+#: the largest kernel value accepted (float64 data): sums of n kernel values times the box
+#: bounds of a dual must stay far from double precision's 1.8e308. Kernels beyond it come from
+#: badly scaled data or extreme ``gamma``/``coef0``/``degree``; rescale (e.g. StandardScaler).
+MAX_KERNEL_VALUE = 1e100
+#: the same for float32 data, whose kernel rows may be cached in float32 (max 3.4e38)
+MAX_KERNEL_VALUE_F32 = 1e30
+#: a variance below this fraction of the mean square is rounding noise (three identical points
+#: give X.var() = 4.9e-32, not 0): gamma="scale" refuses it
+_VAR_RTOL = 1e-12
+_SAMPLE_ROWS = 64
+#: the largest rounding error allowed in the exponent of an rbf kernel: squared distances are
+#: computed as ||x||^2 - 2 <x, x'> + ||x'||^2, exact to about 2.2e-16 max ||x||^2
+_RBF_ROUNDING = 1e-2
+
+
+def canonical_sparse(X):
+    """A sparse ``X`` in canonical form (duplicates summed, indices sorted), as a copy when it
+    was not; anything else unchanged. scipy sums duplicate entries in ``toarray()`` and
+    products, but not in ``multiply``, ``data`` or row slicing: a CSR matrix with duplicates
+    gave another ``gamma="scale"`` than its dense equal, and support vectors that held each
+    entry twice."""
+    if sp.issparse(X) and not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
+def _variance(X) -> tuple[float, float]:
+    """(variance of all entries, mean square), for dense or sparse ``X``, without overflow
+    warnings (an overflow gives inf, caught by :func:`check_kernel_scale`)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if sp.issparse(X):
+            sq = np.float64(X.multiply(X).mean())
+            return float(sq - np.square(np.float64(X.mean()))), float(sq)
+        return float(X.var()), float(np.mean(np.square(X, dtype=np.float64)))
+
+
 def check_gamma(gamma, kernel: str, X) -> float:
-    """Resolve 'scale' / 'auto' as scikit-learn's SVC does; reject negative values."""
+    """Resolve 'scale' / 'auto' as scikit-learn's SVC does; reject negative values.
+
+    ``gamma="scale"`` is ``1 / (n_features X.var())``; a variance that is zero or rounding
+    noise (below 1e-12 times the mean square: identical points) is refused for the rbf and
+    poly kernels, where it would give ``gamma = 1e31`` (or an arbitrary 1), with a
+    ``ValueError`` that says to pass a number."""
     if isinstance(gamma, str):
         if gamma == "scale":
             if kernel == "precomputed":
                 return 1.0
-            var = (X.multiply(X)).mean() - X.mean() ** 2 if sp.issparse(X) else X.var()
-            return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+            var, sq = _variance(X)
+            if np.isfinite(var) and var > _VAR_RTOL * sq:
+                return 1.0 / (X.shape[1] * var)
+            if kernel in ("rbf", "poly") and np.isfinite(var):
+                raise ValueError(
+                    f"gamma='scale' is 1 / (n_features * X.var()), but X.var() = {var:.3g} is "
+                    "(numerically) zero: every training point is the same. Pass gamma as a "
+                    "number, or give points that differ"
+                )
+            return 1.0
         if gamma == "auto":
             return 1.0 / X.shape[1]
         raise ValueError(f"gamma must be 'scale', 'auto' or a non-negative number, got {gamma!r}")
@@ -303,3 +353,99 @@ def check_pu_labels(s, n_samples: int) -> np.ndarray:
             "(a PU classifier can't train when only one class is present)"
         )
     return mask
+
+
+def check_data_scale(
+    X, what: str, limit: float = MAX_KERNEL_VALUE, tiny: float = 0.0
+) -> np.ndarray:
+    """The squared norms ``||x||^2`` of the rows of ``X`` (dense or sparse), after checking
+    that they are finite and at most ``limit``: data at a scale whose squares overflow double
+    precision (or come near it) is refused with a ``ValueError`` naming ``X`` and the fix.
+    With ``tiny`` > 0, data whose largest squared norm is positive but below it (squares
+    near underflow, as for ``X * 1e-150``) is refused too. ``what`` names the method that
+    needs it (``"the rbf kernel"``, ``"CLSST"``)."""
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        Xs = X.astype(np.float64) if X.dtype != np.float64 else X
+        sq = (
+            np.asarray(Xs.multiply(Xs).sum(axis=1)).ravel()
+            if sp.issparse(Xs)
+            else np.einsum("ij,ij->i", Xs, Xs)
+        )
+    big = np.flatnonzero(~(sq <= limit))
+    if big.size:
+        raise ValueError(
+            f"X is too large in scale for {what}: ||x||^2 = {sq[big[0]]:.3g} for row "
+            f"{big[0]} (at most {limit:g}, or it overflows double precision). Rescale the "
+            "features, e.g. with sklearn.preprocessing.StandardScaler"
+        )
+    top = float(sq.max(initial=0.0))
+    if 0.0 < top < tiny:
+        raise ValueError(
+            f"X is too small in scale for {what}: the largest ||x||^2 is {top:.3g} (at least "
+            f"{tiny:g}, or its squares underflow double precision). Rescale the features, "
+            "e.g. with sklearn.preprocessing.StandardScaler"
+        )
+    return sq
+
+
+def check_kernel_scale(X, kernel: str, gamma: float, degree: int, coef0: float) -> None:
+    """Numerical preflight of a kernel on the training data, before any solve.
+
+    Checks, in O(nnz(X)) plus a kernel block of at most 64 x 64 sampled rows, that the squared
+    norms ``||x||^2`` and the kernel values ``k(x, x)`` and ``k(x_i, x_j)`` (sampled) are finite
+    and at most :data:`MAX_KERNEL_VALUE` in magnitude (:data:`MAX_KERNEL_VALUE_F32` for float32
+    data), that the rounding error of an rbf kernel's exponent, ``gamma * max ||x||^2 *
+    2.2e-16``, stays below 0.01 (beyond it ``k(x, x')`` of close points is rounding noise, and
+    so is the model), and that an rbf kernel is not the identity on the sample (every
+    ``k(x_i, x_j)`` of distinct sampled points underflowing to 0: a model that predicts its
+    offset everywhere). ``X`` is dense or CSR, or a Gram matrix for ``"precomputed"``.
+
+    Raises
+    ------
+    ValueError
+        Naming the data scale or the parameter (``gamma``, ``coef0``, ``degree``) and the fix.
+    """
+    from ._kernel_machine import kernel_block, kernel_params
+
+    limit = MAX_KERNEL_VALUE_F32 if X.dtype == np.float32 else MAX_KERNEL_VALUE
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        if kernel == "precomputed":
+            diag = np.abs(np.diagonal(X))
+            if diag.size and not diag.max() <= limit:
+                raise ValueError(
+                    f"X, the precomputed Gram matrix, has diagonal values up to {diag.max():.3g}, "
+                    f"more than {limit:g}: rescale it (e.g. divide by its largest diagonal)"
+                )
+            return
+        Xs = X.astype(np.float64) if X.dtype != np.float64 else X
+        sq = check_data_scale(Xs, f"the {kernel} kernel", limit)
+        if kernel == "linear":
+            return
+        noise = gamma * float(sq.max(initial=0.0)) * np.finfo(np.float64).eps
+        if kernel == "rbf" and noise > _RBF_ROUNDING:
+            raise ValueError(
+                f"gamma={gamma:g} is so large that the rbf kernel exp(-gamma ||x - x'||^2) is "
+                f"decided by rounding errors on this data (gamma * max ||x||^2 * 2.2e-16 = "
+                f"{noise:.3g} > {_RBF_ROUNDING:g}): use a smaller gamma (e.g. 'scale'), or "
+                "centre and rescale the features"
+            )
+        idx = np.unique(np.linspace(0, X.shape[0] - 1, min(X.shape[0], _SAMPLE_ROWS)).astype(int))
+        S = Xs[idx]
+        K = kernel_block(S, S, kernel, kernel_params(kernel, gamma, degree, coef0))
+    if not np.all(np.abs(K) <= limit):
+        what = "gamma, coef0 or degree" if kernel == "poly" else "gamma"
+        raise ValueError(
+            f"the {kernel} kernel overflows on this data: a value of {np.nanmax(np.abs(K)):.3g} "
+            f"(at most {limit:g}) with gamma={gamma:g}"
+            + (f", coef0={coef0:g}, degree={degree}" if kernel == "poly" else "")
+            + f". Reduce {what}, or rescale the features"
+        )
+    if kernel == "rbf" and idx.size > 1:
+        off = K[~np.eye(idx.size, dtype=bool)]
+        distinct = (sq[idx][:, None] + sq[idx][None, :] > 0)[~np.eye(idx.size, dtype=bool)]
+        if distinct.any() and not np.any(off[distinct] > 0):
+            raise ValueError(
+                f"gamma={gamma:g} makes the rbf kernel the identity on the training data: "
+                "k(x_i, x_j) underflows to 0 for every pair of distinct sampled points, and the "
+                "model would predict its offset everywhere. Use a smaller gamma (e.g. 'scale')"
+            )

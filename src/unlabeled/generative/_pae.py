@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from .._validation import check_choice, check_int, check_real
+from .._validation import check_choice, check_data_scale, check_int, check_real
 
 TORCH_HINT = (
     "PlummerAutoencoder needs PyTorch, which is not installed: install the extra with "
@@ -33,6 +33,11 @@ def import_torch_ops():
             raise
         raise ImportError(TORCH_HINT) from exc
     return _torch_ops
+
+
+class TrainingDivergedError(FloatingPointError, ValueError):
+    """The training loss became non-finite (a ``FloatingPointError``, and a ``ValueError``:
+    the cause is a parameter value, which the message names)."""
 
 
 class PlummerAutoencoder(TransformerMixin, BaseEstimator):
@@ -196,7 +201,9 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         )
 
     def _check_data(self, X, name="X", n_columns=None, what="features"):
-        X = check_array(X, dtype=np.float64, ensure_min_samples=1, input_name=name)
+        X = check_array(X, dtype=np.float64, order="C", ensure_min_samples=1, input_name=name)
+        # squares that overflow or underflow in the scaling and the distances
+        check_data_scale(X, "PlummerAutoencoder", tiny=1e-100)
         if n_columns is not None and X.shape[1] != n_columns:
             fix = (
                 "fit and transform need the same columns"
@@ -311,7 +318,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         self.decoder_.eval()
         out = hist.cpu().numpy()
         if not np.isfinite(out[:, 0]).all():
-            raise FloatingPointError(
+            raise TrainingDivergedError(
                 "the PAE loss became non-finite during training: lower learning_rate"
             )
         return out[:, 0].copy(), out[:, 1].copy(), out[:, 2].copy()

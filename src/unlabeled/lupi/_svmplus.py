@@ -34,6 +34,7 @@ from .._validation import (
     Real,
     check_binary_targets,
     check_gamma,
+    check_kernel_scale,
 )
 
 _KERNELS = ("linear", "poly", "rbf")
@@ -109,7 +110,8 @@ class SVMPlus(KernelClassifier):
         Kernel-row cache in MB, half for ``K`` and half for ``K*``. The SMO solvers never build
         an ``n x n`` matrix.
     max_iter : int >= 1 or None, default=None
-        Cap on SMO steps; None means no cap.
+        Cap on SMO steps. None: LIBSVM's default ``max(10^7, 100 n_samples)``; a fit that
+        reaches the cap stops with a ``ConvergenceWarning`` that names it.
     verbose : bool, default=False
         Print the solver's progress about once a second.
     mode : {"svm+", "dsvm+"}, default="svm+"
@@ -197,6 +199,8 @@ class SVMPlus(KernelClassifier):
         coef0=0.0,
     ):
         set_init_params(self, locals())
+
+    _dense_bytes_per_pair = 0.0  # its own memory check comes first, with its own budget
 
     _parameter_constraints: dict = {
         "C": [Real(0.0)],
@@ -288,11 +292,13 @@ class SVMPlus(KernelClassifier):
                 gamma=self.gamma_star,
                 degree=self.degree,
                 coef0=self.coef0,
+                max_iter=self._max_iter(Xs.shape[0]),  # LIBSVM's own default is no cap
             ).fit(Xs, y_pm)
             Z = (1.0 - y_pm * svc.decision_function(Xs))[:, None]
         else:
             Z = Xs
         self._gamma_star = check_gamma(self.gamma_star, self.kernel_plus, Z)
+        check_kernel_scale(Z, self.kernel_plus, self._gamma_star, self.degree, self.coef0)
 
         if self.solver == "qp":
             res = self._solve_qp(X, Z, y_pm.astype(np.float64), C, gamma_plus)
@@ -321,6 +327,7 @@ class SVMPlus(KernelClassifier):
 
     def _solve_smo(self, X, Z, y_pm, C, gamma_plus):
         progress = EngineProgress(self.verbose, f"[SVMPlus] {self.solver}")
+        cap = self._max_iter(X.shape[0])
         spec = [
             _engine.KernelSpec(
                 KERNEL_CODES[k], gamma=float(g), coef0=float(self.coef0), degree=int(self.degree)
@@ -335,15 +342,13 @@ class SVMPlus(KernelClassifier):
             kernel_star=spec[1],
             C=C,
             gamma_plus=gamma_plus,
-            options=_engine.SolverOptions(
-                float(self.tol), True, -1 if self.max_iter is None else int(self.max_iter)
-            ),
+            options=_engine.SolverOptions(float(self.tol), True, cap),
             solver=_SOLVER_CODES[self.solver],
             cache_bytes=float(self.cache_size) * 2**20,
             progress=progress,
         )
         progress.done(res)
-        self._warn_if_not_converged(res, f"SVMPlus ({self.solver})", unit="steps")
+        self._warn_if_not_converged(res, f"SVMPlus ({self.solver})", unit="steps", limit=cap)
         self.triple_steps_ = int(res.triple_steps)
         return res
 
@@ -373,7 +378,7 @@ class SVMPlus(KernelClassifier):
         # of 1e-8 to 1e-7 behind its static regularisation; tighter would only say AlmostSolved
         sol = clarabel_qp(
             P, q, A_eq, np.zeros(2), G, h, tol_gap=1e-7, tol_feas=1e-8, verbose=self.verbose,
-            what="the SVM+ dual",
+            what="the SVM+ dual", scale="C and gamma_plus",
         )  # fmt: skip
         x, z = C * np.asarray(sol.x), C * np.asarray(sol.z)
         alpha = np.maximum(x[:n], 0.0)

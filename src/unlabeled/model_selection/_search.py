@@ -20,12 +20,13 @@ from itertools import groupby
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import Parallel, delayed
 from numpy.typing import ArrayLike
 from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.model_selection import ParameterGrid
-from sklearn.utils import get_tags
+from sklearn.utils import _safe_indexing, get_tags
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import INT_MAX, check_gamma, check_int, check_pu_labels
@@ -78,13 +79,27 @@ def default_param_grid(estimator: Any, X: Any) -> dict[str, list]:
         )
     grid: dict[str, list] = {"lam": list(DEFAULT_LAMS)}
     if params.get("kernel") in ("rbf", "poly") and "gamma" in params:
+        X = X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
         scale = check_gamma("scale", params["kernel"], X)
         grid["gamma"] = [float(scale * c) for c in DEFAULT_GAMMA_FACTORS]
     return grid
 
 
 def _index(X, idx):
-    return X[idx] if hasattr(X, "shape") else [X[i] for i in idx]
+    """The rows ``idx`` of ``X``: an array, a sparse matrix, a pandas DataFrame or Series (by
+    position, as scikit-learn's splitters mean them), or a list."""
+    return _safe_indexing(X, idx) if hasattr(X, "shape") else [X[i] for i in idx]
+
+
+def _search_input(X):
+    """``X`` as the search indexes it, never modified: sparse formats without row indexing
+    (COO, DIA, BSR, ...) as a CSR copy; other inputs as given (a DataFrame keeps its column
+    names for the estimators)."""
+    if not hasattr(X, "shape"):
+        return np.asarray(X)
+    if sp.issparse(X) and X.format not in ("csr", "csc"):
+        return X.tocsr()
+    return X
 
 
 def _fit_path(estimator, X, s, train, test, fold, path, scorer, warm):
@@ -95,6 +110,7 @@ def _fit_path(estimator, X, s, train, test, fold, path, scorer, warm):
     so that each fit starts from the previous solution on the same training data.
     """
     if get_tags(estimator).input_tags.pairwise:  # X is a Gram matrix: columns of train
+        X = np.asarray(X)
         X_tr, X_te = X[np.ix_(train, train)], X[np.ix_(test, train)]
     else:
         X_tr, X_te = _index(X, train), _index(X, test)
@@ -309,8 +325,7 @@ class PUGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         if fit_params:
             raise TypeError(f"fit takes no extra arguments, got {sorted(fit_params)}")
         self._check_params()
-        if not hasattr(X, "shape"):
-            X = np.asarray(X)
+        X = _search_input(X)
         s = np.asarray(s)
         check_pu_labels(s, X.shape[0])
 

@@ -183,6 +183,8 @@ def check_pu_cv(cv: int | Any | Iterable | None = 5, *, random_state: Any = None
     ------
     TypeError
         When ``cv`` is none of the above.
+    ValueError
+        When ``cv`` is an int below 2.
 
     See Also
     --------
@@ -191,6 +193,8 @@ def check_pu_cv(cv: int | Any | Iterable | None = 5, *, random_state: Any = None
     if cv is None:
         cv = 5
     if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+        if cv < 2:  # (the splitter would say "n_splits must be >= 2", naming no argument)
+            raise ValueError(f"cv must be >= 2 folds when an int, got {cv!r}")
         return PUStratifiedKFold(
             int(cv),
             shuffle=random_state is not None,

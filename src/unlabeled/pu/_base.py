@@ -10,6 +10,9 @@ from .._kernel_machine import ArrayLike, KernelClassifier, KernelMachine, Matrix
 from .._validation import Real, check_pu_labels
 from ..metrics import pu_accuracy_score
 
+#: the smallest regularisation accepted by the PU learners (see their ``lam``)
+MIN_LAM = 1e-30
+
 
 class KernelPUModel(KernelClassifier):
     """Base of the PU classifiers whose model is a kernel expansion plus an offset.
@@ -23,7 +26,9 @@ class KernelPUModel(KernelClassifier):
 
     _parameter_constraints: dict = {
         "prior": [Real(0.0, 1.0)],
-        "lam": [Real(0.0)],
+        # the dual's box bounds are about 1/lam and its objective about (n/lam)^2 k: below
+        # 1e-30 they near double precision's range (lam=1e-200 gave objective_ = NaN)
+        "lam": [Real(MIN_LAM, low_open=False)],
         **KernelMachine._parameter_constraints,
     }
 

@@ -19,7 +19,13 @@ from sklearn.utils import check_random_state
 
 from .. import _engine
 from .._kernel_machine import set_init_params
-from .._shared import clarabel_qp, engine_data, upper_csc, warn_not_converged
+from .._shared import (
+    clarabel_qp,
+    default_max_iter,
+    engine_data,
+    upper_csc,
+    warn_not_converged,
+)
 from .._validation import MAX_CACHE_MB, Boolean, Integer, Options, Real
 from ._base import KernelPUModel, double_hinge_objective, double_hinge_offset, optimal_offset
 from ._pusvc import _engine_kernel, _store_solution
@@ -83,6 +89,8 @@ class DoubleHingeQP(KernelPUModel):
     for conic programs with quadratic objectives", 2024.
     """
 
+    _dense_bytes_per_pair = 0.0  # its own memory check comes first, with its own budget
+
     _parameter_constraints: dict = {
         **KernelPUModel._parameter_constraints,
         "tol": [Real(0.0)],
@@ -130,7 +138,7 @@ class DoubleHingeQP(KernelPUModel):
         A_eq = sp.csc_matrix(np.r_[np.ones(n), np.zeros(n)][None, :])
         x = clarabel_qp(
             P, q, A_eq, np.array([c1 * p]), G, hv, tol_gap=tol, tol_feas=min(1e-8, tol),
-            verbose=self.verbose, what="the double-hinge dual",
+            verbose=self.verbose, what="the double-hinge dual", scale="lam",
         ).x  # fmt: skip
         del P
         sigma = np.clip(x[:n], 0.0, c2)  # interior-point iterates sit a hair inside or out
@@ -254,6 +262,9 @@ class RampPU(KernelPUModel):
     Neural Computation 2003.
     """
 
+    _dense_bytes_per_pair = float(_QP_BYTES_PER_PAIR)  # the dense QP of DoubleHingeQP
+    _dense_fix = "use inner_solver='smo' (the default), whose memory is linear in n"
+
     _parameter_constraints: dict = {
         **KernelPUModel._parameter_constraints,
         "tol": [Real(0.0)],
@@ -343,8 +354,13 @@ class RampPU(KernelPUModel):
             C=C,
             alpha0=d.copy(),
             y=y.astype(np.int8),
-            options=_engine.SolverOptions(tol),
+            options=_engine.SolverOptions(tol, True, default_max_iter(m)),
         )
+        if not res.converged:
+            warn_not_converged(
+                "RampPU (a convex step's SMO)", limit=default_max_iter(m), used=res.n_iter,
+                default_cap=True, detail=f". KKT violation {res.violation:.3g} > tol={tol}.",
+            )  # fmt: skip
         # the gradient G = Q a - 1 - Q d gives the decision values: g = y (G + 1)
         return y * (res.alpha - d), y * (res.G + 1.0), int(res.n_iter)
 
@@ -365,6 +381,7 @@ class RampPU(KernelPUModel):
             tol_feas=min(1e-8, tol),
             verbose=False,
             what="a CCCP step",
+            scale="lam",
         ).x
         coef = y * (np.clip(a, 0.0, C) - d)
         return coef, K @ coef, 0

@@ -54,8 +54,10 @@ class PUSVC(KernelPUModel):
         are tried in turn, and ``prior_estimator_`` names the one used. If none gives a value
         in (0, 1), ``fit`` raises ``ValueError``: pass a number then. Not available with
         ``kernel="precomputed"``, which gives no feature vectors to estimate it from.
-    lam : float > 0, default=0.01
-        Regularisation ``lambda`` of the paper.
+    lam : float >= 1e-30, default=0.01
+        Regularisation ``lambda`` of the paper. The dual's box bounds are about ``1 / lam``:
+        below 1e-30 its sums near the range of double precision, so smaller values are
+        refused.
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
         ``rbf``: exp(-gamma ||x - y||^2); ``poly``: (gamma <x, y> + coef0)^degree;
         ``precomputed``: ``X`` is the Gram matrix (``n_samples x n_samples`` at fit time,
@@ -69,7 +71,10 @@ class PUSVC(KernelPUModel):
     cache_size : float in (0, 1e6], default=200
         Kernel-row cache budget in MB.
     max_iter : int >= 1 or None, default=None
-        Cap on solver iterations (pair updates); None means no cap.
+        Cap on solver iterations (pair updates, or coordinate updates for the linear
+        kernel). None: LIBSVM's default ``max(10^7, 100 n_samples)`` (``max(10^7, 1000
+        n_samples)`` for the linear kernel), far above what a normal problem needs; a fit that
+        reaches the cap stops with a ``ConvergenceWarning`` that names it.
     solver : {"auto", "smo", "usmo"}, default="auto"
         ``usmo``: the paper's algorithm (violating pairs over the sets D1/D2/D3, non-bound set
         with function cache, full scans). ``smo``: full gradient, second-order pair selection,
@@ -287,6 +292,8 @@ class PUSVC(KernelPUModel):
         start = self._start(X, mask, data, kparams, solver, init, prior, lam, seed)
         sigma0, beta0, products, blas, warm_key = start
 
+        linear = self.kernel == "linear"
+        cap = self._max_iter(X.shape[0], linear)
         progress = EngineProgress(self.verbose, "[PUSVC]")
         res = _engine.solve_pu(
             data,
@@ -298,7 +305,7 @@ class PUSVC(KernelPUModel):
             options=_engine.SolverOptions(
                 float(self.tol),
                 bool(self.shrinking),
-                -1 if self.max_iter is None else int(self.max_iter),
+                cap,
             ),
             solver=0 if solver == "smo" else 1,
             sigma0=sigma0,
@@ -309,7 +316,7 @@ class PUSVC(KernelPUModel):
             **products,
         )
         progress.done(res)
-        self._warn_if_not_converged(res, "PUSVC")
+        self._warn_if_not_converged(res, "PUSVC", limit=cap, linear=linear)
 
         g_pos = None
         if blas is not None:

@@ -27,6 +27,7 @@ from sklearn.svm import OneClassSVM
 from .. import _engine
 from .._kernel_machine import blockwise
 from .._products import KernelProducts
+from .._shared import default_max_iter
 
 PILOT_SIZE = 1000  # unlabeled points in the pilot problem of init="pilot"
 # Kernel work (multiply-adds) from which the start's products K_UP 1 and K_UU sigma0, and g at
@@ -59,11 +60,14 @@ def ocsvm_start(X, pos, unl, kernel, gamma, degree, coef0, prior, total, c2):
     """The paper's section 4.5: rank U by a one-class SVM trained on P, then fill the states
     5, 4, 3, 2, 1 from the top with group sizes from its eq. 18."""
     n = unl.size
+    cap = default_max_iter(pos.size)  # LIBSVM's own default in sklearn is no cap at all
     if kernel == "precomputed":
-        oc = OneClassSVM(kernel="precomputed").fit(X[np.ix_(pos, pos)])
+        oc = OneClassSVM(kernel="precomputed", max_iter=cap).fit(X[np.ix_(pos, pos)])
         score = oc.decision_function(X[np.ix_(unl, pos)])
     else:
-        oc = OneClassSVM(kernel=kernel, gamma=gamma, degree=degree, coef0=coef0).fit(X[pos])
+        oc = OneClassSVM(kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, max_iter=cap).fit(
+            X[pos]
+        )
         score = oc.decision_function(X[unl])
     order = np.argsort(score, kind="stable")  # ascending: state 1 first
     a, b, c, s2, s4 = _eq18_groups(n, prior, total, c2)
@@ -72,7 +76,9 @@ def ocsvm_start(X, pos, unl, kernel, gamma, degree, coef0, prior, total, c2):
     n4 = max(1, int(round(c * n)))
     n5 = int(round(prior * a * n))
     n3 = max(0, n - n1 - n2 - n4 - n5)
-    sizes = np.array([n1, n2, n3, n4, n5])
+    # a tiny prior makes a = 1/prior huge and n1 far beyond n (prior=1e-9: 7 GiB for the
+    # repeat below); only the first n values are used, which the sizes clipped to n keep
+    sizes = np.minimum(np.array([n1, n2, n3, n4, n5]), n)
     values = np.array([0.0, s2, c2 / 2, s4, c2])
     sigma_sorted = np.repeat(values, sizes)[:n]
     sigma_sorted = np.pad(sigma_sorted, (0, n - sigma_sorted.size), constant_values=c2)
@@ -118,7 +124,11 @@ def pilot_start(est, X, data, kparams, pos, unl, prior, lam, c2, seed):
     c1s, c2s = prior / (2 * lam * sub_p.size), 1.0 / (2 * lam * sub_u.size)
     problem = {"pos": sub_p, "unl": sub_u, "c1": c1s, "c2": c2s}
     pilot = _engine.solve_pu(
-        data, **kparams, **problem, options=_engine.SolverOptions(1e-2), seed=seed
+        data,
+        **kparams,
+        **problem,
+        options=_engine.SolverOptions(1e-2, True, default_max_iter(sub_p.size + sub_u.size)),
+        seed=seed,
     )
     nz = pilot.sigma > 0
     sv = np.r_[sub_p, sub_u[nz]]

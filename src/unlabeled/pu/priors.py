@@ -57,7 +57,8 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
-from .._validation import check_int, check_pu_labels, check_real
+from .._shared import check_dense_budget
+from .._validation import canonical_sparse, check_int, check_pu_labels, check_real
 
 __all__ = ["KM1", "KM2", "PenalizedL1", "ElkanNoto", "TIcE", "prior_from_label_frequency"]
 
@@ -161,6 +162,7 @@ class _PriorEstimator(BaseEstimator):
             dtype=np.float64,
             reset=True,
         )
+        X = canonical_sparse(X)
         mask = check_pu_labels(s, X.shape[0])
         Xp, Xu = X[mask], X[~mask]
         rng = check_random_state(self.random_state)
@@ -316,7 +318,7 @@ def _low_rank_factor(K):
     return R
 
 
-def _simplex_qp(R, u, max_iter):
+def _simplex_qp(R, u, max_iter, who="KM"):
     """argmin over the probability simplex of (u - v)' K (u - v), with K = R R'.
 
     Written as the non-negative least-squares problem min ||R'(v - u)||^2 + M^2 (1'v - 1)^2
@@ -326,7 +328,14 @@ def _simplex_qp(R, u, max_iter):
     big = 1e3
     A = np.vstack([R.T, np.full((1, R.shape[0]), big)])
     b = np.r_[R.T @ u, big]
-    v = nnls(A, b, maxiter=max_iter)[0]
+    try:
+        v = nnls(A, b, maxiter=max_iter)[0]
+    except RuntimeError as exc:  # scipy's bare "Maximum number of iterations reached."
+        raise RuntimeError(
+            f"{who}: the projection onto the simplex (scipy.optimize.nnls, an active-set "
+            f"method) did not finish in max_iter={max_iter} iterations ({exc}); increase "
+            "max_iter, or pass None for 10 (n_positive + n_unlabeled)"
+        ) from None
     total = v.sum()
     return v / total if total > 0 else np.full(v.size, 1.0 / v.size)
 
@@ -376,6 +385,12 @@ class _KernelMean(_PriorEstimator):
         H = _subsample(Xp, params["cap"], rng)
         N, M = F.shape[0], H.shape[0]
         X = sp.vstack([F, H], format="csr") if sp.issparse(F) else np.vstack([F, H])
+        m, name = N + M, type(self).__name__
+        check_dense_budget(  # D, K, the Cholesky factor and the NNLS matrix: four m x m
+            32.0 * m * m,
+            f"{name} with max_samples={params['cap']} builds {m:,} x {m:,} kernel matrices",
+            "lower max_samples (default 800), which subsamples each sample to that size",
+        )
         D = _sq_dists(X)
         diff = np.r_[np.full(N, 1.0 / N), np.full(M, -1.0 / M)]
         if params["width"] is None:
@@ -402,7 +417,7 @@ class _KernelMean(_PriorEstimator):
         def d(lam):
             # u = lam * (uniform on F) + (1 - lam) * (uniform on H)
             u = np.r_[np.full(N, lam / N), np.full(M, (1.0 - lam) / M)]
-            v = _simplex_qp(R, u, max_iter)
+            v = _simplex_qp(R, u, max_iter, type(self).__name__)
             r = u - v
             return np.sqrt(max(r @ K @ r, 0.0))
 
@@ -865,6 +880,12 @@ class TIcE(_PriorEstimator):
 
     def _estimate(self, Xp, Xu, rng, params):
         p, n = Xp.shape[0], Xu.shape[0]
+        check_dense_budget(  # the dense X and its bin indices (sparse input is densified)
+            16.0 * (p + n) * Xp.shape[1],
+            f"TIcE bins every feature of every point: {p + n:,} x {Xp.shape[1]:,} dense arrays",
+            "select features first (e.g. with sklearn.feature_selection), or use ElkanNoto or "
+            "KM2, which read sparse X as it is",
+        )
         X = np.vstack([_dense(Xp), _dense(Xu)])
         lab = np.r_[np.ones(p, dtype=bool), np.zeros(n, dtype=bool)]
         N = p + n

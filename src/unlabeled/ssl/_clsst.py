@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from .._kernel_machine import set_init_params
-from .._validation import check_choice, check_int, check_real
+from .._validation import check_choice, check_data_scale, check_int, check_real
 from ._vbmfa import VBMFA, lse_points, pd_loadings
 
 BIRTH_TOL = 1e-2  # |F change| that ends the Q-free sweeps after a birth (the authors' birthtol),
@@ -245,6 +245,7 @@ class CLSST(ClassifierMixin, BaseEstimator):
         self : CLSST
         """
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, reset=True)
+        check_data_scale(X, "CLSST", tiny=1e-100)  # its covariances are squares of X
         allowed, self.classes_ = _encode_targets(y, X.shape[0], self.classes)
         k, init, S_fixed = self._check_params(X, allowed)
         self._progress_start = time.perf_counter()
@@ -253,12 +254,20 @@ class CLSST(ClassifierMixin, BaseEstimator):
         # the products are thin (n x p times p x (k + 1)): one BLAS thread is fastest, and
         # threaded BLAS on a busy machine was 25 times slower
         with threadpool_limits(limits=1, user_api="blas"):
-            self._start(model, init, S_fixed)
-            self._converge(model, deaths=S_fixed is None)
-            if S_fixed is None:
-                self._birth_and_death(model)
-            else:
-                self._grow_to(model, S_fixed)
+            try:
+                self._start(model, init, S_fixed)
+                self._converge(model, deaths=S_fixed is None)
+                if S_fixed is None:
+                    self._birth_and_death(model)
+                else:
+                    self._grow_to(model, S_fixed)
+            except np.linalg.LinAlgError as exc:  # e.g. "Matrix is not positive definite"
+                raise ValueError(
+                    f"CLSST: the variational updates broke down numerically ({exc}): X is "
+                    "degenerate at its scale (huge values with little spread, or too few "
+                    "distinct points). Standardise X (e.g. sklearn.preprocessing."
+                    "StandardScaler), or lower n_components / n_factors"
+                ) from exc
             self._store(model)
         return self
 

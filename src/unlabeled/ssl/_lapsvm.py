@@ -70,6 +70,8 @@ class LapSVM(SemiSupervisedSVM):
     learning from labeled and unlabeled examples. JMLR 7:2399-2434, 2006.
     """
 
+    _dense_bytes_per_pair = 0.0  # its own memory check comes first, with its own budget
+
     _parameter_constraints: dict = {
         **{k: v for k, v in SemiSupervisedSVM._parameter_constraints.items()
            if k not in ("C2", "balance", "cache_size")},

@@ -1,0 +1,96 @@
+"""The long fuzz run of issue 17: the cases of ``tests/test_fuzz.py`` over many more seeds.
+
+Every public estimator gets ``--cases`` seeded cases (bad and edge inputs, see the test
+module's docstring), each under the test's time limit; the contract is the test's. Writes a
+Markdown summary (outcomes per estimator, every failure with its reproducer) to
+``benchmarks/results/fuzz_long.md``.
+
+    python benchmarks/fuzz_long.py --cases 1200          # 17 targets x 1200 = 20,400 cases
+
+The seeds of the test suite are 0..13; this run starts after them (``--first``), so it adds
+cases rather than repeating them. A failure is reproduced with
+``tests/test_fuzz.py::check_case(TARGET, SEED)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import platform
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+import test_fuzz  # noqa: E402
+
+import unlabeled  # noqa: E402
+import unlabeled._shared  # noqa: E402
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", type=int, default=1200, help="cases per estimator")
+    ap.add_argument("--first", type=int, default=1000, help="first seed")
+    ap.add_argument("--out", default=str(ROOT / "benchmarks/results/fuzz_long.md"))
+    args = ap.parse_args(argv)
+    unlabeled._shared.MIN_DEFAULT_MAX_ITER = 10**5  # as in the test suite: the cap's floor
+    outcomes = collections.defaultdict(collections.Counter)
+    failures, slowest = [], (0.0, "")
+    t_all = time.perf_counter()
+    for target in test_fuzz.TARGETS:
+        if target.needs:
+            try:
+                __import__(target.needs)
+            except ImportError:
+                outcomes[target.name]["skipped (no " + target.needs + ")"] += args.cases
+                continue
+        for seed in range(args.first, args.first + args.cases):
+            t0 = time.perf_counter()
+            try:
+                outcomes[target.name][test_fuzz.check_case(target, seed)] += 1
+            except Exception as exc:  # noqa: BLE001 - every failure is recorded
+                outcomes[target.name]["FAILED"] += 1
+                failures.append(f"{target.name} seed={seed}: {type(exc).__name__}: {exc}"[:400])
+            took = time.perf_counter() - t0
+            if took > slowest[0]:
+                slowest = (took, f"{target.name} seed={seed}")
+        print(target.name, dict(outcomes[target.name]), flush=True)
+        _write(args, outcomes, failures, slowest, t_all, done=False)
+    failures_n = _write(args, outcomes, failures, slowest, t_all, done=True)
+    return 1 if failures_n else 0
+
+
+def _write(args, outcomes, failures, slowest, t_all, done):
+    """The summary so far (rewritten after every estimator, so a cut run leaves one)."""
+    total = sum(sum(c.values()) for c in outcomes.values())
+    lines = [
+        "# Long fuzz run (issue 17)" + ("" if done else " (in progress)"),
+        "",
+        f"Command: `python benchmarks/fuzz_long.py --cases {args.cases} --first {args.first}`",
+        f"({total:,} cases; unlabeled {unlabeled.__version__}, Python "
+        f"{platform.python_version()}, {platform.machine()}; "
+        f"{time.perf_counter() - t_all:.0f} s; slowest case {slowest[0]:.1f} s: {slowest[1]}).",
+        "",
+        "Contract per case: a ValueError/TypeError naming the argument, or finite outputs equal "
+        "to the canonical copy's; inputs unchanged; within the time limit of "
+        f"{test_fuzz.TIME_LIMIT} s.",
+        "",
+        "| estimator | fitted | refused with a named error | failed |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, c in outcomes.items():
+        skipped = [k for k in c if k.startswith("skipped")]
+        if skipped:
+            lines.append(f"| {name} | {skipped[0]} | | |")
+        else:
+            lines.append(f"| {name} | {c['fit']} | {c['error']} | {c['FAILED']} |")
+    lines += ["", f"Failures: {len(failures)}", ""] + [f"- {f}" for f in failures]
+    Path(args.out).write_text("\n".join(lines) + "\n")
+    return len(failures)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
