@@ -316,7 +316,7 @@ BAD_INPUTS = [
     ([np.zeros((2, 2)), np.ones((2, 2))], [1, 0, 1], None, "one label per bag"),
     ([np.zeros((2, 2)), np.ones((2, 2))], [1, 0], [0, 0, 1, 1], "groups must be None"),
     ([], [], None, "empty list of bags"),
-    (np.zeros((4, 2)), [1, 1, 0, 1], [0, 0, 1, 1], "same on all instances of a bag"),
+    (np.arange(8.0).reshape(4, 2), [1, 1, 0, 1], [0, 0, 1, 1], "same on all instances of a bag"),
     (np.zeros((4, 2)), [1, 0], [0, 0, 1], "one bag id per row"),
 ]
 
