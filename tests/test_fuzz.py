@@ -420,6 +420,42 @@ TARGETS += [
 ]  # fmt: skip
 
 
+def _weak_label_targets():
+    """WellSVMClustering (fit(X)) and the multi-instance classifiers (a 2-D X without groups:
+    one bag per row, labels per bag)."""
+    from unlabeled.cluster import WellSVMClustering
+    from unlabeled.mil import MISVM, miSVM
+    from unlabeled.mil import WellSVM as MILWellSVM
+
+    mil_edges = {"C": [1e-12, 1.0, 1e12], "max_iter": [1, 5]}
+    mil_bad = {"C": [0.0, -1.0, np.nan], "max_iter": [0]}
+    return [
+        Target(
+            "WellSVMClustering",
+            lambda p: WellSVMClustering(**{"random_state": 0, "n_init": 3, **p}),
+            "none",
+            _decision,
+            {"C": [1e-12, 1.0, 1e12], "beta": [0.0, 0.03, 0.9], "max_iter": [1, 5]},
+            {"C": [0.0, np.nan], "beta": [-0.1, 1.0], "n_init": [0], "max_iter": [0]},
+        ),
+        *[
+            Target(name, (lambda c: lambda p: c(**p))(cls), "binary", _decision, mil_edges, mil_bad)
+            for name, cls in [("miSVM", miSVM), ("MISVM", MISVM)]
+        ],
+        Target(
+            "mil.WellSVM",
+            MILWellSVM,
+            "binary",
+            _decision,
+            {"C1": [1e-12, 10.0, 1e12], "C2": [1e-12, 1.0, 1e12], "max_iter": [1, 5]},
+            {"C1": [0.0, np.nan], "C2": [-1.0], "max_iter": [0], "oracle": ["x"]},
+        ),
+    ]
+
+
+TARGETS += _weak_label_targets()
+
+
 def _search_target():
     from unlabeled.model_selection import PUGridSearchCV
 
@@ -441,7 +477,8 @@ TARGETS.append(_search_target())
 #: products that round differently may lead them elsewhere, so only dense layouts (which the
 #: input layer turns into the same float64 array) are compared with the canonical copy
 NON_CONVEX = {"RampPU", "RampPU-precomputed", "WellSVM", "TSVM", "CLSST", "PlummerAutoencoder",
-              "KM1", "KM2", "PenalizedL1", "ElkanNoto", "TIcE", "PUGridSearchCV"}  # fmt: skip
+              "KM1", "KM2", "PenalizedL1", "ElkanNoto", "TIcE", "PUGridSearchCV",
+              "WellSVMClustering", "mil.WellSVM", "miSVM", "MISVM"}  # fmt: skip
 for _t in TARGETS:
     _t.convex = _t.name not in NON_CONVEX
 

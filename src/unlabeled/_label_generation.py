@@ -55,16 +55,17 @@ from ._engine import (
     solve_kernel_qp,
     solve_linear_dual,
 )
-from ._shared import warn_not_converged
+from ._shared import resolve_max_iter, warn_not_converged
 
 Oracle = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
-def _init_counts(backend, X, C, tol, max_iter):
-    """What both backends hold: n, the box C, the engine's options and the solve counters."""
+def _init_counts(backend, X, C, tol, max_iter, linear):
+    """What both backends hold: n, the box C, the engine's options and the solve counters.
+    Every solve is capped: ``max_iter`` None or negative means :func:`default_max_iter`."""
     backend.n = X.shape[0]
     backend.C = np.ascontiguousarray(C, dtype=np.float64)
-    backend.options = SolverOptions(tol, True, max_iter)
+    backend.options = SolverOptions(tol, True, resolve_max_iter(max_iter, backend.n, linear))
     backend.n_solves = 0
     backend.n_inner_iter = 0
     backend.all_converged = True
@@ -92,7 +93,7 @@ class KernelBackend:
     """
 
     def __init__(self, X, spec: KernelSpec, C, cache_bytes: float, tol: float, max_iter=-1):
-        _init_counts(self, X, C, tol, max_iter)
+        _init_counts(self, X, C, tol, max_iter, linear=False)
         self.rows = KernelRows(as_data(X), spec, np.arange(self.n, dtype=np.int32), cache_bytes)
         self.vp = np.arange(self.n, dtype=np.int64)
 
@@ -171,7 +172,7 @@ class LinearBackend:
     """
 
     def __init__(self, X, C, tol: float, max_iter=-1):
-        _init_counts(self, X, C, tol, max_iter)
+        _init_counts(self, X, C, tol, max_iter, linear=True)
         self.data = as_data(X)
         self.X = X
         self.row = np.arange(self.n, dtype=np.int32)

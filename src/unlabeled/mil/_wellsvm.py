@@ -7,6 +7,7 @@ import numpy as np
 from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
 from .._kernel_machine import set_init_params
 from .._label_generation import label_generation, store_result
+from .._shared import resolve_max_iter
 from .._validation import Boolean, Integer, Options, Real
 from ._base import MultiInstanceClassifier
 
@@ -56,7 +57,7 @@ class KeyInstanceBackend:
         self.Kq = np.empty((self.n, self.n))
         self.Kq[self.p :, self.p :] = K[self.P :, self.P :]
         self.cache_bytes = float(cache_bytes)
-        self.options = SolverOptions(tol, True, max_iter)
+        self.options = SolverOptions(tol, True, resolve_max_iter(max_iter, self.n))
         self.n_solves = 0
         self.n_inner_iter = 0
         self.all_converged = True

@@ -13,7 +13,6 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 
 from .._kernel_machine import KernelClassifier, KernelMachine
 from .._label_generation import BalancedLabels, make_backend  # noqa: F401 (re-exported)
-from .._shared import resolve_max_iter
 from .._validation import Integer, Real
 
 UNLABELED = -1
@@ -121,7 +120,6 @@ class SemiSupervisedSVM(KernelClassifier):
         """The engine for this kernel: the linear dual solver with ``w`` kept for
         ``kernel="linear"`` (sparse data at any scale), else SMO on one kernel-row cache.
         ``max_iter`` caps each solve (None: :func:`default_max_iter`)."""
-        max_iter = resolve_max_iter(max_iter, X.shape[0], self.kernel == "linear")
         return make_backend(self, X, C, self.tol if tol is None else tol, max_iter)
 
     def _start_labels(self, backend, signs, oracle):
