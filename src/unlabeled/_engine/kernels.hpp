@@ -172,28 +172,9 @@ public:
                 for (int64_t s = lo; s < hi; ++s) out[s] = dot_f64_f32(xi, X.x32 + cols[s] * X.d, X.d);
             else
                 for (int64_t s = lo; s < hi; ++s) out[s] = X.dot(i, cols[s]);
-            if (p.type == KernelType::Rbf) {
-                for (int64_t s = lo; s < hi; ++s) out[s] = sqnorm[i] + sqnorm[cols[s]] - 2.0 * out[s];
-                neg_exp_scaled(out + lo, hi - lo, p.gamma);
-            } else if (p.type == KernelType::Poly) {
-                for (int64_t s = lo; s < hi; ++s) out[s] = std::pow(p.gamma * out[s] + p.coef0, p.degree);
-            }
+            finish(i, cols, out, lo, hi);
         };
-#ifdef _OPENMP
-        if (parallel && len * entry_cost >= kParallelWork) {
-            const int nt = p.n_jobs > 0 ? p.n_jobs : omp_get_max_threads();
-#pragma omp parallel num_threads(nt)
-            {
-                const int64_t t = omp_get_thread_num(), T = omp_get_num_threads();
-                block(len * t / T, len * (t + 1) / T);
-            }
-        } else {
-            block(0, len);
-        }
-#else
-        (void)parallel;
-        block(0, len);
-#endif
+        split(len, parallel && len * entry_cost >= kParallelWork, block);
         if (X.sparse) X.unscatter(i, buf.data());
     }
 
@@ -208,28 +189,9 @@ public:
                 for (int r = 0; r < k; ++r)
                     outs[r][s] = w ? dot_f64_f32(wide_.data() + r * X.d, X.x32 + cols[s] * X.d, X.d)
                                    : X.dot(is[r], cols[s]);
-            for (int r = 0; r < k; ++r) {
-                double* out = outs[r];
-                if (p.type == KernelType::Rbf) {
-                    for (int64_t s = lo; s < hi; ++s) out[s] = sqnorm[is[r]] + sqnorm[cols[s]] - 2.0 * out[s];
-                    neg_exp_scaled(out + lo, hi - lo, p.gamma);
-                } else if (p.type == KernelType::Poly) {
-                    for (int64_t s = lo; s < hi; ++s) out[s] = std::pow(p.gamma * out[s] + p.coef0, p.degree);
-                }
-            }
+            for (int r = 0; r < k; ++r) finish(is[r], cols, outs[r], lo, hi);
         };
-#ifdef _OPENMP
-        if (len * entry_cost * k >= kParallelWork) {
-            const int nt = p.n_jobs > 0 ? p.n_jobs : omp_get_max_threads();
-#pragma omp parallel num_threads(nt)
-            {
-                const int64_t t = omp_get_thread_num(), T = omp_get_num_threads();
-                block(len * t / T, len * (t + 1) / T);
-            }
-            return;
-        }
-#endif
-        block(0, len);
+        split(len, len * entry_cost * k >= kParallelWork, block);
     }
     bool blockable() const { return !X.sparse && p.type != KernelType::Precomputed; }
 
@@ -244,6 +206,35 @@ private:
     std::vector<double> wide_;   // float32 rows converted to double (row, rows_block)
 
     bool wide32() const { return !X.sparse && X.x32 != nullptr && X.d >= 32; }
+
+    // out[lo, hi): inner products <x_i, x_cols[s]> -> kernel values
+    void finish(int64_t i, const int32_t* cols, double* out, int64_t lo, int64_t hi) const {
+        if (p.type == KernelType::Rbf) {
+            for (int64_t s = lo; s < hi; ++s) out[s] = sqnorm[i] + sqnorm[cols[s]] - 2.0 * out[s];
+            neg_exp_scaled(out + lo, hi - lo, p.gamma);
+        } else if (p.type == KernelType::Poly) {
+            for (int64_t s = lo; s < hi; ++s) out[s] = std::pow(p.gamma * out[s] + p.coef0, p.degree);
+        }
+    }
+
+    // block(lo, hi) over [0, len), split over the threads when `parallel`
+    template <class Fn>
+    void split(int64_t len, bool parallel, Fn&& block) const {
+#ifdef _OPENMP
+        if (parallel) {
+            const int nt = p.n_jobs > 0 ? p.n_jobs : omp_get_max_threads();
+#pragma omp parallel num_threads(nt)
+            {
+                const int64_t t = omp_get_thread_num(), T = omp_get_num_threads();
+                block(len * t / T, len * (t + 1) / T);
+            }
+            return;
+        }
+#else
+        (void)parallel;
+#endif
+        block(0, len);
+    }
     // row i of float32 data as doubles, in slot r of wide_
     const double* widened(int64_t i, int r) {
         if (wide_.size() < static_cast<size_t>((r + 1) * X.d)) wide_.resize(static_cast<size_t>((r + 1) * X.d));
