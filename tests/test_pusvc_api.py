@@ -271,6 +271,50 @@ def test_linear_offset_search_keeps_the_optimum(cd, monkeypatch):
             assert abs(clf.objective_ - ref.objective_) <= rtol * max(1, abs(ref.objective_))
 
 
+def test_linear_offset_search_with_repeated_rows(monkeypatch):
+    """Rows repeated hundreds of times make sum sigma(beta) jump where the copies change
+    state together; the offset search must still end (it crept towards such jumps by ever
+    smaller secant steps) at the optimum of the pair-only path."""
+    rng = np.random.default_rng(3)
+    distinct = rng.integers(0, 4, size=(40, 4)).astype(float)
+    X = distinct[rng.integers(0, 40, 6000)]
+    s = np.zeros(6000, int)
+    s[np.flatnonzero(X[:, 0] + X[:, 1] >= 4)[:80]] = 1
+    monkeypatch.setattr(_pusvc, "_LINEAR_CD", 0)
+    ref = PUSVC(prior=0.3, kernel="linear", tol=1e-8).fit(X, s)
+    monkeypatch.setattr(_pusvc, "_LINEAR_CD", 1)
+    for seed in range(3):
+        clf = PUSVC(prior=0.3, kernel="linear", tol=1e-8, random_state=seed).fit(X, s)
+        assert abs(clf.objective_ - ref.objective_) <= 1e-9 * max(1, abs(ref.objective_))
+
+
+def test_repair_sum_matches_a_full_stable_sort():
+    """repair_sum ranks only the points it moves; the result must equal the definition:
+    walk every point in stable-sorted score order (highest first to raise the sum, lowest
+    first to lower it), each moving as far as its room and the remaining gap allow."""
+
+    def by_definition(sigma, score, target, c2):
+        sigma = np.clip(sigma, 0.0, c2)
+        gap = target - sigma.sum()
+        order = np.argsort(score, kind="stable")
+        for i in order[::-1] if gap > 0 else order:
+            move = min(abs(gap), c2 - sigma[i] if gap > 0 else sigma[i])
+            sigma[i] += move if gap > 0 else -move
+            gap -= move if gap > 0 else -move
+        return sigma
+
+    rng = np.random.default_rng(0)
+    for trial in range(300):
+        n, c2 = int(rng.integers(1, 400)), float(rng.uniform(0.1, 2))
+        score = rng.integers(0, 5, n).astype(float) if trial % 2 else rng.standard_normal(n)
+        sigma = rng.choice([0.0, c2 / 2, c2, c2 / 3], n)
+        target = float(rng.uniform(-0.1, 1.1)) * n * c2
+        got = _starts.repair_sum(sigma, score, target, c2)
+        np.testing.assert_allclose(got, by_definition(sigma.copy(), score, target, c2), atol=1e-12)
+        if 0 <= target <= n * c2:
+            assert abs(got.sum() - target) <= 1e-9 * n * c2
+
+
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_cache_stays_within_its_budget(dtype):
     X, s, prior = make_pu(2, n=2000, d=3, p=40)

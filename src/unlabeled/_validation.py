@@ -261,8 +261,8 @@ def check_gamma(gamma, kernel: str, X) -> float:
     ``ValueError`` that says to pass a number."""
     if isinstance(gamma, str):
         if gamma == "scale":
-            if kernel == "precomputed":
-                return 1.0
+            if kernel in ("precomputed", "linear"):
+                return 1.0  # unused by these kernels; the variance costs a pass over X
             var, sq = _variance(X)
             if np.isfinite(var) and var > _VAR_RTOL * sq:
                 return 1.0 / (X.shape[1] * var)

@@ -296,25 +296,35 @@ void offset_search(const PUProblem& pb, const PUOptions& opt, LinearDual& ld, st
     // tol, and the pair phase takes the last step to tol (tighter polishing cost more in the
     // descent's slow tail than it saved the pairs: 1.0-1.3 s against 1.0-1.7 s at 1M).
     bool polished = false;
-    // S(beta) = sum sigma(beta) is non-decreasing: secant steps, kept inside the bracket
-    // [lo, hi] once one is known (bisection when a step would leave it)
-    double lo = -INF, hi = INF, prev_b = NaN, prev_s = NaN;
+    // S(beta) = sum sigma(beta) is non-decreasing (with jumps where identical points change
+    // state together): secant steps until a bracket [lo, hi] is known, then regula falsi with
+    // the Illinois halving (a plain secant crept towards a jump by ever smaller steps). An
+    // offset within the solve's tolerance of the root is as good as the root: the pairs and
+    // the repair below take the rest.
+    double lo = -INF, hi = INF, r_lo = NaN, r_hi = NaN, prev_b = NaN, prev_r = NaN;
+    int last_side = 0;
     const double enough = std::max(1e-4 * total, pb.c2);
     for (int k = 0; k < 40 && !stopped && !capped(); ++k) {
-        double sum = sum_at(beta, polished ? opt.tol : 4 * opt.tol);
-        if (std::fabs(sum - total) <= enough && !polished) {
+        const double tol = polished ? opt.tol : 4 * opt.tol;
+        double r = sum_at(beta, tol) - total;
+        if (std::fabs(r) <= enough && !polished) {
             polished = true;
-            sum = sum_at(beta, opt.tol);
+            r = sum_at(beta, opt.tol) - total;
         }
-        if (std::fabs(sum - total) <= enough) break;
-        (sum < total ? lo : hi) = beta;
+        if (std::fabs(r) <= enough) break;
+        const int side = r < 0 ? -1 : 1;
+        if (side < 0) { lo = beta; r_lo = r; } else { hi = beta; r_hi = r; }
+        const bool bracket = std::isfinite(lo) && std::isfinite(hi);
+        if (bracket && hi - lo <= std::max(tol, 1e-12 * std::max(1.0, std::fabs(beta)))) break;
+        if (bracket && side == last_side) (side < 0 ? r_hi : r_lo) /= 2;
         double next = NaN;
-        if (std::isfinite(prev_b) && sum != prev_s) next = beta + (total - sum) * (beta - prev_b) / (sum - prev_s);
-        if (!std::isfinite(next)) next = beta + (sum < total ? 0.1 : -0.1);
-        if (std::isfinite(lo) && std::isfinite(hi) && !(next > lo && next < hi)) next = (lo + hi) / 2;
-        if (std::isfinite(lo) && std::isfinite(hi) && hi - lo <= 1e-12 * std::max(1.0, std::fabs(beta))) break;
+        if (bracket) next = lo - r_lo * (hi - lo) / (r_hi - r_lo);
+        else if (std::isfinite(prev_b) && r != prev_r) next = beta - r * (beta - prev_b) / (r - prev_r);
+        if (!std::isfinite(next)) next = beta - side * 0.1;
+        if (bracket && !(next > lo && next < hi)) next = (lo + hi) / 2;
+        last_side = side;
         prev_b = beta;
-        prev_s = sum;
+        prev_r = r;
         beta = next;
     }
     refresh_g();
