@@ -50,7 +50,7 @@ struct LinearDualOptions {
     double tol = 1e-3;           // on the largest projected gradient (box) / pair gap (pairs)
     bool shrinking = true;
     int64_t max_iter = -1;       // coordinate updates or pair steps; < 0: unlimited
-    int max_epochs = 1000;       // solve_box only: passes over all variables
+    int max_epochs = 1000;       // solve_box only
     uint64_t seed = 0;
     ProgressFn progress;
 };
