@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import make_pu
+from sklearn.exceptions import ConvergenceWarning
 
 import unlabeled
 from unlabeled import PUSVC
@@ -953,3 +954,125 @@ def test_ocsvm_start_is_capped(monkeypatch):
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
     assert np.all(np.isfinite(est.decision_function(K)))
+
+
+# ------------------------------------------------ found by the long fuzz run (issue 17, 10000+)
+def _layouts(X):
+    """The same matrix in every layout the input layer accepts."""
+    wide = np.zeros((X.shape[0], 2 * X.shape[1]))
+    wide[:, ::2] = X
+    rows, cols = np.nonzero(X)
+    indptr = np.r_[0, np.cumsum(2 * np.bincount(rows, minlength=X.shape[0]))]
+    dup = sp.csr_matrix(  # each entry twice, as two halves (scipy sums them)
+        (np.repeat(X[rows, cols] / 2, 2), np.repeat(cols, 2), indptr), shape=X.shape
+    )
+    return {
+        "C": np.ascontiguousarray(X), "F": np.asfortranarray(X), "view": wide[:, ::2],
+        "list": X.tolist(), "csr": sp.csr_matrix(X), "csc": sp.csc_matrix(X),
+        "coo": sp.coo_matrix(X), "csr_dup": dup,
+    }  # fmt: skip
+
+
+def test_gamma_scale_is_the_same_number_for_every_layout():
+    """SVMPlus on CSC data differed from its dense fit by 1e-3 at default parameters: sparse
+    X.var() was E[x^2] - E[x]^2 (and a Fortran-ordered X.var() sums in another order), one
+    unit in the last place from the dense value, and that gamma sent SMO along another path
+    to another point within tol. gamma='scale' is now computed to the same bits."""
+    from unlabeled._validation import check_gamma
+
+    rng = np.random.default_rng(3)
+    for X in (
+        rng.normal(size=(38, 1)),
+        np.where(rng.random((30, 4)) < 0.5, 0, rng.normal(size=(30, 4)) + 1e6),
+    ):
+        gammas = {k: check_gamma("scale", "rbf", np.asarray(A) if k == "list" else A)
+                  for k, A in _layouts(X).items()}  # fmt: skip
+        assert len(set(gammas.values())) == 1, gammas
+        assert gammas["C"] == pytest.approx(1 / (X.shape[1] * X.var()), rel=1e-12)
+
+
+def test_svmplus_sparse_fit_equals_dense_fit():
+    """The fuzz case itself (one feature: sparse and dense kernel values are the same bits,
+    so with the same gamma the two fits must be identical)."""
+    from unlabeled import SVMPlus
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(38, 1))
+    y = np.where(X[:, 0] + rng.normal(size=38) > 0, 1, -1)
+    Xs = np.abs(X) + rng.random((38, 1))
+    ref = SVMPlus().fit(X, y, Xs)
+    for name in ("csc", "coo", "F"):
+        est = SVMPlus().fit(_layouts(X)[name], y, Xs)
+        assert est.n_iter_ == ref.n_iter_ and est._gamma == ref._gamma
+        np.testing.assert_array_equal(est.dual_coef_, ref.dual_coef_)
+        np.testing.assert_array_equal(est.intercept_, ref.intercept_)
+
+
+def test_decision_function_is_the_same_for_every_dense_layout(monkeypatch):
+    """RampPU with lam=1e-30 on identical points: a model with coefficients of 2e17 whose
+    decision values cancel to -1 on a C-ordered X gave -16 on the same X in Fortran order
+    (its products rounded differently). Prediction takes dense X in C order, as fit does."""
+    import unlabeled._shared as shared
+    from unlabeled.pu import RampPU
+
+    monkeypatch.setattr(shared, "MIN_DEFAULT_MAX_ITER", 10**4)  # the problem hits its cap
+    X = np.tile(np.random.default_rng(0).normal(size=(1, 4)), (15, 1))
+    s = np.r_[1, 1, 1, np.zeros(12)]
+    with pytest.warns(ConvergenceWarning):
+        est = RampPU(prior=0.4, lam=1e-30, random_state=0).fit(X, s)
+    assert np.abs(est.dual_coef_).max() > 1e10  # the pathological model of the case
+    ref = est.decision_function(X)
+    for name, A in _layouts(X).items():
+        if not sp.issparse(A):
+            np.testing.assert_array_equal(est.decision_function(A), ref, err_msg=name)
+
+
+def _capped_solves(monkeypatch, cap=3):
+    """Every SVM solve of the label-generation backends capped at ``cap`` steps."""
+    from unlabeled import _label_generation
+
+    monkeypatch.setattr(_label_generation, "resolve_max_iter", lambda *a, **k: cap)
+
+
+@pytest.mark.parametrize("name", ["LabeledSVM", "TSVM", "miSVM", "MISVM"])
+def test_inner_svm_solve_at_its_cap_warns(monkeypatch, name):
+    """LabeledSVM(max_iter=10) stopped its solve at the cap without a ConvergenceWarning,
+    and its result then depended on the layout of X (the fuzz case: COO against dense); TSVM,
+    mi-SVM and MI-SVM did not look at their inner solves either. Every one warns now."""
+    from unlabeled import TSVM, LabeledSVM
+    from unlabeled.mil import MISVM, miSVM
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, 1, 0)
+    if name in ("LabeledSVM", "TSVM"):
+        y = np.where(rng.random(40) < 0.5, -1, y)
+        y[:2], y[-2:] = 1, 0
+    est = {"LabeledSVM": LabeledSVM, "TSVM": TSVM, "miSVM": miSVM, "MISVM": MISVM}[name]()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est.fit(X, y)  # converges: no warning
+    if name == "LabeledSVM":
+        est.set_params(max_iter=2)
+    else:
+        _capped_solves(monkeypatch)
+    with pytest.warns(ConvergenceWarning, match=f"^{name} stopped an SVM solve before tol"):
+        est.fit(X, y)
+
+
+def test_search_grid_values_checked_before_the_folds():
+    """PUGridSearchCV with lam=[-1.0] and 2 labeled positives for 5 folds reported the folds
+    (naming n_splits and s), not the bad grid value; grid values are checked first now."""
+    from unlabeled._validation import InvalidParameterError
+    from unlabeled.model_selection import PUGridSearchCV
+
+    X, s = _pu_data()
+    s = np.zeros_like(s)
+    s[:2] = 1
+    for grid, phrase in [({"lam": [-1.0]}, "lam must be >= 1e-30"),
+                         ({"lam": [0.1], "gamma": ["wide"]}, "gamma must be"),
+                         ([{"lam": [0.1]}, {"prior": [1.5]}], "prior must be")]:  # fmt: skip
+        with pytest.raises(InvalidParameterError, match=f"^param_grid: {phrase}"):
+            PUGridSearchCV(PUSVC(prior=0.4), grid, cv=5).fit(X, s)
+    with pytest.raises(ValueError, match="n_splits"):  # a valid grid: the folds come next
+        PUGridSearchCV(PUSVC(prior=0.4), {"lam": [0.1]}, cv=5).fit(X, s)

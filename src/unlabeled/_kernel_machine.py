@@ -354,14 +354,16 @@ class KernelMachine(BaseEstimator):
         if self.kernel == "precomputed":
             # a kernel matrix against the training points: its width is n_train, checked here
             # with a message that says so rather than as a number of features
-            X = check_array(X, dtype=np.float64)
+            X = check_array(X, dtype=np.float64, order="C")
             if X.shape[1] != self.shape_fit_[0]:
                 raise ValueError(
                     f"X must be a kernel matrix of shape (n_test, {self.shape_fit_[0]}) against "
                     f"the training points when kernel='precomputed', got shape {X.shape}"
                 )
             return self._kernel_dot(X, self.support_, coef) + b
-        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
+        # C order, as in fit: a Fortran-ordered or strided X would round its products
+        # differently (by 15 on a model with coefficients of 1e17, RampPU with lam=1e-30)
+        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, order="C", reset=False)
         w = getattr(self, "_coef", None)  # absent from SVMPlus models pickled before 0.2
         if self.kernel == "linear" and w is not None:
             return np.asarray(X @ w[0], dtype=np.float64).ravel() + b

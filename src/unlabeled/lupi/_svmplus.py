@@ -467,7 +467,7 @@ class SVMPlus(KernelClassifier):
         decision_function : ``h(x)``, on the ordinary features.
         """
         check_is_fitted(self)
-        Xs = check_array(X_star, accept_sparse="csr", dtype=_DTYPES, input_name="X_star")
+        Xs = check_array(X_star, accept_sparse="csr", dtype=_DTYPES, order="C", input_name="X_star")
         if Xs.shape[1] != self.n_features_star_in_:
             raise ValueError(
                 f"X_star has {Xs.shape[1]} features, but SVMPlus was fitted with "
