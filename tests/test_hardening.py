@@ -492,6 +492,10 @@ HANGS = [  # each ran past 60 s on 100 points before the default cap (0.01 s nor
     ("PUSVC", {"kernel": "poly", "gamma": 1e4}, 1.0),
     ("SVMPlus", {"tol": 1e-300}, 1.0),
     ("SVMPlus", {"gamma_plus": 1e-12}, 1.0),
+    # the rest of the issue's list (audit)
+    ("PUSVC", {"tol": 1e-300, "solver": "usmo"}, 1.0),
+    ("PUSVC", {"kernel": "poly", "degree": 50, "coef0": 10.0}, 1.0),
+    ("SVMPlus", {"tol": 1e-300, "solver": "gsmo"}, 1.0),
 ]
 
 
@@ -1076,3 +1080,175 @@ def test_search_grid_values_checked_before_the_folds():
             PUGridSearchCV(PUSVC(prior=0.4), grid, cv=5).fit(X, s)
     with pytest.raises(ValueError, match="n_splits"):  # a valid grid: the folds come next
         PUGridSearchCV(PUSVC(prior=0.4), {"lam": [0.1]}, cv=5).fit(X, s)
+
+
+# ------------------------------------------------ the audit of issue 17's findings: the rest
+def _dup_estimators():
+    from unlabeled import SVMPlus
+    from unlabeled.pu import DoubleHingeQP, RampPU, USMOInit, priors
+
+    pu = {"prior": 0.4}
+    return {
+        # tight tolerances: sparse and dense kernel values round differently, and a solver
+        # stopped at tol=1e-3 may stop elsewhere (by 4e-4 for RampPU); the duplicates made
+        # differences of up to 1.6
+        "PUSVC": lambda: PUSVC(**pu, tol=1e-9, n_jobs=1, random_state=0),
+        "PUSVC-linear": lambda: PUSVC(**pu, kernel="linear", tol=1e-9, n_jobs=1),
+        "USMOInit": lambda: USMOInit(**pu),
+        "RampPU": lambda: RampPU(**pu, tol=1e-9, random_state=0, init="zero"),
+        "SVMPlus": lambda: SVMPlus(tol=1e-9),
+        "DoubleHingeQP": lambda: DoubleHingeQP(**pu),
+        "KM1": lambda: priors.KM1(random_state=0),
+        "KM2": lambda: priors.KM2(random_state=0),
+        "PenalizedL1": lambda: priors.PenalizedL1(random_state=0),
+    }
+
+
+def _fit_output(name, est, X, s):
+    if name == "SVMPlus":
+        y = np.where(s == 1, 1, -1)
+        return est.fit(X, y, np.arange(len(s), dtype=float)[:, None] % 3).decision_function(X)
+    est.fit(X, s)
+    return np.array([est.prior_]) if name.startswith(("KM", "Pen")) else est.decision_function(X)
+
+
+@pytest.mark.parametrize("name", list(_dup_estimators()))
+def test_duplicate_and_unsorted_sparse_entries_read_as_scipy_sums_them(name):
+    """Finding 2 (decision values off by up to 1.6 against the dense fit, and the linear
+    kernel never returned) and finding 3 (the caller's CSR sorted in place), for every
+    estimator the issue lists: a CSR matrix holding each entry twice, as two halves in
+    shuffled order, gives the dense fit and is left as it was."""
+    if name in ("RampPU", "SVMPlus", "DoubleHingeQP"):
+        pytest.importorskip("clarabel")
+    X, s = _pu_data()
+    X = np.round(X, 3)  # halves exact
+    dup = _layouts(X)["csr_dup"]
+    perm = np.random.default_rng(0).permutation(dup.nnz)
+    for r in range(X.shape[0]):  # shuffle each row's entries: unsorted indices
+        lo, hi = dup.indptr[r], dup.indptr[r + 1]
+        order = lo + np.argsort(perm[lo:hi])
+        dup.indices[lo:hi], dup.data[lo:hi] = dup.indices[order], dup.data[order]
+    dup.has_sorted_indices = False
+    before = [a.copy() for a in (dup.data, dup.indices, dup.indptr)]
+    make = _dup_estimators()[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        out, ref = _fit_output(name, make(), dup, s), _fit_output(name, make(), X, s)
+    np.testing.assert_allclose(out, ref, rtol=1e-6, atol=1e-6 * (1 + np.abs(ref).max()))
+    assert all(
+        np.array_equal(a, b)
+        for a, b in zip(before, (dup.data, dup.indices, dup.indptr), strict=True)
+    )
+    assert not dup.has_sorted_indices
+
+
+def test_search_leaves_an_unsorted_csr_as_it_was():
+    """Finding 3 for PUGridSearchCV (it indexed the caller's matrix, sorting it in place)."""
+    from unlabeled.model_selection import PUGridSearchCV
+
+    X, s = _pu_data()
+    M = sp.csr_matrix(X)
+    for r in range(M.shape[0]):
+        lo, hi = M.indptr[r], M.indptr[r + 1]
+        M.indices[lo:hi], M.data[lo:hi] = M.indices[lo:hi][::-1].copy(), M.data[lo:hi][::-1].copy()
+    M.has_sorted_indices = False
+    before = [a.copy() for a in (M.data, M.indices, M.indptr)]
+    search = PUGridSearchCV(PUSVC(prior=0.4, n_jobs=1), {"lam": [0.1, 0.01]}, cv=2).fit(M, s)
+    assert all(
+        np.array_equal(a, b) for a, b in zip(before, (M.data, M.indices, M.indptr), strict=True)
+    )
+    assert not M.has_sorted_indices
+    ref = PUGridSearchCV(PUSVC(prior=0.4, n_jobs=1), {"lam": [0.1, 0.01]}, cv=2).fit(X, s)
+    assert search.best_params_ == ref.best_params_
+
+
+def test_column_indices_past_32_bits():
+    """Finding 2: column indices of 2**31 or more were cast to int32 unchecked. The kernel
+    solvers renumber the columns in use (the fit equals the fit on the compact matrix); the
+    linear solvers, whose w has one entry per column, refuse X naming the 32-bit limit."""
+    X, s = _pu_data()
+    wide = 2**31 + 10
+    rows, cols = np.nonzero(X)
+    Xc = np.c_[X, np.r_[1.0, np.zeros(len(s) - 1)]]
+    W = sp.csr_matrix(
+        (np.r_[X[rows, cols], 1.0], (np.r_[rows, 0], np.r_[cols, wide - 3])), shape=(len(s), wide)
+    )
+    a = PUSVC(prior=0.4, gamma=0.3, n_jobs=1, random_state=0).fit(W, s)
+    b = PUSVC(prior=0.4, gamma=0.3, n_jobs=1, random_state=0).fit(Xc, s)
+    np.testing.assert_allclose(a.decision_function(W), b.decision_function(Xc), atol=1e-9)
+    with pytest.raises(ValueError, match=r"X has 2147483658 columns.*32-bit"):
+        PUSVC(prior=0.4, kernel="linear", n_jobs=1).fit(W, s)
+
+
+def test_sparse_data_with_one_huge_feature_index_stays_small():
+    """Finding 6: a 151-line svmlight file with one feature index of 1e8 took 2.5 GB: the
+    engine's scatter buffer (one double per column, 800 MB) and scipy's A @ B.T (an index
+    array per column of B, 400 MB) were sized by n_features. Run in a fresh process to read
+    its peak memory."""
+    code = """if True:
+        import resource, warnings
+        import numpy as np, scipy.sparse as sp
+        from unlabeled import PUSVC, SVMPlus, LabeledSVM
+        from unlabeled.pu import RampPU
+        warnings.simplefilter("ignore")
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(60, 3)); s = np.r_[np.ones(10), np.zeros(50)]
+        rows, cols = np.nonzero(X)
+        W = sp.csr_matrix((np.r_[X[rows, cols], 1.0], (np.r_[rows, 0], np.r_[cols, 10**8 - 1])),
+                          shape=(60, 10**8))
+        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        y = np.where(X[:, 0] > 0, 1, -1)
+        PUSVC(prior=0.4, n_jobs=1).fit(W, s).decision_function(W)
+        RampPU(prior=0.4).fit(W, s).decision_function(W)
+        SVMPlus().fit(W, y, X[:, :1]).decision_function(W)
+        LabeledSVM().fit(W, np.where(rng.random(60) < 0.5, -1, (y > 0).astype(int)))
+        print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024)
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert float(out.stdout.split()[-1]) < 100, out.stdout  # MB; 900 before
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fortran_ordered_gram_matrix_is_not_copied(dtype):
+    """Finding 6: a Fortran-ordered precomputed Gram matrix was copied in full (to C order,
+    and float32 twice). A symmetric one is used as its transpose; float32 is converted once
+    (the engine reads float64). Same fit as on the C-ordered float64 matrix."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    P = rng.normal(size=(400, 3))
+    s = (rng.random(400) < 0.2).astype(int)
+    sq = np.einsum("ij,ij->i", P, P)
+    K = np.exp(-np.maximum(sq[:, None] + sq[None] - 2 * P @ P.T, 0) / 3)
+    K = ((K + K.T) / 2).astype(dtype)
+    G = np.asfortranarray(K)
+    tracemalloc.start()
+    try:
+        est = PUSVC(prior=0.4, kernel="precomputed", n_jobs=1, random_state=0).fit(G, s)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    copies = 0 if dtype == np.float64 else 1  # float64 copies of K
+    assert peak < (copies + 0.25) * K.size * 8, peak / (K.size * 8)
+    ref = PUSVC(prior=0.4, kernel="precomputed", n_jobs=1, random_state=0)
+    ref.fit(np.ascontiguousarray(K, dtype=np.float64), s)
+    np.testing.assert_array_equal(est.decision_function(K), ref.decision_function(K))
+
+
+def test_mil_wellsvm_start_svm_is_capped(monkeypatch):
+    """Found once the fuzz suite really built mil.WellSVM (its target passed the parameter
+    dict as C1, so every case was refused): the start's SVM ran with the engine's -1, no cap,
+    and with C2=1e12 on 21 instances it ran for ever. It stops at the default cap, warned."""
+    import unlabeled._shared as shared
+    from unlabeled.mil import WellSVM
+
+    monkeypatch.setattr(shared, "MIN_DEFAULT_MAX_ITER", 20_000)
+    rng = np.random.default_rng(160)
+    X = np.c_[np.full(21, 7.0), rng.normal(size=21)]
+    y = np.where(rng.random(21) < 0.6, 1, -1)
+    y[:2], y[-2:] = 1, -1
+    from test_fuzz import time_limit
+
+    with pytest.warns(ConvergenceWarning, match=r"WellSVM \(the start's SVM\) stopped after"):
+        with time_limit(20):  # 0.1 s now
+            WellSVM(C1=1e-12, C2=1e12).fit(X, y)

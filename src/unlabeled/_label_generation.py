@@ -96,7 +96,9 @@ class KernelBackend:
 
     def __init__(self, X, spec: KernelSpec, C, cache_bytes: float, tol: float, max_iter=-1):
         _init_counts(self, X, C, tol, max_iter, linear=False)
-        self.rows = KernelRows(as_data(X), spec, np.arange(self.n, dtype=np.int32), cache_bytes)
+        self.rows = KernelRows(
+            as_data(X, compress_columns=True), spec, np.arange(self.n, dtype=np.int32), cache_bytes
+        )
         self.vp = np.arange(self.n, dtype=np.int64)
 
     def solve(self, Y, mu, alpha0):

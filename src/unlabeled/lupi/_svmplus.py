@@ -335,8 +335,8 @@ class SVMPlus(KernelClassifier):
             for k, g in ((self.kernel, self._gamma), (self.kernel_plus, self._gamma_star))
         ]
         res = _engine.solve_svmplus(
-            engine_data(X),
-            engine_data(Z),
+            engine_data(X, self.kernel),
+            engine_data(Z, self.kernel_plus),
             y=y_pm,
             kernel=spec[0],
             kernel_star=spec[1],

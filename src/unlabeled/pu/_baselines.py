@@ -187,7 +187,7 @@ class USMOInit(KernelPUModel):
         )
         # zero iterations of the engine: the decision values and the offset of this start
         res = _engine.solve_pu(
-            engine_data(X),
+            engine_data(X, self.kernel),
             **_engine_kernel(self, 200, None),
             pos=pos,
             unl=unl,
@@ -299,7 +299,7 @@ class RampPU(KernelPUModel):
         rows = None
         if self.inner_solver == "smo":  # one row cache for every convex step
             rows = _engine.KernelRows(
-                engine_data(X),
+                engine_data(X, self.kernel),
                 rows=np.arange(m, dtype=np.int32),
                 **_engine_kernel(self, self.cache_size, None),
             )
