@@ -357,14 +357,14 @@ TARGETS = [
             "n_components": [1, 2],
             "lam": [0.0, 1.0, 1e6],
             "learning_rate": [1e-6, 1e-3, 1.0],
-            "batch_size": [1, 1000],
+            "batch_size": [2, 1000],  # (documented: >= 2)
         },
         {
             "n_components": [0, 1.5],
             "lam": [-1.0, np.nan],
             "learning_rate": [0.0, np.inf],
             "max_iter": [0],
-            "batch_size": [0],
+            "batch_size": [0, 1],
         },
         layouts=[lay for lay in LAYOUTS if lay not in SPARSE],
         needs="torch",
@@ -468,7 +468,7 @@ def _search_target():
 
     return Target(
         "PUGridSearchCV", make, "pu", _decision,
-        {"cv": [2, 3], "lam": [[1e-30, 1.0], [1e12]], "scoring": [None, "pu_accuracy"]},
+        {"cv": [2, 3], "lam": [[1e-30, 1.0], [1e12]], "scoring": [None, "pu-accuracy", "lee-liu"]},
         {"cv": [1, 0, 2.5], "lam": [[-1.0], ["x"], [1e-300, 1.0]], "scoring": ["nonsense"],
          "n_jobs": [0]},
         n=(16, 40),
