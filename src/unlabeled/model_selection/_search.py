@@ -106,9 +106,12 @@ def _check_candidate_values(estimator, candidates) -> None:
     """Check every candidate's values as its estimator's ``fit`` would, before any split or
     fit: a bad grid value (``lam=-1``) is reported naming its parameter, not as whatever the
     first fold's fit or the splitter would stumble on. Uses the estimator's own parameter
-    check (``_validate_params``, which the library's estimators and scikit-learn's have)."""
+    check (``_validate_params`` against ``_parameter_constraints``, which the library's
+    estimators and scikit-learn's have; others are checked by their ``fit``)."""
     base = clone(estimator)
-    if not callable(getattr(base, "_validate_params", None)):
+    if not hasattr(base, "_parameter_constraints") or not callable(
+        getattr(base, "_validate_params", None)
+    ):
         return
     for params in candidates:
         try:
