@@ -1252,3 +1252,29 @@ def test_mil_wellsvm_start_svm_is_capped(monkeypatch):
     with pytest.warns(ConvergenceWarning, match=r"WellSVM \(the start's SVM\) stopped after"):
         with time_limit(20):  # 0.1 s now
             WellSVM(C1=1e-12, C2=1e12).fit(X, y)
+
+
+def test_dense_qp_under_an_address_space_limit_raises_instead_of_aborting():
+    """Finding 6: DoubleHingeQP under a memory limit (ulimit -v) aborted the process
+    ("memory allocation of 23609048 bytes failed" in Clarabel) instead of raising
+    MemoryError: max_memory (4 GB) was its only bound. The memory the process may still get
+    (address-space and cgroup limits included) bounds it too now."""
+    pytest.importorskip("clarabel")
+    code = """if True:
+        import resource
+        import numpy as np
+        from unlabeled.pu import DoubleHingeQP
+        with open("/proc/self/status") as fh:
+            vm = next(int(l.split()[1]) * 1024 for l in fh if l.startswith("VmSize:"))
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(3000, 3)); s = (rng.random(3000) < 0.2).astype(int)
+        resource.setrlimit(resource.RLIMIT_AS, (vm + 400 * 2**20, vm + 400 * 2**20))
+        try:
+            DoubleHingeQP(prior=0.4).fit(X, s)  # needs about 600 MB
+        except MemoryError as exc:
+            print("refused:", exc)
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-500:]
+    assert "refused: DoubleHingeQP needs a dense QP for 3,000 points" in out.stdout
+    assert "of memory available; use PUSVC" in out.stdout
