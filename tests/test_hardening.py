@@ -1278,3 +1278,17 @@ def test_dense_qp_under_an_address_space_limit_raises_instead_of_aborting():
     assert out.returncode == 0, out.stderr[-500:]
     assert "refused: DoubleHingeQP needs a dense QP for 3,000 points" in out.stdout
     assert "of memory available; use PUSVC" in out.stdout
+
+
+def test_ramp_pu_tolerance_below_rounding_stops_at_the_cap(monkeypatch):
+    """Finding 4 (the rest of the hang list): RampPU with tol=1e-300 ran past 60 s; each
+    convex step's SMO stops at the default cap, warned, and the model is finite."""
+    pytest.importorskip("clarabel")
+    import unlabeled._shared as shared
+    from unlabeled.pu import RampPU
+
+    monkeypatch.setattr(shared, "MIN_DEFAULT_MAX_ITER", 20_000)
+    X, s, _ = make_pu(0, n=80, d=3, p=20)
+    with pytest.warns(ConvergenceWarning, match=r"RampPU \(a convex step's SMO\) stopped after"):
+        est = RampPU(prior=0.4, tol=1e-300, max_cccp_iter=2, random_state=0).fit(X, s)
+    assert np.all(np.isfinite(est.decision_function(X)))
