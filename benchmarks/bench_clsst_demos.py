@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common as bench  # noqa: E402
 from _clsst_common import (  # noqa: E402
     DEMOS,
     METHODS,
@@ -44,7 +45,6 @@ from _clsst_common import (  # noqa: E402
     scores,
 )
 
-import _common as bench  # noqa: E402
 from unlabeled.ssl import CLSST  # noqa: E402
 
 SETS = ("Atom", "Chainlink", "Ring", "Spiral", "CAKE", "TOES")

@@ -37,9 +37,9 @@ from sklearn.metrics import normalized_mutual_info_score as nmi
 from sklearn.model_selection import StratifiedKFold
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common as bench  # noqa: E402
 from _clsst_common import draw_labels, load, run_inductive, run_method  # noqa: E402
 
-import _common as bench  # noqa: E402
 from unlabeled.ssl import CLSST  # noqa: E402
 
 SETS = ("G50C", "CAKE", "TOES", "IRIS", "DIGITS")

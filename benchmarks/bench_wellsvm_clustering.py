@@ -52,9 +52,9 @@ C_REDUCED = [0.1, 1.0, 10.0]
 # Table 11 on the 12 sets we have: KM, KKM, NC, IterSVR, CPMMC, WellSVM
 PAPER = {
     name: tuple(map(float, vals))
-    for name, *vals in bench.paper_tables(Path(__file__).parent / "bench_wellsvm_clustering_paper.txt")[
-        "table11"
-    ]
+    for name, *vals in bench.paper_tables(
+        Path(__file__).parent / "bench_wellsvm_clustering_paper.txt"
+    )["table11"]
 }
 PAPER_METHODS = ["KM", "KKM", "NC", "IterSVR", "CPMMC", "WellSVM"]
 # WellSVM as published (ties="positive", no offset), with our offset="balance", and with

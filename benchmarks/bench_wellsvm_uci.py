@@ -51,7 +51,9 @@ VARIANTS = ["WellSVM+refine", "WellSVM+alignment"]
 # The paper's Tables 2 (5%) and 3 (10%) on the 12 sets we have: SVM, TSVM, LapSVM, USVM, WellSVM
 PAPER = {
     float(frac): {name: tuple(map(float, vals)) for name, *vals in rows}
-    for frac, rows in bench.paper_tables(Path(__file__).parent / "bench_wellsvm_uci_paper.txt").items()
+    for frac, rows in bench.paper_tables(
+        Path(__file__).parent / "bench_wellsvm_uci_paper.txt"
+    ).items()
 }
 PAPER_METHODS = ["SVM", "TSVM", "LapSVM", "USVM", "WellSVM"]
 
