@@ -286,6 +286,7 @@ def plot_panels(
     fig, axes = plt.subplots(
         len(ys), len(panels), figsize=(5.5 * len(panels), 4.2 * len(ys)), squeeze=False
     )
+    methods = sorted({r[method_key] for r in rows if r["status"] == "ok"})  # a colour each
     for col, value in enumerate(panels):
         mine = [r for r in rows if key(r) == value and r["status"] == "ok"]
         for method in sorted({r[method_key] for r in mine}):
@@ -293,7 +294,8 @@ def plot_panels(
                 xy = [(r[x], r[y]) for r in mine if r[method_key] == method and y in r]
                 if xy:
                     draw = getattr(axes[row, col], scale)
-                    draw(*zip(*xy, strict=True), "o-", label=label(method, xy))
+                    colour = f"C{methods.index(method) % 10}"
+                    draw(*zip(*xy, strict=True), "o-", color=colour, label=label(method, xy))
         axes[0, col].set_title(title(value))
         for row, (_, ylabel, _) in enumerate(ys):
             ax = axes[row, col]

@@ -51,12 +51,9 @@ def child(method: str, n: int) -> None:
 
 
 def main():
+    quick = "a smoke run: n = 1000, 10000"
     ap = bench.parser(
-        __doc__,
-        child_nargs=2,
-        time_limit=1200.0,
-        limit_aliases=("--limit",),
-        quick="a smoke run: n = 1000, 10000",
+        __doc__, child_nargs=2, time_limit=1200.0, limit_aliases=("--limit",), quick=quick
     )
     ap.add_argument("--sizes", default=SIZES, help=f"comma-separated n ({SIZES})")
     ap.add_argument("--methods", default="CLSST,LabelSpreading(knn)")

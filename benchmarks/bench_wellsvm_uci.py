@@ -175,7 +175,8 @@ def main():
         print(f"{rate:.2f} {name:15s} " + " ".join(f"{m} {a:.3f}" for m, a in acc.items()),
               flush=True)  # fmt: skip
         done = [s for s in order if all((r, s) in results for r in args.rates)]
-        write_report(results, args, done)
+        if done:  # no table (and no plot: matplotlib refuses an empty log axis) before
+            write_report(results, args, done)
 
 
 def write_report(results, args, done):
