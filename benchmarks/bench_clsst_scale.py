@@ -15,6 +15,7 @@ Writes benchmarks/results/clsst_scale{--tag}.md and .png (``--quick``: clsst_sca
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import _common as bench
@@ -57,8 +58,12 @@ def main():
     )
     ap.add_argument("--sizes", default=SIZES, help=f"comma-separated n ({SIZES})")
     ap.add_argument("--methods", default="CLSST,LabelSpreading(knn)")
-    ap.add_argument("--tag", default="", help="suffix of the result files")
-    args = ap.parse_args()
+    ap.add_argument("--tag", default="", help="suffix of the result files (e.g. -1m)")
+    argv = sys.argv[1:]
+    if "--tag" in argv[:-1]:  # "--tag -1m", as the results files quote it: one option
+        i = argv.index("--tag")
+        argv[i : i + 2] = [f"--tag={argv[i + 1]}"]
+    args = ap.parse_args(argv)
     if args.child:
         child(args.child[0], int(args.child[1]))
         return
