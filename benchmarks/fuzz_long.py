@@ -5,13 +5,14 @@ module's docstring), each under the test's time limit; the contract is the test'
 Markdown summary (outcomes per estimator, every failure with its reproducer) to
 ``benchmarks/results/fuzz_long.md``.
 
-    python benchmarks/fuzz_long.py --cases 1200          # 17 targets x 1200 = 20,400 cases
+    python benchmarks/fuzz_long.py --cases 1100          # 23 targets x 1100 = 25,300 cases
     python benchmarks/fuzz_long.py --quick               # smoke: 3 cases per estimator
 
 The seeds of the test suite are 0..13; this run starts after them (``--first``), so it adds
 cases rather than repeating them. A failure is reproduced with
-``tests/test_fuzz.py::check_case(TARGET, SEED)``. ``--out`` is the results folder (the older
-``--out FILE.md`` still works).
+``tests/test_fuzz.py::check_case(TARGET, SEED)``; the case a seed draws depends on its
+target's position in ``TARGETS``, so a reproducer holds for the list of the run that found it.
+``--out`` is the results folder (the older ``--out FILE.md`` still works).
 """
 
 from __future__ import annotations

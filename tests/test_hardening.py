@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import make_pu
+from sklearn.exceptions import ConvergenceWarning
 
 import unlabeled
 from unlabeled import PUSVC
@@ -491,6 +492,10 @@ HANGS = [  # each ran past 60 s on 100 points before the default cap (0.01 s nor
     ("PUSVC", {"kernel": "poly", "gamma": 1e4}, 1.0),
     ("SVMPlus", {"tol": 1e-300}, 1.0),
     ("SVMPlus", {"gamma_plus": 1e-12}, 1.0),
+    # the rest of the issue's list (audit)
+    ("PUSVC", {"tol": 1e-300, "solver": "usmo"}, 1.0),
+    ("PUSVC", {"kernel": "poly", "degree": 50, "coef0": 10.0}, 1.0),
+    ("SVMPlus", {"tol": 1e-300, "solver": "gsmo"}, 1.0),
 ]
 
 
@@ -953,3 +958,337 @@ def test_ocsvm_start_is_capped(monkeypatch):
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
     assert np.all(np.isfinite(est.decision_function(K)))
+
+
+# ------------------------------------------------ found by the long fuzz run (issue 17, 10000+)
+def _layouts(X):
+    """The same matrix in every layout the input layer accepts."""
+    wide = np.zeros((X.shape[0], 2 * X.shape[1]))
+    wide[:, ::2] = X
+    rows, cols = np.nonzero(X)
+    indptr = np.r_[0, np.cumsum(2 * np.bincount(rows, minlength=X.shape[0]))]
+    dup = sp.csr_matrix(  # each entry twice, as two halves (scipy sums them)
+        (np.repeat(X[rows, cols] / 2, 2), np.repeat(cols, 2), indptr), shape=X.shape
+    )
+    return {
+        "C": np.ascontiguousarray(X), "F": np.asfortranarray(X), "view": wide[:, ::2],
+        "list": X.tolist(), "csr": sp.csr_matrix(X), "csc": sp.csc_matrix(X),
+        "coo": sp.coo_matrix(X), "csr_dup": dup,
+    }  # fmt: skip
+
+
+def test_gamma_scale_is_the_same_number_for_every_layout():
+    """SVMPlus on CSC data differed from its dense fit by 1e-3 at default parameters: sparse
+    X.var() was E[x^2] - E[x]^2 (and a Fortran-ordered X.var() sums in another order), one
+    unit in the last place from the dense value, and that gamma sent SMO along another path
+    to another point within tol. gamma='scale' is now computed to the same bits."""
+    from unlabeled._validation import check_gamma
+
+    rng = np.random.default_rng(3)
+    for X in (
+        rng.normal(size=(38, 1)),
+        np.where(rng.random((30, 4)) < 0.5, 0, rng.normal(size=(30, 4)) + 1e6),
+    ):
+        gammas = {k: check_gamma("scale", "rbf", np.asarray(A) if k == "list" else A)
+                  for k, A in _layouts(X).items()}  # fmt: skip
+        assert len(set(gammas.values())) == 1, gammas
+        assert gammas["C"] == pytest.approx(1 / (X.shape[1] * X.var()), rel=1e-12)
+
+
+def test_svmplus_sparse_fit_equals_dense_fit():
+    """The fuzz case itself (one feature: sparse and dense kernel values are the same bits,
+    so with the same gamma the two fits must be identical)."""
+    from unlabeled import SVMPlus
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(38, 1))
+    y = np.where(X[:, 0] + rng.normal(size=38) > 0, 1, -1)
+    Xs = np.abs(X) + rng.random((38, 1))
+    ref = SVMPlus().fit(X, y, Xs)
+    for name in ("csc", "coo", "F"):
+        est = SVMPlus().fit(_layouts(X)[name], y, Xs)
+        assert est.n_iter_ == ref.n_iter_ and est._gamma == ref._gamma
+        np.testing.assert_array_equal(est.dual_coef_, ref.dual_coef_)
+        np.testing.assert_array_equal(est.intercept_, ref.intercept_)
+
+
+def test_decision_function_is_the_same_for_every_dense_layout(monkeypatch):
+    """RampPU with lam=1e-30 on identical points: a model with coefficients of 2e17 whose
+    decision values cancel to -1 on a C-ordered X gave -16 on the same X in Fortran order
+    (its products rounded differently). Prediction takes dense X in C order, as fit does."""
+    import unlabeled._shared as shared
+    from unlabeled.pu import RampPU
+
+    monkeypatch.setattr(shared, "MIN_DEFAULT_MAX_ITER", 10**4)  # the problem hits its cap
+    X = np.tile(np.random.default_rng(0).normal(size=(1, 4)), (15, 1))
+    s = np.r_[1, 1, 1, np.zeros(12)]
+    with pytest.warns(ConvergenceWarning):
+        est = RampPU(prior=0.4, lam=1e-30, random_state=0).fit(X, s)
+    assert np.abs(est.dual_coef_).max() > 1e10  # the pathological model of the case
+    ref = est.decision_function(X)
+    for name, A in _layouts(X).items():
+        if not sp.issparse(A):
+            np.testing.assert_array_equal(est.decision_function(A), ref, err_msg=name)
+
+
+def _capped_solves(monkeypatch, cap=3):
+    """Every SVM solve of the label-generation backends capped at ``cap`` steps."""
+    from unlabeled import _label_generation
+
+    monkeypatch.setattr(_label_generation, "resolve_max_iter", lambda *a, **k: cap)
+
+
+@pytest.mark.parametrize("name", ["LabeledSVM", "TSVM", "miSVM", "MISVM"])
+def test_inner_svm_solve_at_its_cap_warns(monkeypatch, name):
+    """LabeledSVM(max_iter=10) stopped its solve at the cap without a ConvergenceWarning,
+    and its result then depended on the layout of X (the fuzz case: COO against dense); TSVM,
+    mi-SVM and MI-SVM did not look at their inner solves either. Every one warns now."""
+    from unlabeled import TSVM, LabeledSVM
+    from unlabeled.mil import MISVM, miSVM
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, 1, 0)
+    if name in ("LabeledSVM", "TSVM"):
+        y = np.where(rng.random(40) < 0.5, -1, y)
+        y[:2], y[-2:] = 1, 0
+    est = {"LabeledSVM": LabeledSVM, "TSVM": TSVM, "miSVM": miSVM, "MISVM": MISVM}[name]()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est.fit(X, y)  # converges: no warning
+    if name == "LabeledSVM":
+        est.set_params(max_iter=2)
+    else:
+        _capped_solves(monkeypatch)
+    with pytest.warns(ConvergenceWarning, match=f"^{name} stopped an SVM solve before tol"):
+        est.fit(X, y)
+
+
+def test_search_grid_values_checked_before_the_folds():
+    """PUGridSearchCV with lam=[-1.0] and 2 labeled positives for 5 folds reported the folds
+    (naming n_splits and s), not the bad grid value; grid values are checked first now."""
+    from unlabeled._validation import InvalidParameterError
+    from unlabeled.model_selection import PUGridSearchCV
+
+    X, s = _pu_data()
+    s = np.zeros_like(s)
+    s[:2] = 1
+    for grid, phrase in [({"lam": [-1.0]}, "lam must be >= 1e-30"),
+                         ({"lam": [0.1], "gamma": ["wide"]}, "gamma must be"),
+                         ([{"lam": [0.1]}, {"prior": [1.5]}], "prior must be")]:  # fmt: skip
+        with pytest.raises(InvalidParameterError, match=f"^param_grid: {phrase}"):
+            PUGridSearchCV(PUSVC(prior=0.4), grid, cv=5).fit(X, s)
+    with pytest.raises(ValueError, match="n_splits"):  # a valid grid: the folds come next
+        PUGridSearchCV(PUSVC(prior=0.4), {"lam": [0.1]}, cv=5).fit(X, s)
+
+
+# ------------------------------------------------ the audit of issue 17's findings: the rest
+def _dup_estimators():
+    from unlabeled import SVMPlus
+    from unlabeled.pu import DoubleHingeQP, RampPU, USMOInit, priors
+
+    pu = {"prior": 0.4}
+    return {
+        # tight tolerances: sparse and dense kernel values round differently, and a solver
+        # stopped at tol=1e-3 may stop elsewhere (by 4e-4 for RampPU); the duplicates made
+        # differences of up to 1.6
+        "PUSVC": lambda: PUSVC(**pu, tol=1e-9, n_jobs=1, random_state=0),
+        "PUSVC-linear": lambda: PUSVC(**pu, kernel="linear", tol=1e-9, n_jobs=1),
+        "USMOInit": lambda: USMOInit(**pu),
+        "RampPU": lambda: RampPU(**pu, tol=1e-9, random_state=0, init="zero"),
+        "SVMPlus": lambda: SVMPlus(tol=1e-9),
+        "DoubleHingeQP": lambda: DoubleHingeQP(**pu),
+        "KM1": lambda: priors.KM1(random_state=0),
+        "KM2": lambda: priors.KM2(random_state=0),
+        "PenalizedL1": lambda: priors.PenalizedL1(random_state=0),
+    }
+
+
+def _fit_output(name, est, X, s):
+    if name == "SVMPlus":
+        y = np.where(s == 1, 1, -1)
+        return est.fit(X, y, np.arange(len(s), dtype=float)[:, None] % 3).decision_function(X)
+    est.fit(X, s)
+    return np.array([est.prior_]) if name.startswith(("KM", "Pen")) else est.decision_function(X)
+
+
+@pytest.mark.parametrize("name", list(_dup_estimators()))
+def test_duplicate_and_unsorted_sparse_entries_read_as_scipy_sums_them(name):
+    """Finding 2 (decision values off by up to 1.6 against the dense fit, and the linear
+    kernel never returned) and finding 3 (the caller's CSR sorted in place), for every
+    estimator the issue lists: a CSR matrix holding each entry twice, as two halves in
+    shuffled order, gives the dense fit and is left as it was."""
+    if name in ("RampPU", "SVMPlus", "DoubleHingeQP"):
+        pytest.importorskip("clarabel")
+    X, s = _pu_data()
+    X = np.round(X, 3)  # halves exact
+    dup = _layouts(X)["csr_dup"]
+    perm = np.random.default_rng(0).permutation(dup.nnz)
+    for r in range(X.shape[0]):  # shuffle each row's entries: unsorted indices
+        lo, hi = dup.indptr[r], dup.indptr[r + 1]
+        order = lo + np.argsort(perm[lo:hi])
+        dup.indices[lo:hi], dup.data[lo:hi] = dup.indices[order], dup.data[order]
+    dup.has_sorted_indices = False
+    before = [a.copy() for a in (dup.data, dup.indices, dup.indptr)]
+    make = _dup_estimators()[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        out, ref = _fit_output(name, make(), dup, s), _fit_output(name, make(), X, s)
+    np.testing.assert_allclose(out, ref, rtol=1e-6, atol=1e-6 * (1 + np.abs(ref).max()))
+    assert all(
+        np.array_equal(a, b)
+        for a, b in zip(before, (dup.data, dup.indices, dup.indptr), strict=True)
+    )
+    assert not dup.has_sorted_indices
+
+
+def test_search_leaves_an_unsorted_csr_as_it_was():
+    """Finding 3 for PUGridSearchCV (it indexed the caller's matrix, sorting it in place)."""
+    from unlabeled.model_selection import PUGridSearchCV
+
+    X, s = _pu_data()
+    M = sp.csr_matrix(X)
+    for r in range(M.shape[0]):
+        lo, hi = M.indptr[r], M.indptr[r + 1]
+        M.indices[lo:hi], M.data[lo:hi] = M.indices[lo:hi][::-1].copy(), M.data[lo:hi][::-1].copy()
+    M.has_sorted_indices = False
+    before = [a.copy() for a in (M.data, M.indices, M.indptr)]
+    search = PUGridSearchCV(PUSVC(prior=0.4, n_jobs=1), {"lam": [0.1, 0.01]}, cv=2).fit(M, s)
+    assert all(
+        np.array_equal(a, b) for a, b in zip(before, (M.data, M.indices, M.indptr), strict=True)
+    )
+    assert not M.has_sorted_indices
+    ref = PUGridSearchCV(PUSVC(prior=0.4, n_jobs=1), {"lam": [0.1, 0.01]}, cv=2).fit(X, s)
+    assert search.best_params_ == ref.best_params_
+
+
+def test_column_indices_past_32_bits():
+    """Finding 2: column indices of 2**31 or more were cast to int32 unchecked. The kernel
+    solvers renumber the columns in use (the fit equals the fit on the compact matrix); the
+    linear solvers, whose w has one entry per column, refuse X naming the 32-bit limit."""
+    X, s = _pu_data()
+    wide = 2**31 + 10
+    rows, cols = np.nonzero(X)
+    Xc = np.c_[X, np.r_[1.0, np.zeros(len(s) - 1)]]
+    W = sp.csr_matrix(
+        (np.r_[X[rows, cols], 1.0], (np.r_[rows, 0], np.r_[cols, wide - 3])), shape=(len(s), wide)
+    )
+    a = PUSVC(prior=0.4, gamma=0.3, n_jobs=1, random_state=0).fit(W, s)
+    b = PUSVC(prior=0.4, gamma=0.3, n_jobs=1, random_state=0).fit(Xc, s)
+    np.testing.assert_allclose(a.decision_function(W), b.decision_function(Xc), atol=1e-9)
+    with pytest.raises(ValueError, match=r"X has 2147483658 columns.*32-bit"):
+        PUSVC(prior=0.4, kernel="linear", n_jobs=1).fit(W, s)
+
+
+def test_sparse_data_with_one_huge_feature_index_stays_small():
+    """Finding 6: a 151-line svmlight file with one feature index of 1e8 took 2.5 GB: the
+    engine's scatter buffer (one double per column, 800 MB) and scipy's A @ B.T (an index
+    array per column of B, 400 MB) were sized by n_features. Run in a fresh process to read
+    its peak memory."""
+    code = """if True:
+        import resource, warnings
+        import numpy as np, scipy.sparse as sp
+        from unlabeled import PUSVC, SVMPlus, LabeledSVM
+        from unlabeled.pu import RampPU
+        warnings.simplefilter("ignore")
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(60, 3)); s = np.r_[np.ones(10), np.zeros(50)]
+        rows, cols = np.nonzero(X)
+        W = sp.csr_matrix((np.r_[X[rows, cols], 1.0], (np.r_[rows, 0], np.r_[cols, 10**8 - 1])),
+                          shape=(60, 10**8))
+        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        y = np.where(X[:, 0] > 0, 1, -1)
+        PUSVC(prior=0.4, n_jobs=1).fit(W, s).decision_function(W)
+        RampPU(prior=0.4).fit(W, s).decision_function(W)
+        SVMPlus().fit(W, y, X[:, :1]).decision_function(W)
+        LabeledSVM().fit(W, np.where(rng.random(60) < 0.5, -1, (y > 0).astype(int)))
+        print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024)
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert float(out.stdout.split()[-1]) < 100, out.stdout  # MB; 900 before
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fortran_ordered_gram_matrix_is_not_copied(dtype):
+    """Finding 6: a Fortran-ordered precomputed Gram matrix was copied in full (to C order,
+    and float32 twice). A symmetric one is used as its transpose; float32 is converted once
+    (the engine reads float64). Same fit as on the C-ordered float64 matrix."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    P = rng.normal(size=(400, 3))
+    s = (rng.random(400) < 0.2).astype(int)
+    sq = np.einsum("ij,ij->i", P, P)
+    K = np.exp(-np.maximum(sq[:, None] + sq[None] - 2 * P @ P.T, 0) / 3)
+    K = ((K + K.T) / 2).astype(dtype)
+    G = np.asfortranarray(K)
+    tracemalloc.start()
+    try:
+        est = PUSVC(prior=0.4, kernel="precomputed", n_jobs=1, random_state=0).fit(G, s)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    copies = 0 if dtype == np.float64 else 1  # float64 copies of K
+    assert peak < (copies + 0.25) * K.size * 8, peak / (K.size * 8)
+    ref = PUSVC(prior=0.4, kernel="precomputed", n_jobs=1, random_state=0)
+    ref.fit(np.ascontiguousarray(K, dtype=np.float64), s)
+    np.testing.assert_array_equal(est.decision_function(K), ref.decision_function(K))
+
+
+def test_mil_wellsvm_start_svm_is_capped(monkeypatch):
+    """Found once the fuzz suite really built mil.WellSVM (its target passed the parameter
+    dict as C1, so every case was refused): the start's SVM ran with the engine's -1, no cap,
+    and with C2=1e12 on 21 instances it ran for ever. It stops at the default cap, warned."""
+    import unlabeled._shared as shared
+    from unlabeled.mil import WellSVM
+
+    monkeypatch.setattr(shared, "MIN_DEFAULT_MAX_ITER", 20_000)
+    rng = np.random.default_rng(160)
+    X = np.c_[np.full(21, 7.0), rng.normal(size=21)]
+    y = np.where(rng.random(21) < 0.6, 1, -1)
+    y[:2], y[-2:] = 1, -1
+    from test_fuzz import time_limit
+
+    with pytest.warns(ConvergenceWarning, match=r"WellSVM \(the start's SVM\) stopped after"):
+        with time_limit(20):  # 0.1 s now
+            WellSVM(C1=1e-12, C2=1e12).fit(X, y)
+
+
+def test_dense_qp_under_an_address_space_limit_raises_instead_of_aborting():
+    """Finding 6: DoubleHingeQP under a memory limit (ulimit -v) aborted the process
+    ("memory allocation of 23609048 bytes failed" in Clarabel) instead of raising
+    MemoryError: max_memory (4 GB) was its only bound. The memory the process may still get
+    (address-space and cgroup limits included) bounds it too now."""
+    pytest.importorskip("clarabel")
+    code = """if True:
+        import resource
+        import numpy as np
+        from unlabeled.pu import DoubleHingeQP
+        with open("/proc/self/status") as fh:
+            vm = next(int(l.split()[1]) * 1024 for l in fh if l.startswith("VmSize:"))
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(3000, 3)); s = (rng.random(3000) < 0.2).astype(int)
+        resource.setrlimit(resource.RLIMIT_AS, (vm + 400 * 2**20, vm + 400 * 2**20))
+        try:
+            DoubleHingeQP(prior=0.4).fit(X, s)  # needs about 600 MB
+        except MemoryError as exc:
+            print("refused:", exc)
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-500:]
+    assert "refused: DoubleHingeQP needs a dense QP for 3,000 points" in out.stdout
+    assert "of memory available; use PUSVC" in out.stdout
+
+
+def test_ramp_pu_tolerance_below_rounding_stops_at_the_cap(monkeypatch):
+    """Finding 4 (the rest of the hang list): RampPU with tol=1e-300 ran past 60 s; each
+    convex step's SMO stops at the default cap, warned, and the model is finite."""
+    pytest.importorskip("clarabel")
+    import unlabeled._shared as shared
+    from unlabeled.pu import RampPU
+
+    monkeypatch.setattr(shared, "MIN_DEFAULT_MAX_ITER", 20_000)
+    X, s, _ = make_pu(0, n=80, d=3, p=20)
+    with pytest.warns(ConvergenceWarning, match=r"RampPU \(a convex step's SMO\) stopped after"):
+        est = RampPU(prior=0.4, tol=1e-300, max_cccp_iter=2, random_state=0).fit(X, s)
+    assert np.all(np.isfinite(est.decision_function(X)))

@@ -82,6 +82,7 @@ def kernel_block(A, B, kernel: str, params: dict) -> np.ndarray:
     -------
     ndarray of shape (n_a, n_b)
     """
+    A, B = _used_columns(A, B)
     D = A @ B.T
     D = D.toarray() if sp.issparse(D) else np.asarray(D)
     if kernel == "rbf":
@@ -108,6 +109,38 @@ def _f64(A):
     return A if A.dtype == np.float64 else A.astype(np.float64)
 
 
+def _gram_as_c_array(K):
+    """A square Gram matrix as the engine reads it, C-ordered float64, copied only when it
+    must be: a Fortran-ordered one that is symmetric (a kernel matrix is) is its own
+    transpose, a C-ordered view; float32 is converted (the engine reads float64 values)."""
+    if not K.flags.c_contiguous and K.flags.f_contiguous and _symmetric(K):
+        K = K.T
+    return np.ascontiguousarray(K, dtype=np.float64)
+
+
+def _symmetric(K, rows=256) -> bool:
+    """``K == K.T`` exactly, compared in blocks of rows (no n x n temporary)."""
+    return all(
+        np.array_equal(K[i : i + rows], K[:, i : i + rows].T) for i in range(0, K.shape[0], rows)
+    )
+
+
+def _used_columns(A, B):
+    """Sparse ``A`` and ``B`` restricted to the columns where either has an entry, renumbered
+    in order (each row keeps its entries in the same order, and each product its bits): scipy's
+    ``A @ B.T`` builds an index array with one entry per column of B, 400 MB for data with one
+    feature index of 1e8. Anything else is returned as given."""
+    if not (sp.issparse(A) and sp.issparse(B)) or A.shape[1] <= max(A.nnz + B.nnz, 1024):
+        return A, B
+    A, B = sp.csr_matrix(A), sp.csr_matrix(B)
+    used = np.unique(np.r_[A.indices, B.indices])
+    width = max(used.size, 1)
+    return tuple(
+        sp.csr_matrix((M.data, np.searchsorted(used, M.indices), M.indptr), (M.shape[0], width))
+        for M in (A, B)
+    )
+
+
 def blockwise(n_rows, width, fn):
     """Evaluate fn(slice) over row blocks whose (rows x width) float64 kernel block stays
     below ``_CHUNK_BYTES``, so prediction never materialises an n x n_SV matrix."""
@@ -128,7 +161,9 @@ def kernel_dot(A, B, coef, kernel, params, rows=None):
     n = A.shape[0] if rows is None else len(rows)
     if kernel == "precomputed":
         cols = np.asarray(B)
-        return blockwise(n, len(coef), lambda r: _rows(A, rows, r)[:, cols] @ coef)
+        # np.take gives a C-ordered block whatever the order of A (A[:, cols] may not): the
+        # same products, to the bit, for every layout
+        return blockwise(n, len(coef), lambda r: np.take(_rows(A, rows, r), cols, axis=1) @ coef)
     B = _f64(B)
     return blockwise(
         n, len(coef), lambda r: kernel_block(_f64(_rows(A, rows, r)), B, kernel, params) @ coef
@@ -212,7 +247,9 @@ class KernelMachine(BaseEstimator):
         kernel width ``_gamma``. With ``y`` (checked with ``X`` as scikit-learn's
         ``validate_data`` does: one finite 1-d entry per row; None is refused) returns
         ``(X, y)``."""
-        kw = {"accept_sparse": "csr", "dtype": list(dtype), "order": "C", "reset": True}
+        gram = self.kernel == "precomputed"  # its order is settled below, without a copy
+        kw = {"accept_sparse": "csr", "dtype": list(dtype), "order": None if gram else "C"}
+        kw["reset"] = True
         no_y = isinstance(y, str) and y == "no_validation"
         if no_y:
             X = validate_data(self, X, **kw)
@@ -226,7 +263,7 @@ class KernelMachine(BaseEstimator):
                 raise ValueError(
                     f"X must be a square Gram matrix when kernel='precomputed', got shape {X.shape}"
                 )
-            X = np.ascontiguousarray(X, dtype=np.float64)
+            X = _gram_as_c_array(X)
         self._gamma = check_gamma(self.gamma, self.kernel, X)
         check_kernel_scale(X, self.kernel, self._gamma, self.degree, self.coef0)
         return X if no_y else (X, y)
@@ -354,14 +391,16 @@ class KernelMachine(BaseEstimator):
         if self.kernel == "precomputed":
             # a kernel matrix against the training points: its width is n_train, checked here
             # with a message that says so rather than as a number of features
-            X = check_array(X, dtype=np.float64)
+            X = check_array(X, dtype=np.float64)  # read in C-ordered blocks by kernel_dot
             if X.shape[1] != self.shape_fit_[0]:
                 raise ValueError(
                     f"X must be a kernel matrix of shape (n_test, {self.shape_fit_[0]}) against "
                     f"the training points when kernel='precomputed', got shape {X.shape}"
                 )
             return self._kernel_dot(X, self.support_, coef) + b
-        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
+        # C order, as in fit: a Fortran-ordered or strided X would round its products
+        # differently (by 15 on a model with coefficients of 1e17, RampPU with lam=1e-30)
+        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, order="C", reset=False)
         w = getattr(self, "_coef", None)  # absent from SVMPlus models pickled before 0.2
         if self.kernel == "linear" and w is not None:
             return np.asarray(X @ w[0], dtype=np.float64).ravel() + b

@@ -65,7 +65,9 @@ def _init_counts(backend, X, C, tol, max_iter, linear):
     Every solve is capped: ``max_iter`` None or negative means :func:`default_max_iter`."""
     backend.n = X.shape[0]
     backend.C = np.ascontiguousarray(C, dtype=np.float64)
-    backend.options = SolverOptions(tol, True, resolve_max_iter(max_iter, backend.n, linear))
+    backend.max_iter = resolve_max_iter(max_iter, backend.n, linear)
+    backend.default_cap = max_iter is None or max_iter < 0
+    backend.options = SolverOptions(tol, True, backend.max_iter)
     backend.n_solves = 0
     backend.n_inner_iter = 0
     backend.all_converged = True
@@ -94,7 +96,9 @@ class KernelBackend:
 
     def __init__(self, X, spec: KernelSpec, C, cache_bytes: float, tol: float, max_iter=-1):
         _init_counts(self, X, C, tol, max_iter, linear=False)
-        self.rows = KernelRows(as_data(X), spec, np.arange(self.n, dtype=np.int32), cache_bytes)
+        self.rows = KernelRows(
+            as_data(X, compress_columns=True), spec, np.arange(self.n, dtype=np.int32), cache_bytes
+        )
         self.vp = np.arange(self.n, dtype=np.int64)
 
     def solve(self, Y, mu, alpha0):
@@ -408,6 +412,28 @@ def store_result(est, res: LabelGenerationResult, backend, max_iter: int, who="W
             who, why="an inner SVM or MKL problem hit its iteration limit",
             detail=" (raise max_mkl_iter, or tol)", stacklevel=stacklevel,
         )  # fmt: skip
+
+
+def warn_if_solves_capped(backend, who: str, stacklevel: int = 3) -> None:
+    """The ConvergenceWarning of an estimator whose SVM solves on ``backend`` (a
+    :class:`KernelBackend` or :class:`LinearBackend`) did not all meet ``tol``: one stopped at
+    its cap on steps, the estimator's ``max_iter`` or, for None, :func:`default_max_iter`. Its
+    model then depends on the path the solver took (and so on rounding, e.g. the layout of
+    ``X``): the warning says so and what to change."""
+    if backend.all_converged:
+        return
+    cap = backend.max_iter
+    if backend.default_cap:
+        per = 1000 if isinstance(backend, LinearBackend) else 100
+        at = (
+            f"the default cap of {cap} steps (max(10^7, {per} n_samples)); rescale the data, "
+            "or loosen tol"
+        )
+    else:
+        at = f"max_iter={cap} steps; increase max_iter"
+    warn_not_converged(
+        who, why=f"stopped an SVM solve before tol held, at {at}", stacklevel=stacklevel
+    )
 
 
 def _violated_label(backend, oracle, cur: MKLResult, Y, refine=False):

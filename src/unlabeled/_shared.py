@@ -13,11 +13,14 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 
-def engine_data(X):
-    """The engine's typed view of ``X`` (sparse input canonicalised on a copy)."""
+def engine_data(X, kernel: str | None = None):
+    """The engine's typed view of ``X`` (sparse input canonicalised on a copy). With a
+    ``kernel`` other than ``"linear"`` (the engine reads X only through kernel values, and
+    returns nothing indexed by column) the columns of sparse X are renumbered to those in use:
+    no buffer of length n_features (see :func:`unlabeled._engine.as_data`)."""
     from ._engine import as_data
 
-    return as_data(X)
+    return as_data(X, compress_columns=kernel is not None and kernel != "linear")
 
 
 #: the smallest default cap on a solver's steps (LIBSVM's): see :func:`default_max_iter`
@@ -60,14 +63,47 @@ class MemoryBudgetError(MemoryError, ValueError):
 
 
 def _available_bytes() -> float:
+    """The memory this process may still allocate: the smallest of the memory the OS reports
+    available, the room left under an address-space limit (``ulimit -v``: there a native
+    allocation that fails aborts the process, Clarabel's included) and the room left in a
+    cgroup v2 memory limit (a container's); inf when none is known."""
+    limits = [float("inf")]
     try:
         with open("/proc/meminfo") as fh:
             for line in fh:
                 if line.startswith("MemAvailable:"):
+                    limits.append(float(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            limits.append(float(soft) - _status_bytes("VmSize:"))
+    except (ImportError, OSError, ValueError):
+        pass
+    try:
+        with open("/sys/fs/cgroup/memory.max") as fh:
+            cap = fh.read().strip()
+        if cap != "max":
+            with open("/sys/fs/cgroup/memory.current") as fh:
+                limits.append(float(cap) - float(fh.read()))
+    except (OSError, ValueError):
+        pass
+    return max(0.0, min(limits))
+
+
+def _status_bytes(key: str) -> float:
+    """A size from /proc/self/status (``VmSize:``, in kB there); 0 when unknown."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith(key):
                     return float(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
-    return float("inf")
+    return 0.0
 
 
 def dense_budget() -> float:
@@ -83,12 +119,14 @@ def dense_budget() -> float:
     return float(MAX_DENSE_BYTES)
 
 
-def check_dense_budget(n_bytes: float, what: str, fix: str) -> None:
+def check_dense_budget(n_bytes: float, what: str, fix: str, budget: float | None = None) -> None:
     """Refuse an allocation of ``n_bytes`` over :func:`dense_budget` or the memory available.
 
     ``what`` says what would be allocated (``"RampPU(inner_solver='qp') builds a 5000 x 5000
-    Gram matrix"``), ``fix`` what to do instead; both go into the :class:`MemoryBudgetError`."""
-    budget, avail = dense_budget(), _available_bytes()
+    Gram matrix"``), ``fix`` what to do instead; both go into the :class:`MemoryBudgetError`.
+    ``budget`` replaces :func:`dense_budget` for a method with its own (``inf``: the memory
+    available only)."""
+    budget, avail = dense_budget() if budget is None else budget, _available_bytes()
     if n_bytes <= budget and n_bytes <= avail:
         return
     limit = (

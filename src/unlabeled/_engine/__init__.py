@@ -43,26 +43,38 @@ __all__ = [
 ]
 
 
-def as_data(X) -> Data:
+def as_data(X, compress_columns: bool = False) -> Data:
     """The engine's view of ``X`` (dense float64/float32 or any scipy sparse matrix).
 
     Sparse input is canonicalised on a copy (duplicates summed, indices sorted), never in
     place: the engine's sparse dot products need sorted unique indices, and the caller's
     matrix must stay as it was.
+
+    With ``compress_columns`` the columns of sparse ``X`` are renumbered to those holding an
+    entry (in order, so every row keeps its values in the same order and every dot product
+    its bits): the engine's sparse kernel rows use a scatter buffer of one double per column,
+    800 MB for a file with one feature index of 1e8, and column indices of 2**31 or more fit
+    in 32 bits once renumbered. Only for callers that read nothing in column space back from
+    the engine (the kernel solvers; not the linear ones, whose ``w`` has one entry per
+    column).
     """
     if sp.issparse(X):
         X = sp.csr_matrix(X, copy=True)
         X.sum_duplicates()
-        if X.shape[1] > np.iinfo(np.int32).max:
+        indices, d = X.indices, X.shape[1]
+        if compress_columns and d > max(X.nnz, 1024):
+            used, indices = np.unique(X.indices, return_inverse=True)
+            d = max(used.size, 1)
+        if d > np.iinfo(np.int32).max:
             raise ValueError(
-                f"X has {X.shape[1]} columns; the engine indexes columns with 32-bit integers "
+                f"X has {d} columns; the engine indexes columns with 32-bit integers "
                 f"(at most {np.iinfo(np.int32).max}): drop empty columns first"
             )
         return Data.csr(
             np.ascontiguousarray(X.data, dtype=np.float64),
-            np.ascontiguousarray(X.indices, dtype=np.int32),
+            np.ascontiguousarray(indices, dtype=np.int32),
             np.ascontiguousarray(X.indptr, dtype=np.int64),
-            X.shape[1],
+            d,
         )
     X = np.asarray(X)
     if X.dtype != np.float32:

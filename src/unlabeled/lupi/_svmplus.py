@@ -335,8 +335,8 @@ class SVMPlus(KernelClassifier):
             for k, g in ((self.kernel, self._gamma), (self.kernel_plus, self._gamma_star))
         ]
         res = _engine.solve_svmplus(
-            engine_data(X),
-            engine_data(Z),
+            engine_data(X, self.kernel),
+            engine_data(Z, self.kernel_plus),
             y=y_pm,
             kernel=spec[0],
             kernel_star=spec[1],
@@ -467,7 +467,7 @@ class SVMPlus(KernelClassifier):
         decision_function : ``h(x)``, on the ordinary features.
         """
         check_is_fitted(self)
-        Xs = check_array(X_star, accept_sparse="csr", dtype=_DTYPES, input_name="X_star")
+        Xs = check_array(X_star, accept_sparse="csr", dtype=_DTYPES, order="C", input_name="X_star")
         if Xs.shape[1] != self.n_features_star_in_:
             raise ValueError(
                 f"X_star has {Xs.shape[1]} features, but SVMPlus was fitted with "

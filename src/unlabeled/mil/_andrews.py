@@ -8,6 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernel_machine import set_init_params
+from .._label_generation import warn_if_solves_capped
 from .._shared import warn_not_converged
 from .._validation import Real
 from ._base import MultiInstanceClassifier
@@ -65,12 +66,13 @@ class _Alternating(MultiInstanceClassifier):
         f = backend.products(np.abs(coef), signs[:, None])[:, 0] - rho
         return coef, -rho, f
 
-    def _finish(self, X, coef, intercept, f, bag, n_bags, n_iter, converged):
+    def _finish(self, X, coef, intercept, f, bag, n_bags, n_iter, converged, backend):
         self._set_expansion(X, coef, intercept)
         self.n_iter_ = n_iter
         self.key_instances_ = self._key_instances(f, bag, n_bags)
         if not converged:
             warn_not_converged(type(self).__name__, limit=self.max_iter, used=n_iter)
+        warn_if_solves_capped(backend, type(self).__name__)
         return self
 
 
@@ -133,7 +135,7 @@ class miSVM(_Alternating):  # noqa: N801 - the method's published name
                 break
             y = new
         self.instance_labels_ = y
-        return self._finish(X, coef, b, f, bag, n_bags, it, converged)
+        return self._finish(X, coef, b, f, bag, n_bags, it, converged, backend)
 
 
 class MISVM(_Alternating):
@@ -199,7 +201,7 @@ class MISVM(_Alternating):
                 break
             witness = new
         self.witnesses_ = witness
-        self._finish(Xa, coef, b, f[:n], bag, n_bags, it, converged)
+        self._finish(Xa, coef, b, f[:n], bag, n_bags, it, converged, backend)
         self.shape_fit_ = X.shape
         return self
 

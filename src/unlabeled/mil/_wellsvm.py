@@ -7,7 +7,7 @@ import numpy as np
 from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
 from .._kernel_machine import set_init_params
 from .._label_generation import label_generation, store_result
-from .._shared import resolve_max_iter
+from .._shared import resolve_max_iter, warn_not_converged
 from .._validation import Boolean, Integer, Options, Real
 from ._base import MultiInstanceClassifier
 
@@ -407,8 +407,14 @@ class WellSVM(MultiInstanceClassifier):
         idx = np.arange(n)
         rows = KernelRows(as_data(K), KernelSpec(3), idx.astype(np.int32),
                           params["cache_size"] * 2**20)  # fmt: skip
+        cap = resolve_max_iter(None, n)  # the engine's -1 is no cap: C2=1e12 ran for ever
         res = solve_kernel_qp(
             rows, idx, -np.ones(n), np.full(n, params["C2"]), np.zeros(n),
-            y=y, equality=True, options=SolverOptions(params["tol"], True, -1),
+            y=y, equality=True, options=SolverOptions(params["tol"], True, cap),
         )  # fmt: skip
+        if not res.converged:
+            warn_not_converged(
+                "WellSVM (the start's SVM)", limit=cap, used=res.n_iter, default_cap=True,
+                detail=f". KKT violation {res.violation:.3g} > tol={params['tol']}.",
+            )  # fmt: skip
         return K @ (res.alpha * y) - res.rho

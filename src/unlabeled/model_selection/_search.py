@@ -102,6 +102,28 @@ def _search_input(X):
     return X
 
 
+def _check_candidate_values(estimator, candidates) -> None:
+    """Check every candidate's values as its estimator's ``fit`` would, before any split or
+    fit: a bad grid value (``lam=-1``) is reported naming its parameter, not as whatever the
+    first fold's fit or the splitter would stumble on. Uses the estimator's own parameter
+    check (``_validate_params`` against ``_parameter_constraints``, which the library's
+    estimators and scikit-learn's have; others are checked by their ``fit``)."""
+    base = clone(estimator)
+    if not hasattr(base, "_parameter_constraints") or not callable(
+        getattr(base, "_validate_params", None)
+    ):
+        return
+    for params in candidates:
+        try:
+            clone(base).set_params(**params)._validate_params()
+        except (ValueError, TypeError) as exc:
+            try:  # the same type (InvalidParameterError, ...), saying where the value came from
+                named = type(exc)(f"param_grid: {exc}")
+            except Exception:  # noqa: BLE001 - a type with another signature: as raised
+                raise exc from None
+            raise named from exc
+
+
 def _fit_path(estimator, X, s, train, test, fold, path, scorer, warm):
     """Fit and score the candidates of one fold and one combination of the non-path parameters.
 
@@ -284,6 +306,7 @@ class PUGridSearchCV(MetaEstimatorMixin, BaseEstimator):
                     f"param_grid names {sorted(unknown)}, which {type(self.estimator).__name__} "
                     f"does not have; its parameters are {sorted(valid)}"
                 )
+        _check_candidate_values(self.estimator, candidates)
         return grid, candidates
 
     # ---------------------------------------------------------------- fit

@@ -20,6 +20,7 @@ from sklearn.utils import check_random_state
 from .. import _engine
 from .._kernel_machine import set_init_params
 from .._shared import (
+    check_dense_budget,
     clarabel_qp,
     default_max_iter,
     engine_data,
@@ -118,6 +119,12 @@ class DoubleHingeQP(KernelPUModel):
                 f"Gram matrix and its factorisation) but max_memory={budget:,.0f} MB: raise "
                 "max_memory if the machine has it, or use PUSVC, whose memory is linear in n"
             )
+        # and under the memory the process may still get: past it Clarabel's allocations
+        # abort the process (a limit set by ulimit -v or a container) instead of raising
+        check_dense_budget(
+            need * 2**20, f"DoubleHingeQP needs a dense QP for {X.shape[0]:,} points",
+            "use PUSVC, whose memory is linear in n", budget=float("inf"),
+        )  # fmt: skip
         _require_clarabel("DoubleHingeQP")
         pos, unl = np.flatnonzero(mask), np.flatnonzero(~mask)
         p, n = pos.size, unl.size
@@ -187,7 +194,7 @@ class USMOInit(KernelPUModel):
         )
         # zero iterations of the engine: the decision values and the offset of this start
         res = _engine.solve_pu(
-            engine_data(X),
+            engine_data(X, self.kernel),
             **_engine_kernel(self, 200, None),
             pos=pos,
             unl=unl,
@@ -299,7 +306,7 @@ class RampPU(KernelPUModel):
         rows = None
         if self.inner_solver == "smo":  # one row cache for every convex step
             rows = _engine.KernelRows(
-                engine_data(X),
+                engine_data(X, self.kernel),
                 rows=np.arange(m, dtype=np.int32),
                 **_engine_kernel(self, self.cache_size, None),
             )

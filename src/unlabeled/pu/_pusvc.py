@@ -283,7 +283,7 @@ class PUSVC(KernelPUModel):
         p = pos.size
         c1, c2 = prior / (2 * lam * p), 1.0 / (2 * lam * unl.size)
 
-        data = engine_data(X)
+        data = engine_data(X, self.kernel)
         kparams = _engine_kernel(self, self.cache_size, self.n_jobs)
         kparams["cache_float32"] = self.cache_dtype == "float32" or (
             self.cache_dtype == "auto" and data.float32

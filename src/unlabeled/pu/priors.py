@@ -160,6 +160,7 @@ class _PriorEstimator(BaseEstimator):
             X,
             accept_sparse="csr" if self._accept_sparse else False,
             dtype=np.float64,
+            order="C",
             reset=True,
         )
         X = canonical_sparse(X)

@@ -244,7 +244,7 @@ class CLSST(ClassifierMixin, BaseEstimator):
         -------
         self : CLSST
         """
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, reset=True)
+        X = validate_data(self, X, dtype=np.float64, order="C", ensure_min_samples=2, reset=True)
         check_data_scale(X, "CLSST", tiny=1e-100)  # its covariances are squares of X
         allowed, self.classes_ = _encode_targets(y, X.shape[0], self.classes)
         k, init, S_fixed = self._check_params(X, allowed)
@@ -441,7 +441,7 @@ class CLSST(ClassifierMixin, BaseEstimator):
     def _infer(self, X):
         """(Q, per-point bound) for new points, all treated as unlabeled."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
         with threadpool_limits(limits=1, user_api="blas"):
             return self._infer_checked(X)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernel_machine import set_init_params
+from .._label_generation import warn_if_solves_capped
 from ._base import SemiSupervisedSVM
 
 
@@ -63,4 +64,5 @@ class LabeledSVM(SemiSupervisedSVM):
         self._set_expansion(X, alpha, -rho, classes=classes)
         self._set_transduction(signs, self.decision_function(X), classes)
         self.n_iter_ = backend.n_inner_iter
+        warn_if_solves_capped(backend, "LabeledSVM")
         return self

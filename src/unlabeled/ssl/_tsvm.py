@@ -7,6 +7,7 @@ import sys
 import numpy as np
 
 from .._kernel_machine import set_init_params
+from .._label_generation import warn_if_solves_capped
 from .._shared import warn_not_converged
 from .._validation import Boolean, Integer
 from ._base import BalancedLabels, SemiSupervisedSVM, n_negative_unlabeled
@@ -116,6 +117,7 @@ class TSVM(SemiSupervisedSVM):
                 c_star = min(2 * c_star, params["C2"])
         if solves >= params["max_iter"] and (len(pairs[0]) or c_star < params["C2"]):
             warn_not_converged("TSVM", limit=params["max_iter"], used=solves, unit="SVM solves")
+        warn_if_solves_capped(backend, "TSVM")
         self._set_expansion(X, alpha * labels, -rho, classes=classes)
         self.n_iter_ = solves
         self.n_switches_ = switches
