@@ -2,7 +2,9 @@
 
 - One command-line protocol: :func:`parser` gives each script ``--quick`` (a smoke run),
   ``--out`` (the results folder) and, for scripts that measure in child processes,
-  ``--time-limit`` and the hidden ``--child`` through which a script calls itself.
+  ``--time-limit`` and the hidden ``--child`` through which a script calls itself; scripts whose
+  results file is named on the command line get ``--name``, and :func:`parse` still reads
+  their older ``--out NAME`` and ``--out FILE.md``.
 - A child process per measurement: :func:`run_child` runs ``python script --child ...`` under a
   time limit and reads the JSON line the child prints with :func:`report_child`;
   :func:`measure_in_child` adds the rule "a method that failed at a smaller size is not tried
@@ -38,20 +40,49 @@ def parser(
     child_nargs: int | None = None,
     time_limit: float | None = None,
     quick: str = "a smoke run: small sizes only",
+    limit_aliases: tuple[str, ...] = (),
+    name: str | None = None,
 ) -> argparse.ArgumentParser:
     """The parser every script starts from: its docstring as help, ``--quick`` and ``--out``;
     with ``child_nargs``, the hidden ``--child`` (the arguments of one measurement) and, with
-    ``time_limit``, ``--time-limit`` (seconds per child, that default)."""
+    ``time_limit``, ``--time-limit`` (seconds per child, that default; ``limit_aliases`` are
+    older names of the option that still work). With ``name`` (its default; "" for a default
+    the script decides), ``--name``: the stem of the results files (see :func:`parse`)."""
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawTextHelpFormatter)
     if child_nargs is not None:
         ap.add_argument("--child", nargs=child_nargs, help=argparse.SUPPRESS)
     ap.add_argument("--quick", action="store_true", help=quick)
     if time_limit is not None:
         ap.add_argument(
-            "--time-limit", type=float, default=time_limit, help=f"seconds per fit ({time_limit:g})"
+            "--time-limit",
+            *limit_aliases,
+            type=float,
+            default=time_limit,
+            help=f"seconds per fit ({time_limit:g})",
         )
     ap.add_argument("--out", default=RESULTS, help=f"folder for the results ({RESULTS})")
+    if name is not None:
+        ap.add_argument(
+            "--name",
+            default=name,
+            help=f"stem of the results files ({name or 'see above'}); the older --out NAME "
+            "(a bare name that is no folder) and --out FILE.md still work",
+        )
     return ap
+
+
+def parse(ap: argparse.ArgumentParser, argv=None) -> argparse.Namespace:
+    """``ap.parse_args``, reading the older forms of ``--out`` of the scripts with ``--name``:
+    ``--out FILE.md`` (that file) and ``--out NAME``, a bare name that is no existing folder
+    (``<RESULTS>/NAME.md``), as the results files of earlier runs quote them."""
+    args = ap.parse_args(argv)
+    out = Path(args.out)
+    if getattr(args, "name", None) is not None and args.out != RESULTS:
+        if out.suffix == ".md":
+            args.out, args.name = str(out.parent), out.stem
+        elif len(out.parts) == 1 and not out.is_dir():
+            args.out, args.name = RESULTS, out.name
+    return args
 
 
 def command() -> str:
@@ -243,24 +274,28 @@ def plot_panels(
     xlabel="unlabeled points",
     method_key="method",
     decorate=None,
+    x="n",
 ):
     """One column of panels per value of ``panel(row)`` (a key or a function of the row), one
-    row of panels per ``ys`` entry (row key, axis label, "loglog" or "semilogx"), a line per
-    method against ``n``; only rows with status "ok". ``decorate(ax, panel)`` may add to each
-    panel of the first row."""
+    row of panels per ``ys`` entry (row key, axis label, "loglog", "semilogx" or "plot"), a
+    line per method against ``row[x]``; only rows with status "ok", and in each panel row only
+    the rows that have its key. ``decorate(ax, panel)`` may add to each panel of the first
+    row."""
     plt = pyplot()
     key = panel if callable(panel) else (lambda r: r[panel])
     fig, axes = plt.subplots(
         len(ys), len(panels), figsize=(5.5 * len(panels), 4.2 * len(ys)), squeeze=False
     )
+    methods = sorted({r[method_key] for r in rows if r["status"] == "ok"})  # a colour each
     for col, value in enumerate(panels):
         mine = [r for r in rows if key(r) == value and r["status"] == "ok"]
         for method in sorted({r[method_key] for r in mine}):
-            pts = [(r["n"], *(r[y] for y, _, _ in ys)) for r in mine if r[method_key] == method]
-            for row, (_, _, scale) in enumerate(ys):
-                xy = [(p[0], p[1 + row]) for p in pts]
-                draw = getattr(axes[row, col], scale)
-                draw(*zip(*xy, strict=True), "o-", label=label(method, xy))
+            for row, (y, _, scale) in enumerate(ys):
+                xy = [(r[x], r[y]) for r in mine if r[method_key] == method and y in r]
+                if xy:
+                    draw = getattr(axes[row, col], scale)
+                    colour = f"C{methods.index(method) % 10}"
+                    draw(*zip(*xy, strict=True), "o-", color=colour, label=label(method, xy))
         axes[0, col].set_title(title(value))
         for row, (_, ylabel, _) in enumerate(ys):
             ax = axes[row, col]

@@ -3,6 +3,7 @@ generators: transductive error and NMI against the number of labeled points per 
 
     python benchmarks/bench_clsst_demos.py                       # the reduced grid (committed)
     python benchmarks/bench_clsst_demos.py --full                # 2..90 labels, 20 draws
+    python benchmarks/bench_clsst_demos.py --quick               # smoke: Ring, CAKE, 1 draw
 
 Protocol: each set standardised (population std); for each count of labeled points per class
 and each draw (seed 0, 1, ...) that many points of each class are labeled at random, the rest
@@ -18,13 +19,13 @@ scikit-learn 1.9 recommends over SVC(probability=True)); a Gaussian per class fi
 semi-supervised EM ("GMM per class", the one-blob-per-class assumption); KMeans with K clusters
 (clustering NMI only).
 
-Writes benchmarks/results/clsst_demos{-full}.md, clsst_demos{-full}.png and
-clsst_components.png (the fitted components on the 2-D sets, as the thesis' figures).
+Writes benchmarks/results/clsst_demos{-full}.md, clsst_demos{-full}.png, the log of its rows
+clsst_demos{-full}.jsonl and clsst_components.png (the fitted components on the 2-D sets, as the
+thesis' figures); ``--quick`` adds ``-quick`` to each name.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -33,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common as bench  # noqa: E402
 from _clsst_common import (  # noqa: E402
     DEMOS,
     METHODS,
@@ -42,11 +44,9 @@ from _clsst_common import (  # noqa: E402
     save_figure,
     scores,
 )
-from _common import machine  # noqa: E402
 
 from unlabeled.ssl import CLSST  # noqa: E402
 
-RESULTS = Path(__file__).resolve().parent / "results"
 SETS = ("Atom", "Chainlink", "Ring", "Spiral", "CAKE", "TOES")
 
 
@@ -95,46 +95,27 @@ def summary(rows, sets, counts, key):
 
 
 def plot_curves(rows, sets, counts, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(2, len(sets), figsize=(3.3 * len(sets), 6), squeeze=False)
-    for j, name in enumerate(sets):
-        for i, key in enumerate(("err", "nmi")):
-            ax = axes[i, j]
-            for m in METHODS:
-                if key == "err" and m == "KMeans":
-                    continue
-                mean = [
-                    np.mean(
-                        [
-                            r[key]
-                            for r in rows
-                            if (r["set"], r["labels"], r["method"]) == (name, c, m)
-                        ]
-                    )
-                    for c in counts
-                ]
-                ax.plot(counts, mean, "o-", ms=3, label=m)
-            ax.set_xscale("log")
-            ax.set_title(f"{name}: {'error' if key == 'err' else 'NMI'}", fontsize=9)
-            ax.set_xlabel("labeled points per class", fontsize=8)
-            ax.grid(alpha=0.3)
-    axes[0, 0].legend(fontsize=7)
-    axes[1, 0].legend(fontsize=7)
-    save_figure(fig, path)
+    """Error and NMI (means over the draws) against the labels per class, a column per set."""
+    means = []
+    for name in sets:
+        for m in METHODS:
+            for c in counts:
+                mine = [r for r in rows if (r["set"], r["labels"], r["method"]) == (name, c, m)]
+                row = dict(set=name, method=m, labels=c, status="ok")
+                for key in ("err", "nmi") if m != "KMeans" else ("nmi",):
+                    row[key] = np.mean([r[key] for r in mine])
+                means.append(row)
+    bench.plot_panels(
+        means, path, "set", sets, lambda name: name,
+        ys=(("err", "error", "semilogx"), ("nmi", "NMI", "semilogx")),
+        xlabel="labeled points per class", x="labels",
+    )  # fmt: skip
 
 
 def plot_components(path):
     """The fitted clusters on the 2-D sets at the demo label counts (seed 0): each component's
     2-sigma ellipse of Lambda Lambda' + Psi, coloured by its class, points by their class."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = bench.pyplot()
     two_d = [s for s in ("Ring", "CAKE", "TOES")]
     fig, axes = plt.subplots(1, len(two_d), figsize=(4.5 * len(two_d), 4.3))
     t = np.linspace(0, 2 * np.pi, 100)
@@ -162,7 +143,7 @@ def plot_components(path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = bench.parser(__doc__, quick="a smoke run: Ring and CAKE, 2 and 10 labels, 1 draw")
     ap.add_argument("--full", action="store_true", help="2..90 labels per class, 20 draws")
     ap.add_argument("--draws", type=int, default=None)
     ap.add_argument("--counts", default=None, help="comma-separated labels per class")
@@ -173,47 +154,36 @@ def main():
         help="rebuild the report and plots from the .jsonl of an interrupted run",
     )
     args = ap.parse_args()
+    if args.quick:
+        args.counts, args.draws, args.sets = "2,10", 1, "Ring,CAKE"
     full_counts = [2, 5, 10, 20, 30, 50, 70, 90]
     counts = full_counts if args.full else [2, 5, 10, 30, 90]
     counts = [int(c) for c in args.counts.split(",")] if args.counts else counts
     draws = args.draws or (20 if args.full else 5)
     sets = args.sets.split(",")
-    tag = "-full" if args.full else ""
-    RESULTS.mkdir(exist_ok=True)
+    name = "clsst_demos" + ("-full" if args.full else "")
     t0 = time.time()
     if args.from_log:
-        logged = [json.loads(ln) for ln in open(RESULTS / f"clsst_demos{tag}.jsonl")]
+        logged = [json.loads(ln) for ln in open(bench.output(args, name, ".jsonl"))]
         rows = [r for r in logged if r["labels"] in counts]
         demo = [r for r in logged if r["labels"] == DEMOS[r["set"]][0]]
-        plot_curves(rows, sets, counts, RESULTS / f"clsst_demos{tag}.png")
-        plot_components(RESULTS / "clsst_components.png")
-        write_report(rows, demo, sets, counts, draws, tag, args, float("nan"))
-        return
-    with open(RESULTS / f"clsst_demos{tag}.jsonl", "w") as log:
-        rows = run_grid(sets, counts, draws, log)
-        demo = []
-        for name in sets:
-            demo += run_grid([name], [DEMOS[name][0]], draws, log)
-    plot_curves(rows, sets, counts, RESULTS / f"clsst_demos{tag}.png")
-    plot_components(RESULTS / "clsst_components.png")
-    write_report(rows, demo, sets, counts, draws, tag, args, time.time() - t0)
+        seconds = float("nan")
+    else:
+        with open(bench.output(args, name, ".jsonl"), "w") as log:
+            rows = run_grid(sets, counts, draws, log)
+            demo = []
+            for s in sets:
+                demo += run_grid([s], [DEMOS[s][0]], draws, log)
+        seconds = time.time() - t0
+    plot_curves(rows, sets, counts, bench.output(args, name, ".png"))
+    plot_components(bench.output(args, "clsst_components", ".png"))
+    write_report(rows, demo, sets, counts, draws, name, args, seconds)
 
 
-def write_report(rows, demo, sets, counts, draws, tag, args, seconds):
-    cmd = "python benchmarks/bench_clsst_demos.py" + (" --full" if args.full else "")
-    if args.counts or args.draws or args.sets != ",".join(SETS):
-        cmd += f" --counts {','.join(map(str, counts))} --draws {draws} --sets {','.join(sets)}"
-    lines = [
-        "# CLSST on the demo sets: transductive error and NMI",
-        "",
-        f"Command: `{cmd}` "
-        + (
-            "(tables rebuilt from its log with --from-log)"
-            if np.isnan(seconds)
-            else f"({seconds / 60:.1f} min)"
-        )
-        + f". {machine()}",
-        "",
+def write_report(rows, demo, sets, counts, draws, name, args, seconds):
+    took = "tables rebuilt from its log" if np.isnan(seconds) else f"{seconds / 60:.1f} min"
+    lines = bench.header("CLSST on the demo sets: transductive error and NMI", took)
+    lines += [
         (
             "Full protocol."
             if args.full
@@ -223,8 +193,8 @@ def write_report(rows, demo, sets, counts, draws, tag, args, seconds):
         ),
         "",
         "Mean (std over draws) on the unlabeled points. Protocol and methods: see the script's "
-        "docstring. Plot: `clsst_demos" + tag + ".png`; fitted components: "
-        "`clsst_components.png`.",
+        f"docstring. Plot: `{bench.output(args, name, '.png').name}`; fitted components: "
+        f"`{bench.output(args, 'clsst_components', '.png').name}`.",
         "",
         "## At the authors' demo label counts",
         "",
@@ -234,7 +204,7 @@ def write_report(rows, demo, sets, counts, draws, tag, args, seconds):
     lines += ["", "## Transductive error", "", summary(rows, sets, counts, "err"), ""]
     lines += ["## NMI (KMeans: its clusters)", "", summary(rows, sets, counts, "nmi"), ""]
     lines += ["## Mean fit time (s)", "", summary(rows, sets, counts, "time"), ""]
-    (RESULTS / f"clsst_demos{tag}.md").write_text("\n".join(lines) + "\n")
+    bench.write_markdown(args, name, lines)
 
 
 def ratio_lines(demo, sets):

@@ -1,7 +1,7 @@
 """CLSST fit time and peak memory against n on the TOES generator with 10 features.
 
     python benchmarks/bench_clsst_scale.py                     # n = 1k, 10k, 100k, 1M
-    python benchmarks/bench_clsst_scale.py --sizes 1000,10000  # a smoke run
+    python benchmarks/bench_clsst_scale.py --quick             # smoke: n = 1k, 10k
 
 Data: make_toes(n, n_features=10) (the five TOES Gaussians in the first two features, eight
 N(0, 1) noise features), 10 labeled points per class, everything else unlabeled. CLSST with its
@@ -10,22 +10,18 @@ in its own process (peak memory = the growth of the peak RSS during the fit, the
 with a time limit. LabelSpreading with a kNN kernel (7 neighbours) is timed alongside where it
 fits in the limit, as the usual scalable graph baseline.
 
-Writes benchmarks/results/clsst_scale.md and clsst_scale.png.
+Writes benchmarks/results/clsst_scale{--tag}.md and .png (``--quick``: clsst_scale{--tag}-quick).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import warnings
-from pathlib import Path
 
+import _common as bench
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine, measure, plot_loglog, report_child, run_child  # noqa: E402
-
-RESULTS = Path(__file__).resolve().parent / "results"
+SIZES = "1000,10000,100000,1000000"
 
 
 def child(method: str, n: int) -> None:
@@ -43,46 +39,50 @@ def child(method: str, n: int) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         if method == "CLSST":
-            est, sec, mb = measure(lambda: CLSST(random_state=0).fit(X, yl))
+            est, sec, mb = bench.measure(lambda: CLSST(random_state=0).fit(X, yl))
             extra = dict(S=est.n_components_, sweeps=est.n_iter_)
         else:
-            est, sec, mb = measure(lambda: LabelSpreading(kernel="knn", n_neighbors=7).fit(X, yl))
+            est, sec, mb = bench.measure(
+                lambda: LabelSpreading(kernel="knn", n_neighbors=7).fit(X, yl)
+            )
             extra = {}
     u = yl < 0
     err = float((est.transduction_[u] != y[u]).mean())
-    report_child(time=sec, peak_mb=mb, err=err, **extra)
+    bench.report_child(time=sec, peak_mb=mb, err=err, **extra)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--child", nargs=2)
-    ap.add_argument("--sizes", default="1000,10000,100000,1000000")
-    ap.add_argument("--limit", type=float, default=1200.0, help="seconds per fit")
+    quick = "a smoke run: n = 1000, 10000"
+    ap = bench.parser(
+        __doc__, child_nargs=2, time_limit=1200.0, limit_aliases=("--limit",), quick=quick
+    )
+    ap.add_argument("--sizes", default=SIZES, help=f"comma-separated n ({SIZES})")
     ap.add_argument("--methods", default="CLSST,LabelSpreading(knn)")
-    ap.add_argument("--tag", default="", help="suffix of the result files")
-    args = ap.parse_args()
+    ap.add_argument("--tag", default="", help="suffix of the result files (e.g. -1m)")
+    argv = sys.argv[1:]
+    if "--tag" in argv[:-1]:  # "--tag -1m", as the results files quote it: one option
+        i = argv.index("--tag")
+        argv[i : i + 2] = [f"--tag={argv[i + 1]}"]
+    args = ap.parse_args(argv)
     if args.child:
         child(args.child[0], int(args.child[1]))
         return
+    sizes = "1000,10000" if args.quick else args.sizes
     rows = []
     for method in args.methods.split(","):
-        for n in [int(s) for s in args.sizes.split(",")]:
-            res = run_child(__file__, [method.split("(")[0], str(n)], args.limit)
-            rows.append(dict(method=method, n=n, panel="all", **res))
+        for n in [int(s) for s in sizes.split(",")]:
+            res = bench.run_child(__file__, [method.split("(")[0], str(n)], args.time_limit)
+            rows.append(dict(method=method, n=n, **res))
             print(rows[-1], flush=True)
     write(rows, args)
 
 
 def write(rows, args):
-    RESULTS.mkdir(exist_ok=True)
-    lines = [
-        "# CLSST: fit time and peak memory against n (TOES, 10 features)",
-        "",
-        f"Command: `python benchmarks/bench_clsst_scale.py --sizes {args.sizes} --methods "
-        f"{args.methods} --limit {args.limit:.0f}"
-        + (f" --tag {args.tag}`" if args.tag else "`")
-        + f". {machine()}",
-        "",
+    lines = bench.header(
+        "CLSST: fit time and peak memory against n (TOES, 10 features)",
+        f"time limit {args.time_limit:.0f} s per fit",
+    )
+    lines += [
         "10 labeled points per class; CLSST defaults (births and deaths, n_factors=2). Peak "
         "memory: growth of the process's peak RSS during the fit. Error: transductive, on the "
         "unlabeled points.",
@@ -101,11 +101,12 @@ def write(rows, args):
             )
             + f"{r.get('S', '-')} | {r.get('sweeps', '-')} |"
         )
-    (RESULTS / f"clsst_scale{args.tag}.md").write_text("\n".join(lines) + "\n")
-    plot_loglog(
+    name = f"clsst_scale{args.tag}"
+    bench.write_markdown(args, name, lines)
+    bench.plot_panels(
         rows,
-        RESULTS / f"clsst_scale{args.tag}.png",
-        "panel",
+        bench.output(args, name, ".png"),
+        lambda r: "all",
         ["all"],
         lambda _: "TOES with 10 features: fit time",
     )

@@ -25,7 +25,6 @@ Writes benchmarks/results/clsst_thesis{-quick}.md and .png.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 import warnings
@@ -38,12 +37,11 @@ from sklearn.metrics import normalized_mutual_info_score as nmi
 from sklearn.model_selection import StratifiedKFold
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _clsst_common import draw_labels, load, run_inductive, run_method, save_figure  # noqa: E402
-from _common import machine  # noqa: E402
+import _common as bench  # noqa: E402
+from _clsst_common import draw_labels, load, run_inductive, run_method  # noqa: E402
 
 from unlabeled.ssl import CLSST  # noqa: E402
 
-RESULTS = Path(__file__).resolve().parent / "results"
 SETS = ("G50C", "CAKE", "TOES", "IRIS", "DIGITS")
 KMEANS_K = {"CAKE": 4, "TOES": 5}
 CLASSIFIERS = ("CLSST", "LabelSpreading", "SelfTraining(SVC)", "GMM per class")
@@ -114,38 +112,24 @@ def table(rows, sets, what):
 
 
 def plot(r22, r25, sets, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(2, len(sets), figsize=(3.4 * len(sets), 6.2), squeeze=False)
-    for i, (rows, lab) in enumerate(((r22, "NMI (Fig. 2.2)"), (r25, "test error (Fig. 2.5)"))):
-        for j, name in enumerate(sets):
-            ax = axes[i, j]
-            for m in dict.fromkeys(r["method"] for r in rows):
-                cs = sorted({r["labels"] for r in rows if (r["set"], r["method"]) == (name, m)})
-                v = [
-                    np.mean(
-                        [
-                            r["value"]
-                            for r in rows
-                            if (r["set"], r["labels"], r["method"]) == (name, c, m)
-                        ]
-                    )
-                    for c in cs
-                ]
-                ax.plot(cs, v, "o-", ms=3, label=m)
-            ax.set_title(f"{name}: {lab}", fontsize=9)
-            ax.set_xlabel("labeled points per class", fontsize=8)
-            ax.grid(alpha=0.3)
-        axes[i, 0].legend(fontsize=7)
-    save_figure(fig, path)
+    """NMI (Fig. 2.2, first row) and test error (Fig. 2.5, second row), means over draws (and
+    folds), against the labels per class, a column per set."""
+    means = []
+    for rows, key in ((r22, "nmi"), (r25, "err")):
+        groups = {}
+        for r in rows:
+            groups.setdefault((r["set"], r["method"], r["labels"]), []).append(r["value"])
+        means += [dict(set=s, method=m, labels=c, status="ok", **{key: np.mean(v)})
+                  for (s, m, c), v in groups.items()]  # fmt: skip
+    bench.plot_panels(
+        means, path, "set", sets, lambda name: name,
+        ys=(("nmi", "NMI (Fig. 2.2)", "plot"), ("err", "test error (Fig. 2.5)", "plot")),
+        xlabel="labeled points per class", x="labels",
+    )  # fmt: skip
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="few label counts and draws")
+    ap = bench.parser(__doc__, quick="few label counts and draws (the reduced run committed)")
     ap.add_argument("--sets", default=",".join(SETS))
     args = ap.parse_args()
     sets = args.sets.split(",")
@@ -160,14 +144,12 @@ def main():
         cap = (np.bincount(y).min() * 4) // 5 - 1  # leave unlabeled points in every fold
         r22 += clustering(name, X, y, k, [c for c in c22 if c <= cap], d22)
         r25 += classification(name, X, y, k, [c for c in c25 if c <= cap * 4 // 5], d25, 5)
-    tag = "-quick" if args.quick else ""
-    plot(r22, r25, sets, RESULTS / f"clsst_thesis{tag}.png")
-    cmd = "python benchmarks/bench_clsst_thesis.py" + (" --quick" if args.quick else "")
-    lines = [
-        "# CLSST: the thesis' Figure 2.2 and 2.5 protocols",
-        "",
-        f"Command: `{cmd}` ({(time.time() - t0) / 60:.1f} min). {machine()}",
-        "",
+    png = bench.output(args, "clsst_thesis", ".png")
+    plot(r22, r25, sets, png)
+    lines = bench.header(
+        "CLSST: the thesis' Figure 2.2 and 2.5 protocols", f"{(time.time() - t0) / 60:.1f} min"
+    )
+    lines += [
         (
             "REDUCED run: Fig. 2.2 with the label counts " + str(c22) + f" and {d22} draws, Fig. "
             f"2.5 with {c25} and {d25} draw per fold (the thesis: 0..90 with 20 draws, and 0..70 "
@@ -176,13 +158,12 @@ def main():
             else "The thesis protocol."
         ),
         "",
-        "Mean (std) over draws (and folds). Protocol: the script's docstring. Plot: "
-        f"`clsst_thesis{tag}.png`.",
+        f"Mean (std) over draws (and folds). Protocol: the script's docstring. Plot: `{png.name}`.",
         "",
     ]
     lines += table(r22, sets, "Figure 2.2: NMI on the unlabeled points (higher is better)")
     lines += table(r25, sets, "Figure 2.5: test error, 5-fold CV (lower is better)")
-    (RESULTS / f"clsst_thesis{tag}.md").write_text("\n".join(lines) + "\n")
+    bench.write_markdown(args, "clsst_thesis", lines)
 
 
 if __name__ == "__main__":

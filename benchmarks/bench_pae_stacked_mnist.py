@@ -5,29 +5,29 @@ be downloaded on the machine these results were made on).
     python benchmarks/bench_pae_stacked_mnist.py --mnist mnist.npz   # keras layout: x_train,
                                                                      # y_train, x_test, y_test
     python benchmarks/bench_pae_stacked_mnist.py --synthetic         # pipeline check only
+    python benchmarks/bench_pae_stacked_mnist.py --quick             # smoke: --synthetic, small
 
 The digit classifier (an MLP 784-256-10 trained on your MNIST training arrays; its test accuracy
 is reported) labels each channel of every generated sample; the counts are the covered triples
 and the reverse KL of the triple histogram to uniform (unlabeled.generative.stacked_mnist_modes).
 Thesis setup (B.4): encoder hidden 2500,2000,1500,1000,500, decoder reversed, h = 10, lam 0.1,
 batch 128, sigmoid output, Adam lr 1e-4 (0.5, 0.9). Writes benchmarks/results/pae_stacked_mnist
-(.md, .png), or pae_stacked_mnist_synthetic with --synthetic.
+(.md, .png), or pae_stacked_mnist_synthetic with --synthetic. ``--quick`` is --synthetic with
+1,000 training images, one epoch, hidden 256,128 and 10,000 samples (``-quick`` names).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
 
+import _common as bench
 import numpy as np
 import torch
 
 from unlabeled.generative import PlummerAutoencoder, make_stacked_mnist, stacked_mnist_modes
 from unlabeled.generative._torch_ops import make_mlp
-
-RESULTS = Path(__file__).parent / "results"
 
 
 def synthetic_digits(m, seed):
@@ -73,7 +73,7 @@ def train_digit_classifier(x, y, xt, yt, epochs, seed):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = bench.parser(__doc__, quick="a smoke run: --synthetic at small sizes")
     ap.add_argument("--mnist", default=None)
     ap.add_argument("--synthetic", action="store_true")
     ap.add_argument("--train", type=int, default=50_000, help="stacked training images")
@@ -83,6 +83,10 @@ def main():
     ap.add_argument("--samples", type=int, default=100_000, help="generated samples counted")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
+    if args.quick:
+        args.synthetic, args.train, args.epochs, args.hidden, args.samples = (
+            True, 1000, 1.0, [256, 128], 10_000
+        )  # fmt: skip
     x, y, xt, yt = load_mnist(args)
     predict, acc = train_digit_classifier(x, y, xt, yt, 3, args.seed)
     X, modes = make_stacked_mnist(x, y, args.train, random_state=args.seed)
@@ -107,22 +111,16 @@ def main():
     )[: args.samples]
     res = stacked_mnist_modes(S, predict)
     name = "pae_stacked_mnist" + ("_synthetic" if args.synthetic else "")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    png = bench.output(args, name, ".png")
+    plt = bench.pyplot()
     fig, axes = plt.subplots(4, 8, figsize=(8, 4))
     for ax, img in zip(axes.ravel(), S[:32], strict=True):
         ax.imshow(img.reshape(3, 28, 28).transpose(1, 2, 0).clip(0, 1))
         ax.axis("off")
-    fig.savefig(RESULTS / f"{name}.png", dpi=80)
+    fig.savefig(png, dpi=80)
     plt.close(fig)
-    text = [
-        f"# Stacked-MNIST{' (SYNTHETIC digits: a pipeline check, not MNIST)' * args.synthetic}",
-        "",
-        f"Command: `python benchmarks/bench_pae_stacked_mnist.py {' '.join(sys.argv[1:])}`",
-        "",
+    synthetic = " (SYNTHETIC digits: a pipeline check, not MNIST)" * args.synthetic
+    text = bench.header(f"Stacked-MNIST{synthetic}") + [
         f"Digit classifier test accuracy: {acc:.4f}. PAE: hidden {args.hidden}, h 10, "
         f"lam 0.1, batch 128, lr {args.lr:g}, {iters} steps ({args.epochs:g} epochs of "
         f"{args.train}), {seconds / 60:.1f} min, {iters / seconds:.1f} it/s "
@@ -134,11 +132,9 @@ def main():
         f"{true_counts['reverse_kl']:.3f} |",
         f"| PAE, {args.samples} samples | {res['modes']} | {res['reverse_kl']:.3f} |",
         "",
-        f"![samples]({name}.png)",
-        "",
+        f"![samples]({png.name})",
     ]
-    (RESULTS / f"{name}.md").write_text("\n".join(text))
-    print("\n".join(text))
+    bench.write_markdown(args, name, text)
 
 
 if __name__ == "__main__":

@@ -15,16 +15,17 @@ labels). WellSVM starts from the best of 20 random labelings by kernel-target al
 
     python benchmarks/bench_wellsvm_clustering.py             # the full grid
     python benchmarks/bench_wellsvm_clustering.py --reduced   # the run committed (see below)
+    python benchmarks/bench_wellsvm_clustering.py --quick     # smoke: --reduced, 2 smallest sets
 
 ``--reduced`` uses C in {0.1, 1, 10}, at most 20 cutting-plane iterations (the authors' code's
 cap), and a stratified random subsample of 1,000 of krvskp's 3,196 points (all methods on the
 same points), to fit a 2-core machine shared with other jobs. ``--max-n 1000`` alone keeps the
-full grids and subsamples krvskp only.
+full grids and subsamples krvskp only. Writes benchmarks/results/wellsvm_clustering.md
+(``-reduced`` with ``--reduced``; ``--name``; ``-quick`` for ``--quick``).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 import warnings
@@ -38,13 +39,12 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.model_selection import train_test_split
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import machine, paper_tables  # noqa: E402
+import _common as bench  # noqa: E402
 
 from unlabeled.cluster import WellSVMClustering  # noqa: E402
 from unlabeled.cluster._wellsvm import balance_range, balanced_threshold  # noqa: E402
 from unlabeled.datasets import UCI_SMALL_NAMES, load_uci_small  # noqa: E402
 
-RESULTS = Path(__file__).parent / "results"
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "uci-small"
 SIGMA_GRID = [0.25, 0.5, 1.0, 2.0, 4.0]
 C_GRID = [0.1, 0.5, 1.0, 5.0, 10.0, 100.0]
@@ -52,9 +52,9 @@ C_REDUCED = [0.1, 1.0, 10.0]
 # Table 11 on the 12 sets we have: KM, KKM, NC, IterSVR, CPMMC, WellSVM
 PAPER = {
     name: tuple(map(float, vals))
-    for name, *vals in paper_tables(Path(__file__).parent / "bench_wellsvm_clustering_paper.txt")[
-        "table11"
-    ]
+    for name, *vals in bench.paper_tables(
+        Path(__file__).parent / "bench_wellsvm_clustering_paper.txt"
+    )["table11"]
 }
 PAPER_METHODS = ["KM", "KKM", "NC", "IterSVR", "CPMMC", "WellSVM"]
 # WellSVM as published (ties="positive", no offset), with our offset="balance", and with
@@ -106,23 +106,24 @@ def run_set(X, y, c_grid, max_iter):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = bench.parser(__doc__, quick="a smoke run: --reduced on the 2 smallest sets", name="")
     ap.add_argument("--reduced", action="store_true")
     ap.add_argument("--max-n", type=int, default=None, help="subsample larger sets to this")
     ap.add_argument("--sets", nargs="+", default=list(UCI_SMALL_NAMES))
     ap.add_argument("--data", default=str(DATA))
-    ap.add_argument("--out", default=None)
-    args = ap.parse_args()
+    args = bench.parse(ap)
     if not Path(args.data).is_dir():
         sys.exit(f"{args.data} not found: this benchmark needs the shared UCI folder")
     warnings.simplefilter("ignore", ConvergenceWarning)
+    sizes = {name: load_uci_small(name, args.data)[0].shape[0] for name in args.sets}
+    if args.quick:
+        args.reduced, args.sets = True, sorted(args.sets, key=sizes.get)[:2]
     c_grid = C_REDUCED if args.reduced else C_GRID
     max_iter = 20 if args.reduced else 50
     max_n = args.max_n or (1000 if args.reduced else None)
     reduced = args.reduced or max_n is not None
-    out = args.out or ("wellsvm_clustering-reduced" if args.reduced else "wellsvm_clustering")
+    args.name = args.name or "wellsvm_clustering" + ("-reduced" if args.reduced else "")
     results = {}
-    sizes = {name: load_uci_small(name, args.data)[0].shape[0] for name in args.sets}
     for name in sorted(args.sets, key=sizes.get):
         X, y = load_uci_small(name, args.data)
         if max_n is not None and len(y) > max_n:
@@ -132,16 +133,17 @@ def main():
         best = {m: max(r, key=lambda t: t[1]) for m, r in results[name][1].items()}
         print(f"{name:15s} n={len(y):5d} " + " ".join(f"{m} {b[1]:.3f}" for m, b in best.items())
               + f"  ({time.perf_counter() - t0:.0f} s)", flush=True)  # fmt: skip
-        write_report(results, args, out, c_grid, max_iter, reduced, sizes)
+        write_report(results, args, c_grid, max_iter, reduced, sizes)
 
 
-def write_report(results, args, out, c_grid, max_iter, reduced, sizes):
-    cmd = "python benchmarks/bench_wellsvm_clustering.py " + " ".join(sys.argv[1:])
+def write_report(results, args, c_grid, max_iter, reduced, sizes):
     done = list(results)
-    lines = [
-        "# WellSVM clustering on the UCI sets: the paper's Table 11", "",
-        f"Command: `{cmd.strip()}`" + (" **(reduced protocol)**" if reduced else ""), "",
-        "Full protocol: `python benchmarks/bench_wellsvm_clustering.py`.", "", machine(), "",
+    lines = bench.header(
+        "WellSVM clustering on the UCI sets: the paper's Table 11",
+        "**reduced protocol**" if reduced else "",
+    )
+    lines += [
+        "Full protocol: `python benchmarks/bench_wellsvm_clustering.py`.", "",
         "Accuracy under the best matching of clusters to classes, all points clustered. "
         f"Widths sigma in {SIGMA_GRID} x sqrt(mean squared distance) for Spectral and WellSVM; "
         f"WellSVM's C in {c_grid}, at most {max_iter} cutting-plane iterations. **Each method "
@@ -163,10 +165,7 @@ def write_report(results, args, out, c_grid, max_iter, reduced, sizes):
     if len(done) < len(args.sets):
         lines += [f"**Partial run: not finished on {', '.join(set(args.sets) - set(done))}.**", ""]
     lines += accuracy_table(results, done) + time_table(results, done)
-    path = Path(out) if out.startswith("/") else RESULTS / f"{out}.md"
-    RESULTS.mkdir(exist_ok=True)
-    path.write_text("\n".join(lines) + "\n")
-    print(f"wrote {path}")
+    bench.write_markdown(args, args.name, lines)
 
 
 def _fixed(runs, sigma=1.0, C=1.0):

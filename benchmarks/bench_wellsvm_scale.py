@@ -4,6 +4,7 @@ where it finishes in the time limit and LIBLINEAR (``LinearSVC``) on the labeled
 
     python benchmarks/bench_wellsvm_scale.py                       # 1% .. 100% of 677,399
     python benchmarks/bench_wellsvm_scale.py --data rcv1_train.binary --test rcv1_test.binary
+    python benchmarks/bench_wellsvm_scale.py --quick      # smoke: n = 1,000 and 2,000
 
 The data are :func:`unlabeled.datasets.make_rcv1_like` (677,399 x 47,236, 0.16% non-zeros,
 two classes with a margin) unless ``--data`` gives the real file (svmlight; ``--test`` the
@@ -12,28 +13,26 @@ limit, peak memory). Test accuracy is on the held-out points. ``--tol`` (default
 the cutting plane on a relative decrease of the objective below it: with the estimator's
 default 1e-3, 5,000 points took 47 steps (285 s on the loaded machine, accuracy 0.995
 against 0.937 at 1e-2); the paper does not say how its eps = 1e-3 is scaled.
+
+Writes benchmarks/results/wellsvm_scale.md and .png (``--name``; ``-quick`` for ``--quick``).
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 import tempfile
 from pathlib import Path
 
+import _common as bench
 import numpy as np
 import scipy.sparse as sp
 
-sys.path.insert(0, str(Path(__file__).parent))
-from _common import machine, measure, plot_loglog, report_child, run_child  # noqa: E402
-
-RESULTS = Path(__file__).parent / "results"
 SHARES = [0.01, 0.02, 0.05, 0.15, 0.35, 0.55, 0.75, 1.0]
 METHODS = ["WellSVM", "TSVM", "LinearSVC (labeled)"]
 
 
 def child(args):
-    """One fit: load the cached data, take the first ``n`` training points, fit, score."""
+    """One fit: load the cached data, take the first ``n`` training points, fit, score
+    (``--child CACHE METHOD N``)."""
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
@@ -42,23 +41,26 @@ def child(args):
     from unlabeled.ssl import TSVM, WellSVM
 
     warnings.simplefilter("ignore", ConvergenceWarning)
-    d = np.load(args.cache, allow_pickle=False)
+    cache, method, n = args.child
+    n = int(n)
+    d = np.load(cache, allow_pickle=False)
     X = sp.csr_matrix((d["data"], d["indices"], d["indptr"]), shape=tuple(d["shape"]))
     y, n_train = d["y"], int(d["n_train"])
-    Xtr, ytr = X[: args.n], y[: args.n]
+    Xtr, ytr = X[:n], y[:n]
     Xte, yte = X[n_train:], y[n_train:]
-    y_ssl = np.full(args.n, -1)
+    y_ssl = np.full(n, -1)
     y_ssl[: args.labeled] = ytr[: args.labeled]  # the rows are in random order
-    if args.method == "WellSVM":
+    if method == "WellSVM":
         model = WellSVM(C1=1.0, C2=args.c2, kernel="linear", tol=args.tol)
-    elif args.method == "TSVM":
+    elif method == "TSVM":
         model = TSVM(C1=1.0, C2=args.c2, kernel="linear", tol=args.tol)
     else:
         model = LinearSVC(C=1.0)
         Xtr, y_ssl = Xtr[: args.labeled], y_ssl[: args.labeled]
-    _, seconds, peak = measure(lambda: model.fit(Xtr, y_ssl))
-    acc = float(np.mean(model.predict(Xte) == yte))
-    report_child(time=seconds, peak_mb=peak, accuracy=acc)
+    measured = bench.measure_fit(lambda: model.fit(Xtr, y_ssl))
+    if measured is not None:
+        acc = float(np.mean(model.predict(Xte) == yte))
+        bench.report_child(**measured[1], accuracy=acc)
 
 
 def prepare(args, path):
@@ -76,7 +78,7 @@ def prepare(args, path):
             n_train = int(0.9 * len(y))
         order = np.r_[rng.permutation(n_train), np.arange(n_train, len(y))]
     else:
-        n_train = 677_399
+        n_train = 10_000 if args.quick else 677_399
         X, y = make_rcv1_like(n_train + 20_000, random_state=0)
         order = np.arange(len(y))  # the generator's rows are already independent draws
     X, y = X[order], y[order]
@@ -90,71 +92,61 @@ def prepare(args, path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--cache")
-    ap.add_argument("--method")
-    ap.add_argument("--n", type=int)
-    ap.add_argument("--data")
-    ap.add_argument("--test")
+    ap = bench.parser(
+        __doc__,
+        child_nargs=3,
+        time_limit=600.0,
+        limit_aliases=("--limit",),
+        quick="a smoke run: 1,000 and 2,000 of 10,000 generated training points, 60 s per fit",
+        name="wellsvm_scale",
+    )
+    ap.add_argument("--data", help="the training file (svmlight) instead of the generator")
+    ap.add_argument("--test", help="the held-out file (svmlight)")
     ap.add_argument("--shares", type=float, nargs="+", default=SHARES)
     ap.add_argument("--labeled", type=int, default=50)
     ap.add_argument("--c2", type=float, default=0.1)
     ap.add_argument("--tol", type=float, default=1e-2)
-    ap.add_argument("--limit", type=float, default=600.0)
-    ap.add_argument("--out", default="wellsvm_scale")
-    args = ap.parse_args()
+    args = bench.parse(ap)
     if args.child:
         return child(args)
+    if args.quick:
+        args.shares, args.time_limit = [0.1, 0.2], 60.0
     with tempfile.TemporaryDirectory() as tmp:
         cache = str(Path(tmp) / "data.npz")
         n_train, density = prepare(args, cache)
-        rows, given_up = [], set()
+        rows, dead = [], set()
         for share in args.shares:
             n = int(round(share * n_train))
             for method in METHODS:
-                if method in given_up:
-                    rows.append({"method": method, "n": n, "status": "skipped"})
-                    continue
-                opts = ["--cache", cache, "--method", method, "--n", str(n), "--labeled",
-                        str(args.labeled), "--c2", str(args.c2),
-                        "--tol", str(args.tol)]  # fmt: skip
-                res = run_child(__file__, opts, args.limit)
-                rows.append({"method": method, "n": n, "panel": "all", **res})
-                if res["status"] != "ok":
-                    given_up.add(method)  # larger n would not finish either
+                opts = [cache, method, str(n), "--labeled", str(args.labeled),
+                        "--c2", str(args.c2), "--tol", str(args.tol)]  # fmt: skip
+                res = bench.measure_in_child(__file__, opts, args.time_limit, dead, method)
+                rows.append({"method": method, "n": n, **res})
                 print(rows[-1], flush=True)
     write_report(rows, args, n_train, density)
 
 
 def write_report(rows, args, n_train, density):
-    RESULTS.mkdir(exist_ok=True)
-    cmd = "python benchmarks/bench_wellsvm_scale.py " + " ".join(sys.argv[1:])
     source = args.data or f"make_rcv1_like ({n_train:,} training points, 47,236 features)"
-    lines = [
-        "# WellSVM at scale: linear kernel, RCV1-shaped data, 50 labeled points", "",
-        f"Command: `{cmd}`", "", machine(), "",
+    lines = bench.header("WellSVM at scale: linear kernel, RCV1-shaped data, 50 labeled points")
+    lines += [
         f"Data: {source}, density {density:.4%}; C1 = 1, C2 = {args.c2}, tol = {args.tol} "
         "(relative decrease of the objective that ends the cutting plane, and the inner "
         "solvers' tolerance); time limit "
-        f"{args.limit:.0f} s per fit (a method that fails is not run at larger n).", "",
+        f"{args.time_limit:.0f} s per fit (a method that fails is not run at larger n).", "",
         "| training points | method | fit time (s) | peak memory (MB) | test accuracy |",
         "|---|---|---|---|---|",
     ]  # fmt: skip
-    for r in rows:
-        if r.get("status") == "ok":
-            lines.append(f"| {r['n']:,} | {r['method']} | {r['time']:.2f} | "
-                         f"{r['peak_mb']:.0f} | {r['accuracy']:.3f} |")  # fmt: skip
-        else:
-            lines.append(f"| {r['n']:,} | {r['method']} | {r['status']} | | |")
-    path = RESULTS / f"{args.out}.md"
-    path.write_text("\n".join(lines) + "\n")
-    plot_loglog(
-        [{**r, "panel": "all"} for r in rows if "time" in r],
-        RESULTS / f"{args.out}.png", "panel", ["all"],
-        lambda _: "RCV1-shaped data, linear kernel, 50 labeled",
+
+    def cells(r, find):
+        return [f"{r['time']:.2f}", f"{r['peak_mb']:.0f}", f"{r['accuracy']:.3f}"]
+
+    lines += bench.table_rows(rows, ("n", "method"), cells, 3)
+    bench.write_markdown(args, args.name, lines)
+    bench.plot_panels(
+        rows, bench.output(args, args.name, ".png"), lambda r: "all", ["all"],
+        lambda _: "RCV1-shaped data, linear kernel, 50 labeled", xlabel="training points",
     )  # fmt: skip
-    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -11,13 +11,16 @@ model sees all other training points, unlabeled). 12 of the paper's 16 sets are 
     python benchmarks/bench_wellsvm_uci.py                 # the full protocol (30 splits, CV)
     python benchmarks/bench_wellsvm_uci.py --splits 5 --no-cv   # the reduced run committed
 
+    python benchmarks/bench_wellsvm_uci.py --quick         # smoke: 1 split, no CV, 2 sets
+
 ``--no-cv`` fixes C2 = 0.1, sigma = sqrt(mean squared distance) and k = 5 (the middle of the
-grids) instead of cross-validating them.
+grids) instead of cross-validating them. ``--quick`` runs one split without CV on the two
+smallest of ``--sets``. Writes benchmarks/results/wellsvm_uci.md and wellsvm_uci_cpu.png
+(``--name``; ``-quick`` for ``--quick``).
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import sys
 import time
@@ -32,12 +35,11 @@ from sklearn.semi_supervised import LabelSpreading, SelfTrainingClassifier
 from sklearn.svm import SVC
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import machine, paper_tables  # noqa: E402
+import _common as bench  # noqa: E402
 
 from unlabeled.datasets import UCI_SMALL_NAMES, load_uci_small  # noqa: E402
 from unlabeled.ssl import TSVM, LapSVM, WellSVM  # noqa: E402
 
-RESULTS = Path(__file__).parent / "results"
 DATA = Path(__file__).parent.parent.parent / "shared" / "data" / "uci-small"
 C2_GRID = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0]
 SIGMA_GRID = [0.25, 0.5, 1.0, 2.0, 4.0]
@@ -49,7 +51,9 @@ VARIANTS = ["WellSVM+refine", "WellSVM+alignment"]
 # The paper's Tables 2 (5%) and 3 (10%) on the 12 sets we have: SVM, TSVM, LapSVM, USVM, WellSVM
 PAPER = {
     float(frac): {name: tuple(map(float, vals)) for name, *vals in rows}
-    for frac, rows in paper_tables(Path(__file__).parent / "bench_wellsvm_uci_paper.txt").items()
+    for frac, rows in bench.paper_tables(
+        Path(__file__).parent / "bench_wellsvm_uci_paper.txt"
+    ).items()
 }
 PAPER_METHODS = ["SVM", "TSVM", "LapSVM", "USVM", "WellSVM"]
 
@@ -142,48 +146,48 @@ def one_split(X, y, rate, seed, cv):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = bench.parser(__doc__, quick="a smoke run: 1 split, no CV, the 2 smallest sets",
+                      name="wellsvm_uci")  # fmt: skip
     ap.add_argument("--splits", type=int, default=30)
     ap.add_argument("--no-cv", action="store_true")
     ap.add_argument("--rates", type=float, nargs="+", default=[0.05, 0.10])
     ap.add_argument("--sets", nargs="+", default=list(UCI_SMALL_NAMES))
-    ap.add_argument("--out", default="wellsvm_uci")
     ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS + VARIANTS)
-    args = ap.parse_args()
+    ap.add_argument("--data", default=str(DATA), help=f"the UCI folder ({DATA})")
+    args = bench.parse(ap)
     METHODS[:] = args.methods  # the one list every table and loop below reads
-    if not DATA.is_dir():
-        sys.exit(f"{DATA} not found: this benchmark needs the shared UCI folder")
+    if not Path(args.data).is_dir():
+        sys.exit(f"{args.data} not found: this benchmark needs the shared UCI folder")
     warnings.simplefilter("ignore", ConvergenceWarning)
     results = {}
     # the small sets first; the report is rewritten after every set, so a run stopped early
     # leaves a table of the sets it finished (marked as such)
-    sizes = {name: load_uci_small(name, DATA)[0].shape[0] for name in args.sets}
+    sizes = {name: load_uci_small(name, args.data)[0].shape[0] for name in args.sets}
     order = sorted(args.sets, key=sizes.get)
+    if args.quick:
+        args.splits, args.no_cv, args.sets = 1, True, order[:2]
+        order = args.sets
     for name, rate in itertools.product(order, args.rates):
-        X, y = load_uci_small(name, DATA)
+        X, y = load_uci_small(name, args.data)
         runs = [one_split(X, y, rate, seed, not args.no_cv) for seed in range(args.splits)]
         results[rate, name] = runs
         acc = {m: np.mean([r[m][0] for r in runs]) for m in METHODS}
         print(f"{rate:.2f} {name:15s} " + " ".join(f"{m} {a:.3f}" for m, a in acc.items()),
               flush=True)  # fmt: skip
         done = [s for s in order if all((r, s) in results for r in args.rates)]
-        write_report(results, args, done)
+        if done:  # no table (and no plot: matplotlib refuses an empty log axis) before
+            write_report(results, args, done)
 
 
 def write_report(results, args, done):
-
-    RESULTS.mkdir(exist_ok=True)
-    cmd = "python benchmarks/bench_wellsvm_uci.py " + " ".join(sys.argv[1:])
     reduced = args.splits < 30 or args.no_cv
-    lines = [
-        "# WellSVM on the UCI sets: the paper's Tables 2 (5% labeled) and 3 (10% labeled)",
-        "",
-        f"Command: `{cmd}`" + (" **(reduced protocol)**" if reduced else ""),
-        "",
+    lines = bench.header(
+        "WellSVM on the UCI sets: the paper's Tables 2 (5% labeled) and 3 (10% labeled)",
+        "**reduced protocol**" if reduced else "",
+    )
+    lines += [
         "Full protocol: `python benchmarks/bench_wellsvm_uci.py` (30 splits, 5-fold CV over "
         "the paper's grids).",
-        "",
-        machine(),
         "",
         f"{args.splits} random 75/25 splits per set; "
         + ("C2 = 0.1, sigma = sqrt(mean squared distance), k = 5 fixed (no CV)."
@@ -198,10 +202,8 @@ def write_report(results, args, done):
     for rate in args.rates:
         lines += table(results, rate, done)
     lines += cpu_table(results, args, done)
-    path = RESULTS / f"{args.out}.md"
-    path.write_text("\n".join(lines) + "\n")
-    plot_cpu(results, args, done, RESULTS / f"{args.out}_cpu.png")
-    print(f"wrote {path}")
+    bench.write_markdown(args, args.name, lines)
+    plot_cpu(results, args, done, bench.output(args, args.name + "_cpu", ".png"))
 
 
 def table(results, rate, sets):
@@ -242,11 +244,7 @@ def cpu_table(results, args, done):
 
 
 def plot_cpu(results, args, done, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = bench.pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     width = 0.8 / len(args.rates)
     for j, rate in enumerate(args.rates):

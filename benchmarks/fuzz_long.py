@@ -6,37 +6,40 @@ Markdown summary (outcomes per estimator, every failure with its reproducer) to
 ``benchmarks/results/fuzz_long.md``.
 
     python benchmarks/fuzz_long.py --cases 1100          # 23 targets x 1100 = 25,300 cases
+    python benchmarks/fuzz_long.py --quick               # smoke: 3 cases per estimator
 
 The seeds of the test suite are 0..13; this run starts after them (``--first``), so it adds
 cases rather than repeating them. A failure is reproduced with
 ``tests/test_fuzz.py::check_case(TARGET, SEED)``; the case a seed draws depends on its
 target's position in ``TARGETS``, so a reproducer holds for the list of the run that found it.
+``--out`` is the results folder (the older ``--out FILE.md`` still works).
 """
 
 from __future__ import annotations
 
-import argparse
 import collections
 import platform
 import sys
 import time
 from pathlib import Path
 
+import _common as bench
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 import test_fuzz  # noqa: E402
 
-import unlabeled  # noqa: E402
 import unlabeled._shared  # noqa: E402
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cases", type=int, default=1200, help="cases per estimator")
-    ap.add_argument("--first", type=int, default=1000, help="first seed")
-    ap.add_argument("--out", default=str(ROOT / "benchmarks/results/fuzz_long.md"))
-    args = ap.parse_args(argv)
+    ap = bench.parser(__doc__, quick="a smoke run: 3 cases per estimator", name="fuzz_long")
+    ap.add_argument("--cases", type=int, default=1200, help="cases per estimator (1200)")
+    ap.add_argument("--first", type=int, default=1000, help="first seed (1000)")
+    args = bench.parse(ap, argv)
+    if args.quick:
+        args.cases = 3
     unlabeled._shared.MIN_DEFAULT_MAX_ITER = 10**5  # as in the test suite: the cap's floor
     outcomes = collections.defaultdict(collections.Counter)
     failures, slowest = [], (0.0, "")
@@ -67,13 +70,11 @@ def main(argv=None):
 def _write(args, outcomes, failures, slowest, t_all, done):
     """The summary so far (rewritten after every estimator, so a cut run leaves one)."""
     total = sum(sum(c.values()) for c in outcomes.values())
-    lines = [
-        "# Long fuzz run (issue 17)" + ("" if done else " (in progress)"),
-        "",
-        f"Command: `python benchmarks/fuzz_long.py --cases {args.cases} --first {args.first}`",
-        f"({total:,} cases; unlabeled {unlabeled.__version__}, Python "
+    lines = bench.header("Long fuzz run (issue 17)" + ("" if done else " (in progress)"))
+    lines += [
+        f"{total:,} cases ({args.cases} per estimator from seed {args.first}); Python "
         f"{platform.python_version()}, {platform.machine()}; "
-        f"{time.perf_counter() - t_all:.0f} s; slowest case {slowest[0]:.1f} s: {slowest[1]}).",
+        f"{time.perf_counter() - t_all:.0f} s; slowest case {slowest[0]:.1f} s: {slowest[1]}.",
         "",
         "Contract per case: a ValueError/TypeError naming the argument, or finite outputs equal "
         "to the canonical copy's; inputs unchanged; within the time limit of "
@@ -89,7 +90,10 @@ def _write(args, outcomes, failures, slowest, t_all, done):
         else:
             lines.append(f"| {name} | {c['fit']} | {c['error']} | {c['FAILED']} |")
     lines += ["", f"Failures: {len(failures)}", ""] + [f"- {f}" for f in failures]
-    Path(args.out).write_text("\n".join(lines) + "\n")
+    path = bench.output(args, args.name)
+    path.write_text("\n".join(lines) + "\n")
+    if done:
+        print(f"written: {path}", file=sys.stderr)
     return len(failures)
 
 
