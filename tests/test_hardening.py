@@ -353,6 +353,33 @@ def test_write_error_names_the_target_not_the_temporary_file(tmp_path, monkeypat
 
 
 # ---------------------------------------------------------------------- 6. threads and cache
+def test_own_busy_threads_are_not_other_load():
+    """n_jobs=None leaves out the cores that other processes keep busy; this process's own
+    running threads (BLAS workers still spinning after a product) must not count as such."""
+    import threading
+
+    from unlabeled._shared import _own_running_threads
+
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            sum(range(1000))
+
+    worker = threading.Thread(target=spin)
+    worker.start()
+    seen = set()
+    try:
+        for _ in range(500):  # the reader, and at times the spinning thread
+            seen.add(_own_running_threads())
+            if max(seen) >= 2:
+                break
+    finally:
+        stop.set()
+        worker.join()
+    assert min(seen) >= 1 and max(seen) >= 2
+
+
 def test_n_jobs_clipped_to_available_cores(monkeypatch):
     from unlabeled._engine import KernelSpec
     from unlabeled._shared import available_cores, engine_threads

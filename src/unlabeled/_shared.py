@@ -7,6 +7,7 @@ import os
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -155,12 +156,25 @@ def engine_threads(n_jobs) -> int:
         return max(1, min(int(n_jobs), cores))
     if n_jobs == -1:
         return cores
-    try:  # the 4th field of /proc/loadavg is "runnable/total", this process included
+    try:  # the 4th field of /proc/loadavg is "runnable/total", this process's threads included
         with open("/proc/loadavg") as fh:
-            others = int(fh.read().split()[3].split("/")[0]) - 1
+            others = int(fh.read().split()[3].split("/")[0]) - _own_running_threads()
     except (OSError, ValueError, IndexError):
         others = 0
     return max(1, min(cores, cores - others))
+
+
+def _own_running_threads() -> int:
+    """Threads of this process that are running now (this one included): BLAS worker threads
+    spin for a while after a product, and counted as other work they made ``n_jobs=None``
+    choose one engine thread right after the fit's own BLAS start products."""
+    running = 0
+    for stat in Path("/proc/self/task").glob("*/stat"):
+        try:
+            running += stat.read_text().rsplit(")", 1)[1].split()[0] == "R"
+        except (OSError, IndexError):
+            continue
+    return max(running, 1)
 
 
 class EngineProgress:

@@ -131,11 +131,17 @@ private:
     }
 };
 
-// A row is split over threads only when it holds at least this many multiply-adds (about a
-// millisecond): a parallel region waits for its slowest thread, and on a machine busier than
-// its cores a descheduled thread costs a whole scheduler time slice, which made short parallel
-// rows 30x slower than serial ones under load (benchmarks/results/profile.md).
-constexpr int64_t kParallelWork = int64_t(1) << 21;
+// A row is split over threads only when it holds at least this much work, in multiply-adds of
+// a dense dot product (about half a millisecond): a parallel region waits for its slowest
+// thread, and on a machine busier than its cores a descheduled thread costs a whole scheduler
+// time slice, which made short parallel rows 30x slower than serial ones under load
+// (benchmarks/results/profile.md; n_jobs=None now counts only the idle cores).
+constexpr int64_t kParallelWork = int64_t(1) << 20;
+// The work of one kernel value beyond its inner product, in the same unit: an exponential or a
+// power costs about as much as 32 multiply-adds, and a sparse entry (an index, a gather) about 2.
+// Counting the inner product alone had kept rows of sparse and low-dimensional data serial
+// (Adult-shaped, 14 non-zeros: 0.48 ms a row; Shuttle-shaped, 9 features: 0.86 ms).
+constexpr int64_t kTransformWork = 32, kSparseEntryWork = 2;
 
 class Kernel {
 public:
@@ -145,7 +151,8 @@ public:
             for (int64_t i = 0; i < X.n; ++i) sqnorm[i] = X.self_dot(i);
         }
         if (X.sparse) buf.assign(static_cast<size_t>(X.d), 0.0);
-        entry_cost = X.sparse ? std::max<int64_t>(1, X.indptr[X.n] / std::max<int64_t>(X.n, 1)) : X.d;
+        entry_cost = X.sparse ? kSparseEntryWork * std::max<int64_t>(1, X.indptr[X.n] / std::max<int64_t>(X.n, 1)) : X.d;
+        if (p.type == KernelType::Rbf || p.type == KernelType::Poly) entry_cost += kTransformWork;
     }
 
     double operator()(int64_t i, int64_t j) const {
@@ -243,7 +250,7 @@ private:
         for (int64_t k = 0; k < X.d; ++k) w[k] = x[k];
         return w;
     }
-    int64_t entry_cost = 1;      // multiply-adds per kernel value (d, or mean nnz per row)
+    int64_t entry_cost = 1;      // work per kernel value (see kParallelWork)
 
     double transform(double dot, int64_t i, int64_t j) const {
         switch (p.type) {
