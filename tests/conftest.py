@@ -1,4 +1,6 @@
+import contextlib
 import os
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -51,3 +53,20 @@ def assert_passes_check_estimator(estimator):
     assert not failed, failed
     xfailed = {r["check_name"] for r in results if r["status"] == "xfail"}
     assert xfailed <= set(PU_EXPECTED_FAILURES)
+
+
+@contextlib.contextmanager
+def time_limit(seconds, what="the case"):
+    """Raise TimeoutError in the main thread after ``seconds`` (the engine's solvers check
+    for signals a few times a second, as for Ctrl-C): a hang fails the test, not the run."""
+
+    def expire(signum, frame):
+        raise TimeoutError(f"{what} ran past {seconds} s: a hang")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)

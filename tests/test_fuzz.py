@@ -26,13 +26,13 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import signal
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import time_limit
 from sklearn.exceptions import ConvergenceWarning
 
 import unlabeled
@@ -52,23 +52,6 @@ SPARSE = {"csr_dup", "csc", "coo"}
 def _small_default_cap(monkeypatch):
     """The default iteration cap keeps its formula, with a floor of 10^5 instead of 10^7."""
     monkeypatch.setattr(unlabeled._shared, "MIN_DEFAULT_MAX_ITER", 10**5)
-
-
-@contextlib.contextmanager
-def time_limit(seconds):
-    """Raise TimeoutError in the main thread after ``seconds`` (the engine's solvers check
-    for signals a few times a second, as for Ctrl-C)."""
-
-    def expire(signum, frame):
-        raise TimeoutError(f"the case ran past {seconds} s: a hang")
-
-    old = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 # ---------------------------------------------------------------------- inputs

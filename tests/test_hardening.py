@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import make_pu
+from conftest import make_pu, time_limit
 from sklearn.exceptions import ConvergenceWarning
 
 import unlabeled
@@ -819,7 +819,6 @@ def test_search_cv_below_two_names_cv(cv):
 def test_refined_oracle_ascent_stops_without_a_rise():
     """WellSVM's refined oracle repeated the label sort while y'Hy rose; a NaN value never
     compared as "no rise", so two alternating label vectors looped for ever."""
-    import signal
     from types import SimpleNamespace
 
     from unlabeled._label_generation import _violated_label
@@ -836,16 +835,8 @@ def test_refined_oracle_ascent_stops_without_a_rise():
     cur = SimpleNamespace(alpha=np.ones(n), q=np.array([1.0]))
     Y = np.ones((n, 1), np.int8)
 
-    def expire(signum, frame):
-        raise TimeoutError("the ascent did not stop")
-
-    old = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(5)
-    try:
+    with time_limit(5, "the ascent"):
         best, _ = _violated_label(backend, oracle, cur, Y, refine=True)
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
     assert len(calls) == 2 and best is not None
 
 
@@ -904,7 +895,6 @@ def test_lam_below_its_documented_range_refused(lam):
 def test_svmplus_dsvm_plus_inner_svc_is_capped(monkeypatch):
     """Found by the long fuzz run: mode='dsvm+' trains sklearn's SVC on X_star, whose default
     is no iteration cap: with C=1e12 it ran for 50 s on 35 points. It gets the same cap."""
-    import signal
 
     from sklearn.exceptions import ConvergenceWarning
 
@@ -917,18 +907,10 @@ def test_svmplus_dsvm_plus_inner_svc_is_capped(monkeypatch):
     y[:2], y[-2:] = 1, -1
     X_star = np.abs(X) + rng.random((35, 1))
 
-    def expire(signum, frame):
-        raise TimeoutError("the inner SVC has no cap")
-
-    old = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(20)
-    try:
+    with time_limit(20, "the inner SVC (no cap)"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             est = SVMPlus(mode="dsvm+", C=1e12).fit(X, y, X_star)
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
     assert np.all(np.isfinite(est.decision_function(X)))
 
 
@@ -969,7 +951,6 @@ def test_clsst_breakdown_is_a_named_error():
 def test_ocsvm_start_is_capped(monkeypatch):
     """Found by the long fuzz run: the OCSVM start (sklearn's OneClassSVM, no iteration cap by
     default) never returned on a constant precomputed Gram matrix."""
-    import signal
 
     from sklearn.exceptions import ConvergenceWarning
 
@@ -979,18 +960,10 @@ def test_ocsvm_start_is_capped(monkeypatch):
     X, s = _pu_data()
     K = np.full((len(s), len(s)), 0.5)
 
-    def expire(signum, frame):
-        raise TimeoutError("the OCSVM start has no cap")
-
-    old = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(20)
-    try:
+    with time_limit(20, "the OCSVM start (no cap)"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             est = PUSVC(prior=0.4, kernel="precomputed", solver="usmo", n_jobs=1).fit(K, s)
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
     assert np.all(np.isfinite(est.decision_function(K)))
 
 
@@ -1283,7 +1256,6 @@ def test_mil_wellsvm_start_svm_is_capped(monkeypatch):
     X = np.c_[np.full(21, 7.0), rng.normal(size=21)]
     y = np.where(rng.random(21) < 0.6, 1, -1)
     y[:2], y[-2:] = 1, -1
-    from test_fuzz import time_limit
 
     with pytest.warns(ConvergenceWarning, match=r"WellSVM \(the start's SVM\) stopped after"):
         with time_limit(20):  # 0.1 s now
