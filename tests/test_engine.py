@@ -362,12 +362,13 @@ def check_linear(res, Q, q, C, ref):
     return a
 
 
-@pytest.mark.parametrize("m", [1, 3])
+@pytest.mark.parametrize("m", [1, 3, 8])
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("shrinking", [True, False])
 def test_linear_dual_box(m, sparse, shrinking):
     """Coordinate descent without the equality constraint (LIBLINEAR's dual) and one w per
-    label vector, against the same QP written out densely."""
+    label vector (for m > 1 kept as a majority vector and per-label corrections), against the
+    same QP written out densely."""
     rng = np.random.default_rng(20 + m)
     X, row, signs, mu, w0, p, C, Q, q = linear_problem(rng, m=m, sparse=sparse)
     shift = 0.3
@@ -385,11 +386,12 @@ def test_linear_dual_box(m, sparse, shrinking):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_linear_dual_with_equality(shrinking, seed):
     rng = np.random.default_rng(30 + seed)
-    X, row, signs, mu, w0, p, C, Q, q = linear_problem(rng, n_rows=40, d=3)
+    m = 1 + 2 * seed  # one w, and label-mixed duals
+    X, row, signs, mu, w0, p, C, Q, q = linear_problem(rng, n_rows=40, d=3, m=m)
     y = rng.choice([-1, 1], size=len(row)).astype(np.int8)
     a0 = rng.uniform(0, 1, size=len(row)) * C
     ref = reference(Q, q, C, y.astype(float), float(y @ a0))
-    res = solve_linear_dual(as_data(X), row, p, C, a0, signs, y=y, w0=w0, equality=True,
+    res = solve_linear_dual(as_data(X), row, p, C, a0, signs, y=y, w0=w0, mu=mu, equality=True,
                             options=SolverOptions(1e-10, shrinking))  # fmt: skip
     a = check_linear(res, Q, q, C, ref)
     assert abs(y @ a - y @ a0) <= 1e-10 * C.sum()

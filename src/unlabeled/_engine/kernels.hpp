@@ -90,6 +90,20 @@ public:
         }
     }
 
+    // f(j, x_ij) for every stored entry of row i (every column when dense)
+    template <class F>
+    void for_each(int64_t i, F&& f) const {
+        if (sparse) {
+            for (int64_t k = indptr[i]; k < indptr[i + 1]; ++k) f(static_cast<int64_t>(ind[k]), val[k]);
+        } else if (x64) {
+            const double* r = x64 + i * d;
+            for (int64_t k = 0; k < d; ++k) f(k, r[k]);
+        } else {
+            const float* r = x32 + i * d;
+            for (int64_t k = 0; k < d; ++k) f(k, static_cast<double>(r[k]));
+        }
+    }
+
     // Write x_i into a zeroed dense buffer / zero it again (sparse rows only).
     void scatter(int64_t i, double* buf) const {
         for (int64_t k = indptr[i]; k < indptr[i + 1]; ++k) buf[ind[k]] = val[k];

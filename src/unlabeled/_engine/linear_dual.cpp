@@ -37,6 +37,8 @@ LinearDual::LinearDual(const LinearDualProblem& pb, std::vector<double>& alpha, 
     inv_q_.resize(static_cast<size_t>(l));
     for (int64_t t = 0; t < l; ++t) inv_q_[t] = 1.0 / (sq_[t] > 0 ? sq_[t] : TAU);
     group_.push_back(l);
+    mu_sum_ = mu_sum;
+    if (m_ > 1) mixed_setup();
     if (pb.kink.empty()) {
         kink_ = pb.C;
         jump_.assign(static_cast<size_t>(l), 0.0);
@@ -47,18 +49,91 @@ LinearDual::LinearDual(const LinearDualProblem& pb, std::vector<double>& alpha, 
     recompute_w();
 }
 
-void LinearDual::recompute_w() {
-    w_ = pb_.w0;
-    w_.resize(static_cast<size_t>(m_ * X_.d), 0.0);
-    for (size_t t = 0; t < a_.size(); ++t)
+void LinearDual::mixed_setup() {
+    const int64_t l = static_cast<int64_t>(pb_.row.size());
+    maj_.resize(static_cast<size_t>(l));
+    dis_start_.assign(1, 0);
+    dis_mu_.assign(static_cast<size_t>(l), 0.0);
+    for (int64_t t = 0; t < l; ++t) {
+        const int8_t* s = pb_.sign.data() + t * m_;
+        int64_t plus = 0;
+        for (int64_t k = 0; k < m_; ++k) plus += s[k] > 0;
+        maj_[t] = 2 * plus >= m_ ? 1 : -1;
         for (int64_t k = 0; k < m_; ++k)
-            X_.axpy(pb_.row[t], pb_.sign[t * m_ + k] * a_[t], w_.data() + k * X_.d);
+            if (s[k] != maj_[t]) {
+                dis_.push_back(static_cast<int32_t>(k));
+                dis_mu_[t] += mu_[k];
+            }
+        dis_start_.push_back(static_cast<int64_t>(dis_.size()));
+    }
+}
+
+double LinearDual::mixed_wx(int64_t t) const {
+    const int64_t s = m_ + 2;
+    const int32_t* D = dis_.data() + dis_start_[t];
+    const int64_t nd = dis_start_[t + 1] - dis_start_[t];
+    double v = 0.0, eb = 0.0, ed = 0.0;
+    X_.for_each(pb_.row[t], [&](int64_t j, double x) {
+        const double* z = Z_.data() + j * s;
+        v += x * z[0];
+        eb += x * z[1];
+        double e = 0.0;
+        for (int64_t i = 0; i < nd; ++i) e += mu_[D[i]] * z[2 + D[i]];
+        ed += x * e;
+    });
+    return maj_[t] * ((mu_sum_ - 2 * dis_mu_[t]) * v - 2 * eb + 4 * ed);
+}
+
+void LinearDual::mixed_add(int64_t t, double delta) {
+    const int64_t s = m_ + 2;
+    const int32_t* D = dis_.data() + dis_start_[t];
+    const int64_t nd = dis_start_[t + 1] - dis_start_[t];
+    const double c = maj_[t] * delta, cb = c * dis_mu_[t];
+    X_.for_each(pb_.row[t], [&](int64_t j, double x) {
+        double* z = Z_.data() + j * s;
+        z[0] += c * x;
+        z[1] += cb * x;
+        for (int64_t i = 0; i < nd; ++i) z[2 + D[i]] += c * x;
+    });
+}
+
+void LinearDual::recompute_w() {
+    const int64_t d = X_.d;
+    if (m_ == 1) {
+        w_ = pb_.w0;
+        w_.resize(static_cast<size_t>(d), 0.0);
+        for (size_t t = 0; t < a_.size(); ++t) X_.axpy(pb_.row[t], pb_.sign[t] * a_[t], w_.data());
+        return;
+    }
+    const int64_t s = m_ + 2;
+    Z_.assign(static_cast<size_t>(d * s), 0.0);
+    if (!pb_.w0.empty())  // w0_k = -2 E_k at alpha = 0
+        for (int64_t k = 0; k < m_; ++k)
+            for (int64_t j = 0; j < d; ++j) Z_[j * s + 2 + k] = -0.5 * pb_.w0[k * d + j];
+    for (int64_t t = 0; t < static_cast<int64_t>(a_.size()); ++t)
+        if (a_[t] != 0.0) mixed_add(t, a_[t]);
+    for (int64_t j = 0; j < d; ++j) {  // Ebar afresh, not through the adds
+        double* z = Z_.data() + j * s;
+        z[1] = 0.0;
+        for (int64_t k = 0; k < m_; ++k) z[1] += mu_[k] * z[2 + k];
+    }
+}
+
+const std::vector<double>& LinearDual::w() const {
+    if (m_ > 1) {
+        const int64_t d = X_.d, s = m_ + 2;
+        w_.resize(static_cast<size_t>(m_ * d));
+        for (int64_t j = 0; j < d; ++j)
+            for (int64_t k = 0; k < m_; ++k) w_[k * d + j] = Z_[j * s] - 2 * Z_[j * s + 2 + k];
+    }
+    return w_;
 }
 
 void LinearDual::move(int64_t t, double next) {
     const double d = next - a_[t];
     a_[t] = next;
-    for (int64_t k = 0; k < m_; ++k) X_.axpy(pb_.row[t], pb_.sign[t * m_ + k] * d, w_.data() + k * X_.d);
+    if (m_ > 1) mixed_add(t, d);
+    else X_.axpy(pb_.row[t], pb_.sign[t] * d, w_.data());
     ++updates_;
 }
 

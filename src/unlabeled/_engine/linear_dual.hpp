@@ -73,13 +73,11 @@ public:
     LinearDualResult solve_box(double shift, double tol, double shrink_at = INF);
     LinearDualResult solve_pairs(double tol);
 
-    const std::vector<double>& w() const { return w_; }  // m x d row-major
+    const std::vector<double>& w() const;  // m x d row-major
     // sum_k mu_k s_tk <w_k, x_row(t)>: the gradient of the quadratic term in alpha_t
     double wx(int64_t t) const {
-        double v = 0.0;
-        for (int64_t k = 0; k < m_; ++k)
-            v += mu_[k] * pb_.sign[t * m_ + k] * X_.dot_w(pb_.row[t], w_.data() + k * X_.d);
-        return v;
+        if (m_ > 1) return mixed_wx(t);
+        return mu_[0] * pb_.sign[t] * X_.dot_w(pb_.row[t], w_.data());
     }
     void recompute_w();  // drops the rounding drift of many updates
     int64_t updates() const { return updates_; }
@@ -92,7 +90,25 @@ private:
     const LinearDualOptions& opt_;
     int64_t m_;
     std::vector<double> mu_;
-    std::vector<double> w_, xx_, sq_;     // ||x_row(t)||^2 and Q_tt = sum_k mu_k ||x_row(t)||^2
+    mutable std::vector<double> w_;       // m = 1: w itself; m > 1: w() writes it from Z_
+    std::vector<double> xx_, sq_;         // ||x_row(t)||^2 and Q_tt = sum_k mu_k ||x_row(t)||^2
+    // m > 1, the label-mixed duals: with maj_t the majority of the signs s_tk and D_t the labels
+    // where s_tk = -maj_t, w_k = V - 2 E_k for V = sum_t maj_t a_t x_t and E_k the same sum over
+    // the variables with k in D_t. Then
+    //   sum_k mu_k s_tk <w_k, x> = maj_t [(sum mu - 2 mu(D_t)) <V, x> - 2 <Ebar, x>
+    //                                     + 4 sum_{k in D_t} mu_k <E_k, x>],   Ebar = sum_k mu_k E_k,
+    // and a move of a_t updates V, Ebar and the E_k of D_t: O(2 + |D_t|) per gradient and per
+    // move instead of O(m). When WellSVM's label vectors mostly agree (they differ from one
+    // another on a few points each) |D_t| is small on average however many there are.
+    std::vector<double> Z_;               // d x (m + 2) row-major: V, Ebar, E_1 .. E_m
+    std::vector<int8_t> maj_;
+    std::vector<int64_t> dis_start_;      // D_t = dis_[dis_start_[t] .. dis_start_[t + 1])
+    std::vector<int32_t> dis_;
+    std::vector<double> dis_mu_;          // mu(D_t) = sum_{k in D_t} mu_k
+    double mu_sum_ = 0.0;
+    void mixed_setup();
+    double mixed_wx(int64_t t) const;
+    void mixed_add(int64_t t, double delta);  // a_t += delta in V, Ebar and the E_k of D_t
     double Q(int64_t i, int64_t j) const;  // the quadratic term's Q_ij
     std::vector<int64_t> group_;          // first variable of each group, plus the end
     std::vector<int64_t> blocks_;         // box_epoch's buffers, kept across epochs
