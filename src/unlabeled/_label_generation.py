@@ -485,22 +485,37 @@ class BalancedLabels:
     negative ``r_i`` clipped to ``[n_negative, n_negative_max]`` (ties broken by index). For
     clustering this is the paper's rule: the ``(N - beta)/2`` smallest get -1, the
     ``(N - beta)/2`` largest +1, the others the sign of ``r_i`` (+1 for ``r_i = 0``).
+
+    With a ``backend`` (and ``alpha``), ties are broken by decision values. A point with
+    ``alpha_i = 0`` has ``r_i = alpha_i [K(alpha .* ybar)]_i = 0``: every label of it gives
+    the same ``r'y``, and the sort alone gives it +1 or -1 by its index, a label that has
+    nothing to do with the data. Among the maximisers of ``r'y``, the oracle then returns the
+    one that gives those points the sign of ``g = K(alpha .* y)``, the decision values of the
+    answer ``y`` itself (which depend only on its labels where ``alpha > 0``): free points
+    are sorted by ``r``, ties by ``g``, and -1 goes to the ``k`` first, ``k`` the number with
+    ``r < 0`` or ``r = 0, g < 0`` clipped to the balance range. Its ``r'y`` is the paper's.
     """
 
-    def __init__(self, signs, n_negative: int, n_negative_max: int | None = None):
+    def __init__(self, signs, n_negative: int, n_negative_max: int | None = None, backend=None):
         self.base = np.asarray(signs, dtype=np.int8).copy()
         self.unlabeled = np.flatnonzero(self.base == 0)
         self.n_negative = int(n_negative)
         self.n_negative_max = self.n_negative if n_negative_max is None else int(n_negative_max)
         self.base[self.unlabeled] = 1
+        self.backend = backend
 
     def __call__(self, r, alpha=None) -> np.ndarray:
+        ru = np.asarray(r, dtype=np.float64)[self.unlabeled]
+        y = self._assign(np.argsort(ru, kind="stable"), ru < 0)
+        if self.backend is None or alpha is None or np.all(alpha > 0):
+            return y
+        g = self.backend.products(alpha, y[:, None])[self.unlabeled, 0]
+        return self._assign(np.lexsort((g, ru)), (ru < 0) | ((ru == 0) & (g < 0)))
+
+    def _assign(self, order, negative):
+        """-1 to the free points ``order[:k]``, ``k`` the count of ``negative`` in range."""
+        k = int(np.clip(np.count_nonzero(negative), self.n_negative, self.n_negative_max))
         y = self.base.copy()
-        ru = np.asarray(r)[self.unlabeled]
-        order = np.argsort(ru, kind="stable")
-        k = self.n_negative
-        if self.n_negative_max > k:
-            k = int(np.clip(np.count_nonzero(ru < 0), k, self.n_negative_max))
         y[self.unlabeled[order[:k]]] = -1
         return y
 

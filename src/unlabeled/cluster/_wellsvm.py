@@ -60,34 +60,11 @@ def balanced_threshold(f, lo: int, hi: int) -> float:
 
 class BalancedClusters(BalancedLabels):
     r"""The clustering oracle: ``argmax r'y`` over ``B = {y : lo <= #{y_i = -1} <= hi}`` by
-    the paper's sort, with the ties broken by the decision values of the answer.
-
-    A point with ``alpha_i = 0`` has ``r_i = alpha_i [K(alpha .* ybar)]_i = 0``: every
-    label of it gives the same ``r'y``, and the sort alone would give all of them +1 (or -1
-    where the balance forces it), labels that have nothing to do with the data. Among the
-    maximisers of ``r'y``, this oracle returns the one that gives those points the sign of
-    ``g = K(alpha .* y)``, the decision values of the new label vector ``y`` itself (which
-    depend only on its labels where ``alpha > 0``): points are sorted by ``r``, ties by
-    ``g``, and ``-1`` goes to the ``k`` first, ``k`` the number with ``r < 0`` or
-    ``r = 0, g < 0``, clipped to ``[lo, hi]``. Its ``r'y`` is the paper's.
-    """
+    the paper's sort, with the ties broken by the decision values of the answer (see
+    :class:`~unlabeled._label_generation.BalancedLabels`)."""
 
     def __init__(self, n_samples: int, lo: int, hi: int, backend):
-        super().__init__(np.zeros(n_samples, dtype=np.int8), lo, hi)
-        self.backend = backend
-
-    def __call__(self, r, alpha=None) -> np.ndarray:
-        y = super().__call__(r)
-        if alpha is None or np.all(alpha > 0):
-            return y
-        r = np.asarray(r, dtype=np.float64)
-        g = self.backend.products(alpha, y[:, None])[:, 0]
-        order = np.lexsort((g, r))
-        negative = (r < 0) | ((r == 0) & (g < 0))
-        k = int(np.clip(np.count_nonzero(negative), self.n_negative, self.n_negative_max))
-        y = np.ones_like(y)
-        y[order[:k]] = -1
-        return y
+        super().__init__(np.zeros(n_samples, dtype=np.int8), lo, hi, backend)
 
 
 #: the most points ``oracle="exact"`` accepts: it enumerates up to 2^(n-1) label vectors
