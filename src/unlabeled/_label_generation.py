@@ -354,7 +354,8 @@ def label_generation(
     LabelGenerationResult
         ``history`` holds ``p_t``, the MKL value on the working set after each step: it
         decreases (a step whose MKL value does not decrease, or provably cannot decrease by
-        ``tol |p|``, is undone and ends the loop).
+        ``tol |p|``, is undone and ends the loop; two kept steps in a row that each lower it
+        by at most ``tol |p|`` end it too).
     """
     Y = np.asarray(y0, dtype=label_dtype).reshape(-1, 1)
     if violated is None:
@@ -367,6 +368,7 @@ def label_generation(
     out = LabelGenerationResult(Y, cur.mu, cur.alpha, None, [cur.value])
     out.mkl_iter.append(cur.n_iter)
     out.stop = "max_iter"
+    small_before = False
     for _ in range(max_iter):
         y_new, q_new = violated(cur, Y)
         scale = tol * max(1.0, abs(cur.value))
@@ -380,18 +382,21 @@ def label_generation(
                         floor=cur.value - scale, label_dtype=label_dtype)  # fmt: skip
         out.mkl_iter.append(nxt.n_iter)
         _log(verbose, len(out.history), nxt.value, T + 1, nxt.n_iter)
-        # A step ends the loop (undone) when it cannot lower p by tol: its MKL lower bound
-        # stays above p - tol |p|, or it does not lower p at all. A step that lowers p by less
-        # than tol without that certificate is kept and the loop goes on: on RCV1-shaped
-        # data the first steps from the labeled SVM's labels lower p by under 1% and the
-        # third by 20% (30k points: stopping at the first small step left 0.85 test
-        # accuracy, going on 0.99).
-        if nxt.bounded_below or nxt.value >= cur.value:
+        if nxt.bounded_below or nxt.value >= cur.value:  # no decrease by tol: undo the step
             out.stop = "objective decreased by less than tol"
             break
         out.n_iter += 1
+        small = cur.value - nxt.value <= scale
         Y, cur = Y_next, nxt
         out.history.append(cur.value)
+        # Two small steps in a row end the loop, not one: on RCV1-shaped data the first
+        # steps from the labeled SVM's labels lower p by under 1% and the third by 20%
+        # (30k points, tol 1e-2: stopping at the first small step left 0.85 test accuracy,
+        # at the second 0.998 in 20 steps; never stopping on a kept step 0.99 in 37)
+        if small and small_before:
+            out.stop = "objective decreased by less than tol"
+            break
+        small_before = small
     out.labels, out.mu, out.alpha = Y, cur.mu, cur.alpha
     out.mkl_limit = cur.n_iter >= max_mkl_iter and not cur.converged
     out.f_train = backend.products(cur.alpha, Y) @ cur.mu

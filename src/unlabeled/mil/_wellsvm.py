@@ -209,8 +209,9 @@ class WellSVM(MultiInstanceClassifier):
     key-instance choices, SVMs on the mixed kernel alternate with :math:`\mu_t \propto
     \|w_t\|`; the next choice takes, in each positive bag, the instance with the largest value
     of :math:`f_{\bar s}` (``s_bar`` the member with the largest ``||w_t||``, Proposition 6).
-    The loop stops when no violated choice is found or a step cannot lower the objective by
-    ``tol`` (relative; the step is undone). The instance model is
+    The loop stops when no violated choice is found, a step cannot lower the objective by
+    ``tol`` (relative; the step is undone) or two steps in a row lower it by less. The
+    instance model is
     :math:`f(x) = \sum_t \mu_t \sum_i \alpha_i \hat y_i k(x_{s_{ti}}, x)` and a bag's value
     :math:`\max_{x \in B} f(x)`.
 

@@ -39,8 +39,9 @@ class WellSVM(SemiSupervisedSVM):
     offset on the mixed kernel with the closed-form update
     :math:`\mu_t \propto \|w_t\|`, warm-starting ``alpha`` throughout. The next label vector
     comes from sorting ``r = (K \odot \alpha\alpha')\bar y`` under the balance constraint.
-    The loop stops when no violated label vector is found or a step cannot lower the
-    objective by ``tol`` (relative; the step is undone). Every SVM runs on the engine, and
+    The loop stops when no violated label vector is found, a step cannot lower the
+    objective by ``tol`` (relative; the step is undone) or two steps in a row lower it by
+    less. Every SVM runs on the engine, and
     one kernel-row cache serves the whole fit. The model is
     :math:`f(x) = \sum_i \alpha_i (\sum_t \mu_t y_{ti})\, k(x_i, x)`.
 
