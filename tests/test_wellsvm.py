@@ -178,6 +178,9 @@ def test_objective_history_never_increases():
     h = model.objective_history_
     assert h.size == model.n_iter_ >= 3
     assert np.all(np.diff(h) <= 0)
+    # the stopping rule: no two steps in a row lower p by at most tol |p| before the last
+    small = -np.diff(h) <= model.tol * np.maximum(1.0, np.abs(h[:-1]))
+    assert not np.any(small[:-2] & small[1:-1])
     # each label vector is balanced and keeps the given labels
     s = signs_of(y)
     n_neg = n_negative_unlabeled(s, None)
