@@ -261,9 +261,10 @@ def select(method, cands, Xtr, y_ssl, folds, seed, base_gamma, max_iter):
     return {**cands[best], "tied": int(tied.size), "alt": cands[alt]}
 
 
-def one_split(X, y, rate, seed, args):
-    """Accuracies, fit times, model-selection times and chosen parameters of every method on
-    one random split."""
+def make_split(X, y, rate, seed):
+    """One random 75/25 split with ``rate`` of the training points labeled (at least 4, both
+    classes): ``Xtr, Xte, ytr, yte, y_ssl`` (-1 = unlabeled) and the base width
+    ``1 / (2 mean squared distance)`` over the training points."""
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, random_state=seed, stratify=y)
     rng = np.random.default_rng(seed)
     n_lab = max(4, int(round(rate * len(ytr))))
@@ -274,6 +275,14 @@ def one_split(X, y, rate, seed, args):
     y_ssl = np.full(len(ytr), -1)
     y_ssl[lab] = ytr[lab]
     base_gamma = 1.0 / (2 * np.mean(euclidean_distances(Xtr, squared=True)))
+    return Xtr, Xte, ytr, yte, y_ssl, base_gamma
+
+
+def one_split(X, y, rate, seed, args):
+    """Accuracies, fit times, model-selection times and chosen parameters of every method on
+    one random split."""
+    Xtr, Xte, ytr, yte, y_ssl, base_gamma = make_split(X, y, rate, seed)
+    lab = np.flatnonzero(y_ssl != -1)
     folds = min(5, np.bincount(ytr[lab]).min())
     sel = (Xtr, y_ssl, folds, seed, base_gamma, args.max_iter)
     t0 = time.process_time()
