@@ -311,7 +311,7 @@ def one_split(X, y, rate, seed, args):
         model = make(method, params, base_gamma, args.max_iter).fit(Xtr, y_ssl)
         fit_cpu = time.process_time() - t1
         acc = float(np.mean(model.predict(Xte) == yte))
-        out[method] = (acc, fit_cpu, t1 - t0 + kernel_cpu, params | {"tied": best["tied"]})
+        out[method] = (acc, fit_cpu, t1 - t0 + kernel_cpu, params | {"tied": best.get("tied", 1)})
     return out
 
 
