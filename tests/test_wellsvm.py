@@ -291,16 +291,20 @@ def test_bad_input_is_refused_before_any_work(change, match, monkeypatch):
 
 @pytest.mark.parametrize("sparse", [False, True])
 def test_linear_path_equals_kernel_path(sparse):
-    """kernel='linear' runs on the linear dual solver with w kept (the large-scale path); the
-    same relaxation on the SMO solver with the precomputed linear Gram matrix agrees."""
+    """kernel='linear' runs on the linear dual solver with w kept (the large-scale path, taken
+    once the Gram matrix outgrows cache_size: here 10 kB); the same relaxation on the SMO
+    solver with the precomputed linear Gram matrix agrees."""
     from sklearn.metrics.pairwise import linear_kernel
 
+    from unlabeled._label_generation import LinearBackend
     from unlabeled.ssl import TSVM
 
     X, y, _ = ssl_problem(12, n_unl=60, d=4, shift=0.8)
     Xf = sp.csr_matrix(X) if sparse else X
     kw = {"tol": 1e-7, "max_mkl_iter": 3000}
-    lin = WellSVM(kernel="linear", **kw).fit(Xf, y)
+    assert isinstance(WellSVM(kernel="linear", cache_size=0.01)._backend(Xf, np.ones(72)),
+                      LinearBackend)  # fmt: skip
+    lin = WellSVM(kernel="linear", cache_size=0.01, **kw).fit(Xf, y)
     ref = WellSVM(kernel="precomputed", **kw).fit(linear_kernel(X), y)
     np.testing.assert_allclose(lin.objective_history_, ref.objective_history_, rtol=1e-5)
     np.testing.assert_array_equal(lin.label_vectors_, ref.label_vectors_)
@@ -308,7 +312,10 @@ def test_linear_path_equals_kernel_path(sparse):
         lin.decision_function(Xf), ref.decision_function(linear_kernel(X)), atol=1e-4
     )
     np.testing.assert_allclose(lin.coef_[0], lin.dual_coef_[0] @ X[lin.support_], atol=1e-10)
-    t_lin = TSVM(kernel="linear", tol=1e-7).fit(Xf, y)
+    small = WellSVM(kernel="linear", **kw).fit(Xf, y)  # the default cache: the SMO path
+    np.testing.assert_allclose(small.objective_history_, ref.objective_history_, rtol=1e-5)
+    np.testing.assert_allclose(small.coef_, lin.coef_, atol=1e-4)
+    t_lin = TSVM(kernel="linear", tol=1e-7, cache_size=0.01).fit(Xf, y)
     t_ref = TSVM(kernel="precomputed", tol=1e-7).fit(linear_kernel(X), y)
     np.testing.assert_array_equal(t_lin.transduction_, t_ref.transduction_)
     np.testing.assert_allclose(

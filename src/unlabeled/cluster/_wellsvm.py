@@ -152,7 +152,8 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
     :math:`r = (K \odot \alpha\alpha')\bar y`, the :math:`(n - \beta n)/2` points of
     smallest ``r`` get -1, the :math:`(n - \beta n)/2` largest +1, the others the sign of
     ``r``. Every inner SVM runs on the engine's SMO solver (the linear dual solver for
-    ``kernel="linear"``) and one kernel-row cache serves the whole fit. The loop starts, as
+    ``kernel="linear"`` once the Gram matrix outgrows ``cache_size``) and one kernel-row
+    cache serves the whole fit. The loop starts, as
     in the paper's experiments, from the best of ``n_init`` random labelings of ``B`` by
     kernel-target alignment ``y'Ky``.
 

@@ -118,7 +118,8 @@ class SemiSupervisedSVM(KernelClassifier):
 
     def _backend(self, X, C, tol=None, max_iter=None):
         """The engine for this kernel: the linear dual solver with ``w`` kept for
-        ``kernel="linear"`` (sparse data at any scale), else SMO on one kernel-row cache.
+        ``kernel="linear"`` on data whose Gram matrix outgrows ``cache_size`` (sparse data
+        at any scale), else SMO on one kernel-row cache.
         ``max_iter`` caps each solve (None: :func:`default_max_iter`)."""
         return make_backend(self, X, C, self.tol if tol is None else tol, max_iter)
 

@@ -19,7 +19,8 @@ class LabeledSVM(SemiSupervisedSVM):
     It is the paper's "SVM" column and the start of :class:`WellSVM` and :class:`TSVM`, with
     the same interface (``y = -1`` marks an unlabeled point) so that it can be compared with
     them in one loop. It is solved on the engine's SMO solver (the linear dual solver for
-    ``kernel="linear"``) and equals :class:`sklearn.svm.SVC` on the labeled points.
+    ``kernel="linear"`` once the Gram matrix outgrows ``cache_size``) and equals
+    :class:`sklearn.svm.SVC` on the labeled points.
 
     Parameters
     ----------
