@@ -19,6 +19,7 @@ from threadpoolctl import threadpool_limits
 
 from unlabeled.datasets import make_toes
 from unlabeled.ssl import CLSST
+from unlabeled.ssl import _vbmfa
 from unlabeled.ssl._vbmfa import VBMFA
 
 STEPS = (
@@ -272,6 +273,19 @@ def test_bound_never_decreases_within_a_sweep(k, pca, K):
             assert F_new >= F - 1e-9 * abs(F), (step, F_new - F)
             F = F_new
     assert np.isclose(m.sweep(), m.bound(), rtol=1e-12)
+
+
+def test_passes_block_by_block_equal_one_pass(monkeypatch):
+    """The data passes run block by block (_vbmfa.CHUNK points): blocks of 7 points, the last
+    one short, give the same state and bound as one block."""
+    one, many = (tiny_model(10, n=40, p=4, k=2, K=3, S=3) for _ in range(2))
+    F = []
+    for m, chunk in ((one, 10**9), (many, 7)):
+        monkeypatch.setattr(_vbmfa, "CHUNK", chunk)
+        F.append([m.sweep(), m.sweep(with_q=False), m.bound(), m.rho()[:, -3:].sum()])
+    np.testing.assert_allclose(F[0], F[1], rtol=1e-12)
+    for name in VBMFA.STATE:
+        np.testing.assert_allclose(getattr(one, name), getattr(many, name), rtol=1e-10, atol=1e-12)
 
 
 def test_fitted_history_is_monotone_at_fixed_size():

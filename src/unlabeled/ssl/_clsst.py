@@ -376,8 +376,9 @@ class CLSST(ClassifierMixin, BaseEstimator):
         model.update_beta()
         model.update_hyper()
         model.update_x()
+        q_log_q = model.q_log_q()
         for _ in range(self.max_iter):
-            F = model.sweep(with_q=False)
+            F = model.sweep(with_q=False, q_log_q=q_log_q)
             self.n_iter_ += 1
             # the authors' birthtol is absolute (0.01), which at large n means max_iter sweeps
             if abs(F - F_prev) <= max(BIRTH_TOL, self.tol * model.n):

@@ -19,6 +19,7 @@ from scipy.special import digamma, gammaln
 
 PSI_MIN = 1e-5  # smallest noise variance (the authors' psimin)
 LOG_2PI = np.log(2.0 * np.pi)
+CHUNK = 8192  # points per block of a pass over the data: its (S, K, block) arrays stay in cache
 
 
 def kl_dirichlet(p, q):
@@ -73,6 +74,12 @@ class VBMFA:
         self.a = self.a0 + 0.5 * self.p
         self.sum_y2 = np.einsum("np,np->p", Y, Y)
 
+    def _blocks(self, fn):
+        """[fn(slice) for each block of :data:`CHUNK` points]: a pass over the data block by
+        block keeps its temporaries in cache (1.6 times faster at n = 100,000). Two threads
+        over the blocks were slower: the many small NumPy calls contend for the GIL."""
+        return [fn(slice(i, min(i + CHUNK, self.n))) for i in range(0, self.n, CHUNK)]
+
     # ---- state helpers ----------------------------------------------------------------------
     STATE = ("M", "Sig", "b", "u", "g", "psii", "mustar", "nustar", "Q", "Xm", "Xc")
 
@@ -118,16 +125,25 @@ class VBMFA:
         """Responsibility-weighted sufficient statistics of the data and of x~ = [1; x].
 
         Returns R (S,), Sry (S, p, d) = sum_n r y x~m' and T2 (S, d, d) = E[sum_n r x~ x~']."""
-        r, R = self.resp()
-        Sry = np.empty((self.S, self.p, self.d))
-        T2 = np.zeros((self.S, self.d, self.d))
-        for s in range(self.S):
-            rX = self.Xm[s] * r[s]  # (k, n)
-            Sry[s, :, 0] = self.Yt @ r[s]
-            Sry[s, :, 1:] = self.Yt @ rX.T
-            T2[s, 0, 0] = R[s]
-            T2[s, 0, 1:] = T2[s, 1:, 0] = rX.sum(1)
-            T2[s, 1:, 1:] = R[s] * self.Xc[s] + self.Xm[s] @ rX.T
+
+        def block(b):
+            r = self.Q[:, :, b].sum(1)  # (S, block)
+            Yt, x = self.Yt[:, b], self.Xm[:, :, b]
+            rX = x * r[:, None, :]  # (S, k, block)
+            Sry = np.empty((self.S, self.p, self.d))
+            Sry[:, :, 0] = (Yt @ r.T).T
+            Sry[:, :, 1:] = np.matmul(rX, Yt.T).transpose(0, 2, 1)
+            T2 = np.empty((self.S, self.d, self.d))
+            T2[:, 0, 0] = r.sum(1)
+            T2[:, 0, 1:] = T2[:, 1:, 0] = rX.sum(2)
+            T2[:, 1:, 1:] = np.matmul(x, rX.transpose(0, 2, 1))
+            return Sry, T2
+
+        parts = self._blocks(block)
+        Sry = sum(part[0] for part in parts)
+        T2 = sum(part[1] for part in parts)
+        R = T2[:, 0, 0].copy()
+        T2[:, 1:, 1:] += R[:, None, None] * self.Xc
         return R, Sry, T2
 
     # ---- the exact updates ------------------------------------------------------------------
@@ -139,11 +155,16 @@ class VBMFA:
         A = self.A()
         self.Xc = np.linalg.inv(np.eye(self.k) + A[:, 1:, 1:])
         self.Xc = 0.5 * (self.Xc + np.swapaxes(self.Xc, 1, 2))
-        YPt = self.Yt * self.psii[:, None]
-        self.Xm = np.empty((self.S, self.k, self.n))
-        for s in range(self.S):
-            G = self.M[s, :, 1:].T @ YPt - A[s, 1:, 0][:, None]
-            self.Xm[s] = self.Xc[s] @ G
+        # Xm_n = W_s y_n - c_s, the same two products for every point
+        W = np.einsum("sij,spj,p->sip", self.Xc, self.M[:, :, 1:], self.psii)
+        c = np.einsum("sij,sj->si", self.Xc, A[:, 1:, 0])
+        Xm = np.empty((self.S, self.k, self.n))
+
+        def block(b):
+            np.subtract(np.matmul(W, self.Yt[:, b]), c[:, :, None], out=Xm[:, :, b])
+
+        self._blocks(block)
+        self.Xm = Xm
 
     def update_l(self, stats=None):
         """q(L~_s) row by row: Sig_sq = (diag(E[prec_sq]) + psii_q T2_s)^-1 and
@@ -158,41 +179,47 @@ class VBMFA:
         rhs[:, :, 0] += self.nustar * self.mustar
         self.M = np.einsum("spd,spde->spe", rhs, self.Sig)
 
-    def rho(self):
+    def rho(self, b=slice(None)):
         """The data term of each (point, component), constants included:
-        E[ln p(y_n | x, L~_s, Psi)] - KL(q(x_n | s) || N(0, I)), shape (S, n)."""
+        E[ln p(y_n | x, L~_s, Psi)] - KL(q(x_n | s) || N(0, I)), shape (S, n) (the points
+        ``b`` only when given). With B = M_s' Psi^-1 y_n (d,) and x = Xm[s, :, n] it is
+        c_s - y'Psi^-1 y / 2 + B_0 + x'(B_1: - A_s[1:, 0] - (A_s[1:, 1:] x + x) / 2)."""
         A = self.A()
         _, logdet_xc = np.linalg.slogdet(self.Xc)
-        const = 0.5 * np.log(self.psii).sum() - 0.5 * self.p * LOG_2PI + 0.5 * self.k
-        YPt = self.Yt * self.psii[:, None]
-        yPy = (YPt * self.Yt).sum(0)
-        out = np.empty((self.S, self.n))
-        for s in range(self.S):
-            x = self.Xm[s]  # (k, n)
-            B = self.M[s].T @ YPt  # (d, n)
-            lin = B[0] + (B[1:] * x).sum(0)
-            quad = (
-                A[s, 0, 0]
-                + 2.0 * (A[s, 1:, 0] @ x)
-                + ((A[s, 1:, 1:] @ x) * x).sum(0)
-                + np.trace(A[s, 1:, 1:] @ self.Xc[s])
-            )
-            kl = 0.5 * (logdet_xc[s] - np.trace(self.Xc[s]) - (x * x).sum(0))
-            out[s] = const - 0.5 * (yPy - 2.0 * lin + quad) + kl
-        return out
+        c = (
+            0.5 * np.log(self.psii).sum()
+            - 0.5 * self.p * LOG_2PI
+            + 0.5 * self.k
+            - 0.5 * (A[:, 0, 0] + np.einsum("sij,sji->s", A[:, 1:, 1:], self.Xc))
+            + 0.5 * (logdet_xc - np.trace(self.Xc, axis1=1, axis2=2))
+        )
+        Yt, x = self.Yt[:, b], self.Xm[:, :, b]
+        YPt = Yt * self.psii[:, None]
+        yPy = (YPt * Yt).sum(0)
+        B = np.matmul(self.M.transpose(0, 2, 1), YPt)  # (S, d, block)
+        Z = B[:, 1:] - A[:, 1:, :1] - 0.5 * (np.matmul(A[:, 1:, 1:], x) + x)
+        return (c[:, None] - 0.5 * yPy) + B[:, 0] + (x * Z).sum(1)
 
-    def log_joint(self):
+    def log_joint(self, b=slice(None)):
         """phi[s, l, n] = E ln pi_s + E ln beta_sl + rho_sn + ln C_ln (``logC`` is (K, n));
-        q(s, l) is softmax(phi) over (s, l)."""
+        q(s, l) is softmax(phi) over (s, l). The points ``b`` only when given."""
         prior = self.e_log_pi()[:, None] + self.e_log_beta()
-        return self.rho()[:, None, :] + prior[:, :, None] + self.logC[None]
+        return self.rho(b)[:, None, :] + prior[:, :, None] + self.logC[None, :, b]
 
     def update_q(self):
-        """q(s_n, l_n) proportional to exp(phi[n, s, l]), normalised over (s, l)."""
-        phi = self.log_joint()
-        lse = lse_points(phi)
-        self.Q = np.exp(phi - lse)
-        return float(lse.sum())
+        """q(s_n, l_n) proportional to exp(phi[n, s, l]), normalised over (s, l); returns
+        sum_n ln sum_{s,l} exp(phi)."""
+        Q = np.empty((self.S, self.K, self.n))
+
+        def block(b):
+            phi = self.log_joint(b)
+            lse = lse_points(phi)
+            np.exp(phi - lse, out=Q[:, :, b])
+            return float(lse.sum())
+
+        total = sum(self._blocks(block))
+        self.Q = Q
+        return total
 
     def update_pi(self):
         self.u = self.alpha / self.S + self.resp()[1]
@@ -227,8 +254,9 @@ class VBMFA:
         spread = (self.Sig[:, :, 0, 0] + (means - self.mustar) ** 2).sum(0)
         self.nustar = self.S / spread
 
-    def sweep(self, with_q=True) -> float:
-        """One learn sweep; returns the bound F after it.
+    def sweep(self, with_q=True, q_log_q=None) -> float:
+        """One learn sweep; returns the bound F after it. ``with_q=False`` keeps Q fixed
+        (``q_log_q``: that of :meth:`q_log_q` for this Q, to save recomputing it).
 
         The order is X, L~, nu, Psi, mu* nu*, pi, beta, Q. Each step maximises F over its own
         factor given all the others, so any order is a coordinate ascent; ending with Q (the
@@ -243,7 +271,7 @@ class VBMFA:
         self.update_pi()
         self.update_beta()
         if not with_q:
-            return self.bound()
+            return self.bound(q_log_q)
         data = self.update_q()
         f_l, f_nu, f_beta, f_pi = self.global_terms()
         return data + float(f_l.sum() + f_nu.sum() + f_beta.sum() + f_pi)
@@ -267,17 +295,30 @@ class VBMFA:
         f_pi = -kl_dirichlet(self.u, np.full(self.S, self.alpha / self.S))
         return self.loading_terms(), f_nu, f_beta, f_pi
 
-    def data_terms(self):
-        """sum_n sum_l Q[s, l, n] (phi[s, l, n] - ln Q[s, l, n]) for each component, (S,)."""
-        phi = self.log_joint()
-        mask = self.Q > 0
-        contrib = np.zeros_like(phi)
-        contrib[mask] = self.Q[mask] * (phi[mask] - np.log(self.Q[mask]))
-        return contrib.sum(axis=(1, 2))
+    def q_log_q(self):
+        """sum_{l, n} Q[s, l, n] ln Q[s, l, n] for each component, (S,)."""
+        logs = np.log(self.Q, out=np.zeros_like(self.Q), where=self.Q > 0)
+        return np.einsum("sln,sln->s", self.Q, logs)
 
-    def bound(self) -> float:
+    def data_terms(self, q_log_q=None):
+        """sum_n sum_l Q[s, l, n] (phi[s, l, n] - ln Q[s, l, n]) for each component, (S,).
+
+        phi = rho + E ln pi + E ln beta where Q > 0 (ln C = 0 on the allowed pairs and Q = 0
+        elsewhere), so the sum needs rho (S, n) only, not phi (S, K, n). ``q_log_q``: that of
+        :meth:`q_log_q` when known (it is fixed while Q is)."""
+        prior = self.e_log_pi()[:, None] + self.e_log_beta()
+        fit = sum(
+            self._blocks(lambda b: np.einsum("sn,sn->s", self.Q[:, :, b].sum(1), self.rho(b)))
+        )
+        return (
+            fit
+            + np.einsum("sl,sl->s", self.Q.sum(2), prior)
+            - (self.q_log_q() if q_log_q is None else q_log_q)
+        )
+
+    def bound(self, q_log_q=None) -> float:
         f_l, f_nu, f_beta, f_pi = self.global_terms()
-        return float(self.data_terms().sum() + f_l.sum() + f_nu.sum() + f_beta.sum() + f_pi)
+        return float(self.data_terms(q_log_q).sum() + f_l.sum() + f_nu.sum() + f_beta.sum() + f_pi)
 
     def rank_candidates(self):
         """Components in decreasing order of -(D_s / R_s + F_nu + F_L + F_beta) (the authors'
