@@ -18,8 +18,7 @@ from sklearn.utils.estimator_checks import check_estimator
 from threadpoolctl import threadpool_limits
 
 from unlabeled.datasets import make_toes
-from unlabeled.ssl import CLSST
-from unlabeled.ssl import _vbmfa
+from unlabeled.ssl import CLSST, _vbmfa
 from unlabeled.ssl._vbmfa import VBMFA
 
 STEPS = (
