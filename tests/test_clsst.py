@@ -287,6 +287,48 @@ def test_passes_block_by_block_equal_one_pass(monkeypatch):
         np.testing.assert_allclose(getattr(one, name), getattr(many, name), rtol=1e-10, atol=1e-12)
 
 
+def test_pack_unpack_round_trip():
+    m = tiny_model(11, n=30, p=4, k=2, K=3, S=3)
+    before = {name: getattr(m, name).copy() for name in ("M", "Sig", "b", "psii", "u", "g")}
+    m.unpack(m.pack())
+    for name, value in before.items():
+        np.testing.assert_allclose(getattr(m, name), value, rtol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("k, pca, K", [(2, False, 2), (1, True, 3), (0, False, 2)])
+def test_squarem_steps_never_lower_the_bound(k, pca, K):
+    """Each SQUAREM step returns non-decreasing F values, the next step starts at least as
+    high, and the state's own bound after an E step equals the F it reports."""
+    m = tiny_model(12, n=60, p=4, k=k, K=K, S=3, pca=pca)
+    last, extrapolated = -np.inf, 0
+    for _ in range(20):
+        Fs = m.squarem()
+        extrapolated += len(Fs) == 3
+        assert Fs[0] >= last - 1e-9 * abs(Fs[0])
+        assert np.all(np.diff(Fs) >= -1e-9 * abs(Fs[0]))
+        last = m.e_step()
+        assert last >= Fs[-1] - 1e-9 * abs(last)
+        assert np.isclose(last, m.bound(), rtol=1e-12)
+    assert extrapolated > 0  # the test exercised the extrapolation
+
+
+@pytest.mark.parametrize("tol", [1e-5, 1e-6])
+def test_acceleration_ends_higher_in_fewer_sweeps(tol):
+    """At the same tolerance and a fixed number of components, SQUAREM stops at a bound at
+    least as high as plain coordinate ascent's, in fewer sweeps (measured: 1e-5, F -4578.650
+    in 260 sweeps against -4578.742 in 489; the optimum is -4578.579)."""
+    X, y, _ = make_toes(600, n_features=4, random_state=0)
+    yy = np.full(600, -1)
+    yy[::30] = y[::30]
+    plain, fast = (
+        CLSST(n_components=4, tol=tol, accelerate=a, random_state=0).fit(X, yy)
+        for a in (False, True)
+    )
+    assert fast.lower_bound_ >= plain.lower_bound_
+    assert fast.n_iter_ < plain.n_iter_, (fast.n_iter_, plain.n_iter_)
+    assert np.diff(fast.lower_bound_history_).min() >= -1e-9 * abs(fast.lower_bound_)
+
+
 def test_fitted_history_is_monotone_at_fixed_size():
     X, y, _ = make_toes(300, random_state=0)
     yy = np.full(300, -1)

@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from .._kernel_machine import set_init_params
-from .._validation import check_choice, check_data_scale, check_int, check_real
+from .._validation import Boolean, check_choice, check_data_scale, check_int, check_real
 from ._vbmfa import VBMFA, lse_points, pd_loadings
 
 BIRTH_TOL = 1e-2  # |F change| that ends the Q-free sweeps after a birth (the authors' birthtol),
@@ -121,12 +121,19 @@ class CLSST(ClassifierMixin, BaseEstimator):
         Must be < n_features. 0 gives a mixture of diagonal Gaussians.
     noise : {"fa", "pca"}, default="fa"
         One noise variance per feature ("fa") or one for all features ("pca").
-    tol : float, default=1e-4
-        A run of sweeps stops when the bound F rises by less than ``tol`` per point.
+    tol : float, default=1e-5
+        A run of sweeps stops when the bound F rises by less than ``tol`` per point from one
+        step to the next (a SQUAREM step, or one sweep with ``accelerate=False``).
     max_iter : int, default=500
         Cap on the sweeps of each run (the authors' code has none).
     max_births : int, default=30
         Cap on the attempted splits (accepted or not) with ``n_components=None``.
+    accelerate : bool, default=True
+        Run the sweeps in SQUAREM steps (Varadhan and Roland 2008): two sweeps, an
+        extrapolation of the global factors along their path, and a sweep from there, kept
+        only where it raises F. Plain coordinate ascent (False, the authors') creeps: on TOES
+        with 100,000 points it needs 7,600 sweeps to converge at 5 components, and the births
+        compare under-converged bounds (1,000,000 points: 6 components found instead of 5).
     init : {"auto", "labels", "kmeans"}, default="auto"
         "labels": the authors' start, one cluster per class from its labeled points (mean and the
         Cholesky factor of the class covariance minus the noise); needs 2 labeled points per
@@ -189,8 +196,9 @@ class CLSST(ClassifierMixin, BaseEstimator):
     points); convergence is judged on F, not on the change of q(s, l); a sweep updates the
     factors in the order X, L~, nu, Psi, mu* nu*, pi, beta, Q (the code's Q is third: any order
     is a coordinate ascent, and ending with Q gives F without another pass over the data);
-    deaths (total responsibility below 1) are checked after each sweep; classes are predicted by
-    argmax; sweeps and births are capped; the fixed hyperparameters (alpha = gamma = a0 = b0 = 1)
+    deaths (total responsibility below 1) are checked after each sweep (each SQUAREM step);
+    classes are predicted by argmax; the sweeps are accelerated by SQUAREM (``accelerate``);
+    sweeps and births are capped; the fixed hyperparameters (alpha = gamma = a0 = b0 = 1)
     follow the code, not the thesis' re-estimation. The noise variances are floored at 1e-5 (the
     code's psimin), the only step that can lower F. Fitting runs with one BLAS thread: the
     products are thin (n x p by p x (k + 1)) and threaded BLAS only slows them down.
@@ -218,9 +226,10 @@ class CLSST(ClassifierMixin, BaseEstimator):
         n_components: int | None = None,
         n_factors: int | None = None,
         noise: str = "fa",
-        tol: float = 1e-4,
+        tol: float = 1e-5,
         max_iter: int = 500,
         max_births: int = 30,
+        accelerate: bool = True,
         init: str = "auto",
         classes=None,
         random_state=None,
@@ -287,6 +296,7 @@ class CLSST(ClassifierMixin, BaseEstimator):
         check_real(self.tol, "tol", low=0.0)
         check_int(self.max_iter, "max_iter", low=1)
         check_int(self.max_births, "max_births", low=0)
+        Boolean().check(self.accelerate, "accelerate")
         init = check_choice(self.init, "init", INITS)
         check_int(self.verbose, "verbose", low=0)
         if S is not None and S > n:
@@ -336,15 +346,24 @@ class CLSST(ClassifierMixin, BaseEstimator):
         Q0[assign, :, np.arange(model.n)] = model.allowed / model.allowed.sum(1, keepdims=True)
         model.start(km.cluster_centers_, np.array(loads), psi0, Q0=Q0)
 
-    def _converge(self, model, deaths=False, with_q=True):
-        """Sweeps until F rises by less than tol per point (or max_iter); returns F."""
-        F_old, rise = -np.inf, np.inf
-        for _ in range(self.max_iter):
-            F = model.sweep(with_q=with_q)
+    def _converge(self, model, deaths=False):
+        """Sweeps (SQUAREM steps when accelerate) until F rises by less than tol per point
+        from one step to the next (or max_iter sweeps); returns F."""
+        F_old, rise, sweeps, fresh = -np.inf, np.inf, 0, None
+        while sweeps < self.max_iter:
+            if self.accelerate:
+                Fs = model.squarem(fresh)[fresh is not None :]  # fresh: already recorded
+                fresh = model.e_step()  # X and Q of the final globals: for deaths, the next step
+                Fs.append(fresh)
+            else:
+                Fs = [model.sweep()]
+            F = Fs[-1]
             if deaths and self._deaths(model):
-                F_old, F = -np.inf, model.bound()  # F at another S is not comparable
-            self.lower_bound_history_.append(F)
-            self.n_iter_ += 1
+                F_old, F, fresh = -np.inf, model.bound(), None  # F at another S: not comparable
+                Fs[-1] = F
+            self.lower_bound_history_.extend(Fs)
+            self.n_iter_ += len(Fs)
+            sweeps += len(Fs)
             rise = F - F_old
             if rise < self.tol * model.n:
                 return F

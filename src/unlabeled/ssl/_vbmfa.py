@@ -263,6 +263,13 @@ class VBMFA:
         authors' code has it third) makes F = sum_n ln sum_{s,l} exp(phi[s, l, n]) + the global
         terms, with no second pass over the data, and L~ and Psi share one pass of statistics."""
         self.update_x()
+        self.update_globals()
+        if not with_q:
+            return self.bound(q_log_q)
+        return self.update_q() + self.global_bound()
+
+    def update_globals(self):
+        """L~, nu, Psi, mu* nu*, pi, beta, in that order, from one pass of statistics."""
         stats = self.stats()
         self.update_l(stats)
         self.update_nu()
@@ -270,11 +277,94 @@ class VBMFA:
         self.update_hyper()
         self.update_pi()
         self.update_beta()
-        if not with_q:
-            return self.bound(q_log_q)
-        data = self.update_q()
-        f_l, f_nu, f_beta, f_pi = self.global_terms()
-        return data + float(f_l.sum() + f_nu.sum() + f_beta.sum() + f_pi)
+
+    def global_bound(self) -> float:
+        return float(sum(np.sum(term) for term in self.global_terms()))
+
+    # ---- acceleration -----------------------------------------------------------------------
+    def pack(self):
+        """The global factors (``GLOBALS``) as one unconstrained vector: M and mu* as they are,
+        each Sig_sq by its Cholesky factor with the log of its diagonal, and the logs of b,
+        Psi^-1, nu*, u and g."""
+        L = np.linalg.cholesky(self.Sig)
+        low = np.tril_indices(self.d, -1)
+        parts = (
+            self.M,
+            np.log(np.diagonal(L, axis1=2, axis2=3)),
+            L[..., low[0], low[1]],
+            np.log(self.b),
+            np.log(self.psii),
+            self.mustar,
+            np.log(self.nustar),
+            np.log(self.u),
+            np.log(self.g),
+        )
+        return np.concatenate([np.ravel(a) for a in parts])
+
+    def unpack(self, theta) -> None:
+        """The inverse of :meth:`pack` (the noise variances floored at PSI_MIN, as always)."""
+        S, p, d, low = self.S, self.p, self.d, np.tril_indices(self.d, -1)
+        sizes = (S * p * d, S * p * d, S * p * len(low[0]), S * self.k, p, p, p, S, S * self.K)
+        M, diag, off, logb, logpsii, mustar, lognu, logu, logg = np.split(
+            theta, np.cumsum(sizes)[:-1]
+        )
+        L = np.zeros((S, p, d, d))
+        L[..., np.arange(d), np.arange(d)] = np.exp(diag).reshape(S, p, d)
+        L[..., low[0], low[1]] = off.reshape(S, p, -1)
+        self.M = M.reshape(S, p, d)
+        self.Sig = L @ np.swapaxes(L, 2, 3)
+        self.b = np.exp(logb).reshape(S, self.k)
+        self.psii = np.minimum(np.exp(logpsii), 1.0 / PSI_MIN)
+        self.mustar, self.nustar = mustar.copy(), np.exp(lognu)
+        self.u, self.g = np.exp(logu), np.exp(logg).reshape(S, self.K)
+
+    def e_step(self) -> float:
+        """X and Q from the global factors; returns F there."""
+        self.update_x()
+        return self.update_q() + self.global_bound()
+
+    def cycle(self, F=None) -> float:
+        """:meth:`e_step`, then the global factors from X and Q: a coordinate ascent sweep
+        whose state is the global factors alone. Returns F before the global update. ``F``:
+        that of :meth:`e_step` when X and Q are already those of the current globals."""
+        F = self.e_step() if F is None else F
+        self.update_globals()
+        return F
+
+    def squarem(self, F0=None) -> list:
+        """One SQUAREM step (Varadhan and Roland, Scand. J. Stat. 35, 2008, scheme S3) on the
+        map theta -> :meth:`cycle` of the packed global factors: two cycles give r = theta1 -
+        theta0 and v = theta2 - 2 theta1 + theta0; a cycle from theta0 - 2 a r + a^2 v, a =
+        -|r| / |v| (at most -1), is kept only if its F is at least the second cycle's, else the
+        state goes back to theta2. Returns the F of each cycle kept, non-decreasing. ``F0``:
+        as ``F`` of :meth:`cycle`.
+
+        Coordinate ascent on a mixture of factor analysers creeps along the ridge between the
+        noise variances and the loadings (TOES, 100,000 points: 7,600 sweeps to converge);
+        the extrapolation follows that ridge."""
+        theta0 = self.pack()
+        F = [self.cycle(F0)]
+        theta1 = self.pack()
+        F.append(self.cycle())
+        theta2 = self.pack()
+        r, v = theta1 - theta0, theta2 - 2.0 * theta1 + theta0
+        vv = float(v @ v)
+        a = min(-np.sqrt(float(r @ r) / vv), -1.0) if vv > 0 else -1.0
+        if a == -1.0:  # the extrapolation is theta2 itself
+            return F
+        theta, F_new = theta0 - 2.0 * a * r + a * a * v, -np.inf
+        if np.all(np.isfinite(theta)):
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                try:
+                    self.unpack(theta)
+                    F_new = self.cycle()
+                except np.linalg.LinAlgError:
+                    pass
+        if np.isfinite(F_new) and F_new >= F[-1]:
+            F.append(F_new)
+        else:
+            self.unpack(theta2)
+        return F
 
     # ---- the lower bound --------------------------------------------------------------------
     def loading_terms(self):
