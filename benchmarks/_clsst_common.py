@@ -17,7 +17,7 @@ from sklearn.semi_supervised import LabelSpreading, SelfTrainingClassifier
 from sklearn.svm import SVC
 
 from unlabeled.datasets import load_fcps, make_cake, make_g50c, make_toes
-from unlabeled.ssl import CLSST
+from unlabeled.ssl import CLSST, LapSVM
 
 # the authors' demo settings: labeled points per class and maxdim (n_factors = min(maxdim, p-1))
 DEMOS = {
@@ -168,4 +168,6 @@ def run_inductive(method, X, yl, X_test, n_factors, seed):
             return SelfTrainingClassifier(svc).fit(X, yl).predict(X_test)
         if method == "GMM per class":
             return gmm_predict(ssl_gmm(X, yl)[1], X_test)
+        if method == "LapSVM":  # this library's, at its defaults (two classes only)
+            return LapSVM().fit(X, yl).predict(X_test)
     raise ValueError(method)
