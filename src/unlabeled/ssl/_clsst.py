@@ -157,7 +157,8 @@ class CLSST(ClassifierMixin, BaseEstimator):
     lower_bound_ : float
         The final variational lower bound F on ln p(X, labels).
     lower_bound_history_ : list of float
-        F after every sweep (including those of rejected births, which are undone).
+        F after every sweep (with ``accelerate``: after each sweep that a SQUAREM step keeps,
+        and at its end), including those of rejected births, which are undone.
     weights_ : ndarray (S,)
         E[pi], the cluster weights.
     means_ : ndarray (S, n_features)
