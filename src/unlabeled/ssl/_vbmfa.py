@@ -283,9 +283,9 @@ class VBMFA:
 
     # ---- acceleration -----------------------------------------------------------------------
     def pack(self):
-        """The global factors (``GLOBALS``) as one unconstrained vector: M and mu* as they are,
-        each Sig_sq by its Cholesky factor with the log of its diagonal, and the logs of b,
-        Psi^-1, nu*, u and g."""
+        """The global factors (M, Sig, b, Psi^-1, mu*, nu*, u, g) as one unconstrained vector:
+        M and mu* as they are, each Sig_sq by its Cholesky factor with the log of its diagonal,
+        and the logs of b, Psi^-1, nu*, u and g."""
         L = np.linalg.cholesky(self.Sig)
         low = np.tril_indices(self.d, -1)
         parts = (
@@ -407,8 +407,7 @@ class VBMFA:
         )
 
     def bound(self, q_log_q=None) -> float:
-        f_l, f_nu, f_beta, f_pi = self.global_terms()
-        return float(self.data_terms(q_log_q).sum() + f_l.sum() + f_nu.sum() + f_beta.sum() + f_pi)
+        return float(self.data_terms(q_log_q).sum()) + self.global_bound()
 
     def rank_candidates(self):
         """Components in decreasing order of -(D_s / R_s + F_nu + F_L + F_beta) (the authors'
