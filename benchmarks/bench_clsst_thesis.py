@@ -2,7 +2,7 @@
 (semi-supervised classification, error with 5-fold CV) on G50C, CAKE, TOES, IRIS and DIGITS.
 
     python benchmarks/bench_clsst_thesis.py --quick   # the reduced run committed
-    python benchmarks/bench_clsst_thesis.py           # the thesis protocol (hours on 2 cores)
+    python benchmarks/bench_clsst_thesis.py           # the thesis protocol (28 min on 2 cores)
 
 Data: G50C (550 x 50), CAKE and TOES (1000 x 2) from unlabeled.datasets; IRIS from
 scikit-learn; DIGITS = scikit-learn's load_digits restricted to the digits 3, 8 and 9 (in place
