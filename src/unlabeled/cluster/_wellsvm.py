@@ -153,9 +153,8 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
     smallest ``r`` get -1, the :math:`(n - \beta n)/2` largest +1, the others the sign of
     ``r``. Every inner SVM runs on the engine's SMO solver (the linear dual solver for
     ``kernel="linear"`` once the Gram matrix outgrows ``cache_size``) and one kernel-row
-    cache serves the whole fit. The loop starts, as
-    in the paper's experiments, from the best of ``n_init`` random labelings of ``B`` by
-    kernel-target alignment ``y'Ky``.
+    cache serves the whole fit. The loop starts, as in the paper's experiments, from the best
+    of ``n_init`` random labelings of ``B`` by kernel-target alignment ``y'Ky``.
 
     **The clusters** are the signs of the paper's
     :math:`f(x) = \sum_i \alpha_i (\sum_t \mu_t y_{ti})\, k(x_i, x)` (no offset). Nothing

@@ -179,11 +179,9 @@ class VBMFA:
         rhs[:, :, 0] += self.nustar * self.mustar
         self.M = np.einsum("spd,spde->spe", rhs, self.Sig)
 
-    def rho(self, b=slice(None)):
-        """The data term of each (point, component), constants included:
-        E[ln p(y_n | x, L~_s, Psi)] - KL(q(x_n | s) || N(0, I)), shape (S, n) (the points
-        ``b`` only when given). With B = M_s' Psi^-1 y_n (d,) and x = Xm[s, :, n] it is
-        c_s - y'Psi^-1 y / 2 + B_0 + x'(B_1: - A_s[1:, 0] - (A_s[1:, 1:] x + x) / 2)."""
+    def rho_terms(self):
+        """What :meth:`rho` needs besides the points: A_s (S, d, d) and the per-component
+        constant c_s (S,), computed once per pass rather than once per block."""
         A = self.A()
         _, logdet_xc = np.linalg.slogdet(self.Xc)
         c = (
@@ -193,6 +191,15 @@ class VBMFA:
             - 0.5 * (A[:, 0, 0] + np.einsum("sij,sji->s", A[:, 1:, 1:], self.Xc))
             + 0.5 * (logdet_xc - np.trace(self.Xc, axis1=1, axis2=2))
         )
+        return A, c
+
+    def rho(self, b=slice(None), terms=None):
+        """The data term of each (point, component), constants included:
+        E[ln p(y_n | x, L~_s, Psi)] - KL(q(x_n | s) || N(0, I)), shape (S, n) (the points
+        ``b`` only when given; ``terms``: those of :meth:`rho_terms`). With B = M_s' Psi^-1
+        y_n (d,) and x = Xm[s, :, n] it is
+        c_s - y'Psi^-1 y / 2 + B_0 + x'(B_1: - A_s[1:, 0] - (A_s[1:, 1:] x + x) / 2)."""
+        A, c = self.rho_terms() if terms is None else terms
         Yt, x = self.Yt[:, b], self.Xm[:, :, b]
         YPt = Yt * self.psii[:, None]
         yPy = (YPt * Yt).sum(0)
@@ -200,19 +207,20 @@ class VBMFA:
         Z = B[:, 1:] - A[:, 1:, :1] - 0.5 * (np.matmul(A[:, 1:, 1:], x) + x)
         return (c[:, None] - 0.5 * yPy) + B[:, 0] + (x * Z).sum(1)
 
-    def log_joint(self, b=slice(None)):
+    def log_joint(self, b=slice(None), terms=None):
         """phi[s, l, n] = E ln pi_s + E ln beta_sl + rho_sn + ln C_ln (``logC`` is (K, n));
         q(s, l) is softmax(phi) over (s, l). The points ``b`` only when given."""
         prior = self.e_log_pi()[:, None] + self.e_log_beta()
-        return self.rho(b)[:, None, :] + prior[:, :, None] + self.logC[None, :, b]
+        return self.rho(b, terms)[:, None, :] + prior[:, :, None] + self.logC[None, :, b]
 
     def update_q(self):
         """q(s_n, l_n) proportional to exp(phi[n, s, l]), normalised over (s, l); returns
         sum_n ln sum_{s,l} exp(phi)."""
         Q = np.empty((self.S, self.K, self.n))
+        terms = self.rho_terms()
 
         def block(b):
-            phi = self.log_joint(b)
+            phi = self.log_joint(b, terms)
             lse = lse_points(phi)
             np.exp(phi - lse, out=Q[:, :, b])
             return float(lse.sum())
@@ -397,8 +405,11 @@ class VBMFA:
         elsewhere), so the sum needs rho (S, n) only, not phi (S, K, n). ``q_log_q``: that of
         :meth:`q_log_q` when known (it is fixed while Q is)."""
         prior = self.e_log_pi()[:, None] + self.e_log_beta()
+        terms = self.rho_terms()
         fit = sum(
-            self._blocks(lambda b: np.einsum("sn,sn->s", self.Q[:, :, b].sum(1), self.rho(b)))
+            self._blocks(
+                lambda b: np.einsum("sn,sn->s", self.Q[:, :, b].sum(1), self.rho(b, terms))
+            )
         )
         return (
             fit

@@ -41,8 +41,8 @@ class WellSVM(SemiSupervisedSVM):
     comes from sorting ``r = (K \odot \alpha\alpha')\bar y`` under the balance constraint.
     The loop stops when no violated label vector is found, a step cannot lower the
     objective by ``tol`` (relative; the step is undone) or two steps in a row lower it by
-    less. Every SVM runs on the engine, and
-    one kernel-row cache serves the whole fit. The model is
+    less. Every SVM runs on the engine, and one kernel-row cache serves the whole fit. The
+    model is
     :math:`f(x) = \sum_i \alpha_i (\sum_t \mu_t y_{ti})\, k(x_i, x)`.
 
     Parameters
