@@ -17,7 +17,7 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.utils.estimator_checks import check_estimator
 from threadpoolctl import threadpool_limits
 
-from unlabeled.datasets import make_toes
+from unlabeled.datasets import make_cake, make_toes
 from unlabeled.ssl import CLSST, _vbmfa
 from unlabeled.ssl._vbmfa import VBMFA
 
@@ -419,6 +419,60 @@ def test_toes_finds_its_five_gaussians():
     assert (clf.transduction_ == y).mean() > 0.99
 
 
+def _cake_draw(seed):
+    """CAKE (1000 points) with 50 labeled points per class, as the authors' demo."""
+    X, y = make_cake(1000, random_state=0)
+    X = (X - X.mean(0)) / X.std(0)
+    rng = np.random.default_rng(seed)
+    yy = np.full(len(y), -1)
+    for c in (0, 1):
+        yy[rng.choice(np.flatnonzero(y == c), 50, replace=False)] = c
+    return X, y, yy
+
+
+def test_label_mistakes_are_those_of_predict_on_the_labeled_points():
+    X, _, yy = _cake_draw(1)
+    lab = yy >= 0
+    for S in (2, 5):
+        clf = CLSST(n_components=S, n_factors=1, random_state=0).fit(X, yy)
+        model = VBMFA(X, np.c_[yy != 1, yy != 0], 1)
+        model.M = np.concatenate([clf.means_[:, :, None], clf.loadings_], axis=2)
+        model.Sig, model.b = clf.loading_covariances_, clf.nu_rate_
+        model.psii = 1 / clf.noise_variance_
+        model.u, model.g = clf.pi_concentration_, clf.beta_concentration_
+        model.mustar, model.nustar = clf.mu_prior_mean_, clf.mu_prior_precision_
+        model.update_x()
+        wrong = int((clf.predict(X[lab]) != yy[lab]).sum())
+        assert model.label_mistakes() == wrong
+        assert S == 2 or wrong > 0  # the check is not vacuous
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_select_labels_picks_the_path_model_with_fewest_labeled_mistakes(seed):
+    # CAKE: the bound's last model has a fifth, one-class component in the centre of the disk
+    X, y, yy = _cake_draw(seed)
+    lab, u = yy >= 0, yy < 0
+    kw = dict(n_factors=1, random_state=seed)
+    by_bound = CLSST(select="bound", **kw).fit(X, yy)
+    by_labels = CLSST(**kw).fit(X, yy)
+    wrong = [int((m.predict(X[lab]) != yy[lab]).sum()) for m in (by_bound, by_labels)]
+    assert wrong[1] < wrong[0]
+    assert by_labels.n_components_ < by_bound.n_components_
+    assert by_labels.lower_bound_ < by_bound.lower_bound_  # an earlier model on the path
+    assert np.isclose(by_bound.lower_bound_history_, by_labels.lower_bound_, rtol=1e-12).any()
+    errors = [(m.transduction_[u] != y[u]).mean() for m in (by_bound, by_labels)]
+    assert errors[1] < errors[0]
+
+
+def test_select_is_moot_without_labels_or_with_a_fixed_size():
+    X, _, yy = _cake_draw(1)
+    for kw in (dict(y=np.ones((len(X), 2), dtype=bool)), dict(y=yy, n_components=5)):
+        y_ = kw.pop("y")
+        a = CLSST(n_factors=1, random_state=0, select="bound", **kw).fit(X, y_)
+        b = CLSST(n_factors=1, random_state=0, **kw).fit(X, y_)
+        assert a.lower_bound_ == b.lower_bound_
+
+
 # ---- API ---------------------------------------------------------------------------------------
 def two_blobs(n=80, seed=0):
     rng = np.random.default_rng(seed)
@@ -499,6 +553,7 @@ def test_one_label_per_class_uses_the_kmeans_start():
         ({"classes": [0, 1]}, None, np.r_[[0, 0, 5, 1], [-1] * 6], "outside classes"),
         ({}, np.r_[np.zeros((9, 2)), [[np.nan, 0]]], None, "NaN"),
         ({"noise": "full"}, None, None, "noise must be one of"),
+        ({"select": "error"}, None, None, "select must be one of"),
         ({}, None, np.zeros((10, 3), dtype=bool), "no candidate class"),
         ({}, None, np.full(10, -1), "no labeled point"),
         ({"n_components": 11}, None, None, "exceeds the number of samples"),

@@ -420,6 +420,21 @@ class VBMFA:
     def bound(self, q_log_q=None) -> float:
         return float(self.data_terms(q_log_q).sum()) + self.global_bound()
 
+    def label_mistakes(self) -> int:
+        """How many labeled points (rows that exclude a class) are predicted outside their
+        candidate classes when each is treated as unlabeled, the factors and q(x) fixed: the
+        class is argmax_l sum_s exp(phi[s, l, n]) without ln C, as for a new point."""
+        rows = np.flatnonzero(~self.allowed.all(1))
+        terms = self.rho_terms()
+        prior = (self.e_log_pi()[:, None] + self.e_log_beta())[:, :, None]
+        wrong = 0
+        for i in range(0, len(rows), CHUNK):
+            b = rows[i : i + CHUNK]
+            phi = self.rho(b, terms)[:, None, :] + prior
+            post = np.exp(phi - phi.max(axis=(0, 1))).sum(0)  # (K, block), up to a factor
+            wrong += int((~self.allowed[b, post.argmax(0)]).sum())
+        return wrong
+
     def rank_candidates(self):
         """Components in decreasing order of -(D_s / R_s + F_nu + F_L + F_beta) (the authors'
         selection_method 4: the worst-explained component is split first)."""
