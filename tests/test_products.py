@@ -91,3 +91,30 @@ def test_inputs_are_not_modified():
     KernelProducts(X, "rbf", {"gamma": 0.3}, 2, "dense")(rows, cols, V)
     for a, b in zip(before, (X.data, rows, cols, V), strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_products_run_blas_on_one_thread_and_restore_it(monkeypatch):
+    from threadpoolctl import threadpool_info
+
+    from unlabeled._shared import one_blas_thread
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+    before = blas_threads()
+    seen = []
+    block = KernelProducts._block
+
+    def spy(self, *args):
+        seen.append(blas_threads())
+        return block(self, *args)
+
+    monkeypatch.setattr(KernelProducts, "_block", spy)
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    KernelProducts(X, "rbf", {"gamma": 0.5}, threads=1)(np.arange(50), np.arange(50), np.ones(50))
+    assert seen and all(all(t == 1 for t in s) for s in seen)
+    assert blas_threads() == before
+    for _ in range(2):  # the one controller serves every call
+        with one_blas_thread():
+            assert all(t == 1 for t in blas_threads())
+        assert blas_threads() == before

@@ -26,6 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import scipy.sparse as sp
 
+from ._shared import one_blas_thread
+
 #: sparse data whose dense float64 form is at most this many MB are densified for products
 DENSIFY_MB = 256
 PATHS = ("auto", "dense", "dense32", "sparse")
@@ -92,8 +94,6 @@ class KernelProducts:
     def __call__(self, rows, cols, V) -> np.ndarray:
         """``K(X[rows], X[cols]) @ V`` as float64, shape ``(len(rows), V.shape[1])``; columns
         whose row of ``V`` is zero are skipped."""
-        from threadpoolctl import threadpool_limits
-
         rows = np.asarray(rows)
         V = np.asarray(V, dtype=np.float64).reshape(len(cols), -1)
         keep = np.flatnonzero(np.any(V != 0, axis=1))
@@ -109,7 +109,7 @@ class KernelProducts:
             for c, B, W in col_blocks:
                 out[r : r + step] += self._block(A, B, r, c, rows, cols) @ W
 
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             starts = range(0, rows.size, step)
             if self.threads == 1 or len(starts) == 1:
                 for r in starts:

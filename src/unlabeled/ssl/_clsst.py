@@ -14,9 +14,9 @@ from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
 
 from .._kernel_machine import set_init_params
+from .._shared import one_blas_thread
 from .._validation import Boolean, check_choice, check_data_scale, check_int, check_real
 from ._vbmfa import VBMFA, lse_points, pd_loadings
 
@@ -277,7 +277,7 @@ class CLSST(ClassifierMixin, BaseEstimator):
         self.lower_bound_history_, self.n_iter_, self.n_births_ = [], 0, 0
         # the products are thin (n x p times p x (k + 1)): one BLAS thread is fastest, and
         # threaded BLAS on a busy machine was 25 times slower
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             try:
                 self._start(model, init, S_fixed)
                 self._converge(model, deaths=S_fixed is None)
@@ -427,7 +427,9 @@ class CLSST(ClassifierMixin, BaseEstimator):
         F = model.bound()
         snap = (model.snapshot(), F)
         by_labels = self.select == "labels" and not model.allowed.all(1).all()
-        best = (model.label_mistakes(), snap[0]) if by_labels else None
+        # (mistakes, births so far, global factors): the globals are small, and X and Q
+        # follow from them by an E-step (exactly with accelerate: each run ends with one)
+        best = (model.label_mistakes(), 0, model.snapshot(model.GLOBALS)) if by_labels else None
         cand, pos, tries = list(range(model.S)), 0, 0
         while pos < len(cand) and tries < self.max_births:
             tries += 1
@@ -442,13 +444,14 @@ class CLSST(ClassifierMixin, BaseEstimator):
                 if by_labels:
                     wrong = model.label_mistakes()
                     if wrong <= best[0]:  # F rises along the path: a tie goes to the later
-                        best = (wrong, snap[0])
+                        best = (wrong, self.n_births_, model.snapshot(model.GLOBALS))
             else:
                 model.restore(snap[0])
                 pos += 1
                 self._say(f"birth rejected (F = {F_new:.6g} vs {snap[1]:.6g})")
-        if by_labels and best[1] is not snap[0]:
-            model.restore(best[1])
+        if by_labels and best[1] != self.n_births_:
+            model.restore(best[2])
+            model.e_step()
             self._say(f"select='labels': S = {model.S} ({best[0]} labeled points mispredicted)")
         self.lower_bound_history_.append(model.bound())
 
@@ -488,7 +491,7 @@ class CLSST(ClassifierMixin, BaseEstimator):
         """(Q, per-point bound) for new points, all treated as unlabeled."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             return self._infer_checked(X)
 
     def _infer_checked(self, X):

@@ -81,18 +81,21 @@ class VBMFA:
         return [fn(slice(i, min(i + CHUNK, self.n))) for i in range(0, self.n, CHUNK)]
 
     # ---- state helpers ----------------------------------------------------------------------
-    STATE = ("M", "Sig", "b", "u", "g", "psii", "mustar", "nustar", "Q", "Xm", "Xc")
+    GLOBALS = ("M", "Sig", "b", "u", "g", "psii", "mustar", "nustar")
+    STATE = (*GLOBALS, "Q", "Xm", "Xc")
 
     @property
     def S(self) -> int:
         return self.M.shape[0]
 
-    def snapshot(self) -> dict:
-        return {name: getattr(self, name).copy() for name in self.STATE}
+    def snapshot(self, names=STATE) -> dict:
+        """Copies of the factors ``names`` (all of them by default; :attr:`GLOBALS` alone are
+        small, and :meth:`e_step` rebuilds X and Q from them)."""
+        return {name: getattr(self, name).copy() for name in names}
 
     def restore(self, snap: dict) -> None:
-        for name in self.STATE:
-            setattr(self, name, snap[name].copy())
+        for name, value in snap.items():
+            setattr(self, name, value.copy())
 
     def resp(self):
         """r[s, n] = sum_l Q[s, l, n] and R[s] = sum_n r[s, n]."""
