@@ -151,8 +151,8 @@ _BLAS_CONTROLLER = []  # the process's threadpoolctl controller, built on first 
 
 def one_blas_thread():
     """A context manager that runs BLAS on one thread (threadpoolctl). The controller is built
-    once: building it scans the loaded libraries, about 2 ms a time, which a small fit that
-    called ``threadpool_limits`` four times spent on nothing else (5% of a 5,000-point fit)."""
+    once: building it scans the loaded libraries (1.3 ms with NumPy, SciPy and scikit-learn
+    loaded, against 0.02 ms for a limit), and a PUSVC fit limits BLAS four times."""
     if not _BLAS_CONTROLLER:
         from threadpoolctl import ThreadpoolController
 
