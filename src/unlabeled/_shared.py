@@ -3,6 +3,7 @@ dense QPs handed to Clarabel by the reference solvers."""
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
@@ -146,18 +147,18 @@ def available_cores() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-_BLAS_CONTROLLER = []  # the process's threadpoolctl controller, built on first use
+@functools.cache
+def _blas_controller():
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def one_blas_thread():
     """A context manager that runs BLAS on one thread (threadpoolctl). The controller is built
     once: building it scans the loaded libraries (1.3 ms with NumPy, SciPy and scikit-learn
     loaded, against 0.02 ms for a limit), and a PUSVC fit limits BLAS four times."""
-    if not _BLAS_CONTROLLER:
-        from threadpoolctl import ThreadpoolController
-
-        _BLAS_CONTROLLER.append(ThreadpoolController())
-    return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
+    return _blas_controller().limit(limits=1, user_api="blas")
 
 
 def engine_threads(n_jobs) -> int:

@@ -210,11 +210,13 @@ class VBMFA:
         Z = B[:, 1:] - A[:, 1:, :1] - 0.5 * (np.matmul(A[:, 1:, 1:], x) + x)
         return (c[:, None] - 0.5 * yPy) + B[:, 0] + (x * Z).sum(1)
 
-    def log_joint(self, b=slice(None), terms=None):
+    def log_joint(self, b=slice(None), terms=None, labels=True):
         """phi[s, l, n] = E ln pi_s + E ln beta_sl + rho_sn + ln C_ln (``logC`` is (K, n));
-        q(s, l) is softmax(phi) over (s, l). The points ``b`` only when given."""
+        q(s, l) is softmax(phi) over (s, l). The points ``b`` only when given; ``labels=False``
+        leaves out ln C (every point as unlabeled)."""
         prior = self.e_log_pi()[:, None] + self.e_log_beta()
-        return self.rho(b, terms)[:, None, :] + prior[:, :, None] + self.logC[None, :, b]
+        phi = self.rho(b, terms)[:, None, :] + prior[:, :, None]
+        return phi + self.logC[None, :, b] if labels else phi
 
     def update_q(self):
         """q(s_n, l_n) proportional to exp(phi[n, s, l]), normalised over (s, l); returns
@@ -429,11 +431,10 @@ class VBMFA:
         class is argmax_l sum_s exp(phi[s, l, n]) without ln C, as for a new point."""
         rows = np.flatnonzero(~self.allowed.all(1))
         terms = self.rho_terms()
-        prior = (self.e_log_pi()[:, None] + self.e_log_beta())[:, :, None]
         wrong = 0
         for i in range(0, len(rows), CHUNK):
             b = rows[i : i + CHUNK]
-            phi = self.rho(b, terms)[:, None, :] + prior
+            phi = self.log_joint(b, terms, labels=False)
             post = np.exp(phi - phi.max(axis=(0, 1))).sum(0)  # (K, block), up to a factor
             wrong += int((~self.allowed[b, post.argmax(0)]).sum())
         return wrong
