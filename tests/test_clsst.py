@@ -5,6 +5,7 @@ births and deaths, the API and the input checks."""
 
 import pickle
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.utils.estimator_checks import check_estimator
 from threadpoolctl import threadpool_limits
 
-from unlabeled.datasets import make_cake, make_toes
+from unlabeled.datasets import load_fcps, make_cake, make_toes
 from unlabeled.ssl import CLSST, _vbmfa
 from unlabeled.ssl._vbmfa import VBMFA
 
@@ -407,6 +408,74 @@ def test_births_and_deaths_keep_responsibilities_normalised():
     _assert_normalised(m)
 
 
+def _two_bars(n=200, seed=0):
+    """Two long parallel bars (x in [-5, 5]) 0.6 apart, one per class, half of them labeled,
+    and a one-component model holding both: a mixed component."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], n // 2)
+    x = np.tile(np.linspace(-5, 5, n // 2), 2)  # the classes' means differ across the bars only
+    Y = np.c_[x, 0.6 * y + 0.05 * rng.normal(size=n), 0.05 * rng.normal(size=n)]
+    allowed = np.ones((n, 2), dtype=bool)
+    allowed[::2] = np.eye(2, dtype=bool)[y[::2]]
+    m = VBMFA(Y, allowed, 1)
+    m.start(Y.mean(0)[None], np.array([[[2.9], [0.0], [0.0]]]), Y.var(0))
+    m.sweep()
+    return m, y
+
+
+def test_mixed_flags_components_that_hold_labeled_points_of_two_classes():
+    m = tiny_model(0, n=40, K=3, S=4)
+    m.update_q()
+    r = m.resp()[0]
+    single = m.allowed.sum(1) == 1
+    expected = [
+        len({int(np.argmax(m.allowed[i])) for i in range(m.n) if single[i] and r[s, i] >= 0.5}) >= 2
+        for s in range(m.S)
+    ]
+    assert m.mixed().tolist() == expected
+    assert any(expected) and not all(expected)  # both outcomes are checked
+    m, _ = _two_bars()
+    assert m.mixed().tolist() == [True]
+    m.allowed = np.ones_like(m.allowed)  # no labeled point: nothing is mixed
+    assert not m.mixed().any()
+
+
+def test_class_split_separates_the_classes_where_the_blind_split_cannot():
+    m, y = _two_bars()
+    blind = VBMFA(m.Y, m.allowed, 1)
+    blind.restore(m.snapshot())
+    blind.split(0)
+    m.split(0, by_class=True)
+    for model in (m, blind):
+        assert model.S == 2
+        _assert_normalised(model)
+    # the class split puts each bar in its own child; the blind one cuts both bars across
+    held = m.resp()[0].argmax(0)
+    assert (held == y).all() or (held == 1 - y).all()
+    held = blind.resp()[0].argmax(0)
+    assert all(len(np.unique(y[held == s])) == 2 for s in (0, 1))
+    assert np.allclose(np.sort(m.M[:, 1, 0]), [0.0, 0.6], atol=0.05)  # the children's means
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_class_splits_reach_a_higher_bound_on_fcps_spiral(seed):
+    # two arms that meet in the centre: the blind splits leave a component holding both there
+    fcps = Path("../shared/data/fcps")
+    if not fcps.is_dir():
+        pytest.skip(f"{fcps} not found: this test needs the shared data folder")
+    X, y = load_fcps("Spiral", data_home=fcps)
+    X = (X - X.mean(0)) / X.std(0)
+    rng = np.random.default_rng(seed)
+    yy = np.full(len(y), -1)
+    for c in (0, 1):
+        yy[rng.choice(np.flatnonzero(y == c), 700, replace=False)] = c
+    kw = dict(select="bound", random_state=seed)
+    blind = CLSST(class_splits=False, **kw).fit(X, yy)
+    both = CLSST(**kw).fit(X, yy)
+    assert both.lower_bound_ > blind.lower_bound_ + 20.0  # measured: 51 and 74 nats higher
+    assert both.n_components_ < blind.n_components_
+
+
 def test_toes_finds_its_five_gaussians():
     X, y, comp = make_toes(500, random_state=0)
     yy = np.full(500, -1)
@@ -471,6 +540,9 @@ def test_select_is_moot_without_labels_or_with_a_fixed_size():
         a = CLSST(n_factors=1, random_state=0, select="bound", **kw).fit(X, y_)
         b = CLSST(n_factors=1, random_state=0, **kw).fit(X, y_)
         assert a.lower_bound_ == b.lower_bound_
+        if y_.ndim == 2:  # no labeled point: no component is mixed, class_splits is moot too
+            c = CLSST(n_factors=1, random_state=0, class_splits=False, **kw).fit(X, y_)
+            assert c.lower_bound_ == b.lower_bound_
 
 
 # ---- API ---------------------------------------------------------------------------------------
@@ -565,6 +637,13 @@ def test_bad_input_is_refused(kwargs, X, y, match):
     y = np.r_[[0, 0, 1, 1], [-1] * 6] if y is None else y
     with pytest.raises(ValueError, match=match):
         CLSST(**kwargs).fit(X, y)
+
+
+def test_non_boolean_switches_are_refused():
+    X, y = np.random.default_rng(0).normal(size=(10, 3)), np.r_[[0, 0, 1, 1], [-1] * 6]
+    for name in ("class_splits", "accelerate"):
+        with pytest.raises(TypeError, match=f"{name} must be True or False"):
+            CLSST(**{name: "yes"}).fit(X, y)
 
 
 def test_max_iter_cap_warns():

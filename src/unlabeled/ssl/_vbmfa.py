@@ -462,17 +462,32 @@ class VBMFA:
             tot[empty] = Q[:, :, empty].sum(axis=(0, 1))
         self.Q = Q / tot
 
-    def split(self, parent: int) -> None:
-        """Birth: split component ``parent`` in two along the top principal direction of its
-        model covariance Lambda Lambda' + Psi (spec section 6, with the offsets and the new
-        loadings at one standard deviation: see CLSST's Notes)."""
+    def split(self, parent: int, by_class: bool = False) -> None:
+        """Birth: split component ``parent`` in two. Blind (the thesis, spec section 6): along
+        the top principal direction of its model covariance Lambda Lambda' + Psi, the offsets
+        and the new loadings at one standard deviation (see CLSST's Notes). ``by_class``:
+        across the plane halfway between the means of its two largest labeled classes (see
+        :meth:`mixed`), each child at the mean of the held points on its side."""
         Lam = self.M[parent, :, 1:]
-        psi = 1.0 / self.psii
-        w, V = np.linalg.eigh(Lam @ Lam.T + np.diag(psi))
-        direction, delta = V[:, -1], V[:, -1] * np.sqrt(w[-1])
         mu = self.M[parent, :, 0].copy()
         held = self.resp()[0][parent] >= 0.5
-        side = (self.Y - mu) @ direction > 0
+        side = None
+        if by_class:
+            labeled = held & (self.allowed.sum(1) == 1)
+            counts = self.allowed[labeled].sum(0)
+            a, b = np.argsort(-counts, kind="stable")[:2]
+            mean_a = self.Y[labeled & self.allowed[:, a]].mean(0)
+            mean_b = self.Y[labeled & self.allowed[:, b]].mean(0)
+            side = (self.Y - 0.5 * (mean_a + mean_b)) @ (mean_a - mean_b) > 0
+            if (held & side).any() and (held & ~side).any():  # else equal means: go blind
+                means = [self.Y[held & ~side].mean(0), self.Y[held & side].mean(0)]
+            else:
+                side = None
+        if side is None:
+            w, V = np.linalg.eigh(Lam @ Lam.T + np.diag(1.0 / self.psii))
+            delta = V[:, -1] * np.sqrt(w[-1])
+            side = (self.Y - mu) @ V[:, -1] > 0
+            means = [mu - delta, mu + delta]
         child_Q = np.where(side, self.Q[parent], 0.0)
         self.Q[parent][:, side] = 0.0
         self.Q = np.concatenate([self.Q, child_Q[None]])
@@ -482,7 +497,7 @@ class VBMFA:
         ]
         self.M = np.concatenate([self.M, self.M[parent][None]])
         self.M[parent, :, 1:], self.M[-1, :, 1:] = new
-        self.M[parent, :, 0], self.M[-1, :, 0] = mu - delta, mu + delta
+        self.M[parent, :, 0], self.M[-1, :, 0] = means
         for name in ("Sig", "b", "g"):
             arr = getattr(self, name)
             setattr(self, name, np.concatenate([arr, arr[parent][None]]))
@@ -490,6 +505,14 @@ class VBMFA:
         self.u[parent] *= 0.5
         self.Xm = np.concatenate([self.Xm, self.Xm[parent][None]])
         self.Xc = np.concatenate([self.Xc, self.Xc[parent][None]])
+
+    def mixed(self) -> np.ndarray:
+        """Components whose held points (responsibility >= 0.5) include labeled points (rows
+        with one candidate class) of two or more classes: candidates for a class split."""
+        labeled = self.allowed.sum(1) == 1
+        held = self.resp()[0][:, labeled] >= 0.5
+        counts = held.astype(float) @ self.allowed[labeled]  # (S, K) labeled points held
+        return (counts > 0).sum(1) >= 2
 
     def _side_loadings(self, mu, rows, fallback):
         """Probabilistic-PCA loadings U_k (Lambda_k - sigma^2)^(1/2) of the points ``rows``
