@@ -145,7 +145,9 @@ class CLSST(ClassifierMixin, BaseEstimator):
         means of its two largest labeled classes. Every split is still kept only if it raises
         F. The thesis' blind split (False) cuts along the top principal direction, which need
         not separate the classes: on FCPS Spiral (700 labels per class) it leaves a component
-        that holds both arms where they meet, and F rejects every further blind split.
+        that holds both arms where they meet, and F rejects every further blind split; with
+        class splits F ends 40 to 75 nats higher with fewer components, and the error over 20
+        draws falls from 0.035 to 0.029.
     accelerate : bool, default=True
         Run the sweeps in SQUAREM steps (Varadhan and Roland 2008): two sweeps, an
         extrapolation of the global factors along their path, and a sweep from there, kept
