@@ -72,6 +72,32 @@ def test_rbf_far_points_use_the_distance_form():
     np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_rbf_outliers_take_the_distance_form_alone(threads, monkeypatch):
+    """A few outlying rows: the factored form for the pairs of safe points, the distance form
+    for every pair with an outlier (rows and columns), the sum exact."""
+    monkeypatch.setattr(_products, "_BLOCK_BYTES", 8 * 7 * 16)
+    X = np.random.default_rng(4).normal(size=(80, 3))
+    X[[4, 11, 17]] *= 40.0  # gamma ||x||^2 far above the safe bound
+    kw = {"gamma": 0.5}
+    rows, cols, V, ref = case(X, "rbf", kw)
+    assert {4, 11} <= set(rows) & set(cols)
+    seen = []
+    product = KernelProducts._product
+
+    def spy(self, r, c, W, factored):
+        far = 0.5 * (X[r] ** 2).sum(1).max() > _products._EXP_SAFE
+        far |= 0.5 * (X[c] ** 2).sum(1).max() > _products._EXP_SAFE
+        seen.append((factored, far))
+        return product(self, r, c, W, factored)
+
+    monkeypatch.setattr(KernelProducts, "_product", spy)
+    got = KernelProducts(X, "rbf", kw, threads, "dense")(rows, cols, V)
+    np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-12)
+    assert (True, False) in seen and (False, True) in seen  # both forms ran
+    assert (True, True) not in seen  # never the factored form with an outlier
+
+
 def test_exact_in_float32_and_the_automatic_path():
     X = one_hot(50)
     assert exact_in_float32(X) and exact_in_float32(X.toarray() * 3)

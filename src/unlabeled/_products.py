@@ -14,7 +14,8 @@ gradient), so its speed bounds the fit's. Three paths compute it in blocks of bo
 For the rbf kernel the block is evaluated as
 :math:`k(a, b) = e^{-\gamma\|a\|^2} \, e^{2\gamma\langle a, b\rangle} \, e^{-\gamma\|b\|^2}`:
 one exponential per entry and no other pass over the block, the two outer factors folded into
-``V`` and the output (used when no exponent can overflow, else the distance form). Row
+``V`` and the output (for the rows and columns where no exponent can overflow; the distance
+form for the others). Row
 blocks are spread over ``threads`` workers (NumPy and single-threaded BLAS release the GIL).
 """
 
@@ -101,13 +102,42 @@ class KernelProducts:
         out = np.zeros((rows.size, V.shape[1]))
         if cols.size == 0 or rows.size == 0:
             return out
-        row_scale, col_blocks = self._prepare(rows, cols, V)
+        if self.kernel != "rbf":
+            out += self._product(rows, cols, V, False)
+            return out
+        # the factored form where gamma ||x||^2 is small at both ends, the distance form for
+        # the rest: a few outlying rows (Shuttle's table has 20 in 43,500) must not send the
+        # whole product down the slow path
+        g = self.params["gamma"]
+        safe_r, safe_c = g * self.sq[rows] <= _EXP_SAFE, g * self.sq[cols] <= _EXP_SAFE
+        for r_mask, c_mask, factored in (
+            (safe_r, safe_c, True),
+            (safe_r, ~safe_c, False),
+            (~safe_r, np.ones_like(safe_c), False),
+        ):
+            if r_mask.any() and c_mask.any():
+                out[r_mask] += self._product(rows[r_mask], cols[c_mask], V[c_mask], factored)
+        return out
+
+    def _product(self, rows, cols, V, factored):
+        """``K(X[rows], X[cols]) @ V`` in blocks over ``threads`` workers; ``factored``: the
+        rbf kernel's factored form (the caller checks that it cannot overflow)."""
+        out = np.zeros((rows.size, V.shape[1]))
+        row_scale = None
+        if factored:
+            g = self.params["gamma"]
+            row_scale = np.exp(-g * self.sq[rows])
+            V = V * np.exp(-g * self.sq[cols])[:, None]
+        col_blocks = [
+            (c, self.X[cols[c : c + _COL_STEP]], V[c : c + _COL_STEP])
+            for c in range(0, cols.size, _COL_STEP)
+        ]
         step = max(8, _BLOCK_BYTES // (8 * min(cols.size, _COL_STEP)))
 
         def work(r):
             A = self.X[rows[r : r + step]]
             for c, B, W in col_blocks:
-                out[r : r + step] += self._block(A, B, r, c, rows, cols) @ W
+                out[r : r + step] += self._block(A, B, r, c, rows, cols, factored) @ W
 
         with one_blas_thread():
             starts = range(0, rows.size, step)
@@ -121,25 +151,7 @@ class KernelProducts:
             out *= row_scale[:, None]
         return out
 
-    def _prepare(self, rows, cols, V):
-        """The column blocks ``(start, X[cols block], V block)``, and for the factored rbf the
-        row factors ``exp(-gamma ||a||^2)`` (the column factors folded into V)."""
-        self._factored = False
-        row_scale = None
-        if self.kernel == "rbf":
-            g = self.params["gamma"]
-            sr, sc = self.sq[rows], self.sq[cols]
-            self._factored = g * max(sr.max(), sc.max()) <= _EXP_SAFE
-            if self._factored:
-                row_scale = np.exp(-g * sr)
-                V = V * np.exp(-g * sc)[:, None]
-        blocks = [
-            (c, self.X[cols[c : c + _COL_STEP]], V[c : c + _COL_STEP])
-            for c in range(0, cols.size, _COL_STEP)
-        ]
-        return row_scale, blocks
-
-    def _block(self, A, B, r, c, rows, cols):
+    def _block(self, A, B, r, c, rows, cols, factored):
         """The kernel block of row block ``A`` and column block ``B`` (float64), without the
         outer factors in the factored rbf form."""
         D = A @ B.T
@@ -154,7 +166,7 @@ class KernelProducts:
             D **= self.params["degree"]
             return D
         g = self.params["gamma"]
-        if self._factored:
+        if factored:
             D *= 2 * g
         else:  # -gamma ||a - b||^2, clipped at 0 against rounding
             D *= -2

@@ -172,7 +172,7 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
     own decision values ``K(alpha .* y)``, an equally exact maximiser of the paper's ``r'y``
     that keeps them with the points around them (see :class:`BalancedClusters`). On the 12
     UCI sets of ``benchmarks/bench_wellsvm_clustering.py`` it raises the mean accuracy from
-    0.717 to 0.743 (reduced grid, parameters chosen with the labels).
+    0.717 to 0.727 (reduced grid, parameters chosen with the labels).
 
     **The sign symmetry.** ``y`` and ``-y`` have the same label kernel, so the relaxation
     cannot tell them apart, and ``B`` is symmetric. The start is oriented so that the first
