@@ -172,6 +172,106 @@ def test_relaxation_against_brute_force(seed):
         assert np.all(np.diff(model.objective_history_) <= 0)
 
 
+# ---- the squared hinge (loss="squared_hinge"): K + D = diag(1/C), no upper bound ----------
+BIG = 1e4  # cvxpy's box for "unbounded": the tests check that it does not bind
+
+
+def squared_backend(X, C):
+    b = backend(X, C)
+    b.use_squared_hinge()
+    return b
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_squared_hinge_inner_svm_matches_cvxpy(seed):
+    X, y, _ = ssl_problem(seed, n_unl=20)
+    Y = np.random.default_rng(seed).choice([-1, 1], size=(len(y), 3)).astype(np.int8)
+    mu = np.array([0.5, 0.3, 0.2])
+    C = box(y, 1.0, 0.3)
+    Q = rbf_kernel(X, gamma=GAMMA) * sum(m * np.outer(Y[:, t], Y[:, t]) for t, m in enumerate(mu))
+    Q += np.diag(1.0 / C)
+    a = cp.Variable(len(C))
+    ref = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(factor(Q).T @ a) - cp.sum(a)), [a >= 0])
+    ref.solve(**SOLVE)
+    alpha = squared_backend(X, C).solve(Y, mu, np.zeros(len(C)))
+    assert 0.5 * alpha @ Q @ alpha - alpha.sum() <= ref.value + 1e-7 * max(1.0, abs(ref.value))
+    np.testing.assert_allclose(alpha, a.value, atol=1e-4)
+    assert np.any(alpha > C)  # beyond the hinge's box: the test is not vacuous
+
+
+def test_squared_hinge_start_svm_matches_cvxpy():
+    """The start SVM with offset on the labeled points, with the same loss."""
+    X, y, _ = ssl_problem(3, n_lab=10, n_unl=10, shift=0.6)
+    lab = np.flatnonzero(y != -1)
+    ys = np.where(y[lab] == 1, 1, -1)
+    C = np.full(lab.size, 1.0)
+    Q = rbf_kernel(X[lab], gamma=GAMMA) * np.outer(ys, ys) + np.diag(1.0 / C)
+    a = cp.Variable(lab.size)
+    ref = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(factor(Q).T @ a) - cp.sum(a)),
+                     [a >= 0, ys @ a == 0])  # fmt: skip
+    ref.solve(**SOLVE)
+    alpha, _, _ = squared_backend(X, box(y, 1.0, 0.5)).signed_solve(lab, ys, C, np.zeros(lab.size))
+    np.testing.assert_allclose(alpha, a.value, atol=1e-4)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_squared_hinge_relaxation_against_brute_force(seed):
+    """As for the hinge: the relaxation's value is the minimax value over all of B with the
+    label kernels (K + D) .* y y' (cvxpy), and at most the mixed-integer optimum."""
+    X, y, _ = ssl_problem(seed, n_lab=4, n_unl=8, shift=0.7)
+    s = signs_of(y)
+    n_neg = n_negative_unlabeled(s, None)
+    B = list(all_balanced(s, n_neg))
+    C = box(y, 1.0, 0.5)
+    KD = rbf_kernel(X, gamma=GAMMA) + np.diag(1.0 / C)
+    mip = min(svm_value(KD, np.full(len(C), BIG), yb) for yb in B)
+    p_star, _ = minimax(KD, np.full(len(C), BIG), B)
+    assert p_star <= mip + 1e-7
+    kw = {"max_iter": 200, "max_mkl_iter": 5000, "tol": 1e-7}
+    start = BalancedLabels(s, n_neg)(np.arange(len(y), dtype=float))
+    K = rbf_kernel(X, gamma=GAMMA)  # argmax over B: the D part is the same for every y
+    exact = label_generation(squared_backend(X, C), ExactOracle(K, B), start, **kw)
+    assert exact.history[-1] == pytest.approx(p_star, rel=1e-4)
+    assert exact.alpha.max() < 0.01 * BIG
+    model = WellSVM(C1=1.0, C2=0.5, gamma=GAMMA, tol=1e-7, max_mkl_iter=5000,
+                    loss="squared_hinge").fit(X, y)  # fmt: skip
+    assert model.objective_history_[-1] >= p_star * (1 - 1e-5)
+    assert np.all(np.diff(model.objective_history_) <= 0)
+
+
+def test_squared_hinge_is_the_hinge_on_k_plus_d_without_a_box():
+    """The identity behind the option: the same fit as the hinge on the precomputed kernel
+    K + diag(1/C) with a box that never binds; predict on the training points gives
+    transduction_ (the self term D is not part of f on new points)."""
+    X, y, _ = ssl_problem(7, n_lab=6, n_unl=60, shift=0.8)
+    Xt = np.random.default_rng(8).normal(size=(40, 2))
+    sq = WellSVM(C1=1.0, C2=0.2, gamma=GAMMA, loss="squared_hinge").fit(X, y)
+    KD = rbf_kernel(X, gamma=GAMMA) + np.diag(box(y, 1.0, 0.2) ** -1)
+    pre = WellSVM(C1=BIG, C2=BIG, kernel="precomputed").fit(KD, y)
+    np.testing.assert_allclose(sq.objective_history_, pre.objective_history_, rtol=1e-6)
+    np.testing.assert_array_equal(sq.predict(Xt), pre.predict(rbf_kernel(Xt, X, gamma=GAMMA)))
+    np.testing.assert_array_equal(sq.predict(X), sq.transduction_)
+    hinge = WellSVM(C1=1.0, C2=0.2, gamma=GAMMA).fit(X, y)
+    assert not np.allclose(hinge.alpha_, sq.alpha_)
+
+
+def test_squared_hinge_needs_the_kernel_path():
+    X, y, _ = ssl_problem(0)
+    with pytest.raises(ValueError, match="loss='squared_hinge' runs on the kernel path"):
+        WellSVM(kernel="linear", cache_size=1e-4, loss="squared_hinge").fit(X, y)
+
+
+def test_engine_diag_is_checked():
+    from unlabeled._engine import solve_kernel_qp
+
+    X, y, _ = ssl_problem(0)
+    b = backend(X, np.ones(len(y)))
+    args = (b.rows, b.vp, -np.ones(b.n), np.ones(b.n), np.zeros(b.n))
+    for diag, match in ((np.ones(3), "one entry per variable"), (-np.ones(b.n), "non-negative")):
+        with pytest.raises(ValueError, match=match):
+            solve_kernel_qp(*args, y=np.ones(b.n, dtype=np.int8), diag=diag)
+
+
 def test_objective_history_never_increases():
     X, y, truth = ssl_problem(5, n_lab=6, n_unl=80, shift=1.0)
     model = WellSVM(C2=0.3, gamma=GAMMA).fit(X, y)

@@ -57,6 +57,8 @@ from ._engine import (
 )
 from ._shared import resolve_max_iter, warn_not_converged
 
+_UNBOUNDED = 1e8  # the squared hinge's finite box, in units of C
+
 Oracle = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
@@ -100,6 +102,16 @@ class KernelBackend:
             as_data(X, compress_columns=True), spec, np.arange(self.n, dtype=np.int32), cache_bytes
         )
         self.vp = np.arange(self.n, dtype=np.int64)
+        self.diag = None
+
+    def use_squared_hinge(self) -> None:
+        """Turn every SVM into the squared hinge ``sum_i C_i xi_i^2 / 2``: its dual is the
+        hinge's with ``D = diag(1/C)`` added to the kernel and no upper bound. The diagonal of
+        ``sum_t mu_t y_t y_t'`` is ``sum_t mu_t = 1``, so the label kernels become
+        ``(K + D) .* y y'`` and every product below includes ``D`` (the self term of each
+        training point). The box is kept finite, far above any alpha (checked)."""
+        self.diag = 1.0 / self.C
+        self.C = self.C * _UNBOUNDED
 
     def solve(self, Y, mu, alpha0):
         """``argmax_alpha 1'alpha - 1/2 alpha'(K .* sum_t mu_t y_t y_t')alpha`` over the box;
@@ -107,22 +119,31 @@ class KernelBackend:
         res = solve_kernel_qp(
             self.rows, self.vp, -np.ones(self.n), self.C, np.clip(alpha0, 0, self.C),
             labels=np.ascontiguousarray(Y, dtype=np.int8), mu=np.asarray(mu, dtype=np.float64),
-            equality=False, options=self.options,
+            equality=False, options=self.options, diag=self.diag,
         )  # fmt: skip
         self._count(res)
-        return res.alpha
+        return self._unbounded(res.alpha, self.C)
 
     def signed_solve(self, idx, y, C, alpha0, options=None):
         """An ordinary SVM *with* offset on the points ``idx`` (labels ``y``, box ``C``):
-        ``(alpha, K(alpha .* y) - rho on idx, rho)``; the TSVM steps and start SVMs."""
+        ``(alpha, K(alpha .* y) - rho on idx, rho)``; the TSVM steps and start SVMs. With the
+        squared hinge, ``C`` weighs the loss: ``diag(1/C)`` and no box."""
+        C = np.ascontiguousarray(C, dtype=np.float64)
+        diag = None
+        if self.diag is not None:
+            diag, C = 1.0 / C, C * _UNBOUNDED
         res = solve_kernel_qp(
-            self.rows, np.asarray(idx, dtype=np.int64), -np.ones(len(idx)),
-            np.ascontiguousarray(C, dtype=np.float64), alpha0,
+            self.rows, np.asarray(idx, dtype=np.int64), -np.ones(len(idx)), C, alpha0,
             y=np.ascontiguousarray(y, dtype=np.int8), equality=True,
-            options=options or self.options,
+            options=options or self.options, diag=diag,
         )  # fmt: skip
         self._count(res)
-        return res.alpha, y * (res.G + 1.0) - res.rho, res.rho
+        return self._unbounded(res.alpha, C), y * (res.G + 1.0) - res.rho, res.rho
+
+    def _unbounded(self, alpha, C):
+        if self.diag is not None and np.any(alpha >= 0.5 * C):
+            raise RuntimeError("squared hinge: a dual variable reached the box kept finite")
+        return alpha
 
     def products(self, alpha, Y, points=None):
         """``K (alpha .* y_t)`` on ``points`` (all by default) for every column ``y_t`` of
@@ -143,6 +164,8 @@ class KernelBackend:
             res = solve_kernel_qp(self.rows, vp, zero, box, alpha, y=y, equality=False,
                                   options=opts)  # fmt: skip
             out[:, t] = y * res.G
+        if self.diag is not None:
+            out += (self.diag[vp] * alpha)[:, None] * Y
         return out
 
     def label_norms(self, alpha, Y):

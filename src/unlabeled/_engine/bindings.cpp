@@ -191,7 +191,7 @@ QPSolution solve_kernel_qp(PyKernelRows& rows, Vec<int64_t> var_point, Vec<doubl
                            Vec<double> alpha0, std::optional<Vec<int8_t>> y,
                            std::optional<Int8Mat> labels,
                            std::optional<Vec<double>> mu, bool equality, std::optional<unl::SolverOptions> options_in,
-                           nb::object progress) {
+                           nb::object progress, std::optional<Vec<double>> diag) {
     const unl::SolverOptions options = options_in.value_or(unl::SolverOptions());  // None: defaults
     const size_t l = var_point.shape(0);
     if (p.shape(0) != l || C.shape(0) != l || alpha0.shape(0) != l)
@@ -225,6 +225,13 @@ QPSolution solve_kernel_qp(PyKernelRows& rows, Vec<int64_t> var_point, Vec<doubl
     for (int8_t v : Y)
         if (v != 1 && v != -1) throw nb::value_error("y and labels must hold +1 or -1");
     // the solver's own signs: the equality constraint's y (all +1 for a label-mixed Q)
+    std::vector<double> extra;
+    if (diag) {
+        if (diag->shape(0) != l) throw nb::value_error("diag must have one entry per variable");
+        extra.assign(diag->data(), diag->data() + l);
+        for (double v : extra)
+            if (!(v >= 0) || !std::isfinite(v)) throw nb::value_error("diag must be non-negative and finite");
+    }
     std::vector<int8_t> ysolve = labels ? std::vector<int8_t>(l, 1) : Y;
     std::vector<int64_t> vp(var_point.data(), var_point.data() + l);
     QPSolution out;
@@ -237,6 +244,7 @@ QPSolution solve_kernel_qp(PyKernelRows& rows, Vec<int64_t> var_point, Vec<doubl
         auto run = [&](auto& R) {
             using T = typename std::remove_reference_t<decltype(R)>::value_type;
             unl::PointQMatrix<T> Q(R, vp, Y, weights, m);
+            if (!extra.empty()) Q.add_diagonal(extra);
             std::unique_ptr<unl::Solver> solver = equality ? std::make_unique<unl::Solver>()
                                                            : std::make_unique<unl::BoxSolver>();
             return solver->solve(static_cast<int64_t>(l), Q, p.data(), ysolve.data(), C.data(),
@@ -468,8 +476,10 @@ void register_generic(nb::module_& m) {
     m.def("solve_kernel_qp", &solve_kernel_qp, "rows"_a, "var_point"_a, "p"_a, "C"_a, "alpha0"_a,
           "y"_a.none() = nb::none(), "labels"_a.none() = nb::none(), "mu"_a.none() = nb::none(),
           "equality"_a = true, "options"_a.none() = nb::none(), "progress"_a.none() = nb::none(),
+          "diag"_a.none() = nb::none(),
           "min 1/2 a'Qa + p'a s.t. 0 <= a <= C (and y'a = y'alpha0 if equality), "
-          "Q_ts = k(x_point(t), x_point(s)) y_t y_s, or sum_k mu_k labels[t,k] labels[s,k] in place of y_t y_s.");
+          "Q_ts = k(x_point(t), x_point(s)) y_t y_s, or sum_k mu_k labels[t,k] labels[s,k] in place of y_t y_s, "
+          "plus diag[t] on Q_tt.");
     nb::class_<LinearSolution>(m, "LinearSolution", "The result of solve_linear_dual.")
         .def_prop_ro("alpha", [](const LinearSolution& r) { return to_numpy(r.alpha); }, nb::rv_policy::automatic)
         .def_prop_ro("w", [](const LinearSolution& r) { return to_numpy(r.w, r.m, r.d); }, nb::rv_policy::automatic)

@@ -195,12 +195,14 @@ public:
                 b[s] = c * row[point_[s]];
             }
         }
+        if (!extra_.empty() && t < len) b[t] += extra_[t];
         return b;
     }
     const double* get_QD() const override { return QD_.data(); }
     void swap_index(int64_t i, int64_t j) override {
         std::swap(point_[i], point_[j]);
         std::swap(QD_[i], QD_[j]);
+        if (!extra_.empty()) std::swap(extra_[i], extra_[j]);
         for (int64_t k = 0; k < m_; ++k) std::swap(labels_[i * m_ + k], labels_[j * m_ + k]);
     }
     void prefetch(const int64_t* vars, int k, int64_t len) override {
@@ -208,6 +210,12 @@ public:
         const int m = std::min(k, kPrefetch);
         for (int r = 0; r < m; ++r) us[r] = point_[vars[r]];
         R_.prefetch(us, m, len == l_);
+    }
+    // Adds extra[t] to Q_tt (a squared hinge's 1/C_t): one entry per variable, in the
+    // variables' original order; set before the solve.
+    void add_diagonal(const std::vector<double>& extra) {
+        extra_ = extra;
+        for (int64_t t = 0; t < l_; ++t) QD_[t] += extra_[t];
     }
     void set_active_size(int64_t len) override {
         std::vector<uint8_t> now(static_cast<size_t>(R_.size()), 0);
@@ -220,7 +228,7 @@ private:
     int64_t l_, m_;
     std::vector<int64_t> point_;
     std::vector<int8_t> labels_;  // l x m, in the solver's current variable order
-    std::vector<double> mu_, weights_, QD_;
+    std::vector<double> mu_, weights_, QD_, extra_;
     bool all_plus_ = true;
     std::vector<double> buf_[2];
     int next_ = 0;

@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernel_machine import set_init_params
-from .._label_generation import alignment_start, label_generation, store_label_generation
+from .._label_generation import (
+    KernelBackend,
+    alignment_start,
+    label_generation,
+    store_label_generation,
+)
 from .._validation import Boolean, Integer, Options
 from ._base import BalancedLabels, SemiSupervisedSVM, n_negative_unlabeled
 
@@ -76,6 +81,19 @@ class WellSVM(SemiSupervisedSVM):
     refine_oracle : bool, default=False
         Repeat the violated-label sort from its own answer while ``y'Hy`` grows (the
         authors' code). The paper sorts once.
+    loss : {"hinge", "squared_hinge"}, default="hinge"
+        The SVMs' loss. ``"hinge"``: the paper's, ``C_i xi_i``, the box ``0 <= alpha_i <=
+        C_i``. ``"squared_hinge"`` (the authors' code): ``C_i xi_i^2 / 2``, whose dual adds
+        ``D = diag(1/C)`` to the kernel and has no upper bound; since the diagonal of
+        ``sum_t mu_t y_t y_t'`` is 1, the relaxation is the same MKL problem over the label
+        kernels ``(K + D) .* y_t y_t'``, and the start SVM uses the same loss. With about ten
+        labeled points and ``C1 = 1`` the hinge's box saturates (every labeled alpha at C1)
+        and the start SVM carries little of the data; in the no-CV protocol of
+        ``benchmarks/diag_wellsvm_squared_hinge.py`` the squared hinge raises the 11-set mean
+        accuracy from 0.705 to 0.730 (5% labeled) and from 0.765 to 0.793 (10%); with each
+        model's parameters chosen by 5-fold CV the gain is small (0.750 / 0.796 -> 0.755 /
+        0.802), and each fit is about 20 times faster. It runs on the kernel path only (SMO
+        on cached kernel rows).
     cache_size : float, default=200
         Kernel-row cache in MB.
     random_state : int, RandomState or None, default=None
@@ -136,6 +154,7 @@ class WellSVM(SemiSupervisedSVM):
         "max_mkl_iter": [Integer(1)],
         "init": [Options(("svm", "alignment"))],
         "refine_oracle": [Boolean()],
+        "loss": [Options(("hinge", "squared_hinge"))],
         "random_state": [None, Integer(), Options((np.random.RandomState,))],
         "verbose": [Boolean(), Integer()],
     }
@@ -144,14 +163,22 @@ class WellSVM(SemiSupervisedSVM):
         self, C1: float = 1.0, C2: float = 0.1, *, kernel: str = "rbf", gamma="scale",
         degree: int = 3, coef0: float = 0.0, balance: float | None = None, max_iter: int = 50,
         max_mkl_iter: int = 100, tol: float = 1e-3, init: str = "svm",
-        refine_oracle: bool = False, cache_size: float = 200.0, random_state=None,
-        verbose: bool = False,
+        refine_oracle: bool = False, loss: str = "hinge", cache_size: float = 200.0,
+        random_state=None, verbose: bool = False,
     ):  # fmt: skip
         set_init_params(self, locals())
 
     def _fit(self, params, X, classes, signs):
         C = np.where(signs != 0, params["C1"], params["C2"])
         backend = self._backend(X, C)
+        if params["loss"] == "squared_hinge":
+            if not isinstance(backend, KernelBackend):
+                raise ValueError(
+                    "loss='squared_hinge' runs on the kernel path, but kernel='linear' on data "
+                    "whose Gram matrix outgrows cache_size takes the linear solver: raise "
+                    "cache_size, or use loss='hinge'"
+                )
+            backend.use_squared_hinge()
         oracle = BalancedLabels(signs, n_negative_unlabeled(signs, params["balance"]))
         y0 = self._init_labels(backend, signs, oracle)
         res = label_generation(
@@ -160,7 +187,10 @@ class WellSVM(SemiSupervisedSVM):
             refine=params["refine_oracle"], verbose=self.verbose,
         )  # fmt: skip
         store_label_generation(self, X, res, backend, params["max_iter"], classes=classes)
-        self._set_transduction(signs, res.f_train, classes)
+        f = res.f_train
+        if getattr(backend, "diag", None) is not None:  # predict's f: no training self term
+            f = f - backend.diag * res.alpha * (res.labels @ res.mu)
+        self._set_transduction(signs, f, classes)
         return self
 
     def _init_labels(self, backend, signs, oracle):
