@@ -73,6 +73,7 @@ def _init_counts(backend, X, C, tol, max_iter, linear):
     backend.n_solves = 0
     backend.n_inner_iter = 0
     backend.all_converged = True
+    backend.diag = None  # D = diag(1/C) of the squared hinge (KernelBackend only)
 
 
 class KernelBackend:
@@ -102,7 +103,6 @@ class KernelBackend:
             as_data(X, compress_columns=True), spec, np.arange(self.n, dtype=np.int32), cache_bytes
         )
         self.vp = np.arange(self.n, dtype=np.int64)
-        self.diag = None
 
     def use_squared_hinge(self) -> None:
         """Turn every SVM into the squared hinge ``sum_i C_i xi_i^2 / 2``: its dual is the

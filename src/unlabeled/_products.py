@@ -103,8 +103,7 @@ class KernelProducts:
         if cols.size == 0 or rows.size == 0:
             return out
         if self.kernel != "rbf":
-            out += self._product(rows, cols, V, False)
-            return out
+            return self._product(rows, cols, V, False)
         # the factored form where gamma ||x||^2 is small at both ends, the distance form for
         # the rest: a few outlying rows (Shuttle's table has 20 in 43,500) must not send the
         # whole product down the slow path

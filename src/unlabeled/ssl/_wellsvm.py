@@ -188,7 +188,7 @@ class WellSVM(SemiSupervisedSVM):
         )  # fmt: skip
         store_label_generation(self, X, res, backend, params["max_iter"], classes=classes)
         f = res.f_train
-        if getattr(backend, "diag", None) is not None:  # predict's f: no training self term
+        if backend.diag is not None:  # predict's f: without the training points' self term
             f = f - backend.diag * res.alpha * (res.labels @ res.mu)
         self._set_transduction(signs, f, classes)
         return self
