@@ -192,9 +192,11 @@ def report(command):
         "covers all 10 modes).",
         "",
         f"**Reduced protocol**: {r0['iters']:,} steps per PAE/VAE run (the spec's scaled-down "
-        "protocol: 5,000; the thesis: about 2e6), because each run got about 15 % of one core "
-        "of the shared machine under `nice -n 10`. Full scaled-down protocol: "
-        "`python benchmarks/bench_pae_lowdim.py --iters 5000`.",
+        "protocol: 5,000; the thesis: about 2e6). Full scaled-down protocol: "
+        "`python benchmarks/bench_pae_lowdim.py`."
+        if r0["iters"] < 5000
+        else f"**Budget**: {r0['iters']:,} steps per PAE/VAE run, the spec's scaled-down "
+        "protocol (section 8; the thesis: about 2e6).",
         "",
         "**Goal** (all 10 modes in every seed, PAE): "
         + (
