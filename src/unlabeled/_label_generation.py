@@ -59,6 +59,14 @@ from ._shared import resolve_max_iter, warn_not_converged
 
 _UNBOUNDED = 1e8  # the squared hinge's finite box, in units of C
 
+
+def _squared_hinge_terms(C):
+    """The squared hinge ``sum_i C_i xi_i^2 / 2`` as the hinge's dual with ``diag(1/C)`` added
+    to the kernel and no upper bound: ``(diag, box)``, the box kept finite far above any
+    alpha."""
+    return 1.0 / C, C * _UNBOUNDED
+
+
 Oracle = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
@@ -110,8 +118,7 @@ class KernelBackend:
         ``sum_t mu_t y_t y_t'`` is ``sum_t mu_t = 1``, so the label kernels become
         ``(K + D) .* y y'`` and every product below includes ``D`` (the self term of each
         training point). The box is kept finite, far above any alpha (checked)."""
-        self.diag = 1.0 / self.C
-        self.C = self.C * _UNBOUNDED
+        self.diag, self.C = _squared_hinge_terms(self.C)
 
     def solve(self, Y, mu, alpha0):
         """``argmax_alpha 1'alpha - 1/2 alpha'(K .* sum_t mu_t y_t y_t')alpha`` over the box;
@@ -131,7 +138,7 @@ class KernelBackend:
         C = np.ascontiguousarray(C, dtype=np.float64)
         diag = None
         if self.diag is not None:
-            diag, C = 1.0 / C, C * _UNBOUNDED
+            diag, C = _squared_hinge_terms(C)
         res = solve_kernel_qp(
             self.rows, np.asarray(idx, dtype=np.int64), -np.ones(len(idx)), C, alpha0,
             y=np.ascontiguousarray(y, dtype=np.int8), equality=True,
