@@ -13,6 +13,13 @@ from a grid of the same size (6 points) for every method:
 - SVC on a bag embedding (mean, max and min of each feature over the bag's instances, then
   standardised): both with gamma in {0.5, 1, 2} / n_features_seen and C in {1, 10}.
 
+``--grid wide`` (``results/mil-wide.md``, its own runs file): 12 points for every method,
+the same gammas with the weights {(10, 1), (10, 10), (100, 10), (100, 100)} for the MIL
+SVMs and C in {1, 10, 100, 1000} for the SVCs. In the narrow grid WellSVM chose its largest
+weights (10, 1) in nearly every fold, and ``diag_mil_ceiling.py`` (on the folds of repeat 0)
+found its best fixed choices at a larger negative weight; the wide grid is therefore run
+from repeat 1 on (``--first-repeat 1``), on folds that did not inform it.
+
 Fit time: the refit with the chosen parameters on the whole training fold, and the whole
 selection (the inner CV and the refit), seconds on one core (BLAS limited to one thread).
 
@@ -20,6 +27,7 @@ selection (the inner CV and the refit), seconds on one core (BLAS limited to one
     python benchmarks/bench_mil.py --repeats 1           # the reduced run committed
     python benchmarks/bench_mil.py --quick               # smoke: 2 folds of musk1
     python benchmarks/bench_mil.py --variants            # WellSVM's options, fixed parameters
+    python benchmarks/bench_mil.py --grid wide --first-repeat 1 --repeats 2   # repeat 1
 
 ``--variants`` compares WellSVM's violated-choice search (``oracle="ascent"``, the default,
 against the paper's one step ``"paper"``) and its model (``model="rounded"``, the default,
@@ -60,7 +68,19 @@ COMMIT = subprocess.run(
 ).stdout.strip()
 METHODS = ("WellSVM", "mi-SVM", "MI-SVM", "SVC instances", "SVC embedding")
 GAMMAS = (0.5, 1.0, 2.0)
-WEIGHTS = ((1.0, 1.0), (10.0, 1.0))  # (positive, negative) for the MIL SVMs; C for the SVCs
+# (positive, negative) weights of the MIL SVMs, C of the SVCs (as (C, 1)), by --grid
+WEIGHTS = {
+    "narrow": (((1.0, 1.0), (10.0, 1.0)),) * 2,
+    "wide": (((10.0, 1.0), (10.0, 10.0), (100.0, 10.0), (100.0, 100.0)),
+             ((1.0, 1.0), (10.0, 1.0), (100.0, 1.0), (1000.0, 1.0))),
+}  # fmt: skip
+
+
+def grid(method, name):
+    mil, svc = WEIGHTS[name]
+    return list(itertools.product(GAMMAS, svc if method.startswith("SVC") else mil))
+
+
 PAPER_NOTE = (
     "The paper's own multi-instance experiment (Section 5.2: locating regions of interest in "
     "500 COREL images, SBN bags, with manually labeled ROIs) cannot be run: those data are not "
@@ -70,9 +90,9 @@ PAPER_NOTE = (
 
 
 # ---------------------------------------------------------------------- the methods
-def _mil(method, gamma, w):
+def _mil(method, gamma, w, **options):
     if method == "WellSVM":
-        return WellSVM(C1=w[0], C2=w[1], gamma=gamma)
+        return WellSVM(C1=w[0], C2=w[1], gamma=gamma, **options)
     cls = miSVM if method == "mi-SVM" else MISVM
     return cls(C=w[0], C_negative=w[1], gamma=gamma)
 
@@ -89,10 +109,11 @@ def embed(X, bag, n_bags):
     return np.hstack([mean, hi, lo])
 
 
-def fit_predict(method, cfg, Xtr, btr, ytr, Xte, bte):
+def fit_predict(method, cfg, Xtr, btr, ytr, Xte, bte, **options):
     """Fit ``method`` with ``cfg = (gamma multiplier, weights)`` on the training bags (ids
     ``btr`` per instance, labels ``ytr`` per bag in sorted id order); returns the predicted
-    labels of the test bags (sorted id order) and the fit time."""
+    labels of the test bags (sorted id order) and the fit time. ``options``: WellSVM's
+    other parameters (``oracle``, ``model``)."""
     g, w = cfg
     _, btr = np.unique(btr, return_inverse=True)
     _, bte = np.unique(bte, return_inverse=True)
@@ -116,26 +137,26 @@ def fit_predict(method, cfg, Xtr, btr, ytr, Xte, bte):
         best = np.full(nte, -np.inf)
         np.maximum.at(best, bte, model.decision_function(Xte))
         return model.classes_[(best > 0).astype(int)], elapsed
-    model = _mil(method, gamma, w)
+    model = _mil(method, gamma, w, **options)
     t0 = time.perf_counter()
     model.fit(Xtr, ytr, groups=btr)
     return model.predict(Xte, groups=bte), time.perf_counter() - t0
 
 
-def select_and_fit(method, X, bag, y, tr, te, seed):
-    """Inner 3-fold CV over the training bags ``tr`` for every grid point, then the refit
-    with the best one; returns the row of this outer fold."""
-    grid = list(itertools.product(GAMMAS, WEIGHTS))
+def select_and_fit(method, X, bag, y, tr, te, seed, grid_name):
+    """Inner 3-fold CV over the training bags ``tr`` for every point of the grid
+    ``grid_name``, then the refit with the best one; returns the row of this outer fold."""
+    cands = grid(method, grid_name)
     t0 = time.perf_counter()
     inner = StratifiedKFold(3, shuffle=True, random_state=seed)
-    scores = np.zeros(len(grid))
+    scores = np.zeros(len(cands))
     for itr, ite in inner.split(tr, y[tr]):
         a, b = tr[itr], tr[ite]
         ma, mb = np.isin(bag, a), np.isin(bag, b)
-        for k, cfg in enumerate(grid):
+        for k, cfg in enumerate(cands):
             pred, _ = fit_predict(method, cfg, X[ma], bag[ma], y[a], X[mb], bag[mb])
             scores[k] += np.mean(pred == y[b])
-    best = grid[int(np.argmax(scores))]
+    best = cands[int(np.argmax(scores))]
     mtr, mte = np.isin(bag, tr), np.isin(bag, te)
     pred, fit_s = fit_predict(method, best, X[mtr], bag[mtr], y[tr], X[mte], bag[mte])
     return {
@@ -144,15 +165,16 @@ def select_and_fit(method, X, bag, y, tr, te, seed):
     }  # fmt: skip
 
 
-def outer_fold(name, repeat, fold, tr, te):
+def outer_fold(name, repeat, fold, tr, te, grid_name):
     """All methods on one outer fold (one core)."""
     X, bag, y = load_mil(name)
     rows = []
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for method in METHODS:
-            row = select_and_fit(method, X, bag, y, tr, te, seed=1000 * repeat + fold)
-            rows.append({"set": name, "repeat": repeat, "fold": fold, "commit": COMMIT, **row})
+            row = select_and_fit(method, X, bag, y, tr, te, 1000 * repeat + fold, grid_name)
+            rows.append({"set": name, "repeat": repeat, "fold": fold, "commit": COMMIT,
+                         "grid": grid_name, **row})  # fmt: skip
     return rows
 
 
@@ -207,8 +229,9 @@ def report(args, rows, path_png):
         "", PAPER_NOTE, "",
         "Bag accuracy, mean over all outer folds; +- the standard deviation over folds"
         + (" (in brackets: over the repeats' means)" if len(reps) > 1 else "") + ". "
-        "Bold: the best of the row. Parameters by inner 3-fold CV, 6 grid points for every "
-        "method (see the script's docstring).", "",
+        "Bold: the best of the row. Parameters by inner 3-fold CV, "
+        f"{len(grid('WellSVM', args.grid))} grid points for every method (grid "
+        f"`{args.grid}`, see the script's docstring).", "",
         "| set | " + " | ".join(METHODS) + " | WellSVM >= best other |",
         "|---|" + "---|" * (len(METHODS) + 1),
     ]  # fmt: skip
@@ -235,7 +258,8 @@ def report(args, rows, path_png):
         "", f"Goal (WellSVM at least the best other method on at least 4 of the 5 sets): "
         f"{wins} of {len(sets)} sets: {goal}.", "",
         "Fit time, seconds per outer fold: the refit with the chosen parameters on the whole "
-        "training fold (and, in brackets, the whole selection: 18 inner fits and the refit); "
+        "training fold (and, in brackets, the whole selection: "
+        f"{3 * len(grid('WellSVM', args.grid))} inner fits and the refit); "
         "ratio = method / WellSVM refit.", "",
         "| set | " + " | ".join(METHODS) + " |", "|---|" + "---|" * len(METHODS),
     ]  # fmt: skip
@@ -257,7 +281,7 @@ def report(args, rows, path_png):
             vals, counts = np.unique(np.array(picks), return_counts=True)
             pairs = zip(vals, counts, strict=True)
             lines.append(f"- {s}, {m}: " + ", ".join(f"{v} x{c}" for v, c in pairs))
-    write_markdown(args, "mil", lines)
+    write_markdown(args, stem(args), lines)
     plot(summary, sets, path_png)
 
 
@@ -303,6 +327,10 @@ def variant_fold(name, fold, tr, te):
     return rows
 
 
+def stem(args):
+    return "mil" if args.grid == "narrow" else f"mil-{args.grid}"
+
+
 def run_variants(args):
     tasks = []
     for name in ["musk1"] if args.quick else args.sets:
@@ -343,20 +371,24 @@ def main():
     ap.add_argument("--n-jobs", type=int, default=2, help="outer folds run in parallel (2)")
     ap.add_argument("--variants", action="store_true", help="WellSVM's options only")
     ap.add_argument("--report-only", action="store_true", help="write the table from the runs")
+    ap.add_argument("--grid", choices=WEIGHTS, default="narrow",
+                    help="the parameter grid (narrow; wide writes mil-wide.md)")  # fmt: skip
+    ap.add_argument("--first-repeat", type=int, default=0,
+                    help="run the repeats from this one to --repeats - 1 (0)")  # fmt: skip
     args = ap.parse_args()
     if args.variants:
         return run_variants(args)
-    runs = output(args, "mil_runs", ".jsonl")
+    runs = output(args, stem(args) + "_runs", ".jsonl")
     rows = [json.loads(ln) for ln in runs.read_text().splitlines()] if runs.exists() else []
     done = {(r["set"], r["repeat"], r["fold"]) for r in rows}
     tasks = []
     for name in [] if args.report_only else ["musk1"] if args.quick else args.sets:
         _, _, y = load_mil(name)
-        for repeat in range(args.repeats):
+        for repeat in range(args.first_repeat, args.repeats):
             cv = StratifiedKFold(10, shuffle=True, random_state=repeat)
             for fold, (tr, te) in enumerate(cv.split(np.zeros(len(y)), y)):
                 if (name, repeat, fold) not in done and not (args.quick and fold >= 2):
-                    tasks.append((name, repeat, fold, tr, te))
+                    tasks.append((name, repeat, fold, tr, te, args.grid))
     jobs = Parallel(n_jobs=args.n_jobs, return_as="generator_unordered")(
         delayed(outer_fold)(*t) for t in tasks
     )
@@ -369,7 +401,7 @@ def main():
             r0 = fold_rows[0]
             accs = ", ".join(f"{r['method']} {r['acc']:.2f}" for r in fold_rows)
             print(f"{r0['set']} repeat {r0['repeat']} fold {r0['fold']}: {accs}", flush=True)
-    report(args, rows, output(args, "mil", ".png"))
+    report(args, rows, output(args, stem(args), ".png"))
 
 
 if __name__ == "__main__":
