@@ -219,13 +219,15 @@ def report(args, rows, path_png):
     lines = header("Multi-instance bag accuracy: WellSVM, mi-SVM, MI-SVM and two SVC pipelines")
     reduced = min(per_set.values(), default=0) < 5 and not args.quick
     commits = sorted({r.get("commit", "3893ed9") for r in rows})
+    full = "--repeats 5" if args.grid == "narrow" else "--grid wide --first-repeat 1 --repeats 6"
     lines += [
         f"Code: the rows were computed at commit(s) {', '.join(commits)} (each row of "
-        "`mil_runs.jsonl` names its own).", "",
+        f"`{stem(args)}_runs.jsonl` names its own).", "",
         "Complete repeats of 10-fold CV in this file: "
         + ", ".join(f"{s} {k}" for s, k in per_set.items())
-        + (" (REDUCED protocol: the full one is 5 repeats, "
-           "`python benchmarks/bench_mil.py --repeats 5`)." if reduced else "."),
+        + (" (REDUCED protocol: the full one is 5 repeats, `python benchmarks/bench_mil.py "
+           f"{full}`)."
+           if reduced else "."),
         "", PAPER_NOTE, "",
         "Bag accuracy, mean over all outer folds; +- the standard deviation over folds"
         + (" (in brackets: over the repeats' means)" if len(reps) > 1 else "") + ". "
