@@ -97,6 +97,12 @@ def _mil(method, gamma, w, **options):
     return cls(C=w[0], C_negative=w[1], gamma=gamma)
 
 
+def outer_folds(y, repeat):
+    """The 10 stratified folds over bags of repeat ``repeat``: (train, test) bag indices."""
+    cv = StratifiedKFold(10, shuffle=True, random_state=repeat)
+    return list(cv.split(np.zeros(len(y)), y))
+
+
 def embed(X, bag, n_bags):
     """Mean, max and min of each feature over each bag's instances: (n_bags, 3 d)."""
     d = X.shape[1]
@@ -337,8 +343,7 @@ def run_variants(args):
     tasks = []
     for name in ["musk1"] if args.quick else args.sets:
         _, _, y = load_mil(name)
-        cv = StratifiedKFold(10, shuffle=True, random_state=0)
-        for fold, (tr, te) in enumerate(cv.split(np.zeros(len(y)), y)):
+        for fold, (tr, te) in enumerate(outer_folds(y, 0)):
             if not (args.quick and fold >= 2):
                 tasks.append((name, fold, tr, te))
     rows = [r for fr in Parallel(n_jobs=args.n_jobs)(delayed(variant_fold)(*t) for t in tasks)
@@ -387,8 +392,7 @@ def main():
     for name in [] if args.report_only else ["musk1"] if args.quick else args.sets:
         _, _, y = load_mil(name)
         for repeat in range(args.first_repeat, args.repeats):
-            cv = StratifiedKFold(10, shuffle=True, random_state=repeat)
-            for fold, (tr, te) in enumerate(cv.split(np.zeros(len(y)), y)):
+            for fold, (tr, te) in enumerate(outer_folds(y, repeat)):
                 if (name, repeat, fold) not in done and not (args.quick and fold >= 2):
                     tasks.append((name, repeat, fold, tr, te, args.grid))
     jobs = Parallel(n_jobs=args.n_jobs, return_as="generator_unordered")(

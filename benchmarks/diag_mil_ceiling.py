@@ -38,12 +38,11 @@ from pathlib import Path
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).parent))
 import _common as bench  # noqa: E402
-from bench_mil import complete, fit_predict, summarise  # noqa: E402
+from bench_mil import complete, fit_predict, outer_folds, summarise  # noqa: E402
 
 from unlabeled.datasets import MIL_NAMES, load_mil  # noqa: E402
 
@@ -51,17 +50,10 @@ VARIANTS = ("ascent,rounded", "ascent,relaxation", "paper,rounded", "paper,relax
 WEIGHTS = ("1,1", "10,1", "100,1", "10,10", "100,10", "1,10", "10,100", "100,100")
 
 
-def folds(name, repeat):
-    """The outer folds of bench_mil.py's repeat ``repeat``."""
-    _, _, y = load_mil(name)
-    cv = StratifiedKFold(10, shuffle=True, random_state=repeat)
-    return list(cv.split(np.zeros(len(y)), y))
-
-
 def accuracy(name, method, variant, gamma, w, fold, repeat):
     """Test bag accuracy of one candidate on one outer fold (one core)."""
     X, bag, y = load_mil(name)
-    tr, te = folds(name, repeat)[fold]
+    tr, te = outer_folds(y, repeat)[fold]
     mtr, mte = np.isin(bag, tr), np.isin(bag, te)
     options = dict(zip(("oracle", "model"), variant.split(","), strict=True)) if variant else {}
     with threadpool_limits(1), warnings.catch_warnings():
