@@ -12,9 +12,7 @@ transductive error and the NMI (arithmetic normalisation) of the predicted class
 true ones (for KMeans: of its K clusters). A second table runs the authors' demo label counts
 (Atom 40, Chainlink 200, Ring 40, Spiral 700, CAKE 50 and TOES 200 per class).
 
-Methods: CLSST (n_components=None, n_factors = range(1, m + 1) with m = min(the demo's maxdim,
-p - 1): the demo's maxdim is the largest latent dimension, and the fit of highest lower bound
-is kept; other defaults);
+Methods: CLSST (n_components=None, n_factors = min(the demo's maxdim, p - 1), other defaults);
 scikit-learn's LabelSpreading (defaults: rbf, gamma 20, alpha 0.2); SelfTrainingClassifier of
 CalibratedClassifierCV(SVC(), ensemble=False, cv=2) (an SVC with probabilities, the form
 scikit-learn 1.9 recommends over SVC(probability=True)); a Gaussian per class fitted by
@@ -60,7 +58,7 @@ def run_grid(sets, counts, draws, log):
             for seed in range(draws):
                 yl = draw_labels(y, per_class, seed)
                 for method in METHODS:
-                    pred, sec = run_method(method, X, yl, range(1, k + 1), seed)
+                    pred, sec = run_method(method, X, yl, k, seed)
                     err, nmi = scores(y, yl, pred, method)
                     row = dict(
                         set=name,
@@ -124,7 +122,7 @@ def plot_components(path):
     for ax, name in zip(axes, two_d, strict=True):
         X, y, k = load(name)
         yl = draw_labels(y, DEMOS[name][0], 0)
-        clf = CLSST(n_factors=range(1, k + 1), random_state=0).fit(X, yl)
+        clf = CLSST(n_factors=k, random_state=0).fit(X, yl)
         colours = np.array(["tab:blue", "tab:orange", "tab:green"])
         ax.scatter(*X.T, s=4, c=colours[clf.transduction_], alpha=0.4)
         ax.scatter(*X[yl >= 0].T, s=12, c=colours[yl[yl >= 0]], edgecolors="k", linewidths=0.4)

@@ -621,9 +621,6 @@ def test_one_label_per_class_uses_the_kmeans_start():
     "kwargs, X, y, match",
     [
         ({"n_factors": 2}, np.zeros((10, 2)), np.r_[[0, 0, 1, 1], [-1] * 6], "n_factors must be <"),
-        ({"n_factors": [1, 3]}, None, None, "n_factors must be <"),
-        ({"n_factors": []}, None, None, "empty sequence"),
-        ({"n_factors": [1, -1]}, None, None, "n_factors must be >= 0"),
         ({"n_components": 1, "classes": [0, 1, 2]}, None, None, "no labeled point"),
         ({"classes": [0, 1]}, None, np.r_[[0, 0, 5, 1], [-1] * 6], "outside classes"),
         ({}, np.r_[np.zeros((9, 2)), [[np.nan, 0]]], None, "NaN"),
@@ -640,24 +637,6 @@ def test_bad_input_is_refused(kwargs, X, y, match):
     y = np.r_[[0, 0, 1, 1], [-1] * 6] if y is None else y
     with pytest.raises(ValueError, match=match):
         CLSST(**kwargs).fit(X, y)
-
-
-def test_a_sequence_of_n_factors_keeps_the_fit_of_highest_bound():
-    """Each value is fitted as on its own (same start, same path), and the model kept is the
-    one of highest F: for data on a noisy curve in 3-D."""
-    rng = np.random.default_rng(3)
-    t = rng.uniform(0, 3, 150)
-    X = np.c_[np.cos(t), np.sin(t), 0.5 * t] + 0.05 * rng.normal(size=(150, 3))
-    y = np.where(t > 1.5, 1, 0)
-    y[rng.permutation(150)[:120]] = -1
-    singles = {k: CLSST(n_factors=k, random_state=0).fit(X, y) for k in (0, 1, 2)}
-    chosen = CLSST(n_factors=[2, 0, 1], random_state=0).fit(X, y)
-    best = max(singles, key=lambda k: singles[k].lower_bound_)
-    assert chosen.n_factors_ == best
-    assert chosen.lower_bound_ == singles[best].lower_bound_
-    np.testing.assert_array_equal(chosen.means_, singles[best].means_)
-    assert chosen.lower_bound_history_ == singles[best].lower_bound_history_
-    assert len({round(c.lower_bound_, 6) for c in singles.values()}) == 3  # a real choice
 
 
 def test_non_boolean_switches_are_refused():

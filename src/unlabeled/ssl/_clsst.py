@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 import time
 import warnings
-from collections.abc import Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -25,25 +24,6 @@ BIRTH_TOL = 1e-2  # |F change| that ends the Q-free sweeps after a birth (the au
 # or tol per point when that is larger
 INITS = ("auto", "labels", "kmeans")
 SELECTS = ("labels", "bound")
-
-
-def _check_factors(n_factors, p):
-    """The latent dimensions to fit, as a tuple: n_factors (None: min(2, p - 1)) or each
-    value of a sequence of them, in increasing order."""
-    if n_factors is None:
-        return (min(2, p - 1),)
-    if isinstance(n_factors, (list, tuple, range, np.ndarray)):
-        if len(n_factors) == 0:
-            raise ValueError("n_factors is an empty sequence: give an int or some ints")
-        values = [check_int(v, "n_factors", low=0) for v in n_factors]
-    else:
-        values = [check_int(n_factors, "n_factors", low=0)]
-    if max(values) >= p:
-        raise ValueError(
-            f"n_factors must be < n_features = {p}, got n_factors={max(values)}: a factor "
-            "analyser needs fewer factors than features"
-        )
-    return tuple(sorted(set(values)))
 
 
 def _encode_targets(y, n, classes):
@@ -137,16 +117,9 @@ class CLSST(ClassifierMixin, BaseEstimator):
     n_components : int or None, default=None
         None: the number of clusters is found by birth and death, starting from one per class
         (CLSST+). An integer: that many clusters, no deaths (CLSST*).
-    n_factors : int, sequence of int or None, default=None
+    n_factors : int or None, default=None
         Latent dimension k of every factor analyser; None uses ``min(2, n_features - 1)``.
-        Must be < n_features. 0 gives a mixture of diagonal Gaussians. A sequence (e.g.
-        ``range(1, 3)``) fits one model per value and keeps the one of highest lower bound F
-        (ties: the fewer factors): F approximates the log evidence ln p(X, labels), so it
-        compares latent dimensions as it compares numbers of clusters. The authors' demos give
-        a maximum dimension (``maxdim``) and leave the rest to the ARD priors, which do not
-        prune a superfluous factor here: on FCPS Spiral (700 labels per class) F prefers one
-        factor to two in all 20 draws, by about 230 nats, and the transductive error falls from
-        0.029 to 0.027.
+        Must be < n_features. 0 gives a mixture of diagonal Gaussians.
     noise : {"fa", "pca"}, default="fa"
         One noise variance per feature ("fa") or one for all features ("pca").
     tol : float, default=1e-5
@@ -199,16 +172,13 @@ class CLSST(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_ : ndarray (K,)
-    n_factors_ : int
-        The latent dimension of the model kept (the chosen one when n_factors is a sequence).
     n_components_ : int
         Number of clusters S found (or fixed).
     lower_bound_ : float
         The final variational lower bound F on ln p(X, labels).
     lower_bound_history_ : list of float
         F after every sweep (with ``accelerate``: after each sweep that a SQUAREM step keeps,
-        and at its end), including those of rejected births, which are undone; of the model
-        kept when n_factors is a sequence (as n_iter_ and n_births_).
+        and at its end), including those of rejected births, which are undone.
     weights_ : ndarray (S,)
         E[pi], the cluster weights.
     means_ : ndarray (S, n_features)
@@ -278,7 +248,7 @@ class CLSST(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         n_components: int | None = None,
-        n_factors: int | Sequence[int] | None = None,
+        n_factors: int | None = None,
         noise: str = "fa",
         tol: float = 1e-5,
         max_iter: int = 500,
@@ -312,52 +282,42 @@ class CLSST(ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, order="C", ensure_min_samples=2, reset=True)
         check_data_scale(X, "CLSST", tiny=1e-100)  # its covariances are squares of X
         allowed, self.classes_ = _encode_targets(y, X.shape[0], self.classes)
-        ks, init, S_fixed = self._check_params(X, allowed)
+        k, init, S_fixed = self._check_params(X, allowed)
         self._progress_start = time.perf_counter()
-        best = None
+        model = VBMFA(X, allowed, k, pca=self.noise == "pca")
+        self.lower_bound_history_, self.n_iter_, self.n_births_ = [], 0, 0
         # the products are thin (n x p times p x (k + 1)): one BLAS thread is fastest, and
         # threaded BLAS on a busy machine was 25 times slower
         with one_blas_thread():
-            for k in ks:
-                model = self._fit_one(X, allowed, k, init, S_fixed)
-                F = float(model.bound())
-                if len(ks) > 1:
-                    self._say(f"n_factors={k}: F = {F:.6g}")
-                if best is None or F > best[0]:  # ties keep the fewer factors
-                    run = (self.lower_bound_history_, self.n_iter_, self.n_births_)
-                    best = (F, model, run)
-            _, model, run = best
-            self.lower_bound_history_, self.n_iter_, self.n_births_ = run
+            try:
+                self._start(model, init, S_fixed)
+                self._converge(model, deaths=S_fixed is None)
+                if S_fixed is None:
+                    self._birth_and_death(model)
+                else:
+                    self._grow_to(model, S_fixed)
+            except np.linalg.LinAlgError as exc:  # e.g. "Matrix is not positive definite"
+                raise ValueError(
+                    f"CLSST: the variational updates broke down numerically ({exc}): X is "
+                    "degenerate at its scale (huge values with little spread, or too few "
+                    "distinct points). Standardise X (e.g. sklearn.preprocessing."
+                    "StandardScaler), or lower n_components / n_factors"
+                ) from exc
             self._store(model)
         return self
-
-    def _fit_one(self, X, allowed, k, init, S_fixed):
-        """Start, converge and grow (births and deaths, or up to S_fixed) one model with k
-        factors; returns it."""
-        model = VBMFA(X, allowed, k, pca=self.noise == "pca")
-        self.lower_bound_history_, self.n_iter_, self.n_births_ = [], 0, 0
-        try:
-            self._start(model, init, S_fixed)
-            self._converge(model, deaths=S_fixed is None)
-            if S_fixed is None:
-                self._birth_and_death(model)
-            else:
-                self._grow_to(model, S_fixed)
-        except np.linalg.LinAlgError as exc:  # e.g. "Matrix is not positive definite"
-            raise ValueError(
-                f"CLSST: the variational updates broke down numerically ({exc}): X is "
-                "degenerate at its scale (huge values with little spread, or too few "
-                "distinct points). Standardise X (e.g. sklearn.preprocessing."
-                "StandardScaler), or lower n_components / n_factors"
-            ) from exc
-        return model
 
     def _check_params(self, X, allowed):
         """Validate the parameters against the data, before any work."""
         n, p = X.shape
         K = allowed.shape[1]
         S = check_int(self.n_components, "n_components", low=1, allow_none=True)
-        ks = _check_factors(self.n_factors, p)
+        k = check_int(self.n_factors, "n_factors", low=0, allow_none=True)
+        k = min(2, p - 1) if k is None else k
+        if k >= p:
+            raise ValueError(
+                f"n_factors must be < n_features = {p}, got n_factors={k}: a factor analyser "
+                "needs fewer factors than features"
+            )
         check_choice(self.noise, "noise", ("fa", "pca"))
         check_real(self.tol, "tol", low=0.0)
         check_int(self.max_iter, "max_iter", low=1)
@@ -386,7 +346,7 @@ class CLSST(ClassifierMixin, BaseEstimator):
             )
         if init == "auto":
             init = "labels" if can_label else "kmeans"
-        return ks, init, S
+        return k, init, S
 
     def _start(self, model, init, S_fixed):
         """The authors' start from the labels, or the k-means start."""
