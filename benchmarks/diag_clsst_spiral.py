@@ -59,6 +59,7 @@ def recover_t(X, y):
 
 
 def fit_generator(X, y):
+    """t_max and the noise standard deviations of r and z, from the labeled data."""
     t = recover_t(X, y)
     r, _ = helix_coordinates(X)
     return dict(
@@ -120,18 +121,29 @@ def main():
     bayes = bayes_rule(raw, g)
     t = recover_t(raw, y)
     per = DEMOS["Spiral"][0]
+    bounds = {k: [] for k in (k_demo, 1)}
+
+    def clsst(k):
+        def fit(yl):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                clf = CLSST(n_factors=k, random_state=0).fit(Xs, yl)
+            bounds[k].append(clf.lower_bound_)
+            return clf.transduction_
+
+        return fit
+
     methods = {
         "LabelSpreading": lambda yl: LabelSpreading().fit(Xs, yl).transduction_,
         "Gaussian mixture per class (labeled points, size by BIC)": lambda yl: supervised_mixture(
             Xs, yl
         ),
-        f"CLSST (n_factors={k_demo})": None,
-        "CLSST (n_factors=1)": None,
+        f"CLSST (n_factors={k_demo})": clsst(k_demo),
+        "CLSST (n_factors=1)": clsst(1),
     }
     errors = {m: 0 for m in ["Bayes rule", *methods]}
     shared = dict.fromkeys(methods, 0)
     beyond = {m: np.zeros(len(y)) for m in methods}
-    bounds = {k: [] for k in (k_demo, 1)}
     n_unlabeled = 0
     for seed in range(draws):
         yl = draw_labels(y, per, seed)
@@ -139,16 +151,8 @@ def main():
         n_unlabeled += int(u.sum())
         wrong_bayes = (bayes != y) & u
         errors["Bayes rule"] += int(wrong_bayes.sum())
-        for name, fn in methods.items():
-            if fn is None:
-                k = int(name.split("=")[1].rstrip(")"))
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", ConvergenceWarning)
-                    clf = CLSST(n_factors=k, random_state=0).fit(Xs, yl)
-                bounds[k].append(clf.lower_bound_)
-                pred = clf.transduction_
-            else:
-                pred = fn(yl)
+        for name, fit in methods.items():
+            pred = fit(yl)
             wrong = (pred != y) & u
             errors[name] += int(wrong.sum())
             shared[name] += int((wrong & wrong_bayes).sum())
