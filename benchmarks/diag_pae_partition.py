@@ -29,7 +29,15 @@ from scipy import ndimage
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as bench  # noqa: E402
 from _pae_common import run_model  # noqa: E402
-from bench_pae_grid import STD, evaluator, make_model  # noqa: E402
+from bench_pae_grid import (  # noqa: E402
+    CHUNKS,
+    DECAY_CHUNKS,
+    ITERS,
+    PAE_LR,
+    STD,
+    evaluator,
+    make_model,
+)
 
 from unlabeled.generative import grid_centres, make_gaussian_grid  # noqa: E402
 
@@ -76,7 +84,7 @@ def analyse(est, X, size):
 def main():
     ap = bench.parser(__doc__, quick="one seed, 3,000 steps", name="pae_partition")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
-    ap.add_argument("--iters", type=int, default=60_000)
+    ap.add_argument("--iters", type=int, default=ITERS)
     ap.add_argument("--size", type=int, default=800, help="pixels per side of the latent grid")
     args = bench.parse(ap)
     if args.quick:
@@ -85,8 +93,10 @@ def main():
     rows, maps = [], []
     for seed in args.seeds:
         X, _ = make_gaussian_grid(500, random_state=seed)
-        model = make_model("PAE", X, seed, 3e-3)
-        curve, _ = run_model(model, args.iters, 6, evaluator(seed), print, decay_chunks=3)
+        model = make_model("PAE", X, seed, PAE_LR)
+        curve, _ = run_model(
+            model, args.iters, CHUNKS, evaluator(seed), print, decay_chunks=DECAY_CHUNKS
+        )
         row, label, dist, codes = analyse(model.est, X, args.size)
         row["seed"], row["sampled_hq"] = seed, curve[-1]["high_quality"]
         rows.append(row)
