@@ -39,10 +39,9 @@ def cpu_name() -> str:
 
 
 class PAEModel:
-    name = "PAE"
-
-    def __init__(self, X, h, hidden, lam, lr, batch, seed):
+    def __init__(self, X, h, hidden, lam, lr, batch, seed, init="random"):
         self.X = X
+        self.name = "PAE" if init == "random" else f"PAE-{init}"
         self.est = PlummerAutoencoder(
             n_components=h,
             hidden_layer_sizes=hidden,
@@ -54,6 +53,7 @@ class PAEModel:
             device="cpu",
             random_state=seed,
             warm_start=True,
+            init=init,
         )
 
     def train(self, n_iter):
@@ -233,7 +233,7 @@ def load_runs(runs_dir):
     import json
 
     runs = [json.loads(p.read_text()) for p in sorted(runs_dir.glob("*.json"))]
-    order = {"PAE": 0, "WGAN-GP": 1, "VAE": 2}
+    order = {"PAE": 0, "PAE-pca": 1, "WGAN-GP": 2, "VAE": 3}
     return sorted(runs, key=lambda r: (order.get(r["model"], 9), r["seed"]))
 
 
@@ -300,4 +300,4 @@ def planned_runs(args):
             if name == "WGAN-GP":
                 yield seed, name, args.wgan_iters or args.iters // 5, args.lr
             else:
-                yield seed, name, args.iters, args.pae_lr if name == "PAE" else args.lr
+                yield seed, name, args.iters, args.pae_lr if name.startswith("PAE") else args.lr

@@ -30,6 +30,7 @@ torch.set_num_threads(1)
 from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
 
 from unlabeled.generative import mmd2_u, pae_loss, plummer_kernel  # noqa: E402
+from unlabeled.generative._pae import pca_quantile_codes  # noqa: E402
 from unlabeled.generative._torch_ops import plummer_sum  # noqa: E402
 
 EPS = 1e-4
@@ -300,6 +301,44 @@ def test_warm_start_continues_exactly():
     np.testing.assert_array_equal(cold.loss_history_, one.loss_history_[:20])
 
 
+def test_pca_quantile_codes():
+    """Each column is a permutation of the quantile grid 2 (k - 1/2) / n - 1 (the prior's
+    uniform marginals); with h = d the ranks are the columns' own; with h < d they are those of
+    the standardised data's leading principal component (numpy's SVD, up to sign)."""
+    rng = np.random.default_rng(0)
+    n = 200
+    t = rng.normal(size=n)
+    X = np.c_[3 * t, 3 * t, 0.1 * rng.normal(size=n)] + 0.01 * rng.normal(size=(n, 3))
+    grid = 2 * (np.arange(1, n + 1) - 0.5) / n - 1
+    C = pca_quantile_codes(X, 1)
+    np.testing.assert_allclose(np.sort(C[:, 0]), grid)
+    Z = (X - X.mean(0)) / X.std(0)
+    order = np.argsort(np.argsort(Z @ np.linalg.svd(Z)[2][0]))
+    assert np.array_equal(C[:, 0], grid[order]) or np.array_equal(C[:, 0], grid[::-1][order])
+    assert abs(np.corrcoef(C[:, 0], np.argsort(np.argsort(t)))[0, 1]) > 0.99  # Spearman
+    C3 = pca_quantile_codes(X, 3)
+    for j in range(3):
+        np.testing.assert_allclose(C3[:, j], grid[np.argsort(np.argsort(X[:, j]))])
+    ties = pca_quantile_codes(np.array([[0.0], [1.0], [1.0], [2.0]]), 1)[:, 0]
+    np.testing.assert_allclose(ties, [-0.75, 0.0, 0.0, 0.75])
+
+
+def test_pca_init_prefits_the_encoder():
+    """init="pca": before the first step the encoder maps the data close to the quantile codes
+    (one step at a negligible rate keeps that start); the random start is nowhere near them;
+    the start is reproducible and saved models keep the parameter."""
+    X, _ = make_gaussian_grid(200, random_state=0)
+    target = pca_quantile_codes(X, 2)
+    pca = small_pae(init="pca", max_iter=1, learning_rate=1e-9).fit(X)
+    rand = small_pae(max_iter=1, learning_rate=1e-9).fit(X)
+    err = lambda est: ((est.transform(X) - target) ** 2).sum(1).mean()  # noqa: E731
+    assert err(pca) < 0.05 < 0.5 < err(rand), (err(pca), err(rand))
+    again = small_pae(init="pca", max_iter=1, learning_rate=1e-9).fit(X)
+    np.testing.assert_array_equal(pca.transform(X), again.transform(X))
+    with pytest.raises(ValueError, match="init='pca' needs n_components <= n_features"):
+        small_pae(init="pca", n_components=3).fit(X)
+
+
 def test_device_and_progress_bar(capsys):
     X, _ = make_gaussian_grid(50, random_state=0)
     pae = small_pae(device="auto", max_iter=3, verbose=True).fit(X)
@@ -330,7 +369,7 @@ def test_score_is_minus_the_full_batch_loss():
 
 def test_save_load_and_pickle(tmp_path):
     X, _ = make_gaussian_grid(60, random_state=0)
-    pae = small_pae(max_iter=10, out_activation="linear").fit(X)
+    pae = small_pae(max_iter=10, out_activation="linear", init="pca").fit(X)
     path = tmp_path / "pae.pt"
     pae.save(path)
     back = PlummerAutoencoder.load(path, device="cpu")
@@ -367,6 +406,7 @@ def test_load_refuses_pickled_objects_and_foreign_files(tmp_path):
         (dict(betas=(0.5, 1.0)), ValueError, r"betas\[1\] must be < 1"),
         (dict(batch_size=1), ValueError, "batch_size must be >= 2"),
         (dict(out_activation="relu"), ValueError, "out_activation must be one of"),
+        (dict(init="svd"), ValueError, "init must be one of"),
         (dict(hidden_layer_sizes=(8, 0)), ValueError, "hidden_layer_sizes"),
         (dict(device="tpu"), ValueError, "device must be"),
         (dict(learning_rate="fast"), TypeError, "learning_rate must be a real number"),
