@@ -246,8 +246,9 @@ def report(name):
         "# 25-Gaussian grid: Plummer autoencoder against VAE and WGAN-GP",
         "",
         commands_line(runs) + "  ",
-        f"Machine: {r0['machine']} (one torch thread per run, runs one after another, the "
-        f"machine shared with other jobs); last run {max(r['date'] for r in runs)}.",
+        f"Machine: {'; '.join(dict.fromkeys(r['machine'] for r in runs))} (one torch thread "
+        "per run, at most two runs at a time, the machine shared with other jobs; compare "
+        f"times only within a machine); last run {max(r['date'] for r in runs)}.",
         "",
         "Protocol (spec `pae.md` section 8, scaled down from the thesis' 2e6 iterations): "
         "code-hint geometry (centres {-21,-10.5,0,10.5,21}^2, covariance 0.1 I), 500 training "
