@@ -335,6 +335,9 @@ def test_pca_init_prefits_the_encoder():
     assert err(pca) < 0.05 < 0.5 < err(rand), (err(pca), err(rand))
     again = small_pae(init="pca", max_iter=1, learning_rate=1e-9).fit(X)
     np.testing.assert_array_equal(pca.transform(X), again.transform(X))
+    minibatch = [small_pae(init="pca", batch_size=50, max_iter=2).fit(X) for _ in range(2)]
+    np.testing.assert_array_equal(minibatch[0].transform(X), minibatch[1].transform(X))
+    assert err(minibatch[0]) < 0.1, err(minibatch[0])
     with pytest.raises(ValueError, match="init='pca' needs n_components <= n_features"):
         small_pae(init="pca", n_components=3).fit(X)
 

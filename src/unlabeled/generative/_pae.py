@@ -277,7 +277,6 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
             )
         ops = import_torch_ops()
         torch = ops.torch
-        data = torch.tensor(X, dtype=torch.float32)  # a copy: X is never touched
         if not fresh:
             self._check_data(X, n_columns=self.n_features_in_)
             if self._latent_dim() != p["n_components"]:
@@ -296,17 +295,20 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
                 shift, scale = X.mean(0), np.where(std > 0, std, 1.0)
             self.encoder_, self.decoder_ = self._build(ops, p, g_init, dev, shift, scale)
             self.device_ = str(dev)
-            data = data.to(dev)
             self._generator = torch.Generator(device=dev).manual_seed(int(seeds[1]))
             if p["init"] == "pca":
-                self._prefit_encoder(ops, p, data, pca_quantile_codes(X, p["n_components"]))
+                codes = pca_quantile_codes(X, p["n_components"])
+                self._prefit_encoder(
+                    ops, p, torch.tensor(X, dtype=torch.float32, device=dev), codes
+                )
             params = [*self.encoder_.parameters(), *self.decoder_.parameters()]
             self._optimizer = torch.optim.Adam(
                 params, lr=p["learning_rate"], betas=p["betas"], eps=1e-8
             )
             empty = np.empty(0)
             self.loss_history_ = self.reconstruction_history_ = self.mmd_history_ = empty
-        hist = self._train(ops, p, data.to(dev))
+        data = torch.tensor(X, dtype=torch.float32, device=dev)  # a copy: X is never touched
+        hist = self._train(ops, p, data)
         self.loss_history_, self.reconstruction_history_, self.mmd_history_ = (
             np.concatenate([old, new])
             for old, new in zip(
@@ -337,12 +339,10 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         opt = torch.optim.Adam(self.encoder_.parameters(), lr=_INIT_LR)
         n, batch = data.shape[0], min(p["batch_size"], data.shape[0])
         for _ in range(_INIT_ITER):
-            idx = (
-                None
-                if batch == n
-                else torch.randperm(n, generator=self._generator, device=data.device)[:batch]
-            )
-            x, t = (data, target) if idx is None else (data[idx], target[idx])
+            x, t = data, target
+            if batch < n:
+                idx = torch.randperm(n, generator=self._generator, device=data.device)[:batch]
+                x, t = data[idx], target[idx]
             loss = (self.encoder_(x) - t).pow(2).sum(1).mean()
             opt.zero_grad(set_to_none=True)
             loss.backward()
