@@ -326,7 +326,7 @@ def test_pca_quantile_codes():
 def test_pca_init_prefits_the_encoder():
     """init="pca": before the first step the encoder maps the data close to the quantile codes
     (one step at a negligible rate keeps that start); the random start is nowhere near them;
-    the start is reproducible and saved models keep the parameter."""
+    the start is reproducible, on full batches and minibatches."""
     X, _ = make_gaussian_grid(200, random_state=0)
     target = pca_quantile_codes(X, 2)
     pca = small_pae(init="pca", max_iter=1, learning_rate=1e-9).fit(X)
