@@ -296,11 +296,6 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
             self.encoder_, self.decoder_ = self._build(ops, p, g_init, dev, shift, scale)
             self.device_ = str(dev)
             self._generator = torch.Generator(device=dev).manual_seed(int(seeds[1]))
-            if p["init"] == "pca":
-                codes = pca_quantile_codes(X, p["n_components"])
-                self._prefit_encoder(
-                    ops, p, torch.tensor(X, dtype=torch.float32, device=dev), codes
-                )
             params = [*self.encoder_.parameters(), *self.decoder_.parameters()]
             self._optimizer = torch.optim.Adam(
                 params, lr=p["learning_rate"], betas=p["betas"], eps=1e-8
@@ -308,6 +303,8 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
             empty = np.empty(0)
             self.loss_history_ = self.reconstruction_history_ = self.mmd_history_ = empty
         data = torch.tensor(X, dtype=torch.float32, device=dev)  # a copy: X is never touched
+        if fresh and p["init"] == "pca":  # Adam holds no state yet: its creation order is moot
+            self._prefit_encoder(ops, p, data, pca_quantile_codes(X, p["n_components"]))
         hist = self._train(ops, p, data)
         self.loss_history_, self.reconstruction_history_, self.mmd_history_ = (
             np.concatenate([old, new])
