@@ -177,13 +177,16 @@ class WGANGPModel(_TorchModel):
             return self.G(self.noise(n, g)).double().numpy()
 
 
-def run_model(model, n_iter, n_chunks, evaluate, log, decay_chunks=1):
+def run_model(model, n_iter, n_chunks, evaluate, log, decay_chunks=1, final_chunks=0):
     """Train in ``n_chunks`` equal chunks, evaluating after each, the last ``decay_chunks`` at a
-    tenth of the learning rate; returns the curve and the training time (evaluation excluded)."""
+    tenth of the learning rate and the last ``final_chunks`` at a hundredth; returns the curve
+    and the training time (evaluation excluded)."""
     curve, train_s, done = [], 0.0, 0
     for k in range(n_chunks):
         step = n_iter * (k + 1) // n_chunks - done
         if k == n_chunks - decay_chunks:
+            model.scale_lr(0.1)
+        if final_chunks and k == n_chunks - final_chunks:
             model.scale_lr(0.1)
         t0 = time.perf_counter()
         model.train(step)
@@ -278,6 +281,12 @@ def experiment_parser(doc, iters, pae_lr):
         type=int,
         default=1,
         help="final chunks at a tenth of the learning rate (0: constant rate)",
+    )
+    ap.add_argument(
+        "--final-chunks",
+        type=int,
+        default=0,
+        help="final chunks at a further tenth (a third rate phase; 0: none)",
     )
     ap.add_argument("--lr", type=float, default=1e-3, help="the baselines' learning rate")
     ap.add_argument("--pae-lr", type=float, default=pae_lr)

@@ -249,6 +249,7 @@ def main():
             evaluator(seed, net),
             lambda s: print(s, flush=True),
             args.decay_chunks,
+            args.final_chunks,
         )
         decay = iters * (args.chunks - args.decay_chunks) // args.chunks
         pc.save_run(
@@ -261,7 +262,7 @@ def main():
             sec,
             curve,
             block_summary(model.sample(500, seed + 1)),
-            {"classifier_accuracy": acc, "lr_decay_from": decay},
+            {"classifier_accuracy": acc, "lr_decay_from": decay, "final_chunks": args.final_chunks},
         )
         report(command)
     report(command)
