@@ -253,8 +253,9 @@ def report(name):
         "",
         commands_line(runs) + "  ",
         f"Machine: {'; '.join(dict.fromkeys(r['machine'] for r in runs))} (one torch thread "
-        "per run, at most two runs at a time, the machine shared with other jobs; compare "
-        f"times only within a machine); last run {max(r['date'] for r in runs)}.",
+        "per run; runs share the cores with each other and with other jobs, so train times "
+        "depend on the load: compare them only within a report); last run "
+        f"{max(r['date'] for r in runs)}.",
         "",
         "Protocol (spec `pae.md` section 8, scaled down from the thesis' 2e6 iterations): "
         "code-hint geometry (centres {-21,-10.5,0,10.5,21}^2, covariance 0.1 I), 500 training "
