@@ -179,8 +179,8 @@ class WGANGPModel(_TorchModel):
 
 def run_model(model, n_iter, n_chunks, evaluate, log, decay_chunks=1, final_chunks=0):
     """Train in ``n_chunks`` equal chunks, evaluating after each, the last ``decay_chunks`` at a
-    tenth of the learning rate and the last ``final_chunks`` at a hundredth; returns the curve
-    and the training time (evaluation excluded)."""
+    tenth of the learning rate and the last ``final_chunks`` at a further tenth; returns the
+    curve and the training time (evaluation excluded)."""
     curve, train_s, done = [], 0.0, 0
     for k in range(n_chunks):
         step = n_iter * (k + 1) // n_chunks - done

@@ -90,13 +90,14 @@ def main():
         "by the unlabeled error (hindsight: the test labels choose)": err.min(1),
     }
     diff = err[:, 0] - ls
+    se = diff.std(ddof=1) / np.sqrt(draws)
 
     lines = bench.header(f"FCPS {SET}: CLSST settings chosen without the test labels", took)
     lines += [
         f"{per} labeled points per class, draws 0-{draws - 1} (those of "
         "`bench_clsst_demos.py`); error on the unlabeled points, mean over the draws. "
         f"LabelSpreading (defaults): **{ls.mean():.4f}**. CLSST with the demos' settings minus "
-        f"LabelSpreading, per draw: {diff.mean() + 0.0:+.4f} ± {diff.std(ddof=1) / np.sqrt(draws):.4f} "
+        f"LabelSpreading, per draw: {diff.mean() + 0.0:+.4f} ± {se:.4f} "
         f"(standard error); CLSST worse in {int((diff > 0).sum())}, better in "
         f"{int((diff < 0).sum())} of {draws} draws.",
         "",
