@@ -203,6 +203,15 @@ def run_model(model, n_iter, n_chunks, evaluate, log, decay_chunks=1, final_chun
     return curve, train_s
 
 
+def schedule_steps(n_iter, n_chunks, decay_chunks, final_chunks=0):
+    """Where :func:`run_model`'s rate drops, for the run records: ``lr_decay_from`` and, with a
+    third phase, ``lr_final_from``."""
+    steps = {"lr_decay_from": n_iter * (n_chunks - decay_chunks) // n_chunks}
+    if final_chunks:
+        steps["lr_final_from"] = n_iter * (n_chunks - final_chunks) // n_chunks
+    return steps
+
+
 def fmt(values, digits=2):
     values = np.asarray(values, float)
     return f"{values.mean():.{digits}f} ± {values.std():.{digits}f}"

@@ -35,6 +35,7 @@ from _pae_common import (  # noqa: E402
     planned_runs,
     run_model,
     save_run,
+    schedule_steps,
 )
 
 from unlabeled.generative import (  # noqa: E402
@@ -92,9 +93,7 @@ def run(runs_dir, name, seed, iters, chunks, lr, decay_chunks, final_chunks):
     curve, seconds = run_model(
         model, iters, chunks, evaluator(seed), log, decay_chunks, final_chunks
     )
-    extra = {"lr_decay_from": iters * (chunks - decay_chunks) // chunks}
-    if final_chunks:
-        extra["lr_final_from"] = iters * (chunks - final_chunks) // chunks
+    extra = schedule_steps(iters, chunks, decay_chunks, final_chunks)
     save_run(
         runs_dir, model, name, seed, iters, lr, seconds, curve, model.sample(2500, seed + 1), extra
     )

@@ -251,7 +251,6 @@ def main():
             args.decay_chunks,
             args.final_chunks,
         )
-        decay = iters * (args.chunks - args.decay_chunks) // args.chunks
         pc.save_run(
             RUNS,
             model,
@@ -262,7 +261,10 @@ def main():
             sec,
             curve,
             block_summary(model.sample(500, seed + 1)),
-            {"classifier_accuracy": acc, "lr_decay_from": decay, "final_chunks": args.final_chunks},
+            {
+                "classifier_accuracy": acc,
+                **pc.schedule_steps(iters, args.chunks, args.decay_chunks, args.final_chunks),
+            },
         )
         report(command)
     report(command)

@@ -37,6 +37,20 @@ def import_torch_ops():
     return _torch_ops
 
 
+def _standardisation(X):
+    """Per-feature mean and std of ``X`` (std 0 -> 1): the fixed layers of ``scale_data`` and
+    the space of ``init="pca"``."""
+    std = X.std(0)
+    return X.mean(0), np.where(std > 0, std, 1.0)
+
+
+def _batch_rows(torch, n, batch, generator, device):
+    """The rows of one training batch: all of them, or ``batch`` drawn without replacement."""
+    if batch == n:
+        return slice(None)
+    return torch.randperm(n, generator=generator, device=device)[:batch]
+
+
 def pca_quantile_codes(X, h):
     """The start codes of ``init="pca"``: the ``h`` leading principal components of the
     standardised ``X`` (``X`` standardised when ``h`` equals its width), each replaced by its
@@ -44,8 +58,8 @@ def pca_quantile_codes(X, h):
     from scipy.stats import rankdata
     from sklearn.decomposition import PCA
 
-    std = X.std(0)
-    U = (X - X.mean(0)) / np.where(std > 0, std, 1.0)
+    mean, scale = _standardisation(X)
+    U = (X - mean) / scale
     if h < X.shape[1]:
         U = PCA(n_components=h, random_state=0).fit_transform(U)
     return 2.0 * (rankdata(U, axis=0) - 0.5) / X.shape[0] - 1.0
@@ -291,8 +305,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
             g_init = torch.Generator().manual_seed(int(seeds[0]))
             shift, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
             if self.scale_data:
-                std = X.std(0)
-                shift, scale = X.mean(0), np.where(std > 0, std, 1.0)
+                shift, scale = _standardisation(X)
             self.encoder_, self.decoder_ = self._build(ops, p, g_init, dev, shift, scale)
             self.device_ = str(dev)
             self._generator = torch.Generator(device=dev).manual_seed(int(seeds[1]))
@@ -336,11 +349,8 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         opt = torch.optim.Adam(self.encoder_.parameters(), lr=_INIT_LR)
         n, batch = data.shape[0], min(p["batch_size"], data.shape[0])
         for _ in range(_INIT_ITER):
-            x, t = data, target
-            if batch < n:
-                idx = torch.randperm(n, generator=self._generator, device=data.device)[:batch]
-                x, t = data[idx], target[idx]
-            loss = (self.encoder_(x) - t).pow(2).sum(1).mean()
+            rows = _batch_rows(torch, n, batch, self._generator, data.device)
+            loss = (self.encoder_(data[rows]) - target[rows]).pow(2).sum(1).mean()
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
@@ -355,7 +365,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         self.encoder_.train()
         self.decoder_.train()
         for it in range(p["max_iter"]):
-            x = data if batch == n else data[torch.randperm(n, generator=gen, device=dev)[:batch]]
+            x = data[_batch_rows(torch, n, batch, gen, dev)]
             zp = torch.rand((batch, h), generator=gen, device=dev, dtype=data.dtype) * 2 - 1
             loss, rec, mmd = ops.pae_loss(
                 x, zp, self.encoder_, self.decoder_, p["lam"], p["eps"], p["beta"]
