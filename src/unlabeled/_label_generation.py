@@ -55,6 +55,7 @@ from ._engine import (
     solve_kernel_qp,
     solve_linear_dual,
 )
+from ._kernels import KERNEL_CODES
 from ._shared import resolve_max_iter, warn_not_converged
 
 _UNBOUNDED = 1e8  # the squared hinge's finite box, in units of C
@@ -588,8 +589,6 @@ def make_backend(est, X, C, tol: float, max_iter: int = -1):
     ``coef0``, ``cache_size`` in MB): the linear dual solver with ``w`` kept for
     ``kernel="linear"`` once the Gram matrix outgrows the cache (sparse data at any scale),
     else SMO on one kernel-row cache."""
-    from ._validation import KERNEL_CODES
-
     cache = float(est.cache_size) * 2**20
     # While every kernel row fits in the cache, SMO's second-order steps on cached rows beat
     # coordinate descent on w, whose free points are nearly collinear on small dense data

@@ -14,14 +14,14 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
+from ._engine import as_data
+
 
 def engine_data(X, kernel: str | None = None):
     """The engine's typed view of ``X`` (sparse input canonicalised on a copy). With a
     ``kernel`` other than ``"linear"`` (the engine reads X only through kernel values, and
     returns nothing indexed by column) the columns of sparse X are renumbered to those in use:
     no buffer of length n_features (see :func:`unlabeled._engine.as_data`)."""
-    from ._engine import as_data
-
     return as_data(X, compress_columns=kernel is not None and kernel != "linear")
 
 

@@ -2,8 +2,9 @@
 
 Constructor parameters are declared, in scikit-learn's style, as a class attribute
 ``_parameter_constraints`` mapping each name to the list of what it may be (:class:`Real`,
-:class:`Integer`, :class:`Options`, :class:`Boolean` or ``None``), and checked at the start of
-``fit`` by :func:`validate_params`, which raises :class:`InvalidParameterError`.
+:class:`Integer`, :class:`Options`, :class:`Boolean`, :class:`Instance`, :class:`Callable` or
+``None``), and checked at the start of ``fit`` by :func:`validate_params`, which raises
+:class:`InvalidParameterError`. The public names are re-exported by :mod:`unlabeled.base`.
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from sklearn.exceptions import DataConversionWarning
-from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
-KERNELS = ("linear", "poly", "rbf", "precomputed")
-KERNEL_CODES = {"linear": 0, "poly": 1, "rbf": 2, "precomputed": 3}
+from ._kernels import kernel_block, kernel_params
+
+#: a data matrix: anything numpy reads as a 2-d array, or a scipy sparse matrix
+MatrixLike = ArrayLike | sp.spmatrix | sp.sparray
 
 #: the largest integer parameter (a count, an iteration cap, a degree, threads): the engine's
 #: int32, so that a larger value gets a clear error, never an OverflowError or a binding's
@@ -161,6 +165,47 @@ class Boolean:
         return "True or False"
 
 
+@dataclass(frozen=True)
+class Instance:
+    """An instance of one of the given types (a ``numpy.random.RandomState``, an estimator)."""
+
+    types: tuple
+    what: str = ""
+
+    def admits_type(self, value) -> bool:
+        return isinstance(value, self.types)
+
+    def check(self, value, name: str):
+        if not self.admits_type(value):
+            raise TypeError(f"{name} must be {self.describe()}, got {value!r}")
+        return value
+
+    def describe(self) -> str:
+        return self.what or "an instance of " + " or ".join(t.__name__ for t in self.types)
+
+
+@dataclass(frozen=True)
+class Callable:
+    """A callable (a function, a scorer)."""
+
+    def admits_type(self, value) -> bool:
+        return callable(value)
+
+    def check(self, value, name: str):
+        if not callable(value):
+            raise TypeError(f"{name} must be a callable, got {value!r}")
+        return value
+
+    def describe(self) -> str:
+        return "a callable"
+
+
+#: what ``random_state`` may be, as in scikit-learn: None, a seed or a RandomState
+RANDOM_STATE = [None, Integer(0, 2**32 - 1), Instance((np.random.RandomState,), "a RandomState")]
+#: what ``verbose`` may be: a bool or a level >= 0
+VERBOSE = [Boolean(), Integer(0)]
+
+
 def validate_params(params: dict, constraints: dict) -> dict:
     """Check every parameter named in ``constraints`` against its list of allowed kinds.
 
@@ -169,8 +214,9 @@ def validate_params(params: dict, constraints: dict) -> dict:
     params : dict
         The estimator's parameters (``get_params(deep=False)``).
     constraints : dict
-        Name -> list of :class:`Real`, :class:`Integer`, :class:`Options`, :class:`Boolean` or
-        ``None`` (the value ``None`` is allowed). Parameters not named are not checked.
+        Name -> list of :class:`Real`, :class:`Integer`, :class:`Options`, :class:`Boolean`,
+        :class:`Instance`, :class:`Callable` or ``None`` (the value ``None`` is allowed).
+        Parameters not named are not checked.
 
     Returns
     -------
@@ -326,8 +372,6 @@ def check_binary_targets(y, who: str) -> tuple[np.ndarray, np.ndarray]:
     ``y`` must already have one entry per sample (scikit-learn's ``validate_data`` checks that);
     classes are sorted as :func:`numpy.unique` sorts them. ``who`` names the estimator in the
     error raised when ``y`` does not hold exactly two classes."""
-    from sklearn.utils.multiclass import check_classification_targets
-
     check_classification_targets(y)
     classes = np.unique(y)
     if classes.size != 2:
@@ -446,8 +490,6 @@ def check_kernel_scale(X, kernel: str, gamma: float, degree: int, coef0: float) 
     ValueError
         Naming the data scale or the parameter (``gamma``, ``coef0``, ``degree``) and the fix.
     """
-    from ._kernel_machine import kernel_block, kernel_params
-
     limit = MAX_KERNEL_VALUE_F32 if X.dtype == np.float32 else MAX_KERNEL_VALUE
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         if kernel == "precomputed":

@@ -7,7 +7,6 @@ import math
 import numpy as np
 from sklearn.base import ClusterMixin
 
-from .._kernel_machine import KernelMachine, MatrixLike, set_init_params
 from .._label_generation import (
     BalancedLabels,
     alignment_start,
@@ -15,7 +14,8 @@ from .._label_generation import (
     make_backend,
     store_label_generation,
 )
-from .._validation import Boolean, Integer, Options, Real
+from .._validation import RANDOM_STATE, VERBOSE, Boolean, Integer, Options, Real
+from ..base import KernelMachine, MatrixLike, set_init_params
 
 
 def balance_range(n_samples: int, beta: float) -> tuple[int, int]:
@@ -294,8 +294,8 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
         "offset": [Options(("none", "balance"))],
         "oracle": [Options(("sort", "exact"))],
         "cache_size": [Real(0.0)],
-        "random_state": [None, Integer(0), Options((np.random.RandomState,))],
-        "verbose": [Boolean(), Integer()],
+        "random_state": RANDOM_STATE,
+        "verbose": VERBOSE,
     }
 
     def __init__(

@@ -12,22 +12,11 @@ from sklearn.svm import SVC
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from .. import _engine
-from .._kernel_machine import (
-    GAMMA_CONSTRAINT,
-    ArrayLike,
-    KernelClassifier,
-    KernelMachine,
-    MatrixLike,
-    kernel_block,
-    kernel_dot,
-    kernel_params,
-    set_init_params,
-)
+from .._kernels import KERNEL_CODES, kernel_block, kernel_dot, kernel_params
 from .._shared import EngineProgress, clarabel_qp, engine_data, upper_csc
 from .._validation import (
-    KERNEL_CODES,
     MAX_CACHE_MB,
-    Boolean,
+    VERBOSE,
     Integer,
     InvalidParameterError,
     Options,
@@ -35,6 +24,14 @@ from .._validation import (
     check_binary_targets,
     check_gamma,
     check_kernel_scale,
+)
+from ..base import (
+    GAMMA_CONSTRAINT,
+    ArrayLike,
+    KernelClassifier,
+    KernelMachine,
+    MatrixLike,
+    set_init_params,
 )
 
 _KERNELS = ("linear", "poly", "rbf")
@@ -214,7 +211,7 @@ class SVMPlus(KernelClassifier):
         "tol": [Real(0.0)],
         "cache_size": [Real(0.0, MAX_CACHE_MB, high_open=False)],
         "max_iter": [None, Integer(1)],
-        "verbose": [Boolean(), Integer(0)],
+        "verbose": VERBOSE,
     }
 
     # ------------------------------------------------------------------ checks

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernel_machine import set_init_params
 from .._label_generation import warn_if_solves_capped
 from .._shared import warn_not_converged
 from .._validation import Real
+from ..base import set_init_params
 from ._base import MultiInstanceClassifier
 
 #: the fitted attributes that mi-SVM and MI-SVM document alike

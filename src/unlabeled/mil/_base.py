@@ -15,9 +15,10 @@ from sklearn.metrics import accuracy_score
 from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
 
 from .._engine import KernelSpec
-from .._kernel_machine import KernelClassifier, KernelMachine
+from .._kernels import KERNEL_CODES
 from .._label_generation import KernelBackend
-from .._validation import KERNEL_CODES, Integer, Options, Real, check_binary_targets
+from .._validation import Integer, Options, Real, check_binary_targets
+from ..base import KernelClassifier, KernelMachine
 
 MIL_KERNELS = ("linear", "poly", "rbf")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
-from .._kernel_machine import set_init_params
 from .._label_generation import label_generation, store_result
 from .._shared import resolve_max_iter, warn_not_converged
-from .._validation import Boolean, Integer, Options, Real
+from .._validation import VERBOSE, Integer, Options, Real
+from ..base import set_init_params
 from ._base import MultiInstanceClassifier
 
 #: the instance Gram matrix and the mixed bag kernel are dense: refuse fits that need more
@@ -335,7 +335,7 @@ class WellSVM(MultiInstanceClassifier):
         "max_mkl_iter": [Integer(1)],
         "oracle": [Options(("ascent", "paper"))],
         "model": [Options(("rounded", "relaxation"))],
-        "verbose": [Boolean(), Integer()],
+        "verbose": VERBOSE,
     }
 
     def __init__(

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._kernel_machine import ArrayLike, KernelClassifier, KernelMachine, MatrixLike
 from .._validation import Real, check_pu_labels
+from ..base import ArrayLike, KernelClassifier, KernelMachine, MatrixLike
 from ..metrics import pu_accuracy_score
 
 #: the smallest regularisation accepted by the PU learners (see their ``lam``)

@@ -18,7 +18,6 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from .. import _engine
-from .._kernel_machine import set_init_params
 from .._shared import (
     check_dense_budget,
     clarabel_qp,
@@ -27,7 +26,8 @@ from .._shared import (
     upper_csc,
     warn_not_converged,
 )
-from .._validation import MAX_CACHE_MB, Boolean, Integer, Options, Real
+from .._validation import MAX_CACHE_MB, VERBOSE, Integer, Options, Real
+from ..base import set_init_params
 from ._base import KernelPUModel, double_hinge_objective, double_hinge_offset, optimal_offset
 from ._pusvc import _engine_kernel, _store_solution
 from ._starts import ocsvm_start
@@ -96,7 +96,7 @@ class DoubleHingeQP(KernelPUModel):
         **KernelPUModel._parameter_constraints,
         "tol": [Real(0.0)],
         "max_memory": [Real(0.0)],
-        "verbose": [Boolean(), Integer(0)],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, prior, lam=0.01, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
@@ -279,7 +279,7 @@ class RampPU(KernelPUModel):
         "init": [Options(("random", "zero"))],
         "inner_solver": [Options(("smo", "qp"))],
         "cache_size": [Real(0.0, MAX_CACHE_MB, high_open=False)],
-        "verbose": [Boolean(), Integer(0)],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, prior, lam=0.01, kernel="rbf", gamma="scale", degree=3, coef0=0.0,

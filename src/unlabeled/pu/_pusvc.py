@@ -6,10 +6,11 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .. import _engine
-from .._kernel_machine import ArrayLike, MatrixLike, set_init_params
+from .._kernels import KERNEL_CODES
 from .._products import PATHS
 from .._shared import EngineProgress, engine_data, engine_threads
-from .._validation import KERNEL_CODES, MAX_CACHE_MB, Boolean, Integer, Options, Real
+from .._validation import MAX_CACHE_MB, VERBOSE, Boolean, Integer, Options, Real
+from ..base import ArrayLike, MatrixLike, set_init_params
 from . import _starts
 from ._base import KernelPUModel, double_hinge_objective
 
@@ -204,7 +205,7 @@ class PUSVC(KernelPUModel):
         "max_iter": [None, Integer(1)],
         "solver": [Options(_SOLVERS)],
         "init": [Options(_INITS)],
-        "verbose": [Boolean(), Integer(0)],
+        "verbose": VERBOSE,
         "shrinking": [Boolean()],
         "n_jobs": [None, Options((-1,)), Integer(1)],
         "warm_start": [Boolean()],

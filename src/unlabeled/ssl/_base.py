@@ -11,9 +11,9 @@ from sklearn.metrics import accuracy_score
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
-from .._kernel_machine import KernelClassifier, KernelMachine
 from .._label_generation import BalancedLabels, make_backend  # noqa: F401 (re-exported)
 from .._validation import Integer, Real
+from ..base import KernelClassifier, KernelMachine
 
 UNLABELED = -1
 

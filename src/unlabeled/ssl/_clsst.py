@@ -15,9 +15,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._kernel_machine import set_init_params
 from .._shared import one_blas_thread
 from .._validation import Boolean, check_choice, check_data_scale, check_int, check_real
+from ..base import set_init_params
 from ._vbmfa import VBMFA, lse_points, pd_loadings
 
 BIRTH_TOL = 1e-2  # |F change| that ends the Q-free sweeps after a birth (the authors' birthtol),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernel_machine import set_init_params
 from .._label_generation import warn_if_solves_capped
+from ..base import set_init_params
 from ._base import SemiSupervisedSVM
 
 

@@ -8,9 +8,9 @@ import scipy.sparse as sp
 from sklearn.neighbors import kneighbors_graph
 
 from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
-from .._kernel_machine import set_init_params
 from .._shared import warn_not_converged
 from .._validation import Integer, Options, Real
+from ..base import set_init_params
 from ._base import SemiSupervisedSVM
 
 #: LapSVM holds about three dense n x n float64 matrices; fits above this are refused

@@ -6,10 +6,10 @@ import sys
 
 import numpy as np
 
-from .._kernel_machine import set_init_params
 from .._label_generation import warn_if_solves_capped
 from .._shared import warn_not_converged
-from .._validation import Boolean, Integer
+from .._validation import VERBOSE
+from ..base import set_init_params
 from ._base import BalancedLabels, SemiSupervisedSVM, n_negative_unlabeled
 
 _C_START = 1e-5  # Joachims' first weight of the unlabeled points
@@ -78,7 +78,7 @@ class TSVM(SemiSupervisedSVM):
 
     _parameter_constraints: dict = {
         **SemiSupervisedSVM._parameter_constraints,
-        "verbose": [Boolean(), Integer()],
+        "verbose": VERBOSE,
     }
 
     def __init__(

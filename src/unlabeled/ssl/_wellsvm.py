@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernel_machine import set_init_params
 from .._label_generation import (
     KernelBackend,
     alignment_start,
     label_generation,
     store_label_generation,
 )
-from .._validation import Boolean, Integer, Options
+from .._validation import RANDOM_STATE, VERBOSE, Boolean, Integer, Options
+from ..base import set_init_params
 from ._base import BalancedLabels, SemiSupervisedSVM, n_negative_unlabeled
 
 _N_RANDOM_STARTS = 20  # the authors' code: the best of 20 random labelings by alignment
@@ -155,8 +155,8 @@ class WellSVM(SemiSupervisedSVM):
         "init": [Options(("svm", "alignment"))],
         "refine_oracle": [Boolean()],
         "loss": [Options(("hinge", "squared_hinge"))],
-        "random_state": [None, Integer(), Options((np.random.RandomState,))],
-        "verbose": [Boolean(), Integer()],
+        "random_state": RANDOM_STATE,
+        "verbose": VERBOSE,
     }
 
     def __init__(

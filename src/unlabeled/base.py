@@ -1,15 +1,48 @@
-"""The base of every kernel machine of the library: a model that is a kernel expansion
+"""The public base of the library's estimators: how a method is added.
+
+Most estimators of the library are kernel machines, models that are a kernel expansion
 
 .. math::
 
     f(x) = \\sum_{i \\in S} \\alpha_i\\, k(x_i, x) + b
 
-over support points ``S`` of the training set, with or without the offset ``b``. It owns what
-such models share: the kernel parameters and their declared checks, the kernel itself (one
-implementation, for dense, CSR and float32 data), products with kernel blocks in bounded
-memory, the fitted attributes in :class:`sklearn.svm.SVC`'s vocabulary, and one
-``decision_function``. A method supplies its parameters, its data checks and its solver, and
-calls :meth:`KernelMachine._set_expansion` once the solver has returned.
+over support points ``S`` of the training set, with or without the offset ``b``.
+:class:`KernelMachine` owns what such models share: the kernel parameters and their declared
+checks, the kernel itself (one implementation, for dense, CSR and float32 data), products with
+kernel blocks in bounded memory, the fitted attributes in :class:`sklearn.svm.SVC`'s
+vocabulary, and one ``decision_function``; :class:`KernelClassifier` adds ``predict``. A method
+supplies its parameters, its data checks and its solver, and calls
+:meth:`KernelMachine._set_expansion` once the solver has returned.
+
+Every estimator, kernel machine or not, declares its constructor parameters in a class
+attribute ``_parameter_constraints`` (name -> list of :class:`Real`, :class:`Integer`,
+:class:`Options`, :class:`Boolean`, :class:`Instance`, :class:`Callable` or ``None``) and checks
+them with :meth:`ValidatedEstimator._validate_params` at the start of ``fit``, which raises
+:class:`InvalidParameterError` naming the parameter, what it may be and the value given.
+
+Examples
+--------
+>>> import numpy as np
+>>> from unlabeled.base import KernelClassifier, KernelMachine, Real, check_binary_targets
+>>> class KernelRidgeClassifier(KernelClassifier):
+...     _parameter_constraints = {**KernelMachine._parameter_constraints, "C": [Real(0.0)]}
+...
+...     def __init__(self, C=1.0, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0):
+...         self.C, self.kernel, self.gamma = C, kernel, gamma
+...         self.degree, self.coef0 = degree, coef0
+...
+...     def fit(self, X, y):
+...         params = self._validate_params()  # before any work
+...         X, y = self._validate_X(X, y)  # sets n_features_in_ and the kernel width
+...         classes, t = check_binary_targets(y, "KernelRidgeClassifier")
+...         b = t.mean()
+...         alpha = np.linalg.solve(self._gram(X) + params["C"] * np.eye(len(t)), t - b)
+...         self._set_expansion(X, alpha, b, classes=classes)
+...         return self
+>>> X = np.random.default_rng(0).normal(size=(50, 2))
+>>> clf = KernelRidgeClassifier().fit(X, X[:, 0] > 0)
+>>> clf.predict(X[:3]).tolist()
+[True, False, True]
 """
 
 from __future__ import annotations
@@ -18,27 +51,48 @@ import functools
 
 import numpy as np
 import scipy.sparse as sp
-from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from ._kernels import KERNELS, as_float64, kernel_block, kernel_dot, kernel_params
 from ._shared import check_dense_budget, resolve_max_iter, warn_not_converged
 from ._validation import (
-    KERNELS,
     MAX_DEGREE,
+    ArrayLike,
+    Boolean,
+    Callable,
+    Instance,
     Integer,
+    InvalidParameterError,
+    MatrixLike,
     Options,
     Real,
     canonical_sparse,
+    check_binary_targets,
     check_gamma,
     check_kernel_scale,
+    check_pu_labels,
     validate_params,
 )
 
-#: a data matrix: anything numpy reads as a 2-d array, or a scipy sparse matrix
-MatrixLike = ArrayLike | sp.spmatrix | sp.sparray
+__all__ = [
+    "ArrayLike",
+    "Boolean",
+    "Callable",
+    "Instance",
+    "Integer",
+    "InvalidParameterError",
+    "KernelClassifier",
+    "KernelMachine",
+    "MatrixLike",
+    "Options",
+    "Real",
+    "ValidatedEstimator",
+    "check_binary_targets",
+    "check_pu_labels",
+    "validate_params",
+]
 
-_CHUNK_BYTES = 64 * 2**20  # kernel blocks at predict time stay below this size
 _DTYPES = [np.float64, np.float32]
 
 #: what a kernel width may be: resolved on the data by :func:`check_gamma` at fit time
@@ -51,62 +105,6 @@ def set_init_params(est, params: dict) -> None:
     for name, value in params.items():
         if name not in ("self", "__class__"):
             setattr(est, name, value)
-
-
-def kernel_params(kernel: str, gamma: float, degree: int, coef0: float) -> dict:
-    """The parameters :func:`kernel_block` needs for ``kernel`` (none for the linear one)."""
-    if kernel == "linear":
-        return {}
-    if kernel == "poly":
-        return {"gamma": float(gamma), "degree": int(degree), "coef0": float(coef0)}
-    return {"gamma": float(gamma)}
-
-
-def kernel_block(A, B, kernel: str, params: dict) -> np.ndarray:
-    """The kernel block ``k(a_i, b_j)`` for the rows of ``A`` and ``B`` (dense or CSR).
-
-    ``linear``: ``<a, b>``; ``rbf``: ``exp(-gamma ||a - b||^2)``, the squared distances as
-    ``||a||^2 - 2 <a, b> + ||b||^2`` through one matrix product; ``poly``:
-    ``(gamma <a, b> + coef0)^degree``. Computed in place, in the dtype of the product (float32
-    blocks for float32 inputs; cast the inputs to float64 for full precision).
-
-    Parameters
-    ----------
-    A : ndarray or sparse matrix of shape (n_a, n_features)
-    B : ndarray or sparse matrix of shape (n_b, n_features)
-    kernel : {"linear", "rbf", "poly"}
-    params : dict
-        From :func:`kernel_params`.
-
-    Returns
-    -------
-    ndarray of shape (n_a, n_b)
-    """
-    A, B = _used_columns(A, B)
-    D = A @ B.T
-    D = D.toarray() if sp.issparse(D) else np.asarray(D)
-    if kernel == "rbf":
-        sq = [
-            np.asarray(M.multiply(M).sum(axis=1)).ravel()
-            if sp.issparse(M)
-            else np.einsum("ij,ij->i", M, M)
-            for M in (A, B)
-        ]
-        D *= -2
-        D += sq[0].astype(D.dtype)[:, None]
-        D += sq[1].astype(D.dtype)[None, :]
-        np.maximum(D, 0, out=D)  # rounding can make a squared distance slightly negative
-        D *= -params["gamma"]
-        np.exp(D, out=D)
-    elif kernel == "poly":
-        D *= params["gamma"]
-        D += params["coef0"]
-        D **= params["degree"]
-    return D
-
-
-def _f64(A):
-    return A if A.dtype == np.float64 else A.astype(np.float64)
 
 
 def _gram_as_c_array(K):
@@ -123,55 +121,6 @@ def _symmetric(K, rows=256) -> bool:
     return all(
         np.array_equal(K[i : i + rows], K[:, i : i + rows].T) for i in range(0, K.shape[0], rows)
     )
-
-
-def _used_columns(A, B):
-    """Sparse ``A`` and ``B`` restricted to the columns where either has an entry, renumbered
-    in order (each row keeps its entries in the same order, and each product its bits): scipy's
-    ``A @ B.T`` builds an index array with one entry per column of B, 400 MB for data with one
-    feature index of 1e8. Anything else is returned as given."""
-    if not (sp.issparse(A) and sp.issparse(B)) or A.shape[1] <= max(A.nnz + B.nnz, 1024):
-        return A, B
-    A, B = sp.csr_matrix(A), sp.csr_matrix(B)
-    used = np.unique(np.r_[A.indices, B.indices])
-    width = max(used.size, 1)
-    return tuple(
-        sp.csr_matrix((M.data, np.searchsorted(used, M.indices), M.indptr), (M.shape[0], width))
-        for M in (A, B)
-    )
-
-
-def blockwise(n_rows, width, fn):
-    """Evaluate fn(slice) over row blocks whose (rows x width) float64 kernel block stays
-    below ``_CHUNK_BYTES``, so prediction never materialises an n x n_SV matrix."""
-    step = max(1, _CHUNK_BYTES // (8 * max(width, 1)))
-    out = np.empty(n_rows)
-    for start in range(0, n_rows, step):
-        r = slice(start, min(start + step, n_rows))
-        out[r] = np.asarray(fn(r), dtype=np.float64).ravel()
-    return out
-
-
-def kernel_dot(A, B, coef, kernel, params, rows=None):
-    """``sum_j coef_j k(a_i, b_j)`` for the rows ``a_i`` of ``A`` (those in ``rows`` if given),
-    in float64 and in row blocks of bounded memory.
-
-    With ``kernel="precomputed"`` ``A`` holds kernel values and ``B`` the indices of the
-    columns to use."""
-    n = A.shape[0] if rows is None else len(rows)
-    if kernel == "precomputed":
-        cols = np.asarray(B)
-        # np.take gives a C-ordered block whatever the order of A (A[:, cols] may not): the
-        # same products, to the bit, for every layout
-        return blockwise(n, len(coef), lambda r: np.take(_rows(A, rows, r), cols, axis=1) @ coef)
-    B = _f64(B)
-    return blockwise(
-        n, len(coef), lambda r: kernel_block(_f64(_rows(A, rows, r)), B, kernel, params) @ coef
-    )
-
-
-def _rows(A, rows, r):
-    return A[r] if rows is None else A[rows[r]]
 
 
 def transactional_fit(fit):
@@ -198,7 +147,28 @@ def transactional_fit(fit):
     return wrapper
 
 
-class KernelMachine(BaseEstimator):
+class ValidatedEstimator(BaseEstimator):
+    """A scikit-learn estimator whose constructor parameters are declared and checked.
+
+    Subclasses list what each parameter may be in ``_parameter_constraints`` (name -> list of
+    :class:`Real`, :class:`Integer`, :class:`Options`, :class:`Boolean`, :class:`Instance`,
+    :class:`Callable` or ``None``) and call :meth:`_validate_params` at the start of ``fit``,
+    before any work. Parameters not listed are not checked.
+    """
+
+    _parameter_constraints: dict = {}
+
+    def _validate_params(self) -> dict:
+        """Check the parameters against ``_parameter_constraints``; returns the checked values
+        (``float`` for :class:`Real`, ``int`` for :class:`Integer`, ``bool`` for
+        :class:`Boolean`), by name.
+
+        Raises :class:`InvalidParameterError` (a ``ValueError`` and a ``TypeError``) naming the
+        parameter, what it may be and the value given."""
+        return validate_params(self.get_params(deep=False), self._parameter_constraints)
+
+
+class KernelMachine(ValidatedEstimator):
     r"""Base of the estimators whose model is a kernel expansion, with or without offset.
 
     .. math::
@@ -234,13 +204,6 @@ class KernelMachine(BaseEstimator):
     }
 
     # ------------------------------------------------------------------ checks
-    def _validate_params(self) -> dict:
-        """Check the parameters against ``_parameter_constraints``; returns the checked values.
-
-        Raises :class:`~unlabeled._validation.InvalidParameterError` (a ``ValueError`` and a
-        ``TypeError``) naming the parameter, what it may be and the value given."""
-        return validate_params(self.get_params(deep=False), self._parameter_constraints)
-
     def _validate_X(self, X, y="no_validation", *, dtype=(np.float64, np.float32)):
         """Checked training data (dense C-ordered or CSR, float64/float32; a square float64
         Gram matrix for ``kernel="precomputed"``); sets ``n_features_in_`` and the resolved
@@ -309,7 +272,7 @@ class KernelMachine(BaseEstimator):
     def _gram(self, X) -> np.ndarray:
         """The dense float64 Gram matrix of the rows of ``X`` (a copy of ``X`` itself for
         ``kernel="precomputed"``): for the dense solvers only, n x n memory, checked first
-        against the budget of :func:`~unlabeled._shared.check_dense_budget` (with
+        against the budget of :func:`~check_dense_budget` (with
         ``_dense_bytes_per_pair`` bytes per pair: the method's peak, not just this matrix)."""
         n = X.shape[0]
         check_dense_budget(
@@ -320,7 +283,7 @@ class KernelMachine(BaseEstimator):
         )
         if self.kernel == "precomputed":
             return np.array(X, dtype=np.float64)
-        X = _f64(X)
+        X = as_float64(X)
         return kernel_block(X, X, self.kernel, self._kernel_params())
 
     # ------------------------------------------------------------------ the model
