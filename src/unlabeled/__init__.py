@@ -4,7 +4,7 @@ from . import cluster, datasets, generative, lupi, metrics, mil, model_selection
 from .cluster import WellSVMClustering
 from .generative import PlummerAutoencoder
 from .lupi import SVMPlus
-from .mil import MISVM, miSVM
+from .mil import MISVM, MILWellSVM, miSVM
 from .pu import PUSVC
 from .ssl import CLSST, TSVM, LabeledSVM, LapSVM, WellSVM
 
@@ -15,6 +15,7 @@ __all__ = [
     "PUSVC",
     "LabeledSVM",
     "LapSVM",
+    "MILWellSVM",
     "MISVM",
     "PlummerAutoencoder",
     "SVMPlus",

@@ -364,9 +364,8 @@ class KernelMachine(ValidatedEstimator):
         # C order, as in fit: a Fortran-ordered or strided X would round its products
         # differently (by 15 on a model with coefficients of 1e17, RampPU with lam=1e-30)
         X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, order="C", reset=False)
-        w = getattr(self, "_coef", None)  # absent from SVMPlus models pickled before 0.2
-        if self.kernel == "linear" and w is not None:
-            return np.asarray(X @ w[0], dtype=np.float64).ravel() + b
+        if self.kernel == "linear":
+            return np.asarray(X @ self._coef[0], dtype=np.float64).ravel() + b
         return self._kernel_dot(X, self.support_vectors_, coef) + b
 
     def __sklearn_tags__(self):

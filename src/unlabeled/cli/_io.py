@@ -12,11 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..datasets import load_svmlight
-from ..datasets._files import (
+from .._files import (
     csv_column,
     find_column,
     format_from_suffix,
+    load_svmlight,
     not_a_file,
     npz_keys,
     read_csv_columns,

@@ -3,8 +3,8 @@ labeled data, an RCV1-shaped sparse generator, loaders for svmlight, CSV and Num
 Mackey-Glass LUPI task, the five multi-instance sets, the CLSST data (the CAKE, TOES and G50C
 generators and the FCPS shapes), and Adult- and Shuttle-shaped tabular generators."""
 
+from .._files import load_csv, load_file, load_npz, load_svmlight
 from ._clsst import FCPS_NAMES, load_fcps, make_cake, make_g50c, make_toes
-from ._files import load_csv, load_file, load_npz, load_svmlight
 from ._mackey_glass import make_mackey_glass
 from ._mil import MIL_NAMES, load_mil
 from ._poker import make_poker_hands

@@ -9,8 +9,8 @@ import numpy as np
 from scipy.io import loadmat
 from sklearn.utils import check_random_state
 
+from .._files import shared_file
 from .._validation import check_int
-from ._files import shared_file
 
 FCPS_NAMES = ("Atom", "Chainlink", "Ring", "Spiral")
 FCPS_ENV_VAR = "UNLABELED_DATA_FCPS"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._files import shared_file
+from .._files import shared_file
 
 MIL_NAMES = ("musk1", "musk2", "elephant", "fox", "tiger")
 MIL_ENV_VAR = "UNLABELED_DATA_MIL"
@@ -35,7 +35,7 @@ def load_mil(name: str, data_home=None) -> tuple[np.ndarray, np.ndarray, np.ndar
     X : ndarray of shape (n_instances, n_features), float64
     bag : ndarray of shape (n_instances,), int64
         Bag index of each instance, ``0 .. n_bags - 1``: the ``groups`` of
-        :meth:`unlabeled.mil.WellSVM.fit`.
+        :meth:`unlabeled.mil.MILWellSVM.fit`.
     y : ndarray of shape (n_bags,), int64
         1 for a positive bag, 0 for a negative one.
 

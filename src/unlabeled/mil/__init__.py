@@ -4,6 +4,6 @@ heuristics it replaces (mi-SVM and MI-SVM, Andrews et al. 2003), all on the engi
 
 from ._andrews import MISVM, miSVM
 from ._base import as_instances
-from ._wellsvm import WellSVM
+from ._wellsvm import MILWellSVM
 
-__all__ = ["MISVM", "WellSVM", "as_instances", "miSVM"]
+__all__ = ["MILWellSVM", "MISVM", "as_instances", "miSVM"]

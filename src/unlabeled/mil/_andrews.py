@@ -105,7 +105,7 @@ class miSVM(_Alternating):  # noqa: N801 - the method's published name
     See Also
     --------
     MISVM : One witness per positive bag instead of instance labels.
-    WellSVM : The convex relaxation.
+    MILWellSVM : The convex relaxation.
 
     References
     ----------
@@ -167,7 +167,7 @@ class MISVM(_Alternating):
     See Also
     --------
     miSVM : Instance labels instead of witnesses.
-    WellSVM : The convex relaxation of the same problem.
+    MILWellSVM : The convex relaxation of the same problem.
 
     References
     ----------

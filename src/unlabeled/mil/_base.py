@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from sklearn.metrics import accuracy_score
-from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._engine import KernelSpec
 from .._kernels import KERNEL_CODES
@@ -57,7 +57,7 @@ def as_instances(X, groups=None, *, name: str = "X"):
         return _stack_bags(X, name)
     if isinstance(X, (list, tuple)) and len(X) == 0:
         raise ValueError(f"{name} is an empty list of bags: give at least one bag")
-    n = _num_samples(X)
+    n = X.shape[0] if hasattr(X, "shape") else len(X)
     if groups is None:
         return X, np.arange(n, dtype=np.int64), n
     groups = column_or_1d(groups)

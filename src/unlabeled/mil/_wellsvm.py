@@ -180,7 +180,7 @@ class KeyInstanceOracle:
         return s
 
 
-class WellSVM(MultiInstanceClassifier):
+class MILWellSVM(MultiInstanceClassifier):
     r"""Multi-instance SVM by WellSVM's convex relaxation and label generation.
 
     Multi-instance learning sees bags of instances and one label per bag: a bag is positive
@@ -317,13 +317,13 @@ class WellSVM(MultiInstanceClassifier):
     Examples
     --------
     >>> import numpy as np
-    >>> from unlabeled.mil import WellSVM
+    >>> from unlabeled.mil import MILWellSVM
     >>> rng = np.random.default_rng(0)
     >>> bags = [rng.normal(0, 1, (5, 2)) for _ in range(20)]
     >>> for b in bags[:10]:
     ...     b[0] += 4  # one key instance per positive bag
     >>> y = np.repeat([1, 0], 10)
-    >>> clf = WellSVM(gamma=0.5).fit(bags, y)
+    >>> clf = MILWellSVM(gamma=0.5).fit(bags, y)
     >>> clf.score(bags, y) > 0.9
     True
     """
@@ -350,7 +350,7 @@ class WellSVM(MultiInstanceClassifier):
         n = X.shape[0]
         if 16.0 * n * n > MAX_DENSE_BYTES:
             raise ValueError(
-                f"WellSVM (multi-instance) holds the instance Gram matrix dense: {n} instances "
+                f"MILWellSVM holds the instance Gram matrix dense: {n} instances "
                 f"need about {16.0 * n * n / 2**30:.1f} GB, over its "
                 f"{MAX_DENSE_BYTES / 2**30:.0f} GB limit; subsample the negative bags"
             )
@@ -415,7 +415,7 @@ class WellSVM(MultiInstanceClassifier):
         )  # fmt: skip
         if not res.converged:
             warn_not_converged(
-                "WellSVM (the start's SVM)", limit=cap, used=res.n_iter, default_cap=True,
+                "MILWellSVM (the start's SVM)", limit=cap, used=res.n_iter, default_cap=True,
                 detail=f". KKT violation {res.violation:.3g} > tol={params['tol']}.",
             )  # fmt: skip
         return K @ (res.alpha * y) - res.rho

@@ -7,8 +7,7 @@ PU metrics of :mod:`unlabeled.metrics` and walks each fold's regularisation path
 starts, through joblib (and so over a Dask cluster under ``joblib.parallel_backend("dask")``).
 
 The metrics and scorers (``pu_risk``, ``pu_accuracy_score``, ``lee_liu_score``,
-``make_pu_scorer``, ...) live in :mod:`unlabeled.metrics`, which depends on no search; they are
-importable from here as well, as they were before that module existed.
+``make_pu_scorer``, ...) live in :mod:`unlabeled.metrics`, which depends on no search.
 
 References
 ----------
@@ -17,8 +16,6 @@ NIPS 2014. W. S. Lee, B. Liu, "Learning with positive and unlabeled examples usi
 logistic regression", ICML 2003.
 """
 
-from ..metrics import *  # noqa: F403 - the metrics, importable from here as before
-from ..metrics import __all__ as _METRICS
 from ._search import DEFAULT_GAMMA_FACTORS, DEFAULT_LAMS, PUGridSearchCV, default_param_grid
 from ._split import PUStratifiedKFold, PUStratifiedShuffleSplit, check_pu_cv
 
@@ -30,5 +27,4 @@ __all__ = [
     "PUStratifiedShuffleSplit",
     "check_pu_cv",
     "default_param_grid",
-    *_METRICS,
 ]

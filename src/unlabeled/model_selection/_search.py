@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike
 from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.model_selection import ParameterGrid
-from sklearn.utils import _safe_indexing, get_tags
+from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import INT_MAX, check_gamma, check_int, check_pu_labels
@@ -88,7 +88,9 @@ def default_param_grid(estimator: Any, X: Any) -> dict[str, list]:
 def _index(X, idx):
     """The rows ``idx`` of ``X``: an array, a sparse matrix, a pandas DataFrame or Series (by
     position, as scikit-learn's splitters mean them), or a list."""
-    return _safe_indexing(X, idx) if hasattr(X, "shape") else [X[i] for i in idx]
+    if hasattr(X, "iloc"):
+        return X.iloc[idx]
+    return X[idx] if hasattr(X, "shape") else [X[i] for i in idx]
 
 
 def _search_input(X):

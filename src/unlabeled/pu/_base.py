@@ -6,6 +6,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .. import _engine
+from .._kernels import KERNEL_CODES
+from .._shared import engine_threads
 from .._validation import Real, check_pu_labels
 from ..base import ArrayLike, KernelClassifier, KernelMachine, MatrixLike
 from ..metrics import pu_accuracy_score
@@ -106,7 +109,7 @@ class KernelPUModel(KernelClassifier):
         The zero-one risk was chosen over the Lee-Liu criterion because it estimates a
         quantity in the units of ``ClassifierMixin.score``, without bias. Its one pitfall: it
         uses each model's own ``prior_``, which favours large priors when the prior itself is
-        searched; then pass ``scoring=unlabeled.model_selection.make_pu_scorer(prior=...)``
+        searched; then pass ``scoring=unlabeled.metrics.make_pu_scorer(prior=...)``
         (a fixed evaluation prior) or ``lee_liu_scorer`` (prior-free), or use
         :class:`unlabeled.model_selection.PUGridSearchCV`, which fixes the prior itself.
 
@@ -129,8 +132,8 @@ class KernelPUModel(KernelClassifier):
 
         See Also
         --------
-        unlabeled.model_selection.pu_accuracy_score : The same from predictions.
-        unlabeled.model_selection.make_pu_scorer : A scorer with a fixed evaluation prior.
+        unlabeled.metrics.pu_accuracy_score : The same from predictions.
+        unlabeled.metrics.make_pu_scorer : A scorer with a fixed evaluation prior.
         """
         check_is_fitted(self)
         if y is not None:
@@ -176,3 +179,31 @@ def double_hinge_objective(g_pos, g_unl, norm2, beta, prior, lam) -> float:
     f_pos, f_unl = g_pos + beta, g_unl + beta
     loss_u = np.maximum(np.maximum(f_unl, (1 + f_unl) / 2), 0).mean()
     return float(-prior * f_pos.mean() + loss_u + lam * norm2)
+
+
+def engine_kernel(est, cache_size, n_jobs):
+    """The engine's kernel and cache arguments for a fitted-data estimator (``_gamma``
+    resolved)."""
+    kernel = _engine.KernelSpec(
+        KERNEL_CODES[est.kernel],
+        gamma=est._gamma,
+        coef0=float(est.coef0),
+        degree=int(est.degree),
+        n_jobs=engine_threads(n_jobs),
+    )
+    return {"kernel": kernel, "cache_bytes": float(cache_size) * 2**20}
+
+
+def store_solution(est, X, pos, unl, res, c1, prior, lam, g_pos=None):
+    """Set the fitted attributes of a PU double-hinge model from the engine's result (with
+    ``g_pos``, g at the positives, when computed outside the engine)."""
+    sigma, beta = res.sigma, float(res.beta)
+    g_pos, g_unl = res.g_pos if g_pos is None else g_pos, res.g_unl
+    alpha = np.empty(X.shape[0])
+    alpha[pos] = c1
+    alpha[unl] = -sigma
+    est._set_expansion(X, alpha, beta, w=res.w if est.kernel == "linear" else None)
+    est.n_iter_ = int(res.n_iter)
+    est.prior_ = prior
+    norm2 = c1 * g_pos.sum() - sigma @ g_unl  # alpha' K alpha
+    est.objective_ = double_hinge_objective(g_pos, g_unl, norm2, beta, prior, lam)

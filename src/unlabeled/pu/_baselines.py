@@ -28,8 +28,14 @@ from .._shared import (
 )
 from .._validation import MAX_CACHE_MB, VERBOSE, Integer, Options, Real
 from ..base import set_init_params
-from ._base import KernelPUModel, double_hinge_objective, double_hinge_offset, optimal_offset
-from ._pusvc import _engine_kernel, _store_solution
+from ._base import (
+    KernelPUModel,
+    double_hinge_objective,
+    double_hinge_offset,
+    engine_kernel,
+    optimal_offset,
+    store_solution,
+)
 from ._starts import ocsvm_start
 
 # Peak bytes of DoubleHingeQP per squared training point (Gram matrix, its triangle handed to
@@ -195,7 +201,7 @@ class USMOInit(KernelPUModel):
         # zero iterations of the engine: the decision values and the offset of this start
         res = _engine.solve_pu(
             engine_data(X, self.kernel),
-            **_engine_kernel(self, 200, None),
+            **engine_kernel(self, 200, None),
             pos=pos,
             unl=unl,
             c1=c1,
@@ -204,7 +210,7 @@ class USMOInit(KernelPUModel):
             solver=1,
             sigma0=sigma0,
         )
-        _store_solution(self, X, pos, unl, res, c1, prior, lam)
+        store_solution(self, X, pos, unl, res, c1, prior, lam)
 
 
 class RampPU(KernelPUModel):
@@ -308,7 +314,7 @@ class RampPU(KernelPUModel):
             rows = _engine.KernelRows(
                 engine_data(X, self.kernel),
                 rows=np.arange(m, dtype=np.int32),
-                **_engine_kernel(self, self.cache_size, None),
+                **engine_kernel(self, self.cache_size, None),
             )
         path, n_iter, flat = [], 0, None
         t0 = time.perf_counter()

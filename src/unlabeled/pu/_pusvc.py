@@ -6,13 +6,12 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .. import _engine
-from .._kernels import KERNEL_CODES
 from .._products import PATHS
-from .._shared import EngineProgress, engine_data, engine_threads
+from .._shared import EngineProgress, engine_data
 from .._validation import MAX_CACHE_MB, VERBOSE, Boolean, Integer, Options, Real
 from ..base import ArrayLike, MatrixLike, set_init_params
 from . import _starts
-from ._base import KernelPUModel, double_hinge_objective
+from ._base import KernelPUModel, engine_kernel, store_solution
 
 _SOLVERS = ("auto", "smo", "usmo")
 _INITS = ("auto", "pilot", "ocsvm", "mean-kernel")
@@ -285,7 +284,7 @@ class PUSVC(KernelPUModel):
         c1, c2 = prior / (2 * lam * p), 1.0 / (2 * lam * unl.size)
 
         data = engine_data(X, self.kernel)
-        kparams = _engine_kernel(self, self.cache_size, self.n_jobs)
+        kparams = engine_kernel(self, self.cache_size, self.n_jobs)
         kparams["cache_float32"] = self.cache_dtype == "float32" or (
             self.cache_dtype == "auto" and data.float32
         )
@@ -322,7 +321,7 @@ class PUSVC(KernelPUModel):
         g_pos = None
         if blas is not None:
             g_pos = blas(pos, np.r_[pos, unl], np.r_[np.full(p, c1), -res.sigma])[:, 0]
-        _store_solution(self, X, pos, unl, res, c1, prior, lam, g_pos)
+        store_solution(self, X, pos, unl, res, c1, prior, lam, g_pos)
         self.cache_stats_ = {
             "hits": int(res.cache_hits),
             "misses": int(res.cache_misses),
@@ -395,34 +394,6 @@ def _auto_prior(X, mask, random_state):
         f"inside (0, 1) ({', '.join(found)}), which PUSVC needs; pass the prior as a number "
         "in (0, 1)"
     )
-
-
-def _engine_kernel(est, cache_size, n_jobs):
-    """The engine's kernel and cache arguments for a fitted-data estimator (``_gamma``
-    resolved)."""
-    kernel = _engine.KernelSpec(
-        KERNEL_CODES[est.kernel],
-        gamma=est._gamma,
-        coef0=float(est.coef0),
-        degree=int(est.degree),
-        n_jobs=engine_threads(n_jobs),
-    )
-    return {"kernel": kernel, "cache_bytes": float(cache_size) * 2**20}
-
-
-def _store_solution(est, X, pos, unl, res, c1, prior, lam, g_pos=None):
-    """Set the fitted attributes of a PU double-hinge model from the engine's result (with
-    ``g_pos``, g at the positives, when computed outside the engine)."""
-    sigma, beta = res.sigma, float(res.beta)
-    g_pos, g_unl = res.g_pos if g_pos is None else g_pos, res.g_unl
-    alpha = np.empty(X.shape[0])
-    alpha[pos] = c1
-    alpha[unl] = -sigma
-    est._set_expansion(X, alpha, beta, w=res.w if est.kernel == "linear" else None)
-    est.n_iter_ = int(res.n_iter)
-    est.prior_ = prior
-    norm2 = c1 * g_pos.sum() - sigma @ g_unl  # alpha' K alpha
-    est.objective_ = double_hinge_objective(g_pos, g_unl, norm2, beta, prior, lam)
 
 
 __all__ = ["PUSVC"]

@@ -1,4 +1,6 @@
-"""Loaders for data files a user already has (svmlight/libsvm, CSV, NumPy .npz).
+"""Loaders for data files a user already has (svmlight/libsvm, CSV, NumPy .npz): the only
+code of the package that opens a data file (:mod:`unlabeled.datasets` and the command line
+read through it).
 
 The public loaders (``load_svmlight``, ``load_csv``, ``load_npz``, ``load_file``) return ``X``
 and one label vector. Below them are the readers that the ``unlabeled`` command uses, so that
@@ -19,7 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 
-from .._validation import check_int
+from ._validation import check_int
 
 SVMLIGHT_SUFFIXES = (".svm", ".svmlight", ".libsvm", ".txt")
 _SPARSE_NPZ_KEYS = {"data", "indices", "indptr", "format", "shape"}
