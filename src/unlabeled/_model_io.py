@@ -26,6 +26,9 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from . import _version
+from ._products import PATHS
+
 META_MEMBER = "unlabeled.json"
 FORMAT = "unlabeled-model"
 FORMAT_VERSION = 1
@@ -143,12 +146,11 @@ def write_atomic(path, data: bytes | str) -> None:
 
 def model_bytes(estimator, meta: dict) -> bytes:
     """The model file's bytes: the estimator in skops format plus ``unlabeled.json``."""
-    from . import __version__
 
     record = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "unlabeled_version": __version__,
+        "unlabeled_version": _version.__version__,
         "estimator": class_path(estimator),
         **meta,
     }
@@ -205,7 +207,6 @@ def _check_archive(p: Path, not_ours: str) -> None:
 def read_meta(path) -> tuple[dict, bytes]:
     """The record of a model file and the file's bytes; raises ModelFileError if it is not a
     model file of this library and version, or exceeds the limits on size and members."""
-    from . import __version__
 
     p = Path(path)
     if not p.is_file():
@@ -225,9 +226,10 @@ def read_meta(path) -> tuple[dict, bytes]:
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ModelFileError(f"{not_ours} (its {META_MEMBER} is not a model record)")
     version = meta.get("unlabeled_version")
-    if version != __version__:
+    ours = _version.__version__
+    if version != ours:
         raise ModelFileError(
-            f"{str(p)!r} was saved by unlabeled {version}, this is unlabeled {__version__}: "
+            f"{str(p)!r} was saved by unlabeled {version}, this is unlabeled {ours}: "
             "refit the model with this version (models are not portable across versions)"
         )
     if not isinstance(meta.get("data", {}), dict):
@@ -343,7 +345,6 @@ def _fitted_numbers(est) -> None:
     solver = vars(est).get("solver_", "")
     if not isinstance(solver, str) or len(solver) > 20:
         raise TypeError(f"solver_ must be a solver's name, got {solver!r}")
-    from ._products import PATHS
 
     stats = vars(est).get("cache_stats_", {})
     stats = dict(stats) if isinstance(stats, dict) else {"": None}

@@ -64,8 +64,8 @@ def _check_output(path, *inputs) -> None:
 
 
 def cmd_fit(args) -> int:
-    from .. import PUSVC
     from .._model_io import class_path, save_model
+    from ..pu import PUSVC
 
     progress = Progress(args.quiet)
     _check_output(args.output, args.data)  # before any long work

@@ -62,7 +62,7 @@ def demo(args: argparse.Namespace) -> int:
     from sklearn.metrics import f1_score
     from sklearn.svm import SVC
 
-    from .. import PUSVC
+    from ..pu import PUSVC
 
     X, y, s = _problem(args)
     unl = s == 0

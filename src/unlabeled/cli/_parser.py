@@ -7,6 +7,7 @@ import argparse
 import numpy as np
 
 from .._validation import INT_MAX, MAX_DEGREE
+from .._version import __version__
 from ._commands import cmd_evaluate, cmd_fit, cmd_predict
 from ._common import EXIT_USAGE, FORMATS, CLIError
 from ._demo import add_demo_parser
@@ -218,7 +219,6 @@ def _add_label_options(p: argparse.ArgumentParser, fit: bool):
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``unlabeled`` with its subcommands demo, fit, predict and evaluate; each
     sets ``func``, the function that runs it on the parsed arguments."""
-    from .. import __version__
 
     parser = _Parser(
         prog="unlabeled",

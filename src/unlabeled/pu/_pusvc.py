@@ -10,7 +10,7 @@ from .._products import PATHS
 from .._shared import EngineProgress, engine_data
 from .._validation import MAX_CACHE_MB, VERBOSE, Boolean, Integer, Options, Real
 from ..base import ArrayLike, MatrixLike, set_init_params
-from . import _starts
+from . import _starts, priors
 from ._base import KernelPUModel, engine_kernel, store_solution
 
 _SOLVERS = ("auto", "smo", "usmo")
@@ -380,7 +380,6 @@ class PUSVC(KernelPUModel):
 def _auto_prior(X, mask, random_state):
     """prior="auto": (estimate, estimator name) from the first of AUTO_PRIOR_ESTIMATORS whose
     estimate lies in (0, 1)."""
-    from . import priors
 
     found = []
     for name in AUTO_PRIOR_ESTIMATORS:
