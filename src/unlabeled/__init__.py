@@ -1,6 +1,20 @@
 """unlabeled: learning from unlabeled and weakly labeled data with exact kernel solvers."""
 
-from . import cluster, datasets, generative, lupi, metrics, mil, model_selection, pu, ssl
+from . import (
+    base,
+    cluster,
+    datasets,
+    exceptions,
+    generative,
+    lupi,
+    metrics,
+    mil,
+    model_io,
+    model_selection,
+    pu,
+    ssl,
+)
+from ._config import config_context, get_config, set_config
 from ._version import __version__
 from .cluster import WellSVMClustering
 from .generative import PlummerAutoencoder
@@ -21,15 +35,21 @@ __all__ = [
     "TSVM",
     "WellSVM",
     "WellSVMClustering",
+    "base",
     "cluster",
+    "config_context",
     "datasets",
+    "exceptions",
     "generative",
+    "get_config",
     "lupi",
     "metrics",
     "mil",
     "miSVM",
+    "model_io",
     "model_selection",
     "pu",
+    "set_config",
     "ssl",
     "__version__",
 ]

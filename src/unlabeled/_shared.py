@@ -14,7 +14,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
+from ._config import dense_budget, get_config
 from ._engine import as_data
+from .exceptions import MemoryBudgetError, QPSolverError
 
 
 def engine_data(X, kernel: str | None = None):
@@ -23,10 +25,6 @@ def engine_data(X, kernel: str | None = None):
     returns nothing indexed by column) the columns of sparse X are renumbered to those in use:
     no buffer of length n_features (see :func:`unlabeled._engine.as_data`)."""
     return as_data(X, compress_columns=kernel is not None and kernel != "linear")
-
-
-#: the smallest default cap on a solver's steps (LIBSVM's): see :func:`default_max_iter`
-MIN_DEFAULT_MAX_ITER = 10**7
 
 
 def default_max_iter(n: int, linear: bool = False) -> int:
@@ -38,7 +36,8 @@ def default_max_iter(n: int, linear: bool = False) -> int:
     long before (a few passes); a pathological one (data scaled by 1e18, ``lam=1e-30``, a
     tolerance below rounding) stops there with a ``ConvergenceWarning`` instead of running
     for ever."""
-    return int(max(MIN_DEFAULT_MAX_ITER, (1000 if linear else 100) * int(n)))
+    floor = get_config()["min_default_max_iter"]
+    return int(max(floor, (1000 if linear else 100) * int(n)))
 
 
 def resolve_max_iter(max_iter, n: int, linear: bool = False) -> int:
@@ -46,22 +45,6 @@ def resolve_max_iter(max_iter, n: int, linear: bool = False) -> int:
     if max_iter is None or max_iter < 0:
         return default_max_iter(n, linear)
     return int(max_iter)
-
-
-#: the budget, in bytes, of one dense size-dependent allocation (an n x n Gram matrix, a
-#: distance matrix): a larger one is refused with :class:`MemoryBudgetError` before it is
-#: made, instead of letting the OS kill the process. Change it here
-#: (``unlabeled._shared.MAX_DENSE_BYTES = ...``) or with the environment variable
-#: ``UNLABELED_MAX_DENSE_BYTES``; whatever the budget, an allocation larger than the memory
-#: the OS reports available is refused too.
-MAX_DENSE_BYTES = 4 * 2**30
-
-
-class MemoryBudgetError(MemoryError, ValueError):
-    """A dense allocation over :data:`MAX_DENSE_BYTES` (or the memory available), refused
-    before it is made; the message names its size and the argument to use instead.
-
-    A ``MemoryError`` and a ``ValueError`` (the input is too large for the method chosen)."""
 
 
 def _available_bytes() -> float:
@@ -108,19 +91,6 @@ def _status_bytes(key: str) -> float:
     return 0.0
 
 
-def dense_budget() -> float:
-    """The current budget in bytes (:data:`MAX_DENSE_BYTES` or its environment override)."""
-    env = os.environ.get("UNLABELED_MAX_DENSE_BYTES")
-    if env:
-        try:
-            return float(env)
-        except ValueError:
-            raise ValueError(
-                f"UNLABELED_MAX_DENSE_BYTES must be a number of bytes, got {env!r}"
-            ) from None
-    return float(MAX_DENSE_BYTES)
-
-
 def check_dense_budget(n_bytes: float, what: str, fix: str, budget: float | None = None) -> None:
     """Refuse an allocation of ``n_bytes`` over :func:`dense_budget` or the memory available.
 
@@ -132,8 +102,8 @@ def check_dense_budget(n_bytes: float, what: str, fix: str, budget: float | None
     if n_bytes <= budget and n_bytes <= avail:
         return
     limit = (
-        f"over the budget of {budget / 2**30:.3g} GB (unlabeled._shared.MAX_DENSE_BYTES or "
-        "UNLABELED_MAX_DENSE_BYTES)"
+        f"over the budget of {budget / 2**30:.3g} GB (unlabeled.set_config(max_dense_bytes=...) "
+        "or UNLABELED_MAX_DENSE_BYTES)"
         if n_bytes > budget
         else f"over the {avail / 2**30:.3g} GB of memory available"
     )
@@ -239,13 +209,6 @@ def upper_csc(Q, n_total=None):
         data[indptr[j] : indptr[j + 1]] = Q[j, : j + 1]
         indices[indptr[j] : indptr[j + 1]] = np.arange(j + 1)
     return sp.csc_matrix((data, indices, indptr), shape=(n_total, n_total))
-
-
-class QPSolverError(RuntimeError, ValueError):
-    """Clarabel stopped without a solution; the message says which parameter to change.
-
-    A ``RuntimeError`` (the solver failed) and a ``ValueError`` (the cause is the scale that
-    a parameter gives the problem), so that code catching either sees it."""
 
 
 #: what Clarabel's statuses mean for the library's QPs, which are always feasible and bounded

@@ -20,6 +20,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
 from ._kernels import kernel_block, kernel_params
+from .exceptions import InvalidParameterError
 
 #: a data matrix: anything numpy reads as a 2-d array, or a scipy sparse matrix
 MatrixLike = ArrayLike | sp.spmatrix | sp.sparray
@@ -71,13 +72,6 @@ def check_choice(value, name: str, choices) -> str:
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
     return value
-
-
-class InvalidParameterError(ValueError, TypeError):
-    """A constructor parameter of the wrong type or value, raised by ``fit``.
-
-    A subclass of both ``ValueError`` and ``TypeError``, as scikit-learn's exception of the
-    same name, so that code catching either (for a wrong value or a wrong type) sees it."""
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ Results go to stdout; progress and notes go to stderr and ``--quiet`` silences t
 
 The modules, one idea each: ``_parser`` (the command line and its help), ``_main`` (dispatch
 and the one-line errors), ``_io`` (data files, read only through :mod:`unlabeled.datasets`),
-``_commands`` (fit, predict, evaluate; model files through ``unlabeled._model_io``), ``_demo``
+``_commands`` (fit, predict, evaluate; model files through ``unlabeled.model_io``), ``_demo``
 and ``_common`` (exit statuses, errors, progress display).
 """
 

@@ -1,4 +1,4 @@
-"""The commands ``fit``, ``predict`` and ``evaluate``; model files via ``unlabeled._model_io``."""
+"""The commands ``fit``, ``predict`` and ``evaluate``; model files via ``unlabeled.model_io``."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def _check_output(path, *inputs) -> None:
     """Refuse an output path before any work: a directory, a symbolic link, a device or one of
     the inputs exits with status 2 (a usage error), a folder that does not exist or is not
     writable with status 1."""
-    from .._model_io import OutputPathError, check_writable
+    from ..model_io import OutputPathError, check_writable
 
     try:
         check_writable(path, inputs)
@@ -64,7 +64,7 @@ def _check_output(path, *inputs) -> None:
 
 
 def cmd_fit(args) -> int:
-    from .._model_io import class_path, save_model
+    from ..model_io import class_path, save_model
     from ..pu import PUSVC
 
     progress = Progress(args.quiet)
@@ -118,14 +118,14 @@ def _plain(v):
 
 # ---------------------------------------------------------------------- predict / evaluate
 def _load(args, progress):
-    from .._model_io import load_model
+    from ..model_io import load_model
 
     with progress.step(f"loading {args.model}"):
         return load_model(args.model)
 
 
 def cmd_predict(args) -> int:
-    from .._model_io import write_atomic
+    from ..model_io import write_atomic
 
     progress = Progress(args.quiet)
     if args.output is not None:

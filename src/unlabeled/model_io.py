@@ -1,4 +1,5 @@
-"""Model files of the ``unlabeled`` command: a skops archive plus a JSON record of who wrote it.
+"""Model files: a skops archive plus a JSON record of who wrote it (the ``unlabeled`` command's
+format, and :func:`save_model` / :func:`load_model` from Python).
 
 A model file is a standard skops file (``skops.io.load(path, trusted=[...])`` returns the fitted
 estimator itself) with one more zip member, ``unlabeled.json``, that records the format, the
@@ -28,6 +29,9 @@ from pathlib import Path
 
 from . import _version
 from ._products import PATHS
+from .exceptions import ModelFileError
+
+__all__ = ["ModelFileError", "TRUSTED_TYPES", "load_model", "save_model"]
 
 META_MEMBER = "unlabeled.json"
 FORMAT = "unlabeled-model"
@@ -52,10 +56,6 @@ TRUSTED_TYPES = (
 MAX_MODEL_BYTES = 2**30
 #: most members a model file may hold (skops writes one per array and a schema)
 MAX_MEMBERS = 1000
-
-
-class ModelFileError(ValueError):
-    """A model file that is missing, not ours, corrupt or from another version."""
 
 
 def class_path(obj) -> str:
@@ -161,7 +161,32 @@ def model_bytes(estimator, meta: dict) -> bytes:
 
 
 def save_model(estimator, path, meta: dict | None = None) -> None:
-    """Save a fitted estimator with its record, atomically."""
+    """Save a fitted estimator with its record, atomically.
+
+    Parameters
+    ----------
+    estimator : a fitted estimator of :data:`TRUSTED_TYPES`
+    path : str or Path
+        The file to write; written through a temporary file in the same folder and renamed
+        once complete, so a failure leaves nothing behind.
+    meta : dict, optional
+        More entries for the record (``unlabeled.json``), e.g. how the model was trained.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> from unlabeled import PUSVC
+    >>> from unlabeled.model_io import load_model, save_model
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(1, 1, (40, 2)), rng.normal(-1, 1, (40, 2))]
+    >>> s = np.r_[np.ones(15, int), np.zeros(65, int)]
+    >>> clf = PUSVC(0.4).fit(X, s)
+    >>> path = os.path.join(tempfile.mkdtemp(), "pu.skops")
+    >>> save_model(clf, path)
+    >>> loaded, record = load_model(path)
+    >>> bool(np.array_equal(loaded.predict(X), clf.predict(X)))
+    True
+    """
     write_atomic(path, model_bytes(estimator, meta or {}))
 
 
@@ -238,8 +263,17 @@ def read_meta(path) -> tuple[dict, bytes]:
 
 
 def load_model(path):
-    """``(estimator, record)`` from a model file written by :func:`save_model`, checked by
-    :func:`check_model`."""
+    """``(estimator, record)`` from a model file written by :func:`save_model`.
+
+    The record is read first (a file that is not ours or from another version is refused
+    before anything is deserialised), the estimator is loaded by skops with only the types of
+    :data:`TRUSTED_TYPES` allowed (never pickle), then checked by :func:`check_model`.
+
+    Raises
+    ------
+    ModelFileError
+        Naming the file and what is wrong with it.
+    """
     meta, raw = read_meta(path)
     sio = _skops()
     p = str(path)

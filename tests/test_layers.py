@@ -1,0 +1,178 @@
+"""The import contract of the package, read from the source (no import needed).
+
+Layers, lowest first; a module imports only from lower layers or from its own package:
+
+0. ``_engine`` (the compiled code), ``_kernels`` (kernel blocks), ``_version``, ``exceptions``
+1. ``_validation`` (checks and parameter constraints)
+2. ``_config`` (global settings)
+3. ``_shared`` (engine plumbing, budgets, progress, warnings)
+4. ``_files`` (the file readers), ``_products``, ``_label_generation``, ``metrics``
+5. ``base`` (the public estimator base), ``model_io`` (model files)
+6. the methods and data: ``pu``, ``ssl``, ``lupi``, ``mil``, ``cluster``, ``generative``,
+   ``datasets``, ``model_selection``
+7. ``cli``
+8. the package itself (``unlabeled/__init__.py``, ``__main__``)
+
+No import runs upward, none inside a function except the deferred imports listed in
+``DEFERRED`` (each with its reason), and nothing outside a package imports its private
+modules or names. Tests (outside ``tests/engine/``), benchmarks outside the harness and
+README.md import public names only.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "unlabeled"
+
+LAYERS = {
+    **dict.fromkeys(["_engine", "_kernels", "_version", "exceptions"], 0),
+    "_validation": 1,
+    "_config": 2,
+    "_shared": 3,
+    **dict.fromkeys(["_files", "_products", "_label_generation", "metrics"], 4),
+    **dict.fromkeys(["base", "model_io"], 5),
+    **dict.fromkeys(
+        ["pu", "ssl", "lupi", "mil", "cluster", "generative", "datasets", "model_selection"], 6
+    ),
+    "cli": 7,
+    "": 8,  # unlabeled/__init__.py
+    "__main__": 8,
+}
+
+#: imports of the package's own modules made inside a function, and why
+DEFERRED = {
+    # the command line imports its heavy parts (skops, the search) only for the command that
+    # needs them, so that `unlabeled --help` starts at once
+    ("cli._commands", "model_selection"),
+    ("cli._commands", "model_io"),
+    ("cli._commands", "pu"),
+    ("cli._commands", "metrics"),
+    ("cli._demo", "pu"),
+    # torch is optional: imported when an autoencoder is fitted or loaded
+    ("generative._pae", "generative._torch_ops"),
+}
+
+
+def _modules():
+    if not SRC.is_dir():
+        pytest.skip("the source tree is not next to the tests (installed package only)")
+    for path in sorted(SRC.rglob("*.py")):
+        parts = list(path.relative_to(SRC).with_suffix("").parts)
+        is_pkg = parts[-1] == "__init__"
+        if is_pkg:
+            parts = parts[:-1]
+        yield path, ".".join(parts), is_pkg
+
+
+def _imports(path, module, is_pkg):
+    """(imported module relative to unlabeled, names, inside a function) for each import."""
+    tree = ast.parse(path.read_text())
+    inner = {
+        id(n)
+        for f in ast.walk(tree)
+        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for n in ast.walk(f)
+        if n is not f
+    }
+    package = module.split(".") if is_pkg else module.split(".")[:-1]
+    package = [p for p in package if p]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            elif (node.module or "").split(".")[0] == "unlabeled":
+                target = node.module.partition("unlabeled")[2].lstrip(".")
+            else:
+                continue
+            names = [a.name for a in node.names]
+            if node.module is None or target in ("", *package):
+                # `from . import x` / `from .. import x`: the imported modules themselves
+                for name in names:
+                    yield ".".join(filter(None, [target, name])), [], id(node) in inner
+            else:
+                yield target, names, id(node) in inner
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "unlabeled":
+                    yield a.name.partition("unlabeled")[2].lstrip("."), [], id(node) in inner
+
+
+def _layer(module: str) -> int:
+    head = module.split(".")[0]
+    return LAYERS[head]
+
+
+def _private_step(importer: str, target: str) -> str | None:
+    """The first private part of ``target`` that ``importer`` may not reach: a module
+    ``a._m`` may be imported only from inside package ``a``."""
+    parts = target.split(".")
+    for i, part in enumerate(parts):
+        if part.startswith("_") and not part.startswith("__"):
+            owner = parts[:i]
+            if importer.split(".")[: len(owner)] != owner:
+                return ".".join(parts[: i + 1])
+            return None
+    return None
+
+
+def test_every_module_has_a_layer():
+    for _, module, _ in _modules():
+        assert module.split(".")[0] in LAYERS, f"{module}: give it a layer in LAYERS"
+
+
+def test_no_upward_import_and_no_import_inside_a_function():
+    problems = []
+    for path, module, is_pkg in _modules():
+        for target, _, inside in _imports(path, module, is_pkg):
+            own = target.split(".")[0] == module.split(".")[0]
+            if not own and _layer(target) >= _layer(module):
+                problems.append(f"{module} imports {target}: not a lower layer")
+            if inside and (module, target) not in DEFERRED:
+                problems.append(f"{module} imports {target} inside a function")
+    assert problems == []
+
+
+def test_no_private_module_imported_from_outside_its_package():
+    problems = []
+    for path, module, is_pkg in _modules():
+        for target, names, _ in _imports(path, module, is_pkg):
+            step = _private_step(module, target)
+            if step:
+                problems.append(f"{module} imports {step}")
+            private = [n for n in names if n.startswith("_") and not n.startswith("__")]
+            if private:
+                problems.append(f"{module} imports the private names {private} of {target}")
+    assert problems == []
+
+
+def test_no_private_scikit_learn_helpers():
+    pattern = re.compile(r"from sklearn[\w.]* import [^\n]*\b_[a-z]\w*|sklearn\.\w*\._")
+    for path, module, _ in _modules():
+        assert not pattern.search(path.read_text()), f"{module} uses a private scikit-learn name"
+
+
+_PRIVATE_IMPORT = re.compile(
+    r"^\s*(from\s+unlabeled(\.\w+)*\.(_\w+)|import\s+unlabeled(\.\w+)*\.(_\w+))", re.M
+)
+
+
+def _public_only(paths):
+    return [
+        f"{p.relative_to(ROOT)}: {m.group(0).strip()}"
+        for p in paths
+        for m in _PRIVATE_IMPORT.finditer(p.read_text())
+        if not m.group(0).strip().startswith("from unlabeled.__")
+    ]
+
+
+def test_tests_benchmarks_and_readme_use_public_names():
+    tests = [p for p in (ROOT / "tests").glob("*.py")]
+    benchmarks = [p for p in (ROOT / "benchmarks").glob("*.py") if not p.name.startswith("_")]
+    assert _public_only(tests + benchmarks + [ROOT / "README.md"]) == []
