@@ -170,9 +170,8 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
     every new label vector puts the points outside the margin on one side, whatever the
     data. By default (``ties="decision"``, ours) they get the sign of the new label vector's
     own decision values ``K(alpha .* y)``, an equally exact maximiser of the paper's ``r'y``
-    that keeps them with the points around them (see :class:`BalancedClusters`). On the 12
-    UCI sets of ``benchmarks/bench_wellsvm_clustering.py`` it raises the mean accuracy from
-    0.717 to 0.727 (reduced grid, parameters chosen with the labels).
+    that keeps them with the points around them (see :class:`BalancedClusters`); it is the
+    more accurate on the 12 UCI sets (``benchmarks/results/wellsvm_clustering-reduced.md``).
 
     **The sign symmetry.** ``y`` and ``-y`` have the same label kernel, so the relaxation
     cannot tell them apart, and ``B`` is symmetric. The start is oriented so that the first

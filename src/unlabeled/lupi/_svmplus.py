@@ -182,6 +182,7 @@ class SVMPlus(KernelClassifier):
         self,
         C=1.0,
         gamma_plus=1.0,
+        *,
         kernel="rbf",
         gamma="scale",
         kernel_plus="rbf",

@@ -259,11 +259,9 @@ class MILWellSVM(MultiInstanceClassifier):
         instance with the largest relaxation value (``relaxation_keys_``), and the SVM of the
         mixed-integer problem at that choice is solved (warm-started): a model of the form
         the bag rule assumes. ``objective_history_`` is the relaxation's either way.
-        Measured (``benchmarks/results/mil_variants.md``: one 10-fold CV per set, C1 = 10,
-        C2 = 1, gamma = 1 / n_features): with ``oracle="ascent"`` the mixture loses 0.04 to
-        0.19 bag accuracy against the rounded model on all five sets (Elephant 0.605 against
-        0.795); with ``oracle="paper"``, which stops after few choices, the two are mixed
-        (Elephant 0.845 against 0.805, Fox 0.485 against 0.555).
+        With ``oracle="ascent"`` the rounded model is the more accurate on the five standard
+        sets; with ``oracle="paper"``, which stops after few choices, neither is
+        (``benchmarks/results/mil_variants.md``).
     cache_size : float, default=200
         The engine's row cache in MB. The instance Gram matrix and the mixed kernel are held
         dense besides (``8 (n_instances^2 + q^2)`` bytes).

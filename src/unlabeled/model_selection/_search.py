@@ -24,12 +24,21 @@ import scipy.sparse as sp
 from joblib import Parallel, delayed
 from numpy.typing import ArrayLike
 from scipy.stats import rankdata
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.base import MetaEstimatorMixin, clone
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import INT_MAX, check_gamma, check_int, check_pu_labels
+from .._validation import (
+    INT_MAX,
+    VERBOSE,
+    Boolean,
+    Integer,
+    check_gamma,
+    check_pu_labels,
+)
+from ..base import ValidatedEstimator
+from ..exceptions import InvalidParameterError
 from ..metrics import SCORING_NAMES, PUScorer, make_pu_scorer
 from ._split import check_pu_cv
 
@@ -157,7 +166,7 @@ def _fit_path(estimator, X, s, train, test, fold, path, scorer, warm):
     return out
 
 
-class PUGridSearchCV(MetaEstimatorMixin, BaseEstimator):
+class PUGridSearchCV(MetaEstimatorMixin, ValidatedEstimator):
     """Grid search over a PU estimator's parameters, scored from PU labels, with warm starts
     along the regularisation path.
 
@@ -312,16 +321,21 @@ class PUGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         return grid, candidates
 
     # ---------------------------------------------------------------- fit
+    _parameter_constraints: dict = {
+        "n_jobs": [None, Integer(-INT_MAX)],
+        "refit": [Boolean()],
+        "verbose": VERBOSE,
+        "warm_start": [Boolean()],
+    }
+
     def _check_params(self) -> None:
-        check_int(self.verbose, "verbose", low=0)
-        if self.n_jobs is not None and check_int(self.n_jobs, "n_jobs", low=-INT_MAX) == 0:
-            raise ValueError(
+        """The declared parameters, then what they cannot say: n_jobs != 0 (joblib's
+        convention) and an estimator (``param_grid``, ``scoring`` and ``cv`` are checked
+        against the estimator and the data in ``fit``, before the folds)."""
+        if self._validate_params()["n_jobs"] == 0:
+            raise InvalidParameterError(
                 "n_jobs must be None or a non-zero integer (joblib: -1 for all), got 0"
             )
-        if not isinstance(self.refit, bool | np.bool_):
-            raise TypeError(f"refit must be True or False, got {self.refit!r}")
-        if not isinstance(self.warm_start, bool | np.bool_):
-            raise TypeError(f"warm_start must be True or False, got {self.warm_start!r}")
         if not hasattr(self.estimator, "fit") or not hasattr(self.estimator, "get_params"):
             raise TypeError(f"estimator must be a scikit-learn estimator, got {self.estimator!r}")
 

@@ -105,7 +105,7 @@ class DoubleHingeQP(KernelPUModel):
         "verbose": VERBOSE,
     }
 
-    def __init__(self, prior, lam=0.01, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
+    def __init__(self, prior, lam=0.01, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
                  tol=1e-8, max_memory=4096, verbose=False):  # fmt: skip
         set_init_params(self, locals())
 
@@ -185,7 +185,7 @@ class USMOInit(KernelPUModel):
     Learning", IEEE TPAMI 41(11), 2019, section 4.5.
     """
 
-    def __init__(self, prior, lam=0.01, kernel="rbf", gamma="scale", degree=3, coef0=0.0):
+    def __init__(self, prior, lam=0.01, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0):
         set_init_params(self, locals())
 
     def _fit(self, X, mask, params):
@@ -288,7 +288,7 @@ class RampPU(KernelPUModel):
         "verbose": VERBOSE,
     }
 
-    def __init__(self, prior, lam=0.01, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
+    def __init__(self, prior, lam=0.01, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
                  tol=1e-3, max_cccp_iter=30, init="random", inner_solver="smo", cache_size=200,
                  random_state=None, verbose=False):  # fmt: skip
         set_init_params(self, locals())

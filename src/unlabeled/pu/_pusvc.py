@@ -177,6 +177,7 @@ class PUSVC(KernelPUModel):
         self,
         prior,
         lam=0.01,
+        *,
         kernel="rbf",
         gamma="scale",
         degree=3,

@@ -1,7 +1,7 @@
 """The variational Bayesian mixture of factor analysers behind CLSST: its state, the exact
 coordinate-ascent update of every factor, and the lower bound (Sansone, thesis ch. 2; Beal 2003).
 
-Notation (``shared/spec/clsst.md``): ``n`` points ``Y`` (n x p), ``S`` components, ``K`` classes,
+Notation (Sansone's thesis, chapter 2): ``n`` points ``Y`` (n x p), ``S`` components, ``K`` classes,
 ``k`` factors, ``d = k + 1``. Component ``s`` has the augmented loading ``L~_s = [mu_s, Lambda_s]``
 (p x d) whose row ``q`` has the Gaussian posterior ``N(M[s, q], Sig[s, q])``; ``q(x_n | s) =
 N(Xm[s, :, n], Xc[s])``; ``q(s_n, l_n) = Q[s, l, n]`` (points last: the

@@ -88,11 +88,9 @@ class WellSVM(SemiSupervisedSVM):
         ``sum_t mu_t y_t y_t'`` is 1, the relaxation is the same MKL problem over the label
         kernels ``(K + D) .* y_t y_t'``, and the start SVM uses the same loss. With about ten
         labeled points and ``C1 = 1`` the hinge's box saturates (every labeled alpha at C1)
-        and the start SVM carries little of the data; in the no-CV protocol of
-        ``benchmarks/diag_wellsvm_squared_hinge.py`` the squared hinge raises the 11-set mean
-        accuracy from 0.705 to 0.730 (5% labeled) and from 0.765 to 0.793 (10%); with each
-        model's parameters chosen by 5-fold CV the gain is small (0.750 / 0.796 -> 0.755 /
-        0.802), and each fit is about 20 times faster. It runs on the kernel path only (SMO
+        and the start SVM carries little of the data; the squared hinge is then at least as
+        accurate and much faster (``benchmarks/results/wellsvm_uci_cv.md`` against
+        ``wellsvm_uci_cv-squared.md``, the same splits). It runs on the kernel path only (SMO
         on cached kernel rows).
     cache_size : float, default=200
         Kernel-row cache in MB.
