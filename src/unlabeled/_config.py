@@ -45,7 +45,7 @@ def set_config(
     >>> import unlabeled
     >>> unlabeled.set_config(max_dense_bytes=2**30)
     >>> unlabeled.get_config()["max_dense_bytes"]
-    1073741824
+    1073741824.0
     >>> unlabeled.set_config(max_dense_bytes=4 * 2**30)
     """
     given = {"max_dense_bytes": max_dense_bytes, "min_default_max_iter": min_default_max_iter}
