@@ -29,6 +29,34 @@ def make_pu(seed, n=120, d=3, p=25, shift=1.0, prior=0.4):
     return X, s, float(y_u.mean()) if y_u.any() else prior
 
 
+def small_pu(d=3):
+    """A 50-point PU problem (10 labeled positives) for checks of errors and limits."""
+    X, s, _ = make_pu(1, n=40, d=d, p=10)
+    return X, s
+
+
+@pytest.fixture(scope="module")
+def cli_data(tmp_path_factory):
+    """A folder holding ``train.csv``: a small PU problem, the labels in the last column."""
+    d = tmp_path_factory.mktemp("cli")
+    X, s, _ = make_pu(2, n=40, d=3, p=10)
+    np.savetxt(d / "train.csv", np.c_[X, s], delimiter=",", fmt="%.6f")
+    return d
+
+
+CLI_FIT_ARGS = ["--prior", "0.4", "--n-jobs", "1", "-q"]
+
+
+def fail_before_fit(monkeypatch):
+    """Make any fit fail loudly: the checks under test must come before it."""
+    from unlabeled import PUSVC as cls
+
+    def no_fit(*a, **k):
+        raise AssertionError("the fit ran before the output was checked")
+
+    monkeypatch.setattr(cls, "fit", no_fit)
+
+
 # Checks that cannot apply to a PU learner, with the reason. Everything else must pass.
 ARBITRARY_LABELS = (
     "PU labels have a meaning (1 = labeled positive, 0 or -1 = unlabeled); other label values "

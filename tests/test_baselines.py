@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import assert_passes_check_estimator, make_pu
+from conftest import assert_passes_check_estimator, make_pu, small_pu
 from oracle import assert_dual_structure, gram, primal_objective, solve_primal
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
@@ -162,6 +162,28 @@ ESTIMATORS = [
     RampPU(prior=0.5, random_state=0),
     USMOInit(prior=0.5),
 ]
+
+
+# --------------------------------------------------------------------------- solver errors
+@pytest.mark.parametrize("which", ["DoubleHingeQP", "RampPU", "SVMPlus"])
+def test_qp_status_becomes_an_actionable_error(which):
+    pytest.importorskip("clarabel")
+    from unlabeled import SVMPlus
+    from unlabeled._shared import QPSolverError
+    from unlabeled.pu._baselines import DoubleHingeQP, RampPU
+
+    X, s = small_pu()
+    with pytest.raises(QPSolverError) as info:
+        if which == "DoubleHingeQP":
+            DoubleHingeQP(prior=0.4, lam=1e-12).fit(X, s)
+        elif which == "RampPU":
+            RampPU(prior=0.4, lam=1e-12, inner_solver="qp").fit(X, s)
+        else:
+            SVMPlus(C=1e-12, solver="qp").fit(X, s, X[:, :1])
+    message = str(info.value)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, RuntimeError)
+    assert ("bring lam closer" in message) == (which != "SVMPlus")
+    assert "status" in message and "SMO" in message
 
 
 @pytest.mark.parametrize("est", ESTIMATORS, ids=lambda e: type(e).__name__)

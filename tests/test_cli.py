@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import make_pu
+from conftest import CLI_FIT_ARGS, fail_before_fit, make_pu
 from sklearn.datasets import dump_svmlight_file
 from sklearn.metrics import f1_score, precision_score, recall_score, roc_auc_score
 
@@ -291,6 +291,46 @@ def test_predict_bad_data_writes_nothing(data, model, tmp_path, capsys):
     code, out, err = run(argv, capsys)
     _assert_clean_failure(code, out, err, tmp_path, before=["wide.csv"])
     assert "'zz'" in err
+
+
+LATE_OPTIONS = [
+    ["--degree", "-1", "--kernel", "poly"],
+    ["--degree", "2147483648", "--kernel", "poly"],
+    ["--coef0", "nan"],
+    ["--coef0", "inf"],
+    ["--max-iter", "0"],
+    ["--max-iter", "9223372036854775808"],
+    ["--n-jobs", "0"],
+    ["--n-jobs", "-2"],
+    ["--cv", "1", "--search"],
+    ["--delimiter", ""],
+    ["--random-state", "-1"],
+]
+
+
+@pytest.mark.parametrize("option", LATE_OPTIONS, ids=lambda o: " ".join(o[:2]))
+def test_option_values_checked_by_the_parser(cli_data, tmp_path, capsys, monkeypatch, option):
+    fail_before_fit(monkeypatch)
+    out = tmp_path / "m.skops"
+    code, stdout, err = run(
+        ["fit", cli_data / "train.csv", "-o", out, *CLI_FIT_ARGS, *option], capsys
+    )
+    assert code == 2 and stdout == "" and not out.exists()
+    assert len(err.strip().splitlines()) == 1 and f"argument {option[0]}" in err, err
+
+
+@pytest.mark.parametrize("kind, phrase", [("dir", "is a directory"), ("fifo", "FIFO")])
+def test_data_path_that_is_not_a_file(tmp_path, capsys, kind, phrase):
+    import os
+
+    from unlabeled.datasets import load_csv
+
+    path = tmp_path / "data.csv"
+    path.mkdir() if kind == "dir" else os.mkfifo(path)
+    with pytest.raises(ValueError, match=phrase):
+        load_csv(path)  # never opened: a FIFO would block
+    code, _, err = run(["fit", path, "-o", tmp_path / "m.skops", *CLI_FIT_ARGS], capsys)
+    assert code == 1 and phrase in err and "not found" not in err
 
 
 def test_usage_errors_are_one_line(capsys):

@@ -646,6 +646,23 @@ def test_non_boolean_switches_are_refused():
             CLSST(**{name: "yes"}).fit(X, y)
 
 
+def test_clsst_breakdown_is_a_named_error():
+    """Found by the long fuzz run: integers near 1e15 with little spread made CLSST's
+    Cholesky fail with a bare LinAlgError('Matrix is not positive definite')."""
+    from unlabeled import CLSST
+
+    rng = np.random.default_rng(3018)
+    X = np.round(rng.normal(size=(30, 3)) * 3 * 1e60).clip(-1e15, 1e15).astype(np.int64)
+    y = np.where(rng.random(30) < 0.5, -1, (rng.random(30) < 0.5).astype(int))
+    y[:2], y[-2:] = 1, 0
+    try:
+        est = CLSST(random_state=0, max_iter=30, max_births=2).fit(X, y)
+    except ValueError as exc:
+        assert "CLSST" in str(exc) and "X" in str(exc)
+    else:
+        assert np.all(np.isfinite(est.predict_proba(X)))
+
+
 def test_max_iter_cap_warns():
     X, y = two_blobs()
     with pytest.warns(ConvergenceWarning, match="max_iter"):

@@ -403,6 +403,34 @@ def test_load_file_dispatch_and_missing(tmp_path, small):
             loader(tmp_path / name)
 
 
+def test_empty_svmlight_file_refused(tmp_path):
+    from unlabeled.datasets import load_svmlight
+
+    for text in ("", "# only a comment\n"):
+        path = tmp_path / "empty.svm"
+        path.write_text(text)
+        with pytest.raises(ValueError, match="holds no data line"):
+            load_svmlight(path)
+
+
+def test_csv_with_byte_order_mark(tmp_path):
+    """Spreadsheet programs start UTF-8 CSV files with a byte-order mark: it is not data."""
+    from unlabeled.datasets import load_csv
+
+    rows = "1.5,2,1\n3,4,0\n5,6,0\n"
+    plain, bom = tmp_path / "plain.csv", tmp_path / "bom.csv"
+    plain.write_text(rows)
+    bom.write_bytes(b"\xef\xbb\xbf" + rows.encode())
+    X, y = load_csv(bom)
+    X0, y0 = load_csv(plain)
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(y, y0)
+    named = tmp_path / "named.csv"
+    named.write_bytes(b"\xef\xbb\xbfs,a,b\n" + b"1,1.5,2\n0,3,4\n")
+    X, y = load_csv(named, label_column="s")  # the first column's name is "s", not "\ufeffs"
+    np.testing.assert_array_equal(y, [1, 0])
+
+
 # ------------------------------------------------------------------ the readers of the command
 def test_format_from_suffix_and_load_file_agree(tmp_path):
     from unlabeled.datasets._files import format_from_suffix

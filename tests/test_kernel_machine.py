@@ -10,12 +10,13 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import small_pu
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils.estimator_checks import check_estimator
 
-from unlabeled import _kernel_machine
+from unlabeled import PUSVC, _kernel_machine
 from unlabeled import _validation as pv
 from unlabeled._kernel_machine import (
     KernelClassifier,
@@ -245,3 +246,64 @@ def test_ctrl_c_stops_a_long_fit(name):
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("interrupted"), out.stdout
     assert float(out.stdout.split()[1]) < 10
+
+
+# --------------------------------------------------------------------------- transactional fit
+def test_failed_fit_leaves_estimator_unfitted():
+    from sklearn.exceptions import NotFittedError
+
+    X, s = small_pu()
+    est = PUSVC(prior=0.4, n_jobs=1)
+    with pytest.raises(ValueError, match="no labeled positive"):
+        est.fit(X, np.zeros_like(s))  # the labels are checked after X (n_features_in_ set)
+    assert not hasattr(est, "n_features_in_")
+    with pytest.raises(NotFittedError):
+        est.predict(X)
+
+
+@pytest.mark.parametrize("exc", [KeyboardInterrupt, RuntimeError])
+def test_interrupted_fit_restores_previous_model(monkeypatch, exc):
+    X, s = small_pu()
+    est = PUSVC(prior=0.4, lam=0.05, n_jobs=1).fit(X, s)
+    before = est.decision_function(X)
+    state = {k: v for k, v in vars(est).items()}
+
+    def interrupted(self, X, mask, params):
+        self.support_ = None  # a half-written model
+        raise exc("interrupted")
+
+    monkeypatch.setattr(PUSVC, "_fit", interrupted)
+    X5, _ = small_pu(d=5)
+    with pytest.raises(exc):
+        est.fit(X5, s)
+    assert vars(est).keys() == state.keys()
+    assert all(vars(est)[k] is v for k, v in state.items())
+    assert est.n_features_in_ == 3
+    np.testing.assert_array_equal(est.decision_function(X), before)
+
+
+def test_failed_refit_of_svmplus_keeps_old_model():
+    from unlabeled import SVMPlus
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 3)), np.r_[np.zeros(15), np.ones(15)]
+    est = SVMPlus(C=1.0).fit(X, y, rng.normal(size=(30, 2)))
+    before = est.decision_function(X)
+    y3 = np.arange(30) % 3  # three classes: refused after X was checked
+    with pytest.raises(ValueError, match="exactly two classes"):
+        est.fit(rng.normal(size=(30, 5)), y3, rng.normal(size=(30, 2)))
+    assert est.n_features_in_ == 3
+    np.testing.assert_array_equal(est.decision_function(X), before)
+
+
+def test_every_kernel_machine_fit_is_transactional():
+    from unlabeled._kernel_machine import KernelMachine
+
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    found = [c for c in subclasses(KernelMachine) if "fit" in c.__dict__]
+    assert {c.__name__ for c in found} >= {"PUSVC", "SVMPlus", "KernelPUModel"}
+    assert all(getattr(c.__dict__["fit"], "_transactional", False) for c in found)

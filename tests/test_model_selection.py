@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import make_pu
+from conftest import make_pu, small_pu
 from scipy import integrate
 from scipy.stats import norm
 from sklearn.base import clone
@@ -380,6 +380,44 @@ def test_search_errors(problem):
         from sklearn.svm import SVC
 
         PUGridSearchCV(SVC(), {"C": [1.0]}, cv=2, scoring=pu_zero_one_scorer).fit(X, s)
+
+
+@pytest.mark.parametrize("n_jobs, phrase", [(1.5, "integer"), (0, "non-zero"), (2**40, "<=")])
+def test_search_n_jobs_checked(n_jobs, phrase):
+    from unlabeled.model_selection import PUGridSearchCV
+
+    X, s = small_pu()
+    search = PUGridSearchCV(PUSVC(prior=0.4), {"lam": [0.1]}, cv=2, n_jobs=n_jobs)
+    with pytest.raises((TypeError, ValueError), match=phrase):
+        search.fit(X, s)
+
+
+@pytest.mark.parametrize("cv", [1, 0, -3])
+def test_search_cv_below_two_names_cv(cv):
+    """Found by the long fuzz run: cv=1 gave the splitter's "n_splits must be >= 2"."""
+    from unlabeled.model_selection import PUGridSearchCV
+
+    X, s = small_pu()
+    with pytest.raises(ValueError, match=r"^cv must be >= 2"):
+        PUGridSearchCV(PUSVC(prior=0.4), {"lam": [0.1]}, cv=cv).fit(X, s)
+
+
+def test_search_grid_values_checked_before_the_folds():
+    """PUGridSearchCV with lam=[-1.0] and 2 labeled positives for 5 folds reported the folds
+    (naming n_splits and s), not the bad grid value; grid values are checked first now."""
+    from unlabeled._validation import InvalidParameterError
+    from unlabeled.model_selection import PUGridSearchCV
+
+    X, s = small_pu()
+    s = np.zeros_like(s)
+    s[:2] = 1
+    for grid, phrase in [({"lam": [-1.0]}, "lam must be >= 1e-30"),
+                         ({"lam": [0.1], "gamma": ["wide"]}, "gamma must be"),
+                         ([{"lam": [0.1]}, {"prior": [1.5]}], "prior must be")]:  # fmt: skip
+        with pytest.raises(InvalidParameterError, match=f"^param_grid: {phrase}"):
+            PUGridSearchCV(PUSVC(prior=0.4), grid, cv=5).fit(X, s)
+    with pytest.raises(ValueError, match="n_splits"):  # a valid grid: the folds come next
+        PUGridSearchCV(PUSVC(prior=0.4), {"lam": [0.1]}, cv=5).fit(X, s)
 
 
 def test_search_in_two_processes_and_on_sparse_data(problem):

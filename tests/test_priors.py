@@ -6,6 +6,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import small_pu
 from sklearn.base import clone
 
 import unlabeled.pu
@@ -140,6 +141,15 @@ def test_bad_data_errors(cls):
     Xn[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         cls().fit(Xn, s)
+
+
+@pytest.mark.parametrize("name", ["KM1", "KM2"])
+def test_km_small_max_iter_message(name):
+    from unlabeled.pu import priors
+
+    X, s = small_pu()
+    with pytest.raises(RuntimeError, match=f"{name}: .*max_iter=1 .*increase max_iter"):
+        getattr(priors, name)(max_iter=1, random_state=0).fit(X, s)
 
 
 def test_elkan_noto_out_of_range_warns_and_is_not_clipped():

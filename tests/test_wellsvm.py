@@ -9,6 +9,7 @@ import itertools
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import time_limit
 from sklearn.metrics.pairwise import rbf_kernel
 
 from unlabeled._engine import KernelSpec
@@ -421,3 +422,27 @@ def test_linear_path_equals_kernel_path(sparse):
     np.testing.assert_allclose(
         t_lin.decision_function(Xf), t_ref.decision_function(linear_kernel(X)), atol=1e-4
     )
+
+
+def test_refined_oracle_ascent_stops_without_a_rise():
+    """WellSVM's refined oracle repeated the label sort while y'Hy rose; a NaN value never
+    compared as "no rise", so two alternating label vectors looped for ever."""
+    from types import SimpleNamespace
+
+    from unlabeled._label_generation import _violated_label
+
+    n = 6
+    ys = [np.array([1, 1, 1, -1, -1, -1], np.int8), np.array([1, -1, 1, -1, 1, -1], np.int8)]
+    calls = []
+
+    def oracle(r, a):
+        calls.append(1)
+        return ys[len(calls) % 2]
+
+    backend = SimpleNamespace(products=lambda a, Y: np.full((n, Y.shape[1]), np.nan))
+    cur = SimpleNamespace(alpha=np.ones(n), q=np.array([1.0]))
+    Y = np.ones((n, 1), np.int8)
+
+    with time_limit(5, "the ascent"):
+        best, _ = _violated_label(backend, oracle, cur, Y, refine=True)
+    assert len(calls) == 2 and best is not None

@@ -1,0 +1,264 @@
+"""Input layouts: dense C and Fortran order, views, lists, CSR, CSC and COO, sparse matrices
+with duplicate or unsorted entries and column indices past 32 bits all give the answer of the
+canonical dense fit, use no more memory than they need and are left as they were."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import small_pu
+from sklearn.exceptions import ConvergenceWarning
+
+from unlabeled import PUSVC
+
+
+def _layouts(X):
+    """The same matrix in every layout the input layer accepts."""
+    wide = np.zeros((X.shape[0], 2 * X.shape[1]))
+    wide[:, ::2] = X
+    rows, cols = np.nonzero(X)
+    indptr = np.r_[0, np.cumsum(2 * np.bincount(rows, minlength=X.shape[0]))]
+    dup = sp.csr_matrix(  # each entry twice, as two halves (scipy sums them)
+        (np.repeat(X[rows, cols] / 2, 2), np.repeat(cols, 2), indptr), shape=X.shape
+    )
+    return {
+        "C": np.ascontiguousarray(X), "F": np.asfortranarray(X), "view": wide[:, ::2],
+        "list": X.tolist(), "csr": sp.csr_matrix(X), "csc": sp.csc_matrix(X),
+        "coo": sp.coo_matrix(X), "csr_dup": dup,
+    }  # fmt: skip
+
+
+# ---------------------------------------------------------------------- dense and sparse layouts
+def test_gamma_scale_is_the_same_number_for_every_layout():
+    """SVMPlus on CSC data differed from its dense fit by 1e-3 at default parameters: sparse
+    X.var() was E[x^2] - E[x]^2 (and a Fortran-ordered X.var() sums in another order), one
+    unit in the last place from the dense value, and that gamma sent SMO along another path
+    to another point within tol. gamma='scale' is now computed to the same bits."""
+    from unlabeled._validation import check_gamma
+
+    rng = np.random.default_rng(3)
+    for X in (
+        rng.normal(size=(38, 1)),
+        np.where(rng.random((30, 4)) < 0.5, 0, rng.normal(size=(30, 4)) + 1e6),
+    ):
+        gammas = {k: check_gamma("scale", "rbf", np.asarray(A) if k == "list" else A)
+                  for k, A in _layouts(X).items()}  # fmt: skip
+        assert len(set(gammas.values())) == 1, gammas
+        assert gammas["C"] == pytest.approx(1 / (X.shape[1] * X.var()), rel=1e-12)
+
+
+def test_svmplus_sparse_fit_equals_dense_fit():
+    """A case of the fuzz suite: with one feature, sparse and dense kernel values are the same
+    bits, so with the same gamma the two fits must be identical."""
+    from unlabeled import SVMPlus
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(38, 1))
+    y = np.where(X[:, 0] + rng.normal(size=38) > 0, 1, -1)
+    Xs = np.abs(X) + rng.random((38, 1))
+    ref = SVMPlus().fit(X, y, Xs)
+    for name in ("csc", "coo", "F"):
+        est = SVMPlus().fit(_layouts(X)[name], y, Xs)
+        assert est.n_iter_ == ref.n_iter_ and est._gamma == ref._gamma
+        np.testing.assert_array_equal(est.dual_coef_, ref.dual_coef_)
+        np.testing.assert_array_equal(est.intercept_, ref.intercept_)
+
+
+def test_decision_function_is_the_same_for_every_dense_layout(monkeypatch):
+    """RampPU with lam=1e-30 on identical points: a model with coefficients of 2e17 whose
+    decision values cancel to -1 on a C-ordered X gave -16 on the same X in Fortran order
+    (its products rounded differently). Prediction takes dense X in C order, as fit does."""
+    import unlabeled._shared as shared
+    from unlabeled.pu import RampPU
+
+    monkeypatch.setattr(shared, "MIN_DEFAULT_MAX_ITER", 10**4)  # the problem hits its cap
+    X = np.tile(np.random.default_rng(0).normal(size=(1, 4)), (15, 1))
+    s = np.r_[1, 1, 1, np.zeros(12)]
+    with pytest.warns(ConvergenceWarning):
+        est = RampPU(prior=0.4, lam=1e-30, random_state=0).fit(X, s)
+    assert np.abs(est.dual_coef_).max() > 1e10  # the pathological model of the case
+    ref = est.decision_function(X)
+    for name, A in _layouts(X).items():
+        if not sp.issparse(A):
+            np.testing.assert_array_equal(est.decision_function(A), ref, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fortran_ordered_gram_matrix_is_not_copied(dtype):
+    """A Fortran-ordered precomputed Gram matrix was copied in full (to C order,
+    and float32 twice). A symmetric one is used as its transpose; float32 is converted once
+    (the engine reads float64). Same fit as on the C-ordered float64 matrix."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    P = rng.normal(size=(400, 3))
+    s = (rng.random(400) < 0.2).astype(int)
+    sq = np.einsum("ij,ij->i", P, P)
+    K = np.exp(-np.maximum(sq[:, None] + sq[None] - 2 * P @ P.T, 0) / 3)
+    K = ((K + K.T) / 2).astype(dtype)
+    G = np.asfortranarray(K)
+    tracemalloc.start()
+    try:
+        est = PUSVC(prior=0.4, kernel="precomputed", n_jobs=1, random_state=0).fit(G, s)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    copies = 0 if dtype == np.float64 else 1  # float64 copies of K
+    assert peak < (copies + 0.25) * K.size * 8, peak / (K.size * 8)
+    ref = PUSVC(prior=0.4, kernel="precomputed", n_jobs=1, random_state=0)
+    ref.fit(np.ascontiguousarray(K, dtype=np.float64), s)
+    np.testing.assert_array_equal(est.decision_function(K), ref.decision_function(K))
+
+
+# ---------------------------------------------------------------------- sparse duplicates
+def test_csr_with_duplicates_read_as_scipy_sums_them():
+    """A CSR matrix with duplicate entries (found by the fuzz suite): gamma='scale' was
+    computed from X.multiply(X), which does not sum duplicates, so the fit differed from
+    the dense one; support_vectors_ held each entry twice. Canonicalised on a copy now."""
+    X, s = small_pu()
+    rows, cols = np.nonzero(X)
+    vals = X[rows, cols]
+    dup = sp.csr_matrix(
+        (np.repeat(vals / 2, 2), np.repeat(cols, 2), np.r_[0, np.cumsum(2 * np.bincount(
+            rows, minlength=X.shape[0]))]), shape=X.shape
+    )  # fmt: skip
+    assert not dup.has_canonical_format and dup.nnz == 2 * np.count_nonzero(X)
+    before = dup.data.copy(), dup.indices.copy(), dup.indptr.copy()
+    a = PUSVC(prior=0.4, n_jobs=1, random_state=0).fit(dup, s)
+    b = PUSVC(prior=0.4, n_jobs=1, random_state=0).fit(X, s)
+    assert a._gamma == pytest.approx(b._gamma, rel=1e-12)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-8)
+    assert a.support_vectors_.has_canonical_format
+    after = (dup.data, dup.indices, dup.indptr)
+    assert all(np.array_equal(u, v) for u, v in zip(before, after, strict=True))
+
+
+def _dup_estimators():
+    from unlabeled import SVMPlus
+    from unlabeled.pu import DoubleHingeQP, RampPU, USMOInit, priors
+
+    pu = {"prior": 0.4}
+    return {
+        # tight tolerances: sparse and dense kernel values round differently, and a solver
+        # stopped at tol=1e-3 may stop elsewhere (by 4e-4 for RampPU); the duplicates made
+        # differences of up to 1.6
+        "PUSVC": lambda: PUSVC(**pu, tol=1e-9, n_jobs=1, random_state=0),
+        "PUSVC-linear": lambda: PUSVC(**pu, kernel="linear", tol=1e-9, n_jobs=1),
+        "USMOInit": lambda: USMOInit(**pu),
+        "RampPU": lambda: RampPU(**pu, tol=1e-9, random_state=0, init="zero"),
+        "SVMPlus": lambda: SVMPlus(tol=1e-9),
+        "DoubleHingeQP": lambda: DoubleHingeQP(**pu),
+        "KM1": lambda: priors.KM1(random_state=0),
+        "KM2": lambda: priors.KM2(random_state=0),
+        "PenalizedL1": lambda: priors.PenalizedL1(random_state=0),
+    }
+
+
+def _fit_output(name, est, X, s):
+    if name == "SVMPlus":
+        y = np.where(s == 1, 1, -1)
+        return est.fit(X, y, np.arange(len(s), dtype=float)[:, None] % 3).decision_function(X)
+    est.fit(X, s)
+    return np.array([est.prior_]) if name.startswith(("KM", "Pen")) else est.decision_function(X)
+
+
+@pytest.mark.parametrize("name", list(_dup_estimators()))
+def test_duplicate_and_unsorted_sparse_entries_read_as_scipy_sums_them(name):
+    """Duplicate entries moved decision values by up to 1.6 from the dense fit (and the linear
+    kernel never returned), and unsorted ones were sorted in the caller's CSR in place. For
+    every estimator here, a CSR matrix holding each entry twice, as two halves in shuffled
+    order, gives the dense fit and is left as it was."""
+    if name in ("RampPU", "SVMPlus", "DoubleHingeQP"):
+        pytest.importorskip("clarabel")
+    X, s = small_pu()
+    X = np.round(X, 3)  # halves exact
+    dup = _layouts(X)["csr_dup"]
+    perm = np.random.default_rng(0).permutation(dup.nnz)
+    for r in range(X.shape[0]):  # shuffle each row's entries: unsorted indices
+        lo, hi = dup.indptr[r], dup.indptr[r + 1]
+        order = lo + np.argsort(perm[lo:hi])
+        dup.indices[lo:hi], dup.data[lo:hi] = dup.indices[order], dup.data[order]
+    dup.has_sorted_indices = False
+    before = [a.copy() for a in (dup.data, dup.indices, dup.indptr)]
+    make = _dup_estimators()[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        out, ref = _fit_output(name, make(), dup, s), _fit_output(name, make(), X, s)
+    np.testing.assert_allclose(out, ref, rtol=1e-6, atol=1e-6 * (1 + np.abs(ref).max()))
+    assert all(
+        np.array_equal(a, b)
+        for a, b in zip(before, (dup.data, dup.indices, dup.indptr), strict=True)
+    )
+    assert not dup.has_sorted_indices
+
+
+# ---------------------------------------------------------------------- column indices
+def test_column_indices_past_32_bits():
+    """Column indices of 2**31 or more were cast to int32 unchecked. The kernel
+    solvers renumber the columns in use (the fit equals the fit on the compact matrix); the
+    linear solvers, whose w has one entry per column, refuse X naming the 32-bit limit."""
+    X, s = small_pu()
+    wide = 2**31 + 10
+    rows, cols = np.nonzero(X)
+    Xc = np.c_[X, np.r_[1.0, np.zeros(len(s) - 1)]]
+    W = sp.csr_matrix(
+        (np.r_[X[rows, cols], 1.0], (np.r_[rows, 0], np.r_[cols, wide - 3])), shape=(len(s), wide)
+    )
+    # sparse and dense dot products round differently: at the default tol the two fits may
+    # stop at different points within it, so both are solved to 1e-10
+    a = PUSVC(prior=0.4, gamma=0.3, n_jobs=1, random_state=0, tol=1e-10).fit(W, s)
+    b = PUSVC(prior=0.4, gamma=0.3, n_jobs=1, random_state=0, tol=1e-10).fit(Xc, s)
+    np.testing.assert_allclose(a.decision_function(W), b.decision_function(Xc), atol=1e-7)
+    with pytest.raises(ValueError, match=r"X has 2147483658 columns.*32-bit"):
+        PUSVC(prior=0.4, kernel="linear", n_jobs=1).fit(W, s)
+
+
+# ---------------------------------------------------------------------- the search
+def _search(X, s):
+    from unlabeled.model_selection import PUGridSearchCV
+
+    return PUGridSearchCV(PUSVC(prior=0.4, n_jobs=1), None, cv=3, random_state=0).fit(X, s)
+
+
+@pytest.mark.parametrize("kind", ["dataframe", "coo", "csc", "dok", "list"])
+def test_search_accepts_what_the_estimators_accept(kind):
+    X, s = small_pu()
+    ref = _search(X, s)
+    if kind == "dataframe":
+        pd = pytest.importorskip("pandas")
+        Xk, sk = pd.DataFrame(X, columns=["a", "b", "c"]), pd.Series(s, index=np.arange(len(s)) * 7)
+    else:
+        Xk, sk = {"list": X.tolist(), "coo": sp.coo_matrix(X), "csc": sp.csc_matrix(X),
+                  "dok": sp.dok_matrix(X)}.get(kind), s  # fmt: skip
+    before = Xk.copy() if kind != "list" else list(Xk)
+    got = _search(Xk, sk)
+    np.testing.assert_allclose(
+        got.cv_results_["mean_test_score"], ref.cv_results_["mean_test_score"], atol=1e-9
+    )
+    np.testing.assert_allclose(got.decision_function(X), ref.decision_function(X), atol=1e-9)
+    if kind == "dataframe":
+        assert list(got.best_estimator_.feature_names_in_) == ["a", "b", "c"]
+        assert Xk.equals(before)
+    elif kind != "list":
+        assert (Xk != before).nnz == 0 and Xk.format == before.format
+
+
+def test_search_leaves_an_unsorted_csr_as_it_was():
+    """PUGridSearchCV indexed the caller's matrix, sorting its indices in place."""
+    from unlabeled.model_selection import PUGridSearchCV
+
+    X, s = small_pu()
+    M = sp.csr_matrix(X)
+    for r in range(M.shape[0]):
+        lo, hi = M.indptr[r], M.indptr[r + 1]
+        M.indices[lo:hi], M.data[lo:hi] = M.indices[lo:hi][::-1].copy(), M.data[lo:hi][::-1].copy()
+    M.has_sorted_indices = False
+    before = [a.copy() for a in (M.data, M.indices, M.indptr)]
+    search = PUGridSearchCV(PUSVC(prior=0.4, n_jobs=1), {"lam": [0.1, 0.01]}, cv=2).fit(M, s)
+    assert all(
+        np.array_equal(a, b) for a, b in zip(before, (M.data, M.indices, M.indptr), strict=True)
+    )
+    assert not M.has_sorted_indices
+    ref = PUGridSearchCV(PUSVC(prior=0.4, n_jobs=1), {"lam": [0.1, 0.01]}, cv=2).fit(X, s)
+    assert search.best_params_ == ref.best_params_
