@@ -99,8 +99,18 @@ def test_out_of_range_parameters_refused(make, params, phrase):
 
 
 def test_largest_cache_accepted():
+    """cache_size=1e6 (MB), the largest accepted, is a bound, not an allocation: the cache holds
+    only the kernel rows computed, and the model is the one of the default cache."""
+    from unlabeled._validation import InvalidParameterError
+
     X, s = small_pu()
-    PUSVC(prior=0.4, cache_size=1e6, n_jobs=1).fit(X, s)  # a bound, not an allocation
+    est = PUSVC(prior=0.4, cache_size=1e6, n_jobs=1).fit(X, s)
+    stats = est.cache_stats_
+    assert 0 < stats["bytes"] <= stats["kernel_rows"] * X.shape[0] * 8, stats
+    ref = PUSVC(prior=0.4, n_jobs=1).fit(X, s)
+    np.testing.assert_array_equal(est.decision_function(X), ref.decision_function(X))
+    with pytest.raises(InvalidParameterError, match="cache_size must be <= 1000000.0"):
+        PUSVC(prior=0.4, cache_size=np.nextafter(1e6, np.inf), n_jobs=1).fit(X, s)
 
 
 @pytest.mark.parametrize("lam", [1e-200, 1e-300, 1e-31])
