@@ -42,8 +42,8 @@ throughout. Each alternation is exact block minimisation of the MKL primal, so i
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -68,7 +68,11 @@ def _squared_hinge_terms(C):
     return 1.0 / C, C * _UNBOUNDED
 
 
-Oracle = Callable[[np.ndarray, np.ndarray], np.ndarray]
+class Oracle(Protocol):
+    """The oracle of the cutting plane: ``(r, alpha) -> y``, ``alpha`` optional (module
+    docstring)."""
+
+    def __call__(self, r: np.ndarray, alpha: np.ndarray | None = None, /) -> np.ndarray: ...
 
 
 def _init_counts(backend, X, C, tol, max_iter, linear):
@@ -105,6 +109,17 @@ class KernelBackend:
     tol : float
         The engine's KKT tolerance.
     """
+
+    # set by _init_counts
+    n: int
+    C: np.ndarray
+    max_iter: int
+    default_cap: bool
+    options: SolverOptions
+    n_solves: int
+    n_inner_iter: int
+    all_converged: bool
+    diag: np.ndarray | None
 
     def __init__(self, X, spec: KernelSpec, C, cache_bytes: float, tol: float, max_iter=-1):
         _init_counts(self, X, C, tol, max_iter, linear=False)
@@ -205,6 +220,17 @@ class LinearBackend:
     tol : float
         The solver's tolerance on the largest projected gradient.
     """
+
+    # set by _init_counts
+    n: int
+    C: np.ndarray
+    max_iter: int
+    default_cap: bool
+    options: SolverOptions
+    n_solves: int
+    n_inner_iter: int
+    all_converged: bool
+    diag: np.ndarray | None
 
     def __init__(self, X, C, tol: float, max_iter=-1):
         _init_counts(self, X, C, tol, max_iter, linear=True)
@@ -340,7 +366,7 @@ class LabelGenerationResult:
     labels: np.ndarray
     mu: np.ndarray
     alpha: np.ndarray
-    f_train: np.ndarray
+    f_train: np.ndarray | None  # None until label_generation's last step
     history: list = field(default_factory=list)
     n_iter: int = 0
     mkl_iter: list = field(default_factory=list)

@@ -108,6 +108,7 @@ class KernelProducts:
         # the rest: a few outlying rows (Shuttle's table has 20 in 43,500) must not send the
         # whole product down the slow path
         g = self.params["gamma"]
+        assert self.sq is not None  # set in __init__ for the rbf kernel
         safe_r, safe_c = g * self.sq[rows] <= _EXP_SAFE, g * self.sq[cols] <= _EXP_SAFE
         for r_mask, c_mask, factored in (
             (safe_r, safe_c, True),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numbers
 import warnings
 from dataclasses import dataclass
+from typing import Literal, overload
 
 import numpy as np
 import scipy.sparse as sp
@@ -53,6 +54,19 @@ def check_real(value, name: str, *, low=None, high=None, low_open=True, high_ope
     return v
 
 
+@overload
+def check_int(
+    value: object,
+    name: str,
+    *,
+    low: int | None = ...,
+    high: int | None = ...,
+    allow_none: Literal[False] = ...,
+) -> int: ...
+@overload
+def check_int(
+    value: object, name: str, *, low: int | None = ..., high: int | None = ..., allow_none: bool
+) -> int | None: ...
 def check_int(value, name: str, *, low=None, high=INT_MAX, allow_none=False) -> int | None:
     """An integer (not a bool, not a float such as 1.5) in ``[low, high]``; ``high`` defaults to
     :data:`INT_MAX`, the engine's limit."""
@@ -83,10 +97,10 @@ class Real:
     low_open: bool = True
     high_open: bool = True
 
-    def admits_type(self, value) -> bool:
+    def admits_type(self, value: object) -> bool:
         return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
-    def check(self, value, name: str) -> float:
+    def check(self, value: object, name: str) -> float:
         return check_real(
             value, name, low=self.low, high=self.high, low_open=self.low_open,
             high_open=self.high_open,
@@ -109,10 +123,10 @@ class Integer:
     low: int | None = None
     high: int = INT_MAX
 
-    def admits_type(self, value) -> bool:
+    def admits_type(self, value: object) -> bool:
         return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
-    def check(self, value, name: str) -> int:
+    def check(self, value: object, name: str) -> int:
         return check_int(value, name, low=self.low, high=self.high)
 
     def describe(self) -> str:
@@ -129,12 +143,12 @@ class Options:
 
     values: tuple
 
-    def admits_type(self, value) -> bool:
+    def admits_type(self, value: object) -> bool:
         if isinstance(value, (bool, np.bool_)):
             return False
         return any(isinstance(value, type(v)) for v in self.values)
 
-    def check(self, value, name: str):
+    def check(self, value: object, name: str) -> object:
         if value in self.values:
             return value
         raise ValueError(f"{name} must be one of {list(self.values)}, got {value!r}")
@@ -147,10 +161,10 @@ class Options:
 class Boolean:
     """True or False (Python or NumPy bools)."""
 
-    def admits_type(self, value) -> bool:
+    def admits_type(self, value: object) -> bool:
         return isinstance(value, (bool, np.bool_))
 
-    def check(self, value, name: str) -> bool:
+    def check(self, value: object, name: str) -> bool:
         if not self.admits_type(value):
             raise TypeError(f"{name} must be True or False, got {value!r}")
         return bool(value)
@@ -166,10 +180,10 @@ class Instance:
     types: tuple
     what: str = ""
 
-    def admits_type(self, value) -> bool:
+    def admits_type(self, value: object) -> bool:
         return isinstance(value, self.types)
 
-    def check(self, value, name: str):
+    def check(self, value: object, name: str) -> object:
         if not self.admits_type(value):
             raise TypeError(f"{name} must be {self.describe()}, got {value!r}")
         return value
@@ -182,10 +196,10 @@ class Instance:
 class Callable:
     """A callable (a function, a scorer)."""
 
-    def admits_type(self, value) -> bool:
+    def admits_type(self, value: object) -> bool:
         return callable(value)
 
-    def check(self, value, name: str):
+    def check(self, value: object, name: str) -> object:
         if not callable(value):
             raise TypeError(f"{name} must be a callable, got {value!r}")
         return value
@@ -360,7 +374,7 @@ def check_gamma(gamma, kernel: str, X) -> float:
     return check_real(gamma, "gamma", low=0.0, low_open=False)
 
 
-def check_binary_targets(y, who: str) -> tuple[np.ndarray, np.ndarray]:
+def check_binary_targets(y: ArrayLike, who: str) -> tuple[np.ndarray, np.ndarray]:
     """The two classes of ``y`` and ``y`` as +-1 (``classes[1]`` is +1), for binary estimators.
 
     ``y`` must already have one entry per sample (scikit-learn's ``validate_data`` checks that);
@@ -378,7 +392,7 @@ def check_binary_targets(y, who: str) -> tuple[np.ndarray, np.ndarray]:
     return classes, np.where(y == classes[1], 1, -1).astype(np.int8)
 
 
-def check_pu_labels(s, n_samples: int) -> np.ndarray:
+def check_pu_labels(s: ArrayLike | None, n_samples: int) -> np.ndarray:
     """Turn PU labels into a boolean mask of labeled positives.
 
     Accepted encodings: 1 = labeled positive with 0 or -1 = unlabeled (not both), or booleans.

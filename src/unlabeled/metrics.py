@@ -384,7 +384,7 @@ class PUScorer:
         The evaluation prior; None: the fitted ``prior_`` of the estimator being scored.
     """
 
-    def __init__(self, metric: str, prior: float | None = None):
+    def __init__(self, metric: str, prior: float | None = None) -> None:
         self.metric = metric
         self.prior = prior
 

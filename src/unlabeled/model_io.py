@@ -26,10 +26,14 @@ import stat
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import _version
 from ._products import PATHS
 from .exceptions import ModelFileError
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
 
 __all__ = ["ModelFileError", "TRUSTED_TYPES", "load_model", "save_model"]
 
@@ -160,7 +164,9 @@ def model_bytes(estimator, meta: dict) -> bytes:
     return buf.getvalue()
 
 
-def save_model(estimator, path, meta: dict | None = None) -> None:
+def save_model(
+    estimator: BaseEstimator, path: str | os.PathLike[str], meta: dict | None = None
+) -> None:
     """Save a fitted estimator with its record, atomically.
 
     Parameters
@@ -262,7 +268,7 @@ def read_meta(path) -> tuple[dict, bytes]:
     return meta, raw
 
 
-def load_model(path):
+def load_model(path: str | os.PathLike[str]) -> tuple[BaseEstimator, dict]:
     """``(estimator, record)`` from a model file written by :func:`save_model`.
 
     The record is read first (a file that is not ours or from another version is refused

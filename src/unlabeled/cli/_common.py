@@ -40,7 +40,7 @@ class Progress:
         tqdm = None
         if sys.stderr.isatty():
             try:
-                from tqdm import tqdm
+                from tqdm import tqdm  # type: ignore[no-redef]
             except ImportError:  # a core dependency; without it, plain lines
                 pass
         if tqdm is None:  # a log file or a pipe: one line per finished step, no spinner

@@ -26,7 +26,8 @@ from .._files import (
 )
 from ._common import EXIT_USAGE, CLIError
 
-_HEADER = {"auto": "infer", "yes": True, "no": False}  # --header -> load_csv's header
+# --header -> load_csv's header
+_HEADER: dict[str, bool | str] = {"auto": "infer", "yes": True, "no": False}
 
 
 def detect_format(path: str, fmt: str) -> str:

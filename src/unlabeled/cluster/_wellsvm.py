@@ -298,15 +298,16 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
     }
 
     def __init__(
-        self, C: float = 1.0, *, beta: float = 0.03, kernel: str = "rbf", gamma="scale",
-        degree: int = 3, coef0: float = 0.0, n_init: int = 20, max_iter: int = 50,
-        max_mkl_iter: int = 100, tol: float = 1e-3, refine_oracle: bool = False,
-        ties: str = "decision", offset: str = "none", oracle: str = "sort",
-        cache_size: float = 200.0, random_state=None, verbose: bool = False,
-    ):  # fmt: skip
+        self, C: float = 1.0, *, beta: float = 0.03, kernel: str = "rbf",
+        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, n_init: int = 20,
+        max_iter: int = 50, max_mkl_iter: int = 100, tol: float = 1e-3,
+        refine_oracle: bool = False, ties: str = "decision", offset: str = "none",
+        oracle: str = "sort", cache_size: float = 200.0,
+        random_state: int | np.random.RandomState | None = None, verbose: bool | int = False,
+    ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
-    def fit(self, X: MatrixLike, y=None) -> WellSVMClustering:
+    def fit(self, X: MatrixLike, y: object = None) -> WellSVMClustering:
         """Cluster ``X`` into two clusters.
 
         Parameters
@@ -336,6 +337,7 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
             )
         lo, hi = balance_range(n, params["beta"])
         backend = make_backend(self, X, np.full(n, params["C"]), params["tol"])
+        oracle: BalancedLabels
         if params["oracle"] == "exact":
             oracle = ExactClusters(n, lo, hi, backend)
         elif params["ties"] == "decision":

@@ -180,22 +180,22 @@ class SVMPlus(KernelClassifier):
 
     def __init__(
         self,
-        C=1.0,
-        gamma_plus=1.0,
+        C: float = 1.0,
+        gamma_plus: float = 1.0,
         *,
-        kernel="rbf",
-        gamma="scale",
-        kernel_plus="rbf",
-        gamma_star="scale",
-        solver="asmo",
-        tol=1e-3,
-        cache_size=200,
-        max_iter=None,
-        verbose=False,
-        mode="svm+",
-        degree=3,
-        coef0=0.0,
-    ):
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        kernel_plus: str = "rbf",
+        gamma_star: str | float = "scale",
+        solver: str = "asmo",
+        tol: float = 1e-3,
+        cache_size: float = 200,
+        max_iter: int | None = None,
+        verbose: bool | int = False,
+        mode: str = "svm+",
+        degree: int = 3,
+        coef0: float = 0.0,
+    ) -> None:
         set_init_params(self, locals())
 
     _dense_bytes_per_pair = 0.0  # its own memory check comes first, with its own budget

@@ -45,9 +45,9 @@ class _Alternating(MultiInstanceClassifier):
 
     def __init__(
         self, C: float = 1.0, *, C_negative: float | None = None, kernel: str = "rbf",
-        gamma="scale", degree: int = 3, coef0: float = 0.0, max_iter: int = 50,
+        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, max_iter: int = 50,
         tol: float = 1e-3, cache_size: float = 200.0,
-    ):  # fmt: skip
+    ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
     def _box(self, params, y):
@@ -207,6 +207,7 @@ class MISVM(_Alternating):
 
 
 for _cls in (miSVM, MISVM):
-    _cls.__doc__ = _cls.__doc__.replace("%(kernel_and_solver)s", _KERNEL_AND_SOLVER).replace(
-        "%(fitted)s", _FITTED
-    )
+    if _cls.__doc__ is not None:  # None under python -OO
+        _cls.__doc__ = _cls.__doc__.replace("%(kernel_and_solver)s", _KERNEL_AND_SOLVER).replace(
+            "%(fitted)s", _FITTED
+        )

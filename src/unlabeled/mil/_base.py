@@ -8,22 +8,29 @@ A bag is positive when at least one of its instances is: with an instance model 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TypeAlias
+
 import numpy as np
 import scipy.sparse as sp
-from numpy.typing import ArrayLike
 from sklearn.metrics import accuracy_score
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._engine import KernelSpec
 from .._kernels import KERNEL_CODES
 from .._label_generation import KernelBackend
-from .._validation import Integer, Options, Real, check_binary_targets
+from .._validation import ArrayLike, Integer, MatrixLike, Options, Real, check_binary_targets
 from ..base import KernelClassifier, KernelMachine
 
 MIL_KERNELS = ("linear", "poly", "rbf")
 
+#: bags: a sequence (or 3-D array) of 2-D arrays, one per bag, or a matrix of instances
+BagsLike: TypeAlias = "MatrixLike | Sequence[MatrixLike]"
 
-def as_instances(X, groups=None, *, name: str = "X"):
+
+def as_instances(
+    X: BagsLike, groups: ArrayLike | None = None, *, name: str = "X"
+) -> tuple[MatrixLike, np.ndarray, int]:
     """The instances of ``X`` stacked, and the bag of each.
 
     Parameters
@@ -60,13 +67,13 @@ def as_instances(X, groups=None, *, name: str = "X"):
     n = X.shape[0] if hasattr(X, "shape") else len(X)
     if groups is None:
         return X, np.arange(n, dtype=np.int64), n
-    groups = column_or_1d(groups)
-    if groups.shape[0] != n:
+    ids = column_or_1d(groups)
+    if ids.shape[0] != n:
         raise ValueError(
             f"groups must hold one bag id per row of {name}: {name} has {n} rows, groups "
-            f"{groups.shape[0]} entries"
+            f"{ids.shape[0]} entries"
         )
-    _, bag = np.unique(groups, return_inverse=True)
+    _, bag = np.unique(ids, return_inverse=True)
     return X, bag.astype(np.int64), int(bag.max()) + 1 if n else 0
 
 
@@ -152,7 +159,9 @@ class MultiInstanceClassifier(KernelClassifier):
         "max_iter": [Integer(1)],
     }
 
-    def fit(self, X, y: ArrayLike, groups: ArrayLike | None = None):
+    def fit(
+        self, X: BagsLike, y: ArrayLike, groups: ArrayLike | None = None
+    ) -> MultiInstanceClassifier:
         """Fit on bags ``X`` with bag labels ``y``.
 
         Parameters
@@ -193,7 +202,9 @@ class MultiInstanceClassifier(KernelClassifier):
         return KernelBackend(X, spec, C, float(self.cache_size) * 2**20, tol, max_iter)
 
     # ------------------------------------------------------------------ prediction
-    def instance_decision_function(self, X, groups: ArrayLike | None = None) -> np.ndarray:
+    def instance_decision_function(
+        self, X: BagsLike, groups: ArrayLike | None = None
+    ) -> np.ndarray:
         r"""The instance model :math:`f(x)` on every instance of the bags ``X``.
 
         Parameters
@@ -215,7 +226,7 @@ class MultiInstanceClassifier(KernelClassifier):
         X, _, _ = as_instances(X, groups)
         return KernelMachine.decision_function(self, X)
 
-    def predict_instances(self, X, groups: ArrayLike | None = None) -> np.ndarray:
+    def predict_instances(self, X: BagsLike, groups: ArrayLike | None = None) -> np.ndarray:
         """The class of every instance, shape (n_instances,): ``classes_[1]`` where
         ``f(x) > 0``, the key instances (regions of interest) of positive bags. ``X`` and
         ``groups`` are bags as for :meth:`fit`."""
@@ -224,7 +235,7 @@ class MultiInstanceClassifier(KernelClassifier):
     def _classes_of(self, values):
         return self.classes_[(values > 0).astype(int)]
 
-    def decision_function(self, X, groups: ArrayLike | None = None) -> np.ndarray:
+    def decision_function(self, X: BagsLike, groups: ArrayLike | None = None) -> np.ndarray:
         r"""The bag values :math:`F(B) = \max_{x \in B} f(x)`.
 
         Parameters
@@ -252,12 +263,18 @@ class MultiInstanceClassifier(KernelClassifier):
         np.maximum.at(out, bag, f)
         return out
 
-    def predict(self, X, groups: ArrayLike | None = None) -> np.ndarray:
+    def predict(self, X: BagsLike, groups: ArrayLike | None = None) -> np.ndarray:
         """The class of each bag, shape (n_bags,): ``classes_[1]`` when some instance has
         ``f(x) > 0``. ``X`` and ``groups`` are bags as for :meth:`decision_function`."""
         return self._classes_of(self.decision_function(X, groups))
 
-    def score(self, X, y, groups: ArrayLike | None = None, sample_weight=None) -> float:
+    def score(
+        self,
+        X: BagsLike,
+        y: ArrayLike,
+        groups: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> float:
         """Bag accuracy of :meth:`predict`.
 
         Parameters
@@ -274,12 +291,12 @@ class MultiInstanceClassifier(KernelClassifier):
         """
         check_is_fitted(self)
         Xi, bag, n_bags = as_instances(X, groups)
-        y = column_or_1d(y)
-        if y.shape[0] != n_bags:
+        labels = column_or_1d(y)
+        if labels.shape[0] != n_bags:
             first = np.full(n_bags, -1)
             first[bag[::-1]] = np.arange(bag.shape[0])[::-1]
-            y = y[first] if y.shape[0] == bag.shape[0] else y
-        return float(accuracy_score(y, self.predict(X, groups), sample_weight=sample_weight))
+            labels = labels[first] if labels.shape[0] == bag.shape[0] else labels
+        return float(accuracy_score(labels, self.predict(X, groups), sample_weight=sample_weight))
 
     def _key_instances(self, f, bag, n_bags):
         """Per bag, the position within the bag of its instance with the largest ``f``."""

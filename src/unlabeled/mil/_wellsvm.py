@@ -337,11 +337,12 @@ class MILWellSVM(MultiInstanceClassifier):
     }
 
     def __init__(
-        self, C1: float = 10.0, C2: float = 1.0, *, kernel: str = "rbf", gamma="scale",
-        degree: int = 3, coef0: float = 0.0, max_iter: int = 50, max_mkl_iter: int = 100,
+        self, C1: float = 10.0, C2: float = 1.0, *, kernel: str = "rbf",
+        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, max_iter: int = 50,
+        max_mkl_iter: int = 100,
         tol: float = 1e-3, oracle: str = "ascent", model: str = "rounded",
-        cache_size: float = 200.0, verbose: bool = False,
-    ):  # fmt: skip
+        cache_size: float = 200.0, verbose: bool | int = False,
+    ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
     def _fit(self, params, X, bag, signs):

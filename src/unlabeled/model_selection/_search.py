@@ -516,8 +516,8 @@ def _path_tasks(candidates: list[dict]) -> list[list[tuple[int, dict]]]:
 
     order = sorted(range(len(candidates)), key=key)
     tasks = []
-    for _, members in groupby(order, key=key):
-        members = list(members)
+    for _, group in groupby(order, key=key):
+        members = list(group)
         with_lam = [i for i in members if isinstance(candidates[i].get("lam"), numbers.Real)]
         others = [i for i in members if i not in with_lam]
         with_lam.sort(key=lambda i: -float(candidates[i]["lam"]))

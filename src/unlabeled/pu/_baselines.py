@@ -105,8 +105,11 @@ class DoubleHingeQP(KernelPUModel):
         "verbose": VERBOSE,
     }
 
-    def __init__(self, prior, lam=0.01, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
-                 tol=1e-8, max_memory=4096, verbose=False):  # fmt: skip
+    def __init__(
+        self, prior: float, lam: float = 0.01, *, kernel: str = "rbf",
+        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, tol: float = 1e-8,
+        max_memory: float = 4096, verbose: bool | int = False,
+    ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
     @staticmethod
@@ -185,7 +188,10 @@ class USMOInit(KernelPUModel):
     Learning", IEEE TPAMI 41(11), 2019, section 4.5.
     """
 
-    def __init__(self, prior, lam=0.01, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0):
+    def __init__(
+        self, prior: float, lam: float = 0.01, *, kernel: str = "rbf",
+        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0,
+    ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
     def _fit(self, X, mask, params):
@@ -288,9 +294,13 @@ class RampPU(KernelPUModel):
         "verbose": VERBOSE,
     }
 
-    def __init__(self, prior, lam=0.01, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
-                 tol=1e-3, max_cccp_iter=30, init="random", inner_solver="smo", cache_size=200,
-                 random_state=None, verbose=False):  # fmt: skip
+    def __init__(
+        self, prior: float, lam: float = 0.01, *, kernel: str = "rbf",
+        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, tol: float = 1e-3,
+        max_cccp_iter: int = 30, init: str = "random", inner_solver: str = "smo",
+        cache_size: float = 200, random_state: int | np.random.RandomState | None = None,
+        verbose: bool | int = False,
+    ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
     def _fit(self, X, mask, params):

@@ -12,7 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 from .._label_generation import BalancedLabels, make_backend  # noqa: F401 (re-exported)
-from .._validation import Integer, Real
+from .._validation import ArrayLike, Integer, MatrixLike, Real
 from ..base import KernelClassifier, KernelMachine
 
 UNLABELED = -1
@@ -92,7 +92,7 @@ class SemiSupervisedSVM(KernelClassifier):
         "max_iter": [Integer(1)],
     }
 
-    def fit(self, X, y):
+    def fit(self, X: MatrixLike, y: ArrayLike) -> SemiSupervisedSVM:
         """Fit on ``X`` with labels ``y`` (``-1`` = unlabeled).
 
         Parameters
@@ -136,7 +136,7 @@ class SemiSupervisedSVM(KernelClassifier):
         f = backend.products(alpha, np.where(signs == 0, 1, signs)[:, None])[:, 0] - rho
         return oracle(f), f
 
-    def score(self, X, y, sample_weight=None) -> float:
+    def score(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
         """Accuracy of :meth:`predict` on the labeled points of ``(X, y)`` (``y = -1`` marks
         a point without label, which is left out).
 
@@ -152,11 +152,15 @@ class SemiSupervisedSVM(KernelClassifier):
         float
         """
         check_is_fitted(self)
-        y = column_or_1d(y)
-        keep = ~(y == UNLABELED) if y.dtype.kind in "iuf" else np.ones(len(y), dtype=bool)
+        labels = column_or_1d(y)
+        keep = (
+            ~(labels == UNLABELED)
+            if labels.dtype.kind in "iuf"
+            else np.ones(len(labels), dtype=bool)
+        )
         w = None if sample_weight is None else np.asarray(sample_weight)[keep]
         pred = self.predict(X)
-        return float(accuracy_score(y[keep], pred[keep], sample_weight=w))
+        return float(accuracy_score(labels[keep], pred[keep], sample_weight=w))
 
     def _set_transduction(self, signs, f_train, classes):
         """``transduction_``: the given label on labeled points, ``sign(f)`` elsewhere."""

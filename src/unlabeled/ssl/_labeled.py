@@ -48,10 +48,10 @@ class LabeledSVM(SemiSupervisedSVM):
     }
 
     def __init__(
-        self, C1: float = 1.0, *, kernel: str = "rbf", gamma="scale", degree: int = 3,
-        coef0: float = 0.0, tol: float = 1e-3, cache_size: float = 200.0,
+        self, C1: float = 1.0, *, kernel: str = "rbf", gamma: str | float = "scale",
+        degree: int = 3, coef0: float = 0.0, tol: float = 1e-3, cache_size: float = 200.0,
         max_iter: int = 1_000_000,
-    ):  # fmt: skip
+    ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
     def _fit(self, params, X, classes, signs):

@@ -82,9 +82,9 @@ class LapSVM(SemiSupervisedSVM):
 
     def __init__(
         self, C1: float = 1.0, gamma_I: float = 1.0, *, n_neighbors: int = 5,
-        kernel: str = "rbf", gamma="scale", degree: int = 3, coef0: float = 0.0,
+        kernel: str = "rbf", gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0,
         tol: float = 1e-3, max_iter: int = 100000,
-    ):  # fmt: skip
+    ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
     def _fit(self, params, X, classes, signs):

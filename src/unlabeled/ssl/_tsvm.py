@@ -82,11 +82,12 @@ class TSVM(SemiSupervisedSVM):
     }
 
     def __init__(
-        self, C1: float = 1.0, C2: float = 0.1, *, kernel: str = "rbf", gamma="scale",
-        degree: int = 3, coef0: float = 0.0, balance: float | None = None,
+        self, C1: float = 1.0, C2: float = 0.1, *, kernel: str = "rbf",
+        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0,
+        balance: float | None = None,
         max_iter: int = 1000, tol: float = 1e-3, cache_size: float = 200.0,
-        verbose: bool = False,
-    ):  # fmt: skip
+        verbose: bool | int = False,
+    ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
     def _fit(self, params, X, classes, signs):

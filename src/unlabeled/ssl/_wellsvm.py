@@ -158,12 +158,13 @@ class WellSVM(SemiSupervisedSVM):
     }
 
     def __init__(
-        self, C1: float = 1.0, C2: float = 0.1, *, kernel: str = "rbf", gamma="scale",
-        degree: int = 3, coef0: float = 0.0, balance: float | None = None, max_iter: int = 50,
+        self, C1: float = 1.0, C2: float = 0.1, *, kernel: str = "rbf",
+        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0,
+        balance: float | None = None, max_iter: int = 50,
         max_mkl_iter: int = 100, tol: float = 1e-3, init: str = "svm",
         refine_oracle: bool = False, loss: str = "hinge", cache_size: float = 200.0,
-        random_state=None, verbose: bool = False,
-    ):  # fmt: skip
+        random_state: int | np.random.RandomState | None = None, verbose: bool | int = False,
+    ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
     def _fit(self, params, X, classes, signs):
