@@ -16,6 +16,7 @@ import csv
 import os
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -95,7 +96,9 @@ def _as_labels(y) -> np.ndarray:
     return y
 
 
-def load_svmlight(path, n_features: int | None = None) -> tuple[sp.csr_matrix, np.ndarray]:
+def load_svmlight(
+    path: str | os.PathLike[str], n_features: int | None = None
+) -> tuple[sp.csr_matrix, np.ndarray]:
     """Load a file in svmlight / libsvm format (``label index:value ...`` per line).
 
     A thin wrapper of :func:`sklearn.datasets.load_svmlight_file`, the format in which LIBSVM
@@ -132,7 +135,10 @@ def load_svmlight(path, n_features: int | None = None) -> tuple[sp.csr_matrix, n
 
 
 def load_csv(
-    path, label_column: int | str = -1, delimiter: str = ",", header: bool | str = "infer"
+    path: str | os.PathLike[str],
+    label_column: int | str = -1,
+    delimiter: str = ",",
+    header: bool | str = "infer",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Load a delimited text file of numeric features plus one label column.
 
@@ -314,7 +320,9 @@ def _explain_csv_error(p: Path, delimiter: str, skip: int, n_cols: int, lab: int
     )
 
 
-def load_npz(path, X_key: str = "X", y_key: str = "y") -> tuple[np.ndarray, np.ndarray]:
+def load_npz(
+    path: str | os.PathLike[str], X_key: str = "X", y_key: str = "y"
+) -> tuple[np.ndarray, np.ndarray]:
     """Load a dense ``X`` and ``y`` saved with :func:`numpy.savez` (``np.savez(f, X=X, y=y)``).
 
     Parameters
@@ -368,7 +376,9 @@ def load_npz(path, X_key: str = "X", y_key: str = "y") -> tuple[np.ndarray, np.n
     return np.ascontiguousarray(X, dtype=np.float64), y
 
 
-def load_file(path, **kwargs):
+def load_file(
+    path: str | os.PathLike[str], **kwargs: Any
+) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:
     """Load a data file, choosing the loader from the file suffix.
 
     ``.svm``, ``.svmlight``, ``.libsvm``, ``.txt`` (optionally followed by ``.gz`` or

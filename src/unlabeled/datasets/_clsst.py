@@ -3,6 +3,7 @@ loader for the FCPS shapes (Atom, Chainlink, Ring, Spiral) of the authors' demos
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +32,9 @@ TOES_COVS = np.array(
 TOES_CLASS = np.array([0, 0, 1, 1, 1])
 
 
-def make_cake(n_samples: int = 1000, random_state=None) -> tuple[np.ndarray, np.ndarray]:
+def make_cake(
+    n_samples: int = 1000, random_state: int | np.random.RandomState | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """CAKE: points uniform in the disk of radius 3 centred at (2, 1), labeled by an XOR of the
     two axis-parallel cuts through the centre (the authors' demo_cake).
 
@@ -57,7 +60,11 @@ def make_cake(n_samples: int = 1000, random_state=None) -> tuple[np.ndarray, np.
     return X, (~first).astype(np.int64)
 
 
-def make_toes(n_samples: int = 1000, n_features: int = 2, random_state=None):
+def make_toes(
+    n_samples: int = 1000,
+    n_features: int = 2,
+    random_state: int | np.random.RandomState | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """TOES: five 2-D Gaussians, two for class 0 and three for class 1, balanced classes.
 
     The thesis does not give the parameters; the means and covariances are those of the
@@ -96,7 +103,11 @@ def make_toes(n_samples: int = 1000, n_features: int = 2, random_state=None):
     return X, TOES_CLASS[component].astype(np.int64), component.astype(np.int64)
 
 
-def make_g50c(n_samples: int = 550, n_features: int = 50, random_state=None):
+def make_g50c(
+    n_samples: int = 550,
+    n_features: int = 50,
+    random_state: int | np.random.RandomState | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """G50C: two Gaussians N(+-m, I) in 50 dimensions with equal priors, the means placed so
     that the Bayes error is 5% (``|m_1 - m_2| = 2 * 1.645``, ``m = 1.645 / sqrt(d) * 1``).
 
@@ -119,7 +130,9 @@ def make_g50c(n_samples: int = 550, n_features: int = 50, random_state=None):
     return rng.standard_normal((n, d)) + np.where(y == 1, m, -m)[:, None], y
 
 
-def load_fcps(name: str, data_home=None) -> tuple[np.ndarray, np.ndarray]:
+def load_fcps(
+    name: str, data_home: str | os.PathLike[str] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """One of the FCPS shapes shipped with the authors' CLSST demos: Atom, Chainlink, Ring or
     Spiral (Ultsch, "Clustering with SOM: U*C", 2005), as MATLAB files ``{name}.mat`` holding
     ``{name.lower()}`` (n x d) and ``{name.lower()}_labels`` (n x 2, one-hot).

@@ -49,17 +49,17 @@ def _mackey_glass_series(length, tau, a, b, exponent, dt, x0, per_sample):
 
 
 def make_mackey_glass(
-    n_samples=1000,
-    D=1,
-    tau=17,
-    a=0.1,
-    b=0.2,
-    exponent=10,
-    dt=0.1,
-    sampling=1.0,
-    burn_in=500,
-    random_state=None,
-):
+    n_samples: int = 1000,
+    D: int = 1,
+    tau: float = 17,
+    a: float = 0.1,
+    b: float = 0.2,
+    exponent: float = 10,
+    dt: float = 0.1,
+    sampling: float = 1.0,
+    burn_in: int = 500,
+    random_state: int | np.random.RandomState | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""The Mackey-Glass prediction task with privileged information of the SVM+ papers.
 
     The series solves the delay differential equation (Mackey and Glass, Science 1977)

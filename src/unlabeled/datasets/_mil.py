@@ -3,6 +3,7 @@ image sets Elephant, Fox, Tiger (Andrews, Tsochantaridis and Hofmann 2002)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,9 @@ MIL_ENV_VAR = "UNLABELED_DATA_MIL"
 MIL_DEFAULT_DIR = Path("..", "shared", "data", "mil")
 
 
-def load_mil(name: str, data_home=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def load_mil(
+    name: str, data_home: str | os.PathLike[str] | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Load one of the five standard multi-instance sets as instances with bag ids.
 
     Each set is a NumPy file ``{name}.npz`` holding ``X`` (one row per instance, features as

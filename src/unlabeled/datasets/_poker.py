@@ -12,7 +12,9 @@ _HAND = 5
 _ROYAL = np.array([1, 10, 11, 12, 13])
 
 
-def make_poker_hands(n_samples: int, random_state=None) -> tuple[np.ndarray, np.ndarray]:
+def make_poker_hands(
+    n_samples: int, random_state: int | np.random.RandomState | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Deal poker hands exactly as in the UCI Poker-hand data set.
 
     Each sample is five cards dealt without replacement from a standard 52-card deck, every one

@@ -5,11 +5,14 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._validation import check_real
+from .._validation import ArrayLike, check_real
 
 
 def make_pu_labels(
-    y, labeled_fraction: float = 0.2, positive_class=1, random_state=None
+    y: ArrayLike,
+    labeled_fraction: float = 0.2,
+    positive_class: object = 1,
+    random_state: int | np.random.RandomState | None = None,
 ) -> np.ndarray:
     """Label a random subset of the positives and leave everything else unlabeled.
 

@@ -14,7 +14,10 @@ ADULT_GROUPS = (9, 16, 7, 15, 6, 5, 2, 10, 10, 10, 8, 12, 5, 8)
 
 
 def make_adult_like(
-    n_samples: int = 20_000, *, positive_share: float = 0.24, random_state=None
+    n_samples: int = 20_000,
+    *,
+    positive_share: float = 0.24,
+    random_state: int | np.random.RandomState | None = None,
 ) -> tuple[sp.csr_matrix, np.ndarray]:
     """A census-income table of Adult's shape: 14 categorical attributes one-hot encoded into
     123 binary columns (exactly 14 non-zeros per row), stored as CSR.
@@ -56,7 +59,7 @@ def make_adult_like(
 
 def make_shuttle_like(
     n_samples: int = 43_500, *, majority_share: float = 0.80, positive_share: float = 0.15,
-    random_state=None,
+    random_state: int | np.random.RandomState | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """A sensor table of Shuttle's shape: 9 dense standardised features, one class holding
     ``majority_share`` of the rows (Shuttle's class 1: 78%), the positive class

@@ -27,7 +27,9 @@ UCI_ENV_VAR = "UNLABELED_DATA_UCI"
 UCI_DEFAULT_DIR = Path("..", "shared", "data", "uci-small")
 
 
-def load_uci_small(name: str, data_home=None) -> tuple[np.ndarray, np.ndarray]:
+def load_uci_small(
+    name: str, data_home: str | os.PathLike[str] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Load one of the 12 small UCI data sets used in the USMO paper [1]_.
 
     Each set is a MATLAB file ``{name}.mat`` (read with :func:`scipy.io.loadmat`) holding the

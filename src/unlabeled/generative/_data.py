@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._validation import check_int, check_real
+from .._validation import ArrayLike, check_int, check_real
 
 GRID_SPACING = 10.5
 GRID_VARIANCE = 0.1
@@ -20,8 +20,12 @@ def grid_centres(n_per_side: int = 5, spacing: float = GRID_SPACING) -> np.ndarr
 
 
 def make_gaussian_grid(
-    n_samples: int = 500, *, variance: float = GRID_VARIANCE, random_state=None, balanced=True
-):
+    n_samples: int = 500,
+    *,
+    variance: float = GRID_VARIANCE,
+    random_state: int | np.random.RandomState | None = None,
+    balanced: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
     """The 25-Gaussian grid: an equal mixture of isotropic 2-D Gaussians on a 5 x 5 grid.
 
     Geometry of the authors' code (the thesis does not state it): centres
@@ -43,7 +47,9 @@ def make_gaussian_grid(
     return X, y
 
 
-def embedded_means(n_modes=10, dim=1000, block=10):
+def embedded_means(
+    n_modes: int = 10, dim: int = 1000, block: int = 10
+) -> tuple[np.ndarray, np.ndarray]:
     """Means of the low-dimensional embedding: mode ``i`` is ``m_i`` on coordinates
     ``o_i .. o_i + block - 1`` (``m = linspace(-5, 5)``, ``o = floor(linspace(0, dim-block))``)."""
     means = np.zeros((n_modes, dim))
@@ -53,7 +59,14 @@ def embedded_means(n_modes=10, dim=1000, block=10):
     return means, offsets
 
 
-def make_embedded_gaussians(n_samples=500, *, dim=1000, n_modes=10, block=10, random_state=None):
+def make_embedded_gaussians(
+    n_samples: int = 500,
+    *,
+    dim: int = 1000,
+    n_modes: int = 10,
+    block: int = 10,
+    random_state: int | np.random.RandomState | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Ten isotropic 10-D Gaussians, each on its own 10 coordinates of ``R^1000``.
 
     Construction of the authors' code (the thesis does not state it): mode ``i`` is
@@ -77,7 +90,12 @@ def make_embedded_gaussians(n_samples=500, *, dim=1000, n_modes=10, block=10, ra
     return X, y
 
 
-def make_stacked_mnist(images, labels, n_samples: int, random_state=None):
+def make_stacked_mnist(
+    images: ArrayLike,
+    labels: ArrayLike,
+    n_samples: int,
+    random_state: int | np.random.RandomState | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Stacked-MNIST from user-supplied MNIST arrays: three random digits as three channels.
 
     Each sample stacks three images drawn independently and uniformly from ``images``; the

@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Protocol, cast
+
 import numpy as np
 
-from .._validation import check_int
+from .._validation import ArrayLike, check_int
 
 KDE_BANDWIDTHS = np.logspace(-3, 1.5, 10)
 
 
-def gaussian_kde_logpdf(train, test, bandwidth, block: int = 1024) -> np.ndarray:
+_Predict = Callable[[np.ndarray], ArrayLike]
+
+
+class _Predictor(Protocol):
+    def predict(self, X: np.ndarray, /) -> ArrayLike: ...
+
+
+def gaussian_kde_logpdf(
+    train: ArrayLike, test: ArrayLike, bandwidth: ArrayLike, block: int = 1024
+) -> np.ndarray:
     r"""Log-density of a Gaussian KDE at ``test``:
     ``log (1/m) sum_j N(x; y_j, h^2 I)``, computed in blocks with log-sum-exp.
 
@@ -46,7 +58,13 @@ def gaussian_kde_logpdf(train, test, bandwidth, block: int = 1024) -> np.ndarray
     return out if np.ndim(bandwidth) else out[0]
 
 
-def kde_log_likelihood(generated, held_out, test, bandwidths=KDE_BANDWIDTHS, n_batches=10):
+def kde_log_likelihood(
+    generated: ArrayLike,
+    held_out: ArrayLike,
+    test: ArrayLike,
+    bandwidths: ArrayLike = KDE_BANDWIDTHS,
+    n_batches: int = 10,
+) -> dict[str, float]:
     """The thesis' log-likelihood protocol: a Gaussian KDE on generated samples.
 
     The bandwidth is the one of ``bandwidths`` (thesis: ``logspace(-3, 1.5, 10)``) with the
@@ -65,7 +83,7 @@ def kde_log_likelihood(generated, held_out, test, bandwidths=KDE_BANDWIDTHS, n_b
     return {"mean": float(ll.mean()), "std": float(np.std(batches)), "bandwidth": h}
 
 
-def mode_histogram_metrics(assignments, n_modes: int, min_count: int = 1) -> dict:
+def mode_histogram_metrics(assignments: ArrayLike, n_modes: int, min_count: int = 1) -> dict:
     """Mode counts of a generator: how many modes it covers and how unevenly.
 
     Parameters
@@ -95,7 +113,9 @@ def mode_histogram_metrics(assignments, n_modes: int, min_count: int = 1) -> dic
     return {"counts": counts, "modes": int((counts >= min_count).sum()), "reverse_kl": kl}
 
 
-def grid_mode_metrics(samples, centres, std: float, n_std: float = 3.0, min_count: int = 20):
+def grid_mode_metrics(
+    samples: ArrayLike, centres: ArrayLike, std: float, n_std: float = 3.0, min_count: int = 20
+) -> dict:
     """Grid counts of the GAN literature (VEEGAN, PacGAN): high-quality samples and modes.
 
     A sample is high quality when it lies within ``n_std`` standard deviations of its nearest
@@ -115,7 +135,11 @@ def grid_mode_metrics(samples, centres, std: float, n_std: float = 3.0, min_coun
     return out
 
 
-def stacked_mnist_modes(generated, classify, min_count: int = 1) -> dict:
+def stacked_mnist_modes(
+    generated: ArrayLike,
+    classify: _Predict | _Predictor,
+    min_count: int = 1,
+) -> dict:
     """Mode count on Stacked-MNIST: classify each channel's digit, histogram the triples.
 
     Parameters
@@ -134,7 +158,7 @@ def stacked_mnist_modes(generated, classify, min_count: int = 1) -> dict:
     X = np.asarray(generated)
     if X.ndim != 2 or X.shape[1] != 3 * 784:
         raise ValueError(f"generated must have shape (n, 2352), got {X.shape}")
-    predict = getattr(classify, "predict", classify)
+    predict = cast(_Predict, getattr(classify, "predict", classify))
     digits = [np.asarray(predict(X[:, c * 784 : (c + 1) * 784])).astype(int) for c in range(3)]
     for d in digits:
         if d.shape != (X.shape[0],) or d.min() < 0 or d.max() > 9:

@@ -6,13 +6,17 @@ functions is asked for (``unlabeled.generative`` resolves them lazily).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 from torch import nn
 
 ACTIVATIONS = {"linear": None, "sigmoid": nn.Sigmoid, "tanh": nn.Tanh}
 
 
-def plummer_kernel(a: torch.Tensor, b: torch.Tensor, eps: float = 1e-4, beta: float = 1.0):
+def plummer_kernel(
+    a: torch.Tensor, b: torch.Tensor, eps: float = 1e-4, beta: float = 1.0
+) -> torch.Tensor:
     r"""The Plummer kernel matrix ``k(a_i, b_j) = (||a_i - b_j||^2 + eps)^(-beta/2)``.
 
     Computed from the explicit differences ``a_i - b_j`` (not from ``|a|^2 + |b|^2 - 2 a.b``), so
@@ -88,7 +92,7 @@ def plummer_sum(a, b, eps: float = 1e-4, beta: float = 1.0, exclude_diagonal: bo
     return _PlummerSum.apply(a, b, float(eps), float(beta), bool(exclude_diagonal))
 
 
-def mmd2_u(zp: torch.Tensor, q: torch.Tensor, eps: float = 1e-4, beta: float = 1.0):
+def mmd2_u(zp: torch.Tensor, q: torch.Tensor, eps: float = 1e-4, beta: float = 1.0) -> torch.Tensor:
     r"""Gretton's unbiased U-statistic ``MMD_u^2`` between two equal-size samples.
 
     .. math::
@@ -126,7 +130,15 @@ def mmd2_u(zp: torch.Tensor, q: torch.Tensor, eps: float = 1e-4, beta: float = 1
     return s / (n * (n - 1))
 
 
-def pae_loss(x, zp, encoder, decoder, lam: float, eps: float = 1e-4, beta: float = 1.0):
+def pae_loss(
+    x: torch.Tensor,
+    zp: torch.Tensor,
+    encoder: Callable[[torch.Tensor], torch.Tensor],
+    decoder: Callable[[torch.Tensor], torch.Tensor],
+    lam: float,
+    eps: float = 1e-4,
+    beta: float = 1.0,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     r"""The PAE batch loss ``(1/N) sum_i ||x_i - g(f(x_i))||^2 + lam * MMD_u^2(z, f(x))``.
 
     Parameters
