@@ -5,7 +5,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import sklearn
 from sklearn.utils.estimator_checks import check_estimator
+
+import unlabeled
 
 # relative to the project root, where CI and the README run pytest
 UCI_DIR = Path(os.environ.get("UNLABELED_DATA_UCI", "../shared/data/uci-small"))
@@ -16,6 +19,14 @@ def uci_dir():
     if not UCI_DIR.is_dir():
         pytest.skip(f"{UCI_DIR} not found: the UCI oracle tests need the shared data folder")
     return UCI_DIR
+
+
+@pytest.fixture
+def settings():
+    """``settings(max_dense_bytes=..., min_default_max_iter=...)``: the global settings for the
+    rest of the test, through :func:`unlabeled.config_context` (left when the test ends)."""
+    with contextlib.ExitStack() as stack:
+        yield lambda **kw: stack.enter_context(unlabeled.config_context(**kw))
 
 
 def make_pu(seed, n=120, d=3, p=25, shift=1.0, prior=0.4):
@@ -57,6 +68,8 @@ def fail_before_fit(monkeypatch):
     monkeypatch.setattr(cls, "fit", no_fit)
 
 
+SKLEARN_VERSION = tuple(int(p) for p in sklearn.__version__.split(".")[:2])
+
 # Checks that cannot apply to a PU learner, with the reason. Everything else must pass.
 ARBITRARY_LABELS = (
     "PU labels have a meaning (1 = labeled positive, 0 or -1 = unlabeled); other label values "
@@ -75,7 +88,12 @@ PU_EXPECTED_FAILURES = {
 
 
 def assert_passes_check_estimator(estimator):
-    """scikit-learn's check_estimator: everything passes but the checks listed above."""
+    """scikit-learn's check_estimator: everything passes but the checks listed above.
+
+    scikit-learn 1.6's checks fit every classifier on the labels {1, 2}, which PU labels
+    refuse (the library itself supports 1.6: the rest of the suite passes there)."""
+    if SKLEARN_VERSION < (1, 7):
+        pytest.skip("scikit-learn < 1.7 checks PU learners with the labels {1, 2}")
     results = check_estimator(estimator, expected_failed_checks=PU_EXPECTED_FAILURES, on_fail=None)
     failed = [r["check_name"] for r in results if r["status"] == "failed"]
     assert not failed, failed
