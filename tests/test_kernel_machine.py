@@ -5,27 +5,27 @@ targets) against scikit-learn's own kernels and KernelRidge."""
 import subprocess
 import sys
 import textwrap
-import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import small_pu
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils.estimator_checks import check_estimator
 
-from unlabeled import PUSVC, _kernel_machine
-from unlabeled import _validation as pv
-from unlabeled._kernel_machine import (
+from unlabeled import PUSVC
+from unlabeled.base import (
+    Boolean,
+    Integer,
+    InvalidParameterError,
     KernelClassifier,
     KernelMachine,
-    kernel_block,
-    kernel_params,
+    Options,
+    Real,
+    check_binary_targets,
+    validate_params,
 )
-from unlabeled._shared import warn_not_converged
-from unlabeled._validation import InvalidParameterError, check_binary_targets, validate_params
 
 
 class RidgeClassifier(KernelClassifier):
@@ -34,8 +34,8 @@ class RidgeClassifier(KernelClassifier):
 
     _parameter_constraints = {
         **KernelMachine._parameter_constraints,
-        "alpha": [pv.Real(0.0)],
-        "fit_intercept": [pv.Boolean()],
+        "alpha": [Real(0.0)],
+        "fit_intercept": [Boolean()],
     }
 
     def __init__(self, alpha=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
@@ -72,25 +72,12 @@ KERNEL_CASES = [
 ]
 
 
-# --------------------------------------------------------------------------- the kernel
-@pytest.mark.parametrize("kernel, kw", KERNEL_CASES)
-def test_kernel_block_matches_scikit_learn(kernel, kw):
-    X, _, T = data()
-    params = kernel_params(kernel, kw.get("gamma", 1.0), kw.get("degree", 3), kw.get("coef0", 0))
-    ref = pairwise_kernels(T, X, metric=kernel, **kw)
-    np.testing.assert_allclose(kernel_block(T, X, kernel, params), ref, rtol=1e-12, atol=1e-12)
-    got = kernel_block(sp.csr_matrix(T), sp.csr_matrix(X), kernel, params)
-    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
-    got32 = kernel_block(T.astype(np.float32), X.astype(np.float32), kernel, params)
-    assert got32.dtype == np.float32
-    np.testing.assert_allclose(got32, ref, rtol=1e-5, atol=1e-5)
-
-
 # --------------------------------------------------------------------------- the expansion
 @pytest.mark.parametrize("fit_intercept", [True, False])
 @pytest.mark.parametrize("kernel, kw", KERNEL_CASES)
-def test_expansion_matches_kernel_ridge(kernel, kw, fit_intercept, monkeypatch):
-    """decision_function is sum_i alpha_i k(x_i, x) + b for every input format, in blocks."""
+def test_expansion_matches_kernel_ridge(kernel, kw, fit_intercept):
+    """decision_function is sum_i alpha_i k(x_i, x) + b for every input format (in row blocks:
+    tests/engine/test_kernels.py)."""
     X, y, T = data()
     clf = RidgeClassifier(alpha=0.5, kernel=kernel, fit_intercept=fit_intercept, **kw).fit(X, y)
     t = np.where(y == "yes", 1.0, -1.0)
@@ -98,7 +85,6 @@ def test_expansion_matches_kernel_ridge(kernel, kw, fit_intercept, monkeypatch):
     ref = KernelRidge(alpha=0.5, kernel=kernel, **kw).fit(X, t - b).predict(T) + b
     assert clf.intercept_.tolist() == [b]
     assert clf.classes_.tolist() == ["no", "yes"]
-    monkeypatch.setattr(_kernel_machine, "_CHUNK_BYTES", 8 * 40 * 3)  # 3-row blocks
     for Tv in (T, sp.csr_matrix(T), T.astype(np.float32)):
         np.testing.assert_allclose(clf.decision_function(Tv), ref, rtol=1e-9, atol=1e-6)
     np.testing.assert_array_equal(clf.predict(T), np.where(ref > 0, "yes", "no"))
@@ -168,9 +154,9 @@ def test_bad_params_are_refused_before_any_work(params, match):
 
 def test_validate_params_alternatives():
     constraints = {
-        "n_jobs": [None, pv.Options((-1,)), pv.Integer(1)],
-        "prior": [pv.Options(("auto",)), pv.Real(0.0, 1.0)],
-        "verbose": [pv.Boolean(), pv.Integer(0)],
+        "n_jobs": [None, Options((-1,)), Integer(1)],
+        "prior": [Options(("auto",)), Real(0.0, 1.0)],
+        "verbose": [Boolean(), Integer(0)],
     }
     ok = validate_params({"n_jobs": None, "prior": 0.5, "verbose": True}, constraints)
     assert ok == {"n_jobs": None, "prior": 0.5, "verbose": True}
@@ -187,20 +173,6 @@ def test_validate_params_alternatives():
     ]:
         with pytest.raises(InvalidParameterError, match=match):
             validate_params({**good, **bad}, constraints)
-
-
-# --------------------------------------------------------------------------- the warning
-def test_convergence_warning():
-    with pytest.warns(ConvergenceWarning, match=r"^S stopped after max_iter=5 steps; increase "):
-        warn_not_converged("S", limit=5, used=5, unit="steps")
-    with pytest.warns(ConvergenceWarning, match=r"^S stalled: .*KKT violation 0.5"):
-        warn_not_converged("S", limit=5, used=3, detail=". KKT violation 0.5 > tol=0.1.")
-    with pytest.warns(ConvergenceWarning, match="stalled"):
-        warn_not_converged("S", limit=None, used=10**6)
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        warn_not_converged("S", why="reports trouble", stacklevel=1)
-    assert seen[0].filename == __file__ and str(seen[0].message) == "S reports trouble"
 
 
 # --------------------------------------------------------------------------- Ctrl-C
@@ -297,8 +269,6 @@ def test_failed_refit_of_svmplus_keeps_old_model():
 
 
 def test_every_kernel_machine_fit_is_transactional():
-    from unlabeled._kernel_machine import KernelMachine
-
     def subclasses(cls):
         for sub in cls.__subclasses__():
             yield sub

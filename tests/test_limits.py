@@ -12,57 +12,9 @@ import scipy.sparse as sp
 from conftest import make_pu, small_pu, time_limit
 from sklearn.exceptions import ConvergenceWarning
 
+import unlabeled
 from unlabeled import PUSVC
-
-
-# ---------------------------------------------------------------------- threads and cores
-def test_own_busy_threads_are_not_other_load():
-    """n_jobs=None leaves out the cores that other processes keep busy; this process's own
-    running threads (BLAS workers still spinning after a product) must not count as such."""
-    import threading
-
-    from unlabeled._shared import _own_running_threads
-
-    stop = threading.Event()
-
-    def spin():
-        while not stop.is_set():
-            sum(range(1000))
-
-    worker = threading.Thread(target=spin)
-    worker.start()
-    seen = set()
-    try:
-        for _ in range(500):  # the reader, and at times the spinning thread
-            seen.add(_own_running_threads())
-            if max(seen) >= 2:
-                break
-    finally:
-        stop.set()
-        worker.join()
-    assert min(seen) >= 1 and max(seen) >= 2
-
-
-def test_n_jobs_clipped_to_available_cores(monkeypatch):
-    from unlabeled._engine import KernelSpec
-    from unlabeled._shared import available_cores, engine_threads
-    from unlabeled.pu import _pusvc
-
-    cores = available_cores()
-    assert engine_threads(100_000) == cores and engine_threads(1) == 1
-    assert engine_threads(-1) == cores and 1 <= engine_threads(None) <= cores
-    seen = []
-
-    def spy(*a, **k):
-        seen.append(k["n_jobs"])
-        return KernelSpec(*a, **k)
-
-    monkeypatch.setattr(_pusvc._engine, "KernelSpec", spy)
-    X, s = small_pu()
-    many = PUSVC(prior=0.4, n_jobs=100_000).fit(X, s)
-    one = PUSVC(prior=0.4, n_jobs=1).fit(X, s)
-    assert seen[0] == cores and seen[-1] == 1
-    np.testing.assert_allclose(many.decision_function(X), one.decision_function(X), atol=1e-9)
+from unlabeled.exceptions import InvalidParameterError, MemoryBudgetError
 
 
 # ---------------------------------------------------------------------- parameter bounds
@@ -88,8 +40,6 @@ BAD_PARAMS = [
 
 @pytest.mark.parametrize("make, params, phrase", BAD_PARAMS)
 def test_out_of_range_parameters_refused(make, params, phrase):
-    from unlabeled._validation import InvalidParameterError
-
     est = make(**params) if make is _svmplus else make(prior=0.4, **params)
     X, s = small_pu()
     with pytest.raises(InvalidParameterError) as info:
@@ -101,8 +51,6 @@ def test_out_of_range_parameters_refused(make, params, phrase):
 def test_largest_cache_accepted():
     """cache_size=1e6 (MB), the largest accepted, is a bound, not an allocation: the cache holds
     only the kernel rows computed, and the model is the one of the default cache."""
-    from unlabeled._validation import InvalidParameterError
-
     X, s = small_pu()
     est = PUSVC(prior=0.4, cache_size=1e6, n_jobs=1).fit(X, s)
     stats = est.cache_stats_
@@ -116,8 +64,6 @@ def test_largest_cache_accepted():
 @pytest.mark.parametrize("lam", [1e-200, 1e-300, 1e-31])
 def test_lam_below_its_documented_range_refused(lam):
     """lam=1e-200 gave objective_ = NaN (the dual's sums overflow); lam >= 1e-30 documented."""
-    from unlabeled._validation import InvalidParameterError
-
     X, s = small_pu()
     with pytest.raises(InvalidParameterError, match="lam must be >= 1e-30"):
         PUSVC(prior=0.4, lam=lam).fit(X, s)
@@ -144,16 +90,16 @@ HANGS = [  # each ran past 60 s on 100 points before the default cap (0.01 s nor
 
 
 @pytest.mark.parametrize("name, params, scale", HANGS, ids=[f"{h[0]}-{h[1]}" for h in HANGS])
-def test_default_iteration_cap_stops_pathological_fits(monkeypatch, name, params, scale):
+def test_default_iteration_cap_stops_pathological_fits(settings, name, params, scale):
     """``max_iter=None`` means LIBSVM's cap max(10^7, 100 n), not "unlimited": a fit that
     cannot converge stops there with a warning naming the estimator, the cap and the
     parameter. The cap's floor is lowered here to keep the test fast; the formula is the
     same (100 n or 1000 n per step kind above it)."""
     from sklearn.exceptions import ConvergenceWarning
 
-    from unlabeled import SVMPlus, _shared
+    from unlabeled import SVMPlus
 
-    monkeypatch.setattr(_shared, "MIN_DEFAULT_MAX_ITER", 20_000)
+    settings(min_default_max_iter=20_000)
     X, s, _ = make_pu(0, n=80, d=3, p=20)
     X = X * scale
     with pytest.warns(ConvergenceWarning) as record:
@@ -162,7 +108,8 @@ def test_default_iteration_cap_stops_pathological_fits(monkeypatch, name, params
         else:
             est = SVMPlus(**params).fit(X, s, X[:, :1])
     n = X.shape[0]  # 100: 20 labeled positives and 80 unlabeled points
-    cap = _shared.default_max_iter(n, params.get("kernel") == "linear")
+    floor = unlabeled.get_config()["min_default_max_iter"]
+    cap = max(floor, (1000 if params.get("kernel") == "linear" else 100) * n)
     assert cap == (100_000 if params.get("kernel") == "linear" else 20_000)
     message = str(record[0].message)
     assert message.startswith(name) and est.n_iter_ <= cap
@@ -171,15 +118,6 @@ def test_default_iteration_cap_stops_pathological_fits(monkeypatch, name, params
     else:
         assert f"after {cap} " in message and "default cap for max_iter=None" in message
         assert "larger max_iter" in message
-
-
-def test_default_cap_formula():
-    from unlabeled._shared import default_max_iter, resolve_max_iter
-
-    assert default_max_iter(10) == 10**7 and default_max_iter(10**6) == 10**8
-    assert default_max_iter(10**5, linear=True) == 10**8
-    assert resolve_max_iter(None, 10) == 10**7 and resolve_max_iter(-1, 10) == 10**7
-    assert resolve_max_iter(5, 10**6) == 5
 
 
 def test_default_cap_leaves_normal_fits_unchanged():
@@ -192,66 +130,32 @@ def test_default_cap_leaves_normal_fits_unchanged():
         assert a.n_iter_ == b.n_iter_ < 10**5
 
 
-def _capped_solves(monkeypatch, cap=3):
-    """Every SVM solve of the label-generation backends capped at ``cap`` steps."""
-    from unlabeled import _label_generation
-
-    monkeypatch.setattr(_label_generation, "resolve_max_iter", lambda *a, **k: cap)
-
-
-@pytest.mark.parametrize("name", ["LabeledSVM", "TSVM", "miSVM", "MISVM"])
-def test_inner_svm_solve_at_its_cap_warns(monkeypatch, name):
-    """LabeledSVM(max_iter=10) stopped its solve at the cap without a ConvergenceWarning,
-    and its result then depended on the layout of X (the fuzz case: COO against dense); TSVM,
-    mi-SVM and MI-SVM did not look at their inner solves either. Every one warns now."""
-    from unlabeled import TSVM, LabeledSVM
-    from unlabeled.mil import MISVM, miSVM
-
-    rng = np.random.default_rng(2)
-    X = rng.normal(size=(40, 3))
-    y = np.where(X[:, 0] > 0, 1, 0)
-    if name in ("LabeledSVM", "TSVM"):
-        y = np.where(rng.random(40) < 0.5, -1, y)
-        y[:2], y[-2:] = 1, 0
-    est = {"LabeledSVM": LabeledSVM, "TSVM": TSVM, "miSVM": miSVM, "MISVM": MISVM}[name]()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)
-        est.fit(X, y)  # converges: no warning
-    if name == "LabeledSVM":
-        est.set_params(max_iter=2)
-    else:
-        _capped_solves(monkeypatch)
-    with pytest.warns(ConvergenceWarning, match=f"^{name} stopped an SVM solve before tol"):
-        est.fit(X, y)
-
-
-def test_mil_wellsvm_start_svm_is_capped(monkeypatch):
+def test_mil_wellsvm_start_svm_is_capped(settings):
     """Found once the fuzz suite really built mil.WellSVM (its target passed the parameter
     dict as C1, so every case was refused): the start's SVM ran with the engine's -1, no cap,
     and with C2=1e12 on 21 instances it ran for ever. It stops at the default cap, warned."""
-    import unlabeled._shared as shared
-    from unlabeled.mil import WellSVM
+    from unlabeled.mil import MILWellSVM
 
-    monkeypatch.setattr(shared, "MIN_DEFAULT_MAX_ITER", 20_000)
+    settings(min_default_max_iter=20_000)
     rng = np.random.default_rng(160)
     X = np.c_[np.full(21, 7.0), rng.normal(size=21)]
     y = np.where(rng.random(21) < 0.6, 1, -1)
     y[:2], y[-2:] = 1, -1
 
-    with pytest.warns(ConvergenceWarning, match=r"WellSVM \(the start's SVM\) stopped after"):
+    with pytest.warns(ConvergenceWarning, match=r"^MILWellSVM \(the start's SVM\) stopped after"):
         with time_limit(20):  # 0.1 s now
-            WellSVM(C1=1e-12, C2=1e12).fit(X, y)
+            MILWellSVM(C1=1e-12, C2=1e12).fit(X, y)
 
 
-def test_svmplus_dsvm_plus_inner_svc_is_capped(monkeypatch):
+def test_svmplus_dsvm_plus_inner_svc_is_capped(settings):
     """Found by the long fuzz run: mode='dsvm+' trains sklearn's SVC on X_star, whose default
     is no iteration cap: with C=1e12 it ran for 50 s on 35 points. It gets the same cap."""
 
     from sklearn.exceptions import ConvergenceWarning
 
-    from unlabeled import SVMPlus, _shared
+    from unlabeled import SVMPlus
 
-    monkeypatch.setattr(_shared, "MIN_DEFAULT_MAX_ITER", 10**4)
+    settings(min_default_max_iter=10**4)
     rng = np.random.default_rng(3349)
     X = rng.normal(size=(35, 1))
     y = np.where(rng.random(35) < 0.5, 1, -1)
@@ -265,15 +169,13 @@ def test_svmplus_dsvm_plus_inner_svc_is_capped(monkeypatch):
     assert np.all(np.isfinite(est.decision_function(X)))
 
 
-def test_ocsvm_start_is_capped(monkeypatch):
+def test_ocsvm_start_is_capped(settings):
     """Found by the long fuzz run: the OCSVM start (sklearn's OneClassSVM, no iteration cap by
     default) never returned on a constant precomputed Gram matrix."""
 
     from sklearn.exceptions import ConvergenceWarning
 
-    from unlabeled import _shared
-
-    monkeypatch.setattr(_shared, "MIN_DEFAULT_MAX_ITER", 10**4)
+    settings(min_default_max_iter=10**4)
     X, s = small_pu()
     K = np.full((len(s), len(s)), 0.5)
 
@@ -284,14 +186,13 @@ def test_ocsvm_start_is_capped(monkeypatch):
     assert np.all(np.isfinite(est.decision_function(K)))
 
 
-def test_ramp_pu_tolerance_below_rounding_stops_at_the_cap(monkeypatch):
+def test_ramp_pu_tolerance_below_rounding_stops_at_the_cap(settings):
     """RampPU with tol=1e-300 ran past 60 s; each
     convex step's SMO stops at the default cap, warned, and the model is finite."""
     pytest.importorskip("clarabel")
-    import unlabeled._shared as shared
     from unlabeled.pu import RampPU
 
-    monkeypatch.setattr(shared, "MIN_DEFAULT_MAX_ITER", 20_000)
+    settings(min_default_max_iter=20_000)
     X, s, _ = make_pu(0, n=80, d=3, p=20)
     with pytest.warns(ConvergenceWarning, match=r"RampPU \(a convex step's SMO\) stopped after"):
         est = RampPU(prior=0.4, tol=1e-300, max_cccp_iter=2, random_state=0).fit(X, s)
@@ -300,38 +201,27 @@ def test_ramp_pu_tolerance_below_rounding_stops_at_the_cap(monkeypatch):
 
 # ---------------------------------------------------------------------- memory budgets
 @pytest.mark.parametrize("which", ["RampPU", "KM1", "KM2"])
-def test_dense_allocations_checked_against_the_budget(monkeypatch, which):
+def test_dense_allocations_checked_against_the_budget(monkeypatch, settings, which):
     """n x n matrices are refused before they are made, with the size and the argument to
-    use instead, when over unlabeled._shared.MAX_DENSE_BYTES (lowered here to 20 kB: the
-    problems have 50 points, 20 kB holds a 50 x 50 matrix but not the method's peak)."""
-    import unlabeled._shared as shared
-    from unlabeled.pu import priors
-    from unlabeled.pu._baselines import RampPU
+    use instead, when over unlabeled.set_config(max_dense_bytes=...) (lowered here to 20 kB:
+    the problems have 50 points, 20 kB holds a 50 x 50 matrix but not the method's peak).
+    That the check comes before the matrices: tests/engine/test_budgets.py."""
+    from unlabeled.pu import RampPU, priors
 
-    monkeypatch.setattr(shared, "MAX_DENSE_BYTES", 20_000)
-    monkeypatch.setattr(priors, "_sq_dists", None)  # the check comes before the matrices
+    settings(max_dense_bytes=20_000)
     X, s = small_pu()
-    with pytest.raises(shared.MemoryBudgetError) as info:
+    with pytest.raises(MemoryBudgetError) as info:
         if which == "RampPU":
             RampPU(prior=0.4, inner_solver="qp").fit(X, s)
         else:
             getattr(priors, which)(max_samples=None).fit(X, s)
     message = str(info.value)
     assert isinstance(info.value, MemoryError) and isinstance(info.value, ValueError)
-    assert "50 x 50" in message and "MAX_DENSE_BYTES" in message
+    assert "50 x 50" in message and "unlabeled.set_config(max_dense_bytes=...)" in message
     assert ("inner_solver='smo'" if which == "RampPU" else "lower max_samples") in message
     monkeypatch.setenv("UNLABELED_MAX_DENSE_BYTES", str(2**30))  # the override lifts it
     if which == "RampPU":
         RampPU(prior=0.4, inner_solver="qp", init="zero").fit(X, s)
-
-
-def test_memory_available_is_a_limit_too(monkeypatch):
-    import unlabeled._shared as shared
-
-    monkeypatch.setattr(shared, "_available_bytes", lambda: 1000.0)
-    with pytest.raises(shared.MemoryBudgetError, match="of memory available; do this"):
-        shared.check_dense_budget(2000.0, "a matrix", "do this")
-    shared.check_dense_budget(999.0, "a matrix", "do this")
 
 
 def test_tiny_prior_ocsvm_start_stays_small():
@@ -349,16 +239,15 @@ def test_tiny_prior_ocsvm_start_stays_small():
     assert peak < 50 * 2**20 and np.all(np.isfinite(est.decision_function(X)))
 
 
-def test_tice_densifying_checked_against_the_budget(monkeypatch):
+def test_tice_densifying_checked_against_the_budget(settings):
     """TIcE densifies sparse input (n x n_features, twice): a file with one index of 1e8 made
     it allocate gigabytes. Refused before, with the size and the alternatives."""
-    import unlabeled._shared as shared
     from unlabeled.pu.priors import TIcE
 
     X, s = small_pu()
     wide = sp.hstack([sp.csr_matrix(X), sp.csr_matrix((X.shape[0], 10**8))], format="csr")
-    monkeypatch.setattr(shared, "MAX_DENSE_BYTES", 2**30)
-    with pytest.raises(shared.MemoryBudgetError, match=r"TIcE .* 50 x 100,000,003 .*ElkanNoto"):
+    settings(max_dense_bytes=2**30)
+    with pytest.raises(MemoryBudgetError, match=r"TIcE .* 50 x 100,000,003 .*ElkanNoto"):
         TIcE(random_state=0).fit(wide, s)
     assert 0 <= TIcE(random_state=0).fit(sp.csr_matrix(X), s).prior_ <= 1
 
