@@ -4,14 +4,28 @@ from __future__ import annotations
 
 import json
 import numbers
+import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from .._validation import check_choice, check_data_scale, check_int, check_real
+from .._validation import RANDOM_STATE, VERBOSE, check_data_scale, check_int
+from ..base import (
+    ArrayLike,
+    Boolean,
+    Instance,
+    Integer,
+    InvalidParameterError,
+    Options,
+    Real,
+    ValidatedEstimator,
+    set_init_params,
+    validate_params,
+)
 
 TORCH_HINT = (
     "PlummerAutoencoder needs PyTorch, which is not installed: install the extra with "
@@ -51,6 +65,16 @@ def _batch_rows(torch, n, batch, generator, device):
     return torch.randperm(n, generator=generator, device=device)[:batch]
 
 
+def _checked_entries(values, name: str, constraint) -> tuple:
+    """The entries of a sequence parameter, each checked by :func:`validate_params` against
+    ``constraint`` under the name ``name[i]``."""
+    names = [f"{name}[{i}]" for i in range(len(values))]
+    checked = validate_params(
+        dict(zip(names, values, strict=True)), {k: [constraint] for k in names}
+    )
+    return tuple(checked[k] for k in names)
+
+
 def pca_quantile_codes(X, h):
     """The start codes of ``init="pca"``: the ``h`` leading principal components of the
     standardised ``X`` (``X`` standardised when ``h`` equals its width), each replaced by its
@@ -70,7 +94,7 @@ class TrainingDivergedError(FloatingPointError, ValueError):
     the cause is a parameter value, which the message names)."""
 
 
-class PlummerAutoencoder(TransformerMixin, BaseEstimator):
+class PlummerAutoencoder(TransformerMixin, ValidatedEstimator):
     r"""Plummer autoencoder (PAE): encode to a uniform latent law, sample by decoding noise.
 
     A deterministic autoencoder ``x -> f(x) -> g(f(x))`` whose codes ``q = f(x)`` are pushed to
@@ -97,8 +121,9 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
     ----------
     n_components : int >= 1, default=2
         Latent dimension ``h`` (the intrinsic dimension of the data support).
-    hidden_layer_sizes : tuple of int, default=(128, 128)
-        Hidden widths of the encoder; the decoder uses them in reverse order.
+    hidden_layer_sizes : int or tuple of int, default=(128, 128)
+        Hidden widths of the encoder (an int: one hidden layer); the decoder uses them in
+        reverse order.
     out_activation : {"linear", "sigmoid"}, default="linear"
         Decoder output: linear for real data, sigmoid for data in ``[0, 1]`` (images).
     lam : float >= 0, default=10.0
@@ -119,7 +144,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         ``"auto"`` (CUDA when available, else CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
     random_state : int, RandomState or None, default=None
         Seeds the initial weights, the batches and the prior samples (reproducible on the CPU).
-    verbose : bool, default=False
+    verbose : bool or int, default=False
         Show a progress bar with the running loss.
     warm_start : bool, default=False
         When fitted, ``fit`` continues training the current networks with the same Adam state
@@ -179,10 +204,36 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
     (5, 2)
     """
 
+    _parameter_constraints: dict = {
+        "n_components": [Integer(1)],
+        # an int is one hidden layer; the widths of a tuple are checked by _validate_params
+        "hidden_layer_sizes": [Integer(1), Instance((tuple, list), "a tuple of positive ints")],
+        "out_activation": [Options(_OUT_ACTIVATIONS)],
+        "lam": [Real(0.0, low_open=False)],
+        "eps": [Real(0.0)],
+        "beta": [Real(0.0)],
+        "learning_rate": [Real(0.0)],
+        "betas": [Instance((tuple, list), "a pair (beta1, beta2) in [0, 1)")],
+        "batch_size": [Integer(2)],
+        "max_iter": [Integer(1)],
+        # the device's name is checked by torch when fit resolves it
+        "device": [Instance((str,), "a string such as 'auto' or 'cpu'")],
+        "random_state": RANDOM_STATE,
+        "verbose": VERBOSE,
+        "warm_start": [Boolean()],
+        "scale_data": [Boolean()],
+        "init": [Options(_INITS)],
+    }
+
+    # set by fit (a warm start reads them first): declared for the type checker
+    device_: str
+    _optimizer: Any
+
     def __init__(
         self,
         n_components: int = 2,
-        hidden_layer_sizes: tuple[int, ...] = (128, 128),
+        *,
+        hidden_layer_sizes: int | tuple[int, ...] = (128, 128),
         out_activation: str = "linear",
         lam: float = 10.0,
         eps: float = 1e-4,
@@ -192,61 +243,32 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         batch_size: int = 500,
         max_iter: int = 10000,
         device: str = "auto",
-        random_state=None,
-        verbose: bool = False,
+        random_state: int | np.random.RandomState | None = None,
+        verbose: bool | int = False,
         warm_start: bool = False,
         scale_data: bool = True,
         init: str = "random",
-    ):
-        self.n_components = n_components
-        self.hidden_layer_sizes = hidden_layer_sizes
-        self.out_activation = out_activation
-        self.lam = lam
-        self.eps = eps
-        self.beta = beta
-        self.learning_rate = learning_rate
-        self.betas = betas
-        self.batch_size = batch_size
-        self.max_iter = max_iter
-        self.device = device
-        self.random_state = random_state
-        self.verbose = verbose
-        self.warm_start = warm_start
-        self.scale_data = scale_data
-        self.init = init
+    ) -> None:
+        set_init_params(self, locals())
 
     # ------------------------------------------------------------------ validation
-    def _validated_params(self) -> dict:
-        hidden = self.hidden_layer_sizes
-        if isinstance(hidden, numbers.Integral) and not isinstance(hidden, bool):
-            hidden = (hidden,)
-        if not isinstance(hidden, (tuple, list)):
-            raise TypeError(f"hidden_layer_sizes must be a tuple of positive ints, got {hidden!r}")
-        hidden = tuple(check_int(w, "hidden_layer_sizes[i]", low=1) for w in hidden)
-        betas = self.betas
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise ValueError(f"betas must be a pair (beta1, beta2) in [0, 1), got {betas!r}")
-        betas = tuple(
-            check_real(b, f"betas[{i}]", low=0.0, low_open=False, high=1.0)
-            for i, b in enumerate(betas)
+    def _validate_params(self) -> dict:
+        """The declared constraints, then the entries of the sequences (which they cannot
+        reach): ``hidden`` (the hidden widths as a tuple, each an integer >= 1) and ``betas``
+        (two numbers in [0, 1)) are added to the checked values."""
+        p = super()._validate_params()
+        hidden = p["hidden_layer_sizes"]
+        p["hidden"] = _checked_entries(
+            (hidden,) if isinstance(hidden, int) else hidden, "hidden_layer_sizes", Integer(1)
         )
-        if not isinstance(self.device, str):
-            raise TypeError(f"device must be a string such as 'auto' or 'cpu', got {self.device!r}")
-        return dict(
-            n_components=check_int(self.n_components, "n_components", low=1),
-            hidden=hidden,
-            out_activation=check_choice(self.out_activation, "out_activation", _OUT_ACTIVATIONS),
-            init=check_choice(self.init, "init", _INITS),
-            lam=check_real(self.lam, "lam", low=0.0, low_open=False),
-            eps=check_real(self.eps, "eps", low=0.0),
-            beta=check_real(self.beta, "beta", low=0.0),
-            learning_rate=check_real(self.learning_rate, "learning_rate", low=0.0),
-            betas=betas,
-            batch_size=check_int(self.batch_size, "batch_size", low=2),
-            max_iter=check_int(self.max_iter, "max_iter", low=1),
-        )
+        if len(p["betas"]) != 2:
+            raise InvalidParameterError(
+                f"betas must be a pair (beta1, beta2) in [0, 1), got {p['betas']!r}"
+            )
+        p["betas"] = _checked_entries(p["betas"], "betas", Real(0.0, 1.0, low_open=False))
+        return p
 
-    def _check_data(self, X, name="X", n_columns=None, what="features"):
+    def _check_data(self, X, name="X", n_columns=None, what="features") -> np.ndarray:
         X = check_array(X, dtype=np.float64, order="C", ensure_min_samples=1, input_name=name)
         # squares that overflow or underflow in the scaling and the distances
         check_data_scale(X, "PlummerAutoencoder", tiny=1e-100)
@@ -263,7 +285,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         return X
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> PlummerAutoencoder:
         """Train encoder and decoder jointly on ``X`` (Algorithm 2 of the thesis).
 
         Parameters
@@ -276,25 +298,12 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         -------
         self
         """
-        p = self._validated_params()
-        X = self._check_data(X)
-        if X.shape[0] < 2:
-            raise ValueError(
-                f"PlummerAutoencoder needs at least 2 samples for the U-statistic, got "
-                f"{X.shape[0]} sample (n_samples = 1)"
-            )
-        fresh = not (self.warm_start and hasattr(self, "_optimizer"))
-        if fresh and p["init"] == "pca" and p["n_components"] > X.shape[1]:
-            raise ValueError(
-                f"init='pca' needs n_components <= n_features, got {p['n_components']} > "
-                f"{X.shape[1]}: lower n_components or use init='random'"
-            )
+        p = self._validate_params()
+        fresh = not (p["warm_start"] and hasattr(self, "_optimizer"))
+        X = self._check_fit_data(X, p, fresh)
         ops = import_torch_ops()
         torch = ops.torch
         if not fresh:
-            self._check_data(X, n_columns=self.n_features_in_)
-            if self._latent_dim() != p["n_components"]:
-                raise ValueError("warm_start: n_components changed since the last fit")
             dev = torch.device(self.device_)
             for group in self._optimizer.param_groups:
                 group["lr"], group["betas"] = p["learning_rate"], p["betas"]
@@ -304,7 +313,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
             self.n_features_in_ = X.shape[1]
             g_init = torch.Generator().manual_seed(int(seeds[0]))
             shift, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
-            if self.scale_data:
+            if p["scale_data"]:
                 shift, scale = _standardisation(X)
             self.encoder_, self.decoder_ = self._build(ops, p, g_init, dev, shift, scale)
             self.device_ = str(dev)
@@ -329,6 +338,28 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         )
         self.n_iter_ = self.loss_history_.size
         return self
+
+    def _check_fit_data(self, X, p, fresh) -> np.ndarray:
+        """The training data, checked; with what the declared constraints cannot say, as it
+        depends on the data or on the fitted model: 2 samples at least, ``init="pca"`` within
+        the number of features, and for a warm start the same features and latent dimension.
+        Before any work (torch is not imported yet)."""
+        X = self._check_data(X)
+        if X.shape[0] < 2:
+            raise ValueError(
+                f"PlummerAutoencoder needs at least 2 samples for the U-statistic, got "
+                f"{X.shape[0]} sample (n_samples = 1)"
+            )
+        if fresh and p["init"] == "pca" and p["n_components"] > X.shape[1]:
+            raise ValueError(
+                f"init='pca' needs n_components <= n_features, got {p['n_components']} > "
+                f"{X.shape[1]}: lower n_components or use init='random'"
+            )
+        if not fresh:
+            self._check_data(X, n_columns=self.n_features_in_)
+            if self._latent_dim() != p["n_components"]:
+                raise ValueError("warm_start: n_components changed since the last fit")
+        return X
 
     def _build(self, ops, p, generator, dev, shift, scale):
         """Encoder ``[Affine, Linear, ReLU, ..., Linear, Tanh]``; decoder ``[Linear, ReLU, ...,
@@ -412,7 +443,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
     def _latent_dim(self):
         return self.decoder_[0].in_features
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> np.ndarray:
         """Encode: the latent codes ``f(X)`` in ``(-1, 1)^h``.
 
         Parameters
@@ -426,7 +457,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "encoder_")
         return self._apply(self.encoder_, self._check_data(X, n_columns=self.n_features_in_))
 
-    def inverse_transform(self, Z):
+    def inverse_transform(self, Z: ArrayLike) -> np.ndarray:
         """Decode latent points ``Z`` to data space: ``g(Z)``.
 
         Parameters
@@ -441,7 +472,9 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         h = self._latent_dim()
         return self._apply(self.decoder_, self._check_data(Z, "Z", h, "columns"))
 
-    def sample(self, n_samples: int = 1, random_state=None):
+    def sample(
+        self, n_samples: int = 1, random_state: int | np.random.RandomState | None = None
+    ) -> np.ndarray:
         """Generate ``n_samples`` points: decode ``z ~ U([-1, 1]^h)``.
 
         Parameters
@@ -459,7 +492,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         rng = check_random_state(random_state)
         return self.inverse_transform(rng.uniform(-1.0, 1.0, size=(n, self._latent_dim())))
 
-    def score(self, X, y=None) -> float:
+    def score(self, X: ArrayLike, y: ArrayLike | None = None) -> float:
         r"""Minus the PAE loss on ``X`` (greater is better, as scikit-learn scorers are).
 
         The whole of ``X`` is one batch: ``-(rec + lam * MMD_u^2)`` with ``N = len(X)`` prior
@@ -500,7 +533,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         return (s - 2.0 * n * big_k + 2.0 * diag_zq) / (n * (n - 1))
 
     # ------------------------------------------------------------------ model files
-    def save(self, path) -> None:
+    def save(self, path: str | os.PathLike) -> None:
         """Write the fitted model: its parameters (JSON) and the networks' state dicts.
 
         The file is read back by :meth:`load` with ``torch.load(weights_only=True)``: tensors,
@@ -525,7 +558,7 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
         torch.save(record, Path(path))
 
     @classmethod
-    def load(cls, path, device: str = "auto") -> PlummerAutoencoder:
+    def load(cls, path: str | os.PathLike, device: str = "auto") -> PlummerAutoencoder:
         """Read a model written by :meth:`save` (safe: ``weights_only=True``), on ``device``."""
         ops = import_torch_ops()
         torch = ops.torch
@@ -539,9 +572,10 @@ class PlummerAutoencoder(TransformerMixin, BaseEstimator):
             raise ValueError(f"{str(path)!r} has format version {rec.get('version')}, expected 1")
         config = json.loads(rec["config"])
         for key in ("hidden_layer_sizes", "betas"):
-            config[key] = tuple(config[key])
+            if isinstance(config.get(key), list):  # JSON's arrays; an int stays one layer
+                config[key] = tuple(config[key])
         model = cls(**config)
-        p = model._validated_params()
+        p = model._validate_params()  # what the file says is checked as fit checks it
         model.n_features_in_ = int(rec["n_features_in"])
         dev = ops.resolve_device(device)
         d = model.n_features_in_

@@ -43,11 +43,10 @@ from __future__ import annotations
 
 import heapq
 import warnings
-from typing import Any
+from collections.abc import Iterable
 
 import numpy as np
 import scipy.sparse as sp
-from numpy.typing import ArrayLike
 from scipy.linalg import lapack
 from scipy.optimize import nnls
 from sklearn.base import BaseEstimator, clone
@@ -58,7 +57,17 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from .._shared import check_dense_budget
-from .._validation import canonical_sparse, check_int, check_pu_labels, check_real
+from .._validation import RANDOM_STATE, canonical_sparse, check_pu_labels
+from ..base import (
+    ArrayLike,
+    Instance,
+    Integer,
+    InvalidParameterError,
+    MatrixLike,
+    Real,
+    ValidatedEstimator,
+    set_init_params,
+)
 
 __all__ = ["KM1", "KM2", "PenalizedL1", "ElkanNoto", "TIcE", "prior_from_label_frequency"]
 
@@ -111,29 +120,56 @@ def prior_from_label_frequency(c: float, n_labeled: int, n_unlabeled: int) -> fl
 
 
 # ---------------------------------------------------------------------------- the base class
-class _PriorEstimator(BaseEstimator):
-    """fit(X, s) -> prior_, and the bootstrap interval; subclasses supply _estimate."""
+class _PriorEstimator(ValidatedEstimator):
+    """fit(X, s) -> prior_, and the bootstrap interval; subclasses supply _estimate.
+
+    Subclasses add their parameters to ``_parameter_constraints``, check what the constraints
+    cannot say in :meth:`_check_values` (no data) and :meth:`_check_sizes` (the numbers of
+    labeled and unlabeled points), and estimate with the checked values in ``_estimate``."""
 
     _accept_sparse = True
 
-    def __init__(self, n_bootstrap: int = 0, confidence: float = 0.95, random_state: Any = None):
-        # the parameters every estimator has; each subclass lists them in its own signature
-        self.n_bootstrap = n_bootstrap
-        self.confidence = confidence
-        self.random_state = random_state
+    _parameter_constraints: dict = {
+        "n_bootstrap": [Integer(0)],  # and not 1: see _validate_params
+        "confidence": [Real(0.0, 1.0)],
+        "random_state": RANDOM_STATE,
+    }
 
-    def _check_common(self):
-        check_int(self.n_bootstrap, "n_bootstrap", low=0)
-        check_real(self.confidence, "confidence", low=0.0, high=1.0)
-        if self.n_bootstrap == 1:
-            raise ValueError(
+    # set by fit, None without bootstrap: declared for the type checker
+    bootstrap_priors_: np.ndarray | None
+    prior_interval_: tuple[float, float] | None
+
+    def __init__(
+        self,
+        *,
+        n_bootstrap: int = 0,
+        confidence: float = 0.95,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
+        # the parameters every estimator has; each subclass lists them in its own signature
+        set_init_params(self, locals())
+
+    def _validate_params(self) -> dict:
+        """The declared constraints, then what they cannot say: ``n_bootstrap`` is not 1, and
+        each estimator's own checks of :meth:`_check_values`. Returns the checked values."""
+        params = super()._validate_params()
+        if params["n_bootstrap"] == 1:
+            raise InvalidParameterError(
                 "n_bootstrap must be 0 (no interval) or at least 2 (an interval needs a spread)"
             )
+        return self._check_values(params)
 
-    def _check_params(self):  # pragma: no cover - every subclass overrides it
-        return {}
+    def _check_values(self, params: dict) -> dict:
+        """The checks of a subclass's parameters that the declared constraints cannot express
+        (the entries of a grid, the methods of an estimator); ``params`` with the values to use
+        (a grid as an array, say)."""
+        return params
 
-    def fit(self, X: Any, s: ArrayLike) -> _PriorEstimator:
+    def _check_sizes(self, n_labeled: int, n_unlabeled: int, params: dict) -> None:
+        """The checks of the parameters against the data (folds against the points), before
+        any estimate; the bootstrap resamples keep both numbers."""
+
+    def fit(self, X: MatrixLike, s: ArrayLike) -> _PriorEstimator:
         """Estimate the proportion of positives among the unlabeled points.
 
         Parameters
@@ -153,8 +189,7 @@ class _PriorEstimator(BaseEstimator):
         --------
         unlabeled.PUSVC : takes the estimate as its ``prior``.
         """
-        self._check_common()
-        params = self._check_params()
+        params = self._validate_params()
         X = validate_data(
             self,
             X,
@@ -166,6 +201,7 @@ class _PriorEstimator(BaseEstimator):
         X = canonical_sparse(X)
         mask = check_pu_labels(s, X.shape[0])
         Xp, Xu = X[mask], X[~mask]
+        self._check_sizes(Xp.shape[0], Xu.shape[0], params)
         rng = check_random_state(self.random_state)
         # the estimate's seed is drawn first, so that prior_ does not depend on n_bootstrap
         seed = int(rng.randint(np.iinfo(np.int32).max))
@@ -174,9 +210,9 @@ class _PriorEstimator(BaseEstimator):
             setattr(self, key, value)
         self.prior_ = float(prior)
         self.n_labeled_, self.n_unlabeled_ = int(Xp.shape[0]), int(Xu.shape[0])
-        if self.n_bootstrap:
-            seeds = rng.randint(np.iinfo(np.int32).max, size=self.n_bootstrap)
-            draws = np.empty(self.n_bootstrap)
+        if params["n_bootstrap"]:
+            seeds = rng.randint(np.iinfo(np.int32).max, size=params["n_bootstrap"])
+            draws = np.empty(params["n_bootstrap"])
             p, n = Xp.shape[0], Xu.shape[0]
             for b, sd in enumerate(seeds):
                 r = np.random.RandomState(sd)
@@ -184,7 +220,7 @@ class _PriorEstimator(BaseEstimator):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     draws[b] = self._estimate(Xp[ip], Xu[iu], r, params)[0]
-            a = (1.0 - self.confidence) / 2
+            a = (1.0 - params["confidence"]) / 2
             self.bootstrap_priors_ = draws
             self.prior_interval_ = (
                 float(np.quantile(draws, a)),
@@ -205,10 +241,9 @@ class _PriorEstimator(BaseEstimator):
         return tags
 
 
-def _check_bool(value, name):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
+#: a grid of candidate values: None (the default grid) or a 1-d sequence of numbers, whose
+#: entries :func:`_check_positive_grid` checks
+_GRID_CONSTRAINT = [None, Instance((Iterable,), "a non-empty 1-d sequence of numbers")]
 
 
 def _check_positive_grid(values, name, *, high=None):
@@ -217,13 +252,15 @@ def _check_positive_grid(values, name, *, high=None):
         return None
     arr = np.asarray(values, dtype=np.float64) if _numeric_seq(values) else None
     if arr is None or arr.ndim != 1 or arr.size == 0:
-        raise TypeError(
+        raise InvalidParameterError(
             f"{name} must be None or a non-empty 1-d sequence of numbers, got {values!r}"
         )
     bad = ~np.isfinite(arr) | (arr <= 0) | ((arr >= high) if high is not None else False)
     if bad.any():
         where = f"in (0, {high})" if high is not None else "> 0"
-        raise ValueError(f"every value of {name} must be finite and {where}, got {values!r}")
+        raise InvalidParameterError(
+            f"every value of {name} must be finite and {where}, got {values!r}"
+        )
     return arr
 
 
@@ -353,48 +390,43 @@ class _KernelMean(_PriorEstimator):
     of ``d`` against a threshold, and ``kappa* = (lambda* - 1) / lambda*``.
     """
 
+    _parameter_constraints: dict = {
+        **_PriorEstimator._parameter_constraints,
+        "max_samples": [None, Integer(2)],
+        "kernel_width": [None, Real(0.0)],
+        "max_iter": [None, Integer(1)],
+    }
+
     def __init__(
         self,
+        *,
         max_samples: int | None = 800,
         kernel_width: float | None = None,
         max_iter: int | None = None,
         n_bootstrap: int = 0,
         confidence: float = 0.95,
-        random_state: Any = None,
+        random_state: int | np.random.RandomState | None = None,
     ) -> None:
-        self.max_samples = max_samples
-        self.kernel_width = kernel_width
-        self.max_iter = max_iter
-        super().__init__(n_bootstrap, confidence, random_state)
-
-    def _check_params(self):
-        cap = check_int(self.max_samples, "max_samples", low=2, allow_none=True)
-        width = None
-        if self.kernel_width is not None:
-            width = check_real(self.kernel_width, "kernel_width", low=0.0)
-        return {
-            "cap": cap,
-            "width": width,
-            "max_iter": check_int(self.max_iter, "max_iter", low=1, allow_none=True),
-        }
+        set_init_params(self, locals())
 
     def _threshold(self, begin_slope, dist, n_mix, n_comp):  # pragma: no cover
         raise NotImplementedError
 
     def _estimate(self, Xp, Xu, rng, params):
-        F = _subsample(Xu, params["cap"], rng)
-        H = _subsample(Xp, params["cap"], rng)
+        cap = params["max_samples"]
+        F = _subsample(Xu, cap, rng)
+        H = _subsample(Xp, cap, rng)
         N, M = F.shape[0], H.shape[0]
         X = sp.vstack([F, H], format="csr") if sp.issparse(F) else np.vstack([F, H])
         m, name = N + M, type(self).__name__
         check_dense_budget(  # D, K, the Cholesky factor and the NNLS matrix: four m x m
             32.0 * m * m,
-            f"{name} with max_samples={params['cap']} builds {m:,} x {m:,} kernel matrices",
+            f"{name} with max_samples={cap} builds {m:,} x {m:,} kernel matrices",
             "lower max_samples (default 800), which subsamples each sample to that size",
         )
         D = _sq_dists(X)
         diff = np.r_[np.full(N, 1.0 / N), np.full(M, -1.0 / M)]
-        if params["width"] is None:
+        if params["kernel_width"] is None:
             # the paper's code: the width among 0.1..10 times the median distance that
             # maximises the RKHS distance between the two samples' embeddings
             med = np.sqrt(np.median(D))
@@ -408,7 +440,7 @@ class _KernelMean(_PriorEstimator):
                     best = (w, K, dist)
             width, K, dist = best
         else:
-            width = params["width"]
+            width = params["kernel_width"]
             K = np.exp(-D / (2.0 * width * width))
             dist = np.sqrt(max(diff @ K @ diff, 0.0))
         del D
@@ -596,8 +628,18 @@ class PenalizedL1(_PriorEstimator):
 
     """
 
+    _parameter_constraints: dict = {
+        **_PriorEstimator._parameter_constraints,
+        "n_basis": [Integer(1)],
+        "sigmas": _GRID_CONSTRAINT,
+        "lambdas": _GRID_CONSTRAINT,
+        "theta_grid": _GRID_CONSTRAINT,
+        "n_folds": [Integer(2)],
+    }
+
     def __init__(
         self,
+        *,
         n_basis: int = 300,
         sigmas: ArrayLike | None = None,
         lambdas: ArrayLike | None = None,
@@ -605,34 +647,33 @@ class PenalizedL1(_PriorEstimator):
         n_folds: int = 5,
         n_bootstrap: int = 0,
         confidence: float = 0.95,
-        random_state: Any = None,
+        random_state: int | np.random.RandomState | None = None,
     ) -> None:
-        self.n_basis = n_basis
-        self.sigmas = sigmas
-        self.lambdas = lambdas
-        self.theta_grid = theta_grid
-        self.n_folds = n_folds
-        super().__init__(n_bootstrap, confidence, random_state)
+        set_init_params(self, locals())
 
-    def _check_params(self):
-        grid = _check_positive_grid(self.theta_grid, "theta_grid", high=1.0)
+    def _check_values(self, params):
+        """The grids' entries: finite and > 0 (theta_grid's < 1), as arrays (theta_grid sorted,
+        or the default 0.01, ..., 0.99)."""
+        grid = _check_positive_grid(params["theta_grid"], "theta_grid", high=1.0)
         return {
-            "b": check_int(self.n_basis, "n_basis", low=1),
-            "sigmas": _check_positive_grid(self.sigmas, "sigmas"),
-            "lambdas": _check_positive_grid(self.lambdas, "lambdas"),
-            "grid": np.arange(1, 100) / 100 if grid is None else np.sort(grid),
-            "folds": check_int(self.n_folds, "n_folds", low=2),
+            **params,
+            "sigmas": _check_positive_grid(params["sigmas"], "sigmas"),
+            "lambdas": _check_positive_grid(params["lambdas"], "lambdas"),
+            "theta_grid": np.arange(1, 100) / 100 if grid is None else np.sort(grid),
         }
+
+    def _check_sizes(self, n_labeled, n_unlabeled, params):
+        folds = params["n_folds"]
+        if min(n_labeled, n_unlabeled) < folds:
+            raise ValueError(
+                f"n_folds={folds} needs at least {folds} labeled positives and {folds} "
+                f"unlabeled points, got {n_labeled} and {n_unlabeled}; lower n_folds"
+            )
 
     def _estimate(self, Xp, Xu, rng, params):
         p, n = Xp.shape[0], Xu.shape[0]
-        folds = params["folds"]
-        if min(p, n) < folds:
-            raise ValueError(
-                f"n_folds={folds} needs at least {folds} labeled positives and {folds} "
-                f"unlabeled points, got {p} and {n}; lower n_folds"
-            )
-        b = min(params["b"], n)
+        folds = params["n_folds"]
+        b = min(params["n_basis"], n)
         centres = Xu[np.sort(rng.choice(n, b, replace=False))]
         dp, du = _sq_dists(Xp, centres), _sq_dists(Xu, centres)
         sigmas = params["sigmas"]
@@ -642,7 +683,7 @@ class PenalizedL1(_PriorEstimator):
         lambdas = params["lambdas"]
         if lambdas is None:
             lambdas = np.logspace(-3, 1, 10)
-        grid = params["grid"]
+        grid = params["theta_grid"]
         fold_p = rng.permutation(np.arange(p) * folds // p)
         fold_u = rng.permutation(np.arange(n) * folds // n)
         # score[s, l, t]: cross-validated -alpha_train' beta_test for sigma s, lambda l, theta t
@@ -735,34 +776,42 @@ class ElkanNoto(_PriorEstimator):
 
     """
 
+    _parameter_constraints: dict = {
+        **_PriorEstimator._parameter_constraints,
+        # "estimator" is checked by its methods (fit and predict_proba), in _check_values
+        "cv": [Integer(2)],
+    }
+
     def __init__(
         self,
-        estimator: Any = None,
+        estimator: BaseEstimator | None = None,
+        *,
         cv: int = 5,
         n_bootstrap: int = 0,
         confidence: float = 0.95,
-        random_state: Any = None,
+        random_state: int | np.random.RandomState | None = None,
     ) -> None:
-        self.estimator = estimator
-        self.cv = cv
-        super().__init__(n_bootstrap, confidence, random_state)
+        set_init_params(self, locals())
 
-    def _check_params(self):
+    def _check_values(self, params):
+        """``estimator``: None or a classifier with ``fit`` and ``predict_proba``."""
         est = self.estimator
         if est is not None and not (hasattr(est, "fit") and hasattr(est, "predict_proba")):
-            raise TypeError(
+            raise InvalidParameterError(
                 "estimator must be a classifier with fit and predict_proba (e.g. "
                 f"LogisticRegression() or CalibratedClassifierCV(SVC())), got {est!r}"
             )
-        return {"cv": check_int(self.cv, "cv", low=2)}
+        return params
+
+    def _check_sizes(self, n_labeled, n_unlabeled, params):
+        if n_labeled < params["cv"]:
+            raise ValueError(
+                f"cv={params['cv']} folds need at least {params['cv']} labeled positives, "
+                f"got {n_labeled}; lower cv"
+            )
 
     def _estimate(self, Xp, Xu, rng, params):
         p, n = Xp.shape[0], Xu.shape[0]
-        if p < params["cv"]:
-            raise ValueError(
-                f"cv={params['cv']} folds need at least {params['cv']} labeled positives, "
-                f"got {p}; lower cv"
-            )
         X = sp.vstack([Xp, Xu], format="csr") if sp.issparse(Xp) else np.vstack([Xp, Xu])
         s = np.r_[np.ones(p, dtype=int), np.zeros(n, dtype=int)]
         seed = int(rng.randint(np.iinfo(np.int32).max))
@@ -846,8 +895,19 @@ class TIcE(_PriorEstimator):
 
     _BEPP_K = 5
 
+    _parameter_constraints: dict = {
+        **_PriorEstimator._parameter_constraints,
+        "n_folds": [Integer(1)],
+        "n_iter": [Integer(1)],
+        "max_splits": [Integer(1)],
+        "min_size": [Integer(1)],
+        "n_bins": [Integer(2)],
+        "delta": [None, Real(0.0, 1.0)],
+    }
+
     def __init__(
         self,
+        *,
         n_folds: int = 5,
         n_iter: int = 2,
         max_splits: int = 500,
@@ -856,28 +916,9 @@ class TIcE(_PriorEstimator):
         delta: float | None = None,
         n_bootstrap: int = 0,
         confidence: float = 0.95,
-        random_state: Any = None,
+        random_state: int | np.random.RandomState | None = None,
     ) -> None:
-        self.n_folds = n_folds
-        self.n_iter = n_iter
-        self.max_splits = max_splits
-        self.min_size = min_size
-        self.n_bins = n_bins
-        self.delta = delta
-        super().__init__(n_bootstrap, confidence, random_state)
-
-    def _check_params(self):
-        delta = None
-        if self.delta is not None:
-            delta = check_real(self.delta, "delta", low=0.0, high=1.0)
-        return {
-            "folds": check_int(self.n_folds, "n_folds", low=1),
-            "iters": check_int(self.n_iter, "n_iter", low=1),
-            "splits": check_int(self.max_splits, "max_splits", low=1),
-            "min_size": check_int(self.min_size, "min_size", low=1),
-            "bins": check_int(self.n_bins, "n_bins", low=2),
-            "delta": delta,
-        }
+        set_init_params(self, locals())
 
     def _estimate(self, Xp, Xu, rng, params):
         p, n = Xp.shape[0], Xu.shape[0]
@@ -890,7 +931,7 @@ class TIcE(_PriorEstimator):
         X = np.vstack([_dense(Xp), _dense(Xu)])
         lab = np.r_[np.ones(p, dtype=bool), np.zeros(n, dtype=bool)]
         N = p + n
-        nb = params["bins"]
+        nb = params["n_bins"]
         # bin index of every value: feature j split at its inner quantiles
         B = np.empty(X.shape, dtype=np.int64)
         for j in range(X.shape[1]):
@@ -898,13 +939,13 @@ class TIcE(_PriorEstimator):
             B[:, j] = np.searchsorted(edges, X[:, j], side="right")
         delta = params["delta"] or max(0.025, 1.0 / (1.0 + 0.004 * N))
         halves = []
-        for _ in range(params["folds"]):
+        for _ in range(params["n_folds"]):
             perm = rng.permutation(N)
             halves.append((perm[: N // 2], perm[N // 2 :]))
         c = 0.5
-        for _ in range(params["iters"]):
+        for _ in range(params["n_iter"]):
             ests = [
-                _tice_half(B, lab, a, b, c, delta, nb, params["splits"], params["min_size"])
+                _tice_half(B, lab, a, b, c, delta, nb, params["max_splits"], params["min_size"])
                 for a, b in halves
             ]
             c = float(np.mean(ests))

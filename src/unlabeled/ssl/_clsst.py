@@ -6,9 +6,10 @@ from __future__ import annotations
 import sys
 import time
 import warnings
+from collections.abc import Iterable
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import ClassifierMixin
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
 from sklearn.utils import check_random_state
@@ -16,8 +17,17 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._shared import one_blas_thread
-from .._validation import Boolean, check_choice, check_data_scale, check_int, check_real
-from ..base import set_init_params
+from .._validation import RANDOM_STATE, VERBOSE, check_data_scale
+from ..base import (
+    ArrayLike,
+    Boolean,
+    Instance,
+    Integer,
+    Options,
+    Real,
+    ValidatedEstimator,
+    set_init_params,
+)
 from ._vbmfa import VBMFA, lse_points, pd_loadings
 
 BIRTH_TOL = 1e-2  # |F change| that ends the Q-free sweeps after a birth (the authors' birthtol),
@@ -100,7 +110,7 @@ def _encode_matrix(arr, n, classes):
     return arr.copy(), classes_
 
 
-class CLSST(ClassifierMixin, BaseEstimator):
+class CLSST(ClassifierMixin, ValidatedEstimator):
     """Semi-supervised classification and clustering ("classtering") with a variational Bayesian
     mixture of factor analysers.
 
@@ -166,7 +176,7 @@ class CLSST(ClassifierMixin, BaseEstimator):
         point.
     random_state : int, RandomState or None, default=None
         Seeds the k-means start (the only random step).
-    verbose : int, default=0
+    verbose : bool or int, default=0
         Print the bound after each run of sweeps and each birth.
 
     Attributes
@@ -245,9 +255,27 @@ class CLSST(ClassifierMixin, BaseEstimator):
     1.0
     """
 
+    _parameter_constraints: dict = {
+        "n_components": [None, Integer(1)],
+        "n_factors": [None, Integer(0)],
+        "noise": [Options(("fa", "pca"))],
+        "tol": [Real(0.0)],
+        "max_iter": [Integer(1)],
+        "max_births": [Integer(0)],
+        "select": [Options(SELECTS)],
+        "class_splits": [Boolean()],
+        "accelerate": [Boolean()],
+        "init": [Options(INITS)],
+        # its entries are checked against y by _encode_targets (distinct, no -1, one per column)
+        "classes": [None, Instance((Iterable,), "an array-like of class labels")],
+        "random_state": RANDOM_STATE,
+        "verbose": VERBOSE,
+    }
+
     def __init__(
         self,
         n_components: int | None = None,
+        *,
         n_factors: int | None = None,
         noise: str = "fa",
         tol: float = 1e-5,
@@ -257,14 +285,14 @@ class CLSST(ClassifierMixin, BaseEstimator):
         class_splits: bool = True,
         accelerate: bool = True,
         init: str = "auto",
-        classes=None,
-        random_state=None,
-        verbose: int = 0,
-    ):
+        classes: ArrayLike | None = None,
+        random_state: int | np.random.RandomState | None = None,
+        verbose: bool | int = 0,
+    ) -> None:
         set_init_params(self, locals())
 
     # ---- fitting ----------------------------------------------------------------------------
-    def fit(self, X, y) -> CLSST:
+    def fit(self, X: ArrayLike, y: ArrayLike) -> CLSST:
         """Fit on labeled and unlabeled points together.
 
         Parameters
@@ -279,13 +307,17 @@ class CLSST(ClassifierMixin, BaseEstimator):
         -------
         self : CLSST
         """
-        X = validate_data(self, X, dtype=np.float64, order="C", ensure_min_samples=2, reset=True)
-        check_data_scale(X, "CLSST", tiny=1e-100)  # its covariances are squares of X
-        allowed, self.classes_ = _encode_targets(y, X.shape[0], self.classes)
-        k, init, S_fixed = self._check_params(X, allowed)
+        params = self._validate_params()
+        Xc: np.ndarray = validate_data(
+            self, X, dtype=np.float64, order="C", ensure_min_samples=2, reset=True
+        )
+        check_data_scale(Xc, "CLSST", tiny=1e-100)  # its covariances are squares of X
+        allowed, self.classes_ = _encode_targets(y, Xc.shape[0], params["classes"])
+        k, init, S_fixed = self._check_against_data(params, Xc, allowed)
         self._progress_start = time.perf_counter()
-        model = VBMFA(X, allowed, k, pca=self.noise == "pca")
-        self.lower_bound_history_, self.n_iter_, self.n_births_ = [], 0, 0
+        model = VBMFA(Xc, allowed, k, pca=params["noise"] == "pca")
+        self.lower_bound_history_: list[float] = []
+        self.n_iter_, self.n_births_ = 0, 0
         # the products are thin (n x p times p x (k + 1)): one BLAS thread is fastest, and
         # threaded BLAS on a busy machine was 25 times slower
         with one_blas_thread():
@@ -306,27 +338,20 @@ class CLSST(ClassifierMixin, BaseEstimator):
             self._store(model)
         return self
 
-    def _check_params(self, X, allowed):
-        """Validate the parameters against the data, before any work."""
+    def _check_against_data(self, params, X, allowed):
+        """What the declared constraints cannot say, as it depends on the data and the labels:
+        n_factors < n_features, n_components <= n_samples (and >= n_classes unless every
+        class has a label), init='labels' possible; before any work. Returns (k, the start,
+        the fixed number of components or None)."""
         n, p = X.shape
         K = allowed.shape[1]
-        S = check_int(self.n_components, "n_components", low=1, allow_none=True)
-        k = check_int(self.n_factors, "n_factors", low=0, allow_none=True)
+        S, k, init = params["n_components"], params["n_factors"], params["init"]
         k = min(2, p - 1) if k is None else k
         if k >= p:
             raise ValueError(
                 f"n_factors must be < n_features = {p}, got n_factors={k}: a factor analyser "
                 "needs fewer factors than features"
             )
-        check_choice(self.noise, "noise", ("fa", "pca"))
-        check_real(self.tol, "tol", low=0.0)
-        check_int(self.max_iter, "max_iter", low=1)
-        check_int(self.max_births, "max_births", low=0)
-        check_choice(self.select, "select", SELECTS)
-        Boolean().check(self.class_splits, "class_splits")
-        Boolean().check(self.accelerate, "accelerate")
-        init = check_choice(self.init, "init", INITS)
-        check_int(self.verbose, "verbose", low=0)
         if S is not None and S > n:
             raise ValueError(f"n_components={S} exceeds the number of samples {n}")
         single = allowed.sum(1) == 1
@@ -529,25 +554,25 @@ class CLSST(ClassifierMixin, BaseEstimator):
         lse = lse_points(phi)
         return np.exp(phi - lse), lse
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class posterior p(l | x) = sum_s q(s, l) under the fitted model, (n, K)."""
         return self._infer(X)[0].sum(0).T
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """The most probable class of each point."""
         check_is_fitted(self)
         return self.classes_[self.predict_proba(X).argmax(1)]
 
-    def predict_cluster(self, X) -> np.ndarray:
+    def predict_cluster(self, X: ArrayLike) -> np.ndarray:
         """The most probable cluster of each point (argmax_s sum_l q(s, l))."""
         return self._infer(X)[0].sum(1).argmax(0)
 
-    def score_samples(self, X) -> np.ndarray:
+    def score_samples(self, X: ArrayLike) -> np.ndarray:
         """Per-point variational lower bound on ln p(x) with the global factors fixed:
         ln sum_{s,l} exp(E ln pi_s + E ln beta_sl + E ln p(x | s) - KL(q(x | s) || p(x)))."""
         return self._infer(X)[1]
 
-    def score(self, X, y=None) -> float:
+    def score(self, X: ArrayLike, y: ArrayLike | None = None) -> float:
         """Mean per-point lower bound on the log likelihood (as GaussianMixture.score); for
         accuracy use ``sklearn.metrics.accuracy_score(y, clf.predict(X))``."""
         return float(self.score_samples(X).mean())
