@@ -161,7 +161,7 @@ class PlummerAutoencoder(TransformerMixin, ValidatedEstimator):
         Adam. A deviation from the thesis, for short budgets: on the 25-Gaussian grid the
         latent cells of the modes then form a lattice aligned with the square, whose
         boundaries (where the continuous decoder's samples fall between modes) are shortest;
-        see ``benchmarks/results/pae_grid.md`` and ``pae_grid_150k.md``. Needs
+        see ``benchmarks/results/pae_grid.md``. Needs
         ``n_components <= n_features``.
     scale_data : bool, default=True
         Give the encoder a fixed first layer ``(x - mean) / std`` and a linear decoder the fixed

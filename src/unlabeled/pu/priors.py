@@ -231,9 +231,6 @@ class _PriorEstimator(ValidatedEstimator):
             self.prior_interval_ = None
         return self
 
-    def _more_tags(self):  # scikit-learn < 1.6
-        return {"requires_y": True}
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True

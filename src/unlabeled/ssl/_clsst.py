@@ -218,8 +218,8 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
     Notes
     -----
     Every update is the exact maximiser of F over its factor, so F never decreases along a sweep
-    at a fixed S. Differences from the authors' MATLAB code (``shared/spec/clsst.md``, section
-    9): the q(x) mean keeps the mean/loading cross-covariance term ``-sum_q psii_q Sig_sq[1:, 0]``
+    at a fixed S. Differences from the authors' MATLAB code (``vbmfa``, as published with the
+    thesis): the q(x) mean keeps the mean/loading cross-covariance term ``-sum_q psii_q Sig_sq[1:, 0]``
     (the code drops it, and its F can fall); the entropy constant of q(L~) is ``+(k+1)/2`` per
     row (the spec prints a minus; it matters when F compares different S); a birth moves the two
     means by one standard deviation ``sqrt(lambda)`` along the top eigenvector (the code uses
