@@ -1,5 +1,6 @@
 """The engine plumbing of ``unlabeled._shared``: the convergence warning, the threads the engine
-may use (cores busy elsewhere, n_jobs clipped) and the default cap on a solver's steps."""
+may use (cores busy elsewhere, n_jobs clipped) and the caps on a solver's steps (the default
+cap, and the inner solves of the label generation at their cap)."""
 
 import threading
 import warnings
@@ -9,7 +10,7 @@ import pytest
 from conftest import small_pu
 from sklearn.exceptions import ConvergenceWarning
 
-from unlabeled import PUSVC
+from unlabeled import PUSVC, _label_generation
 from unlabeled._engine import KernelSpec
 from unlabeled._shared import (
     _own_running_threads,
@@ -83,3 +84,34 @@ def test_default_cap_formula():
     assert default_max_iter(10**5, linear=True) == 10**8
     assert resolve_max_iter(None, 10) == 10**7 and resolve_max_iter(-1, 10) == 10**7
     assert resolve_max_iter(5, 10**6) == 5
+
+
+def _capped_solves(monkeypatch, cap=3):
+    """Every SVM solve of the label-generation backends capped at ``cap`` steps."""
+    monkeypatch.setattr(_label_generation, "resolve_max_iter", lambda *a, **k: cap)
+
+
+@pytest.mark.parametrize("name", ["LabeledSVM", "TSVM", "miSVM", "MISVM"])
+def test_inner_svm_solve_at_its_cap_warns(monkeypatch, name):
+    """LabeledSVM(max_iter=10) stopped its solve at the cap without a ConvergenceWarning,
+    and its result then depended on the layout of X (the fuzz case: COO against dense); TSVM,
+    mi-SVM and MI-SVM did not look at their inner solves either. Every one warns now."""
+    from unlabeled import TSVM, LabeledSVM
+    from unlabeled.mil import MISVM, miSVM
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, 1, 0)
+    if name in ("LabeledSVM", "TSVM"):
+        y = np.where(rng.random(40) < 0.5, -1, y)
+        y[:2], y[-2:] = 1, 0
+    est = {"LabeledSVM": LabeledSVM, "TSVM": TSVM, "miSVM": miSVM, "MISVM": MISVM}[name]()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est.fit(X, y)  # converges: no warning
+    if name == "LabeledSVM":
+        est.set_params(max_iter=2)
+    else:
+        _capped_solves(monkeypatch)
+    with pytest.warns(ConvergenceWarning, match=f"^{name} stopped an SVM solve before tol"):
+        est.fit(X, y)
