@@ -218,10 +218,11 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
     Notes
     -----
     Every update is the exact maximiser of F over its factor, so F never decreases along a sweep
-    at a fixed S. Differences from the authors' MATLAB code (``vbmfa``, as published with the
-    thesis): the q(x) mean keeps the mean/loading cross-covariance term ``-sum_q psii_q Sig_sq[1:, 0]``
-    (the code drops it, and its F can fall); the entropy constant of q(L~) is ``+(k+1)/2`` per
-    row (the spec prints a minus; it matters when F compares different S); a birth moves the two
+    at a fixed S. Differences from the authors' MATLAB code (``vbmfa``, published with the
+    thesis): the q(x) mean keeps the mean/loading cross-covariance term
+    ``-sum_q psii_q Sig_sq[1:, 0]`` (the code drops it, and its F can fall); the entropy
+    constant of q(L~) is ``+(k+1)/2`` per row, not minus (it matters when F compares different
+    S); a birth moves the two
     means by one standard deviation ``sqrt(lambda)`` along the top eigenvector (the code uses
     lambda) and gives each half probabilistic-PCA loadings (the code uses unit axes of noise-scaled
     points); births also try class splits (``class_splits``); convergence is judged on F, not
