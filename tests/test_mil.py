@@ -1,9 +1,9 @@
-"""Multi-instance learning: WellSVM's relaxation, mi-SVM and MI-SVM.
+"""Multi-instance learning: MILWellSVM's relaxation, mi-SVM and MI-SVM.
 
-References used here: every inner SVM solve against cvxpy + Clarabel on the same problem; the
-relaxation's value against the brute-force optimum of the mixed-integer problem (all key
-choices enumerated) on tiny problems; the oracle against a direct search; the backend's
-products against dense algebra; the input conventions against each other."""
+References used here: the relaxation's value against the brute-force optimum of the
+mixed-integer problem (all key choices enumerated, each SVM by cvxpy + Clarabel) on tiny
+problems; the input conventions against each other. Every inner SVM solve against cvxpy, the
+key-instance oracle and the backend's products: tests/engine/test_multi_instance.py."""
 
 from __future__ import annotations
 
@@ -17,11 +17,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.utils.estimator_checks import check_estimator
 
-from unlabeled._kernel_machine import KernelMachine
-from unlabeled._label_generation import KernelBackend
+from unlabeled.base import KernelMachine
 from unlabeled.datasets import load_mil
-from unlabeled.mil import MISVM, WellSVM, miSVM
-from unlabeled.mil._wellsvm import KeyInstanceBackend, KeyInstanceOracle
+from unlabeled.mil import MISVM, MILWellSVM, miSVM
 
 cp = pytest.importorskip("cvxpy")
 
@@ -67,86 +65,6 @@ def svm_dual_cvxpy(K, y, C, offset):
     return float(problem.value)
 
 
-def dual_value(K, y, a):
-    v = a * y
-    return float(a.sum() - 0.5 * v @ K @ v)
-
-
-def assert_close_to_optimum(value, optimum, rel=1e-5):
-    assert abs(value - optimum) <= rel * max(1.0, abs(optimum)), (value, optimum)
-
-
-# ---------------------------------------------------------------------- inner SVMs vs cvxpy
-def test_wellsvm_every_inner_svm_matches_cvxpy(monkeypatch):
-    """Each SVM of the MKL alternations (the mixed key-instance kernel, no offset) and the
-    start SVM reach the optimum that Clarabel finds for the same problem."""
-    recorded = []
-    solve = KeyInstanceBackend.solve
-
-    def spy(self, S, mu, alpha0):
-        alpha = solve(self, S, mu, alpha0)
-        recorded.append((self.Kq.copy(), self.signs.astype(float), self.C.copy(), alpha))
-        return alpha
-
-    monkeypatch.setattr(KeyInstanceBackend, "solve", spy)
-    bags, y, _ = planted(1, n_bags=8, size=3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        clf = WellSVM(C1=5.0, C2=1.0, gamma=GAMMA, tol=1e-7).fit(bags, y)
-    assert len(recorded) >= 2 and clf.label_vectors_.shape[1] >= 1
-    for Kq, yhat, C, alpha in recorded:
-        assert np.all(alpha >= 0) and np.all(alpha <= C * (1 + 1e-12))
-        assert_close_to_optimum(dual_value(Kq, yhat, alpha), svm_dual_cvxpy(Kq, yhat, C, False))
-
-
-def test_wellsvm_start_svm_matches_cvxpy(monkeypatch):
-    from unlabeled.mil import _wellsvm
-
-    recorded = []
-    qp = _wellsvm.solve_kernel_qp
-
-    def spy(rows, idx, p, C, alpha0, **kw):
-        res = qp(rows, idx, p, C, alpha0, **kw)
-        if kw.get("equality"):
-            recorded.append((np.asarray(kw["y"], float), np.asarray(C).copy(), res.alpha))
-        return res
-
-    monkeypatch.setattr(_wellsvm, "solve_kernel_qp", spy)
-    bags, y, _ = planted(2, n_bags=8, size=3)
-    WellSVM(gamma=GAMMA, tol=1e-7, max_iter=1).fit(bags, y)
-    ((yi, C, alpha),) = recorded
-    X = np.vstack(bags)
-    order = np.argsort(np.repeat(np.where(y > 0, 1, -1), [len(b) for b in bags]) < 0,
-                       kind="stable")  # fmt: skip
-    K = rbf_kernel(X[order], gamma=GAMMA)
-    assert abs(yi @ alpha) < 1e-9
-    assert_close_to_optimum(dual_value(K, yi, alpha), svm_dual_cvxpy(K, yi, C, True))
-
-
-@pytest.mark.parametrize("cls", [miSVM, MISVM])
-def test_alternating_every_svm_matches_cvxpy(cls, monkeypatch):
-    """Each SVM (with offset) that mi-SVM / MI-SVM trains is the optimum of its dual; the
-    Gram matrix is rebuilt here from the instances and, for MI-SVM, the bag centroids."""
-    recorded = []
-    signed = KernelBackend.signed_solve
-
-    def spy(self, idx, yy, C, alpha0, options=None):
-        out = signed(self, idx, yy, C, alpha0, options)
-        recorded.append((np.asarray(idx).copy(), np.asarray(yy, float), np.asarray(C), out[0]))
-        return out
-
-    monkeypatch.setattr(KernelBackend, "signed_solve", spy)
-    bags, y, _ = planted(3, n_bags=8, size=3)
-    clf = cls(C=5.0, C_negative=1.0, gamma=GAMMA, tol=1e-7).fit(bags, y)
-    X = np.vstack(bags)
-    points = X if cls is miSVM else np.vstack([X] + [b.mean(axis=0) for b in bags[:4]])
-    assert len(recorded) == clf.n_iter_ >= 1
-    for idx, yy, C, alpha in recorded:
-        K = rbf_kernel(points[idx], gamma=GAMMA)
-        assert abs(yy @ alpha) < 1e-9
-        assert_close_to_optimum(dual_value(K, yy, alpha), svm_dual_cvxpy(K, yy, C, True))
-
-
 # ---------------------------------------------------------------------- the relaxation
 def mip_optimum(bags, y, C1, C2, gamma):
     """min over every key choice of the SVM dual optimum (Clarabel): the MI-SVM problem with
@@ -168,7 +86,7 @@ def test_relaxation_at_most_bruteforce_optimum(seed):
     bags, y = tiny(seed)
     C1 = 10.0 if seed % 2 else 1.0
     # tight: the MKL alternation (mu_t ~ ||w_t||) approaches a vertex of the simplex slowly
-    clf = WellSVM(C1=C1, C2=1.0, gamma=GAMMA, tol=1e-7, max_mkl_iter=3000).fit(bags, y)
+    clf = MILWellSVM(C1=C1, C2=1.0, gamma=GAMMA, tol=1e-7, max_mkl_iter=3000).fit(bags, y)
     h = clf.objective_history_
     assert np.all(np.diff(h) <= 1e-12 * np.abs(h[:-1])), h
     best = mip_optimum(bags, y, C1, 1.0, GAMMA)
@@ -188,18 +106,18 @@ def test_paper_oracle_can_stop_above_the_optimum():
         bags = [rng.normal(0, 1, (int(k), 2)) for k in rng.integers(1, 4, size=4)]
         C1 = float(rng.choice([1, 10]))
         y = np.array([1, 1, 0, 0])
-        h = WellSVM(C1=C1, C2=1.0, gamma=GAMMA, tol=1e-7, max_mkl_iter=3000, oracle="paper")
+        h = MILWellSVM(C1=C1, C2=1.0, gamma=GAMMA, tol=1e-7, max_mkl_iter=3000, oracle="paper")
         h.fit(bags, y)
         best = mip_optimum(bags, y, C1, 1.0, GAMMA)
         above += h.objective_history_[-1] > best + 1e-2 * max(1.0, abs(best))
-        ascent = WellSVM(C1=C1, C2=1.0, gamma=GAMMA, tol=1e-7, max_mkl_iter=3000).fit(bags, y)
+        ascent = MILWellSVM(C1=C1, C2=1.0, gamma=GAMMA, tol=1e-7, max_mkl_iter=3000).fit(bags, y)
         assert ascent.objective_history_[-1] <= best + 1e-4 * max(1.0, abs(best))
     assert above == 5
 
 
 def test_objective_never_increases_and_planted_keys_found():
     bags, y, keys = planted(4, n_bags=20, size=5)
-    clf = WellSVM(gamma=GAMMA).fit(bags, y)
+    clf = MILWellSVM(gamma=GAMMA).fit(bags, y)
     h = clf.objective_history_
     assert len(h) == clf.n_iter_ and np.all(np.diff(h) <= 0)
     assert clf.score(bags, y) == 1.0
@@ -211,61 +129,15 @@ def test_objective_never_increases_and_planted_keys_found():
     assert not inst[starts[10] :].any()
 
 
-# ---------------------------------------------------------------------- the pieces
-def test_oracle_is_per_bag_argmax_and_ascent_increases_q():
-    rng = np.random.default_rng(5)
-    bag = np.r_[0, 0, 0, 1, 1, 2, 3, 3]  # bags 0, 1 positive (instances 0..4), 2, 3 negative
-    X = rng.normal(size=(8, 2))
-    K = rbf_kernel(X, gamma=GAMMA)
-    oracle = KeyInstanceOracle(bag, np.array([0, 1]), np.arange(5, 8))
-    f = rng.normal(size=8)
-    np.testing.assert_array_equal(oracle(f), [int(np.argmax(f[:3])), 3 + int(np.argmax(f[3:5])),
-                                              5, 6, 7])  # fmt: skip
-    backend = KeyInstanceBackend(K, 5, 2, np.ones(5), 1e6, 1e-8)
-    alpha = np.array([2.0, 1.5, 0.3, 0.7, 0.1])
-
-    def q(s):  # ||w_s||^2 from its definition
-        v = alpha * backend.signs
-        return v @ K[np.ix_(s, s)] @ v
-
-    for start in itertools.product(range(3), range(3, 5)):
-        s = np.r_[start, 5, 6, 7]
-        out = oracle.ascend(s, backend.products(alpha, s[:, None])[:, 0], alpha, K)
-        assert q(out) >= q(s) - 1e-12
-        for i, members in ((0, range(3)), (1, range(3, 5))):  # a one-bag local maximum
-            for j in members:
-                t = out.copy()
-                t[i] = j
-                assert q(t) <= q(out) + 1e-12
-
-
-def test_backend_products_and_norms_match_dense_algebra():
-    rng = np.random.default_rng(6)
-    X = rng.normal(size=(9, 3))
-    K = rbf_kernel(X, gamma=GAMMA)
-    backend = KeyInstanceBackend(K, 5, 2, np.r_[3.0, 3.0, np.ones(4)], 1e6, 1e-10)
-    S = np.array([[0, 3, 5, 6, 7, 8], [2, 4, 5, 6, 7, 8]]).T
-    mu = np.array([0.3, 0.7])
-    mixed = sum(m * K[np.ix_(s, s)] for m, s in zip(mu, S.T, strict=True))
-    np.testing.assert_allclose(backend.mixed_kernel(S, mu), mixed, atol=1e-14)
-    alpha = backend.solve(S, mu, np.zeros(6))
-    v = alpha * backend.signs
-    q = [v @ K[np.ix_(s, s)] @ v for s in S.T]
-    np.testing.assert_allclose(backend.label_norms(alpha, S), q, rtol=1e-10)  # shortcut
-    np.testing.assert_allclose(backend.label_norms(alpha.copy(), S), q, rtol=1e-10)
-    f = np.stack([K[:, s] @ v for s in S.T], axis=1)
-    np.testing.assert_allclose(backend.products(alpha, S), f, atol=1e-12)
-
-
 # ---------------------------------------------------------------------- the API
 def test_list_and_groups_conventions_agree():
     bags, y, _ = planted(7, n_bags=12, size=4)
-    a = WellSVM(gamma=GAMMA).fit(bags, y)
+    a = MILWellSVM(gamma=GAMMA).fit(bags, y)
     X = np.vstack(bags)
     ids = np.repeat(np.arange(12) * 10 + 3, [len(b) for b in bags])  # any sortable ids
     perm = np.random.default_rng(0).permutation(len(X))
     y_inst = np.repeat(y, [len(b) for b in bags])
-    b = WellSVM(gamma=GAMMA).fit(X[perm], y_inst[perm], groups=ids[perm])
+    b = MILWellSVM(gamma=GAMMA).fit(X[perm], y_inst[perm], groups=ids[perm])
     np.testing.assert_allclose(a.decision_function(bags), b.decision_function(bags), atol=1e-8)
     np.testing.assert_allclose(
         a.decision_function(bags), b.decision_function(X[perm], groups=ids[perm]), atol=1e-8
@@ -277,7 +149,7 @@ def test_list_and_groups_conventions_agree():
     )
 
 
-@pytest.mark.parametrize("cls", [WellSVM, miSVM, MISVM])
+@pytest.mark.parametrize("cls", [MILWellSVM, miSVM, MISVM])
 def test_fit_is_correct_pickles_and_leaves_inputs_alone(cls):
     bags, y, _ = planted(8, n_bags=16, size=4)
     for b in bags:
@@ -322,7 +194,7 @@ BAD_INPUTS = [
 
 
 @pytest.mark.parametrize("X, y, groups, match", BAD_INPUTS)
-@pytest.mark.parametrize("cls", [WellSVM, miSVM, MISVM])
+@pytest.mark.parametrize("cls", [MILWellSVM, miSVM, MISVM])
 def test_bad_input_is_refused_before_any_work(cls, X, y, groups, match, monkeypatch):
     def no_work(*args, **kwargs):
         raise AssertionError("work started before the input was checked")
@@ -336,18 +208,18 @@ def test_bad_input_is_refused_before_any_work(cls, X, y, groups, match, monkeypa
 def test_bad_parameters_and_unfitted():
     bags, y, _ = planted(10, n_bags=6, size=2)
     with pytest.raises(ValueError, match="oracle"):
-        WellSVM(oracle="exact").fit(bags, y)
+        MILWellSVM(oracle="exact").fit(bags, y)
     with pytest.raises(ValueError, match="kernel"):
         MISVM(kernel="precomputed").fit(bags, y)
     with pytest.raises(ValueError, match="C_negative"):
         miSVM(C_negative=-1.0).fit(bags, y)
-    clf = WellSVM(gamma=GAMMA).fit(bags, y)
+    clf = MILWellSVM(gamma=GAMMA).fit(bags, y)
     with pytest.raises(ValueError, match="features"):
         clf.predict([np.zeros((2, 5))])
 
 
 # ---------------------------------------------------------------------- scikit-learn
-@pytest.mark.parametrize("cls", [WellSVM, miSVM, MISVM])
+@pytest.mark.parametrize("cls", [MILWellSVM, miSVM, MISVM])
 def test_check_estimator(cls):
     """Every check passes: a 2-D X without groups is a set of one-instance bags, an ordinary
     data matrix. (The pandas and array-API checks skip themselves when those are absent.)"""
