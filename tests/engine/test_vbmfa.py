@@ -1,0 +1,443 @@
+"""The VBMFA core of CLSST (``unlabeled.ssl._vbmfa``): every closed-form update against a
+numerical maximisation of the bound over its factor, the bound against an independent
+computation (entropies from scipy.stats, Monte Carlo data term, the KL decomposition over
+q(s, l)), monotonicity within a sweep and under SQUAREM, the blocked data passes, births and
+deaths, the class split, and the fitted CLSST's parameters read back into the core."""
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.optimize import minimize
+from scipy.special import digamma, gammaln, logsumexp, softmax
+
+from unlabeled.datasets import make_cake
+from unlabeled.ssl import CLSST, _vbmfa
+from unlabeled.ssl._vbmfa import VBMFA
+
+STEPS = (
+    "update_x",
+    "update_l",
+    "update_q",
+    "update_pi",
+    "update_beta",
+    "update_nu",
+    "update_psi",
+    "update_hyper",
+)
+
+
+def tiny_model(seed=0, n=12, p=3, K=2, k=1, S=2, pca=False, partial=True):
+    """A small model in a generic (not converged) state with labeled, partially labeled and
+    unlabeled rows."""
+    rng = np.random.default_rng(seed)
+    Y = rng.normal(size=(n, p)) @ rng.normal(size=(p, p)) + 2.0 * rng.integers(0, 2, (n, 1))
+    allowed = np.ones((n, K), dtype=bool)
+    allowed[: n // 4] = np.eye(K, dtype=bool)[0]
+    allowed[n // 4 : n // 2] = np.eye(K, dtype=bool)[K - 1]
+    if partial and K > 2:
+        allowed[n // 2] = [True] * (K - 1) + [False]
+    m = VBMFA(Y, allowed, k, pca=pca)
+    m.start(Y[rng.choice(n, S, replace=False)], rng.normal(size=(S, p, k)), Y.var(0))
+    for _ in range(3):
+        m.sweep()
+    # move every factor away from its optimum so that each update has work to do
+    m.M = m.M + 0.3 * rng.normal(size=m.M.shape)
+    m.Xm = m.Xm + 0.3 * rng.normal(size=m.Xm.shape)
+    m.u, m.g, m.b = m.u * 1.5, m.g * 0.7 + 0.2, m.b * 1.3
+    m.psii = m.psii * 0.8
+    m.mustar, m.nustar = m.mustar + 0.2, m.nustar * 1.4
+    return m
+
+
+# ---- each update against a numerical maximisation of F over that factor ---------------------
+def _chol_params(C):
+    L = np.linalg.cholesky(C)
+    idx = np.tril_indices(C.shape[-1])
+    return np.r_[L[idx]]
+
+
+def _from_chol(theta, d):
+    L = np.zeros((d, d))
+    L[np.tril_indices(d)] = theta
+    return L @ L.T
+
+
+def _check_factor(m, step, get, put):
+    """Maximise F numerically over one factor (parameterised by put(theta)) from the current
+    state, then compare with the closed-form update: same maximiser, and no better value."""
+    theta0 = get(m)
+
+    def neg(theta):
+        put(m, theta)
+        return -m.bound()
+
+    res = minimize(neg, theta0, method="BFGS", options={"gtol": 1e-9, "maxiter": 5000})
+    put(m, theta0)
+    getattr(m, step)()
+    closed = get(m)
+    F_closed = m.bound()
+    assert F_closed >= -res.fun - 1e-6
+    np.testing.assert_allclose(closed, res.x, atol=2e-4, rtol=1e-4)
+
+
+def test_update_x_is_the_maximiser():
+    m = tiny_model(1, k=2, p=3)
+    s = 1
+
+    def get(mm):
+        return np.r_[mm.Xm[s].ravel(), _chol_params(mm.Xc[s])]
+
+    def put(mm, th):
+        nk = mm.n * mm.k
+        mm.Xm[s] = th[:nk].reshape(mm.k, mm.n)
+        mm.Xc[s] = _from_chol(th[nk:], mm.k)
+
+    _check_factor(m, "update_x", get, put)
+
+
+def test_update_l_is_the_maximiser():
+    m = tiny_model(2, k=1, p=3)
+    s, q = 0, 2
+
+    def get(mm):
+        return np.r_[mm.M[s, q], _chol_params(mm.Sig[s, q])]
+
+    def put(mm, th):
+        mm.M[s, q] = th[: mm.d]
+        mm.Sig[s, q] = _from_chol(th[mm.d :], mm.d)
+
+    _check_factor(m, "update_l", get, put)
+
+
+def test_update_q_is_the_maximiser():
+    m = tiny_model(3, K=3, S=2)
+    row = m.n // 2  # partially labeled: class 2 excluded
+    ok = np.broadcast_to(m.allowed[row], (m.S, m.K))
+
+    def get(mm):
+        return np.log(mm.Q[:, :, row][ok])
+
+    def put(mm, th):
+        Qr = np.zeros((mm.S, mm.K))
+        Qr[ok] = softmax(th)
+        mm.Q[:, :, row] = Qr
+
+    m.update_q()  # the other rows at their optimum; the chosen one moved away
+    put(m, np.arange(ok.sum()) * 0.5)
+    theta0 = get(m)
+    res = minimize(
+        lambda t: (put(m, t), -m.bound())[1], theta0, method="BFGS", options={"gtol": 1e-10}
+    )
+    put(m, theta0)
+    m.update_q()
+    assert m.bound() >= -res.fun - 1e-8
+    np.testing.assert_allclose(m.Q[:, :, row][ok], softmax(res.x), atol=1e-5)
+    assert np.all(m.Q[..., row][~ok] == 0)
+
+
+@pytest.mark.parametrize(
+    "step, name",
+    [("update_pi", "u"), ("update_beta", "g"), ("update_nu", "b"), ("update_psi", "psii")],
+)
+def test_positive_factor_updates_are_maximisers(step, name):
+    m = tiny_model(4, k=2, p=3)
+
+    def get(mm):
+        return np.log(getattr(mm, name)).ravel()
+
+    def put(mm, th):
+        setattr(mm, name, np.exp(th).reshape(getattr(mm, name).shape))
+
+    _check_factor(m, step, get, put)
+
+
+def test_hyperparameter_update_is_the_maximiser():
+    m = tiny_model(5, S=3)
+
+    def get(mm):
+        return np.r_[mm.mustar, np.log(mm.nustar)]
+
+    def put(mm, th):
+        mm.mustar, mm.nustar = th[: mm.p], np.exp(th[mm.p :])
+
+    _check_factor(m, "update_hyper", get, put)
+
+
+def test_isotropic_noise_update_is_the_maximiser():
+    m = tiny_model(6, pca=True)
+    m.psii = np.full(m.p, m.psii.mean())
+
+    def get(mm):
+        return np.log(mm.psii[:1])
+
+    def put(mm, th):
+        mm.psii = np.full(mm.p, np.exp(th[0]))
+
+    _check_factor(m, "update_psi", get, put)
+
+
+# ---- the bound two ways ----------------------------------------------------------------------
+def _bound_by_entropies(m, rng, draws=40000):
+    """E_q[ln p] + H[q] factor by factor: entropies from scipy.stats, expected log priors
+    written out, and E[ln N(y | L~ x~, Psi)] by Monte Carlo over q(L~) q(x | s). Returns the
+    estimate and the Monte Carlo standard error."""
+    S, K, p, d, k = m.S, m.K, m.p, m.d, m.k
+    Elnpi = digamma(m.u) - digamma(m.u.sum())
+    a_pi = np.full(S, m.alpha / S)
+    F = stats.dirichlet(m.u).entropy() + gammaln(a_pi.sum()) - gammaln(a_pi).sum()
+    F += ((a_pi - 1) * Elnpi).sum()
+    Elnbeta = digamma(m.g) - digamma(m.g.sum(1))[:, None]
+    for s in range(S):
+        a_b = np.full(K, m.gamma / K)
+        F += stats.dirichlet(m.g[s]).entropy() + gammaln(a_b.sum()) - gammaln(a_b).sum()
+        F += ((a_b - 1) * Elnbeta[s]).sum()
+        Enu, Elnnu = m.a / m.b[s], digamma(m.a) - np.log(m.b[s])
+        for j in range(k):
+            F += stats.gamma(m.a, scale=1 / m.b[s, j]).entropy()
+            F += m.a0 * np.log(m.b0) - gammaln(m.a0) + (m.a0 - 1) * Elnnu[j] - m.b0 * Enu[j]
+        prec_ln = np.r_[0.0, Elnnu]
+        prec = np.r_[0.0, Enu]
+        for q in range(p):
+            prec[0], prec_ln[0] = m.nustar[q], np.log(m.nustar[q])
+            mean0 = np.r_[m.mustar[q], np.zeros(k)]
+            F += stats.multivariate_normal(m.M[s, q], m.Sig[s, q]).entropy()
+            sq = np.diag(m.Sig[s, q]) + (m.M[s, q] - mean0) ** 2
+            F += 0.5 * (prec_ln.sum() - d * np.log(2 * np.pi) - (prec * sq).sum())
+    # q(s, l): entropy and E ln p(s, l | pi, beta)
+    Q = np.moveaxis(m.Q, 2, 0)  # (n, S, K)
+    nz = Q > 0
+    F += -(Q[nz] * np.log(Q[nz])).sum() + (Q * (Elnpi[:, None] + Elnbeta)).sum()
+    r = Q.sum(2)
+    # q(x | s): entropy and E ln N(x; 0, I), weighted by r
+    for s in range(S):
+        Hx = stats.multivariate_normal(np.zeros(k), m.Xc[s]).entropy() if k else 0.0
+        Elnpx = -0.5 * (k * np.log(2 * np.pi) + np.trace(m.Xc[s]) + (m.Xm[s] ** 2).sum(0))
+        F += (r[:, s] * (Hx + Elnpx)).sum()
+    # the data term by Monte Carlo
+    total = np.zeros(draws)
+    psi = 1 / m.psii
+    for s in range(S):
+        Lc = np.linalg.cholesky(m.Sig[s])  # (p, d, d)
+        L = m.M[s][None] + np.einsum("pde,tpe->tpd", Lc, rng.standard_normal((draws, p, d)))
+        Xc_ch = np.linalg.cholesky(m.Xc[s]) if k else np.zeros((0, 0))
+        x = m.Xm[s].T[None] + rng.standard_normal((draws, m.n, k)) @ Xc_ch.T
+        xt = np.concatenate([np.ones((draws, m.n, 1)), x], axis=2)
+        mean = np.einsum("tpd,tnd->tnp", L, xt)
+        ll = -0.5 * (((m.Y[None] - mean) ** 2 / psi).sum(2) + np.log(2 * np.pi * psi).sum())
+        total += (ll * r[:, s]).sum(1)
+    return F + total.mean(), total.std() / np.sqrt(draws)
+
+
+@pytest.mark.parametrize("k, pca", [(1, False), (2, True), (0, False)])
+def test_bound_by_terms_matches_independent_computation(k, pca):
+    m = tiny_model(7, n=8, p=3, k=k, K=3, S=2, pca=pca)
+    est, se = _bound_by_entropies(m, np.random.default_rng(0))
+    assert abs(m.bound() - est) < 5 * se + 1e-8, (m.bound(), est, se)
+
+
+def test_bound_kl_decomposition():
+    """F = sum_n ln sum_{s,l} exp(phi) - sum_n KL(Q_n || softmax(phi_n)) + global terms, for any
+    Q; after the Q update the KL vanishes and F = sum_n logsumexp(phi_n) + global terms."""
+    m = tiny_model(8, K=3, S=3)
+    phi = m.log_joint()
+    flat = phi.reshape(-1, m.n).T
+    lse = logsumexp(flat, axis=1)
+    post = np.exp(flat - lse[:, None])
+    Qf = m.Q.reshape(-1, m.n).T
+    nz = Qf > 0
+    kl = np.zeros_like(Qf)
+    kl[nz] = Qf[nz] * (np.log(Qf[nz]) - np.log(post[nz]))
+    glob = sum(np.sum(t) for t in m.global_terms())
+    assert np.isclose(m.bound(), lse.sum() - kl.sum() + glob, rtol=1e-12, atol=1e-9)
+    assert kl.sum() > 1e-3  # the test state is not at the Q optimum
+    data = m.update_q()
+    assert np.isclose(m.bound(), data + glob, rtol=1e-12)
+
+
+@pytest.mark.parametrize("k, pca, K", [(2, False, 2), (1, True, 3), (0, False, 2)])
+def test_bound_never_decreases_within_a_sweep(k, pca, K):
+    m = tiny_model(9, n=40, p=4, k=k, K=K, S=3, pca=pca)
+    F = m.bound()
+    for _ in range(15):
+        for step in STEPS:
+            getattr(m, step)()
+            F_new = m.bound()
+            assert F_new >= F - 1e-9 * abs(F), (step, F_new - F)
+            F = F_new
+    assert np.isclose(m.sweep(), m.bound(), rtol=1e-12)
+
+
+def test_passes_block_by_block_equal_one_pass(monkeypatch):
+    """The data passes run block by block (_vbmfa.CHUNK points): blocks of 7 points, the last
+    one short, give the same state and bound as one block."""
+    one, many = (tiny_model(10, n=40, p=4, k=2, K=3, S=3) for _ in range(2))
+    F = []
+    for m, chunk in ((one, 10**9), (many, 7)):
+        monkeypatch.setattr(_vbmfa, "CHUNK", chunk)
+        F.append([m.sweep(), m.sweep(with_q=False), m.bound(), m.rho()[:, -3:].sum()])
+    np.testing.assert_allclose(F[0], F[1], rtol=1e-12)
+    for name in VBMFA.STATE:
+        np.testing.assert_allclose(getattr(one, name), getattr(many, name), rtol=1e-10, atol=1e-12)
+
+
+def test_pack_unpack_round_trip():
+    m = tiny_model(11, n=30, p=4, k=2, K=3, S=3)
+    before = {name: getattr(m, name).copy() for name in ("M", "Sig", "b", "psii", "u", "g")}
+    m.unpack(m.pack())
+    for name, value in before.items():
+        np.testing.assert_allclose(getattr(m, name), value, rtol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("k, pca, K", [(2, False, 2), (1, True, 3), (0, False, 2)])
+def test_squarem_steps_never_lower_the_bound(k, pca, K):
+    """Each SQUAREM step returns non-decreasing F values, the next step starts at least as
+    high, and the state's own bound after an E step equals the F it reports."""
+    m = tiny_model(12, n=60, p=4, k=k, K=K, S=3, pca=pca)
+    last, extrapolated = -np.inf, 0
+    for _ in range(20):
+        Fs = m.squarem()
+        extrapolated += len(Fs) == 3
+        assert Fs[0] >= last - 1e-9 * abs(Fs[0])
+        assert np.all(np.diff(Fs) >= -1e-9 * abs(Fs[0]))
+        last = m.e_step()
+        assert last >= Fs[-1] - 1e-9 * abs(last)
+        assert np.isclose(last, m.bound(), rtol=1e-12)
+    assert extrapolated > 0  # the test exercised the extrapolation
+
+
+# ---- births and deaths -----------------------------------------------------------------------
+def _assert_normalised(m):
+    assert np.all(m.Q >= 0)
+    np.testing.assert_allclose(m.Q.sum(axis=(0, 1)), 1.0, atol=1e-12)
+    assert np.all(m.Q[np.broadcast_to(~m.allowed.T[None], m.Q.shape)] == 0)
+
+
+def test_births_and_deaths_keep_responsibilities_normalised():
+    m = tiny_model(10, n=30, K=3, S=2)
+    m.update_q()
+    S = m.S
+    m.split(0)
+    assert m.S == S + 1
+    _assert_normalised(m)
+    for name in ("M", "Sig", "b", "u", "g", "Xm", "Xc"):
+        assert getattr(m, name).shape[0] == m.S
+    for _ in range(3):
+        m.sweep()
+    _assert_normalised(m)
+    m.remove(np.arange(m.S) != 1)  # a death
+    assert m.S == S
+    _assert_normalised(m)
+    m.Q[:] = 0.0
+    m.Q[0] = m.allowed.T  # all mass in one component, which then dies
+    m.Q /= m.Q.sum(axis=(0, 1))
+    m.remove(np.arange(m.S) != 0)
+    _assert_normalised(m)
+
+
+def _two_bars(n=200, seed=0):
+    """Two long parallel bars (x in [-5, 5]) 0.6 apart, one per class, half of them labeled,
+    and a one-component model holding both: a mixed component."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], n // 2)
+    x = np.tile(np.linspace(-5, 5, n // 2), 2)  # the classes' means differ across the bars only
+    Y = np.c_[x, 0.6 * y + 0.05 * rng.normal(size=n), 0.05 * rng.normal(size=n)]
+    allowed = np.ones((n, 2), dtype=bool)
+    allowed[::2] = np.eye(2, dtype=bool)[y[::2]]
+    m = VBMFA(Y, allowed, 1)
+    m.start(Y.mean(0)[None], np.array([[[2.9], [0.0], [0.0]]]), Y.var(0))
+    m.sweep()
+    return m, y
+
+
+def test_mixed_flags_components_that_hold_labeled_points_of_two_classes():
+    m = tiny_model(0, n=40, K=3, S=4)
+    m.update_q()
+    r = m.resp()[0]
+    single = m.allowed.sum(1) == 1
+    expected = [
+        len({int(np.argmax(m.allowed[i])) for i in range(m.n) if single[i] and r[s, i] >= 0.5}) >= 2
+        for s in range(m.S)
+    ]
+    assert m.mixed().tolist() == expected
+    assert any(expected) and not all(expected)  # both outcomes are checked
+    m, _ = _two_bars()
+    assert m.mixed().tolist() == [True]
+    m.allowed = np.ones_like(m.allowed)  # no labeled point: nothing is mixed
+    assert not m.mixed().any()
+
+
+def test_class_split_separates_the_classes_where_the_blind_split_cannot():
+    m, y = _two_bars()
+    blind = VBMFA(m.Y, m.allowed, 1)
+    blind.restore(m.snapshot())
+    blind.split(0)
+    m.split(0, by_class=True)
+    for model in (m, blind):
+        assert model.S == 2
+        _assert_normalised(model)
+    # the class split puts each bar in its own child; the blind one cuts both bars across
+    held = m.resp()[0].argmax(0)
+    assert (held == y).all() or (held == 1 - y).all()
+    held = blind.resp()[0].argmax(0)
+    assert all(len(np.unique(y[held == s])) == 2 for s in (0, 1))
+    assert np.allclose(np.sort(m.M[:, 1, 0]), [0.0, 0.6], atol=0.05)  # the children's means
+
+
+# ---- the fitted model read back into the core ---------------------------------------------
+def _cake_draw(seed):
+    """CAKE (1000 points) with 50 labeled points per class, as the authors' demo."""
+    X, y = make_cake(1000, random_state=0)
+    X = (X - X.mean(0)) / X.std(0)
+    rng = np.random.default_rng(seed)
+    yy = np.full(len(y), -1)
+    for c in (0, 1):
+        yy[rng.choice(np.flatnonzero(y == c), 50, replace=False)] = c
+    return X, y, yy
+
+
+def test_label_mistakes_are_those_of_predict_on_the_labeled_points():
+    X, _, yy = _cake_draw(1)
+    lab = yy >= 0
+    for S in (2, 5):
+        clf = CLSST(n_components=S, n_factors=1, random_state=0).fit(X, yy)
+        model = VBMFA(X, np.c_[yy != 1, yy != 0], 1)
+        model.M = np.concatenate([clf.means_[:, :, None], clf.loadings_], axis=2)
+        model.Sig, model.b = clf.loading_covariances_, clf.nu_rate_
+        model.psii = 1 / clf.noise_variance_
+        model.u, model.g = clf.pi_concentration_, clf.beta_concentration_
+        model.mustar, model.nustar = clf.mu_prior_mean_, clf.mu_prior_precision_
+        model.update_x()
+        wrong = int((clf.predict(X[lab]) != yy[lab]).sum())
+        assert model.label_mistakes() == wrong
+        assert S == 2 or wrong > 0  # the check is not vacuous
+
+
+def two_blobs(n=80, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.r_[rng.normal(-3, 1, (n // 2, 2)), rng.normal(3, 1, (n // 2, 2))]
+    return X, np.repeat([0, 1], n // 2)
+
+
+def test_score_samples_is_the_per_point_bound():
+    """On unlabeled training data, sum_n score_samples(x_n) + the global terms is the bound F
+    with q(x) re-optimised for the final parameters: at least lower_bound_, and close to it."""
+    X, y = two_blobs(80, seed=6)
+    clf = CLSST(n_components=2, n_factors=1, tol=1e-8, max_iter=2000, random_state=0)
+    clf.fit(X, np.ones((80, 2), dtype=bool))
+    m = VBMFA(X, np.ones((80, 2), dtype=bool), 1)
+    m.M = np.concatenate([clf.means_[:, :, None], clf.loadings_], axis=2)
+    m.Sig, m.b, m.u, m.g = (
+        clf.loading_covariances_,
+        clf.nu_rate_,
+        clf.pi_concentration_,
+        (clf.beta_concentration_),
+    )
+    m.psii, m.mustar, m.nustar = (
+        1 / clf.noise_variance_,
+        clf.mu_prior_mean_,
+        (clf.mu_prior_precision_),
+    )
+    glob = sum(np.sum(t) for t in m.global_terms())
+    F = clf.score_samples(X).sum() + glob
+    assert F >= clf.lower_bound_ - 1e-9 * abs(F)
+    assert F - clf.lower_bound_ < 1e-3
