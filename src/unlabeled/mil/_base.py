@@ -64,6 +64,8 @@ def as_instances(
         return _stack_bags(X, name)
     if isinstance(X, (list, tuple)) and len(X) == 0:
         raise ValueError(f"{name} is an empty list of bags: give at least one bag")
+    if not hasattr(X, "shape") and not isinstance(X, (list, tuple)):
+        X = np.asarray(X)  # an array-like (__array__) without a shape
     n = X.shape[0] if hasattr(X, "shape") else len(X)
     if groups is None:
         return X, np.arange(n, dtype=np.int64), n

@@ -330,6 +330,8 @@ def _shared_docs(draws: str, *, example: tuple[float, float], see_also: tuple[st
     >>> {lo} < {name}(random_state=0).fit(X, s).prior_ < {hi}
     True
     """
+        if cls.__doc__ is None:  # python -OO strips docstrings
+            return cls
         doc = cls.__doc__.replace("%(bootstrap_params)s", params)
         doc = doc.replace("%(bootstrap_attributes)s", attributes)
         doc = doc.replace("\n    References\n", f"\n    {see}\n", 1)
