@@ -1,5 +1,6 @@
-"""Independent references for PUSVC: the primal of the spec solved by cvxpy + Clarabel, and
-the primal objective evaluated from any (alpha, beta) with a dense Gram matrix."""
+"""Independent references. For PUSVC: the primal of the spec solved by cvxpy + Clarabel, and
+the primal objective evaluated from any (alpha, beta) with a dense Gram matrix. For the Plummer
+autoencoder: the Plummer kernel and the unbiased MMD by direct double loops in NumPy."""
 
 from __future__ import annotations
 
@@ -60,3 +61,24 @@ def solve_primal(X, mask, prior, lam, kernel="rbf", gamma=0.5):
     )
     assert problem.status == "optimal", problem.status
     return float(problem.value)
+
+
+# ---------------------------------------------------------------------------- Plummer kernel
+EPS = 1e-4  # the kernel's default softening
+
+
+def np_kernel(a, b, eps=EPS, beta=1.0):
+    return np.array([[(np.sum((x - y) ** 2) + eps) ** (-beta / 2) for y in b] for x in a])
+
+
+def np_mmd2_u(z, q, eps=EPS, beta=1.0):
+    """Gretton's U-statistic by a direct double loop."""
+    n, s = len(z), 0.0
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                s += sum(
+                    (np.sum((u - v) ** 2) + eps) ** (-beta / 2) * w
+                    for u, v, w in ((z[i], z[j], 1), (z[i], q[j], -2), (q[i], q[j], 1))
+                )
+    return s / (n * (n - 1))
