@@ -28,12 +28,7 @@ def test_toes_is_five_gaussians_two_and_three_per_class():
     X, y, comp = make_toes(1000, random_state=0)
     np.testing.assert_array_equal(np.bincount(comp), [250, 250, 167, 167, 166])
     np.testing.assert_array_equal(y, (comp >= 2).astype(int))
-    from unlabeled.datasets._clsst import TOES_COVS, TOES_MEANS
-
-    Xb, _, cb = make_toes(50000, random_state=1)
-    for c in range(5):
-        np.testing.assert_allclose(Xb[cb == c].mean(0), TOES_MEANS[c], atol=0.05)
-        np.testing.assert_allclose(np.cov(Xb[cb == c].T), TOES_COVS[c], atol=0.06)
+    # the Gaussians' moments against the generator's constants: tests/engine/test_generators.py
     X10, _, _ = make_toes(300, n_features=10, random_state=0)
     assert X10.shape == (300, 10)
 
