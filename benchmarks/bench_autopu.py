@@ -1,7 +1,7 @@
 """PUSVC with nothing given (prior="auto" and the PU search) against PUSVC told the truth.
 
     python benchmarks/bench_autopu.py                  # 12 UCI sets x 10 labelings, ~3 min
-    python benchmarks/bench_autopu.py --quick          # 2 labelings: a quicker look
+    python benchmarks/bench_autopu.py --quick          # smoke: 1 labeling of 2 sets, 1 gamma
 
 On the 12 sets of ../shared/data/uci-small with the USMO paper's protocol (20% of the positives
 labeled, the rest unlabeled; F1 of the positive class on the unlabeled part), for each labeling:
@@ -15,7 +15,8 @@ labeled, the rest unlabeled; F1 of the positive class on the unlabeled part), fo
 - hindsight-lg: a stricter one: the true prior and the best (lam, gamma) of auto's own grid.
 
 The issue's target: auto's F1 within 3 points of hindsight's, on average over the sets.
-Writes benchmarks/results/bench_autopu.md.
+``--labelings``, ``--sets`` and ``--gammas`` give a subset. Writes
+benchmarks/results/bench_autopu.md.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from __future__ import annotations
 import sys
 import time
 
-import _common as bench
+import _harness as bench
 import numpy as np
 from sklearn.metrics import f1_score
 
@@ -73,21 +74,24 @@ def one_labeling(X, y, seed, scoring, gammas):
 
 
 def main():
-    ap = bench.parser(__doc__, quick="2 labelings per set: a quicker look")
+    from unlabeled.datasets import UCI_SMALL_NAMES, load_uci_small
+
+    ap = bench.parser(__doc__, quick="a smoke run: 1 labeling of heart and house, gamma 0.5")
     ap.add_argument("--labelings", type=int, default=10, help="random labelings per set")
+    ap.add_argument("--sets", nargs="+", default=list(UCI_SMALL_NAMES), help="subset of sets")
     ap.add_argument("--scoring", default=None, help="PUGridSearchCV scoring (its default)")
     ap.add_argument(
         "--gammas", type=float, nargs="+", default=GAMMAS, help="kernel widths auto searches"
     )
-    args = ap.parse_args()
+    args = bench.parse(ap)
     if args.quick:
-        args.labelings = 2
-    from unlabeled.datasets import UCI_SMALL_NAMES, load_uci_small
-
-    try:
-        sets = {name: load_uci_small(name) for name in UCI_SMALL_NAMES}
-    except FileNotFoundError as exc:
-        sys.exit(f"bench_autopu: skipped, the UCI sets are not here ({exc})")
+        args.labelings, args.sets, args.gammas = 1, ["heart", "house"], [GAMMA]
+    title = "PUSVC(prior='auto') with the PU search"
+    sets = bench.shared_data(
+        args, "bench_autopu", title, lambda: {name: load_uci_small(name) for name in args.sets}
+    )
+    if sets is None:
+        return
     from tqdm import tqdm
 
     rows = []
@@ -107,7 +111,7 @@ def write_report(rows, args):
     gammas = ", ".join(f"{v:g}" for v in args.gammas)
     lines = [
         *bench.header("PUSVC(prior='auto') with the PU search, against the truth in hindsight"),
-        f"The 12 UCI sets of the USMO paper, 20% of the positives labeled, {args.labelings} "
+        f"{len(rows)} UCI sets of the USMO paper, 20% of the positives labeled, {args.labelings} "
         "random labelings per set, Gaussian kernel. F1 (%) of the positive class on the "
         "unlabeled part, mean (standard deviation) over the labelings.",
         "",

@@ -1,8 +1,8 @@
 """The protocols of the thesis' Figures 2.2 (semi-supervised clustering, NMI) and 2.5
 (semi-supervised classification, error with 5-fold CV) on G50C, CAKE, TOES, IRIS and DIGITS.
 
-    python benchmarks/bench_clsst_thesis.py --quick   # the reduced run committed
     python benchmarks/bench_clsst_thesis.py           # the thesis protocol (28 min on 2 cores)
+    python benchmarks/bench_clsst_thesis.py --quick   # smoke: CAKE, 0 and 5 labels, 2 folds
 
 Data: G50C (550 x 50), CAKE and TOES (1000 x 2) from unlabeled.datasets; IRIS from
 scikit-learn; DIGITS = scikit-learn's load_digits restricted to the digits 3, 8 and 9 (in place
@@ -22,27 +22,25 @@ library's LapSVM at its defaults (C1 = 1, gamma_I = 1, 5 neighbours, rbf gamma "
 thesis tunes LapSVM by inner 3-fold CV over gamma_A, gamma_I in {0.005, 0.045, 0.5} and sigma in
 {0.1, 1, 10}; its LDS is not in scikit-learn and not built here).
 
-Writes benchmarks/results/clsst_thesis{-quick}.md and .png.
+``--reduced``: Fig. 2.2 with the label counts 0, 5, 30 and 2 draws, Fig. 2.5 with 5 and 30 and
+1 draw per fold, every set (about half a minute). Writes benchmarks/results/clsst_thesis.md
+and .png (``-reduced``, ``-quick``).
 """
 
 from __future__ import annotations
 
-import sys
 import time
 import warnings
-from pathlib import Path
 
+import _harness as bench
 import numpy as np
+from _harness.clsst import draw_labels, load, run_inductive, run_method
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import normalized_mutual_info_score as nmi
 from sklearn.model_selection import StratifiedKFold
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as bench  # noqa: E402
-from _clsst_common import draw_labels, load, run_inductive, run_method  # noqa: E402
-
-from unlabeled.ssl import CLSST  # noqa: E402
+from unlabeled.ssl import CLSST
 
 SETS = ("G50C", "CAKE", "TOES", "IRIS", "DIGITS")
 KMEANS_K = {"CAKE": 4, "TOES": 5}
@@ -133,12 +131,15 @@ def plot(r22, r25, sets, path):
 
 
 def main():
-    ap = bench.parser(__doc__, quick="few label counts and draws (the reduced run committed)")
+    ap = bench.parser(__doc__, quick="a smoke run: CAKE, 0 and 5 labels, 1 draw, 2 folds")
     ap.add_argument("--sets", default=",".join(SETS))
-    args = ap.parse_args()
-    sets = args.sets.split(",")
+    ap.add_argument("--reduced", action="store_true", help="few label counts and draws")
+    args = bench.parse(ap)
+    sets, folds, stem = args.sets.split(","), 5, "clsst_thesis"
     if args.quick:
-        c22, c25, d22, d25 = [0, 5, 30], [5, 30], 2, 1
+        c22, c25, d22, d25, sets, folds = [0, 5], [5], 1, 1, ["CAKE"], 2
+    elif args.reduced:
+        c22, c25, d22, d25, stem = [0, 5, 30], [5, 30], 2, 1, "clsst_thesis-reduced"
     else:
         c22, c25, d22, d25 = [0, 2, 5, 10, 20, 30, 50, 70, 90], [2, 5, 10, 20, 30, 50, 70], 20, 10
     t0 = time.time()
@@ -147,8 +148,8 @@ def main():
         X, y, k = load(name)
         cap = (np.bincount(y).min() * 4) // 5 - 1  # leave unlabeled points in every fold
         r22 += clustering(name, X, y, k, [c for c in c22 if c <= cap], d22)
-        r25 += classification(name, X, y, k, [c for c in c25 if c <= cap * 4 // 5], d25, 5)
-    png = bench.output(args, "clsst_thesis", ".png")
+        r25 += classification(name, X, y, k, [c for c in c25 if c <= cap * 4 // 5], d25, folds)
+    png = bench.output(args, stem, ".png")
     plot(r22, r25, sets, png)
     lines = bench.header(
         "CLSST: the thesis' Figure 2.2 and 2.5 protocols", f"{(time.time() - t0) / 60:.1f} min"
@@ -156,9 +157,10 @@ def main():
     lines += [
         (
             "REDUCED run: Fig. 2.2 with the label counts " + str(c22) + f" and {d22} draws, Fig. "
-            f"2.5 with {c25} and {d25} draw per fold (the thesis: 0..90 with 20 draws, and 0..70 "
-            "with 10 draws: `python benchmarks/bench_clsst_thesis.py`)."
-            if args.quick
+            f"2.5 with {c25} and {d25} draw per fold, {folds} folds (the thesis: 0..90 with 20 "
+            "draws, and 0..70 with 10 draws and 5 folds: "
+            "`python benchmarks/bench_clsst_thesis.py`)."
+            if args.quick or args.reduced
             else "The thesis protocol."
         ),
         "",
@@ -166,8 +168,8 @@ def main():
         "",
     ]
     lines += table(r22, sets, "Figure 2.2: NMI on the unlabeled points (higher is better)")
-    lines += table(r25, sets, "Figure 2.5: test error, 5-fold CV (lower is better)")
-    bench.write_markdown(args, "clsst_thesis", lines)
+    lines += table(r25, sets, f"Figure 2.5: test error, {folds}-fold CV (lower is better)")
+    bench.write_markdown(args, stem, lines)
 
 
 if __name__ == "__main__":

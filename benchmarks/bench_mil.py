@@ -16,16 +16,17 @@ from a grid of the same size (6 points) for every method:
 ``--grid wide`` (``results/mil-wide.md``, its own runs file): 12 points for every method,
 the same gammas with the weights {(10, 1), (10, 10), (100, 10), (100, 100)} for the MIL
 SVMs and C in {1, 10, 100, 1000} for the SVCs. In the narrow grid WellSVM chose its largest
-weights (10, 1) in nearly every fold, and ``diag_mil_ceiling.py`` (on the folds of repeat 0)
-found its best fixed choices at a larger negative weight; the wide grid is therefore run
-from repeat 1 on (``--first-repeat 1``), on folds that did not inform it.
+weights (10, 1) in nearly every fold, and the archived ceiling diagnostic (on the folds of
+repeat 0, ``benchmarks/archive/mil_ceiling.md``) found its best fixed choices at a larger
+negative weight; the wide grid is therefore run from repeat 1 on (``--first-repeat 1``), on
+folds that did not inform it.
 
 Fit time: the refit with the chosen parameters on the whole training fold, and the whole
 selection (the inner CV and the refit), seconds on one core (BLAS limited to one thread).
 
     python benchmarks/bench_mil.py                       # the full protocol: 5 repeats
     python benchmarks/bench_mil.py --repeats 1           # the reduced run committed
-    python benchmarks/bench_mil.py --quick               # smoke: 2 folds of musk1
+    python benchmarks/bench_mil.py --quick               # smoke: 1 fold of musk1, 1 grid point
     python benchmarks/bench_mil.py --variants            # WellSVM's options, fixed parameters
     python benchmarks/bench_mil.py --grid wide --first-repeat 1 --repeats 2   # repeat 1
 
@@ -43,11 +44,11 @@ from __future__ import annotations
 import itertools
 import json
 import subprocess
-import sys
 import time
 import warnings
 from pathlib import Path
 
+import _harness as bench
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
@@ -56,11 +57,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
-sys.path.insert(0, str(Path(__file__).parent))
-from _common import header, output, parser, pyplot, write_markdown  # noqa: E402
-
-from unlabeled.datasets import MIL_NAMES, load_mil  # noqa: E402
-from unlabeled.mil import MISVM, WellSVM, miSVM  # noqa: E402
+from unlabeled.datasets import MIL_NAMES, load_mil
+from unlabeled.mil import MISVM, WellSVM, miSVM
 
 HERE = Path(__file__).parent
 COMMIT = subprocess.run(
@@ -70,6 +68,7 @@ METHODS = ("WellSVM", "mi-SVM", "MI-SVM", "SVC instances", "SVC embedding")
 GAMMAS = (0.5, 1.0, 2.0)
 # (positive, negative) weights of the MIL SVMs, C of the SVCs (as (C, 1)), by --grid
 WEIGHTS = {
+    "quick": (((10.0, 1.0),),) * 2,  # --quick: one point (and the one gamma multiplier 1)
     "narrow": (((1.0, 1.0), (10.0, 1.0)),) * 2,
     "wide": (((10.0, 1.0), (10.0, 10.0), (100.0, 10.0), (100.0, 100.0)),
              ((1.0, 1.0), (10.0, 1.0), (100.0, 1.0), (1000.0, 1.0))),
@@ -78,7 +77,8 @@ WEIGHTS = {
 
 def grid(method, name):
     mil, svc = WEIGHTS[name]
-    return list(itertools.product(GAMMAS, svc if method.startswith("SVC") else mil))
+    gammas = (1.0,) if name == "quick" else GAMMAS
+    return list(itertools.product(gammas, svc if method.startswith("SVC") else mil))
 
 
 PAPER_NOTE = (
@@ -222,7 +222,9 @@ def report(args, rows, path_png):
     sets = [s for s in MIL_NAMES if any((s, m) in summary for m in METHODS)]
     reps = sorted({r["repeat"] for r in rows})
     per_set = {s: len({r["repeat"] for r in rows if r["set"] == s}) for s in sets}
-    lines = header("Multi-instance bag accuracy: WellSVM, mi-SVM, MI-SVM and two SVC pipelines")
+    lines = bench.header(
+        "Multi-instance bag accuracy: WellSVM, mi-SVM, MI-SVM and two SVC pipelines"
+    )
     reduced = min(per_set.values(), default=0) < 5 and not args.quick
     commits = sorted({r.get("commit", "3893ed9") for r in rows})
     full = "--repeats 5" if args.grid == "narrow" else "--grid wide --first-repeat 1 --repeats 6"
@@ -289,12 +291,14 @@ def report(args, rows, path_png):
             vals, counts = np.unique(np.array(picks), return_counts=True)
             pairs = zip(vals, counts, strict=True)
             lines.append(f"- {s}, {m}: " + ", ".join(f"{v} x{c}" for v, c in pairs))
-    write_markdown(args, stem(args), lines)
+    bench.write_markdown(args, stem(args), lines)
     plot(summary, sets, path_png)
 
 
 def plot(summary, sets, path):
-    plt = pyplot()
+    plt = bench.pyplot()
+    if plt is None:
+        return
     fig, ax = plt.subplots(figsize=(9, 3.6))
     width = 0.8 / len(METHODS)
     for k, m in enumerate(METHODS):
@@ -306,9 +310,7 @@ def plot(summary, sets, path):
     ax.set_ylim(0.4, 1.0)
     ax.set_ylabel("bag accuracy")
     ax.legend(ncol=5, fontsize=8, loc="upper center")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    print(f"written: {path}", file=sys.stderr)
+    bench.save_figure(fig, path)
 
 
 VARIANTS = [(o, m) for m in ("rounded", "relaxation") for o in ("ascent", "paper")]
@@ -336,7 +338,7 @@ def variant_fold(name, fold, tr, te):
 
 
 def stem(args):
-    return "mil" if args.grid == "narrow" else f"mil-{args.grid}"
+    return "mil" if args.grid in ("narrow", "quick") else f"mil-{args.grid}"
 
 
 def run_variants(args):
@@ -348,7 +350,7 @@ def run_variants(args):
                 tasks.append((name, fold, tr, te))
     rows = [r for fr in Parallel(n_jobs=args.n_jobs)(delayed(variant_fold)(*t) for t in tasks)
             for r in fr]  # fmt: skip
-    lines = header("WellSVM (multi-instance): the violated-choice search and the model")
+    lines = bench.header("WellSVM (multi-instance): the violated-choice search and the model")
     lines += [
         "Fixed parameters C1 = 10, C2 = 1, gamma = 1 / n_features (standardised features), "
         "one 10-fold CV over bags per set (folds of repeat 0 of `mil.md`). Bag accuracy "
@@ -368,32 +370,40 @@ def run_variants(args):
                 f"{np.mean([r['fit_s'] for r in g]):.2f} s"
             )
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    write_markdown(args, "mil_variants", lines)
+    bench.write_markdown(args, "mil_variants", lines)
 
 
 def main():
-    ap = parser(__doc__, quick="a smoke run: 2 outer folds of musk1")
+    ap = bench.parser(__doc__, quick="a smoke run: 1 outer fold of musk1, 1 grid point")
     ap.add_argument("--repeats", type=int, default=5, help="repeats of 10-fold CV (5)")
     ap.add_argument("--sets", nargs="*", default=list(MIL_NAMES), choices=MIL_NAMES)
     ap.add_argument("--n-jobs", type=int, default=2, help="outer folds run in parallel (2)")
     ap.add_argument("--variants", action="store_true", help="WellSVM's options only")
     ap.add_argument("--report-only", action="store_true", help="write the table from the runs")
     ap.add_argument("--grid", choices=WEIGHTS, default="narrow",
-                    help="the parameter grid (narrow; wide writes mil-wide.md)")  # fmt: skip
+                    help="the parameter grid (narrow; wide writes mil-wide.md; quick: "
+                    "--quick's one point)")  # fmt: skip
     ap.add_argument("--first-repeat", type=int, default=0,
                     help="run the repeats from this one to --repeats - 1 (0)")  # fmt: skip
-    args = ap.parse_args()
+    args = bench.parse(ap)
+    title = "Multi-instance bag accuracy"
+    sets = ["musk1"] if args.quick else args.sets
+    labels = bench.shared_data(args, stem(args), title, lambda: {s: load_mil(s)[2] for s in sets})
+    if labels is None:
+        return
+    if args.quick:
+        args.grid, args.first_repeat, args.repeats, args.n_jobs = "quick", 0, 1, 1
     if args.variants:
         return run_variants(args)
-    runs = output(args, stem(args) + "_runs", ".jsonl")
+    runs = bench.output(args, stem(args) + "_runs", ".jsonl")
     rows = [json.loads(ln) for ln in runs.read_text().splitlines()] if runs.exists() else []
     done = {(r["set"], r["repeat"], r["fold"]) for r in rows}
     tasks = []
-    for name in [] if args.report_only else ["musk1"] if args.quick else args.sets:
-        _, _, y = load_mil(name)
+    for name in [] if args.report_only else sets:
+        y = labels[name]
         for repeat in range(args.first_repeat, args.repeats):
             for fold, (tr, te) in enumerate(outer_folds(y, repeat)):
-                if (name, repeat, fold) not in done and not (args.quick and fold >= 2):
+                if (name, repeat, fold) not in done and not (args.quick and fold >= 1):
                     tasks.append((name, repeat, fold, tr, te, args.grid))
     jobs = Parallel(n_jobs=args.n_jobs, return_as="generator_unordered")(
         delayed(outer_fold)(*t) for t in tasks
@@ -407,7 +417,8 @@ def main():
             r0 = fold_rows[0]
             accs = ", ".join(f"{r['method']} {r['acc']:.2f}" for r in fold_rows)
             print(f"{r0['set']} repeat {r0['repeat']} fold {r0['fold']}: {accs}", flush=True)
-    report(args, rows, output(args, stem(args), ".png"))
+    bench.written(runs)
+    report(args, rows, bench.output(args, stem(args), ".png"))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Warm starts along the lam path in PUGridSearchCV: time and solver iterations against cold fits.
 
-    python benchmarks/bench_model_selection.py [--n 3000] [--folds 3] [--quick]
+    python benchmarks/bench_model_selection.py [--n 3000] [--folds 3]
+    python benchmarks/bench_model_selection.py --quick     # smoke: n = 300, one tol
 
 Both searches fit the same candidates on the same folds (one engine thread), each search in a
 fresh process; the table gives the wall-clock time of the search and of its fits alone, the
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-import _common as bench
+import _harness as bench
 import numpy as np
 
 LAMS = np.logspace(-4, -1, 7).tolist()
@@ -54,20 +55,22 @@ def child(n, p, d, folds, seed, tol, warm):
 
 
 def main():
-    ap = bench.parser(__doc__, child_nargs=7, time_limit=1800, quick="--n 600: a smoke run")
+    ap = bench.parser(
+        __doc__, child_nargs=7, time_limit=1800, quick="a smoke run: n = 300, tol = 1e-3 only"
+    )
     ap.add_argument("--n", type=int, default=3000, help="unlabeled points")
     ap.add_argument("--p", type=int, default=300, help="labeled positives")
     ap.add_argument("--d", type=int, default=5)
     ap.add_argument("--folds", type=int, default=3)
     ap.add_argument("--tol", type=float, nargs="+", default=[1e-3, 1e-6])
     ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args()
+    args = bench.parse(ap)
     if args.child:
         n, p, d, folds, seed, tol, warm = args.child
         child(int(n), int(p), int(d), int(folds), int(seed), float(tol), warm == "warm")
         return
     if args.quick:
-        args.n, args.p = 600, 60
+        args.n, args.p, args.tol = 300, 30, [1e-3]
     runs = {}
     for tol in args.tol:
         for warm in ("cold", "warm"):

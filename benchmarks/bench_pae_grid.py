@@ -5,26 +5,26 @@ the GAN literature's counts (modes, high-quality samples, reverse KL of the mode
     python benchmarks/bench_pae_grid.py                      # scaled-down protocol, all runs
     python benchmarks/bench_pae_grid.py --models PAE --seeds 0
     python benchmarks/bench_pae_grid.py --report             # only rebuild the report
+    python benchmarks/bench_pae_grid.py --quick              # smoke: 40 steps, seed 0
     python benchmarks/bench_pae_grid.py --models PAE PAE-pca --iters 150000 --chunks 5 \
-        --decay-chunks 4 --name pae_grid_150k                 # a longer budget, its own report
+        --decay-chunks 4 --name pae_grid_150k    # a longer budget, its own report (archived)
     python benchmarks/bench_pae_grid.py --models PAE-pca --iters 210000 --chunks 7 \
         --decay-chunks 6 --final-chunks 2 --name pae_grid_210k  # a third phase at 3e-5
 
 Models: PAE (the thesis' random start), PAE-pca (``init="pca"``), WGAN-GP, VAE. Each (model,
 seed) run is written to benchmarks/results/<name>_runs/ when it ends, and the report
 (<name>.md, <name>_samples.png, <name>_curves.png; name pae_grid by default) is rebuilt from
-every run found there, so runs can be done one at a time.
+every run found there, so runs can be done one at a time. ``--quick`` trains every model for 40
+steps on seed 0 and evaluates on few samples (``<name>-quick`` in ``--out``).
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+import _harness as bench
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).parent))
-from _pae_common import (  # noqa: E402
+from _harness.pae import (
     PAEModel,
     VAEModel,
     WGANGPModel,
@@ -33,19 +33,20 @@ from _pae_common import (  # noqa: E402
     fmt,
     load_runs,
     planned_runs,
+    quick_schedule,
     run_model,
     save_run,
     schedule_steps,
+    stem,
 )
 
-from unlabeled.generative import (  # noqa: E402
+from unlabeled.generative import (
     grid_centres,
     grid_mode_metrics,
     kde_log_likelihood,
     make_gaussian_grid,
 )
 
-RESULTS = Path(__file__).parent / "results"
 STD = np.sqrt(0.1)
 IDEAL_LL = -np.log(25) - np.log(2 * np.pi * np.e * 0.1)
 HIDDEN = (128, 128)
@@ -65,13 +66,16 @@ def make_model(name, X, seed, lr):
     return WGANGPModel(X, 2, HIDDEN, lr=lr, batch=500, seed=seed)
 
 
-def evaluator(seed):
+def evaluator(seed, small=False):
+    """The evaluation after each chunk (``small``: a smoke run's, on few samples)."""
     test, _ = make_gaussian_grid(5_000, random_state=10_000 + seed, balanced=False)
     quick_test = test[:1000]
 
     def evaluate(model, final):
         counts = grid_mode_metrics(model.sample(2500, seed + 1), grid_centres(), STD)
         n_gen, n_held, t = (15_000, 2_000, test) if final else (2_000, 1_000, quick_test)
+        if small:
+            n_gen, n_held, t = 1000, 500, test[:500]
         ll = kde_log_likelihood(model.sample(n_gen, seed + 2), model.sample(n_held, seed + 3), t)
         return {
             "ll": ll["mean"],
@@ -85,13 +89,13 @@ def evaluator(seed):
     return evaluate
 
 
-def run(runs_dir, name, seed, iters, chunks, lr, decay_chunks, final_chunks):
+def run(runs_dir, name, seed, iters, chunks, lr, decay_chunks, final_chunks, small=False):
     X, _ = make_gaussian_grid(500, random_state=seed)
     model = make_model(name, X, seed, lr)
     print(f"{name} seed {seed}: {iters} iterations", flush=True)
     log = lambda line: print(line, flush=True)  # noqa: E731
     curve, seconds = run_model(
-        model, iters, chunks, evaluator(seed), log, decay_chunks, final_chunks
+        model, iters, chunks, evaluator(seed, small), log, decay_chunks, final_chunks
     )
     extra = schedule_steps(iters, chunks, decay_chunks, final_chunks)
     save_run(
@@ -169,12 +173,10 @@ def goals(runs):
     return lines
 
 
-def plots(runs, runs_dir, stem):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def plots(runs, runs_dir, out, stem):
+    plt = bench.pyplot()
+    if plt is None:
+        return
     names = list(dict.fromkeys(r["model"] for r in runs))
     seeds = sorted({r["seed"] for r in runs})
     fig, axes = plt.subplots(
@@ -204,9 +206,7 @@ def plots(runs, runs_dir, stem):
             ax.set_ylim(-27, 27)
             ax.set_aspect("equal")
             ax.tick_params(labelsize=7)
-    fig.tight_layout()
-    fig.savefig(RESULTS / f"{stem}_samples.png", dpi=90)
-    plt.close(fig)
+    bench.save_figure(fig, out / f"{stem}_samples.png", dpi=90)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for r in runs:
         per = 5 if r["model"] == "WGAN-GP" else 1  # critic steps: the budget's unit
@@ -231,17 +231,16 @@ def plots(runs, runs_dir, stem):
         ax.set_xlabel("steps (WGAN-GP: critic steps, 5 per generator step)")
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(RESULTS / f"{stem}_curves.png", dpi=90)
-    plt.close(fig)
+    bench.save_figure(fig, out / f"{stem}_curves.png", dpi=90)
 
 
-def report(name):
-    runs_dir = RESULTS / f"{name}_runs"
+def report(out, name):
+    """``<out>/<name>.md`` and its plots, from every run in ``<out>/<name>_runs``."""
+    runs_dir = out / f"{name}_runs"
     runs = load_runs(runs_dir)
     if not runs:
         return
-    plots(runs, runs_dir, name)
+    plots(runs, runs_dir, out, name)
     r0 = runs[0]
     lrs = ", ".join(
         f"{n} {next(r['lr'] for r in runs if r['model'] == n):g}"
@@ -306,30 +305,26 @@ def report(name):
         f"![curves]({name}_curves.png)",
         "",
     ]
-    (RESULTS / f"{name}.md").write_text("\n".join(text))
+    (out / f"{name}.md").write_text("\n".join(text))
+    bench.written(out / f"{name}.md")
 
 
 def main():
-    ap = experiment_parser(__doc__, ITERS, PAE_LR)
+    ap = experiment_parser(__doc__, ITERS, PAE_LR, "pae_grid")
     ap.set_defaults(
         chunks=CHUNKS, decay_chunks=DECAY_CHUNKS, models=["PAE", "PAE-pca", "WGAN-GP", "VAE"]
     )
-    ap.add_argument("--name", default="pae_grid", help="report name (and its runs folder)")
-    args = ap.parse_args()
+    args = bench.parse(ap)
+    if args.quick:
+        quick_schedule(args)
+    name, out = stem(args), Path(args.out)
     if not args.report:
         for seed, model, iters, lr in planned_runs(args):
-            run(
-                RESULTS / f"{args.name}_runs",
-                model,
-                seed,
-                iters,
-                args.chunks,
-                lr,
-                args.decay_chunks,
-                args.final_chunks,
-            )
-            report(args.name)
-    report(args.name)
+            run(out / f"{name}_runs", model, seed, iters, args.chunks, lr,
+                args.decay_chunks, args.final_chunks, small=args.quick)  # fmt: skip
+            if not args.quick:  # a report after every run, so that a cut run leaves one
+                report(out, name)
+    report(out, name)
 
 
 if __name__ == "__main__":

@@ -4,44 +4,42 @@ thesis' mode histogram (an MLP classifier on 10^4 samples) and KDE log-likelihoo
 
     python benchmarks/bench_pae_lowdim.py                    # scaled-down protocol, all runs
     python benchmarks/bench_pae_lowdim.py --report           # only rebuild the report
+    python benchmarks/bench_pae_lowdim.py --quick            # smoke: 40 steps, seed 0
 
 Runs are written to benchmarks/results/pae_lowdim_runs/; the report (pae_lowdim.md,
-pae_lowdim_hist.png, pae_lowdim_samples.png) is rebuilt from every run found there.
+pae_lowdim_hist.png, pae_lowdim_samples.png) is rebuilt from every run found there
+(``--name``; ``--quick``: ``pae_lowdim-quick`` in ``--out``, a classifier of 50 steps and
+evaluations on few samples).
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+import _harness as bench
+import _harness.pae as pc
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _pae_common as pc  # noqa: E402
-
-from unlabeled.generative import (  # noqa: E402
+from unlabeled.generative import (
     embedded_means,
     kde_log_likelihood,
     make_embedded_gaussians,
     mode_histogram_metrics,
 )
-from unlabeled.generative._torch_ops import make_mlp  # noqa: E402
 
-RESULTS = Path(__file__).parent / "results"
-RUNS = RESULTS / "pae_lowdim_runs"
 HIDDEN = (128, 128)
 MIN_COUNT = 100  # a mode is covered with >= 100 of the 10^4 samples (a tenth of its share)
 
 
-def train_classifier(seed):
+def train_classifier(seed, steps=1000):
     """The thesis' mode classifier: MLP 1000-256-128-10, 1000 Adam steps (lr 1e-3), batches of
     128 fresh true samples each step, softmax cross-entropy."""
     g = torch.Generator().manual_seed(seed)
-    net = make_mlp((1000, 256, 128, 10), "linear", g)
+    net = pc.make_mlp((1000, 256, 128, 10), "linear", g)
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
     rng = np.random.RandomState(50_000 + seed)
-    for _ in range(1000):
+    for _ in range(steps):
         X, y = make_embedded_gaussians(128, random_state=rng)
         perm = rng.permutation(128)
         loss = torch.nn.functional.cross_entropy(
@@ -72,9 +70,12 @@ def block_summary(S):
     return np.column_stack([block_mean, m])
 
 
-def evaluator(seed, classifier):
+def evaluator(seed, classifier, small=False):
+    """The evaluation after each chunk (``small``: a smoke run's, on few samples; the shares
+    and counts stay per 10^4 samples)."""
     test, _ = make_embedded_gaussians(1000, random_state=70_000 + seed)
     test = test[np.random.RandomState(seed).permutation(1000)]
+    n_kde, n_held = (300, 100) if small else (3000, 1000)
 
     def evaluate(model, final):
         S = model.sample(10_000, seed + 1)
@@ -82,7 +83,7 @@ def evaluator(seed, classifier):
             pred = classifier(torch.tensor(S, dtype=torch.float32)).argmax(1).numpy()
         hist = mode_histogram_metrics(pred, 10, MIN_COUNT)
         blocks = mode_histogram_metrics(block_mode(S), 10, MIN_COUNT)
-        ll = kde_log_likelihood(S[:3000], model.sample(1000, seed + 2), test)
+        ll = kde_log_likelihood(S[:n_kde], model.sample(n_held, seed + 2), test[:n_held])
         return {
             "modes": float(hist["modes"]),
             "reverse_kl": hist["reverse_kl"],
@@ -105,15 +106,20 @@ def make_model(name, X, seed, lr):
     return pc.WGANGPModel(X, 10, HIDDEN, lr=lr, batch=500, seed=seed)
 
 
-def report(command):
-    runs = pc.load_runs(RUNS)
+def report(out, name):
+    """``<out>/<name>.md`` and its plots, from every run in ``<out>/<name>_runs``."""
+    runs_dir = out / f"{name}_runs"
+    runs = pc.load_runs(runs_dir)
     if not runs:
         return
-    import matplotlib
+    plots(runs, runs_dir, out, name)
+    write_text(runs, out, name)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
+def plots(runs, runs_dir, out, stem):
+    plt = bench.pyplot()
+    if plt is None:
+        return
     names = list(dict.fromkeys(r["model"] for r in runs))
     fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.4), squeeze=False)
     for ax, name in zip(axes[0], names, strict=True):
@@ -129,18 +135,16 @@ def report(command):
         ax.set_title(f"{name}: predicted modes of 10^4 samples", fontsize=9)
         ax.set_xticks(range(10))
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(RESULTS / "pae_lowdim_hist.png", dpi=90)
-    plt.close(fig)
+    bench.save_figure(fig, out / f"{stem}_hist.png", dpi=90)
     fig, axes = plt.subplots(1, len(names) + 1, figsize=(3.6 * (len(names) + 1), 3.2))
     X, _ = make_embedded_gaussians(500, random_state=0)
     for ax, (title, summary) in zip(
         axes,
         [("training data", block_summary(X))]
         + [
-            (n, np.load(RUNS / f"{n}_seed0.npy"))
+            (n, np.load(runs_dir / f"{n}_seed0.npy"))
             for n in names
-            if (RUNS / f"{n}_seed0.npy").exists()
+            if (runs_dir / f"{n}_seed0.npy").exists()
         ],
         strict=False,
     ):
@@ -150,9 +154,10 @@ def report(command):
         ax.set_title(f"{title} (seed 0)", fontsize=9)
         ax.set_xlabel("mean of the sample's strongest block")
         ax.set_ylabel("strongest block")
-    fig.tight_layout()
-    fig.savefig(RESULTS / "pae_lowdim_samples.png", dpi=90)
-    plt.close(fig)
+    bench.save_figure(fig, out / f"{stem}_samples.png", dpi=90)
+
+
+def write_text(runs, out, stem):
     cols = [
         ("modes (>= 100 of 10^4)", "modes", 1, 1),
         ("reverse KL", "reverse_kl", 1, 3),
@@ -222,39 +227,43 @@ def report(command):
             for r in runs
         ],
         "",
-        "![histograms](pae_lowdim_hist.png)",
+        f"![histograms]({stem}_hist.png)",
         "",
-        "![samples](pae_lowdim_samples.png)",
+        f"![samples]({stem}_samples.png)",
         "",
     ]
-    (RESULTS / "pae_lowdim.md").write_text("\n".join(text))
+    (out / f"{stem}.md").write_text("\n".join(text))
+    bench.written(out / f"{stem}.md")
 
 
 def main():
-    args = pc.experiment_parser(__doc__, 5000, 1e-3).parse_args()
-    command = "python benchmarks/bench_pae_lowdim.py " + " ".join(sys.argv[1:])
+    ap = pc.experiment_parser(__doc__, 5000, 1e-3, "pae_lowdim")
+    args = bench.parse(ap)
+    if args.quick:
+        pc.quick_schedule(args)
+    name, out = pc.stem(args), Path(args.out)
     classifiers = {}
-    for seed, name, iters, lr in [] if args.report else pc.planned_runs(args):
+    for seed, model_name, iters, lr in [] if args.report else pc.planned_runs(args):
         if seed not in classifiers:
-            classifiers[seed] = train_classifier(seed)
+            classifiers[seed] = train_classifier(seed, 50 if args.quick else 1000)
             print(f"seed {seed}: classifier accuracy {classifiers[seed][1]:.4f}", flush=True)
         net, acc = classifiers[seed]
         X, _ = make_embedded_gaussians(500, random_state=seed)
-        model = make_model(name, X, seed, lr)
-        print(f"{name} seed {seed}: {iters} iterations", flush=True)
+        model = make_model(model_name, X, seed, lr)
+        print(f"{model_name} seed {seed}: {iters} iterations", flush=True)
         curve, sec = pc.run_model(
             model,
             iters,
             args.chunks,
-            evaluator(seed, net),
+            evaluator(seed, net, small=args.quick),
             lambda s: print(s, flush=True),
             args.decay_chunks,
             args.final_chunks,
         )
         pc.save_run(
-            RUNS,
+            out / f"{name}_runs",
             model,
-            name,
+            model_name,
             seed,
             iters,
             lr,
@@ -266,8 +275,9 @@ def main():
                 **pc.schedule_steps(iters, args.chunks, args.decay_chunks, args.final_chunks),
             },
         )
-        report(command)
-    report(command)
+        if not args.quick:  # a report after every run, so that a cut run leaves one
+            report(out, name)
+    report(out, name)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ and the reverse KL of the triple histogram to uniform (unlabeled.generative.stac
 Thesis setup (B.4): encoder hidden 2500,2000,1500,1000,500, decoder reversed, h = 10, lam 0.1,
 batch 128, sigmoid output, Adam lr 1e-4 (0.5, 0.9). Writes benchmarks/results/pae_stacked_mnist
 (.md, .png), or pae_stacked_mnist_synthetic with --synthetic. ``--quick`` is --synthetic with
-1,000 training images, one epoch, hidden 256,128 and 10,000 samples (``-quick`` names).
+500 training images, one epoch, hidden 256,128, a classifier of one epoch and 2,000 samples
+(``-quick`` names).
 """
 
 from __future__ import annotations
@@ -22,12 +23,12 @@ import sys
 import time
 from pathlib import Path
 
-import _common as bench
+import _harness as bench
 import numpy as np
 import torch
+from _harness.pae import make_mlp
 
 from unlabeled.generative import PlummerAutoencoder, make_stacked_mnist, stacked_mnist_modes
-from unlabeled.generative._torch_ops import make_mlp
 
 
 def synthetic_digits(m, seed):
@@ -82,13 +83,13 @@ def main():
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--samples", type=int, default=100_000, help="generated samples counted")
     ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args()
+    args = bench.parse(ap)
     if args.quick:
         args.synthetic, args.train, args.epochs, args.hidden, args.samples = (
-            True, 1000, 1.0, [256, 128], 10_000
+            True, 500, 1.0, [256, 128], 2000
         )  # fmt: skip
     x, y, xt, yt = load_mnist(args)
-    predict, acc = train_digit_classifier(x, y, xt, yt, 3, args.seed)
+    predict, acc = train_digit_classifier(x, y, xt, yt, 1 if args.quick else 3, args.seed)
     X, modes = make_stacked_mnist(x, y, args.train, random_state=args.seed)
     true_counts = stacked_mnist_modes(X, predict)
     iters = max(1, int(args.epochs * args.train / 128))
@@ -113,12 +114,12 @@ def main():
     name = "pae_stacked_mnist" + ("_synthetic" if args.synthetic else "")
     png = bench.output(args, name, ".png")
     plt = bench.pyplot()
-    fig, axes = plt.subplots(4, 8, figsize=(8, 4))
-    for ax, img in zip(axes.ravel(), S[:32], strict=True):
-        ax.imshow(img.reshape(3, 28, 28).transpose(1, 2, 0).clip(0, 1))
-        ax.axis("off")
-    fig.savefig(png, dpi=80)
-    plt.close(fig)
+    if plt is not None:
+        fig, axes = plt.subplots(4, 8, figsize=(8, 4))
+        for ax, img in zip(axes.ravel(), S[:32], strict=True):
+            ax.imshow(img.reshape(3, 28, 28).transpose(1, 2, 0).clip(0, 1))
+            ax.axis("off")
+        bench.save_figure(fig, png, dpi=80)
     synthetic = " (SYNTHETIC digits: a pipeline check, not MNIST)" * args.synthetic
     text = bench.header(f"Stacked-MNIST{synthetic}") + [
         f"Digit classifier test accuracy: {acc:.4f}. PAE: hidden {args.hidden}, h 10, "

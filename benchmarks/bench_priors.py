@@ -1,7 +1,7 @@
 """Class-prior estimation on the 12 UCI sets: this library against pulearn and pu-toolbox.
 
     python benchmarks/bench_priors.py                # 10 labelings per set, about 20 minutes
-    python benchmarks/bench_priors.py --quick        # 2 labelings of 3 sets: a smoke run
+    python benchmarks/bench_priors.py --quick        # smoke: 1 labeling of heart
 
 Protocol (../shared/spec/protocol.md): the 12 UCI sets of ../shared/data/uci-small (or
 --data-home, or $UNLABELED_DATA_UCI); 20% of the positives labeled at random (labeling seeds
@@ -24,20 +24,16 @@ Writes benchmarks/results/bench_priors.md (or bench_priors-quick.md).
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 import traceback
 import warnings
-from pathlib import Path
 
+import _harness as bench
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as bench  # noqa: E402
-
-from unlabeled.datasets import UCI_SMALL_NAMES, load_uci_small, make_pu_labels  # noqa: E402
-from unlabeled.pu.priors import (  # noqa: E402
+from unlabeled.datasets import UCI_SMALL_NAMES, load_uci_small, make_pu_labels
+from unlabeled.pu.priors import (
     KM1,
     KM2,
     ElkanNoto,
@@ -125,26 +121,24 @@ def library_versions():
 
 
 def main():
-    ap = bench.parser(__doc__, quick="2 labelings of 3 sets (smoke run)")
+    ap = bench.parser(__doc__, quick="a smoke run: 1 labeling of heart")
     ap.add_argument("--labelings", type=int, default=10, help="random labelings per set")
     ap.add_argument("--sets", nargs="*", default=list(UCI_SMALL_NAMES), help="subset of sets")
     ap.add_argument("--data-home", default=None, help="folder of the .mat files")
-    args = ap.parse_args()
+    args = bench.parse(ap)
     if args.quick:
-        args.labelings, args.sets = 2, ["heart", "house", "ionosphere"]
-    home = Path(args.data_home or os.environ.get("UNLABELED_DATA_UCI", "../shared/data/uci-small"))
-    if not home.is_dir():
-        print(
-            f"bench_priors: skipped, the UCI folder {home} does not exist. Pass --data-home or "
-            "set UNLABELED_DATA_UCI to the folder of the 12 .mat files."
-        )
+        args.labelings, args.sets = 1, ["heart"]
+    title = "Class-prior estimation on the UCI sets"
+    load = lambda: {n: load_uci_small(n, data_home=args.data_home) for n in args.sets}  # noqa: E731
+    data = bench.shared_data(args, "bench_priors", title, load)
+    if data is None:
         return 0
 
     methods, unavailable = dict(our_methods()), {}
     for lib, found in (("pulearn", pulearn_methods()), ("pu-toolbox", putoolbox_methods())):
         if isinstance(found, str):
             unavailable[lib] = found
-            print(f"{lib}: not available ({found})")
+            bench.skip(lib, f"not available: {found}")
         else:
             methods.update(found)
     names = list(methods)
@@ -155,7 +149,7 @@ def main():
     fails = {m: [] for m in names}
     t_start = time.perf_counter()
     for set_name in args.sets:
-        X, y = load_uci_small(set_name, data_home=args.data_home)
+        X, y = data[set_name]
         for seed in range(args.labelings):
             s = make_pu_labels(y, labeled_fraction=0.2, random_state=seed)
             truth = float(y[s == 0].mean())

@@ -1,7 +1,7 @@
 """PUSVC at scale against LIBLINEAR and LIBSVM, in one run, with ratios.
 
     python benchmarks/bench_scale.py             # about 30-60 minutes on 2 cores
-    python benchmarks/bench_scale.py --quick     # small sizes (smoke run)
+    python benchmarks/bench_scale.py --quick     # smoke: PUSVC alone at one small size per task
 
 1. Linear kernel, Poker-hand (exact generator), "class 0 vs all": 100 labeled positives and
    n = 10k, 100k, 1M unlabeled hands. PUSVC against sklearn's LinearSVC (LIBLINEAR) on the same
@@ -32,8 +32,9 @@ import os
 import sys
 import time
 
-import _common as bench
+import _harness as bench
 import numpy as np
+from _harness.internals import KernelProducts
 
 LAM, N_POS = 0.01, 100
 
@@ -104,8 +105,6 @@ def data(task, n):
 
 def irreducible(model, X, s):
     """Seconds of one product K_{U,SV} sigma at the solution, by the fit's own BLAS path."""
-    from unlabeled._products import KernelProducts
-
     unl = np.flatnonzero(s == 0)
     path = model.cache_stats_["kernel_path"] or "auto"
     kp = KernelProducts(X, "rbf", {"gamma": model._gamma}, 0, path)
@@ -148,7 +147,7 @@ def warm_path(quick):
     from unlabeled import PUSVC
 
     rng = np.random.default_rng(0)
-    n = 2000 if quick else 10_000
+    n = 300 if quick else 10_000
     y = rng.random(n) < 0.4
     X = np.r_[rng.normal(size=(N_POS, 10)) + 0.8, rng.normal(size=(n, 10)) + 0.8 * y[:, None]]
     s = np.r_[np.ones(N_POS, int), np.zeros(n, int)]
@@ -169,10 +168,12 @@ def warm_path(quick):
 
 def main():
     ap = bench.parser(__doc__, child_nargs=3, time_limit=600)
-    ap.add_argument("--tasks", default="linear,rbf,adult,shuttle", help="comma-separated subset")
+    ap.add_argument(
+        "--tasks", help="comma-separated subset of linear,rbf,adult,shuttle (all; --quick: 2)"
+    )
     ap.add_argument("--adult-file", help="LIBSVM's a9a (svmlight), instead of the generator")
     ap.add_argument("--shuttle-file", help="LIBSVM's shuttle (svmlight), instead of the generator")
-    args = ap.parse_args()
+    args = bench.parse(ap)
     for task in ("adult", "shuttle"):
         if getattr(args, f"{task}_file"):
             os.environ[f"UNL_{task.upper()}_FILE"] = getattr(args, f"{task}_file")
@@ -185,16 +186,15 @@ def main():
     from unlabeled.pu import DoubleHingeQP
 
     plan = {
-        "linear": ([10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000],
-                   ["pusvc", "linearsvc", "linearsvc-weighted"]),
-        "rbf": ([2000, 5000] if args.quick else [10_000, 20_000, 40_000, 60_000],
-                ["pusvc", "svc", "svc-weighted"]),
-        "adult": ([2000] if args.quick else [5000, 10_000, 20_000],
-                  ["pusvc", "svc", "svc-weighted"]),
-        "shuttle": ([5000] if args.quick else [10_000, 20_000, 43_500],
-                    ["pusvc", "svc", "svc-weighted"]),
-    }  # fmt: skip
-    plan = {task: plan[task] for task in args.tasks.split(",")}
+        "linear": ([10_000, 100_000, 1_000_000], ["pusvc", "linearsvc", "linearsvc-weighted"]),
+        "rbf": ([10_000, 20_000, 40_000, 60_000], ["pusvc", "svc", "svc-weighted"]),
+        "adult": ([5000, 10_000, 20_000], ["pusvc", "svc", "svc-weighted"]),
+        "shuttle": ([10_000, 20_000, 43_500], ["pusvc", "svc", "svc-weighted"]),
+    }
+    if args.quick:  # PUSVC alone at one small size of each task
+        plan = {task: ([2000], ["pusvc"]) for task in plan}
+    tasks = args.tasks or ("linear,rbf" if args.quick else ",".join(plan))
+    plan = {task: plan[task] for task in tasks.split(",")}
     rows = []
     total = sum(len(sizes) * len(methods) for sizes, methods in plan.values())
     with tqdm(total=total, unit="fit", file=sys.stderr) as bar:

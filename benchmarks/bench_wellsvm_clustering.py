@@ -15,7 +15,7 @@ labels). WellSVM starts from the best of 20 random labelings by kernel-target al
 
     python benchmarks/bench_wellsvm_clustering.py             # the full grid
     python benchmarks/bench_wellsvm_clustering.py --reduced   # the run committed (see below)
-    python benchmarks/bench_wellsvm_clustering.py --quick     # smoke: --reduced, 2 smallest sets
+    python benchmarks/bench_wellsvm_clustering.py --quick     # smoke: smallest set, sigma = C = 1
 
 ``--reduced`` uses C in {0.1, 1, 10}, at most 20 cutting-plane iterations (the authors' code's
 cap), and a stratified random subsample of 1,000 of krvskp's 3,196 points (all methods on the
@@ -26,26 +26,22 @@ full grids and subsamples krvskp only. Writes benchmarks/results/wellsvm_cluster
 
 from __future__ import annotations
 
-import sys
 import time
 import warnings
 from pathlib import Path
 
+import _harness as bench
 import numpy as np
+from _harness.internals import balance_range, balanced_threshold
 from scipy.optimize import linear_sum_assignment
 from sklearn.cluster import KMeans, SpectralClustering
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.model_selection import train_test_split
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _common as bench  # noqa: E402
+from unlabeled.cluster import WellSVMClustering
+from unlabeled.datasets import UCI_SMALL_NAMES, load_uci_small
 
-from unlabeled.cluster import WellSVMClustering  # noqa: E402
-from unlabeled.cluster._wellsvm import balance_range, balanced_threshold  # noqa: E402
-from unlabeled.datasets import UCI_SMALL_NAMES, load_uci_small  # noqa: E402
-
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "uci-small"
 SIGMA_GRID = [0.25, 0.5, 1.0, 2.0, 4.0]
 C_GRID = [0.1, 0.5, 1.0, 5.0, 10.0, 100.0]
 C_REDUCED = [0.1, 1.0, 10.0]
@@ -79,7 +75,7 @@ def timed(est, X):
     return labels, time.perf_counter() - t0
 
 
-def run_set(X, y, c_grid, max_iter):
+def run_set(X, y, c_grid, max_iter, sigma_grid=SIGMA_GRID):
     """Every method over its grid; per method the list of (params, accuracy, seconds)."""
     base = 1.0 / (2 * np.mean(euclidean_distances(X, squared=True)))
     beta = 0.3 if max(y.mean(), 1 - y.mean()) > 0.6 else 0.03
@@ -87,7 +83,7 @@ def run_set(X, y, c_grid, max_iter):
     runs = [timed(KMeans(2, n_init=1, random_state=s), X) for s in range(10)]
     out["KMeans"].append(({}, np.mean([accuracy(p, y) for p, _ in runs]),
                           np.mean([t for _, t in runs])))  # fmt: skip
-    for s in SIGMA_GRID:
+    for s in sigma_grid:
         gamma = base / s**2
         sc = SpectralClustering(2, affinity="rbf", gamma=gamma, random_state=0)
         pred, t = timed(sc, X)
@@ -106,30 +102,39 @@ def run_set(X, y, c_grid, max_iter):
 
 
 def main():
-    ap = bench.parser(__doc__, quick="a smoke run: --reduced on the 2 smallest sets", name="")
+    ap = bench.parser(
+        __doc__, quick="a smoke run: the smallest set, sigma 1 x, C = 1, 20 iterations", name=""
+    )
     ap.add_argument("--reduced", action="store_true")
     ap.add_argument("--max-n", type=int, default=None, help="subsample larger sets to this")
     ap.add_argument("--sets", nargs="+", default=list(UCI_SMALL_NAMES))
-    ap.add_argument("--data", default=str(DATA))
+    ap.add_argument(
+        "--data",
+        default=None,
+        help="the UCI folder (default: $UNLABELED_DATA_UCI, else ../shared/data/uci-small)",
+    )
     args = bench.parse(ap)
-    if not Path(args.data).is_dir():
-        sys.exit(f"{args.data} not found: this benchmark needs the shared UCI folder")
+    args.name = args.name or "wellsvm_clustering" + ("-reduced" if args.reduced else "")
+    title = "WellSVM clustering on the UCI sets"
+    load = lambda: {s: load_uci_small(s, args.data)[0].shape[0] for s in args.sets}  # noqa: E731
+    sizes = bench.shared_data(args, args.name, title, load)
+    if sizes is None:
+        return
     warnings.simplefilter("ignore", ConvergenceWarning)
-    sizes = {name: load_uci_small(name, args.data)[0].shape[0] for name in args.sets}
     if args.quick:
-        args.reduced, args.sets = True, sorted(args.sets, key=sizes.get)[:2]
-    c_grid = C_REDUCED if args.reduced else C_GRID
+        args.reduced, args.sets = True, sorted(args.sets, key=sizes.get)[:1]
+    c_grid = [1.0] if args.quick else C_REDUCED if args.reduced else C_GRID
+    args.sigmas = [1.0] if args.quick else SIGMA_GRID
     max_iter = 20 if args.reduced else 50
     max_n = args.max_n or (1000 if args.reduced else None)
     reduced = args.reduced or max_n is not None
-    args.name = args.name or "wellsvm_clustering" + ("-reduced" if args.reduced else "")
     results = {}
     for name in sorted(args.sets, key=sizes.get):
         X, y = load_uci_small(name, args.data)
         if max_n is not None and len(y) > max_n:
             X, _, y, _ = train_test_split(X, y, train_size=max_n, stratify=y, random_state=0)
         t0 = time.perf_counter()
-        results[name] = (len(y), run_set(X, y, c_grid, max_iter))
+        results[name] = (len(y), run_set(X, y, c_grid, max_iter, args.sigmas))
         best = {m: max(r, key=lambda t: t[1]) for m, r in results[name][1].items()}
         print(f"{name:15s} n={len(y):5d} " + " ".join(f"{m} {b[1]:.3f}" for m, b in best.items())
               + f"  ({time.perf_counter() - t0:.0f} s)", flush=True)  # fmt: skip
@@ -145,7 +150,7 @@ def write_report(results, args, c_grid, max_iter, reduced, sizes):
     lines += [
         "Full protocol: `python benchmarks/bench_wellsvm_clustering.py`.", "",
         "Accuracy under the best matching of clusters to classes, all points clustered. "
-        f"Widths sigma in {SIGMA_GRID} x sqrt(mean squared distance) for Spectral and WellSVM; "
+        f"Widths sigma in {args.sigmas} x sqrt(mean squared distance) for Spectral and WellSVM; "
         f"WellSVM's C in {c_grid}, at most {max_iter} cutting-plane iterations. **Each method "
         "is reported at the setting of its grid with the best accuracy: the parameters are "
         "chosen with the labels**, the same way for every method (the paper's protocol). "

@@ -4,7 +4,7 @@ where it finishes in the time limit and LIBLINEAR (``LinearSVC``) on the labeled
 
     python benchmarks/bench_wellsvm_scale.py                       # 1% .. 100% of 677,399
     python benchmarks/bench_wellsvm_scale.py --data rcv1_train.binary --test rcv1_test.binary
-    python benchmarks/bench_wellsvm_scale.py --quick      # smoke: n = 1,000 and 2,000
+    python benchmarks/bench_wellsvm_scale.py --quick      # smoke: WellSVM, TSVM at n = 1,000
 
 The data are :func:`unlabeled.datasets.make_rcv1_like` (677,399 x 47,236, 0.16% non-zeros,
 two classes with a margin) unless ``--data`` gives the real file (svmlight; ``--test`` the
@@ -22,7 +22,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-import _common as bench
+import _harness as bench
 import numpy as np
 import scipy.sparse as sp
 
@@ -78,8 +78,8 @@ def prepare(args, path):
             n_train = int(0.9 * len(y))
         order = np.r_[rng.permutation(n_train), np.arange(n_train, len(y))]
     else:
-        n_train = 10_000 if args.quick else 677_399
-        X, y = make_rcv1_like(n_train + 20_000, random_state=0)
+        n_train = 2000 if args.quick else 677_399
+        X, y = make_rcv1_like(n_train + (1000 if args.quick else 20_000), random_state=0)
         order = np.arange(len(y))  # the generator's rows are already independent draws
     X, y = X[order], y[order]
     # both classes among the first labeled points
@@ -97,7 +97,7 @@ def main():
         child_nargs=3,
         time_limit=600.0,
         limit_aliases=("--limit",),
-        quick="a smoke run: 1,000 and 2,000 of 10,000 generated training points, 60 s per fit",
+        quick="a smoke run: WellSVM and TSVM on 1,000 of 2,000 generated training points",
         name="wellsvm_scale",
     )
     ap.add_argument("--data", help="the training file (svmlight) instead of the generator")
@@ -109,15 +109,16 @@ def main():
     args = bench.parse(ap)
     if args.child:
         return child(args)
+    methods = METHODS
     if args.quick:
-        args.shares, args.time_limit = [0.1, 0.2], 60.0
+        args.shares, args.time_limit, methods = [0.5], 60.0, METHODS[:2]
     with tempfile.TemporaryDirectory() as tmp:
         cache = str(Path(tmp) / "data.npz")
         n_train, density = prepare(args, cache)
         rows, dead = [], set()
         for share in args.shares:
             n = int(round(share * n_train))
-            for method in METHODS:
+            for method in methods:
                 opts = [cache, method, str(n), "--labeled", str(args.labeled),
                         "--c2", str(args.c2), "--tol", str(args.tol)]  # fmt: skip
                 res = bench.measure_in_child(__file__, opts, args.time_limit, dead, method)

@@ -69,27 +69,27 @@ from __future__ import annotations
 
 import itertools
 import json
-import sys
 import time
 import warnings
 from pathlib import Path
 
+import _harness as bench
 import numpy as np
+from _harness.internals import (
+    BalancedLabels,
+    check_ssl_targets,
+    make_backend,
+    n_negative_unlabeled,
+)
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.semi_supervised import LabelSpreading, SelfTrainingClassifier
 from sklearn.svm import SVC
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _common as bench  # noqa: E402
+from unlabeled.datasets import UCI_SMALL_NAMES, load_uci_small
+from unlabeled.ssl import TSVM, LapSVM, WellSVM
 
-from unlabeled._label_generation import BalancedLabels, make_backend  # noqa: E402
-from unlabeled.datasets import UCI_SMALL_NAMES, load_uci_small  # noqa: E402
-from unlabeled.ssl import TSVM, LapSVM, WellSVM  # noqa: E402
-from unlabeled.ssl._base import check_ssl_targets, n_negative_unlabeled  # noqa: E402
-
-DATA = Path(__file__).parent.parent.parent / "shared" / "data" / "uci-small"
 C2_GRID = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0]
 SIGMA_GRID = [0.25, 0.5, 1.0, 2.0, 4.0]
 KERNELS = ["linear"] + SIGMA_GRID  # "linear", or sigma / sqrt(mean squared distance)
@@ -348,7 +348,11 @@ def main():
         default=list(METHODS),
         choices=METHODS + [SQUARED] + VARIANTS + TIE_ALT,
     )
-    ap.add_argument("--data", default=str(DATA), help=f"the UCI folder ({DATA})")
+    ap.add_argument(
+        "--data",
+        default=None,
+        help="the UCI folder (default: $UNLABELED_DATA_UCI, else ../shared/data/uci-small)",
+    )
     ap.add_argument(
         "--refit",
         nargs="+",
@@ -362,8 +366,11 @@ def main():
                     "(its .json) and run the others")  # fmt: skip
     args = bench.parse(ap)
     METHODS[:] = args.methods  # the one list every table and loop below reads
-    if not Path(args.data).is_dir():
-        sys.exit(f"{args.data} not found: this benchmark needs the shared UCI folder")
+    title = "WellSVM on the UCI sets"
+    load = lambda: {s: load_uci_small(s, args.data)[0].shape[0] for s in args.sets}  # noqa: E731
+    sizes = bench.shared_data(args, args.name, title, load)
+    if sizes is None:
+        return
     warnings.simplefilter("ignore", ConvergenceWarning)
     raw = bench.output(args, args.name, ".json")
     results, args.first_command = {}, None
@@ -375,7 +382,6 @@ def main():
             results[float(rate), name] = runs
     # the small sets first; the report is rewritten after every set, so a run stopped early
     # leaves a table of the sets it finished (marked as such)
-    sizes = {name: load_uci_small(name, args.data)[0].shape[0] for name in args.sets}
     order = sorted(args.sets, key=sizes.get)
     if args.quick:
         args.splits, args.no_cv, args.sets = 1, True, order[:2]
@@ -424,6 +430,7 @@ def save(raw, results, args):
     out = {"_command": args.first_command or bench.command()}
     out.update({f"{r} {s}": v for (r, s), v in results.items()})
     raw.write_text(json.dumps(out))
+    bench.written(raw)
 
 
 def protocol_lines(args):
@@ -552,6 +559,8 @@ def cpu_table(results, args, done):
 
 def plot_cpu(results, args, done, path):
     plt = bench.pyplot()
+    if plt is None:
+        return
     fig, ax = plt.subplots(figsize=(7, 4))
     width = 0.8 / len(args.rates)
     for j, rate in enumerate(args.rates):
@@ -563,9 +572,7 @@ def plot_cpu(results, args, done, path):
     ax.set_yscale("log")
     ax.set_ylabel("CPU seconds per fit")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    bench.save_figure(fig, path)
 
 
 if __name__ == "__main__":

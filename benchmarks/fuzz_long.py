@@ -6,13 +6,15 @@ Markdown summary (outcomes per estimator, every failure with its reproducer) to
 ``benchmarks/results/fuzz_long.md``.
 
     python benchmarks/fuzz_long.py --cases 1100          # 23 targets x 1100 = 25,300 cases
-    python benchmarks/fuzz_long.py --quick               # smoke: 3 cases per estimator
+    python benchmarks/fuzz_long.py --quick               # smoke: 1 case per estimator
 
 The seeds of the test suite are 0..13; this run starts after them (``--first``), so it adds
 cases rather than repeating them. A failure is reproduced with
 ``tests/test_fuzz.py::check_case(TARGET, SEED)``; the case a seed draws depends on its
 target's position in ``TARGETS``, so a reproducer holds for the list of the run that found it.
-``--out`` is the results folder (the older ``--out FILE.md`` still works).
+``--out`` is the results folder (the older ``--out FILE.md`` still works). The cases are
+those of the test module itself, which the harness loads by path
+(``_harness.internals.load_test_module``).
 """
 
 from __future__ import annotations
@@ -21,26 +23,21 @@ import collections
 import platform
 import sys
 import time
-from pathlib import Path
 
-import _common as bench
+import _harness as bench
+from _harness.internals import load_test_module, small_default_cap
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-
-import test_fuzz  # noqa: E402
-
-import unlabeled._shared  # noqa: E402
+test_fuzz = load_test_module("test_fuzz")
 
 
 def main(argv=None):
-    ap = bench.parser(__doc__, quick="a smoke run: 3 cases per estimator", name="fuzz_long")
+    ap = bench.parser(__doc__, quick="a smoke run: 1 case per estimator", name="fuzz_long")
     ap.add_argument("--cases", type=int, default=1200, help="cases per estimator (1200)")
     ap.add_argument("--first", type=int, default=1000, help="first seed (1000)")
     args = bench.parse(ap, argv)
     if args.quick:
-        args.cases = 3
-    unlabeled._shared.MIN_DEFAULT_MAX_ITER = 10**5  # as in the test suite: the cap's floor
+        args.cases = 1
+    small_default_cap(10**5)  # as in the test suite: the cap's floor
     outcomes = collections.defaultdict(collections.Counter)
     failures, slowest = [], (0.0, "")
     t_all = time.perf_counter()
@@ -93,7 +90,7 @@ def _write(args, outcomes, failures, slowest, t_all, done):
     path = bench.output(args, args.name)
     path.write_text("\n".join(lines) + "\n")
     if done:
-        print(f"written: {path}", file=sys.stderr)
+        bench.written(path)
     return len(failures)
 
 

@@ -3,6 +3,7 @@ engine's counters (iterations, kernel rows computed, cache hits and misses), and
 threads under load.
 
     python benchmarks/profile_pusvc.py            # writes benchmarks/results/profile_runs.md
+    python benchmarks/profile_pusvc.py --quick    # smoke: every case at a hundredth of its size
 
 The engine call, the start (pilot solve or one-class SVM) and the rest are timed by wrapping
 them; the engine's inside is summarised by its counters. Data as in bench_pusvc.py (d = 10),
@@ -13,8 +14,9 @@ from __future__ import annotations
 
 import time
 
-import _common as bench
+import _harness as bench
 import numpy as np
+from _harness.internals import fit_phases
 
 CASES = [  # (kernel, n unlabeled, d, solver)
     ("rbf", 20_000, 10, "smo"),
@@ -32,50 +34,24 @@ def make(n, d, seed=0):
     return np.r_[Xp, Xu], np.r_[np.ones(100, int), np.zeros(n, int)]
 
 
-def timed(owner, name, log):
-    """Wrap owner.name so that each call's duration is appended to log; returns an undo."""
-    original = getattr(owner, name)
-
-    def wrapper(*args, **kwargs):
-        t0 = time.perf_counter()
-        try:
-            return original(*args, **kwargs)
-        finally:
-            log.append(time.perf_counter() - t0)
-
-    setattr(owner, name, wrapper)
-    return lambda: setattr(owner, name, original)
-
-
 def profile(kernel, n, d, solver):
-    import unlabeled.pu._starts as starts
-    from unlabeled import PUSVC, _engine, _products
+    from unlabeled import PUSVC
 
     X, s = make(n, d)
     clf = PUSVC(prior=0.4, lam=0.01, kernel=kernel, gamma=1.0 / d, solver=solver)
-    engine, start, blas = [], [], []
-    undo = [
-        timed(_engine, "solve_pu", engine),
-        timed(_products.KernelProducts, "__call__", blas),
-        timed(starts, "ocsvm_start", start),
-        timed(starts, "pilot_start", start),
-    ]
     t0 = time.perf_counter()
-    try:
+    with fit_phases() as log:
         clf.fit(X, s)
-    finally:
-        for u in undo:
-            u()
     total = time.perf_counter() - t0
     # the last engine call is the solve itself; earlier ones belong to the pilot start
-    return {"total": total, "engine": engine[-1], "start": sum(start), "blas": sum(blas),
-            "iters": clf.n_iter_,
+    return {"total": total, "engine": log["engine"][-1], "start": sum(log["start"]),
+            "blas": sum(log["blas"]), "iters": clf.n_iter_,
             "sv": clf.support_.size, **clf.cache_stats_}  # fmt: skip
 
 
 def main():
-    ap = bench.parser(__doc__, quick="the cases at a tenth of their size (smoke run)")
-    args = ap.parse_args()
+    ap = bench.parser(__doc__, quick="the cases at a hundredth of their size (smoke run)")
+    args = bench.parse(ap)
     lines = [
         *bench.header("Where PUSVC's fit time goes"),
         "*engine* is the compiled solve of the whole problem (the pilot's own "
@@ -91,7 +67,7 @@ def main():
         "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for kernel, n, d, solver in CASES:
-        n = n // 10 if args.quick else n
+        n = n // 100 if args.quick else n
         r = profile(kernel, n, d, solver)
         rest = r["total"] - r["engine"] - r["start"] - r["blas"]
         lines.append(

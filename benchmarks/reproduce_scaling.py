@@ -1,7 +1,7 @@
 """Figures 4-7 of the USMO paper: training time against the number of unlabeled samples.
 
     python benchmarks/reproduce_scaling.py                         # poker 0/1 and digits
-    python benchmarks/reproduce_scaling.py --quick                 # a smoke run
+    python benchmarks/reproduce_scaling.py --quick                 # smoke: poker 0, n = 1,000
     python benchmarks/reproduce_scaling.py --data adult.svm --positive-class 1
 
 Protocol (../shared/spec/protocol.md): 100 labeled positives and a growing number n of
@@ -25,7 +25,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import _common as bench
+import _harness as bench
 import numpy as np
 
 LAM, N_POS, N_TEST = 0.01, 100, 10_000
@@ -112,7 +112,12 @@ def child(method, kernel, dataset, positive_class, n, qp_memory):
 
 
 def main():
-    ap = bench.parser(__doc__, child_nargs=6, time_limit=120, quick="small sizes only (smoke run)")
+    ap = bench.parser(
+        __doc__,
+        child_nargs=6,
+        time_limit=120,
+        quick="a smoke run: poker class 0, linear kernel, n = 1,000, PUSVC and the QP",
+    )
     ap.add_argument("--data", nargs="*", default=None, help="data files instead of poker+digits")
     ap.add_argument(
         "--positive-class",
@@ -122,14 +127,18 @@ def main():
         help="class k of 'class k vs all' (default: 0 1 for poker, 0 otherwise)",
     )
     ap.add_argument("--kernels", nargs="*", default=["linear", "rbf"])
+    ap.add_argument("--methods", nargs="*", default=list(METHODS), choices=METHODS)
     ap.add_argument("--qp-memory", type=float, default=4096, help="QP budget in MB")
-    args = ap.parse_args()
+    args = bench.parse(ap)
     if args.child:
         method, kernel, dataset, k, n, mem = args.child
         child(method, kernel, dataset, int(k), int(n), float(mem))
         return
     from tqdm import tqdm
 
+    if args.quick:
+        args.data, args.positive_class, args.kernels = ["poker"], [0], ["linear"]
+        args.methods = ["PUSVC", "QP"]
     plan = []
     for dataset in args.data or ["poker", "digits"]:
         classes = args.positive_class or ([0, 1] if dataset == "poker" else [0])
@@ -139,15 +148,15 @@ def main():
                 sizes = [n for n in SIZES[kernel] if n < n_max] + [n_max]
                 sizes = sorted(set(min(n, n_max) for n in sizes))
                 if args.quick:
-                    sizes = [n for n in sizes if n <= 2000]
+                    sizes = sizes[:1]
                 plan.append((dataset, k, kernel, sizes))
-    total = sum(len(sizes) * len(METHODS) for *_, sizes in plan)
+    total = sum(len(sizes) * len(args.methods) for *_, sizes in plan)
     rows = []
     bar = tqdm(total=total, unit="fit", file=sys.stderr)
     for dataset, k, kernel, sizes in plan:
         dead = set()
         for n in sizes:
-            for method in METHODS:
+            for method in args.methods:
                 name = Path(dataset).name
                 bar.set_description(f"{name} {k} vs all, {kernel}, n={n:,}, {method}")
                 child_args = [method, kernel, dataset, str(k), str(n), str(args.qp_memory)]

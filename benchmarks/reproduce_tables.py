@@ -1,7 +1,7 @@
 """Tables III and IV of the USMO paper (Sansone, De Natale, Zhou, TPAMI 2019), reproduced.
 
     python benchmarks/reproduce_tables.py                 # 10 labelings, about 30 minutes
-    python benchmarks/reproduce_tables.py --quick         # 2 labelings, 3 sets: a smoke run
+    python benchmarks/reproduce_tables.py --quick         # smoke: 1 labeling of heart
 
 Protocol (../shared/spec/protocol.md): the 12 UCI sets of ../shared/data/uci-small (or
 --data-home, or $UNLABELED_DATA_UCI); 20% of the positives labeled at random, the rest
@@ -27,7 +27,7 @@ import os
 import time
 from pathlib import Path
 
-import _common as bench
+import _harness as bench
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.metrics import f1_score
@@ -91,7 +91,7 @@ def run_cell(name, kernel, seed, data_home, prior_from):
 
 
 def main():
-    ap = bench.parser(__doc__, quick="2 labelings of 3 sets (smoke run)")
+    ap = bench.parser(__doc__, quick="a smoke run: 1 labeling of heart, one process")
     ap.add_argument("--labelings", type=int, default=10, help="random labelings per set")
     ap.add_argument("--sets", nargs="*", default=list(UCI_SMALL_NAMES), help="subset of sets")
     ap.add_argument("--data-home", default=None, help="folder of the .mat files")
@@ -102,9 +102,13 @@ def main():
         default="dataset",
         help="positives' share in the whole set (the paper) or among the unlabeled points",
     )
-    args = ap.parse_args()
+    args = bench.parse(ap)
     if args.quick:
-        args.labelings, args.sets = 2, ["heart", "house", "ionosphere"]
+        args.labelings, args.sets, args.n_jobs = 1, ["heart"], 1
+    title = "Tables III and IV of the USMO paper"
+    load = lambda: [load_uci_small(n, data_home=args.data_home) for n in args.sets]  # noqa: E731
+    if bench.shared_data(args, "table3", title, load) is None:
+        return
     try:
         from tqdm import tqdm
     except ImportError:  # the bench extra brings tqdm; without it, no bar

@@ -1,10 +1,14 @@
-"""The harness every benchmark script shares.
+"""The one harness of the benchmark scripts: every script imports it (``import _harness as
+bench``) and no other benchmark code. Run a script from the project root, ``python
+benchmarks/NAME.py``: Python then has ``benchmarks/`` on its path, and the data sets of
+``../shared/data`` are found where the library's loaders look for them.
 
-- One command-line protocol: :func:`parser` gives each script ``--quick`` (a smoke run),
-  ``--out`` (the results folder) and, for scripts that measure in child processes,
-  ``--time-limit`` and the hidden ``--child`` through which a script calls itself; scripts whose
-  results file is named on the command line get ``--name``, and :func:`parse` still reads
-  their older ``--out NAME`` and ``--out FILE.md``.
+- One command line: :func:`parser` gives each script its docstring as ``--help``, ``--quick``
+  (a smoke run of a few seconds that exercises the real code path; ``tests/test_benchmarks.py``
+  runs it for every script) and ``--out`` (the results folder); scripts that measure in child
+  processes get ``--time-limit`` and the hidden ``--child`` through which a script calls
+  itself; scripts whose results file is named on the command line get ``--name``, and
+  :func:`parse` still reads their older ``--out NAME`` and ``--out FILE.md``.
 - A child process per measurement: :func:`run_child` runs ``python script --child ...`` under a
   time limit and reads the JSON line the child prints with :func:`report_child`;
   :func:`measure_in_child` adds the rule "a method that failed at a smaller size is not tried
@@ -13,8 +17,18 @@
 - Peak memory: :func:`measure` resets the kernel's high-water mark before the fit, so the peak
   is the fit's own.
 - One Markdown/PNG writer: :func:`header` (title, the exact command, the machine),
-  :func:`write_markdown` (``<name>.md``, ``<name>-quick.md`` for ``--quick``, also printed) and
-  :func:`plot_panels` (log-log panels of fit time against n, one line per method).
+  :func:`write_markdown` (``<name>.md``, ``<name>-quick.md`` for ``--quick``, also printed),
+  :func:`plot_panels` (log-log panels of fit time against n, one line per method) and
+  :func:`save_figure`. Every file written is announced as ``written: PATH`` on stderr.
+- What a run may lack: :func:`shared_data` loads the shared data sets or, when they are not
+  there, ends the run with the reason (:func:`skip_run`: in a ``--quick`` run a results file
+  that says so, exit status 0); :func:`pyplot` is None without matplotlib (the plots are
+  skipped with a printed reason).
+
+Beside this module: :mod:`_harness.clsst` (the CLSST experiments' data, draws and methods),
+:mod:`_harness.pae` (the PAE experiments' baselines and run records; needs torch) and
+:mod:`_harness.internals` (the library's private names that some benchmarks reach for, imported
+there and nowhere else in ``benchmarks/``).
 """
 
 from __future__ import annotations
@@ -216,14 +230,44 @@ def output(args, name: str, suffix: str = ".md") -> Path:
     return out / f"{name}{'-quick' if getattr(args, 'quick', False) else ''}{suffix}"
 
 
+def written(path) -> None:
+    """Announce a file the run wrote (``tests/test_benchmarks.py`` checks every one)."""
+    print(f"written: {path}", file=sys.stderr, flush=True)
+
+
 def write_markdown(args, name: str, lines: list[str]) -> Path:
     """Write the lines to :func:`output` and print them."""
     path = output(args, name)
     text = "\n".join(lines).rstrip("\n") + "\n"
     path.write_text(text)
     print(text)
-    print(f"written: {path}", file=sys.stderr)
+    written(path)
     return path
+
+
+def skip(what: str, why: str) -> None:
+    """Say that a part of the run is left out, and why."""
+    print(f"skipped: {what} ({why})", file=sys.stderr, flush=True)
+
+
+def skip_run(args, name: str, title: str, why: str) -> None:
+    """End a run that cannot be made here (missing data or package). A ``--quick`` run writes
+    ``<name>-quick.md`` with the reason and returns (the smoke test passes where the shared
+    data are absent); a full run stops with the reason and exit status 1."""
+    if not getattr(args, "quick", False):
+        raise SystemExit(f"{Path(sys.argv[0]).name}: not run: {why}")
+    skip(title, why)
+    write_markdown(args, name, [*header(title), f"**Skipped**: {why.rstrip('.')}."])
+
+
+def shared_data(args, name: str, title: str, load):
+    """``load()``, a loader of the shared data sets (``../shared/data``, or the folder its
+    environment variable names), or None after :func:`skip_run` when they are not there."""
+    try:
+        return load()
+    except FileNotFoundError as exc:
+        skip_run(args, name, title, f"the shared data are not here: {exc}")
+        return None
 
 
 def table_rows(rows, keys, cells, n_cells: int) -> list[str]:
@@ -253,13 +297,27 @@ def time_ratio(row: dict, ref: dict, fmt: str = "{:.2f}") -> str:
 
 
 def pyplot():
-    """matplotlib.pyplot without a display."""
-    import matplotlib
-
+    """matplotlib.pyplot without a display, or None (and a printed reason) without
+    matplotlib: the tables are the results, the plots only show them."""
+    try:
+        import matplotlib
+    except ImportError:
+        skip("the plots", "matplotlib is not installed")
+        return None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def save_figure(fig, path, dpi: int = 110) -> None:
+    """Lay out, write and close a matplotlib figure."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    written(path)
 
 
 def plot_panels(
@@ -280,8 +338,10 @@ def plot_panels(
     row of panels per ``ys`` entry (row key, axis label, "loglog", "semilogx" or "plot"), a
     line per method against ``row[x]``; only rows with status "ok", and in each panel row only
     the rows that have its key. ``decorate(ax, panel)`` may add to each panel of the first
-    row."""
+    row. Nothing without matplotlib (see :func:`pyplot`)."""
     plt = pyplot()
+    if plt is None:
+        return
     key = panel if callable(panel) else (lambda r: r[panel])
     fig, axes = plt.subplots(
         len(ys), len(panels), figsize=(5.5 * len(panels), 4.2 * len(ys)), squeeze=False
@@ -302,9 +362,8 @@ def plot_panels(
             ax.set_xlabel(xlabel)
             ax.set_ylabel(ylabel)
             ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=8)
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=8)
         if decorate is not None:
             decorate(axes[0, col], value)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)

@@ -1,5 +1,7 @@
 """What the PAE experiments share: the two baselines (VAE, WGAN-GP) in compact PyTorch, one
-chunked training interface for all three models, and the report writers.
+chunked training interface for all three models, the run records and the report writers.
+Needs torch. ``make_mlp`` and ``Affine`` are the library's own layers (the PAE's), so that the
+baselines and the mode classifiers are built and initialised as the PAE is.
 
 Baselines (thesis Appendix B architectures, ReLU hidden layers, Glorot-uniform weights):
 - VAE (Kingma & Welling 2014): encoder d-H-2h (mean, log-variance), decoder h-H-d with a learned
@@ -16,15 +18,15 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import torch
 
 from unlabeled.generative import PlummerAutoencoder
 from unlabeled.generative._torch_ops import Affine, make_mlp
+
+from . import command, output, parser, written
 
 torch.set_num_threads(1)
 
@@ -224,6 +226,7 @@ def save_run(runs_dir, model, name, seed, iters, lr, seconds, curve, samples, ex
     runs_dir.mkdir(parents=True, exist_ok=True)
     stem = runs_dir / f"{name}_seed{seed}"
     np.save(stem.with_suffix(".npy"), samples.astype(np.float32))
+    written(stem.with_suffix(".npy"))
     record = {
         "model": name,
         "seed": seed,
@@ -235,10 +238,11 @@ def save_run(runs_dir, model, name, seed, iters, lr, seconds, curve, samples, ex
         "final": curve[-1],
         "machine": cpu_name(),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "command": "python benchmarks/" + " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
+        "command": command(),
         **(extra or {}),
     }
     stem.with_suffix(".json").write_text(json.dumps(record, indent=1))
+    written(stem.with_suffix(".json"))
 
 
 def load_runs(runs_dir):
@@ -269,11 +273,15 @@ def summary_rows(runs, columns):
     return lines
 
 
-def experiment_parser(doc, iters, pae_lr):
-    """The command line both experiments share."""
-    import argparse
-
-    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+def experiment_parser(doc, iters, pae_lr, name):
+    """The command line both experiments share: the harness's (``--quick``, ``--out``,
+    ``--name``: the report's stem and its runs folder ``<name>_runs``) and the training
+    schedule."""
+    ap = parser(
+        doc,
+        quick="a smoke run: one seed, a few dozen steps, small evaluations",
+        name=name,
+    )
     ap.add_argument("--models", nargs="+", default=["PAE", "WGAN-GP", "VAE"])
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     ap.add_argument("--iters", type=int, default=iters, help="PAE and VAE steps")
@@ -301,6 +309,18 @@ def experiment_parser(doc, iters, pae_lr):
     ap.add_argument("--pae-lr", type=float, default=pae_lr)
     ap.add_argument("--report", action="store_true", help="only rebuild the report")
     return ap
+
+
+def quick_schedule(args, iters=40):
+    """``--quick``: seed 0, ``iters`` steps (WGAN-GP a fifth), two evaluations."""
+    args.seeds, args.iters, args.wgan_iters = [0], iters, max(1, iters // 5)
+    args.chunks, args.decay_chunks, args.final_chunks = 2, 1, 0
+
+
+def stem(args) -> str:
+    """The report's stem: ``--name``, with ``-quick`` for ``--quick``; its runs are in
+    ``<out>/<stem>_runs``."""
+    return output(args, args.name, "").name
 
 
 def commands_line(runs):

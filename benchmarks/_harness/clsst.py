@@ -19,6 +19,8 @@ from sklearn.svm import SVC
 from unlabeled.datasets import load_fcps, make_cake, make_g50c, make_toes
 from unlabeled.ssl import CLSST, LapSVM
 
+from . import skip
+
 # the authors' demo settings: labeled points per class and maxdim (n_factors = min(maxdim, p-1))
 DEMOS = {
     "Atom": (40, 3),
@@ -28,15 +30,6 @@ DEMOS = {
     "CAKE": (50, 2),
     "TOES": (200, 1),
 }
-
-
-def save_figure(fig, path) -> None:
-    """Lay out, write (100 dpi) and close a matplotlib figure."""
-    import matplotlib.pyplot as plt
-
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
 
 
 def load(name: str):
@@ -58,6 +51,22 @@ def load(name: str):
     maxdim = DEMOS.get(name, (None, 2 if name == "G50C" else 3))[1]
     X = StandardScaler().fit_transform(X)
     return X, y, min(maxdim, X.shape[1] - 1)
+
+
+def available(names):
+    """The names whose data are here: the FCPS sets need ``../shared/data/fcps`` (the
+    generators and scikit-learn's sets are always here); the others are skipped, with the
+    reason printed."""
+    out = []
+    for name in names:
+        if name in DEMOS and name not in ("CAKE", "TOES"):
+            try:
+                load_fcps(name)
+            except FileNotFoundError as exc:
+                skip(f"the FCPS set {name}", str(exc))
+                continue
+        out.append(name)
+    return out
 
 
 def digits_tsne():
