@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.metrics.pairwise import linear_kernel, rbf_kernel
 
+from unlabeled import PUSVC
+
 
 def gram(X, kernel, gamma):
     X = np.asarray(X, dtype=np.float64)
@@ -61,6 +63,24 @@ def solve_primal(X, mask, prior, lam, kernel="rbf", gamma=0.5):
     )
     assert problem.status == "optimal", problem.status
     return float(problem.value)
+
+
+def check_against(J_star, X, s, prior, lam, kernel, gamma, solver):
+    """PUSVC at tol=1e-3 and 1e-8 against the optimum ``J_star``: J recomputed from the fitted
+    expansion within 1e-3 and 1e-6 relative (never below J_star), objective_ equal to it, and
+    the dual structure of the spec."""
+    K = gram(X, kernel, gamma)
+    scale = max(1.0, abs(J_star))
+    for tol, bound in [(1e-3, 1e-3), (1e-8, 1e-6)]:
+        clf = PUSVC(prior=prior, lam=lam, kernel=kernel, gamma=gamma, solver=solver, tol=tol)
+        clf.fit(X, s)
+        alpha = np.zeros(len(s))
+        alpha[clf.support_] = clf.dual_coef_[0]
+        J = primal_objective(K, s == 1, alpha, clf.intercept_[0], prior, lam)
+        assert J - J_star <= bound * scale, (tol, J, J_star)
+        assert J - J_star >= -1e-7 * scale, "below the optimum: the reference is inaccurate"
+        assert abs(clf.objective_ - J) <= 1e-9 * scale
+        assert_dual_structure(alpha, s, prior, lam)
 
 
 # ---------------------------------------------------------------------------- Plummer kernel

@@ -22,9 +22,10 @@ PREFLIGHT = [  # each fit succeeded before, with every prediction 0 or a wrong o
 
 @pytest.mark.parametrize("params, scale, phrase", PREFLIGHT)
 def test_kernel_overflow_refused_before_the_solve(monkeypatch, params, scale, phrase):
-    from unlabeled.pu import _pusvc
+    def no_solve(*a, **k):
+        raise AssertionError("the solver ran before the data were checked")
 
-    monkeypatch.setattr(_pusvc._engine, "solve_pu", None)  # the check comes before any solve
+    monkeypatch.setattr(PUSVC, "_fit", no_solve)  # the check comes before any solve
     X, s = small_pu()
     with pytest.raises(ValueError, match=phrase):
         PUSVC(prior=0.4, n_jobs=1, **params).fit(X * scale, s)
