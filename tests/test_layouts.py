@@ -30,24 +30,6 @@ def _layouts(X):
 
 
 # ---------------------------------------------------------------------- dense and sparse layouts
-def test_gamma_scale_is_the_same_number_for_every_layout():
-    """SVMPlus on CSC data differed from its dense fit by 1e-3 at default parameters: sparse
-    X.var() was E[x^2] - E[x]^2 (and a Fortran-ordered X.var() sums in another order), one
-    unit in the last place from the dense value, and that gamma sent SMO along another path
-    to another point within tol. gamma='scale' is now computed to the same bits."""
-    from unlabeled._validation import check_gamma
-
-    rng = np.random.default_rng(3)
-    for X in (
-        rng.normal(size=(38, 1)),
-        np.where(rng.random((30, 4)) < 0.5, 0, rng.normal(size=(30, 4)) + 1e6),
-    ):
-        gammas = {k: check_gamma("scale", "rbf", np.asarray(A) if k == "list" else A)
-                  for k, A in _layouts(X).items()}  # fmt: skip
-        assert len(set(gammas.values())) == 1, gammas
-        assert gammas["C"] == pytest.approx(1 / (X.shape[1] * X.var()), rel=1e-12)
-
-
 def test_svmplus_sparse_fit_equals_dense_fit():
     """A case of the fuzz suite: with one feature, sparse and dense kernel values are the same
     bits, so with the same gamma the two fits must be identical."""
@@ -65,14 +47,13 @@ def test_svmplus_sparse_fit_equals_dense_fit():
         np.testing.assert_array_equal(est.intercept_, ref.intercept_)
 
 
-def test_decision_function_is_the_same_for_every_dense_layout(monkeypatch):
+def test_decision_function_is_the_same_for_every_dense_layout(settings):
     """RampPU with lam=1e-30 on identical points: a model with coefficients of 2e17 whose
     decision values cancel to -1 on a C-ordered X gave -16 on the same X in Fortran order
     (its products rounded differently). Prediction takes dense X in C order, as fit does."""
-    import unlabeled._shared as shared
     from unlabeled.pu import RampPU
 
-    monkeypatch.setattr(shared, "MIN_DEFAULT_MAX_ITER", 10**4)  # the problem hits its cap
+    settings(min_default_max_iter=10**4)  # the problem hits its cap
     X = np.tile(np.random.default_rng(0).normal(size=(1, 4)), (15, 1))
     s = np.r_[1, 1, 1, np.zeros(12)]
     with pytest.warns(ConvergenceWarning):
