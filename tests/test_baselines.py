@@ -169,8 +169,7 @@ ESTIMATORS = [
 def test_qp_status_becomes_an_actionable_error(which):
     pytest.importorskip("clarabel")
     from unlabeled import SVMPlus
-    from unlabeled._shared import QPSolverError
-    from unlabeled.pu._baselines import DoubleHingeQP, RampPU
+    from unlabeled.exceptions import QPSolverError
 
     X, s = small_pu()
     with pytest.raises(QPSolverError) as info:

@@ -9,10 +9,7 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, cross_val_score
 
 from unlabeled import PUSVC, model_selection
-from unlabeled.model_selection import (
-    PUGridSearchCV,
-    PUStratifiedKFold,
-    PUStratifiedShuffleSplit,
+from unlabeled.metrics import (
     lee_liu_score,
     lee_liu_scorer,
     make_pu_scorer,
@@ -22,7 +19,7 @@ from unlabeled.model_selection import (
     pu_risk,
     pu_zero_one_scorer,
 )
-from unlabeled.model_selection._search import _path_tasks
+from unlabeled.model_selection import PUGridSearchCV, PUStratifiedKFold, PUStratifiedShuffleSplit
 from unlabeled.pu import USMOInit
 
 
@@ -40,16 +37,16 @@ def test_public_module():
         assert hasattr(model_selection, name), name
 
 
-def test_metrics_module_and_the_names_kept_here():
-    """The metrics live in unlabeled.metrics; model_selection still exports the same objects."""
+def test_metrics_module_and_no_names_kept_here():
+    """The metrics live in unlabeled.metrics; model_selection no longer exports them."""
     from unlabeled import metrics
 
     assert {"pu_risk", "pu_accuracy_score", "lee_liu_score", "make_pu_scorer"} <= set(
         metrics.__all__
     )
     for name in metrics.__all__:
-        assert getattr(model_selection, name) is getattr(metrics, name), name
-        assert name in model_selection.__all__, name
+        assert name not in model_selection.__all__, name
+        assert not hasattr(model_selection, name), name
 
 
 # --------------------------------------------------------------------------- metrics
@@ -266,20 +263,6 @@ def test_search_walks_the_lam_path_warm(problem):
         warm.predict(X)
 
 
-def test_path_tasks_group_by_everything_but_lam():
-    cands = list(
-        __import__("sklearn.model_selection").model_selection.ParameterGrid(
-            {"lam": [1e-3, 1e-1, 1e-2], "gamma": [1.0, 2.0], "prior": [0.3, 0.4]}
-        )
-    )
-    tasks = _path_tasks(cands)
-    assert len(tasks) == 4
-    for path in tasks:
-        assert [p["lam"] for _, p in path] == [1e-1, 1e-2, 1e-3]
-        assert len({(p["gamma"], p["prior"]) for _, p in path}) == 1
-    assert sorted(i for path in tasks for i, _ in path) == list(range(len(cands)))
-
-
 def test_default_grid(problem):
     X, s, prior = problem
     search = PUGridSearchCV(PUSVC(prior=prior, n_jobs=1), cv=2).fit(X, s)
@@ -405,7 +388,7 @@ def test_search_cv_below_two_names_cv(cv):
 def test_search_grid_values_checked_before_the_folds():
     """PUGridSearchCV with lam=[-1.0] and 2 labeled positives for 5 folds reported the folds
     (naming n_splits and s), not the bad grid value; grid values are checked first now."""
-    from unlabeled._validation import InvalidParameterError
+    from unlabeled.exceptions import InvalidParameterError
     from unlabeled.model_selection import PUGridSearchCV
 
     X, s = small_pu()
