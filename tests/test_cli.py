@@ -17,9 +17,9 @@ from sklearn.metrics import f1_score, precision_score, recall_score, roc_auc_sco
 
 import unlabeled
 from unlabeled import PUSVC
-from unlabeled._model_io import META_MEMBER, load_model
 from unlabeled.cli import main
 from unlabeled.datasets import load_csv, load_npz, load_svmlight
+from unlabeled.model_io import META_MEMBER, load_model
 
 SRC = Path(unlabeled.__file__).resolve().parents[1]
 PARAMS = ["--prior", "0.4", "--lam", "0.05", "--kernel", "rbf", "--gamma", "0.5"]
@@ -268,11 +268,27 @@ def test_model_files_refused(data, bad_files, model, tmp_path, capsys):
             assert phrase in err, (path, err)
 
 
-def test_version_mismatch(data, tmp_path, capsys, monkeypatch):
+def _rewrite_member(path, name, change):
+    """Rewrite the zip member ``name`` of the file at ``path`` as ``change(bytes)``, keeping
+    every other member and the order (all read, then a new zip written)."""
+    with zipfile.ZipFile(path) as zf:
+        members = [(info, zf.read(info)) for info in zf.infolist()]
+    with zipfile.ZipFile(path, "w") as zf:
+        for info, content in members:
+            zf.writestr(info, change(content) if info.filename == name else content)
+
+
+def test_version_mismatch(data, tmp_path, capsys):
+    """A model file saved by another version (its record rewritten to 0.0.1) is refused."""
     model = tmp_path / "old.skops"
-    monkeypatch.setattr(unlabeled, "__version__", "0.0.1")
     fit_cli(capsys, data["dir"] / "train.svm", model)
-    monkeypatch.undo()
+
+    def old_version(record):
+        meta = json.loads(record)
+        meta["unlabeled_version"] = "0.0.1"
+        return json.dumps(meta).encode()
+
+    _rewrite_member(model, META_MEMBER, old_version)
     code, out, err = run(["predict", model, data["dir"] / "train.svm"], capsys)
     _assert_clean_failure(code, out, err, tmp_path, before=["old.skops"])
     assert "unlabeled 0.0.1" in err and unlabeled.__version__ in err

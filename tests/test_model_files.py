@@ -16,7 +16,7 @@ from conftest import make_pu
 
 import unlabeled
 from unlabeled import PUSVC
-from unlabeled._model_io import ModelFileError, load_model, model_bytes, save_model
+from unlabeled.model_io import ModelFileError, load_model, model_bytes, save_model, write_atomic
 
 SRC = Path(unlabeled.__file__).resolve().parents[1]
 
@@ -165,8 +165,6 @@ def test_too_many_members_refused(sparse_model, tmp_path):
 # ---------------------------------------------------------------------- atomic writes
 def test_write_error_names_the_target_not_the_temporary_file(tmp_path, monkeypatch):
     import tempfile
-
-    from unlabeled._model_io import write_atomic
 
     def denied(*a, **k):
         raise PermissionError(13, "Permission denied", str(tmp_path / ".m.skops.abc.tmp"))
