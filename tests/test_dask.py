@@ -13,7 +13,8 @@ from sklearn.model_selection import GridSearchCV
 
 import unlabeled
 from unlabeled import PUSVC
-from unlabeled.model_selection import PUGridSearchCV, PUStratifiedKFold, make_pu_scorer
+from unlabeled.metrics import make_pu_scorer
+from unlabeled.model_selection import PUGridSearchCV, PUStratifiedKFold
 
 GRID = {"lam": [1e-1, 1e-2, 1e-3], "gamma": [0.3, 1.0]}
 

@@ -49,9 +49,9 @@ SPARSE = {"csr_dup", "csc", "coo"}
 
 
 @pytest.fixture(autouse=True)
-def _small_default_cap(monkeypatch):
+def _small_default_cap(settings):
     """The default iteration cap keeps its formula, with a floor of 10^5 instead of 10^7."""
-    monkeypatch.setattr(unlabeled._shared, "MIN_DEFAULT_MAX_ITER", 10**5)
+    settings(min_default_max_iter=10**5)
 
 
 # ---------------------------------------------------------------------- inputs
@@ -409,8 +409,7 @@ def _weak_label_targets():
     """WellSVMClustering (fit(X)) and the multi-instance classifiers (a 2-D X without groups:
     one bag per row, labels per bag)."""
     from unlabeled.cluster import WellSVMClustering
-    from unlabeled.mil import MISVM, miSVM
-    from unlabeled.mil import WellSVM as MILWellSVM
+    from unlabeled.mil import MISVM, MILWellSVM, miSVM
 
     mil_edges = {"C": [1e-12, 1.0, 1e12], "max_iter": [1, 5]}
     mil_bad = {"C": [0.0, -1.0, np.nan], "max_iter": [0]}
