@@ -27,14 +27,13 @@ import time
 import _harness as bench
 from _harness.internals import load_test_module, small_default_cap
 
-test_fuzz = load_test_module("test_fuzz")
-
 
 def main(argv=None):
     ap = bench.parser(__doc__, quick="a smoke run: 1 case per estimator", name="fuzz_long")
     ap.add_argument("--cases", type=int, default=1200, help="cases per estimator (1200)")
     ap.add_argument("--first", type=int, default=1000, help="first seed (1000)")
     args = bench.parse(ap, argv)
+    test_fuzz = load_test_module("test_fuzz")
     if args.quick:
         args.cases = 1
     small_default_cap(10**5)  # as in the test suite: the cap's floor
@@ -59,12 +58,12 @@ def main(argv=None):
             if took > slowest[0]:
                 slowest = (took, f"{target.name} seed={seed}")
         print(target.name, dict(outcomes[target.name]), flush=True)
-        _write(args, outcomes, failures, slowest, t_all, done=False)
-    failures_n = _write(args, outcomes, failures, slowest, t_all, done=True)
+        _write(args, test_fuzz, outcomes, failures, slowest, t_all, done=False)
+    failures_n = _write(args, test_fuzz, outcomes, failures, slowest, t_all, done=True)
     return 1 if failures_n else 0
 
 
-def _write(args, outcomes, failures, slowest, t_all, done):
+def _write(args, test_fuzz, outcomes, failures, slowest, t_all, done):
     """The summary so far (rewritten after every estimator, so a cut run leaves one)."""
     total = sum(sum(c.values()) for c in outcomes.values())
     lines = bench.header("Long fuzz run (issue 17)" + ("" if done else " (in progress)"))
