@@ -58,7 +58,7 @@ from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
 from unlabeled.datasets import MIL_NAMES, load_mil
-from unlabeled.mil import MISVM, WellSVM, miSVM
+from unlabeled.mil import MISVM, MILWellSVM, miSVM
 
 HERE = Path(__file__).parent
 COMMIT = subprocess.run(
@@ -92,7 +92,7 @@ PAPER_NOTE = (
 # ---------------------------------------------------------------------- the methods
 def _mil(method, gamma, w, **options):
     if method == "WellSVM":
-        return WellSVM(C1=w[0], C2=w[1], gamma=gamma, **options)
+        return MILWellSVM(C1=w[0], C2=w[1], gamma=gamma, **options)
     cls = miSVM if method == "mi-SVM" else MISVM
     return cls(C=w[0], C_negative=w[1], gamma=gamma)
 
@@ -326,7 +326,7 @@ def variant_fold(name, fold, tr, te):
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for oracle, model in VARIANTS:
-            clf = WellSVM(C1=10.0, C2=1.0, gamma=1.0 / X.shape[1], oracle=oracle, model=model)
+            clf = MILWellSVM(C1=10.0, C2=1.0, gamma=1.0 / X.shape[1], oracle=oracle, model=model)
             t0 = time.perf_counter()
             clf.fit(Xtr, y[tr], groups=bag[mtr])
             rows.append({

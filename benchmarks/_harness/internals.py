@@ -28,6 +28,7 @@ import sys
 import time
 from pathlib import Path
 
+import unlabeled
 from unlabeled._label_generation import BalancedLabels, make_backend
 from unlabeled._products import KernelProducts
 from unlabeled.cluster._wellsvm import balance_range, balanced_threshold
@@ -90,14 +91,7 @@ def fit_phases():
 def small_default_cap(floor: int = 10**5) -> None:
     """The default iteration cap keeps its formula, with ``floor`` instead of 10^7 (the test
     suite's setting, so that pathological fuzz cases stop soon)."""
-    try:
-        from unlabeled import set_config  # the public setting, where the build has it
-    except ImportError:
-        import unlabeled._shared as shared
-
-        shared.MIN_DEFAULT_MAX_ITER = floor
-    else:
-        set_config(min_default_max_iter=floor)
+    unlabeled.set_config(min_default_max_iter=floor)
 
 
 def load_test_module(name: str):
