@@ -1,12 +1,11 @@
 """Memory budgets from the inside: the memory the OS reports available bounds every dense
 allocation, the budget is checked before the matrices are made, and LapSVM's own limit."""
 
-import numpy as np
 import pytest
 from conftest import small_pu
 
 import unlabeled
-from unlabeled import LapSVM, _shared
+from unlabeled import _shared
 from unlabeled._shared import check_dense_budget
 from unlabeled.exceptions import MemoryBudgetError
 from unlabeled.pu import priors
@@ -28,15 +27,3 @@ def test_prior_budget_checked_before_the_distances(monkeypatch, which):
     with unlabeled.config_context(max_dense_bytes=20_000):
         with pytest.raises(MemoryBudgetError, match="50 x 50"):
             getattr(priors, which)(max_samples=None).fit(X, s)
-
-
-def test_lapsvm_memory_guard(monkeypatch):
-    """LapSVM checks its n x n matrices against its own limit (ssl._lapsvm.MAX_DENSE_BYTES)."""
-    monkeypatch.setattr("unlabeled.ssl._lapsvm.MAX_DENSE_BYTES", 1000)
-    rng = np.random.default_rng(5)
-    n = 46
-    truth = np.r_[np.tile([0, 1], 3), rng.integers(0, 2, n - 6)]
-    X = rng.normal(size=(n, 2)) + 1.2 * (2 * truth[:, None] - 1)
-    y = np.where(np.arange(n) < 6, truth, -1)
-    with pytest.raises(ValueError, match="dense method"):
-        LapSVM().fit(X, y)

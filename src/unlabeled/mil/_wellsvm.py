@@ -11,9 +11,6 @@ from .._validation import VERBOSE, Integer, Options, Real
 from ..base import set_init_params
 from ._base import MultiInstanceClassifier
 
-#: the instance Gram matrix and the mixed bag kernel are dense: refuse fits that need more
-MAX_DENSE_BYTES = 8 * 2**30
-
 
 class KeyInstanceBackend:
     r"""The SVMs of WellSVM's multi-instance relaxation, on the engine.
@@ -326,6 +323,10 @@ class MILWellSVM(MultiInstanceClassifier):
     True
     """
 
+    # the instance Gram matrix and the mixed bag kernel are dense, each one allocation of at
+    # most n x n under the budget
+    _dense_fix = "subsample the negative bags"
+
     _parameter_constraints: dict = {
         **MultiInstanceClassifier._parameter_constraints,
         "C1": [Real(0.0)],
@@ -347,12 +348,6 @@ class MILWellSVM(MultiInstanceClassifier):
 
     def _fit(self, params, X, bag, signs):
         n = X.shape[0]
-        if 16.0 * n * n > MAX_DENSE_BYTES:
-            raise ValueError(
-                f"MILWellSVM holds the instance Gram matrix dense: {n} instances "
-                f"need about {16.0 * n * n / 2**30:.1f} GB, over its "
-                f"{MAX_DENSE_BYTES / 2**30:.0f} GB limit; subsample the negative bags"
-            )
         # instances of positive bags first: the negative ones form one trailing block
         order = np.argsort(signs[bag] < 0, kind="stable")
         bag_o, P = bag[order], int(np.sum(signs[bag] > 0))

@@ -13,9 +13,6 @@ from .._validation import Integer, Options, Real
 from ..base import set_init_params
 from ._base import SemiSupervisedSVM
 
-#: LapSVM holds about three dense n x n float64 matrices; fits above this are refused
-MAX_DENSE_BYTES = 4 * 2**30
-
 
 class LapSVM(SemiSupervisedSVM):
     r"""Laplacian SVM (manifold regularization) on a k-nearest-neighbour graph.
@@ -70,7 +67,9 @@ class LapSVM(SemiSupervisedSVM):
     learning from labeled and unlabeled examples. JMLR 7:2399-2434, 2006.
     """
 
-    _dense_bytes_per_pair = 0.0  # its own memory check comes first, with its own budget
+    # its Gram matrix, the Laplacian and their product: three n x n matrices at its peak
+    _dense_bytes_per_pair = 24.0
+    _dense_fix = "subsample the unlabeled points or use WellSVM, which never forms an n x n matrix"
 
     _parameter_constraints: dict = {
         **{k: v for k, v in SemiSupervisedSVM._parameter_constraints.items()
@@ -88,16 +87,8 @@ class LapSVM(SemiSupervisedSVM):
         set_init_params(self, locals())
 
     def _fit(self, params, X, classes, signs):
-        n = X.shape[0]
-        if 3 * 8 * n * n > MAX_DENSE_BYTES:
-            raise ValueError(
-                f"LapSVM is a dense method: {n} training points need about "
-                f"{3 * 8 * n * n / 2**30:.1f} GB (three n x n matrices), over its "
-                f"{MAX_DENSE_BYTES / 2**30:.0f} GB limit; subsample the unlabeled points or use "
-                "WellSVM, which never forms an n x n matrix"
-            )
-        lab = np.flatnonzero(signs != 0)
-        K = self._gram(X)
+        n, lab = X.shape[0], np.flatnonzero(signs != 0)
+        K = self._gram(X)  # checked against the dense-memory budget first
         A = _manifold_solve(K, _laplacian(X, min(params["n_neighbors"], n - 1)),
                             params["gamma_I"] / n, lab)  # fmt: skip
         Kt = K[lab] @ A  # J K (I + lambda L K)^-1 J'
