@@ -9,13 +9,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from problems import cake_draw
 from sklearn.decomposition import FactorAnalysis
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
 from sklearn.utils.estimator_checks import check_estimator
 from threadpoolctl import threadpool_limits
 
-from unlabeled.datasets import load_fcps, make_cake, make_toes
+from unlabeled.datasets import load_fcps, make_toes
 from unlabeled.ssl import CLSST
 
 
@@ -118,21 +119,10 @@ def test_toes_finds_its_five_gaussians():
     assert (clf.transduction_ == y).mean() > 0.99
 
 
-def _cake_draw(seed):
-    """CAKE (1000 points) with 50 labeled points per class, as the authors' demo."""
-    X, y = make_cake(1000, random_state=0)
-    X = (X - X.mean(0)) / X.std(0)
-    rng = np.random.default_rng(seed)
-    yy = np.full(len(y), -1)
-    for c in (0, 1):
-        yy[rng.choice(np.flatnonzero(y == c), 50, replace=False)] = c
-    return X, y, yy
-
-
 @pytest.mark.parametrize("seed", [1, 4])
 def test_select_labels_picks_the_path_model_with_fewest_labeled_mistakes(seed):
     # CAKE: the bound's last model has a fifth, one-class component in the centre of the disk
-    X, y, yy = _cake_draw(seed)
+    X, y, yy = cake_draw(seed)
     lab, u = yy >= 0, yy < 0
     kw = dict(n_factors=1, random_state=seed)
     by_bound = CLSST(select="bound", **kw).fit(X, yy)
@@ -147,7 +137,7 @@ def test_select_labels_picks_the_path_model_with_fewest_labeled_mistakes(seed):
 
 
 def test_select_is_moot_without_labels_or_with_a_fixed_size():
-    X, _, yy = _cake_draw(1)
+    X, _, yy = cake_draw(1)
     for kw in (dict(y=np.ones((len(X), 2), dtype=bool)), dict(y=yy, n_components=5)):
         y_ = kw.pop("y")
         a = CLSST(n_factors=1, random_state=0, select="bound", **kw).fit(X, y_)

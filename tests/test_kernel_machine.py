@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import small_pu
+from problems import kernel_data
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils.estimator_checks import check_estimator
@@ -58,13 +59,6 @@ class RidgeClassifier(KernelClassifier):
         return self
 
 
-def data(seed=0, n=40, d=3):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    y = np.where(X[:, 0] + 0.3 * rng.normal(size=n) > 0, "yes", "no")
-    return X, y, rng.normal(size=(25, d))
-
-
 KERNEL_CASES = [
     ("linear", {}),
     ("rbf", {"gamma": 0.3}),
@@ -78,7 +72,7 @@ KERNEL_CASES = [
 def test_expansion_matches_kernel_ridge(kernel, kw, fit_intercept):
     """decision_function is sum_i alpha_i k(x_i, x) + b for every input format (in row blocks:
     tests/engine/test_kernels.py)."""
-    X, y, T = data()
+    X, y, T = kernel_data()
     clf = RidgeClassifier(alpha=0.5, kernel=kernel, fit_intercept=fit_intercept, **kw).fit(X, y)
     t = np.where(y == "yes", 1.0, -1.0)
     b = t.mean() if fit_intercept else 0.0
@@ -102,7 +96,7 @@ def test_expansion_matches_kernel_ridge(kernel, kw, fit_intercept):
 
 
 def test_precomputed_and_sparse_training():
-    X, y, T = data()
+    X, y, T = kernel_data()
     ref = RidgeClassifier(gamma=0.3).fit(X, y)
     K = pairwise_kernels(X, metric="rbf", gamma=0.3)
     pre = RidgeClassifier(kernel="precomputed").fit(K, y)
@@ -119,7 +113,7 @@ def test_precomputed_and_sparse_training():
 
 
 def test_gamma_is_resolved_as_svc_does():
-    X, y, _ = data()
+    X, y, _ = kernel_data()
     assert RidgeClassifier(gamma="scale").fit(X, y)._gamma == pytest.approx(1 / (3 * X.var()))
     assert RidgeClassifier(gamma="auto").fit(X, y)._gamma == pytest.approx(1 / 3)
 
@@ -146,9 +140,9 @@ def test_check_estimator():
     ],
 )
 def test_bad_params_are_refused_before_any_work(params, match):
-    X, y, _ = data()
+    X, y, _ = kernel_data()
     with pytest.raises(InvalidParameterError, match=match) as info:
-        RidgeClassifier(**params).fit(X[:, :0], y)  # no features: the data check would fail
+        RidgeClassifier(**params).fit(X[:, :0], y)  # no features: the kernel_data check would fail
     assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
 
 

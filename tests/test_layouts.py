@@ -8,25 +8,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import small_pu
+from problems import layouts
 from sklearn.exceptions import ConvergenceWarning
 
 from unlabeled import PUSVC
-
-
-def _layouts(X):
-    """The same matrix in every layout the input layer accepts."""
-    wide = np.zeros((X.shape[0], 2 * X.shape[1]))
-    wide[:, ::2] = X
-    rows, cols = np.nonzero(X)
-    indptr = np.r_[0, np.cumsum(2 * np.bincount(rows, minlength=X.shape[0]))]
-    dup = sp.csr_matrix(  # each entry twice, as two halves (scipy sums them)
-        (np.repeat(X[rows, cols] / 2, 2), np.repeat(cols, 2), indptr), shape=X.shape
-    )
-    return {
-        "C": np.ascontiguousarray(X), "F": np.asfortranarray(X), "view": wide[:, ::2],
-        "list": X.tolist(), "csr": sp.csr_matrix(X), "csc": sp.csc_matrix(X),
-        "coo": sp.coo_matrix(X), "csr_dup": dup,
-    }  # fmt: skip
 
 
 # ---------------------------------------------------------------------- dense and sparse layouts
@@ -41,7 +26,7 @@ def test_svmplus_sparse_fit_equals_dense_fit():
     Xs = np.abs(X) + rng.random((38, 1))
     ref = SVMPlus().fit(X, y, Xs)
     for name in ("csc", "coo", "F"):
-        est = SVMPlus().fit(_layouts(X)[name], y, Xs)
+        est = SVMPlus().fit(layouts(X)[name], y, Xs)
         assert est.n_iter_ == ref.n_iter_ and est._gamma == ref._gamma
         np.testing.assert_array_equal(est.dual_coef_, ref.dual_coef_)
         np.testing.assert_array_equal(est.intercept_, ref.intercept_)
@@ -60,7 +45,7 @@ def test_decision_function_is_the_same_for_every_dense_layout(settings):
         est = RampPU(prior=0.4, lam=1e-30, random_state=0).fit(X, s)
     assert np.abs(est.dual_coef_).max() > 1e10  # the pathological model of the case
     ref = est.decision_function(X)
-    for name, A in _layouts(X).items():
+    for name, A in layouts(X).items():
         if not sp.issparse(A):
             np.testing.assert_array_equal(est.decision_function(A), ref, err_msg=name)
 
@@ -154,7 +139,7 @@ def test_duplicate_and_unsorted_sparse_entries_read_as_scipy_sums_them(name):
         pytest.importorskip("clarabel")
     X, s = small_pu()
     X = np.round(X, 3)  # halves exact
-    dup = _layouts(X)["csr_dup"]
+    dup = layouts(X)["csr_dup"]
     perm = np.random.default_rng(0).permutation(dup.nnz)
     for r in range(X.shape[0]):  # shuffle each row's entries: unsorted indices
         lo, hi = dup.indptr[r], dup.indptr[r + 1]

@@ -10,25 +10,12 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from problems import signs_of, ssl_problem
 from sklearn.metrics.pairwise import rbf_kernel
 
 from unlabeled.ssl import WellSVM
 
 GAMMA = 0.5
-
-
-def ssl_problem(seed, n_lab=6, n_unl=30, d=2, shift=1.5):
-    """Two Gaussian classes; the first n_lab points labeled (both classes), -1 elsewhere."""
-    rng = np.random.default_rng(seed)
-    n = n_lab + n_unl
-    truth = np.r_[np.tile([0, 1], n_lab // 2), rng.integers(0, 2, n_unl)]
-    X = rng.normal(size=(n, d)) + shift * (2 * truth[:, None] - 1)
-    y = np.where(np.arange(n) < n_lab, truth, -1)
-    return X, y, truth
-
-
-def signs_of(y):
-    return np.where(y == -1, 0, np.where(y == 1, 1, -1)).astype(np.int8)
 
 
 def paper_balance(signs):

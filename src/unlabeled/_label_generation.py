@@ -75,21 +75,23 @@ class Oracle(Protocol):
     def __call__(self, r: np.ndarray, alpha: np.ndarray | None = None, /) -> np.ndarray: ...
 
 
-def _init_counts(backend, X, C, tol, max_iter, linear):
+class _Backend:
     """What both backends hold: n, the box C, the engine's options and the solve counters.
     Every solve is capped: ``max_iter`` None or negative means :func:`default_max_iter`."""
-    backend.n = X.shape[0]
-    backend.C = np.ascontiguousarray(C, dtype=np.float64)
-    backend.max_iter = resolve_max_iter(max_iter, backend.n, linear)
-    backend.default_cap = max_iter is None or max_iter < 0
-    backend.options = SolverOptions(tol, True, backend.max_iter)
-    backend.n_solves = 0
-    backend.n_inner_iter = 0
-    backend.all_converged = True
-    backend.diag = None  # D = diag(1/C) of the squared hinge (KernelBackend only)
+
+    def __init__(self, X, C, tol: float, max_iter, linear: bool):
+        self.n: int = X.shape[0]
+        self.C = np.ascontiguousarray(C, dtype=np.float64)
+        self.max_iter = resolve_max_iter(max_iter, self.n, linear)
+        self.default_cap = max_iter is None or max_iter < 0
+        self.options = SolverOptions(tol, True, self.max_iter)
+        self.n_solves = 0
+        self.n_inner_iter = 0
+        self.all_converged = True
+        self.diag: np.ndarray | None = None  # D = diag(1/C) of the squared hinge (kernel only)
 
 
-class KernelBackend:
+class KernelBackend(_Backend):
     """SVM solves and kernel products on the engine, for a kernel over the points of ``X``.
 
     One :class:`~unlabeled._engine.KernelRows` holds the kernel rows for the whole fit, so rows
@@ -110,19 +112,8 @@ class KernelBackend:
         The engine's KKT tolerance.
     """
 
-    # set by _init_counts
-    n: int
-    C: np.ndarray
-    max_iter: int
-    default_cap: bool
-    options: SolverOptions
-    n_solves: int
-    n_inner_iter: int
-    all_converged: bool
-    diag: np.ndarray | None
-
     def __init__(self, X, spec: KernelSpec, C, cache_bytes: float, tol: float, max_iter=-1):
-        _init_counts(self, X, C, tol, max_iter, linear=False)
+        super().__init__(X, C, tol, max_iter, linear=False)
         self.rows = KernelRows(
             as_data(X, compress_columns=True), spec, np.arange(self.n, dtype=np.int32), cache_bytes
         )
@@ -204,7 +195,7 @@ class KernelBackend:
         self.all_converged &= bool(res.converged)
 
 
-class LinearBackend:
+class LinearBackend(_Backend):
     """SVM solves and products for the linear kernel ``K = X X'``, with ``w`` vectors kept.
 
     The engine's linear dual solver (LIBLINEAR's coordinate descent) keeps one
@@ -221,19 +212,8 @@ class LinearBackend:
         The solver's tolerance on the largest projected gradient.
     """
 
-    # set by _init_counts
-    n: int
-    C: np.ndarray
-    max_iter: int
-    default_cap: bool
-    options: SolverOptions
-    n_solves: int
-    n_inner_iter: int
-    all_converged: bool
-    diag: np.ndarray | None
-
     def __init__(self, X, C, tol: float, max_iter=-1):
-        _init_counts(self, X, C, tol, max_iter, linear=True)
+        super().__init__(X, C, tol, max_iter, linear=True)
         self.data = as_data(X)
         self.X = X
         self.row = np.arange(self.n, dtype=np.int32)

@@ -5,18 +5,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import small_pu
+from problems import kernel_data
 from sklearn.metrics.pairwise import pairwise_kernels
 
 from unlabeled import PUSVC, _kernels
 from unlabeled._kernels import kernel_block, kernel_dot, kernel_params
-
-
-def data(seed=0, n=40, d=3):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    y = np.where(X[:, 0] + 0.3 * rng.normal(size=n) > 0, "yes", "no")
-    return X, y, rng.normal(size=(25, d))
-
 
 KERNEL_CASES = [
     ("linear", {}),
@@ -27,7 +20,7 @@ KERNEL_CASES = [
 
 @pytest.mark.parametrize("kernel, kw", KERNEL_CASES)
 def test_kernel_block_matches_scikit_learn(kernel, kw):
-    X, _, T = data()
+    X, _, T = kernel_data()
     params = kernel_params(kernel, kw.get("gamma", 1.0), kw.get("degree", 3), kw.get("coef0", 0))
     ref = pairwise_kernels(T, X, metric=kernel, **kw)
     np.testing.assert_allclose(kernel_block(T, X, kernel, params), ref, rtol=1e-12, atol=1e-12)
@@ -42,7 +35,7 @@ def test_kernel_block_matches_scikit_learn(kernel, kw):
 def test_products_in_row_blocks(kernel, kw, monkeypatch):
     """sum_j coef_j k(t_i, x_j) in 3-row blocks for every input format, and a fitted model's
     decision_function in blocks equals the one in a single block."""
-    X, _, T = data()
+    X, _, T = kernel_data()
     coef = np.random.default_rng(1).normal(size=len(X))
     params = kernel_params(kernel, kw.get("gamma", 1.0), kw.get("degree", 3), kw.get("coef0", 0))
     ref = pairwise_kernels(T, X, metric=kernel, **kw) @ coef

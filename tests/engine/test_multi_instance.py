@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
+from problems import planted
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel
 
@@ -20,19 +21,6 @@ from unlabeled.mil._wellsvm import KeyInstanceBackend, KeyInstanceOracle
 cp = pytest.importorskip("cvxpy")
 
 GAMMA = 0.5
-
-
-def planted(seed, n_bags=16, size=4, d=2, shift=5.0):
-    """Bags of Gaussian instances; each positive bag has one instance shifted by ``shift``
-    (its key instance, at a random position)."""
-    rng = np.random.default_rng(seed)
-    bags = [rng.normal(size=(int(rng.integers(1, size + 1)), d)) for _ in range(n_bags)]
-    y = np.r_[np.ones(n_bags // 2, int), np.zeros(n_bags - n_bags // 2, int)]
-    keys = np.zeros(n_bags, int)
-    for i in range(n_bags // 2):
-        keys[i] = rng.integers(len(bags[i]))
-        bags[i][keys[i]] += shift
-    return bags, y, keys
 
 
 def _factor(K):

@@ -4,25 +4,9 @@ duplicate entries (the fits on them: tests/test_layouts.py)."""
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
+from problems import layouts
 
 from unlabeled._validation import check_gamma
-
-
-def _layouts(X):
-    """The same matrix in every layout the input layer accepts (as in tests/test_layouts.py)."""
-    wide = np.zeros((X.shape[0], 2 * X.shape[1]))
-    wide[:, ::2] = X
-    rows, cols = np.nonzero(X)
-    indptr = np.r_[0, np.cumsum(2 * np.bincount(rows, minlength=X.shape[0]))]
-    dup = sp.csr_matrix(  # each entry twice, as two halves (scipy sums them)
-        (np.repeat(X[rows, cols] / 2, 2), np.repeat(cols, 2), indptr), shape=X.shape
-    )
-    return {
-        "C": np.ascontiguousarray(X), "F": np.asfortranarray(X), "view": wide[:, ::2],
-        "list": X.tolist(), "csr": sp.csr_matrix(X), "csc": sp.csc_matrix(X),
-        "coo": sp.coo_matrix(X), "csr_dup": dup,
-    }  # fmt: skip
 
 
 def test_gamma_scale_is_the_same_number_for_every_layout():
@@ -36,6 +20,6 @@ def test_gamma_scale_is_the_same_number_for_every_layout():
         np.where(rng.random((30, 4)) < 0.5, 0, rng.normal(size=(30, 4)) + 1e6),
     ):
         gammas = {k: check_gamma("scale", "rbf", np.asarray(A) if k == "list" else A)
-                  for k, A in _layouts(X).items()}  # fmt: skip
+                  for k, A in layouts(X).items()}  # fmt: skip
         assert len(set(gammas.values())) == 1, gammas
         assert gammas["C"] == pytest.approx(1 / (X.shape[1] * X.var()), rel=1e-12)

@@ -6,11 +6,11 @@ deaths, the class split, and the fitted CLSST's parameters read back into the co
 
 import numpy as np
 import pytest
+from problems import cake_draw
 from scipy import stats
 from scipy.optimize import minimize
 from scipy.special import digamma, gammaln, logsumexp, softmax
 
-from unlabeled.datasets import make_cake
 from unlabeled.ssl import CLSST, _vbmfa
 from unlabeled.ssl._vbmfa import VBMFA
 
@@ -384,19 +384,8 @@ def test_class_split_separates_the_classes_where_the_blind_split_cannot():
 
 
 # ---- the fitted model read back into the core ---------------------------------------------
-def _cake_draw(seed):
-    """CAKE (1000 points) with 50 labeled points per class, as the authors' demo."""
-    X, y = make_cake(1000, random_state=0)
-    X = (X - X.mean(0)) / X.std(0)
-    rng = np.random.default_rng(seed)
-    yy = np.full(len(y), -1)
-    for c in (0, 1):
-        yy[rng.choice(np.flatnonzero(y == c), 50, replace=False)] = c
-    return X, y, yy
-
-
 def test_label_mistakes_are_those_of_predict_on_the_labeled_points():
-    X, _, yy = _cake_draw(1)
+    X, _, yy = cake_draw(1)
     lab = yy >= 0
     for S in (2, 5):
         clf = CLSST(n_components=S, n_factors=1, random_state=0).fit(X, yy)
