@@ -158,14 +158,25 @@ class ValidatedEstimator(BaseEstimator):
 
     _parameter_constraints: dict = {}
 
+    #: parameters without a usable default (name -> what to pass): they default to None, which
+    #: ``fit`` refuses with an error that names them and the choices, before any work
+    _required_params: dict = {}
+
     def _validate_params(self) -> dict:
         """Check the parameters against ``_parameter_constraints``; returns the checked values
         (``float`` for :class:`Real`, ``int`` for :class:`Integer`, ``bool`` for
         :class:`Boolean`), by name.
 
         Raises :class:`InvalidParameterError` (a ``ValueError`` and a ``TypeError``) naming the
-        parameter, what it may be and the value given."""
-        return validate_params(self.get_params(deep=False), self._parameter_constraints)
+        parameter, what it may be and the value given; for a required parameter left at None
+        (see ``_required_params``), naming the parameter and the choices."""
+        params = self.get_params(deep=False)
+        for name, choices in self._required_params.items():
+            if params.get(name) is None:
+                raise InvalidParameterError(
+                    f"{type(self).__name__} needs the parameter {name!r} (got None): pass {choices}"
+                )
+        return validate_params(params, self._parameter_constraints)
 
 
 class KernelMachine(ValidatedEstimator):

@@ -27,6 +27,10 @@ class KernelPUModel(KernelClassifier):
     which ends with :meth:`_set_expansion`.
     """
 
+    _required_params: dict = {
+        "prior": "a number in (0, 1), the proportion of positives among the unlabeled points "
+        "(e.g. prior=0.3; unlabeled.pu.priors estimates one from X and s)"
+    }
     _parameter_constraints: dict = {
         "prior": [Real(0.0, 1.0)],
         # the dual's box bounds are about 1/lam and its objective about (n/lam)^2 k: below

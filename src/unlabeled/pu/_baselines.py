@@ -106,7 +106,7 @@ class DoubleHingeQP(KernelPUModel):
     }
 
     def __init__(
-        self, prior: float, lam: float = 0.01, *, kernel: str = "rbf",
+        self, prior: float | None = None, lam: float = 0.01, *, kernel: str = "rbf",
         gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, tol: float = 1e-8,
         max_memory: float = 4096, verbose: bool | int = False,
     ) -> None:  # fmt: skip
@@ -189,7 +189,7 @@ class USMOInit(KernelPUModel):
     """
 
     def __init__(
-        self, prior: float, lam: float = 0.01, *, kernel: str = "rbf",
+        self, prior: float | None = None, lam: float = 0.01, *, kernel: str = "rbf",
         gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0,
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
@@ -295,7 +295,7 @@ class RampPU(KernelPUModel):
     }
 
     def __init__(
-        self, prior: float, lam: float = 0.01, *, kernel: str = "rbf",
+        self, prior: float | None = None, lam: float = 0.01, *, kernel: str = "rbf",
         gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, tol: float = 1e-3,
         max_cccp_iter: int = 30, init: str = "random", inner_solver: str = "smo",
         cache_size: float = 200, random_state: int | np.random.RandomState | None = None,

@@ -45,8 +45,9 @@ class PUSVC(KernelPUModel):
 
     Parameters
     ----------
-    prior : float in (0, 1) or "auto"
-        Class prior ``pi``: the proportion of positives among the unlabeled points. ``"auto"``
+    prior : float in (0, 1), "auto" or None, default=None
+        Class prior ``pi``: the proportion of positives among the unlabeled points. Required:
+        None makes ``fit`` raise an error that names the choices. ``"auto"``
         estimates it from ``X`` and ``s`` with :class:`~unlabeled.pu.priors.TIcE`, the most
         accurate estimator in ``benchmarks/bench_priors.py``, seeded with ``random_state``.
         On small samples TIcE can find no subset that bounds the label frequency and estimate
@@ -175,7 +176,7 @@ class PUSVC(KernelPUModel):
 
     def __init__(
         self,
-        prior: float | str,
+        prior: float | str | None = None,
         lam: float = 0.01,
         *,
         kernel: str = "rbf",
@@ -197,6 +198,10 @@ class PUSVC(KernelPUModel):
     ) -> None:
         set_init_params(self, locals())
 
+    _required_params: dict = {
+        "prior": "a number in (0, 1), the proportion of positives among the unlabeled points "
+        "(e.g. prior=0.3), or prior='auto' to estimate it from X and s"
+    }
     _parameter_constraints: dict = {
         **KernelPUModel._parameter_constraints,
         "prior": [Options(("auto",)), Real(0.0, 1.0)],
