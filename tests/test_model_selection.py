@@ -7,6 +7,8 @@ from scipy import integrate
 from scipy.stats import norm
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 from unlabeled import PUSVC, model_selection
 from unlabeled.metrics import (
@@ -286,6 +288,40 @@ def test_prior_search_scores_at_a_fixed_prior(problem):
         PUGridSearchCV(PUSVC(prior=0.4), grid, scoring=pu_accuracy_scorer).fit(X, s)
     # a prior-free scorer is fine
     PUGridSearchCV(PUSVC(prior=0.4, n_jobs=1), grid, cv=2, scoring=lee_liu_scorer).fit(X, s)
+
+
+def test_search_over_a_pipeline(problem):
+    """A pipeline ending with PUSVC: the same scores as scikit-learn's cold search, its last
+    step's prior, a warm lam path and a default grid with the step's prefix."""
+    X, s, prior = problem
+    X = X * [1.0, 10.0, 0.1] + 5.0  # scales that StandardScaler changes
+    pipe = make_pipeline(StandardScaler(), PUSVC(prior=prior, tol=1e-8, n_jobs=1))
+    grid = {"pusvc__lam": [1e-1, 3e-2, 1e-2, 3e-3], "pusvc__gamma": [0.3, 1.0]}
+    cv = PUStratifiedKFold(3, shuffle=True, random_state=0)
+    ours = PUGridSearchCV(pipe, grid, cv=cv).fit(X, s)
+    assert ours.scorer_.prior == prior
+    ref = GridSearchCV(pipe, grid, cv=cv, scoring=make_pu_scorer(prior=prior)).fit(X, s)
+    np.testing.assert_allclose(
+        ours.cv_results_["mean_test_score"], ref.cv_results_["mean_test_score"], atol=1e-6
+    )
+    assert ours.best_params_ == ref.best_params_
+    np.testing.assert_allclose(
+        ours.decision_function(X), ref.best_estimator_.decision_function(X), atol=1e-9
+    )
+    cold = PUGridSearchCV(pipe, grid, cv=cv, warm_start=False, refit=False).fit(X, s)
+    assert ours.n_solver_iter_ < 0.9 * cold.n_solver_iter_
+    # prior="auto": each fit is scored with its last step's prior_
+    auto = make_pipeline(StandardScaler(), PUSVC(prior="auto", n_jobs=1, random_state=0))
+    search = PUGridSearchCV(auto, {"pusvc__lam": [1e-2]}, cv=2).fit(X, s)
+    assert np.isfinite(search.best_score_)
+    # the default grid: the last step's, prefixed, gamma="scale" on the scaled data
+    default = PUGridSearchCV(pipe, cv=2, refit=False).fit(X, s)
+    np.testing.assert_allclose(default.param_grid_["pusvc__lam"], np.logspace(-4, -1, 7))
+    np.testing.assert_allclose(
+        default.param_grid_["pusvc__gamma"], np.array([0.1, 0.3, 1, 3, 10]) / X.shape[1]
+    )
+    with pytest.raises(ValueError, match="param_grid: .*lam"):
+        PUGridSearchCV(pipe, {"pusvc__lam": [-1.0]}).fit(X, s)
 
 
 def test_search_on_an_estimator_without_warm_start(problem):

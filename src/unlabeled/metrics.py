@@ -374,7 +374,8 @@ class PUScorer:
         One of ``SCORING_NAMES``: ``"pu-accuracy"``, ``"lee-liu"`` or a loss name of
         :func:`pu_risk`.
     prior : float or None, default=None
-        The evaluation prior; None: the fitted ``prior_`` of the estimator being scored.
+        The evaluation prior; None: the fitted ``prior_`` of the estimator being scored (of
+        its last step for a :class:`~sklearn.pipeline.Pipeline`).
 
     Attributes
     ----------
@@ -397,6 +398,9 @@ class PUScorer:
         if self.prior is not None:
             return self.prior
         prior = getattr(estimator, "prior_", None)
+        while prior is None and hasattr(estimator, "steps"):  # a Pipeline: its last step's
+            estimator = estimator.steps[-1][1]
+            prior = getattr(estimator, "prior_", None)
         if prior is None:
             raise ValueError(
                 f"the {self.metric!r} scorer has no prior: the estimator "

@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike
 from scipy.stats import rankdata
 from sklearn.base import MetaEstimatorMixin, clone
 from sklearn.model_selection import ParameterGrid
+from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
@@ -50,6 +51,27 @@ DEFAULT_LAMS = tuple(np.logspace(-4, -1, 7).tolist())
 DEFAULT_GAMMA_FACTORS = (0.1, 0.3, 1.0, 3.0, 10.0)
 
 
+def _final_step(estimator: Any) -> tuple[str, Any]:
+    """The estimator that a (nested) :class:`~sklearn.pipeline.Pipeline` ends with and the
+    prefix of its parameter names there (``"pusvc__"`` for ``make_pipeline(StandardScaler(),
+    PUSVC(...))``); ``("", estimator)`` for an estimator that is not a pipeline."""
+    prefix = ""
+    while isinstance(estimator, Pipeline):
+        name, estimator = estimator.steps[-1]
+        prefix += f"{name}__"
+    return prefix, estimator
+
+
+def _final_input(estimator: Any, X: Any) -> Any:
+    """``X`` as a (nested) pipeline's final step sees it: through clones of the steps before
+    it, fitted on ``X`` (without labels); ``X`` itself for an estimator that is not one."""
+    while isinstance(estimator, Pipeline):
+        if len(estimator) > 1:
+            X = clone(estimator[:-1]).fit_transform(X)
+        estimator = estimator.steps[-1][1]
+    return X
+
+
 def default_param_grid(estimator: Any, X: Any) -> dict[str, list]:
     """The grid :class:`PUGridSearchCV` uses when ``param_grid=None``.
 
@@ -57,10 +79,13 @@ def default_param_grid(estimator: Any, X: Any) -> dict[str, list]:
     kernels, ``gamma`` over ``DEFAULT_GAMMA_FACTORS`` times the ``"scale"`` value of ``X``
     (``1 / (n_features * X.var())``, as in :class:`sklearn.svm.SVC`). The prior is the
     estimator's own (searching it needs an explicit grid and a fixed evaluation prior).
+    For a :class:`~sklearn.pipeline.Pipeline`, the grid is that of its last step, with the
+    step's prefix (``{"pusvc__lam": [...], "pusvc__gamma": [...]}``), ``"scale"`` measured on
+    ``X`` transformed by the steps before it.
 
     Parameters
     ----------
-    estimator : estimator with a ``lam`` parameter
+    estimator : estimator with a ``lam`` parameter, or a Pipeline ending with one
         E.g. :class:`~unlabeled.PUSVC`; its ``kernel`` decides whether ``gamma`` is searched.
     X : array-like or sparse matrix of shape (n_samples, n_features)
         The data the search will fit on (for the ``"scale"`` value of ``gamma``).
@@ -68,7 +93,8 @@ def default_param_grid(estimator: Any, X: Any) -> dict[str, list]:
     Returns
     -------
     dict
-        ``{"lam": [...]}`` and, for the rbf and poly kernels, ``"gamma": [...]``.
+        ``{"lam": [...]}`` and, for the rbf and poly kernels, ``"gamma": [...]`` (prefixed by
+        the last step's name for a pipeline).
 
     Raises
     ------
@@ -79,18 +105,20 @@ def default_param_grid(estimator: Any, X: Any) -> dict[str, list]:
     --------
     PUGridSearchCV : the search that uses this grid by default.
     """
-    params = estimator.get_params()
+    prefix, final = _final_step(estimator)
+    params = final.get_params() if hasattr(final, "get_params") else {}
     if "lam" not in params:
         raise ValueError(
             f"param_grid=None gives a default grid only for estimators with a lam parameter "
-            f"(PUSVC, DoubleHingeQP, RampPU, ...); {type(estimator).__name__} has none: pass "
-            "param_grid"
+            f"(PUSVC, DoubleHingeQP, RampPU, ...) or pipelines ending with one; "
+            f"{type(final).__name__} has none: pass param_grid"
         )
-    grid: dict[str, list] = {"lam": list(DEFAULT_LAMS)}
+    grid: dict[str, list] = {f"{prefix}lam": list(DEFAULT_LAMS)}
     if params.get("kernel") in ("rbf", "poly") and "gamma" in params:
+        X = _final_input(estimator, X)
         X = X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
         scale = check_gamma("scale", params["kernel"], X)
-        grid["gamma"] = [float(scale * c) for c in DEFAULT_GAMMA_FACTORS]
+        grid[f"{prefix}gamma"] = [float(scale * c) for c in DEFAULT_GAMMA_FACTORS]
     return grid
 
 
@@ -118,15 +146,17 @@ def _check_candidate_values(estimator, candidates) -> None:
     fit: a bad grid value (``lam=-1``) is reported naming its parameter, not as whatever the
     first fold's fit or the splitter would stumble on. Uses the estimator's own parameter
     check (``_validate_params`` against ``_parameter_constraints``, which the library's
-    estimators and scikit-learn's have; others are checked by their ``fit``)."""
-    base = clone(estimator)
+    estimators and scikit-learn's have; others are checked by their ``fit``). For a pipeline,
+    the values of its last step's parameters are checked on that step."""
+    prefix, base = _final_step(clone(estimator))
     if not hasattr(base, "_parameter_constraints") or not callable(
         getattr(base, "_validate_params", None)
     ):
         return
     for params in candidates:
+        own = {k[len(prefix) :]: v for k, v in params.items() if k.startswith(prefix)}
         try:
-            clone(base).set_params(**params)._validate_params()
+            clone(base).set_params(**own)._validate_params()
         except (ValueError, TypeError) as exc:
             try:  # the same type (InvalidParameterError, ...), saying where the value came from
                 named = type(exc)(f"param_grid: {exc}")
@@ -139,8 +169,9 @@ def _fit_path(estimator, X, s, train, test, fold, path, scorer, warm):
     """Fit and score the candidates of one fold and one combination of the non-path parameters.
 
     ``path`` lists (candidate index, parameters) in the order to fit them (lam from large to
-    small). With ``warm`` one estimator is refitted along the path with ``warm_start=True``,
-    so that each fit starts from the previous solution on the same training data.
+    small). With ``warm`` (the name of the ``warm_start`` parameter, prefixed in a pipeline)
+    one estimator is refitted along the path with it set, so that each fit starts from the
+    previous solution on the same training data.
     """
     if get_tags(estimator).input_tags.pairwise:  # X is a Gram matrix: columns of train
         X = np.asarray(X)
@@ -154,7 +185,7 @@ def _fit_path(estimator, X, s, train, test, fold, path, scorer, warm):
         if est is None or not warm:
             est = clone(estimator)
             if warm:
-                est.set_params(warm_start=True)
+                est.set_params(**{warm: True})
         est.set_params(**params)
         t0 = time.perf_counter()
         est.fit(X_tr, s_tr)
@@ -162,7 +193,8 @@ def _fit_path(estimator, X, s, train, test, fold, path, scorer, warm):
         t0 = time.perf_counter()
         score = float(scorer(est, X_te, s_te))
         score_time = time.perf_counter() - t0
-        out.append((cand, fold, score, fit_time, score_time, int(getattr(est, "n_iter_", 0))))
+        n_iter = int(getattr(_final_step(est)[1], "n_iter_", 0))
+        out.append((cand, fold, score, fit_time, score_time, n_iter))
     return out
 
 
@@ -179,10 +211,18 @@ class PUGridSearchCV(MetaEstimatorMixin, ValidatedEstimator):
     tasks run through joblib: ``n_jobs`` processes locally, or a Dask cluster under
     ``joblib.parallel_backend("dask")``.
 
+    ``estimator`` may be a :class:`~sklearn.pipeline.Pipeline` whose last step is the PU
+    estimator, e.g. ``make_pipeline(StandardScaler(), PUSVC(prior=0.4))`` with a grid of
+    ``{"pusvc__lam": [...]}``: the prior, the ``lam`` path and ``warm_start`` are those of the
+    last step (the paths walk ``pusvc__lam``). The earlier steps are refitted on each training
+    fold; the warm starts apply when they transform that fold the same way at each fit (a
+    deterministic transformer such as ``StandardScaler``), and otherwise the fits start cold,
+    with the same scores.
+
     Parameters
     ----------
     estimator : estimator
-        A PU estimator, e.g. ``PUSVC(prior=0.4)``.
+        A PU estimator, e.g. ``PUSVC(prior=0.4)``, or a pipeline ending with one.
     param_grid : dict or list of dicts or None, default=None
         As in ``GridSearchCV``. None: :func:`default_param_grid` (``lam`` from 1e-4 to 1e-1 and
         ``gamma`` as multiples of the ``"scale"`` value; the prior stays the estimator's).
@@ -266,7 +306,8 @@ class PUGridSearchCV(MetaEstimatorMixin, ValidatedEstimator):
 
     # ---------------------------------------------------------------- checks
     def _resolve_scorer(self, searches_prior: bool):
-        base_prior = self.estimator.get_params().get("prior")
+        final = _final_step(self.estimator)[1]
+        base_prior = final.get_params().get("prior") if hasattr(final, "get_params") else None
         fixed = (
             float(base_prior)
             if isinstance(base_prior, numbers.Real) and not isinstance(base_prior, bool)
@@ -369,7 +410,8 @@ class PUGridSearchCV(MetaEstimatorMixin, ValidatedEstimator):
         check_pu_labels(s, X.shape[0])
 
         grid, candidates = self._candidate_grid(X)
-        searches_prior = len({repr(c.get("prior")) for c in candidates}) > 1
+        prefix = _final_step(self.estimator)[0]
+        searches_prior = len({repr(c.get(f"{prefix}prior")) for c in candidates}) > 1
         scorer = self._resolve_scorer(searches_prior)
         cv = check_pu_cv(self.cv, random_state=self.random_state)
         splits = list(cv.split(X, s))
@@ -377,8 +419,9 @@ class PUGridSearchCV(MetaEstimatorMixin, ValidatedEstimator):
         if n_splits < 1:
             raise ValueError("cv gave no split")
 
-        warm = bool(self.warm_start) and "warm_start" in self.estimator.get_params()
-        tasks = _path_tasks(candidates)
+        warm_param = f"{prefix}warm_start"
+        warm = bool(self.warm_start) and warm_param in self.estimator.get_params()
+        tasks = _path_tasks(candidates, f"{prefix}lam")
         if self.verbose:
             print(
                 f"[PUGridSearchCV] {n_splits} folds x {len(candidates)} candidates = "
@@ -388,7 +431,9 @@ class PUGridSearchCV(MetaEstimatorMixin, ValidatedEstimator):
             )
         parallel = Parallel(n_jobs=self.n_jobs, verbose=self.verbose)
         results = parallel(
-            delayed(_fit_path)(self.estimator, X, s, train, test, k, path, scorer, warm)
+            delayed(_fit_path)(
+                self.estimator, X, s, train, test, k, path, scorer, warm_param if warm else None
+            )
             for k, (train, test) in enumerate(splits)
             for path in tasks
         )
@@ -506,21 +551,22 @@ class PUGridSearchCV(MetaEstimatorMixin, ValidatedEstimator):
         return float(self.scorer_(self._best(), X, s))
 
 
-def _path_tasks(candidates: list[dict]) -> list[list[tuple[int, dict]]]:
-    """Group the candidates by everything but ``lam``; each group, sorted by decreasing ``lam``,
-    is one warm-start path. Candidates without ``lam`` form paths of one."""
+def _path_tasks(candidates: list[dict], lam: str = "lam") -> list[list[tuple[int, dict]]]:
+    """Group the candidates by everything but ``lam`` (the parameter's name, prefixed in a
+    pipeline); each group, sorted by decreasing ``lam``, is one warm-start path. Candidates
+    without ``lam`` form paths of one."""
 
     def key(i):
         params = candidates[i]
-        return repr(sorted((k, repr(v)) for k, v in params.items() if k != "lam"))
+        return repr(sorted((k, repr(v)) for k, v in params.items() if k != lam))
 
     order = sorted(range(len(candidates)), key=key)
     tasks = []
     for _, group in groupby(order, key=key):
         members = list(group)
-        with_lam = [i for i in members if isinstance(candidates[i].get("lam"), numbers.Real)]
+        with_lam = [i for i in members if isinstance(candidates[i].get(lam), numbers.Real)]
         others = [i for i in members if i not in with_lam]
-        with_lam.sort(key=lambda i: -float(candidates[i]["lam"]))
+        with_lam.sort(key=lambda i: -float(candidates[i][lam]))
         if with_lam:
             tasks.append([(i, candidates[i]) for i in with_lam])
         tasks.extend([[(i, candidates[i])] for i in others])
