@@ -361,7 +361,6 @@ class KernelMachine(ValidatedEstimator):
         predict : The class of the sign of ``f``.
         """
         check_is_fitted(self)
-        coef, b = self.dual_coef_[0], self.intercept_[0]
         if self.kernel == "precomputed":
             # a kernel matrix against the training points: its width is n_train, checked here
             # with a message that says so rather than as a number of features
@@ -371,10 +370,19 @@ class KernelMachine(ValidatedEstimator):
                     f"X must be a kernel matrix of shape (n_test, {self.shape_fit_[0]}) against "
                     f"the training points when kernel='precomputed', got shape {X.shape}"
                 )
+        else:
+            # C order, as in fit: a Fortran-ordered or strided X would round its products
+            # differently (by 15 on a model with coefficients of 1e17, RampPU with lam=1e-30)
+            X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, order="C", reset=False)
+        return self._decision_values(X)
+
+    def _decision_values(self, X) -> np.ndarray:
+        """``f(x)`` on ``X`` already checked (as :meth:`decision_function` checks it, or the
+        training data as ``fit`` checked it): what ``fit`` calls on its own data, so that a
+        model fitted on a DataFrame is not checked again against its column names."""
+        coef, b = self.dual_coef_[0], self.intercept_[0]
+        if self.kernel == "precomputed":
             return self._kernel_dot(X, self.support_, coef) + b
-        # C order, as in fit: a Fortran-ordered or strided X would round its products
-        # differently (by 15 on a model with coefficients of 1e17, RampPU with lam=1e-30)
-        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, order="C", reset=False)
         if self.kernel == "linear":
             return np.asarray(X @ self._coef[0], dtype=np.float64).ravel() + b
         return self._kernel_dot(X, self.support_vectors_, coef) + b

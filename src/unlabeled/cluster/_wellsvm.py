@@ -353,9 +353,9 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
         )  # fmt: skip
         store_label_generation(self, X, res, backend, params["max_iter"])
         if params["offset"] == "balance":
-            f = self.decision_function(X)  # no offset yet: the relaxation's f
+            f = self._decision_values(X)  # no offset yet: the relaxation's f
             self.intercept_ = np.array([-balanced_threshold(f, lo, hi)])
-        self.labels_ = self.predict(X)
+        self.labels_ = (self._decision_values(X) > 0).astype(np.int64)
         return self
 
     def predict(self, X: MatrixLike) -> np.ndarray:
