@@ -13,9 +13,12 @@ import warnings
 
 import numpy as np
 import pytest
+import sklearn
 from problems import planted
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import accuracy_score
 from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.model_selection import GridSearchCV, GroupKFold, cross_val_score
 from sklearn.utils.estimator_checks import check_estimator
 
 from unlabeled.base import KernelMachine
@@ -206,13 +209,130 @@ def test_bad_parameters_and_unfitted():
         clf.predict([np.zeros((2, 5))])
 
 
+# ---------------------------------------------------------------------- cross-validation
+def instance_layout(seed, n_bags=30):
+    """Planted bags as instances: X, the bag label repeated on each instance, the bag ids
+    (shuffled, as a data file would hold them), and the bags with one label per bag."""
+    bags, y, _ = planted(seed, n_bags=n_bags, size=5, shift=3.0)
+    sizes = [len(b) for b in bags]
+    X, ids = np.vstack(bags), np.repeat(np.arange(n_bags) * 7 + 2, sizes)
+    perm = np.random.default_rng(seed).permutation(len(X))
+    return X[perm], np.repeat(y, sizes)[perm], ids[perm]
+
+
+def manual_bag_scores(make, X, y, ids, cv):
+    """The reference: per fold, the bags rebuilt as a list of 2-D arrays (one label each),
+    fitted and scored by bag accuracy, without groups anywhere."""
+
+    def as_bags(rows):
+        keys = np.unique(ids[rows])
+        bags = [X[rows][ids[rows] == k] for k in keys]
+        return bags, np.array([y[rows][ids[rows] == k][0] for k in keys])
+
+    scores = []
+    for train, test in cv.split(X, y, ids):
+        bags, labels = as_bags(train)
+        test_bags, test_labels = as_bags(test)
+        scores.append(accuracy_score(test_labels, make().fit(bags, labels).predict(test_bags)))
+    return np.array(scores)
+
+
+@pytest.mark.parametrize("cls", [MILWellSVM, miSVM, MISVM])
+def test_cross_val_score_with_routed_groups_scores_bags(cls):
+    """With metadata routing on, params={"groups": ids} reaches the splitter, fit and score
+    (groups is requested by default): the fold scores are the bag accuracies of a manual loop
+    over the same folds on the list layout. Before, the groups never reached fit, and the
+    scores were SVC's on the instances (MISVM here: 0.591 0.545 0.5 0.667 against 0.857 0.75
+    0.75 0.857 by the loop)."""
+    X, y, ids = instance_layout(3)
+    cv = GroupKFold(4)
+
+    def make():
+        return cls(gamma=GAMMA)
+
+    with sklearn.config_context(enable_metadata_routing=True):
+        scores = cross_val_score(make(), X, y, cv=cv, params={"groups": ids}, error_score="raise")
+    reference = manual_bag_scores(make, X, y, ids, cv)
+    np.testing.assert_array_equal(scores, reference)
+    assert reference.mean() >= 0.75  # bags that the planted keys decide
+
+
+def test_grid_search_with_routed_groups_scores_bags():
+    X, y, ids = instance_layout(4)
+    cv = GroupKFold(3)
+    grid = [0.1, 10.0]
+    with sklearn.config_context(enable_metadata_routing=True):
+        search = GridSearchCV(MISVM(gamma=GAMMA), {"C": grid}, cv=cv, error_score="raise")
+        search.fit(X, y, groups=ids)
+    for k, C in enumerate(grid):
+        reference = manual_bag_scores(lambda C=C: MISVM(gamma=GAMMA, C=C), X, y, ids, cv)
+        assert search.cv_results_["mean_test_score"][k] == pytest.approx(reference.mean())
+    # the refit model was fitted on bags: it scores bags (with their ids) like the loop would
+    bags_model = MISVM(gamma=GAMMA, C=search.best_params_["C"]).fit(X, y, groups=ids)
+    np.testing.assert_array_equal(
+        search.best_estimator_.decision_function(X, groups=ids),
+        bags_model.decision_function(X, groups=ids),
+    )
+
+
+def test_groups_that_reach_only_the_splitter_warn():
+    """cross_val_score(groups=ids) without routing gives the ids to the splitter only: fit
+    sees bare instances. That fit warns, naming the routing to turn on."""
+    X, y, ids = instance_layout(5)
+    with pytest.warns(UserWarning, match=r"without groups.*enable_metadata_routing=True"):
+        cross_val_score(MISVM(gamma=GAMMA), X, y, groups=ids, cv=GroupKFold(3))
+
+
+def test_groups_routed_to_fit_only_are_refused_at_score():
+    """Without routing, params={"groups": ids} reaches fit but not score, which scored
+    instances (here 0.484 0.484 0.633 where the loop gives 0.8 0.9 1). It is refused."""
+    X, y, ids = instance_layout(5)
+    with pytest.raises(ValueError, match=r"score got a 2-D X without groups.*set_config"):
+        cross_val_score(
+            MISVM(gamma=GAMMA), X, y, groups=ids, cv=GroupKFold(3), params={"groups": ids},
+            error_score="raise",
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize("cls", [MILWellSVM, miSVM, MISVM])
+def test_bag_values_need_the_bags_after_a_multi_instance_fit(cls):
+    bags, y, _ = planted(6, n_bags=12, size=4)
+    X, ids = np.vstack(bags), np.repeat(np.arange(12), [len(b) for b in bags])
+    clf = cls(gamma=GAMMA).fit(bags, y)
+    for method in ("predict", "decision_function"):
+        with pytest.raises(ValueError, match=f"{method} got a 2-D X without groups"):
+            getattr(clf, method)(X)
+    with pytest.raises(ValueError, match="score got a 2-D X without groups"):
+        clf.score(X, np.repeat(y, [len(b) for b in bags]))
+    # the instance values need no bags; with the ids, the bag values are those of the list
+    np.testing.assert_array_equal(clf.predict_instances(X), clf.predict_instances(bags))
+    np.testing.assert_array_equal(clf.predict(X, groups=ids), clf.predict(bags))
+    with pytest.raises(ValueError, match="same on all instances of a bag"):
+        clf.score(X, np.arange(len(X)) % 2, groups=ids)
+
+
+def test_one_instance_bags_on_purpose_do_not_warn():
+    """groups=np.arange(n) says one bag per row: no warning, and the bag values of a 2-D X
+    without groups are allowed afterwards (they are the instance values)."""
+    X, y, _ = instance_layout(7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        clf = MISVM(gamma=GAMMA).fit(X, y, groups=np.arange(len(X)))
+        np.testing.assert_array_equal(clf.decision_function(X), clf.instance_decision_function(X))
+        assert clf.score(X, y) == accuracy_score(y, clf.predict_instances(X))
+    with pytest.warns(UserWarning, match="every row is its own bag"):
+        MISVM(gamma=GAMMA).fit(X, y)
+
+
 # ---------------------------------------------------------------------- scikit-learn
 @pytest.mark.parametrize("cls", [MILWellSVM, miSVM, MISVM])
 def test_check_estimator(cls):
     """Every check passes: a 2-D X without groups is a set of one-instance bags, an ordinary
-    data matrix. (The pandas and array-API checks skip themselves when those are absent.)"""
+    data matrix (with a warning: silenced here). (The pandas and array-API checks skip
+    themselves when those are absent.)"""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.filterwarnings("ignore", "[a-zA-Z]+.fit got a 2-D X without groups")
         results = check_estimator(cls(), on_fail=None)
     failed = [(r["check_name"], r["exception"]) for r in results if r["status"] == "failed"]
     assert not failed, failed

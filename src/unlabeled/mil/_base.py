@@ -4,10 +4,19 @@ the instances whose bag value is the largest instance value.
 
 A bag is positive when at least one of its instances is: with an instance model ``f``, the bag
 ``B`` gets ``F(B) = max_{x in B} f(x)`` and the class ``classes_[1]`` when ``F(B) > 0``.
+
+Cross-validation in the instance layout: scikit-learn's ``cross_val_score(est, X, y,
+groups=ids)`` gives ``groups`` to the splitter only, so ``fit`` and ``score`` would see bare
+instances (one-instance bags: an ordinary SVM). The estimators request ``groups`` for ``fit``
+and ``score`` by default, so that with metadata routing on (``sklearn.set_config(
+enable_metadata_routing=True)``) ``params={"groups": ids}`` reaches the splitter, ``fit`` and
+``score`` alike; ``fit`` warns on a 2-D ``X`` without ``groups``, and ``score`` refuses one
+when the model was fitted on bags of several instances.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import TypeAlias
 
@@ -23,6 +32,15 @@ from .._validation import ArrayLike, Integer, MatrixLike, Options, Real, check_b
 from ..base import KernelClassifier, KernelMachine
 
 MIL_KERNELS = ("linear", "poly", "rbf")
+
+#: how to give the bags to scikit-learn's cross-validation, named in the warning and the error
+ROUTING_HINT = (
+    "under cross_val_score / GridSearchCV, whose groups= argument reaches only the splitter, "
+    "turn on metadata routing so that the bag ids reach fit and score too: "
+    "sklearn.set_config(enable_metadata_routing=True), then cross_val_score(est, X, y, "
+    'cv=GroupKFold(k), params={"groups": ids}) (the estimator requests groups by default), '
+    "or give the bags as a list of 2-D arrays with one label per bag"
+)
 
 #: bags: a sequence (or 3-D array) of 2-D arrays, one per bag, or a matrix of instances
 BagsLike: TypeAlias = "MatrixLike | Sequence[MatrixLike]"
@@ -108,13 +126,9 @@ def _stack_bags(bags, name):
     return stacked, np.repeat(np.arange(len(arrays), dtype=np.int64), sizes), len(arrays)
 
 
-def bag_targets(y, bag, n_bags: int, who: str):
-    """The classes and the +-1 label of every bag.
-
-    ``y`` holds one label per bag (in bag order) or one per instance; in the second case it
-    must be the same on all instances of a bag. ``classes[1]`` (the larger label, as
-    :func:`numpy.unique` sorts) is the positive class: a bag of it holds at least one positive
-    instance, a bag of ``classes[0]`` none."""
+def bag_labels(y, bag, n_bags: int) -> np.ndarray:
+    """One label per bag from ``y`` given per bag (in bag order) or per instance (the bag's
+    label repeated on each of its instances: it must be the same on all of them)."""
     y = column_or_1d(y, warn=True)
     n = bag.shape[0]
     if y.shape[0] == n:
@@ -128,12 +142,31 @@ def bag_targets(y, bag, n_bags: int, who: str):
                 f"y must be the same on all instances of a bag (a bag's label): bag {b} holds "
                 f"{per_bag[b]!r} and {y[differ[0]]!r}; give one label per bag"
             )
-    elif y.shape[0] == n_bags:
-        per_bag = y
-    else:
-        raise ValueError(
-            f"y must hold one label per bag ({n_bags}) or per instance ({n}), got {y.shape[0]}"
-        )
+        return per_bag
+    if y.shape[0] == n_bags:
+        return y
+    raise ValueError(
+        f"y must hold one label per bag ({n_bags}) or per instance ({n}), got {y.shape[0]}"
+    )
+
+
+def _instance_layout_without_groups(X, groups) -> bool:
+    """Whether ``X`` is a matrix of instances given without bag ids (one bag per row)."""
+    if groups is not None:
+        return False
+    if isinstance(X, np.ndarray) and X.ndim == 3:
+        return False
+    return not (isinstance(X, (list, tuple)) and any(sp.issparse(b) or np.ndim(b) == 2 for b in X))
+
+
+def bag_targets(y, bag, n_bags: int, who: str):
+    """The classes and the +-1 label of every bag.
+
+    ``y`` holds one label per bag (in bag order) or one per instance; in the second case it
+    must be the same on all instances of a bag. ``classes[1]`` (the larger label, as
+    :func:`numpy.unique` sorts) is the positive class: a bag of it holds at least one positive
+    instance, a bag of ``classes[0]`` none."""
+    per_bag = bag_labels(y, bag, n_bags)
     if per_bag.dtype.kind == "f" and not np.all(np.isfinite(per_bag)):
         raise ValueError("y contains NaN or infinity: give one finite label per bag")
     classes = np.unique(per_bag)
@@ -151,7 +184,14 @@ class MultiInstanceClassifier(KernelClassifier):
 
     A subclass supplies ``_fit(params, X, bag, signs)`` on the checked stacked instances
     ``X``, the bag of each instance and the +-1 label of each bag, and calls
-    :meth:`_set_expansion` for the instance model."""
+    :meth:`_set_expansion` for the instance model.
+
+    ``groups`` is requested for ``fit`` and ``score`` by default (scikit-learn's metadata
+    routing, as its group splitters request it for ``split``): it is part of the data, not an
+    option, in the instance layout."""
+
+    __metadata_request__fit = {"groups": True}
+    __metadata_request__score = {"groups": True}
 
     _parameter_constraints: dict = {
         **KernelMachine._parameter_constraints,
@@ -170,22 +210,45 @@ class MultiInstanceClassifier(KernelClassifier):
         ----------
         X : list of array-like of shape (n_instances_i, n_features), or array-like of shape
             (n_instances, n_features)
-            One 2-D array per bag, or the instances with their bag ids in ``groups`` (each
-            row its own bag without ``groups``).
+            One 2-D array per bag, or the instances with their bag ids in ``groups``. A 2-D
+            ``X`` without ``groups`` makes every row its own bag (an ordinary SVM on the
+            instances, as scikit-learn's estimator checks use it) and warns: pass
+            ``groups=np.arange(len(X))`` for one-instance bags on purpose.
         y : array-like of shape (n_bags,) or (n_instances,)
             Two classes; ``classes_[1]`` marks the positive bags (at least one positive
-            instance). Per instance, it must be constant within each bag.
+            instance). Either one label per bag (bags in the order of ``X``, or of the sorted
+            ids with ``groups``) or, in the instance layout, one per instance: the bag's
+            label repeated on each of its instances (it must be constant within each bag).
+            The second is what scikit-learn's cross-validation splits with ``X``.
         groups : array-like of shape (n_instances,), optional
-            Bag id of each row of a 2-D ``X``.
+            Bag id of each row of a 2-D ``X``. Under ``cross_val_score`` or
+            ``GridSearchCV`` its ``groups=`` argument reaches only the splitter: turn on
+            metadata routing (``sklearn.set_config(enable_metadata_routing=True)``) and
+            pass ``params={"groups": ids}``; ``groups`` is requested by default.
 
         Returns
         -------
         self
+
+        Warns
+        -----
+        UserWarning
+            When ``X`` is 2-D and ``groups`` is None (each row its own bag).
         """
         params = self._validate_params()
+        one_per_row = _instance_layout_without_groups(X, groups)
         X, bag, n_bags = as_instances(X, groups)
         X = self._validate_X(X)
         classes, signs = bag_targets(y, bag, n_bags, type(self).__name__)
+        if one_per_row:
+            warnings.warn(
+                f"{type(self).__name__}.fit got a 2-D X without groups: every row is its own "
+                "bag, which makes it an ordinary SVM on the instances. Pass groups= (the bag "
+                f"id of each row); {ROUTING_HINT}. For one-instance bags on purpose, pass "
+                "groups=np.arange(len(X))",
+                UserWarning,
+                stacklevel=3,  # past the transactional wrapper: the caller of fit
+            )
         self.classes_ = classes
         self.n_bags_fit_ = n_bags
         return self._fit(params, X, bag, signs)
@@ -234,6 +297,19 @@ class MultiInstanceClassifier(KernelClassifier):
         ``groups`` are bags as for :meth:`fit`."""
         return self._classes_of(self.instance_decision_function(X, groups))
 
+    def _check_bags_given(self, X, groups, method):
+        """Refuse a 2-D ``X`` without ``groups`` (one bag per row) when the model was fitted on
+        bags of several instances: its bag values would silently be instance values."""
+        if _instance_layout_without_groups(X, groups) and self.n_bags_fit_ < self.shape_fit_[0]:
+            raise ValueError(
+                f"{type(self).__name__}.{method} got a 2-D X without groups, which would take "
+                "every row as its own bag (instance values, not bag values), but the model "
+                f"was fitted on bags of several instances ({self.n_bags_fit_} bags, "
+                f"{self.shape_fit_[0]} instances). Pass groups= (the bag id of each row), a "
+                "list of 2-D bags (one bag: [X]), or call instance_decision_function / "
+                f"predict_instances for instance values; {ROUTING_HINT}"
+            )
+
     def _classes_of(self, values):
         return self.classes_[(values > 0).astype(int)]
 
@@ -243,7 +319,8 @@ class MultiInstanceClassifier(KernelClassifier):
         Parameters
         ----------
         X : list of array-like or array-like
-            Bags as for :meth:`fit` (a 2-D array without ``groups``: one bag per row).
+            Bags as for :meth:`fit` (a 2-D array without ``groups``: one bag per row, refused
+            when the model was fitted on bags of several instances).
         groups : array-like of shape (n_instances,), optional
             Bag id of each row of a 2-D ``X``.
 
@@ -259,6 +336,7 @@ class MultiInstanceClassifier(KernelClassifier):
         instance_decision_function : ``f`` on each instance.
         """
         check_is_fitted(self)
+        self._check_bags_given(X, groups, "decision_function")
         X, bag, n_bags = as_instances(X, groups)
         f = KernelMachine.decision_function(self, X)
         out = np.full(n_bags, -np.inf)
@@ -268,6 +346,8 @@ class MultiInstanceClassifier(KernelClassifier):
     def predict(self, X: BagsLike, groups: ArrayLike | None = None) -> np.ndarray:
         """The class of each bag, shape (n_bags,): ``classes_[1]`` when some instance has
         ``f(x) > 0``. ``X`` and ``groups`` are bags as for :meth:`decision_function`."""
+        check_is_fitted(self)
+        self._check_bags_given(X, groups, "predict")
         return self._classes_of(self.decision_function(X, groups))
 
     def score(
@@ -282,9 +362,12 @@ class MultiInstanceClassifier(KernelClassifier):
         Parameters
         ----------
         X, groups
-            Bags as for :meth:`fit`.
+            Bags as for :meth:`fit`. A 2-D ``X`` without ``groups`` (one bag per row) is
+            refused when the model was fitted on bags of several instances: it would score
+            instances, not bags.
         y : array-like of shape (n_bags,) or (n_instances,)
-            True bag labels (per instance: constant within each bag).
+            True bag labels: one per bag, or one per instance (the bag's label repeated,
+            constant within each bag).
         sample_weight : array-like of shape (n_bags,), optional
 
         Returns
@@ -292,12 +375,9 @@ class MultiInstanceClassifier(KernelClassifier):
         float
         """
         check_is_fitted(self)
-        Xi, bag, n_bags = as_instances(X, groups)
-        labels = column_or_1d(y)
-        if labels.shape[0] != n_bags:
-            first = np.full(n_bags, -1)
-            first[bag[::-1]] = np.arange(bag.shape[0])[::-1]
-            labels = labels[first] if labels.shape[0] == bag.shape[0] else labels
+        self._check_bags_given(X, groups, "score")
+        _, bag, n_bags = as_instances(X, groups)
+        labels = bag_labels(y, bag, n_bags)
         return float(accuracy_score(labels, self.predict(X, groups), sample_weight=sample_weight))
 
     def _key_instances(self, f, bag, n_bags):
