@@ -13,6 +13,7 @@ from problems import cake_draw
 from sklearn.decomposition import FactorAnalysis
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
+from sklearn.mixture import GaussianMixture
 from sklearn.utils.estimator_checks import check_estimator
 from threadpoolctl import threadpool_limits
 
@@ -200,6 +201,44 @@ def test_no_labels_at_all_clusters_with_the_kmeans_start():
     assert adjusted_rand_score(y, clf.predict_cluster(X)) == 1.0
 
 
+@pytest.mark.parametrize("n_components", [None, 2, 3])
+def test_fit_without_labels_clusters_as_a_mixture(n_components):
+    """fit(X) (y=None) clusters, as GaussianMixture: every cluster its own class, predict the
+    cluster, predict_proba the responsibilities. Before: fit(X) was a TypeError (y required)
+    and fit(X, None) a ValueError unless classes= was given."""
+    X, y = two_blobs(100, seed=3)
+    X_copy = X.copy()
+    clf = CLSST(n_components=n_components, random_state=0).fit(X)
+    np.testing.assert_array_equal(X, X_copy)
+    S = clf.n_components_
+    assert S == (2 if n_components is None else n_components)
+    np.testing.assert_array_equal(clf.classes_, np.arange(S))
+    np.testing.assert_array_equal(clf.class_association_, np.eye(S))
+    P = clf.predict_proba(X)
+    assert P.shape == (100, S)
+    np.testing.assert_allclose(P.sum(1), 1.0)
+    np.testing.assert_array_equal(clf.predict(X), clf.predict_cluster(X))
+    np.testing.assert_array_equal(clf.predict(X), P.argmax(1))
+    np.testing.assert_array_equal(clf.transduction_, clf.labels_)
+    # the reference: scikit-learn's mixture finds the same two groups
+    gmm = GaussianMixture(2, random_state=0).fit(X).predict(X)
+    assert adjusted_rand_score(gmm, y) == 1.0
+    if n_components != 3:
+        assert adjusted_rand_score(clf.predict(X), gmm) == 1.0
+    else:  # a third cluster splits a blob, never joins the two
+        assert np.all([len(set(y[clf.labels_ == s])) <= 1 for s in range(S)])
+    again = CLSST(n_components=n_components, random_state=0).fit(X, None)
+    np.testing.assert_array_equal(again.predict_proba(X), P)
+
+
+def test_fit_without_labels_but_with_classes_predicts_classes():
+    X, y = two_blobs(100, seed=3)
+    a = CLSST(classes=["a", "b"], random_state=0).fit(X)
+    b = CLSST(classes=["a", "b"], random_state=0).fit(X, np.full(100, -1))
+    assert list(a.classes_) == ["a", "b"] and a.predict_proba(X).shape == (100, 2)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
 def test_fewer_components_than_classes_share_a_cluster():
     X, y = two_blobs(60, seed=5)
     X = np.r_[X, X[:30] + 0.01]  # class 2 sits on class 0's blob
@@ -230,7 +269,7 @@ def test_one_label_per_class_uses_the_kmeans_start():
         ({"noise": "full"}, None, None, "noise must be one of"),
         ({"select": "error"}, None, None, "select must be one of"),
         ({}, None, np.zeros((10, 3), dtype=bool), "no candidate class"),
-        ({}, None, np.full(10, -1), "no labeled point"),
+        ({}, None, np.full(10, -1), r"no labeled point.*fit\(X\)"),
         ({"n_components": 11}, None, None, "exceeds the number of samples"),
     ],
 )

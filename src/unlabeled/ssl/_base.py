@@ -5,6 +5,7 @@ the labeled points that starts WellSVM and TSVM, and accuracy on the labeled poi
 from __future__ import annotations
 
 import math
+from numbers import Number
 
 import numpy as np
 from sklearn.metrics import accuracy_score
@@ -16,6 +17,27 @@ from .._validation import ArrayLike, Integer, MatrixLike, Real
 from ..base import KernelClassifier, KernelMachine
 
 UNLABELED = -1
+
+
+def unlabeled_mask(y: np.ndarray, who: str) -> np.ndarray:
+    """Where the 1-d ``y`` holds the unlabeled marker: the number -1 in any dtype scikit-learn
+    accepts (integers, floats, or an object array holding the integer -1 among string
+    labels, as :mod:`sklearn.semi_supervised`). A string ``"-1"`` is refused: it would be a
+    class of its own."""
+    if y.dtype.kind in "iuf":
+        return y == UNLABELED
+    if y.dtype.kind not in "USO":
+        return np.zeros(len(y), dtype=bool)
+    as_string = sum(isinstance(v, (str, bytes)) and v in ("-1", b"-1") for v in y)
+    if as_string:
+        raise ValueError(
+            f"y holds the string '-1' ({as_string} entries): {who} marks an "
+            "unlabeled point with the integer -1, and a string '-1' would be a class of its "
+            "own. With string class labels use an object array: y = np.array(labels, "
+            "dtype=object); y[unlabeled] = -1 (scikit-learn's semi-supervised convention)"
+        )
+    marker = [isinstance(v, Number) and bool(v == UNLABELED) for v in y]
+    return np.array(marker, dtype=bool).reshape(len(y))
 
 
 def check_ssl_targets(y, n_samples: int, who: str):
@@ -45,9 +67,7 @@ def check_ssl_targets(y, n_samples: int, who: str):
             f"y contains NaN: mark an unlabeled point with -1 (scikit-learn's "
             f"semi-supervised convention), not NaN ({who})"
         )
-    unlabeled = np.array([v == UNLABELED for v in y], dtype=bool) if y.dtype == object else (
-        y == UNLABELED if y.dtype.kind in "iuf" else np.zeros(len(y), dtype=bool)
-    )  # fmt: skip
+    unlabeled = unlabeled_mask(y, who)
     labeled = y[~unlabeled]
     if labeled.size:
         check_classification_targets(labeled)
@@ -153,11 +173,7 @@ class SemiSupervisedSVM(KernelClassifier):
         """
         check_is_fitted(self)
         labels = column_or_1d(y)
-        keep = (
-            ~(labels == UNLABELED)
-            if labels.dtype.kind in "iuf"
-            else np.ones(len(labels), dtype=bool)
-        )
+        keep = ~unlabeled_mask(labels, type(self).__name__)
         w = None if sample_weight is None else np.asarray(sample_weight)[keep]
         pred = self.predict(X)
         return float(accuracy_score(labels[keep], pred[keep], sample_weight=w))

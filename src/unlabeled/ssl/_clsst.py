@@ -7,6 +7,7 @@ import sys
 import time
 import warnings
 from collections.abc import Iterable
+from numbers import Number
 
 import numpy as np
 from sklearn.base import ClassifierMixin
@@ -28,6 +29,7 @@ from ..base import (
     ValidatedEstimator,
     set_init_params,
 )
+from ._base import unlabeled_mask
 from ._vbmfa import VBMFA, lse_points, pd_loadings
 
 BIRTH_TOL = 1e-2  # |F change| that ends the Q-free sweeps after a birth (the authors' birthtol),
@@ -36,13 +38,28 @@ INITS = ("auto", "labels", "kmeans")
 SELECTS = ("labels", "bound")
 
 
+def _check_classes(classes):
+    """``classes`` as an array of distinct labels without the unlabeled marker."""
+    classes_ = np.asarray(classes)
+    if classes_.ndim != 1 or len(np.unique(classes_)) != len(classes_):
+        raise ValueError(f"classes must be a 1-d list of distinct labels, got {classes!r}")
+    if any(
+        isinstance(c, (str, bytes)) and c in ("-1", b"-1") or isinstance(c, Number) and c == -1
+        for c in classes_
+    ):
+        raise ValueError("classes must not contain -1: -1 marks unlabeled points in y")
+    return classes_
+
+
 def _encode_targets(y, n, classes):
-    """(allowed, classes_): allowed[i, l] says class l is a candidate for row i."""
+    """(allowed, classes_): allowed[i, l] says class l is a candidate for row i. Without
+    labels (``y`` None): every class is a candidate everywhere, and ``classes_`` is None when
+    ``classes`` is too (clustering: one class, the clusters named after fitting)."""
     if y is None:
-        raise ValueError(
-            "CLSST requires y to be passed, but the target y is None: give the labels with -1 "
-            "for unlabeled points, or a boolean matrix of candidate classes"
-        )
+        if classes is None:
+            return np.ones((n, 1), dtype=bool), None
+        classes_ = _check_classes(classes)
+        return np.ones((n, len(classes_)), dtype=bool), classes_
     arr = np.asarray(y)
     if arr.ndim == 2 and arr.shape[1] > 1 or (arr.ndim == 2 and arr.dtype == bool):
         return _encode_matrix(arr, n, classes)
@@ -59,24 +76,19 @@ def _encode_targets(y, n, classes):
             f"y must have one entry per row of X ({n}) or be a boolean matrix (n_samples, "
             f"n_classes); got shape {np.shape(y)}"
         )
-    numeric = arr.dtype.kind in "iuf"
-    labeled = arr != -1 if numeric else np.ones(n, dtype=bool)
+    labeled = ~unlabeled_mask(arr, "CLSST")
     if labeled.any():
         check_classification_targets(arr[labeled])
     if classes is None:
         if not labeled.any():
             raise ValueError(
-                "y marks no labeled point (all -1): give the class labels with classes=[...] "
-                "or y as a boolean (n_samples, n_classes) matrix of all True to cluster with "
-                "known classes and no labels"
+                "y marks no labeled point (all -1): to cluster without labels call fit(X) "
+                "(y=None); with known classes and no labels give them with classes=[...] or "
+                "y as a boolean (n_samples, n_classes) matrix of all True"
             )
         classes_ = np.unique(arr[labeled])
     else:
-        classes_ = np.asarray(classes)
-        if classes_.ndim != 1 or len(np.unique(classes_)) != len(classes_):
-            raise ValueError(f"classes must be a 1-d list of distinct labels, got {classes!r}")
-        if numeric and np.any(classes_ == -1):
-            raise ValueError("classes must not contain -1: -1 marks unlabeled points in y")
+        classes_ = _check_classes(classes)
         outside = ~np.isin(arr[labeled], classes_)
         if outside.any():
             raise ValueError(
@@ -173,7 +185,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         "auto": "labels" when possible, "kmeans" otherwise.
     classes : array-like or None, default=None
         The class labels; None takes those present in y. Give it when a class has no labeled
-        point.
+        point. With ``y=None`` and ``classes=None``, CLSST clusters: every cluster is a class.
     random_state : int, RandomState or None, default=None
         Seeds the k-means start (the only random step).
     verbose : bool or int, default=0
@@ -182,6 +194,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
     Attributes
     ----------
     classes_ : ndarray (K,)
+        The class labels; fitted without labels, the cluster ids ``arange(n_components_)``.
     n_components_ : int
         Number of clusters S found (or fixed).
     lower_bound_ : float
@@ -200,7 +213,8 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
     noise_variance_ : ndarray (n_features,)
         Psi.
     class_association_ : ndarray (S, K)
-        E[beta_s]: the probability of each class within each cluster.
+        E[beta_s]: the probability of each class within each cluster (the identity when
+        fitted without labels).
     transduction_ : ndarray (n_samples,)
         Class of each training point (argmax of its class posterior).
     labels_ : ndarray (n_samples,)
@@ -293,16 +307,24 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         set_init_params(self, locals())
 
     # ---- fitting ----------------------------------------------------------------------------
-    def fit(self, X: ArrayLike, y: ArrayLike) -> CLSST:
-        """Fit on labeled and unlabeled points together.
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> CLSST:
+        """Fit on labeled and unlabeled points together, or cluster without labels.
 
         Parameters
         ----------
         X : array-like (n_samples, n_features)
-        y : array-like (n_samples,) or boolean (n_samples, n_classes)
+        y : array-like (n_samples,), boolean (n_samples, n_classes), or None
             Class labels with -1 for unlabeled points (scikit-learn's semi-supervised
-            convention), or a boolean matrix of candidate classes per row (several True: "one
-            of these"; all True: unlabeled).
+            convention: the number -1 in an integer, float or object array; with string
+            labels an object array holding the integer -1; a string "-1" is refused), or a
+            boolean matrix of candidate classes per row (several True: "one of these"; all
+            True: unlabeled). None: no labels. With ``classes``, every point is unlabeled
+            among those classes; without, CLSST clusters as a mixture model (as
+            :class:`sklearn.mixture.GaussianMixture`): every cluster is its own class,
+            ``classes_`` is ``arange(n_components_)``, :meth:`predict` returns the cluster
+            of each point and :meth:`predict_proba` its responsibilities, and
+            ``n_components`` is the number of clusters (None: found by birth and death from
+            one).
 
         Returns
         -------
@@ -314,6 +336,9 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         )
         check_data_scale(Xc, "CLSST", tiny=1e-100)  # its covariances are squares of X
         allowed, self.classes_ = _encode_targets(y, Xc.shape[0], params["classes"])
+        self._clustering = self.classes_ is None
+        if self._clustering:
+            self.classes_ = np.zeros(1, dtype=np.int64)  # the one class, until the clusters
         k, init, S_fixed = self._check_against_data(params, Xc, allowed)
         self._progress_start = time.perf_counter()
         model = VBMFA(Xc, allowed, k, pca=params["noise"] == "pca")
@@ -531,8 +556,13 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         self.nu_shape_, self.nu_rate_ = model.a, model.b.copy()
         self.mu_prior_mean_, self.mu_prior_precision_ = model.mustar.copy(), model.nustar.copy()
         self.n_factors_ = model.k
-        self.transduction_ = self.classes_[model.Q.sum(0).argmax(0)]
         self.labels_ = model.resp()[0].argmax(0)
+        if self._clustering:  # every cluster its own class
+            self.classes_ = np.arange(model.S)
+            self.class_association_ = np.eye(model.S)
+            self.transduction_ = self.labels_.copy()
+        else:
+            self.transduction_ = self.classes_[model.Q.sum(0).argmax(0)]
         self._say(f"done: S = {model.S}, F = {self.lower_bound_:.6g}, {self.n_iter_} sweeps")
 
     # ---- inference --------------------------------------------------------------------------
@@ -544,7 +574,8 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
             return self._infer_checked(X)
 
     def _infer_checked(self, X):
-        model = VBMFA(X, np.ones((X.shape[0], len(self.classes_)), dtype=bool), self.n_factors_)
+        K = self.beta_concentration_.shape[1]  # the model's classes (one when clustering)
+        model = VBMFA(X, np.ones((X.shape[0], K), dtype=bool), self.n_factors_)
         model.M = np.concatenate([self.means_[:, :, None], self.loadings_], axis=2)
         model.Sig, model.b = self.loading_covariances_, self.nu_rate_
         model.u, model.g = self.pi_concentration_, self.beta_concentration_
@@ -556,11 +587,14 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         return np.exp(phi - lse), lse
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
-        """Class posterior p(l | x) = sum_s q(s, l) under the fitted model, (n, K)."""
-        return self._infer(X)[0].sum(0).T
+        """Class posterior p(l | x) = sum_s q(s, l) under the fitted model, (n, K). Fitted
+        without labels (``fit(X)``): the responsibilities of the clusters, (n, S), as
+        :meth:`sklearn.mixture.GaussianMixture.predict_proba`."""
+        Q = self._infer(X)[0]
+        return Q.sum(1).T if self._clustering else Q.sum(0).T
 
     def predict(self, X: ArrayLike) -> np.ndarray:
-        """The most probable class of each point."""
+        """The most probable class of each point (fitted without labels: its cluster)."""
         check_is_fitted(self)
         return self.classes_[self.predict_proba(X).argmax(1)]
 
