@@ -160,7 +160,11 @@ class Target:
 
 
 def _decision(est, X):
-    return est.decision_function(X)
+    """The decision values, and with ``probability=True`` the probabilities of class 1."""
+    f = est.decision_function(X)
+    if getattr(est, "probability", False):
+        return np.r_[f, est.predict_proba(X)[:, 1]]
+    return f
 
 
 def _proba(est, X):
@@ -183,10 +187,15 @@ _KERNEL_BAD = {
     "degree": [-1, 1.5, 2**40, True],
     "coef0": [np.nan, "0"],
 }
-_PU_BAD = {"lam": [0.0, -1.0, np.nan, "1", 1e-300], "prior": [0.0, 1.0, 1.5, -0.1, "half"]}
-_PU_EDGES = {"lam": [1e-30, 1e-12, 1e-2, 1e12], "prior": [1e-9, 0.4, 1 - 1e-9]}
-_SSL_EDGES = {"C1": [1e-12, 1.0, 1e12], "C2": [1e-12, 0.1, 1e12], "balance": [None, 1e-9, 0.5]}
-_SSL_BAD = {"C1": [0.0, -1.0, np.nan], "C2": [-1.0, "x"], "balance": [0.0, 1.0, 2.0]}
+_PROBA_EDGES = {"probability": [False, True]}  # predict_proba joins the output (_decision)
+_PROBA_BAD = {"probability": ["yes", 1, None], "random_state": [-1, 2**40, "x"]}
+_PU_BAD = {"lam": [0.0, -1.0, np.nan, "1", 1e-300], "prior": [0.0, 1.0, 1.5, -0.1, "half"],
+           **_PROBA_BAD}  # fmt: skip
+_PU_EDGES = {"lam": [1e-30, 1e-12, 1e-2, 1e12], "prior": [1e-9, 0.4, 1 - 1e-9], **_PROBA_EDGES}
+_SSL_EDGES = {"C1": [1e-12, 1.0, 1e12], "C2": [1e-12, 0.1, 1e12], "balance": [None, 1e-9, 0.5],
+              **_PROBA_EDGES}  # fmt: skip
+_SSL_BAD = {"C1": [0.0, -1.0, np.nan], "C2": [-1.0, "x"], "balance": [0.0, 1.0, 2.0],
+            **_PROBA_BAD}  # fmt: skip
 
 TARGETS = [
     Target(
@@ -217,7 +226,7 @@ TARGETS = [
     ),  # fmt: skip
     Target(
         "DoubleHingeQP",
-        lambda p: DoubleHingeQP(**{"prior": 0.4, **p}),
+        lambda p: DoubleHingeQP(**{"prior": 0.4, "random_state": 0, **p}),
         "pu",
         _decision,
         {**_PU_EDGES, **_KERNEL_EDGES},
@@ -226,7 +235,7 @@ TARGETS = [
     ),  # fmt: skip
     Target(
         "USMOInit",
-        lambda p: USMOInit(**{"prior": 0.4, **p}),
+        lambda p: USMOInit(**{"prior": 0.4, "random_state": 0, **p}),
         "pu",
         _decision,
         {**_PU_EDGES, **_KERNEL_EDGES},
@@ -249,11 +258,12 @@ TARGETS = [
     ),  # fmt: skip
     Target(
         "SVMPlus",
-        lambda p: SVMPlus(**p),
+        lambda p: SVMPlus(**{"random_state": 0, **p}),
         "binary",
         _decision,
         {
             **_KERNEL_EDGES,
+            **_PROBA_EDGES,
             "C": [1e-12, 1.0, 1e12],
             "gamma_plus": [1e-12, 1.0, 1e12],
             "solver": ["asmo", "gsmo", "qp"],
@@ -268,6 +278,7 @@ TARGETS = [
             "solver": ["x"],
             "mode": ["svm"],
             "max_iter": [0, 2**40],
+            **_PROBA_BAD,
         },
         needs="clarabel",
     ),  # fmt: skip
@@ -281,7 +292,7 @@ TARGETS = [
     ),  # fmt: skip
     Target(
         "TSVM",
-        lambda p: TSVM(**p),
+        lambda p: TSVM(**{"random_state": 0, **p}),
         "ssl",
         _decision,
         {**_SSL_EDGES, **_KERNEL_EDGES, "max_iter": [1, 50]},
@@ -289,24 +300,31 @@ TARGETS = [
     ),  # fmt: skip
     Target(
         "LapSVM",
-        lambda p: LapSVM(**p),
+        lambda p: LapSVM(**{"random_state": 0, **p}),
         "ssl",
         _decision,
         {
             **_KERNEL_EDGES,
+            **_PROBA_EDGES,
             "C1": [1e-12, 1.0, 1e12],
             "gamma_I": [0.0, 1e-12, 1e12],
             "n_neighbors": [1, 5, 1000],
         },
-        {**_KERNEL_BAD, "C1": [0.0, -1.0], "gamma_I": [-1.0, np.nan], "n_neighbors": [0, 1.5]},
+        {
+            **_KERNEL_BAD,
+            **_PROBA_BAD,
+            "C1": [0.0, -1.0],
+            "gamma_I": [-1.0, np.nan],
+            "n_neighbors": [0, 1.5],
+        },
     ),  # fmt: skip
     Target(
         "LabeledSVM",
-        lambda p: LabeledSVM(**p),
+        lambda p: LabeledSVM(**{"random_state": 0, **p}),
         "ssl",
         _decision,
-        {**_KERNEL_EDGES, "C1": [1e-12, 1.0, 1e12], "max_iter": [1, 10]},
-        {**_KERNEL_BAD, "C1": [0.0, np.inf], "max_iter": [0]},
+        {**_KERNEL_EDGES, **_PROBA_EDGES, "C1": [1e-12, 1.0, 1e12], "max_iter": [1, 10]},
+        {**_KERNEL_BAD, **_PROBA_BAD, "C1": [0.0, np.inf], "max_iter": [0]},
     ),  # fmt: skip
     Target(
         "CLSST",

@@ -54,6 +54,10 @@ TRUSTED_TYPES = (
 )
 
 
+#: constructor parameters added since FORMAT_VERSION 1 files were first written, with the
+#: value that keeps an earlier model's behaviour: set on a loaded estimator that lacks them
+ADDED_PARAMS = {"probability": False}
+
 #: most uncompressed bytes a model file may hold (all members together): 1 GiB, far above a
 #: model of 100,000 dense support vectors of 1,000 features (800 MB). The environment variable
 #: UNLABELED_MAX_MODEL_BYTES raises (or lowers) it.
@@ -301,6 +305,9 @@ def load_model(path: str | os.PathLike[str]) -> tuple[BaseEstimator, dict]:
             f"{p!r} is a corrupt model file: it holds a {class_path(estimator)} but its record "
             f"says {meta.get('estimator')}"
         )
+    for name, default in ADDED_PARAMS.items():  # a file written before they existed
+        if name not in vars(estimator) and name in type(estimator)._get_param_names():
+            setattr(estimator, name, default)
     try:
         check_model(estimator)
     except (TypeError, ValueError) as exc:
@@ -313,7 +320,7 @@ def load_model(path: str | os.PathLike[str]) -> tuple[BaseEstimator, dict]:
 _FITTED = {
     "n_features_in_", "support_", "dual_coef_", "intercept_", "support_vectors_", "shape_fit_",
     "classes_", "_coef", "_gamma", "n_iter_", "prior_", "objective_", "prior_estimator_",
-    "solver_info_", "feature_names_in_", "cache_stats_", "solver_",
+    "solver_info_", "feature_names_in_", "cache_stats_", "solver_", "probA_", "probB_",
 }  # fmt: skip
 
 
@@ -382,6 +389,14 @@ def _fitted_numbers(est) -> None:
             raise ValueError(f"objective_ must be a finite number, got {obj!r}")
     if "n_iter_" in vars(est):
         _int_attr(est, "n_iter_", low=0)
+    # predict_proba's sigmoid (probability=True): both or neither, finite, non-increasing A
+    sigmoid = [name for name in ("probA_", "probB_") if name in vars(est)]
+    if sigmoid:
+        if len(sigmoid) < 2 or not getattr(est, "probability", False):
+            raise ValueError("probA_ and probB_ come together, from a fit with probability=True")
+        if _array(est, "probA_", "f", 1, shape=(1,))[0] > 0:
+            raise ValueError("probA_ must be <= 0: predict_proba is non-decreasing in f")
+        _array(est, "probB_", "f", 1, shape=(1,))
     solver = vars(est).get("solver_", "")
     if not isinstance(solver, str) or len(solver) > 20:
         raise TypeError(f"solver_ must be a solver's name, got {solver!r}")

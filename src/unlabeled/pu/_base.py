@@ -1,5 +1,6 @@
 """What the PU estimators share beyond the kernel-machine base: the PU parameters and labels,
-the PU score, and the exact offset and objective of the double hinge loss."""
+the PU score, the probabilities calibrated from PU data, and the exact offset and objective of
+the double hinge loss."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _engine
+from .._calibration import ProbabilisticMixin, calibration_folds, fold_estimator, pu_sigmoid
 from .._kernels import KERNEL_CODES
 from .._shared import engine_threads
-from .._validation import Real, check_pu_labels
+from .._validation import RANDOM_STATE, Boolean, Real, check_pu_labels
 from ..base import ArrayLike, KernelClassifier, KernelMachine, MatrixLike
 from ..metrics import pu_accuracy_score
 
@@ -17,14 +19,15 @@ from ..metrics import pu_accuracy_score
 MIN_LAM = 1e-30
 
 
-class KernelPUModel(KernelClassifier):
+class KernelPUModel(ProbabilisticMixin, KernelClassifier):
     """Base of the PU classifiers whose model is a kernel expansion plus an offset.
 
     Adds to :class:`~unlabeled._kernel_machine.KernelClassifier` the PU parameters (``prior``,
-    ``lam``), the PU labels' check (:meth:`_validate_fit`), the classes ``[0, 1]`` (1 =
-    positive), a ``score`` that needs no negative labels, and ``fit``: it checks the
-    parameters and data, then calls the subclass's ``_fit(X, mask, params)`` (the solver),
-    which ends with :meth:`_set_expansion`.
+    ``lam``, ``probability``, ``random_state``), the PU labels' check
+    (:meth:`_validate_fit`), the classes ``[0, 1]`` (1 = positive), a ``score`` that needs no
+    negative labels, ``predict_proba`` with ``probability=True`` (:meth:`_calibrate`), and
+    ``fit``: it checks the parameters and data, then calls the subclass's
+    ``_fit(X, mask, params)`` (the solver), which ends with :meth:`_set_expansion`.
     """
 
     _required_params: dict = {
@@ -37,6 +40,8 @@ class KernelPUModel(KernelClassifier):
         # 1e-30 they near double precision's range (lam=1e-200 gave objective_ = NaN)
         "lam": [Real(MIN_LAM, low_open=False)],
         **KernelMachine._parameter_constraints,
+        "probability": [Boolean()],
+        "random_state": RANDOM_STATE,
     }
 
     def fit(self, X: MatrixLike, s: ArrayLike) -> KernelPUModel:
@@ -60,16 +65,47 @@ class KernelPUModel(KernelClassifier):
         Raises
         ------
         ValueError, TypeError
-            A bad parameter or input, before any work; the message names it and the fix.
+            A bad parameter or input, before any work; the message names it and the fix
+            (with ``probability=True`` also fewer than 2 labeled positives or 2 unlabeled
+            points, too few for the internal cross-validation).
 
         See Also
         --------
-        predict, decision_function, score
+        predict, decision_function, score, predict_proba
         """
         params = self._validate_params()
         X, mask = self._validate_fit(X, s)
+        folds = None
+        if params["probability"]:
+            names = ("unlabeled points", "labeled positives")
+            folds = calibration_folds(mask, names, self.random_state)
         self._fit(X, mask, params)
+        self._calibrate(X, mask, folds)
         return self
+
+    def _calibrate(self, X, mask, folds) -> None:
+        r"""With ``folds`` (``probability=True``): the sigmoid of ``predict_proba`` from PU
+        data alone.
+
+        The model is refitted on the training part of each fold (same parameters, the fitted
+        ``prior_`` and kernel width) and gives decision values on its held-out part, labeled
+        positives and unlabeled points alike; :func:`~unlabeled._calibration.pu_sigmoid`
+        fits ``P(y = 1 | x) = 1 / (1 + exp(A f(x) + B))`` to them by the non-negative PU
+        log-loss risk at ``prior_``. Held-out values matter more here than for a
+        supervised SVM: the full model's values on its own labeled positives are pushed up
+        by the fit, and would make the positives look more separable than the unlabeled
+        positives they stand for. Without ``folds``, removes the sigmoid of an earlier fit.
+        """
+        if folds is None:
+            self._set_sigmoid(None)
+            return
+        gram = self.kernel == "precomputed"
+        f = np.empty(mask.size)
+        for train, test in folds:
+            est = fold_estimator(self, prior=float(self.prior_))
+            est.fit(X[np.ix_(train, train)] if gram else X[train], mask[train].astype(np.int8))
+            f[test] = est.decision_function(X[np.ix_(test, train)] if gram else X[test])
+        self._set_sigmoid(*pu_sigmoid(f[mask], f[~mask], self.prior_))
 
     def _fit(self, X, mask, params: dict) -> None:
         """The subclass's solver on checked data, ``mask`` marking the labeled positives."""

@@ -82,11 +82,15 @@ class DoubleHingeQP(KernelPUModel):
         Budget in MB for the Gram matrix and the solver's factorisation.
     verbose : bool, default=False
         Print Clarabel's iteration log.
+    probability : bool, default=False
+        Enable ``predict_proba``, as in :class:`~unlabeled.PUSVC` (5 more fits).
+    random_state : int, RandomState instance or None, default=None
+        Draws the folds of ``probability=True``; nothing else is random.
 
     Attributes
     ----------
     support_, support_vectors_, dual_coef_, intercept_, coef_, classes_, n_features_in_,
-    objective_, prior_
+    objective_, prior_, probA_, probB_
         As in :class:`~unlabeled.PUSVC`.
 
     References
@@ -108,7 +112,8 @@ class DoubleHingeQP(KernelPUModel):
     def __init__(
         self, prior: float | None = None, lam: float = 0.01, *, kernel: str = "rbf",
         gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, tol: float = 1e-8,
-        max_memory: float = 4096, verbose: bool | int = False,
+        max_memory: float = 4096, verbose: bool | int = False, probability: bool = False,
+        random_state: int | np.random.RandomState | None = None,
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
@@ -181,6 +186,16 @@ class USMOInit(KernelPUModel):
     ----------
     prior, lam, kernel, gamma, degree, coef0
         As in :class:`~unlabeled.PUSVC`.
+    probability : bool, default=False
+        Enable ``predict_proba``, as in :class:`~unlabeled.PUSVC` (5 more fits).
+    random_state : int, RandomState instance or None, default=None
+        Draws the folds of ``probability=True``; nothing else is random.
+
+    Attributes
+    ----------
+    support_, support_vectors_, dual_coef_, intercept_, coef_, classes_, n_features_in_,
+    objective_, n_iter_, prior_, probA_, probB_
+        As in :class:`~unlabeled.PUSVC`.
 
     References
     ----------
@@ -191,6 +206,7 @@ class USMOInit(KernelPUModel):
     def __init__(
         self, prior: float | None = None, lam: float = 0.01, *, kernel: str = "rbf",
         gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0,
+        probability: bool = False, random_state: int | np.random.RandomState | None = None,
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
@@ -257,12 +273,16 @@ class RampPU(KernelPUModel):
     cache_size : float in (0, 1e6], default=200
         Kernel-row cache of the SMO engine, in MB.
     random_state : int, RandomState instance or None, default=None
+        Draws the random start of ``init="random"`` and the folds of ``probability=True``.
     verbose : bool, default=False
         Print one line per CCCP round.
+    probability : bool, default=False
+        Enable ``predict_proba``, as in :class:`~unlabeled.PUSVC` (5 more fits).
 
     Attributes
     ----------
-    support_, support_vectors_, dual_coef_, intercept_, coef_, classes_, n_features_in_, prior_
+    support_, support_vectors_, dual_coef_, intercept_, coef_, classes_, n_features_in_,
+    prior_, probA_, probB_
         As in :class:`~unlabeled.PUSVC` (``dual_coef_`` holds the expansion coefficients).
     objective_ : float
         ``J`` above at the solution.
@@ -299,7 +319,7 @@ class RampPU(KernelPUModel):
         gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, tol: float = 1e-3,
         max_cccp_iter: int = 30, init: str = "random", inner_solver: str = "smo",
         cache_size: float = 200, random_state: int | np.random.RandomState | None = None,
-        verbose: bool | int = False,
+        verbose: bool | int = False, probability: bool = False,
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 

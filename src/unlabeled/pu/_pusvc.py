@@ -97,8 +97,9 @@ class PUSVC(KernelPUModel):
     verbose : bool, default=False
         Print progress (iterations, KKT violation, objective, elapsed time) about once a second.
     random_state : int, RandomState instance or None, default=None
-        Draws the pilot subsample of ``init="pilot"`` and the order in which ``usmo``'s full
-        scans visit the points. The optimum does not depend on it.
+        Draws the pilot subsample of ``init="pilot"``, the order in which ``usmo``'s full
+        scans visit the points and, with ``probability=True``, the folds of the internal
+        cross-validation. The optimum does not depend on it.
     shrinking : bool, default=True
         Let the ``smo`` solver set aside bound points that are unlikely to move (and the linear
         solver skip them between sweeps); the optimum does not depend on it.
@@ -124,6 +125,18 @@ class PUSVC(KernelPUModel):
         relative otherwise) or sparse ones (``sparse``). ``auto`` densifies sparse data whose
         dense form takes at most ``unlabeled._products.DENSIFY_MB`` (256) MB, and uses
         ``dense32`` where it is exact or ``X`` is float32. The choice is in ``cache_stats_``.
+    probability : bool, default=False
+        Enable :meth:`predict_proba`: estimates of ``P(y = 1 | x)`` on the unlabeled
+        population (whose share of positives is ``prior``), from the PU data alone. ``fit``
+        then refits the model on the training part of 5 stratified folds (fewer when there
+        are fewer than 5 labeled positives; ``random_state`` draws them) and fits the
+        sigmoid ``1 / (1 + exp(A f + B))`` to the held-out decision values by the
+        non-negative PU log-loss risk at ``prior_`` (Kiryo et al. 2017), as
+        :class:`sklearn.svm.SVC` fits Platt's sigmoid on held-out values. Off by default
+        because it costs 5 more fits; ``decision_function`` and ``predict`` are those of
+        the fit on all the data either way. The probabilities are non-decreasing in the
+        decision value, but their 0.5 point need not be ``f = 0``: ``predict`` and
+        ``predict_proba`` may disagree near the boundary.
 
     Attributes
     ----------
@@ -154,13 +167,17 @@ class PUSVC(KernelPUModel):
     prior_estimator_ : str or None
         Name of the class-prior estimator used by ``prior="auto"``; None when the prior was
         given.
+    probA_, probB_ : ndarray of shape (1,)
+        ``A`` and ``B`` of the sigmoid of :meth:`predict_proba`; ``probability=True`` only.
     n_features_in_ : int
 
     References
     ----------
     E. Sansone, F. G. B. De Natale, Z.-H. Zhou, "Efficient Training for Positive Unlabeled
     Learning", IEEE TPAMI 41(11), 2019. M. C. du Plessis, G. Niu, M. Sugiyama, "Convex
-    formulation for learning from positive and unlabeled data", ICML 2015.
+    formulation for learning from positive and unlabeled data", ICML 2015. R. Kiryo, G. Niu,
+    M. C. du Plessis, M. Sugiyama, "Positive-unlabeled learning with non-negative risk
+    estimator", NeurIPS 2017 (``probability``).
 
     Examples
     --------
@@ -172,6 +189,9 @@ class PUSVC(KernelPUModel):
     >>> clf = PUSVC(prior=70 / 170, lam=0.01).fit(X, s)
     >>> clf.predict(X[:3])
     array([1, 1, 1])
+    >>> clf = PUSVC(prior=70 / 170, probability=True, random_state=0).fit(X, s)
+    >>> clf.predict_proba(X[:3]).shape                    # columns: P(y=0|x), P(y=1|x)
+    (3, 2)
     """
 
     def __init__(
@@ -195,6 +215,7 @@ class PUSVC(KernelPUModel):
         warm_start: bool = False,
         cache_dtype: str = "auto",
         kernel_path: str = "auto",
+        probability: bool = False,
     ) -> None:
         set_init_params(self, locals())
 

@@ -12,8 +12,9 @@ from sklearn.metrics import accuracy_score
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
+from .._calibration import ProbabilisticMixin, calibration_folds, fold_estimator, platt_sigmoid
 from .._label_generation import BalancedLabels, make_backend  # noqa: F401 (re-exported)
-from .._validation import ArrayLike, Integer, MatrixLike, Real
+from .._validation import RANDOM_STATE, ArrayLike, Boolean, Integer, MatrixLike, Real
 from ..base import KernelClassifier, KernelMachine
 
 UNLABELED = -1
@@ -98,9 +99,10 @@ def n_negative_unlabeled(signs, balance) -> int:
     return min(n_u, max(0, math.ceil(n_u * (1.0 - p) - 1e-9)))
 
 
-class SemiSupervisedSVM(KernelClassifier):
+class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
     """Base of the semi-supervised SVMs: targets with ``-1`` for unlabeled points, the
-    kernel on the engine, the start from an SVM on the labeled points, and ``score``."""
+    kernel on the engine, the start from an SVM on the labeled points, ``score``, and
+    ``predict_proba`` with ``probability=True`` (:meth:`_calibrate`)."""
 
     _parameter_constraints: dict = {
         **KernelMachine._parameter_constraints,
@@ -110,6 +112,8 @@ class SemiSupervisedSVM(KernelClassifier):
         "tol": [Real(0.0)],
         "cache_size": [Real(0.0)],
         "max_iter": [Integer(1)],
+        "probability": [Boolean()],
+        "random_state": RANDOM_STATE,
     }
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> SemiSupervisedSVM:
@@ -121,7 +125,8 @@ class SemiSupervisedSVM(KernelClassifier):
             Training points (dense or CSR); a square Gram matrix with
             ``kernel="precomputed"``.
         y : array-like of shape (n_samples,)
-            Two class labels on the labeled points, -1 on the unlabeled ones.
+            Two class labels on the labeled points, -1 on the unlabeled ones. With
+            ``probability=True``, at least 2 labeled points of each class.
 
         Returns
         -------
@@ -130,7 +135,39 @@ class SemiSupervisedSVM(KernelClassifier):
         params = self._validate_params()
         X = self._validate_X(X)
         classes, signs = check_ssl_targets(y, X.shape[0], type(self).__name__)
-        return self._fit(params, X, classes, signs)
+        folds = None
+        if params["probability"]:
+            lab = signs[signs != 0]
+            names = tuple(f"labeled points of class {c!r}" for c in classes)
+            folds = calibration_folds(lab, names, self.random_state)
+        self._fit(params, X, classes, signs)
+        self._calibrate(X, signs, folds)
+        return self
+
+    def _calibrate(self, X, signs, folds) -> None:
+        """With ``folds`` (``probability=True``): Platt's sigmoid on held-out labeled points.
+
+        For each fold of the labeled points the method is refitted on all the points with
+        that fold's labels hidden (marked unlabeled, so that the unlabeled data stay those
+        of the full fit), and its decision values on the hidden points are recorded;
+        :func:`~unlabeled._calibration.platt_sigmoid` fits ``P(classes_[1] | x) = 1 / (1 +
+        exp(A f(x) + B))`` to them and their labels. The transductive labels of the
+        unlabeled points are not used: they are ``sign(f)`` of the model itself, so a
+        sigmoid fitted to them would only learn how far from 0 the values are (a step),
+        not how often the sign is right. Without ``folds``, removes the sigmoid of an
+        earlier fit.
+        """
+        if folds is None:
+            self._set_sigmoid(None)
+            return
+        lab = np.flatnonzero(signs != 0)
+        f = np.empty(lab.size)
+        for _, test in folds:
+            y = np.where(signs > 0, 1, np.where(signs < 0, 0, UNLABELED))
+            y[lab[test]] = UNLABELED
+            est = fold_estimator(self).fit(X, y)
+            f[test] = est.decision_function(X[lab[test]])
+        self._set_sigmoid(*platt_sigmoid(f, signs[lab] > 0))
 
     def _fit(self, params, X, classes, signs):
         """The method itself, on checked input; returns ``self``."""

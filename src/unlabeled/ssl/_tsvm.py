@@ -56,6 +56,14 @@ class TSVM(SemiSupervisedSVM):
     cache_size : float, default=200
         Kernel-row cache in MB, shared by every solve of the fit.
     verbose : bool, default=False
+    probability : bool, default=False
+        Enable ``predict_proba``: Platt's sigmoid ``1 / (1 + exp(A f + B))`` fitted on
+        held-out decision values of the labeled points (5 stratified folds, fewer when a
+        class has fewer than 5 labeled points; each fold refits the method with that fold's
+        labels hidden). Off by default because it costs 5 more fits; ``decision_function``
+        and ``predict`` are those of the fit on all the data either way.
+    random_state : int, RandomState or None, default=None
+        Draws the folds of ``probability=True``; nothing else is random.
 
     Attributes
     ----------
@@ -65,6 +73,8 @@ class TSVM(SemiSupervisedSVM):
         SVM solves run.
     n_switches_ : int
         Labels swapped in all (two per pair).
+    probA_, probB_ : ndarray of shape (1,)
+        As for :class:`WellSVM`; ``probability=True`` only.
 
     See Also
     --------
@@ -86,7 +96,8 @@ class TSVM(SemiSupervisedSVM):
         gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0,
         balance: float | None = None,
         max_iter: int = 1000, tol: float = 1e-3, cache_size: float = 200.0,
-        verbose: bool | int = False,
+        verbose: bool | int = False, probability: bool = False,
+        random_state: int | np.random.RandomState | None = None,
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 

@@ -95,9 +95,15 @@ class WellSVM(SemiSupervisedSVM):
     cache_size : float, default=200
         Kernel-row cache in MB.
     random_state : int, RandomState or None, default=None
-        Only used by ``init="alignment"``.
+        Used by ``init="alignment"`` and to draw the folds of ``probability=True``.
     verbose : bool, default=False
         Print one line per cutting-plane step to stderr.
+    probability : bool, default=False
+        Enable ``predict_proba``: Platt's sigmoid ``1 / (1 + exp(A f + B))`` fitted on
+        held-out decision values of the labeled points (5 stratified folds, fewer when a
+        class has fewer than 5 labeled points; each fold refits the method with that fold's
+        labels hidden). Off by default because it costs 5 more fits; ``decision_function``
+        and ``predict`` are those of the fit on all the data either way.
 
     Attributes
     ----------
@@ -125,6 +131,8 @@ class WellSVM(SemiSupervisedSVM):
         SVM solves of each MKL problem.
     stop_reason_ : str
         Why the loop ended.
+    probA_, probB_ : ndarray of shape (1,)
+        ``A`` and ``B`` of the sigmoid of ``predict_proba``; ``probability=True`` only.
 
     See Also
     --------
@@ -164,6 +172,7 @@ class WellSVM(SemiSupervisedSVM):
         max_mkl_iter: int = 100, tol: float = 1e-3, init: str = "svm",
         refine_oracle: bool = False, loss: str = "hinge", cache_size: float = 200.0,
         random_state: int | np.random.RandomState | None = None, verbose: bool | int = False,
+        probability: bool = False,
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
