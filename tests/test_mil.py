@@ -254,7 +254,8 @@ def test_cross_val_score_with_routed_groups_scores_bags(cls):
         scores = cross_val_score(make(), X, y, cv=cv, params={"groups": ids}, error_score="raise")
     reference = manual_bag_scores(make, X, y, ids, cv)
     np.testing.assert_array_equal(scores, reference)
-    assert reference.mean() >= 0.75  # bags that the planted keys decide
+    # bags that the planted keys decide (GroupKFold's folds differ between scikit-learn versions)
+    assert reference.mean() >= 0.7
 
 
 def test_grid_search_with_routed_groups_scores_bags():
