@@ -10,6 +10,7 @@ tests/engine/test_torch_ops.py.
 import pickle
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -30,6 +31,7 @@ from unlabeled.generative import (
 torch = pytest.importorskip("torch", reason="the PAE tests need torch: pip install '.[torch]'")
 torch.set_num_threads(1)
 from oracle import np_kernel, np_mmd2_u  # noqa: E402
+from sklearn.exceptions import NotFittedError  # noqa: E402
 from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
 
 from unlabeled.generative import mmd2_u, plummer_kernel  # noqa: E402
@@ -240,6 +242,69 @@ def test_device_and_progress_bar(capsys):
             small_pae(device="cuda").fit(X)
 
 
+def test_progress_shows_steps_eta_and_threads(capsys):
+    X, _ = make_gaussian_grid(50, random_state=0)
+    small_pae(max_iter=4, verbose=True, n_jobs=1, init="pca").fit(X)
+    err = capsys.readouterr().err
+    assert "init='pca' (cpu, 1 thread)" in err  # the encoder's pre-fit has its own bar
+    assert "PlummerAutoencoder cpu, 1 thread" in err and "4/4" in err
+    assert "<00:00" in err  # tqdm's [elapsed<remaining]: the estimated time left
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2, -1, None])
+def test_threads_follow_n_jobs_and_are_restored(n_jobs):
+    """Every forward pass of fit, transform, sample and score runs on the threads n_jobs
+    gives (clipped to the cores the process may use; None: at most torch's own setting); the
+    process's count is restored."""
+    import os
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    want = {-1: cores, None: 1}.get(n_jobs) or min(n_jobs, cores)
+    process = 1 if n_jobs is None else 3
+    seen = []
+    hook = torch.nn.modules.module.register_module_forward_hook(
+        lambda *_: seen.append(torch.get_num_threads())
+    )
+    before = torch.get_num_threads()
+    torch.set_num_threads(process)
+    try:
+        X, _ = make_gaussian_grid(40, random_state=0)
+        pae = small_pae(max_iter=2, n_jobs=n_jobs).fit(X)
+        assert torch.get_num_threads() == process
+        pae.transform(X), pae.sample(3, random_state=0), pae.score(X)
+        assert torch.get_num_threads() == process
+    finally:
+        hook.remove()
+        torch.set_num_threads(before)
+    assert seen and set(seen) == {want}
+    with pytest.raises(ValueError, match="n_jobs"):
+        small_pae(n_jobs=0).fit(X)
+    pae.set_params(n_jobs=0)
+    with pytest.raises(ValueError, match="n_jobs"):
+        pae.transform(X)
+
+
+def test_feature_names_out_and_set_output():
+    pd = pytest.importorskip("pandas")
+    X, _ = make_gaussian_grid(40, random_state=0)
+    df = pd.DataFrame(X, columns=["u", "v"])
+    pae = small_pae(max_iter=2, n_components=3).fit(df)
+    np.testing.assert_array_equal(pae.feature_names_in_, ["u", "v"])
+    np.testing.assert_array_equal(
+        pae.get_feature_names_out(), [f"plummerautoencoder{i}" for i in range(3)]
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "X does not have valid feature names"
+        Z = pae.set_output(transform="pandas").transform(df)
+        pae.score(df)
+    assert list(Z.columns) == list(pae.get_feature_names_out())
+    np.testing.assert_array_equal(Z.to_numpy(), pae.set_output(transform="default").transform(df))
+    with pytest.raises(ValueError, match="feature names"):
+        pae.transform(pd.DataFrame(X, columns=["v", "u"]))
+    with pytest.raises(NotFittedError):
+        small_pae().get_feature_names_out()
+
+
 def test_score_is_minus_the_full_batch_loss():
     X, _ = make_gaussian_grid(40, random_state=0)
     pae = small_pae(max_iter=5).fit(X)
@@ -292,6 +357,8 @@ def test_load_refuses_pickled_objects_and_foreign_files(tmp_path):
         (dict(hidden_layer_sizes=(8, 0)), ValueError, "hidden_layer_sizes"),
         (dict(device="tpu"), ValueError, "device must be"),
         (dict(learning_rate="fast"), TypeError, "learning_rate must be a real number"),
+        (dict(n_jobs=0), ValueError, "n_jobs"),
+        (dict(n_jobs=1.5), TypeError, "n_jobs"),
     ],
 )
 def test_bad_parameters_fail_before_training(params, err, match):

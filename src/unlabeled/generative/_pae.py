@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import numbers
 import os
@@ -9,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sklearn.base import TransformerMixin
+from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from .._shared import engine_threads
 from .._validation import RANDOM_STATE, VERBOSE, check_data_scale, check_int
 from ..base import (
     ArrayLike,
@@ -94,7 +96,7 @@ class TrainingDivergedError(FloatingPointError, ValueError):
     the cause is a parameter value, which the message names)."""
 
 
-class PlummerAutoencoder(TransformerMixin, ValidatedEstimator):
+class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ValidatedEstimator):
     r"""Plummer autoencoder (PAE): encode to a uniform latent law, sample by decoding noise.
 
     A deterministic autoencoder ``x -> f(x) -> g(f(x))`` whose codes ``q = f(x)`` are pushed to
@@ -145,7 +147,9 @@ class PlummerAutoencoder(TransformerMixin, ValidatedEstimator):
     random_state : int, RandomState or None, default=None
         Seeds the initial weights, the batches and the prior samples (reproducible on the CPU).
     verbose : bool or int, default=False
-        Show a progress bar with the running loss.
+        Show a progress bar of the training steps (and of ``init="pca"``'s encoder pre-fit)
+        with the running loss, the steps per second and the estimated time left, and the
+        device and number of threads used.
     warm_start : bool, default=False
         When fitted, ``fit`` continues training the current networks with the same Adam state
         and random stream for ``max_iter`` more steps (the histories grow), on the same kind of
@@ -170,6 +174,16 @@ class PlummerAutoencoder(TransformerMixin, ValidatedEstimator):
         steps then have the same effect on every scale of data. On the 25-Gaussian grid
         (coordinates up to 21) this is what lets the decoder separate the modes in a short
         run. ``False``: the plain MLPs of the thesis.
+    n_jobs : int or None, default=None
+        CPU threads of torch during ``fit``, ``transform``, ``inverse_transform``, ``sample``
+        and ``score``, at most the cores the process may use (``os.sched_getaffinity``; larger
+        values are clipped to them). ``-1``: all cores the process may use; ``None``: those
+        cores minus the processes already running on them when the call starts (at least
+        one), as :class:`~unlabeled.PUSVC` chooses them, and no more than
+        ``torch.get_num_threads()`` (a process that set fewer keeps them): torch's default of
+        one thread per core made each step of the README's example 6 to 50 times slower when
+        another process kept one of two cores busy. The process's torch thread count is
+        restored when the call returns.
 
     Attributes
     ----------
@@ -181,6 +195,8 @@ class PlummerAutoencoder(TransformerMixin, ValidatedEstimator):
     n_iter_ : int
         Steps taken.
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        The column names of a DataFrame given to ``fit`` (absent otherwise).
     device_ : str
 
     See Also
@@ -223,6 +239,7 @@ class PlummerAutoencoder(TransformerMixin, ValidatedEstimator):
         "warm_start": [Boolean()],
         "scale_data": [Boolean()],
         "init": [Options(_INITS)],
+        "n_jobs": [None, Options((-1,)), Integer(1)],
     }
 
     # set by fit (a warm start reads them first): declared for the type checker
@@ -248,6 +265,7 @@ class PlummerAutoencoder(TransformerMixin, ValidatedEstimator):
         warm_start: bool = False,
         scale_data: bool = True,
         init: str = "random",
+        n_jobs: int | None = None,
     ) -> None:
         set_init_params(self, locals())
 
@@ -300,8 +318,14 @@ class PlummerAutoencoder(TransformerMixin, ValidatedEstimator):
         """
         p = self._validate_params()
         fresh = not (p["warm_start"] and hasattr(self, "_optimizer"))
-        X = self._check_fit_data(X, p, fresh)
+        X_given, X = X, self._check_fit_data(X, p, fresh)
         ops = import_torch_ops()
+        with self._threads(ops.torch, p["n_jobs"]) as n_threads:
+            self._fit(ops, p, X, X_given, fresh, n_threads)
+        return self
+
+    def _fit(self, ops, p, X, X_given, fresh, n_threads) -> None:
+        """:meth:`fit` on checked data, with torch on ``n_threads`` CPU threads."""
         torch = ops.torch
         if not fresh:
             dev = torch.device(self.device_)
@@ -310,7 +334,8 @@ class PlummerAutoencoder(TransformerMixin, ValidatedEstimator):
         else:
             dev = ops.resolve_device(self.device)
             seeds = check_random_state(self.random_state).randint(0, 2**31 - 1, size=2)
-            self.n_features_in_ = X.shape[1]
+            # n_features_in_ and, for a DataFrame, feature_names_in_ (X is checked already)
+            validate_data(self, X_given, reset=True, skip_check_array=True)
             g_init = torch.Generator().manual_seed(int(seeds[0]))
             shift, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
             if p["scale_data"]:
@@ -325,9 +350,11 @@ class PlummerAutoencoder(TransformerMixin, ValidatedEstimator):
             empty = np.empty(0)
             self.loss_history_ = self.reconstruction_history_ = self.mmd_history_ = empty
         data = torch.tensor(X, dtype=torch.float32, device=dev)  # a copy: X is never touched
+        where = f"{dev.type}, {n_threads} thread{'s' * (n_threads > 1)}"
         if fresh and p["init"] == "pca":  # Adam holds no state yet: its creation order is moot
-            self._prefit_encoder(ops, p, data, pca_quantile_codes(X, p["n_components"]))
-        hist = self._train(ops, p, data)
+            codes = pca_quantile_codes(X, p["n_components"])
+            self._prefit_encoder(ops, p, data, codes, where)
+        hist = self._train(ops, p, data, where)
         self.loss_history_, self.reconstruction_history_, self.mmd_history_ = (
             np.concatenate([old, new])
             for old, new in zip(
@@ -337,7 +364,31 @@ class PlummerAutoencoder(TransformerMixin, ValidatedEstimator):
             )
         )
         self.n_iter_ = self.loss_history_.size
-        return self
+
+    @contextlib.contextmanager
+    def _threads(self, torch, n_jobs):
+        """Run the block with torch on the CPU threads that ``n_jobs`` gives (see its entry in
+        the class docstring); the process's thread count is restored afterwards."""
+        before = torch.get_num_threads()
+        n_threads = engine_threads(n_jobs)
+        if n_jobs is None:  # a process that lowered torch's count keeps it
+            n_threads = min(n_threads, before)
+        if n_threads != before:
+            torch.set_num_threads(n_threads)
+        try:
+            yield n_threads
+        finally:
+            if torch.get_num_threads() != before:
+                torch.set_num_threads(before)
+
+    def _call_threads(self, torch):
+        """:meth:`_threads` for a call on the fitted model, ``n_jobs`` checked as ``fit`` does
+        (it may have been changed with ``set_params`` since)."""
+        n_jobs = getattr(self, "n_jobs", None)  # a model pickled before n_jobs existed
+        checked = validate_params(
+            {"n_jobs": n_jobs}, {"n_jobs": self._parameter_constraints["n_jobs"]}
+        )
+        return self._threads(torch, checked["n_jobs"])
 
     def _check_fit_data(self, X, p, fresh) -> np.ndarray:
         """The training data, checked; with what the declared constraints cannot say, as it
@@ -357,6 +408,7 @@ class PlummerAutoencoder(TransformerMixin, ValidatedEstimator):
             )
         if not fresh:
             self._check_data(X, n_columns=self.n_features_in_)
+            validate_data(self, X, reset=False, skip_check_array=True)  # the same column names
             if self._latent_dim() != p["n_components"]:
                 raise ValueError("warm_start: n_components changed since the last fit")
         return X
@@ -373,26 +425,31 @@ class PlummerAutoencoder(TransformerMixin, ValidatedEstimator):
             dec.append(ops.Affine(shift, scale, inverse=True))
         return enc.to(dev), dec.to(dev)
 
-    def _prefit_encoder(self, ops, p, data, codes):
+    def _prefit_encoder(self, ops, p, data, codes, where):
         """``init="pca"``: fit the encoder alone to ``codes`` by squared error."""
         torch = ops.torch
         target = torch.tensor(codes, dtype=data.dtype, device=data.device)
         opt = torch.optim.Adam(self.encoder_.parameters(), lr=_INIT_LR)
         n, batch = data.shape[0], min(p["batch_size"], data.shape[0])
+        bar = self._progress(_INIT_ITER, f"init='pca' ({where})")
         for _ in range(_INIT_ITER):
             rows = _batch_rows(torch, n, batch, self._generator, data.device)
             loss = (self.encoder_(data[rows]) - target[rows]).pow(2).sum(1).mean()
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
+            if bar is not None:
+                bar.update(1)
+        if bar is not None:
+            bar.close()
 
-    def _train(self, ops, p, data):
+    def _train(self, ops, p, data, where):
         torch = ops.torch
         n, h, dev = data.shape[0], p["n_components"], data.device
         batch = min(p["batch_size"], n)
         opt, gen = self._optimizer, self._generator
         hist = torch.empty((p["max_iter"], 3), dtype=torch.float64, device=dev)
-        bar = self._progress(p["max_iter"])
+        bar = self._progress(p["max_iter"], where)
         self.encoder_.train()
         self.decoder_.train()
         for it in range(p["max_iter"]):
@@ -420,12 +477,14 @@ class PlummerAutoencoder(TransformerMixin, ValidatedEstimator):
             )
         return out[:, 0].copy(), out[:, 1].copy(), out[:, 2].copy()
 
-    def _progress(self, total):
+    def _progress(self, total, what):
+        """A progress bar on stderr (steps, rate, elapsed and estimated time left) when
+        ``verbose``; None otherwise."""
         if not self.verbose:
             return None
         from tqdm.auto import tqdm
 
-        return tqdm(total=total, desc="PlummerAutoencoder", unit="it")
+        return tqdm(total=total, desc=f"PlummerAutoencoder {what}", unit="step")
 
     # ------------------------------------------------------------------ using the model
     def _apply(self, net, A):
@@ -435,13 +494,19 @@ class PlummerAutoencoder(TransformerMixin, ValidatedEstimator):
         torch = ops.torch
         dev = next(net.parameters()).device
         params = {k: v.detach().double() for k, v in net.named_parameters()}
-        with torch.no_grad():
+        with torch.no_grad(), self._call_threads(torch):
             x = torch.tensor(A, dtype=torch.float64, device=dev)  # a copy: A may be read-only
             out = torch.func.functional_call(net, params, (x,))
         return out.cpu().numpy()
 
     def _latent_dim(self):
         return self.decoder_[0].in_features
+
+    @property
+    def _n_features_out(self) -> int:
+        """The number of latent codes (for ``get_feature_names_out``: ``plummerautoencoder0``,
+        ...); an AttributeError before ``fit``."""
+        return self._latent_dim()
 
     def transform(self, X: ArrayLike) -> np.ndarray:
         """Encode: the latent codes ``f(X)`` in ``(-1, 1)^h``.
@@ -455,7 +520,9 @@ class PlummerAutoencoder(TransformerMixin, ValidatedEstimator):
         ndarray of shape (n_samples, n_components)
         """
         check_is_fitted(self, "encoder_")
-        return self._apply(self.encoder_, self._check_data(X, n_columns=self.n_features_in_))
+        X_given, X = X, self._check_data(X, n_columns=self.n_features_in_)
+        validate_data(self, X_given, reset=False, skip_check_array=True)  # the column names
+        return self._apply(self.encoder_, X)
 
     def inverse_transform(self, Z: ArrayLike) -> np.ndarray:
         """Decode latent points ``Z`` to data space: ``g(Z)``.
@@ -509,10 +576,11 @@ class PlummerAutoencoder(TransformerMixin, ValidatedEstimator):
         float
         """
         check_is_fitted(self, "encoder_")
-        X = self._check_data(X, n_columns=self.n_features_in_)
+        X_given, X = X, self._check_data(X, n_columns=self.n_features_in_)
+        validate_data(self, X_given, reset=False, skip_check_array=True)  # the column names
         if X.shape[0] < 2:
             raise ValueError("score needs at least 2 samples (the MMD is a U-statistic)")
-        q = self.transform(X)
+        q = self._apply(self.encoder_, X)
         rec = float(((X - self.inverse_transform(q)) ** 2).sum(1).mean())
         zp = np.random.RandomState(_SCORE_SEED).uniform(-1.0, 1.0, size=q.shape)
         return -(rec + self.lam * self._mmd2_u_blocked(zp, q))
@@ -521,7 +589,11 @@ class PlummerAutoencoder(TransformerMixin, ValidatedEstimator):
         ops = import_torch_ops()
         torch = ops.torch
         zp_t, q_t = torch.as_tensor(zp), torch.as_tensor(q)
-        n, s = zp.shape[0], 0.0
+        with self._call_threads(torch):
+            return self._mmd2_u_sums(ops, zp_t, q_t)
+
+    def _mmd2_u_sums(self, ops, zp_t, q_t):
+        n, s = zp_t.shape[0], 0.0
         for a in range(0, n, _SCORE_BLOCK):
             za, qa = zp_t[a : a + _SCORE_BLOCK], q_t[a : a + _SCORE_BLOCK]
             k_zz = ops.plummer_kernel(za, zp_t, self.eps, self.beta).sum()
