@@ -61,3 +61,17 @@ def test_dataframes_fit_and_predict_without_feature_name_warnings(make):
             est.decision_function(df)
     if hasattr(est, "feature_names_in_"):
         np.testing.assert_array_equal(est.feature_names_in_, ["x0", "x1", "x2"])
+
+
+def test_pusvc_verbose_reports_the_start(capsys):
+    """verbose=True reports the start-up (the pilot and the BLAS kernel products, most of a
+    large rbf fit) before the solver's own lines, so that a long fit is never silent."""
+    X, s, _ = make_pu(0, n=4200, d=20, p=200)
+    PUSVC(prior=0.4, lam=1e-3, n_jobs=1, verbose=True).fit(X, s)
+    err = capsys.readouterr().err
+    for phase in ["pilot problem", "pilot's f(x)", "h = K_UP 1", "K_UU [sigma0, upper]"]:
+        assert f"[PUSVC] start: {phase}" in err
+    assert "K_UU [sigma0, upper]: 4,200 x " in err  # rows x the columns with sigma0 > 0
+    assert err.index("start: K_UU") < err.index("[PUSVC] done")
+    PUSVC(prior=0.4, lam=1e-3, n_jobs=1).fit(X, s)
+    assert capsys.readouterr().err == ""

@@ -17,11 +17,16 @@ one exponential per entry and no other pass over the block, the two outer factor
 ``V`` and the output (for the rows and columns where no exponent can overflow; the distance
 form for the others). Row
 blocks are spread over ``threads`` workers (NumPy and single-threaded BLAS release the GIL).
+With a ``report`` function, a named product reports its progress (at most once a second) so
+that a long fit is never silent.
 """
 
 from __future__ import annotations
 
 import os
+import threading
+import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -78,10 +83,23 @@ class KernelProducts:
     threads : int
         Workers (0: all cores).
     path : {"auto", "dense", "dense32", "sparse"}
+    report : callable or None
+        ``report(text)`` is given a line on each product called with ``what``: its size when
+        it starts, how far it is at most once a second, its time when it ends.
     """
 
-    def __init__(self, X, kernel: str, params: dict, threads: int = 0, path: str = "auto"):
+    def __init__(
+        self,
+        X,
+        kernel: str,
+        params: dict,
+        threads: int = 0,
+        path: str = "auto",
+        report: Callable[[str], None] | None = None,
+    ):
         self.path = choose_path(X, path)
+        self.report = report
+        self._progress: _Progress | None = None
         self.kernel, self.params = kernel, params
         self.threads = threads if threads > 0 else os.cpu_count() or 1
         if self.path == "sparse":
@@ -92,9 +110,10 @@ class KernelProducts:
             self.X = np.ascontiguousarray(dense, dtype=dtype)
         self.sq = _sq_norms(X) if kernel == "rbf" else None
 
-    def __call__(self, rows, cols, V) -> np.ndarray:
+    def __call__(self, rows, cols, V, what: str | None = None) -> np.ndarray:
         """``K(X[rows], X[cols]) @ V`` as float64, shape ``(len(rows), V.shape[1])``; columns
-        whose row of ``V`` is zero are skipped."""
+        whose row of ``V`` is zero are skipped. ``what`` names the product in the lines given
+        to ``report``."""
         rows = np.asarray(rows)
         V = np.asarray(V, dtype=np.float64).reshape(len(cols), -1)
         keep = np.flatnonzero(np.any(V != 0, axis=1))
@@ -102,6 +121,17 @@ class KernelProducts:
         out = np.zeros((rows.size, V.shape[1]))
         if cols.size == 0 or rows.size == 0:
             return out
+        self._progress = None
+        if self.report is not None and what is not None:
+            self._progress = _Progress(self.report, what, rows.size, cols.size, self)
+        try:
+            return self._products(rows, cols, V, out)
+        finally:
+            if self._progress is not None:
+                self._progress.done()
+                self._progress = None
+
+    def _products(self, rows, cols, V, out):
         if self.kernel != "rbf":
             return self._product(rows, cols, V, False)
         # the factored form where gamma ||x||^2 is small at both ends, the distance form for
@@ -134,10 +164,14 @@ class KernelProducts:
         ]
         step = max(8, _BLOCK_BYTES // (8 * min(cols.size, _COL_STEP)))
 
+        progress = getattr(self, "_progress", None)
+
         def work(r):
             A = self.X[rows[r : r + step]]
             for c, B, W in col_blocks:
                 out[r : r + step] += self._block(A, B, r, c, rows, cols, factored) @ W
+            if progress is not None:
+                progress.add(A.shape[0] * cols.size)
 
         with one_blas_thread():
             starts = range(0, rows.size, step)
@@ -176,3 +210,32 @@ class KernelProducts:
             D *= -g
         np.exp(D, out=D)
         return D
+
+
+class _Progress:
+    """The lines of one named product for ``KernelProducts.report``: its size, then how far
+    it is at most once a second (the workers add the kernel entries they have done), then
+    its time."""
+
+    def __init__(self, report, what, n_rows, n_cols, products):
+        self.report, self.what = report, what
+        self.total, self.count = n_rows * n_cols, 0
+        self.lock = threading.Lock()
+        self.start = self.last = time.perf_counter()
+        report(
+            f"{what}: {n_rows:,} x {n_cols:,} kernel entries ({products.path} products, "
+            f"{products.threads} thread{'s' * (products.threads > 1)})"
+        )
+
+    def add(self, entries: int) -> None:
+        with self.lock:
+            self.count += entries
+            now = time.perf_counter()
+            if now - self.last < 1.0:
+                return
+            self.last = now
+            share = min(self.count / self.total, 1.0)
+        self.report(f"{self.what}: {100 * share:3.0f}%  {now - self.start:7.1f}s")
+
+    def done(self) -> None:
+        self.report(f"{self.what}: done, {time.perf_counter() - self.start:.2f}s")

@@ -95,7 +95,9 @@ class PUSVC(KernelPUModel):
         points most similar to the positives start at ``sigma = c2``. ``auto`` is ``ocsvm``
         for ``usmo`` and ``pilot`` for ``smo``.
     verbose : bool, default=False
-        Print progress (iterations, KKT violation, objective, elapsed time) about once a second.
+        Print progress to stderr about once a second: the start's phases (the pilot problem,
+        the large kernel products with their sizes, share done and times), then the solver's
+        iterations, KKT violation, objective and elapsed time.
     random_state : int, RandomState instance or None, default=None
         Draws the pilot subsample of ``init="pilot"``, the order in which ``usmo``'s full
         scans visit the points and, with ``probability=True``, the folds of the internal

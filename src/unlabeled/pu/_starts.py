@@ -18,6 +18,8 @@ here by BLAS in blocks rather than row by row in the engine (:class:`BlasProduct
 from __future__ import annotations
 
 import hashlib
+import sys
+import time
 
 import numpy as np
 import scipy.sparse as sp
@@ -137,6 +139,9 @@ def pilot_start(est, X, data, kparams, pos, unl, prior, lam, c2, seed):
         sub_p = np.sort(rng.choice(pos, PILOT_SIZE, replace=False)).astype(np.int32)
     c1s, c2s = prior / (2 * lam * sub_p.size), 1.0 / (2 * lam * sub_u.size)
     problem = {"pos": sub_p, "unl": sub_u, "c1": c1s, "c2": c2s}
+    report, t0 = _reporter(est), time.perf_counter()
+    if report is not None:
+        report(f"start: pilot problem on {sub_p.size:,} positives and {sub_u.size:,} unlabeled")
     pilot = _engine.solve_pu(
         data,
         **kparams,
@@ -144,6 +149,8 @@ def pilot_start(est, X, data, kparams, pos, unl, prior, lam, c2, seed):
         options=_engine.SolverOptions(1e-2, True, default_max_iter(sub_p.size + sub_u.size)),
         seed=seed,
     )
+    if report is not None:
+        report(f"start: pilot solved, {time.perf_counter() - t0:.2f}s")
     nz = pilot.sigma > 0
     sv = np.r_[sub_p, sub_u[nz]]
     coef = np.r_[np.full(sub_p.size, c1s), -pilot.sigma[nz]]
@@ -152,7 +159,7 @@ def pilot_start(est, X, data, kparams, pos, unl, prior, lam, c2, seed):
     elif est.kernel == "precomputed":
         f = est._kernel_dot(X, sv, coef, rows=unl)
     else:
-        f = BlasProducts(est, X, kparams)(unl, sv, coef)[:, 0]
+        f = BlasProducts(est, X, kparams)(unl, sv, coef, "start: pilot's f(x)")[:, 0]
     f += pilot.beta
     sigma = np.where(f <= -1, 0.0, np.where(f >= 1, c2, c2 / 2))
     return repair_sum(sigma, f, prior / (2 * lam), c2), float(pilot.beta)
@@ -203,7 +210,7 @@ def warm_products(warm, lam, c2, sigma0, upper, blas, unl):
     start = ratio * warm["products"]
     moved = np.flatnonzero(delta.any(axis=1))
     if moved.size:
-        start += blas(unl, unl[moved], delta[moved])
+        start += blas(unl, unl[moved], delta[moved], "warm start: K_UU (moved points)")
     return {"h": warm["h"], "start_products": start}
 
 
@@ -213,7 +220,17 @@ def BlasProducts(est, X, kparams) -> KernelProducts:
     path = getattr(est, "kernel_path", "auto")
     if path == "auto" and kparams["cache_float32"] and X.dtype == np.float32:
         path = "dense32"
-    return KernelProducts(X, est.kernel, est._kernel_params(), kparams["kernel"].n_jobs, path)
+    threads = kparams["kernel"].n_jobs
+    return KernelProducts(X, est.kernel, est._kernel_params(), threads, path, _reporter(est))
+
+
+def _reporter(est):
+    """With ``est.verbose``: a function printing a progress line of the start under the
+    estimator's name (as the engine's progress lines), else None."""
+    if not getattr(est, "verbose", False):
+        return None
+    prefix = f"[{type(est).__name__}]"
+    return lambda text: print(f"{prefix} {text}", file=sys.stderr, flush=True)
 
 
 def start_products(est, X, kparams, solver, pos, unl, sigma0, c1, c2, lam, warm):
@@ -231,9 +248,9 @@ def start_products(est, X, kparams, solver, pos, unl, sigma0, c1, c2, lam, warm)
         return sigma0, warm_products(warm, lam, c2, sigma0, upper, helper, unl), blas
     if blas is None:
         return sigma0, {}, None
-    h = blas(unl, pos, np.ones(pos.size))[:, 0]
+    h = blas(unl, pos, np.ones(pos.size), "start: h = K_UP 1")[:, 0]
     if sigma0 is None:  # the engine's default start: largest h first at sigma = c2
         sigma0 = mean_kernel_start(h, c1 * pos.size, c2)
     sigma0, upper = _engine.pu_start_weights(sigma0, c2)
-    start = blas(unl, unl, np.c_[sigma0, upper])
+    start = blas(unl, unl, np.c_[sigma0, upper], "start: K_UU [sigma0, upper]")
     return sigma0, {"h": h, "start_products": start, "positive_g": False}, blas
