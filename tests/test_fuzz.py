@@ -359,6 +359,7 @@ TARGETS = [
             "lam": [0.0, 1.0, 1e6],
             "learning_rate": [1e-6, 1e-3, 1.0],
             "batch_size": [2, 1000],  # (documented: >= 2)
+            "n_jobs": [None, -1, 1, 10**6],
         },
         {
             "n_components": [0, 1.5],
@@ -366,6 +367,7 @@ TARGETS = [
             "learning_rate": [0.0, np.inf],
             "max_iter": [0],
             "batch_size": [0, 1],
+            "n_jobs": [0, -2, 1.5],
         },
         layouts=[lay for lay in LAYOUTS if lay not in SPARSE],
         needs="torch",
