@@ -66,6 +66,10 @@ def test_bootstrap_interval_contains_estimate_and_is_reproducible(cls):
         assert lo - 1e-12 <= a.prior_ <= hi + 1e-12
     assert a.prior_interval_ == b.prior_interval_
     np.testing.assert_array_equal(a.bootstrap_priors_, b.bootstrap_priors_)
+    # as documented: the percentile interval of the resampled estimates, not moved (TIcE too)
+    np.testing.assert_allclose(
+        a.prior_interval_, np.quantile(a.bootstrap_priors_, [0.025, 0.975]), rtol=1e-12
+    )
     # the point estimate does not depend on the number of resamples
     assert cls(random_state=3).fit(X, s).prior_ == a.prior_
 
