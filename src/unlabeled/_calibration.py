@@ -15,9 +15,9 @@ them past the margin) and would give an overconfident sigmoid. Two fits of ``(A,
 * :func:`platt_sigmoid`, on labeled data: Platt's (1999) maximum likelihood with his
   regularised targets ``(N_+ + 1)/(N_+ + 2)`` and ``1/(N_- + 2)``, by the Newton method with
   backtracking of Lin, Lin and Weng (2007), as LIBSVM;
-* :func:`pu_sigmoid`, on positive-unlabeled data alone: the same log-loss, with Platt's
-  targets, as the non-negative PU risk (Kiryo et al. 2017) of labeled positives ``P`` and
-  unlabeled points ``U`` whose share of positives is ``pi``, so that the sigmoid estimates
+* :func:`pu_sigmoid`, on positive-unlabeled data alone: the maximum likelihood of the PU
+  labels under the known share ``pi`` of positives among the unlabeled points ``U`` (the
+  contaminated case-control model), with Platt's targets, so that the sigmoid estimates
   ``P(y = 1 | x)`` on the unlabeled population.
 
 Both keep the sigmoid non-decreasing in ``f`` (``A <= 0``): when held-out values rank the
@@ -55,9 +55,6 @@ from sklearn.utils.validation import check_is_fitted
 N_FOLDS = 5
 #: Newton's stopping rule on the gradient of the mean log-loss, and its iteration cap
 _GRAD_TOL, _NEWTON_ITER = 1e-10, 100
-#: slope (on decision values scaled to [-1, 1]) past which the unbiased PU risk is taken
-#: as unbounded below along the Newton path: its minimiser is then the non-negative risk's
-_STEEP = 1e4
 
 
 def sigmoid_proba(f, A: float, B: float) -> np.ndarray:
