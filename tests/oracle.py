@@ -37,13 +37,33 @@ def assert_dual_structure(alpha, s, prior, lam):
     assert abs(sigma.sum() - c1 * p) <= 1e-9 * c1 * p
 
 
+def psd_factor(K):
+    """V with V V' = K (K psd, its eigenvalues below 1e-12 of the largest dropped), for
+    cvxpy's sum_squares."""
+    ev, Q = np.linalg.eigh((K + K.T) / 2)
+    keep = ev > 1e-12 * max(ev.max(), 1e-300)
+    return Q[:, keep] * np.sqrt(ev[keep])
+
+
 def _factor(X, kernel, gamma):
     """V with K = V V' (features for the linear kernel, a clipped eigen-factor otherwise)."""
     if kernel == "linear":
         return np.asarray(X, dtype=np.float64)
-    ev, Q = np.linalg.eigh(gram(X, kernel, gamma))
-    keep = ev > 1e-12 * ev.max()
-    return Q[:, keep] * np.sqrt(ev[keep])
+    return psd_factor(gram(X, kernel, gamma))
+
+
+def svm_dual_cvxpy(K, y, C, offset):
+    """max 1'a - 1/2 (a y)'K(a y) over 0 <= a <= C (and y'a = 0 with an offset), Clarabel."""
+    import cvxpy as cp
+
+    V = psd_factor(K)
+    a = cp.Variable(len(y))
+    cons = [a >= 0, a <= C] + ([y @ a == 0] if offset else [])
+    obj = cp.Maximize(cp.sum(a) - 0.5 * cp.sum_squares(V.T @ cp.multiply(y, a)))
+    problem = cp.Problem(obj, cons)
+    problem.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    assert problem.status == "optimal", problem.status
+    return float(problem.value)
 
 
 def solve_primal(X, mask, prior, lam, kernel="rbf", gamma=0.5):

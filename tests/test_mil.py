@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 import pytest
 import sklearn
+from oracle import svm_dual_cvxpy
 from problems import planted
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import accuracy_score
@@ -36,24 +37,6 @@ def tiny(seed):
     bags = [rng.normal(size=(int(k), 2)) for k in rng.integers(1, 4, size=4)]
     bags[0][0] += 1.5
     return bags, np.array([1, 1, 0, 0])
-
-
-def _factor(K):
-    ev, Q = np.linalg.eigh((K + K.T) / 2)
-    keep = ev > 1e-12 * max(ev.max(), 1e-300)
-    return Q[:, keep] * np.sqrt(ev[keep])
-
-
-def svm_dual_cvxpy(K, y, C, offset):
-    """max 1'a - 1/2 (a y)'K(a y) over 0 <= a <= C (and y'a = 0 with an offset), Clarabel."""
-    V = _factor(K)
-    a = cp.Variable(len(y))
-    cons = [a >= 0, a <= C] + ([y @ a == 0] if offset else [])
-    obj = cp.Maximize(cp.sum(a) - 0.5 * cp.sum_squares(V.T @ cp.multiply(y, a)))
-    problem = cp.Problem(obj, cons)
-    problem.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
-    assert problem.status == "optimal", problem.status
-    return float(problem.value)
 
 
 # ---------------------------------------------------------------------- the relaxation

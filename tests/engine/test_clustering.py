@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
+from oracle import psd_factor
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel
 
@@ -39,20 +40,13 @@ def blobs(seed, n=40, d=2, shift=1.5):
     return X, truth
 
 
-def factor(K):
-    """V with V V' = K (K psd), for cvxpy's sum_squares."""
-    ev, U = np.linalg.eigh((K + K.T) / 2)
-    keep = ev > 1e-12 * ev.max()
-    return U[:, keep] * np.sqrt(ev[keep])
-
-
 class SVMValues:
     """max_alpha G(alpha, y) over the box for many label vectors y: one cvxpy problem with y
     as a parameter, compiled once (Clarabel for each y)."""
 
     def __init__(self, K, C):
         self.a, self.y = cp.Variable(K.shape[0]), cp.Parameter(K.shape[0])
-        obj = cp.sum(self.a) - 0.5 * cp.sum_squares(factor(K).T @ cp.multiply(self.y, self.a))
+        obj = cp.sum(self.a) - 0.5 * cp.sum_squares(psd_factor(K).T @ cp.multiply(self.y, self.a))
         self.prob = cp.Problem(cp.Maximize(obj), [self.a >= 0, self.a <= C])
 
     def __call__(self, labelings):
@@ -68,7 +62,7 @@ class SVMValues:
 def minimax(K, C, labelings):
     """max_alpha min_t G(alpha, y_t) over the box: the MKL value on ``labelings``."""
     a, s = cp.Variable(K.shape[0]), cp.Variable()
-    V = factor(K)
+    V = psd_factor(K)
     cons = [a >= 0, a <= C]
     cons += [cp.sum(a) - 0.5 * cp.sum_squares(V.T @ cp.multiply(y, a)) >= s for y in labelings]
     prob = cp.Problem(cp.Maximize(s), cons)
@@ -137,7 +131,7 @@ def test_every_inner_svm_and_mkl_step_matches_cvxpy(ties, monkeypatch):
         M = (Y * mu) @ Y.T
         a = cp.Variable(len(X))
         ref = cp.Problem(
-            cp.Maximize(cp.sum(a) - 0.5 * cp.sum_squares(factor(K * M).T @ a)), [a >= 0, a <= C]
+            cp.Maximize(cp.sum(a) - 0.5 * cp.sum_squares(psd_factor(K * M).T @ a)), [a >= 0, a <= C]
         )
         ref.solve(**SOLVE)
         assert np.all(alpha >= 0) and np.all(alpha <= C)

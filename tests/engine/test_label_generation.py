@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import time_limit
+from oracle import psd_factor
 from problems import signs_of, ssl_problem
 from sklearn.metrics.pairwise import rbf_kernel
 
@@ -32,13 +33,6 @@ GAMMA = 0.5
 SOLVE = {"solver": "CLARABEL", "tol_gap_abs": 1e-8, "tol_gap_rel": 1e-8, "tol_feas": 1e-8}
 
 
-def factor(K):
-    """V with V V' = K (K psd), for cvxpy's sum_squares."""
-    ev, U = np.linalg.eigh((K + K.T) / 2)
-    keep = ev > 1e-12 * ev.max()
-    return U[:, keep] * np.sqrt(ev[keep])
-
-
 def box(y, C1, C2):
     return np.where(y != -1, C1, C2).astype(float)
 
@@ -52,7 +46,7 @@ def minimax(K, C, labelings):
     ``labelings`` (Proposition 1), and the constraints' multipliers (the optimal mu)."""
     a, s = cp.Variable(len(C)), cp.Variable()
     cons = [a >= 0, a <= C]
-    V = factor(K)
+    V = psd_factor(K)
     lab = [cp.sum(a) - 0.5 * cp.sum_squares(V.T @ cp.multiply(y, a)) >= s for y in labelings]
     prob = cp.Problem(cp.Maximize(s), cons + lab)
     prob.solve(**SOLVE)
@@ -63,7 +57,7 @@ def minimax(K, C, labelings):
 def svm_value(K, C, y):
     """max_alpha G(alpha, y) over the box, by Clarabel."""
     a = cp.Variable(len(C))
-    obj = cp.sum(a) - 0.5 * cp.sum_squares(factor(K * np.outer(y, y)).T @ a)
+    obj = cp.sum(a) - 0.5 * cp.sum_squares(psd_factor(K * np.outer(y, y)).T @ a)
     prob = cp.Problem(cp.Maximize(obj), [a >= 0, a <= C])
     prob.solve(**SOLVE)
     assert prob.status == "optimal", prob.status
@@ -83,7 +77,7 @@ def test_inner_svm_matches_cvxpy(seed):
     M = sum(m * np.outer(Y[:, t], Y[:, t]) for t, m in enumerate(mu))
     a_cp = cp.Variable(len(C))
     ref = cp.Problem(
-        cp.Minimize(0.5 * cp.sum_squares(factor(K * M).T @ a_cp) - cp.sum(a_cp)),
+        cp.Minimize(0.5 * cp.sum_squares(psd_factor(K * M).T @ a_cp) - cp.sum(a_cp)),
         [a_cp >= 0, a_cp <= C],
     )
     ref.solve(**SOLVE)
@@ -187,7 +181,7 @@ def test_squared_hinge_inner_svm_matches_cvxpy(seed):
     Q = rbf_kernel(X, gamma=GAMMA) * sum(m * np.outer(Y[:, t], Y[:, t]) for t, m in enumerate(mu))
     Q += np.diag(1.0 / C)
     a = cp.Variable(len(C))
-    ref = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(factor(Q).T @ a) - cp.sum(a)), [a >= 0])
+    ref = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(psd_factor(Q).T @ a) - cp.sum(a)), [a >= 0])
     ref.solve(**SOLVE)
     alpha = squared_backend(X, C).solve(Y, mu, np.zeros(len(C)))
     assert 0.5 * alpha @ Q @ alpha - alpha.sum() <= ref.value + 1e-7 * max(1.0, abs(ref.value))
@@ -203,7 +197,7 @@ def test_squared_hinge_start_svm_matches_cvxpy():
     C = np.full(lab.size, 1.0)
     Q = rbf_kernel(X[lab], gamma=GAMMA) * np.outer(ys, ys) + np.diag(1.0 / C)
     a = cp.Variable(lab.size)
-    ref = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(factor(Q).T @ a) - cp.sum(a)),
+    ref = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(psd_factor(Q).T @ a) - cp.sum(a)),
                      [a >= 0, ys @ a == 0])  # fmt: skip
     ref.solve(**SOLVE)
     alpha, _, _ = squared_backend(X, box(y, 1.0, 0.5)).signed_solve(lab, ys, C, np.zeros(lab.size))

@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
+from oracle import svm_dual_cvxpy
 from problems import planted
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel
@@ -21,24 +22,6 @@ from unlabeled.mil._wellsvm import KeyInstanceBackend, KeyInstanceOracle
 cp = pytest.importorskip("cvxpy")
 
 GAMMA = 0.5
-
-
-def _factor(K):
-    ev, Q = np.linalg.eigh((K + K.T) / 2)
-    keep = ev > 1e-12 * max(ev.max(), 1e-300)
-    return Q[:, keep] * np.sqrt(ev[keep])
-
-
-def svm_dual_cvxpy(K, y, C, offset):
-    """max 1'a - 1/2 (a y)'K(a y) over 0 <= a <= C (and y'a = 0 with an offset), Clarabel."""
-    V = _factor(K)
-    a = cp.Variable(len(y))
-    cons = [a >= 0, a <= C] + ([y @ a == 0] if offset else [])
-    obj = cp.Maximize(cp.sum(a) - 0.5 * cp.sum_squares(V.T @ cp.multiply(y, a)))
-    problem = cp.Problem(obj, cons)
-    problem.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
-    assert problem.status == "optimal", problem.status
-    return float(problem.value)
 
 
 def dual_value(K, y, a):
