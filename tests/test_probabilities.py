@@ -198,6 +198,20 @@ def test_pu_search_with_probability():
     est = PUSVC(prior=0.4, probability=True, random_state=0)
     search = PUGridSearchCV(est, {"lam": [0.1, 0.01]}, cv=2).fit(X, s)
     _check_proba(search.best_estimator_, Xt)
+    # the PU scorers read decision values only: the folds are fitted (and scored) as without
+    # probabilities; a scorer of its own gets calibrated fold models
+    plain = PUGridSearchCV(clone(est).set_params(probability=False), {"lam": [0.1, 0.01]}, cv=2)
+    np.testing.assert_array_equal(
+        plain.fit(X, s).cv_results_["mean_test_score"], search.cv_results_["mean_test_score"]
+    )
+    seen = []
+
+    def proba_scorer(fitted, X_te, s_te):
+        seen.append(fitted.predict_proba(X_te).shape)
+        return 0.0
+
+    PUGridSearchCV(est, {"lam": [0.1, 0.01]}, cv=2, scoring=proba_scorer).fit(X, s)
+    assert len(seen) == 4 and all(shape[1] == 2 for shape in seen)
 
 
 # ---------------------------------------------------------------------- semi-supervised

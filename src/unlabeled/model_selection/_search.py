@@ -429,10 +429,20 @@ class PUGridSearchCV(MetaEstimatorMixin, ValidatedEstimator):
                 f"({'warm' if warm else 'cold'} lam paths)",
                 file=sys.stderr,
             )
+        # the library's PU scorers read decision values only: fold fits skip the calibration of
+        # probability=True (5 more fits each); the refit below keeps it
+        fold_estimator = self.estimator
+        proba_param = f"{prefix}probability"
+        if (
+            isinstance(scorer, PUScorer)
+            and fold_estimator.get_params().get(proba_param) is True
+            and all(proba_param not in c for c in candidates)
+        ):
+            fold_estimator = clone(fold_estimator).set_params(**{proba_param: False})
         parallel = Parallel(n_jobs=self.n_jobs, verbose=self.verbose)
         results = parallel(
             delayed(_fit_path)(
-                self.estimator, X, s, train, test, k, path, scorer, warm_param if warm else None
+                fold_estimator, X, s, train, test, k, path, scorer, warm_param if warm else None
             )
             for k, (train, test) in enumerate(splits)
             for path in tasks
