@@ -71,15 +71,13 @@ def as_instances(
         The bag index (0 .. n_bags - 1) of every instance.
     n_bags : int
     """
-    if isinstance(X, np.ndarray) and X.ndim == 3:
-        X = list(X)
-    if isinstance(X, (list, tuple)) and any(sp.issparse(b) or np.ndim(b) == 2 for b in X):
+    if _is_bags(X):
         if groups is not None:
             raise ValueError(
                 "groups must be None when X is a list of bags (each bag is its own 2-D array); "
                 "give groups only with a 2-D array of instances"
             )
-        return _stack_bags(X, name)
+        return _stack_bags(list(X), name)
     if isinstance(X, (list, tuple)) and len(X) == 0:
         raise ValueError(f"{name} is an empty list of bags: give at least one bag")
     if not hasattr(X, "shape") and not isinstance(X, (list, tuple)):
@@ -150,13 +148,16 @@ def bag_labels(y, bag, n_bags: int) -> np.ndarray:
     )
 
 
+def _is_bags(X) -> bool:
+    """Whether ``X`` holds one 2-D array per bag (a list, tuple or 3-D array of them)."""
+    if isinstance(X, np.ndarray) and X.ndim == 3:
+        return True
+    return isinstance(X, (list, tuple)) and any(sp.issparse(b) or np.ndim(b) == 2 for b in X)
+
+
 def _instance_layout_without_groups(X, groups) -> bool:
     """Whether ``X`` is a matrix of instances given without bag ids (one bag per row)."""
-    if groups is not None:
-        return False
-    if isinstance(X, np.ndarray) and X.ndim == 3:
-        return False
-    return not (isinstance(X, (list, tuple)) and any(sp.issparse(b) or np.ndim(b) == 2 for b in X))
+    return groups is None and not _is_bags(X)
 
 
 def bag_targets(y, bag, n_bags: int, who: str):
