@@ -51,9 +51,16 @@ DEFERRED = {
     # needs them, so that `unlabeled --help` starts at once
     ("cli._commands", "model_selection"),
     ("cli._commands", "model_io"),
-    ("cli._commands", "pu"),
     ("cli._commands", "metrics"),
     ("cli._demo", "pu"),
+    # ... the commands' code itself (NumPy, scikit-learn) only when a command runs ...
+    ("cli._parser", "cli._commands"),
+    # ... and the options generated from an estimator's declared parameters (they load
+    # scikit-learn through the validation module) and the estimator's own subpackage only for
+    # `fit --estimator NAME`, that one subpackage alone
+    ("cli._parser", "cli._estimators"),
+    ("cli._parser", "cli._options"),
+    *(("cli._estimators", p) for p in ("pu", "ssl", "mil", "cluster", "lupi", "generative")),
     # torch is optional: imported when an autoencoder is fitted or loaded
     ("generative._pae", "generative._torch_ops"),
 }

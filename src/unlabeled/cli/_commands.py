@@ -1,35 +1,71 @@
-"""The commands ``fit``, ``predict`` and ``evaluate``; model files via ``unlabeled.model_io``."""
+"""The commands ``fit``, ``predict``, ``evaluate`` and ``sample`` for every family of
+estimators (``_estimators``); model files via ``unlabeled.model_io``.
+
+PUSVC keeps its own paths (its PU labels, the PU risk, the parameter search); the other
+families share one: read the file in the family's layout, fit, save; predict with the
+estimator's own ``predict`` / ``decision_function`` / ``predict_proba``.
+"""
 
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import json
 import sys
 
 import numpy as np
 
+from ..exceptions import InvalidParameterError
 from ._common import EXIT_USAGE, CLIError, Progress
-from ._io import load_for_model, load_training, matches, pu_mask
+from ._estimators import ESTIMATORS, estimator_class, family_of_class
+from ._io import (
+    LABELED,
+    load_for_model,
+    load_training,
+    matches,
+    pu_mask,
+    ssl_targets,
+    unlabeled_rows,
+)
+from ._options import given_params, option_name
 
-__all__ = ["cmd_evaluate", "cmd_fit", "cmd_predict"]
+__all__ = ["cmd_evaluate", "cmd_fit", "cmd_predict", "cmd_sample"]
+
+_MIL_NAMES = ", ".join(n for n, e in ESTIMATORS.items() if e.family == "mil")
 
 
 # ---------------------------------------------------------------------- fit
-def _estimator_params(args) -> dict:
-    return {
-        "prior": args.prior,
-        "lam": args.lam,
-        "kernel": args.kernel,
-        "gamma": args.gamma,
-        "degree": args.degree,
-        "coef0": args.coef0,
-        "tol": args.tol,
-        "cache_size": args.cache_size,
-        "max_iter": args.max_iter,
-        "random_state": args.random_state,
-        "n_jobs": args.n_jobs,
-    }
+def _check_family_options(args, family: str) -> None:
+    """Options that the family's data layout does not use are refused, not ignored."""
+    name = args.estimator
+    if args.options_for != name:  # the parser generated another estimator's options
+        raise CLIError(f"give --estimator {name} as '--estimator {name}'", EXIT_USAGE)
+    if family != "mil" and args.bag_column is not None:
+        raise CLIError(f"--bag-column is for multi-instance estimators ({_MIL_NAMES})", EXIT_USAGE)
+    if family == "mil" and args.bag_column is None:
+        raise CLIError(f"--estimator {name} needs --bag-column (each row's bag id)", EXIT_USAGE)
+    if family != "lupi" and args.privileged_columns is not None:
+        raise CLIError("--privileged-columns is for --estimator svmplus", EXIT_USAGE)
+    if family not in LABELED and args.label_column is not None:
+        raise CLIError(
+            f"--estimator {name} reads no label column: leave a column out with --ignore-column",
+            EXIT_USAGE,
+        )
+    if family != "pu":
+        for option, given in (("--positive-value", args.positive_value), ("--search", args.search)):
+            if given:
+                raise CLIError(f"{option} is for --estimator pusvc", EXIT_USAGE)
+
+
+def _option_error(exc: Exception, params) -> CLIError:
+    """A parameter error raised by ``fit`` (a check across parameters, a tuple's values), as
+    a usage error naming the option."""
+    message = str(exc)
+    for name in params:
+        if message.startswith(name + " "):
+            return CLIError(f"argument {option_name(name)}: {message}", EXIT_USAGE)
+    return CLIError(message, EXIT_USAGE)
 
 
 def _search(estimator, X, s, args, progress):
@@ -44,7 +80,7 @@ def _search(estimator, X, s, args, progress):
         estimator,
         grid or None,
         cv=args.cv,
-        random_state=args.random_state,
+        random_state=given_params(args).get("random_state"),
     )
     with progress.step(f"searching parameters ({args.cv}-fold cross-validation)"):
         search.fit(X, s)
@@ -64,25 +100,30 @@ def _check_output(path, *inputs) -> None:
 
 
 def cmd_fit(args) -> int:
+    family = ESTIMATORS[args.estimator].family
+    _check_family_options(args, family)
+    if family != "pu":
+        return _fit_family(args, family)
     from ..model_io import class_path, save_model
-    from ..pu import PUSVC
 
     progress = Progress(args.quiet)
     _check_output(args.output, args.data)  # before any long work
     with progress.step(f"reading {args.data}"):
-        X, y, info = load_training(args)
-    mask = pu_mask(y, args.positive_value, repr(args.data))
+        X, y, _, info = load_training(args)
+    positive_value = args.positive_value or "1"
+    mask = pu_mask(y, positive_value, repr(args.data))
     if mask.all():
         raise CLIError(
             f"no unlabeled point in {args.data!r}: every label equals --positive-value "
-            f"{args.positive_value!r}; PU learning needs unlabeled points"
+            f"{positive_value!r}; PU learning needs unlabeled points"
         )
     s = mask.astype(np.int64)
     n, p = s.size, int(s.sum())
     progress.note(
         f"{args.data}: {n} points, {X.shape[1]} features, {p} labeled positive, {n - p} unlabeled"
     )
-    estimator = PUSVC(**_estimator_params(args))
+    params = given_params(args)
+    estimator = estimator_class(args.estimator)(**params)
     search_record = None
     if args.search:
         search = _search(estimator, X, s, args, progress)
@@ -92,13 +133,16 @@ def cmd_fit(args) -> int:
         score = f"{search.best_score_:.6g}"
         print(f"best parameters: {json.dumps(best)}  (cross-validated score {score})")
     else:
-        with progress.step(f"fitting PUSVC (kernel={args.kernel}, {n} points)"):
-            estimator.fit(X, s)
+        with progress.step(f"fitting PUSVC (kernel={estimator.kernel}, {n} points)"):
+            try:
+                estimator.fit(X, s)
+            except InvalidParameterError as exc:
+                raise _option_error(exc, params) from exc
     info.update(n_samples=n, n_features=int(X.shape[1]), n_labeled=p)
     meta = {
         "params": {k: _plain(v) for k, v in estimator.get_params().items()},
         "prior_": float(estimator.prior_),
-        "data": {**info, "positive_value": args.positive_value},
+        "data": {**info, "positive_value": positive_value},
         "search": search_record,
     }
     save_model(estimator, args.output, meta)
@@ -109,6 +153,60 @@ def cmd_fit(args) -> int:
         f"{estimator.n_iter_} iterations, {len(estimator.support_)} support vectors; "
         f"saved to {args.output}"
     )
+    return 0
+
+
+def _fit_family(args, family: str) -> int:
+    """``fit`` for every family but PU: read the family's layout, fit, save."""
+    from ..model_io import save_model
+
+    name = args.estimator
+    progress = Progress(args.quiet)
+    _check_output(args.output, args.data)  # before any long work
+    cls = estimator_class(name)
+    if family == "generative" and importlib.util.find_spec("torch") is None:
+        raise CLIError(
+            f"--estimator {name} needs PyTorch, which is not installed: "
+            "pip install 'unlabeled[torch]'"
+        )
+    with progress.step(f"reading {args.data}"):
+        X, y, extra, info = load_training(args, family)
+    n = int(X.shape[0])
+    described = f"{n} points, {X.shape[1]} features"
+    fit_args: tuple = (X,)
+    fit_kwargs: dict = {}
+    if family == "ssl":
+        n_unl = int(unlabeled_rows(y).sum())
+        y = ssl_targets(y)
+        described += f", {n - n_unl} labeled, {n_unl} unlabeled"
+        fit_args = (X, y)
+    elif family == "mil":
+        groups = extra["groups"]
+        described = f"{np.unique(groups).size} bags of {n} instances, {X.shape[1]} features"
+        fit_args, fit_kwargs = (X, y), {"groups": groups}
+    elif family == "lupi":
+        X_star = extra.get("X_star")
+        if X_star is not None:
+            described += f", {X_star.shape[1]} privileged"
+        fit_args = (X, y, X_star)
+    progress.note(f"{args.data}: {described}")
+    params = given_params(args)
+    estimator = cls(**params)
+    with progress.step(f"fitting {cls.__name__} ({n} points)"):
+        try:
+            estimator.fit(*fit_args, **fit_kwargs)
+        except InvalidParameterError as exc:
+            raise _option_error(exc, params) from exc
+    info.update(n_samples=n, n_features=int(X.shape[1]))
+    meta = {
+        "params": {k: _plain(v) for k, v in estimator.get_params().items()},
+        "estimator_name": name,
+        "family": family,
+        "data": info,
+    }
+    save_model(estimator, args.output, meta)
+    shown = ", ".join(f"{k}={v!r}" for k, v in params.items())
+    print(f"{cls.__name__}({shown}) fitted on {described}; saved to {args.output}")
     return 0
 
 
@@ -124,6 +222,25 @@ def _load(args, progress):
         return load_model(args.model)
 
 
+def _family(est, meta: dict) -> str:
+    family = meta.get("family") or family_of_class(type(est).__name__)
+    if family is None:  # a model saved from Python, of a class the command does not fit
+        raise CLIError(f"the command cannot use a {type(est).__name__} model")
+    return family
+
+
+def _csv_text(header: list[str], columns: list) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(zip(*columns, strict=True))
+    return out.getvalue()
+
+
+def _floats(values) -> list[str]:
+    return [repr(float(v)) for v in values]
+
+
 def cmd_predict(args) -> int:
     from ..model_io import write_atomic
 
@@ -131,24 +248,60 @@ def cmd_predict(args) -> int:
     if args.output is not None:
         _check_output(args.output, args.model, args.data)
     est, meta = _load(args, progress)
+    family = _family(est, meta)
+    if args.unlabeled_only and family != "ssl":
+        raise CLIError("--unlabeled-only is for semi-supervised models", EXIT_USAGE)
+    if family == "generative" and (args.decision or args.proba):
+        raise CLIError("the autoencoder predicts its latent codes only", EXIT_USAGE)
+    if args.proba and not hasattr(est, "predict_proba"):
+        raise CLIError(
+            f"the {type(est).__name__} model gives no probabilities: fit it with --probability"
+        )
+    if args.decision and not hasattr(est, "decision_function"):
+        raise CLIError(f"{type(est).__name__} has no decision values", EXIT_USAGE)
+    bags = family == "mil"
     with progress.step(f"reading {args.data}"):
-        X, _, _ = load_for_model(args, est, meta.get("data", {}), False, None)
+        X, y, _, groups = load_for_model(
+            args, est, meta.get("data", {}), args.unlabeled_only, None, bags
+        )
+    by = (X, groups) if bags else (X,)
+    header: list[str] = []
+    columns: list = []
     with progress.step(f"predicting {X.shape[0]} points"):
-        f = est.decision_function(X)
-    pred = (f > 0).astype(int)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["prediction", "decision"] if args.decision else ["prediction"])
-    if args.decision:
-        writer.writerows(zip(pred.tolist(), (repr(float(v)) for v in f), strict=True))
-    else:
-        writer.writerows([v] for v in pred.tolist())
+        if family == "generative":
+            Z = est.transform(X)
+            header, columns = [f"z{j}" for j in range(Z.shape[1])], [_floats(z) for z in Z.T]
+        else:
+            f = est.decision_function(*by) if family == "pu" or args.decision else None
+            if family == "pu" and f is not None:  # as PUSVC.predict, in 1 / 0
+                pred = (f > 0).astype(int)
+            else:
+                pred = est.predict(*by)
+            header, columns = ["prediction"], [pred.tolist()]
+            if args.decision:
+                header.append("decision")
+                columns.append(_floats(f))
+            if args.proba:
+                proba = est.predict_proba(*by)
+                header += [f"proba_{c}" for c in est.classes_]
+                columns += [_floats(p) for p in proba.T]
+    if bags:
+        header, columns = ["bag", *header], [np.unique(groups).tolist(), *columns]
+    if args.unlabeled_only:
+        rows = np.flatnonzero(unlabeled_rows(y))
+        header = ["row", *header]
+        columns = [rows.tolist(), *([c[i] for i in rows] for c in columns)]
+    text = _csv_text(header, columns)
+    n_out = len(columns[0])
     if args.output is None:
-        sys.stdout.write(out.getvalue())
+        sys.stdout.write(text)
     else:
-        write_atomic(args.output, out.getvalue())
-        n_pos = int(pred.sum())
-        progress.note(f"wrote {pred.size} predictions ({n_pos} positive) to {args.output}")
+        write_atomic(args.output, text)
+        if family == "pu":
+            n_pos = int(np.sum(columns[0]))
+            progress.note(f"wrote {n_out} predictions ({n_pos} positive) to {args.output}")
+        else:
+            progress.note(f"wrote {n_out} predictions to {args.output}")
     return 0
 
 
@@ -167,9 +320,12 @@ def cmd_evaluate(args) -> int:
 
     progress = Progress(args.quiet)
     est, meta = _load(args, progress)
+    family = _family(est, meta)
+    if family != "pu":
+        return _evaluate_family(args, est, meta, family, progress)
     train = meta.get("data", {})
     with progress.step(f"reading {args.data}"):
-        X, y, y_true = load_for_model(args, est, train, True, args.true_labels)
+        X, y, y_true, _ = load_for_model(args, est, train, True, args.true_labels)
     positive_value = args.positive_value or str(train.get("positive_value", "1"))
     labeled = pu_mask(y, positive_value, repr(args.data))
     with progress.step(f"predicting {X.shape[0]} points"):
@@ -234,3 +390,91 @@ def _table(r: dict) -> str:
         ):
             lines.append(f"{name:<12} {num(r[key])}")
     return "\n".join(lines)
+
+
+def _evaluate_family(args, est, meta: dict, family: str, progress) -> int:
+    """The measure of each family but PU: accuracy on the given labels (semi-supervised,
+    SVM+), bag accuracy (multi-instance), adjusted Rand index against --true-labels
+    (clustering), the score (the autoencoder)."""
+    from sklearn.metrics import accuracy_score, adjusted_rand_score
+
+    if args.unlabeled_only and family != "ssl":
+        raise CLIError("--unlabeled-only is for semi-supervised models", EXIT_USAGE)
+    if args.positive_value is not None:
+        raise CLIError("--positive-value is for PUSVC models", EXIT_USAGE)
+    if family == "cluster" and args.true_labels is None:
+        raise CLIError("clustering is evaluated against --true-labels (a column or a file)")
+    if family in ("cluster", "generative") and args.label_column is not None:
+        raise CLIError("this model reads no label column: give --true-labels", EXIT_USAGE)
+    labeled_family = family in LABELED
+    bags = family == "mil"
+    with progress.step(f"reading {args.data}"):
+        X, y, y_true, groups = load_for_model(
+            args, est, meta.get("data", {}), labeled_family, args.true_labels, bags
+        )
+    result: dict = {"model": str(args.model), "data": str(args.data), "n_samples": X.shape[0]}
+    with progress.step(f"evaluating on {X.shape[0]} points"):
+        if family == "generative":
+            result["score"] = float(est.score(X))
+        elif family == "cluster":
+            result["adjusted_rand"] = float(adjusted_rand_score(y_true, est.predict(X)))
+        elif family == "mil":
+            result["n_bags"] = int(np.unique(groups).size)
+            truth = y if y_true is None else y_true
+            result["bag_accuracy"] = float(est.score(X, truth, groups))
+        else:
+            pred = est.predict(X)
+            if family == "ssl":
+                unl = unlabeled_rows(y)
+                given = ~unl
+                result.update(n_labeled=int(given.sum()), n_unlabeled=int(unl.sum()))
+                result["accuracy_labeled"] = (
+                    float(accuracy_score(ssl_targets(y)[given].astype(pred.dtype), pred[given]))
+                    if given.any()
+                    else float("nan")
+                )
+                if y_true is not None:
+                    rows = unl if args.unlabeled_only else np.ones(unl.size, dtype=bool)
+                    key = "accuracy_unlabeled" if args.unlabeled_only else "accuracy_all"
+                    result[key] = float(accuracy_score(y_true[rows], pred[rows]))
+            else:
+                truth = y if y_true is None else y_true
+                result["accuracy"] = float(accuracy_score(truth, pred))
+    if args.json:
+        print(json.dumps({k: (None if _isnan(v) else v) for k, v in result.items()}, indent=2))
+    else:
+        print("\n".join(f"{k:<20} {_shown(v)}" for k, v in result.items()))
+    return 0
+
+
+def _shown(v) -> str:
+    if isinstance(v, float):
+        return "n/a" if np.isnan(v) else f"{v:.4f}"
+    return str(v)
+
+
+def cmd_sample(args) -> int:
+    """Points drawn from a saved autoencoder, as CSV."""
+    from ..model_io import write_atomic
+
+    progress = Progress(args.quiet)
+    if args.output is not None:
+        _check_output(args.output, args.model)
+    est, meta = _load(args, progress)
+    if _family(est, meta) != "generative" or not hasattr(est, "sample"):
+        raise CLIError(f"sample needs an autoencoder model, not {type(est).__name__}")
+    with progress.step(f"sampling {args.n_samples} points"):
+        points = est.sample(args.n_samples, random_state=args.random_state)
+    train = meta.get("data", {})
+    names = train.get("names")
+    if names and train.get("features") and len(train["features"]) == points.shape[1]:
+        header = [names[j] for j in train["features"]]
+    else:
+        header = [f"x{j}" for j in range(points.shape[1])]
+    text = _csv_text(header, [_floats(c) for c in points.T])
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        write_atomic(args.output, text)
+        progress.note(f"wrote {points.shape[0]} points to {args.output}")
+    return 0

@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
-
 __all__ = ["add_demo_parser", "demo"]
 
 
@@ -36,6 +34,7 @@ def _problem(args: argparse.Namespace):
     """The standardised data, the true classes and the PU labels: a random
     ``--labeled-fraction`` of the positives labeled (the paper's convention: the positive class
     is the one we label; here "benign", 1)."""
+    import numpy as np
     from sklearn.datasets import load_breast_cancer
     from sklearn.preprocessing import StandardScaler
 
@@ -59,6 +58,7 @@ def _timed_fit(estimator, X, s) -> float:
 
 def demo(args: argparse.Namespace) -> int:
     """Fit PUSVC and the naive SVC with both kernels; print F1 on the unlabeled points."""
+    import numpy as np  # deferred, as everything the help does not need
     from sklearn.metrics import f1_score
     from sklearn.svm import SVC
 

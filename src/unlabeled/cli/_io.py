@@ -80,21 +80,38 @@ def _svmlight_read(path: str, n_features: int | None):
 
 
 # ---------------------------------------------------------------------- fit
-def load_training(args) -> tuple:
-    """``X``, the raw label vector and the record of how they were read, for ``fit``."""
+#: the families whose training file has a label column
+LABELED = ("pu", "ssl", "mil", "lupi")
+
+
+def load_training(args, family: str = "pu") -> tuple:
+    """``X``, the raw label vector (None for clustering and the autoencoder), the other arrays
+    of the family (``groups``: bag ids; ``X_star``: privileged features) and the record of
+    how they were read, for ``fit``."""
     path = args.data
     existing(path)
     fmt = detect_format(path, args.format)
     info = {"file": os.path.basename(path), "format": fmt}
+    extra: dict = {}
+    if fmt != "csv" and args.privileged_columns:
+        raise CLIError("--privileged-columns needs a CSV file", EXIT_USAGE)
     if fmt == "csv":
-        X, y, how = _csv_training(args)
+        X, y, extra, how = _csv_training(args, family)
         info.update(how)
     elif fmt == "npz":
         if args.ignore_column:
             raise CLIError("--ignore-column applies to CSV files only", EXIT_USAGE)
-        key = args.label_column or "y"
-        X, (y,) = _npz_read(path, args.x_key, [key])
-        info.update(x_key=args.x_key, label=key)
+        keys = [args.label_column or "y"] if family in LABELED else []
+        if family == "mil":
+            keys.append(args.bag_column)
+        X, ys = _npz_read(path, args.x_key, keys)
+        y = ys[0] if family in LABELED else None
+        info.update(x_key=args.x_key)
+        if family in LABELED:
+            info.update(label=keys[0])
+        if family == "mil":
+            extra["groups"] = ys[-1]
+            info.update(bag=args.bag_column)
     else:
         if args.label_column is not None or args.ignore_column:
             raise CLIError(
@@ -102,21 +119,50 @@ def load_training(args) -> tuple:
                 "is the first field of each line",
                 EXIT_USAGE,
             )
+        if family == "mil":
+            raise CLIError("multi-instance data need a bag column: give a CSV or npz file")
         X, y = _svmlight_read(path, None)
-    return X, y, info
+        if family not in LABELED:
+            y = None
+    return X, y, extra, info
 
 
-def _csv_training(args) -> tuple:
+def _csv_training(args, family: str) -> tuple:
     path = args.data
     layout = _csv_layout(args)
-    lab = csv_column(args.label_column or "-1", layout, path, "--label-column")
+    lab = None
+    if family in LABELED:
+        lab = csv_column(args.label_column or "-1", layout, path, "--label-column")
     ignored = {csv_column(c, layout, path, "--ignore-column") for c in args.ignore_column or ()}
     if lab in ignored:
         raise CLIError("--ignore-column names the label column (--label-column)", EXIT_USAGE)
-    features = [j for j in range(layout["n_columns"]) if j != lab and j not in ignored]
+    roles = {} if lab is None else {lab: "--label-column"}
+    bag = None
+    if family == "mil":
+        bag = csv_column(args.bag_column, layout, path, "--bag-column")
+    privileged = [
+        csv_column(c.strip(), layout, path, "--privileged-columns")
+        for c in (args.privileged_columns or "").split(",")
+        if c.strip()
+    ]
+    for option, j in [("--bag-column", bag)] + [("--privileged-columns", j) for j in privileged]:
+        if j is None:
+            continue
+        other = "--ignore-column" if j in ignored else roles.get(j)
+        if other is not None:
+            raise CLIError(f"{option} and {other} name the same column {j}", EXIT_USAGE)
+        roles[j] = option
+    features = [j for j in range(layout["n_columns"]) if j not in roles and j not in ignored]
     if not features:
-        raise CLIError(f"{path!r} has no feature column left besides the label column")
-    X, (y,) = _csv_read(path, layout, features, [lab])
+        what = "the label column" if family in LABELED else "the columns left out"
+        raise CLIError(f"{path!r} has no feature column left besides {what}")
+    wanted = [j for j in (lab, bag) if j is not None]
+    X, ys = _csv_read(path, layout, features, wanted)
+    extra = {}
+    if bag is not None:
+        extra["groups"] = ys[-1]
+    if privileged:
+        extra["X_star"] = _csv_read(path, layout, privileged, [])[0]
     how = {
         "names": layout["names"],
         "n_columns": layout["n_columns"],
@@ -124,21 +170,31 @@ def _csv_training(args) -> tuple:
         "label": lab,
         "delimiter": args.delimiter,
     }
-    return X, y, how
+    if bag is not None:
+        how["bag"] = bag
+    if privileged:
+        how["privileged"] = privileged
+    return X, (ys[0] if lab is not None else None), extra, how
 
 
 # ---------------------------------------------------------------------- predict / evaluate
-def load_for_model(args, est, train: dict, want_labels: bool, true_spec: str | None):
-    """``X`` laid out as the model's training data, plus the PU labels (if ``want_labels``) and
-    the true labels (if ``true_spec``) of the file ``args.data``, for predict and evaluate."""
+def load_for_model(
+    args, est, train: dict, want_labels: bool, true_spec: str | None, bags: bool = False
+):
+    """``X`` laid out as the model's training data, plus the labels (if ``want_labels``), the
+    true labels (if ``true_spec``) and the bag ids (if ``bags``) of the file ``args.data``,
+    for predict and evaluate."""
     path = args.data
     existing(path)
     fmt = detect_format(path, args.format)
     n_features = int(est.n_features_in_)
+    groups = None
     if fmt == "csv":
-        X, y, y_true = _csv_for_model(args, n_features, train, want_labels, true_spec)
+        X, y, y_true, groups = _csv_for_model(args, n_features, train, want_labels, true_spec, bags)
     elif fmt == "npz":
-        X, y, y_true = _npz_for_model(args, train, want_labels, true_spec)
+        X, y, y_true, groups = _npz_for_model(args, train, want_labels, true_spec, bags)
+    elif bags:
+        raise CLIError("multi-instance data need a bag column: give a CSV or npz file")
     else:
         if getattr(args, "label_column", None) is not None:
             raise CLIError(
@@ -157,7 +213,7 @@ def load_for_model(args, est, train: dict, want_labels: bool, true_spec: str | N
             }[fmt]
             raise CLIError(f"--true-labels {true_spec!r} is {where}")
         y_true = read_label_file(true_spec, X.shape[0])
-    return X, y, y_true
+    return X, y, y_true, groups
 
 
 def _model_features(layout: dict, train: dict, n_features: int, path: str, only: bool):
@@ -178,23 +234,31 @@ def _model_features(layout: dict, train: dict, n_features: int, path: str, only:
     )
 
 
-def _csv_label_spec(label_spec: str | None, layout: dict, train: dict) -> str | None:
-    """``--label-column``, or the training file's label column in this file's layout."""
-    if label_spec is not None or train.get("format") != "csv":
+def _csv_label_spec(
+    label_spec: str | None, layout: dict, train: dict, role: str = "label"
+) -> str | None:
+    """``--label-column`` (or ``--bag-column``), or the training file's column of that
+    ``role`` in this file's layout."""
+    if label_spec is not None or train.get("format") != "csv" or train.get(role) is None:
         return label_spec
     if layout["names"] and train.get("names"):
-        return train["names"][train["label"]]
+        return train["names"][train[role]]
     if layout["n_columns"] == train.get("n_columns"):
-        return str(train["label"])
+        return str(train[role])
     return None
 
 
-def _csv_for_model(args, n_features: int, train: dict, want_labels: bool, true_spec):
+def _csv_for_model(args, n_features: int, train: dict, want_labels: bool, true_spec, bags):
     path = args.data
     layout = _csv_layout(args)
-    only = not want_labels and true_spec is None
+    only = not want_labels and true_spec is None and not bags
     features = _model_features(layout, train, n_features, path, only)
     labels = []
+    if bags:
+        bag_spec = _csv_label_spec(getattr(args, "bag_column", None), layout, train, "bag")
+        if bag_spec is None:
+            raise CLIError(f"which column of {path!r} holds the bag ids? Pass --bag-column")
+        labels.append(csv_column(bag_spec, layout, path, "--bag-column"))
     if want_labels:
         label_spec = _csv_label_spec(getattr(args, "label_column", None), layout, train)
         labels.append(csv_column(label_spec or "-1", layout, path, "--label-column"))
@@ -212,13 +276,19 @@ def _csv_for_model(args, n_features: int, train: dict, want_labels: bool, true_s
             "be a label column"
         )
     X, ys = _csv_read(path, layout, features, labels)
-    return X, (ys[0] if want_labels else None), (ys[-1] if tcol is not None else None)
+    groups = ys.pop(0) if bags else None
+    return X, (ys[0] if want_labels else None), (ys[-1] if tcol is not None else None), groups
 
 
-def _npz_for_model(args, train: dict, want_labels: bool, true_spec):
+def _npz_for_model(args, train: dict, want_labels: bool, true_spec, bags):
     path = args.data
     x_key = args.x_key if args.x_key != "X" else train.get("x_key", "X")
     keys = []
+    if bags:
+        bag_key = getattr(args, "bag_column", None) or train.get("bag")
+        if bag_key is None:
+            raise CLIError(f"which array of {path!r} holds the bag ids? Pass --bag-column")
+        keys.append(bag_key)
     if want_labels:
         label_spec = getattr(args, "label_column", None)
         keys.append(label_spec or (train["label"] if train.get("format") == "npz" else "y"))
@@ -226,7 +296,8 @@ def _npz_for_model(args, train: dict, want_labels: bool, true_spec):
     if true_in_file:
         keys.append(true_spec)
     X, ys = _npz_read(path, x_key, keys)
-    return X, (ys[0] if want_labels else None), (ys[-1] if true_in_file else None)
+    groups = ys.pop(0) if bags else None
+    return X, (ys[0] if want_labels else None), (ys[-1] if true_in_file else None), groups
 
 
 # ---------------------------------------------------------------------- labels
@@ -257,3 +328,18 @@ def pu_mask(y, value: str, what: str) -> np.ndarray:
             f"(values found: {found}); choose the label that marks labeled positives"
         )
     return mask
+
+
+def ssl_targets(y: np.ndarray) -> np.ndarray:
+    """Semi-supervised targets as the estimators take them: string labels become an object
+    array whose unlabeled entries ("-1") are the integer -1 (scikit-learn's convention)."""
+    if y.dtype.kind not in "US":
+        return y
+    out = y.astype(object)
+    out[y == "-1"] = -1
+    return out
+
+
+def unlabeled_rows(y: np.ndarray) -> np.ndarray:
+    """Where a semi-supervised label column holds -1 (a number, or the text "-1")."""
+    return y == ("-1" if y.dtype.kind in "US" else -1)

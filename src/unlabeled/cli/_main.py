@@ -7,16 +7,38 @@ import sys
 import warnings
 
 from ._common import EXIT_FAILURE, CLIError, one_line
-from ._parser import build_parser
+from ._parser import DEFAULT_ESTIMATOR, build_parser
 
 __all__ = ["build_parser", "main"]
+
+
+def _fit_estimator(argv: list[str]) -> str | None:
+    """The ``--estimator`` of a ``fit`` command line (default pusvc), or None for any other
+    command. Read before the parser is built, because fit's options are that estimator's
+    parameters, and building them imports it. Accepts what argparse accepts: ``--estimator
+    X``, ``--estimator=X`` and unambiguous prefixes (``--est X``)."""
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command != "fit":
+        return None
+    rest = argv[argv.index("fit") + 1 :]
+    for i, arg in enumerate(rest):
+        if arg == "--":
+            break
+        key, eq, value = arg.partition("=")
+        if len(key) > 3 and "--estimator".startswith(key):
+            if eq:
+                return value
+            if i + 1 < len(rest):
+                return rest[i + 1]
+    return DEFAULT_ESTIMATOR
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     debug = os.environ.get("UNLABELED_DEBUG", "") not in ("", "0")
     try:
-        parser = build_parser()
+        argv = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(_fit_estimator(argv))
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help, --version

@@ -1,18 +1,26 @@
-"""The command line: the parser of ``unlabeled`` and its subcommands, their help and epilogs."""
+"""The command line: the parser of ``unlabeled`` and its subcommands, their help and epilogs.
+
+Kept light: building the parser imports neither NumPy nor scikit-learn, and no estimator but
+the one ``fit --estimator NAME`` names (its options are generated from its declared
+parameters by ``_options``); the commands' code is imported when a command runs.
+"""
 
 from __future__ import annotations
 
 import argparse
+import math
 
-import numpy as np
-
-from .._validation import INT_MAX, MAX_DEGREE
 from .._version import __version__
-from ._commands import cmd_evaluate, cmd_fit, cmd_predict
 from ._common import EXIT_USAGE, FORMATS, CLIError
 from ._demo import add_demo_parser
+from ._estimators import ESTIMATORS, FAMILIES
 
-__all__ = ["build_parser"]
+__all__ = ["DEFAULT_ESTIMATOR", "build_parser"]
+
+DEFAULT_ESTIMATOR = "pusvc"
+#: the engine's int32: the largest count an option may hold (as unlabeled._validation.INT_MAX,
+#: which is not imported here: it loads scikit-learn)
+INT_MAX = 2**31 - 1
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -41,13 +49,9 @@ def _number(text: str, words: tuple, test, need: str):
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be {need}, got {text!r}") from None
-    if not (np.isfinite(v) and test(v)):
+    if not (math.isfinite(v) and test(v)):
         raise argparse.ArgumentTypeError(f"must be {need}, got {text}")
     return v
-
-
-def _prior_arg(text: str):
-    return _number(text, ("auto",), lambda v: 0.0 < v < 1.0, "in (0, 1) (exclusive) or 'auto'")
 
 
 def _positive_float(text: str) -> float:
@@ -56,10 +60,6 @@ def _positive_float(text: str) -> float:
 
 def _gamma_arg(text: str):
     return _number(text, ("scale", "auto"), lambda v: v >= 0, "'scale', 'auto' or a number >= 0")
-
-
-def _finite_float(text: str) -> float:
-    return _number(text, (), lambda v: True, "a finite number")
 
 
 def _int_in(low: int, high: int = INT_MAX, *, minus_one: bool = False):
@@ -86,6 +86,18 @@ def _delimiter_arg(text: str) -> str:
     return text
 
 
+def _estimator_table() -> str:
+    rows = [f"  {name:<12} {e.cls:<19} {e.summary}" for name, e in ESTIMATORS.items()]
+    return "\n".join(rows)
+
+
+def _family_table() -> str:
+    names: dict[str, list[str]] = {}
+    for name, e in ESTIMATORS.items():
+        names.setdefault(e.family, []).append(name)
+    return "\n".join(f"  {', '.join(names[f])}:\n      {FAMILIES[f]}" for f in FAMILIES)
+
+
 _MAIN_EPILOG = """\
 data files (DATA):
   CSV       numeric features, one label column (default: the last; --label-column NAME or
@@ -97,12 +109,13 @@ data files (DATA):
   The format follows the suffix (.csv; .svm .svmlight .libsvm .txt; .npz) or --format.
 
 PU labels: rows whose label equals --positive-value (default 1) are the labeled positives;
-every other row (0, -1, anything else) is unlabeled.
+every other row (0, -1, anything else) is unlabeled. Other methods: 'unlabeled fit --help'.
 
 examples:
   unlabeled demo
   unlabeled fit train.csv --label-column s --prior 0.4 --lam 0.01 -o model.skops
   unlabeled fit train.svm --prior auto --search --grid-lam 0.001 0.01 0.1 -o model.skops
+  unlabeled fit train.csv --estimator wellsvm --C2 0.5 -o ssl.skops
   unlabeled predict model.skops test.csv -o predictions.csv --decision
   unlabeled evaluate model.skops test.csv --true-labels y
 
@@ -110,38 +123,58 @@ Errors are one line on stderr with a non-zero exit status (2: bad command line, 
 UNLABELED_DEBUG=1 (or --debug) shows the traceback.
 """
 
-_FIT_EPILOG = """\
+_FIT_EPILOG = (
+    """\
+estimators (--estimator NAME; 'unlabeled fit --estimator NAME --help' lists its parameters):
+"""
+    + _estimator_table()
+    + """
+
+data layout by family:
+"""
+    + _family_table()
+    + """
+
 The model file is a skops archive (safe to load: no pickle) that also records the version of
 unlabeled that wrote it, the estimator class and how the data were read; predict and evaluate
 refuse files from another version. The file is written only when the fit succeeds.
 
 examples:
   unlabeled fit data.csv --label-column s --positive-value 1 --prior 0.3 -o model.skops
-  unlabeled fit data.csv --label-column 0 --ignore-column id --kernel linear --prior 0.3 \\
-      -o model.skops
   unlabeled fit a9a.svm --prior 0.25 --kernel rbf --gamma 0.05 --lam 0.001 -o model.skops
-  unlabeled fit data.npz --label-column s --prior auto -o model.skops
   unlabeled fit data.csv --prior 0.3 --search --grid-lam 0.001 0.01 0.1 --grid-gamma 0.1 1 \\
       -o model.skops
+  unlabeled fit ssl.csv --estimator wellsvm --label-column y --C2 0.5 -o ssl.skops
+  unlabeled fit bags.csv --estimator mi-svm --bag-column bag --label-column y -o mil.skops
+  unlabeled fit lupi.csv --estimator svmplus --privileged-columns p1,p2 -o svmplus.skops
+  unlabeled fit points.csv --estimator clustering --ignore-column truth -o clusters.skops
+  unlabeled fit points.csv --estimator autoencoder --max-iter 2000 -o pae.skops
 """
+)
 
 _PREDICT_EPILOG = """\
 DATA is read like the training file: a CSV with the training file's columns (matched by name
 when both have a header line, the label column is then ignored) or with the feature columns
 only; an svmlight file (its labels are ignored); an npz archive with the features under the
-training --x-key.
+training --x-key. Multi-instance models read the bag column too (--bag-column, default: as in
+training).
 
-output: a CSV with a header line and one row per data row: "prediction" (1 = positive,
-0 = negative) and, with --decision, "decision" (f(x); positive means positive).
+output: a CSV with a header line and one row per data row: "prediction" (PUSVC: 1 = positive,
+0 = negative; classifiers: the class; clustering: the cluster; the autoencoder: its latent
+code z0, z1, ...), with --decision "decision" (f(x)), with --proba one "proba_CLASS" column
+per class (models fitted with --probability, and clsst). Multi-instance models: one row per
+bag, "bag" first. With --unlabeled-only (semi-supervised models), only the rows whose label
+is -1, "row" (0-based) first.
 
 examples:
   unlabeled predict model.skops test.csv
   unlabeled predict model.skops test.svm --decision -o predictions.csv
+  unlabeled predict ssl.skops train.csv --unlabeled-only
 """
 
 _EVALUATE_EPILOG = """\
-Always reports the unbiased PU zero-one risk from the PU labels of DATA (the label column or
-key of the training file unless --label-column is given) and the model's prior pi:
+PUSVC: always reports the unbiased PU zero-one risk from the PU labels of DATA (the label
+column or key of the training file unless --label-column is given) and the model's prior pi:
 
   R = pi * P_P(f(x) <= 0) + P_U(f(x) > 0) - pi * P_P(f(x) > 0)
 
@@ -150,10 +183,16 @@ npz key, or a text file with one label per line; needed for svmlight data) also 
 and recall of the predictions and ROC AUC of the decision values, with the positive class
 given by --true-positive-value; --unlabeled-only restricts them to the unlabeled rows.
 
+Other models: semi-supervised, accuracy on the rows of DATA whose label is not -1 (and with
+--true-labels on all rows, or the unlabeled ones); multi-instance, bag accuracy; SVM+,
+accuracy; clustering, the adjusted Rand index against --true-labels; the autoencoder, its
+score (minus the PAE loss).
+
 examples:
   unlabeled evaluate model.skops test.csv
   unlabeled evaluate model.skops train.csv --true-labels y --unlabeled-only
   unlabeled evaluate model.skops test.svm --true-labels test_truth.txt --json
+  unlabeled evaluate clusters.skops points.csv --true-labels truth
 """
 
 
@@ -196,7 +235,7 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
 
 
 def _add_label_options(p: argparse.ArgumentParser, fit: bool):
-    g = p.add_argument_group("PU labels")
+    g = p.add_argument_group("labels")
     default = (
         "default: the last column for CSV, y for npz" if fit else "default: as in the training file"
     )
@@ -209,41 +248,68 @@ def _add_label_options(p: argparse.ArgumentParser, fit: bool):
     g.add_argument(
         "--positive-value",
         metavar="V",
-        default="1" if fit else None,
-        help="the label value that marks a labeled positive; all other values are unlabeled "
-        + ("(default 1)" if fit else "(default: as in training)"),
+        default=None,
+        help="PU: the label value that marks a labeled positive; all other values are "
+        "unlabeled " + ("(default 1)" if fit else "(default: as in training)"),
     )
     return g
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser of ``unlabeled`` with its subcommands demo, fit, predict and evaluate; each
-    sets ``func``, the function that runs it on the parsed arguments."""
+def _add_bag_option(g, fit: bool) -> None:
+    g.add_argument(
+        "--bag-column",
+        metavar="NAME_OR_INDEX",
+        help="multi-instance: the column (npz: key) of each row's bag id"
+        + ("" if fit else " (default: as in the training file)"),
+    )
+
+
+def _lazy(name: str):
+    """A command's function, imported when it runs: the commands load NumPy and scikit-learn,
+    which the help must not."""
+
+    def run(args: argparse.Namespace) -> int:
+        from . import _commands
+
+        return getattr(_commands, name)(args)
+
+    return run
+
+
+def build_parser(estimator: str | None = DEFAULT_ESTIMATOR) -> argparse.ArgumentParser:
+    """The parser of ``unlabeled`` with its subcommands demo, fit, predict, evaluate and
+    sample; each sets ``func``, the function that runs it on the parsed arguments.
+
+    ``estimator`` is the ``--estimator`` whose parameters ``fit`` offers as options (importing
+    its subpackage); None builds ``fit`` without them, for the other commands."""
 
     parser = _Parser(
         prog="unlabeled",
         description="Learning from unlabeled and weakly labeled data with exact kernel solvers: "
-        "fit a positive-unlabeled classifier (PUSVC) on a data file, save it, predict with it "
-        "and evaluate it.",
+        "fit a model (positive-unlabeled, semi-supervised, multi-instance, SVM+, clustering, "
+        "an autoencoder) on a data file, save it, predict with it and evaluate it.",
         epilog=_MAIN_EPILOG,
         formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"unlabeled {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_demo_parser(sub)
-    _add_fit_parser(sub)
+    _add_fit_parser(sub, estimator)
     _add_predict_parser(sub)
     _add_evaluate_parser(sub)
+    _add_sample_parser(sub)
     return parser
 
 
-def _add_fit_parser(sub) -> None:
+def _add_fit_parser(sub, estimator: str | None) -> None:
     fit = sub.add_parser(
         "fit",
-        help="fit PUSVC on a CSV, svmlight or npz file and save the model",
-        description="Fit a PUSVC (the convex double-hinge PU classifier, solved exactly) on "
-        "DATA, whose labels mark the labeled positives; everything else is unlabeled. Save the "
-        "fitted model to MODEL.",
+        help="fit a model (PUSVC by default, --estimator NAME) on a CSV, svmlight or npz file "
+        "and save it",
+        description="Fit the estimator NAME (default pusvc: the convex double-hinge PU "
+        "classifier, solved exactly, on DATA whose labels mark the labeled positives) and save "
+        "the fitted model to MODEL. The estimator's parameters are options, listed by "
+        "'unlabeled fit --estimator NAME --help'.",
         epilog=_FIT_EPILOG,
         formatter_class=_Formatter,
     )
@@ -251,85 +317,46 @@ def _add_fit_parser(sub) -> None:
     fit.add_argument(
         "-o", "--output", metavar="MODEL", required=True, help="model file to write (.skops)"
     )
+    fit.add_argument(
+        "--estimator",
+        metavar="NAME",
+        choices=tuple(ESTIMATORS),
+        default=DEFAULT_ESTIMATOR,
+        help=f"what to fit, one of {', '.join(ESTIMATORS)} (default {DEFAULT_ESTIMATOR})",
+    )
     _add_data_options(fit)
     labels = _add_label_options(fit, fit=True)
     labels.add_argument(
         "--ignore-column",
         metavar="NAME_OR_INDEX",
         action="append",
-        help="CSV: a column that is neither feature nor PU label (an id, the true class, ...); "
+        help="CSV: a column that is neither feature nor label (an id, the true class, ...); "
         "repeatable",
     )
-    _add_model_options(fit.add_argument_group("model"))
-    _add_search_options(fit.add_argument_group("parameter search"))
+    _add_bag_option(labels, fit=True)
+    labels.add_argument(
+        "--privileged-columns",
+        metavar="A,B,...",
+        help="SVM+: the CSV columns (names or indices, comma-separated) of the privileged "
+        "features, used by fit only",
+    )
+    if estimator in ESTIMATORS:
+        from ._estimators import estimator_class
+        from ._options import add_parameter_options
+
+        entry = ESTIMATORS[estimator]
+        group = fit.add_argument_group(
+            f"{entry.cls} parameters (--estimator {estimator}; generated from its declaration)"
+        )
+        add_parameter_options(group, estimator_class(estimator))
+    fit.set_defaults(options_for=estimator)
+    _add_search_options(fit.add_argument_group("parameter search (pusvc)"))
     _add_common(fit)
-    fit.set_defaults(func=cmd_fit)
-
-
-def _add_model_options(m) -> None:
-    """PUSVC's parameters, for ``fit``."""
-    m.add_argument(
-        "--prior",
-        type=_prior_arg,
-        required=True,
-        metavar="FLOAT|auto",
-        help="class prior pi, the share of positives among the unlabeled points, in (0, 1); "
-        "'auto' estimates it from the data",
-    )
-    m.add_argument(
-        "--lam", type=_positive_float, default=0.01, help="regularisation lambda > 0 (default 0.01)"
-    )
-    m.add_argument(
-        "--kernel",
-        choices=("rbf", "linear", "poly"),
-        default="rbf",
-        help="kernel (default rbf)",
-    )
-    m.add_argument(
-        "--gamma",
-        type=_gamma_arg,
-        default="scale",
-        help="kernel width: 'scale' (default), 'auto' or a number >= 0, as in sklearn's SVC",
-    )
-    m.add_argument(
-        "--degree",
-        type=_int_in(0, MAX_DEGREE),
-        default=3,
-        help=f"poly kernel degree, 0 to {MAX_DEGREE} (default 3)",
-    )
-    m.add_argument(
-        "--coef0", type=_finite_float, default=0.0, help="poly kernel offset (default 0)"
-    )
-    m.add_argument(
-        "--tol", type=_positive_float, default=1e-3, help="solver tolerance (default 1e-3)"
-    )
-    m.add_argument(
-        "--cache-size",
-        type=_positive_float,
-        default=200,
-        metavar="MB",
-        help="kernel cache budget in MB (default 200)",
-    )
-    m.add_argument(
-        "--max-iter", type=_int_in(1), default=None, help="cap on solver iterations (>= 1)"
-    )
-    m.add_argument(
-        "--n-jobs",
-        type=_int_in(1, minus_one=True),
-        default=None,
-        help="threads for kernel rows, at most the cores available (-1: all cores; default: "
-        "the idle cores)",
-    )
-    m.add_argument(
-        "--random-state",
-        type=_int_in(0, 2**32 - 1),
-        default=None,
-        help="seed (the optimum does not depend on it)",
-    )
+    fit.set_defaults(func=_lazy("cmd_fit"))
 
 
 def _add_search_options(srch) -> None:
-    """``--search`` and its grid, for ``fit``."""
+    """``--search`` and its grid, for ``fit`` of PUSVC."""
     srch.add_argument(
         "--search",
         action="store_true",
@@ -369,7 +396,7 @@ def _add_predict_parser(sub) -> None:
         "predict",
         "data file (CSV, svmlight or npz)",
         help="predict with a saved model",
-        description="Predict the class (1 positive, 0 negative) of every row of DATA with the "
+        description="Predict every row (every bag, for multi-instance models) of DATA with the "
         "model in MODEL.",
         epilog=_PREDICT_EPILOG,
     )
@@ -379,23 +406,42 @@ def _add_predict_parser(sub) -> None:
     pred.add_argument(
         "--decision", action="store_true", help="add the decision values f(x) as a column"
     )
+    pred.add_argument(
+        "--proba",
+        action="store_true",
+        help="add the class probabilities (predict_proba), one column per class",
+    )
+    pred.add_argument(
+        "--unlabeled-only",
+        action="store_true",
+        help="semi-supervised models: only the rows whose label is -1 (DATA with the label column)",
+    )
     _add_data_options(pred)
+    g = pred.add_argument_group("labels and bags")
+    g.add_argument(
+        "--label-column",
+        metavar="NAME_OR_INDEX",
+        help="with --unlabeled-only: the label column (default: as in the training file)",
+    )
+    _add_bag_option(g, fit=False)
     _add_common(pred)
-    pred.set_defaults(func=cmd_predict)
+    pred.set_defaults(func=_lazy("cmd_predict"))
 
 
 def _add_evaluate_parser(sub) -> None:
     ev = _add_model_command(
         sub,
         "evaluate",
-        "data file (CSV, svmlight or npz) with PU labels",
-        help="PU risk of a saved model, and F1/precision/recall/AUC given true labels",
-        description="Evaluate the model in MODEL on DATA: the PU risk from DATA's PU labels, "
-        "and with --true-labels the usual classification metrics.",
+        "data file (CSV, svmlight or npz) with labels",
+        help="PU risk (PUSVC), accuracy, bag accuracy or adjusted Rand index of a saved model",
+        description="Evaluate the model in MODEL on DATA with the measure of its family: for "
+        "PUSVC the PU risk from DATA's PU labels, and with --true-labels the usual "
+        "classification metrics.",
         epilog=_EVALUATE_EPILOG,
     )
     _add_data_options(ev)
-    _add_label_options(ev, fit=False)
+    labels = _add_label_options(ev, fit=False)
+    _add_bag_option(labels, fit=False)
     t = ev.add_argument_group("true labels")
     t.add_argument(
         "--true-labels",
@@ -407,13 +453,40 @@ def _add_evaluate_parser(sub) -> None:
         "--true-positive-value",
         metavar="V",
         default="1",
-        help="the true label of the positive class (default 1)",
+        help="PU: the true label of the positive class (default 1)",
     )
     t.add_argument(
         "--unlabeled-only",
         action="store_true",
-        help="compute F1, precision, recall and AUC on the unlabeled rows only",
+        help="compute the metrics of the true labels on the unlabeled rows only",
     )
     ev.add_argument("--json", action="store_true", help="print the results as JSON")
     _add_common(ev)
-    ev.set_defaults(func=cmd_evaluate)
+    ev.set_defaults(func=_lazy("cmd_evaluate"))
+
+
+def _add_sample_parser(sub) -> None:
+    sp = sub.add_parser(
+        "sample",
+        help="draw new points from a saved autoencoder",
+        description="Draw N points from the autoencoder in MODEL (decoded uniform latent "
+        "codes) and write them as CSV, with the training file's feature names when it had a "
+        "header line.",
+        epilog="examples:\n  unlabeled sample pae.skops -n 100 -o samples.csv\n",
+        formatter_class=_Formatter,
+    )
+    sp.add_argument("model", metavar="MODEL", help="model file written by 'unlabeled fit'")
+    sp.add_argument(
+        "-n", "--n-samples", type=_int_in(1), default=1, help="how many points (default 1)"
+    )
+    sp.add_argument(
+        "-o", "--output", metavar="OUT.csv", help="write the points here (default: stdout)"
+    )
+    sp.add_argument(
+        "--random-state",
+        type=_int_in(0, 2**32 - 1),
+        default=None,
+        help="seed of the latent noise (default: fresh randomness)",
+    )
+    _add_common(sp)
+    sp.set_defaults(func=_lazy("cmd_sample"))
