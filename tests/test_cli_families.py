@@ -397,3 +397,30 @@ def test_help_loads_no_estimator_skops_or_sklearn():
     loaded = _loaded_after("fit", "--estimator", "wellsvm", "--help")
     assert "unlabeled.ssl" in loaded and "skops" not in loaded
     assert not {"unlabeled.pu", "unlabeled.mil", "unlabeled.cluster", "unlabeled.lupi"} & loaded
+
+
+def test_pusvc_is_the_default_and_gives_probabilities(cli_data, tmp_path, capsys):
+    """--estimator pusvc is today's fit, word for word; --proba gives PUSVC's predict_proba."""
+    from unlabeled import PUSVC
+    from unlabeled.datasets import load_csv
+
+    data = cli_data / "train.csv"
+    args = ["--prior", "0.4", "--n-jobs", "1", "--random-state", "0"]
+    outs = []
+    for extra in ([], ["--estimator", "pusvc"]):
+        code, out, err = run(["fit", data, *args, *extra, "-o", tmp_path / "m.skops"], capsys)
+        assert code == 0, err
+        outs.append(out)
+    assert outs[0] == outs[1] and outs[0].startswith("PUSVC(kernel='rbf', lam=0.01, prior=0.4)")
+    model = tmp_path / "p.skops"
+    code, _, err = run(["fit", data, *args, "--probability", "-o", model, "-q"], capsys)
+    assert code == 0, err
+    code, out, err = run(["predict", model, data, "--proba", "-q"], capsys)
+    assert code == 0, err
+    header, rows = table(out)
+    X, s = load_csv(data)
+    api = PUSVC(prior=0.4, n_jobs=1, random_state=0, probability=True).fit(X, s)
+    assert header == ["prediction", "proba_0", "proba_1"]
+    got = np.array(rows, dtype=float)
+    np.testing.assert_array_equal(got[:, 0], api.predict(X))
+    np.testing.assert_allclose(got[:, 1:], api.predict_proba(X), rtol=1e-12, atol=1e-12)
