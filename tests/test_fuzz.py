@@ -431,8 +431,8 @@ def _weak_label_targets():
     from unlabeled.cluster import WellSVMClustering
     from unlabeled.mil import MISVM, MILWellSVM, miSVM
 
-    mil_edges = {"C": [1e-12, 1.0, 1e12], "max_iter": [1, 5]}
-    mil_bad = {"C": [0.0, -1.0, np.nan], "max_iter": [0]}
+    mil_edges = {"C": [1e-12, 1.0, 1e12], "max_iter": [1, 5], **_PROBA_EDGES}
+    mil_bad = {"C": [0.0, -1.0, np.nan], "max_iter": [0], **_PROBA_BAD}
     return [
         Target(
             "WellSVMClustering",
@@ -443,17 +443,30 @@ def _weak_label_targets():
             {"C": [0.0, np.nan], "beta": [-0.1, 1.0], "n_init": [0], "max_iter": [0]},
         ),
         *[
-            Target(name, (lambda c: lambda p: c(**p))(cls), "binary", _decision, mil_edges, mil_bad)
+            Target(
+                name,
+                (lambda c: lambda p: c(**{"random_state": 0, **p}))(cls),
+                "binary",
+                _decision,
+                mil_edges,
+                mil_bad,
+            )
             for name, cls in [("miSVM", miSVM), ("MISVM", MISVM)]
         ],
         Target(
             "mil.WellSVM",
-            lambda p: MILWellSVM(**p),  # (the class itself took the dict as C1: every case
-            # was refused for "C1 must be a real number", and passed)
+            # (the class itself took the dict as C1: every case was refused for "C1 must be
+            # a real number", and passed)
+            lambda p: MILWellSVM(**{"random_state": 0, **p}),
             "binary",
             _decision,
-            {"C1": [1e-12, 10.0, 1e12], "C2": [1e-12, 1.0, 1e12], "max_iter": [1, 5]},
-            {"C1": [0.0, np.nan], "C2": [-1.0], "max_iter": [0], "oracle": ["x"]},
+            {
+                "C1": [1e-12, 10.0, 1e12],
+                "C2": [1e-12, 1.0, 1e12],
+                "max_iter": [1, 5],
+                **_PROBA_EDGES,
+            },
+            {"C1": [0.0, np.nan], "C2": [-1.0], "max_iter": [0], "oracle": ["x"], **_PROBA_BAD},
         ),
     ]
 

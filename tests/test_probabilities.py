@@ -1,4 +1,6 @@
 """predict_proba of the PU estimators, the semi-supervised SVMs and SVM+ (probability=True).
+The multi-instance classifiers' bag probabilities are tested in test_mil_probabilities.py; they
+join the generic checks at the end.
 
 The data are two Gaussians with the identity covariance, so ``P(y = 1 | x)`` is a logistic
 function of a linear score, known exactly (:func:`_eta`): a linear kernel's decision value
@@ -37,6 +39,7 @@ from sklearn.frozen import FrozenEstimator
 
 from unlabeled import PUSVC, TSVM, LabeledSVM, LapSVM, SVMPlus, WellSVM
 from unlabeled.exceptions import InvalidParameterError
+from unlabeled.mil import MISVM, MILWellSVM, miSVM
 from unlabeled.model_io import load_model, save_model
 from unlabeled.model_selection import PUGridSearchCV
 from unlabeled.pu import DoubleHingeQP, RampPU, USMOInit
@@ -291,6 +294,9 @@ ALL = [
     WellSVM(),
     LapSVM(),
     SVMPlus(),
+    MILWellSVM(),
+    MISVM(),
+    miSVM(),
 ]
 
 

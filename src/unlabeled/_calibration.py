@@ -265,9 +265,11 @@ def fold_estimator(est, **fixed):
     return clone(est).set_params(**params)
 
 
-class _IfProbability:
+class IfProbability:
     """A method present only when ``probability=True`` (``hasattr`` is False otherwise, as
-    for :class:`sklearn.svm.SVC`), whose absence says how to get it."""
+    for :class:`sklearn.svm.SVC`), whose absence says how to get it: the decorator of
+    :class:`ProbabilisticMixin`'s methods, and of a subclass's own (the multi-instance
+    classifiers' ``predict_proba(X, groups)``)."""
 
     def __init__(self, fn):
         self.fn = fn
@@ -304,8 +306,9 @@ class ProbabilisticMixin:
             self.probA_ = np.array([float(A)])
             self.probB_ = np.array([float(B)])  # type: ignore[arg-type]
 
-    def _logit(self, X) -> np.ndarray:
-        """``-(probA_ f(x) + probB_)``, the logit of ``P(classes_[1] | x)``, after the checks."""
+    def _logit(self, X, **kwargs) -> np.ndarray:
+        """``-(probA_ f(x) + probB_)``, the logit of ``P(classes_[1] | x)``, after the checks;
+        ``kwargs`` go to ``decision_function`` (the bag ids of a multi-instance classifier)."""
         check_is_fitted(self)
         if "probA_" not in vars(self):
             name = type(self).__name__
@@ -313,10 +316,10 @@ class ProbabilisticMixin:
                 f"this {name} was fitted with probability=False: fit it again with "
                 f"probability=True to use predict_proba"
             )
-        f = self.decision_function(X)  # type: ignore[attr-defined]
+        f = self.decision_function(X, **kwargs)  # type: ignore[attr-defined]
         return -(self.probA_[0] * f + self.probB_[0])
 
-    @_IfProbability
+    @IfProbability
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities ``[P(classes_[0] | x), P(classes_[1] | x)]``, a sigmoid of the
         decision value ``f`` fitted on held-out values at ``fit`` (``probability=True``):
@@ -335,7 +338,7 @@ class ProbabilisticMixin:
         z = self._logit(X)
         return np.c_[expit(-z), expit(z)]
 
-    @_IfProbability
+    @IfProbability
     def predict_log_proba(self, X) -> np.ndarray:
         """The logarithm of :meth:`predict_proba`, computed without underflow.
 

@@ -11,7 +11,7 @@ from .._label_generation import warn_if_solves_capped
 from .._shared import warn_not_converged
 from .._validation import Real
 from ..base import set_init_params
-from ._base import MultiInstanceClassifier
+from ._base import MultiInstanceClassifier, fill_docstring
 
 #: the fitted attributes that mi-SVM and MI-SVM document alike
 _FITTED = """key_instances_ : ndarray of int, shape (n_bags,)
@@ -19,7 +19,8 @@ _FITTED = """key_instances_ : ndarray of int, shape (n_bags,)
     dual_coef_, support_, support_vectors_, intercept_, shape_fit_
         The instance model, as for :class:`sklearn.svm.SVC`.
     n_iter_ : int
-        SVMs trained."""
+        SVMs trained.
+    %(sigmoid)s"""
 
 #: the parameters that mi-SVM and MI-SVM document alike
 _KERNEL_AND_SOLVER = """kernel : {"rbf", "linear", "poly"}, default="rbf"
@@ -31,7 +32,8 @@ _KERNEL_AND_SOLVER = """kernel : {"rbf", "linear", "poly"}, default="rbf"
     tol : float, default=1e-3
         KKT tolerance of the SVMs.
     cache_size : float, default=200
-        Kernel-row cache in MB."""
+        Kernel-row cache in MB.
+    %(probability)s"""
 
 
 class _Alternating(MultiInstanceClassifier):
@@ -46,7 +48,8 @@ class _Alternating(MultiInstanceClassifier):
     def __init__(
         self, C: float = 1.0, *, C_negative: float | None = None, kernel: str = "rbf",
         gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, max_iter: int = 50,
-        tol: float = 1e-3, cache_size: float = 200.0,
+        tol: float = 1e-3, cache_size: float = 200.0, probability: bool = False,
+        random_state: int | np.random.RandomState | None = None,
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
@@ -111,6 +114,7 @@ class miSVM(_Alternating):  # noqa: N801 - the method's published name
     ----------
     S. Andrews, I. Tsochantaridis, T. Hofmann. Support vector machines for multiple-instance
     learning. NIPS 15, 2003.
+    %(platt)s
     """
 
     def _fit(self, params, X, bag, signs):
@@ -173,6 +177,7 @@ class MISVM(_Alternating):
     ----------
     S. Andrews, I. Tsochantaridis, T. Hofmann. Support vector machines for multiple-instance
     learning. NIPS 15, 2003.
+    %(platt)s
     """
 
     def _fit(self, params, X, bag, signs):
@@ -211,3 +216,4 @@ for _cls in (miSVM, MISVM):
         _cls.__doc__ = _cls.__doc__.replace("%(kernel_and_solver)s", _KERNEL_AND_SOLVER).replace(
             "%(fitted)s", _FITTED
         )
+    fill_docstring(_cls)

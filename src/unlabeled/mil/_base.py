@@ -12,6 +12,10 @@ and ``score`` by default, so that with metadata routing on (``sklearn.set_config
 enable_metadata_routing=True)``) ``params={"groups": ids}`` reaches the splitter, ``fit`` and
 ``score`` alike; ``fit`` warns on a 2-D ``X`` without ``groups``, and ``score`` refuses one
 when the model was fitted on bags of several instances.
+
+With ``probability=True`` the bag values are mapped to probabilities by Platt's sigmoid fitted
+on held-out bag values (:meth:`MultiInstanceClassifier._calibrate`): an internal
+cross-validation over whole bags, as ``SVC(probability=True)`` over points.
 """
 
 from __future__ import annotations
@@ -22,13 +26,30 @@ from typing import TypeAlias
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import expit, log_expit
 from sklearn.metrics import accuracy_score
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from .._calibration import (
+    IfProbability,
+    ProbabilisticMixin,
+    calibration_folds,
+    fold_estimator,
+    platt_sigmoid,
+)
 from .._engine import KernelSpec
 from .._kernels import KERNEL_CODES
 from .._label_generation import KernelBackend
-from .._validation import ArrayLike, Integer, MatrixLike, Options, Real, check_binary_targets
+from .._validation import (
+    RANDOM_STATE,
+    ArrayLike,
+    Boolean,
+    Integer,
+    MatrixLike,
+    Options,
+    Real,
+    check_binary_targets,
+)
 from ..base import KernelClassifier, KernelMachine
 
 MIL_KERNELS = ("linear", "poly", "rbf")
@@ -41,6 +62,49 @@ ROUTING_HINT = (
     'cv=GroupKFold(k), params={"groups": ids}) (the estimator requests groups by default), '
     "or give the bags as a list of 2-D arrays with one label per bag"
 )
+
+#: the parameters ``probability`` and ``random_state`` and the fitted sigmoid, as the three
+#: classes document them (``%(probability)s`` and ``%(sigmoid)s`` in their docstrings)
+PROBABILITY_DOC = r"""probability : bool, default=False
+        Enable :meth:`predict_proba` and :meth:`predict_log_proba` per bag, as
+        :class:`sklearn.svm.SVC` does per point: Platt's sigmoid of the bag value
+        :math:`F(B) = \max_{x \in B} f(x)`,
+
+        .. math::
+
+            P(\text{classes\_}[1] \mid B) = \frac{1}{1 + \exp(A\,F(B) + B_0)},
+            \qquad A \le 0,
+
+        fitted (maximum likelihood with Platt's regularised targets, the Newton method of Lin,
+        Lin and Weng) on *held-out* bag values: an internal cross-validation over the bags,
+        5 folds stratified by bag label (fewer when a class has fewer than 5 bags; at least
+        2 bags of each class are needed), which never splits a bag, each fold refitting the
+        method on the other folds' bags. The model kept is the fit on all the bags, whose
+        ``decision_function`` and ``predict`` are the same either way. Off by default
+        because it costs 5 more fits. As for ``SVC``, the class of the larger probability may
+        differ from ``predict``'s: the sigmoid's midpoint need not be at :math:`F(B) = 0`
+        (``MILWellSVM`` has no offset).
+    random_state : int, RandomState instance or None, default=None
+        Draws the folds of ``probability=True``; nothing else is random."""
+
+_SIGMOID_DOC = """probA_, probB_ : ndarray of shape (1,)
+        ``A`` and ``B_0`` of the sigmoid of ``predict_proba``; ``probability=True`` only."""
+
+_PLATT_REFERENCE = """J. Platt. Probabilistic outputs for support vector machines and comparisons to
+    regularized likelihood methods. Advances in Large Margin Classifiers, 1999.
+    H.-T. Lin, C.-J. Lin, R. C. Weng. A note on Platt's probabilistic outputs for support
+    vector machines. Machine Learning 68, 2007."""
+
+
+def fill_docstring(cls) -> None:
+    """Write the shared parameter, attribute and reference text into ``cls.__doc__``."""
+    if cls.__doc__ is not None:  # None under python -OO
+        cls.__doc__ = (
+            cls.__doc__.replace("%(probability)s", PROBABILITY_DOC)
+            .replace("%(sigmoid)s", _SIGMOID_DOC)
+            .replace("%(platt)s", _PLATT_REFERENCE)
+        )
+
 
 #: bags: a sequence (or 3-D array) of 2-D arrays, one per bag, or a matrix of instances
 BagsLike: TypeAlias = "MatrixLike | Sequence[MatrixLike]"
@@ -71,7 +135,7 @@ def as_instances(
         The bag index (0 .. n_bags - 1) of every instance.
     n_bags : int
     """
-    if _is_bags(X):
+    if is_bags(X):
         if groups is not None:
             raise ValueError(
                 "groups must be None when X is a list of bags (each bag is its own 2-D array); "
@@ -148,7 +212,12 @@ def bag_labels(y, bag, n_bags: int) -> np.ndarray:
     )
 
 
-def _is_bags(X) -> bool:
+def _plain(value):
+    """A NumPy scalar as the Python value it holds (``1``, not ``np.int64(1)``, in messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def is_bags(X) -> bool:
     """Whether ``X`` holds one 2-D array per bag (a list, tuple or 3-D array of them)."""
     if isinstance(X, np.ndarray) and X.ndim == 3:
         return True
@@ -157,7 +226,7 @@ def _is_bags(X) -> bool:
 
 def _instance_layout_without_groups(X, groups) -> bool:
     """Whether ``X`` is a matrix of instances given without bag ids (one bag per row)."""
-    return groups is None and not _is_bags(X)
+    return groups is None and not is_bags(X)
 
 
 def bag_targets(y, bag, n_bags: int, who: str):
@@ -180,19 +249,25 @@ def bag_targets(y, bag, n_bags: int, who: str):
     return classes, signs
 
 
-class MultiInstanceClassifier(KernelClassifier):
-    """Base of the multi-instance SVMs: the bags, the labels, the bag model ``max f``.
+class MultiInstanceClassifier(ProbabilisticMixin, KernelClassifier):
+    """Base of the multi-instance SVMs: the bags, the labels, the bag model ``max f``, and
+    its probabilities with ``probability=True``.
 
     A subclass supplies ``_fit(params, X, bag, signs)`` on the checked stacked instances
     ``X``, the bag of each instance and the +-1 label of each bag, and calls
     :meth:`_set_expansion` for the instance model.
 
-    ``groups`` is requested for ``fit`` and ``score`` by default (scikit-learn's metadata
-    routing, as its group splitters request it for ``split``): it is part of the data, not an
-    option, in the instance layout."""
+    ``groups`` is requested for ``fit``, ``score`` and the bag predictions by default
+    (scikit-learn's metadata routing, as its group splitters request it for ``split``): it is
+    part of the data, not an option, in the instance layout, so that a :class:`Pipeline
+    <sklearn.pipeline.Pipeline>` ending in a multi-instance classifier routes it there."""
 
     __metadata_request__fit = {"groups": True}
     __metadata_request__score = {"groups": True}
+    __metadata_request__predict = {"groups": True}
+    __metadata_request__decision_function = {"groups": True}
+    __metadata_request__predict_proba = {"groups": True}
+    __metadata_request__predict_log_proba = {"groups": True}
 
     _parameter_constraints: dict = {
         **KernelMachine._parameter_constraints,
@@ -200,6 +275,8 @@ class MultiInstanceClassifier(KernelClassifier):
         "tol": [Real(0.0)],
         "cache_size": [Real(0.0)],
         "max_iter": [Integer(1)],
+        "probability": [Boolean()],
+        "random_state": RANDOM_STATE,
     }
 
     def fit(
@@ -220,7 +297,8 @@ class MultiInstanceClassifier(KernelClassifier):
             instance). Either one label per bag (bags in the order of ``X``, or of the sorted
             ids with ``groups``) or, in the instance layout, one per instance: the bag's
             label repeated on each of its instances (it must be constant within each bag).
-            The second is what scikit-learn's cross-validation splits with ``X``.
+            The second is what scikit-learn's cross-validation splits with ``X``. With
+            ``probability=True``, at least 2 bags of each class.
         groups : array-like of shape (n_instances,), optional
             Bag id of each row of a 2-D ``X``. Under ``cross_val_score`` or
             ``GridSearchCV`` its ``groups=`` argument reaches only the splitter: turn on
@@ -241,6 +319,10 @@ class MultiInstanceClassifier(KernelClassifier):
         X, bag, n_bags = as_instances(X, groups)
         X = self._validate_X(X)
         classes, signs = bag_targets(y, bag, n_bags, type(self).__name__)
+        folds = None
+        if params["probability"]:  # refused here, before any work, when a class is too small
+            names = tuple(f"bags of class {_plain(c)!r}" for c in classes)
+            folds = calibration_folds(signs, names, self.random_state)
         if one_per_row:
             warnings.warn(
                 f"{type(self).__name__}.fit got a 2-D X without groups: every row is its own "
@@ -252,10 +334,33 @@ class MultiInstanceClassifier(KernelClassifier):
             )
         self.classes_ = classes
         self.n_bags_fit_ = n_bags
-        return self._fit(params, X, bag, signs)
+        self._fit(params, X, bag, signs)
+        self._calibrate(X, bag, signs, folds)
+        return self
 
     def _fit(self, params, X, bag, signs):
         raise NotImplementedError
+
+    def _calibrate(self, X, bag, signs, folds) -> None:
+        r"""With ``folds`` (of the bags; ``probability=True``): Platt's sigmoid on held-out bag
+        values. Each fold refits the method (same parameters, the kernel width resolved on all
+        the instances) on the instances of the other folds' bags, with their bag ids, and
+        records the bag values :math:`F(B) = \max_{x \in B} f(x)` of its own bags. The
+        folds are drawn over bags, not instances: a bag is never split between training and
+        held-out parts, whose values would otherwise share its key instance. Without
+        ``folds``, removes the sigmoid of an earlier fit."""
+        if folds is None:
+            self._set_sigmoid(None)
+            return
+        labels = self.classes_[(signs > 0).astype(int)]
+        F = np.empty(signs.size)
+        for train, test in folds:
+            train, test = np.sort(train), np.sort(test)  # the bag order of groups= below
+            rows = np.isin(bag, train)
+            est = fold_estimator(self).fit(X[rows], labels[train], groups=bag[rows])
+            rows = np.isin(bag, test)
+            F[test] = est.decision_function(X[rows], groups=bag[rows])
+        self._set_sigmoid(*platt_sigmoid(F, signs > 0))
 
     def _backend(self, X, tol=None, max_iter=-1):
         """The engine's SMO solver on one kernel-row cache over the rows of ``X``."""
@@ -350,6 +455,54 @@ class MultiInstanceClassifier(KernelClassifier):
         check_is_fitted(self)
         self._check_bags_given(X, groups, "predict")
         return self._classes_of(self.decision_function(X, groups))
+
+    @IfProbability
+    def predict_proba(self, X: BagsLike, groups: ArrayLike | None = None) -> np.ndarray:
+        r"""Bag class probabilities ``[P(classes_[0] | B), P(classes_[1] | B)]``
+        (``probability=True``).
+
+        Platt's sigmoid of the bag value :math:`F(B) = \max_{x \in B} f(x)`, fitted on
+        held-out bags at ``fit``: :math:`P(\text{classes\_}[1] \mid B) = 1 / (1 +
+        \exp(A F(B) + B_0))` with ``A = probA_[0] <= 0`` and ``B_0 = probB_[0]``,
+        non-decreasing in :meth:`decision_function`.
+
+        Parameters
+        ----------
+        X : list of array-like or array-like
+            Bags as for :meth:`decision_function`.
+        groups : array-like of shape (n_instances,), optional
+            Bag id of each row of a 2-D ``X``.
+
+        Returns
+        -------
+        ndarray of shape (n_bags, 2)
+            Columns in the order of ``classes_``; rows sum to 1; bags in the order of ``X``
+            (of the sorted ids with ``groups``).
+        """
+        z = self._bag_logit(X, groups, "predict_proba")
+        return np.c_[expit(-z), expit(z)]
+
+    @IfProbability
+    def predict_log_proba(self, X: BagsLike, groups: ArrayLike | None = None) -> np.ndarray:
+        """The logarithm of :meth:`predict_proba`, computed without underflow.
+
+        Parameters
+        ----------
+        X, groups
+            Bags as for :meth:`predict_proba`.
+
+        Returns
+        -------
+        ndarray of shape (n_bags, 2)
+        """
+        z = self._bag_logit(X, groups, "predict_log_proba")
+        return np.c_[log_expit(-z), log_expit(z)]
+
+    def _bag_logit(self, X, groups, method):
+        """The logit of ``P(classes_[1] | B)`` per bag, after the checks (naming ``method``)."""
+        check_is_fitted(self)
+        self._check_bags_given(X, groups, method)
+        return self._logit(X, groups=groups)
 
     def score(
         self,

@@ -9,7 +9,7 @@ from .._label_generation import label_generation, store_result
 from .._shared import resolve_max_iter, warn_not_converged
 from .._validation import VERBOSE, Integer, Options, Real
 from ..base import set_init_params
-from ._base import MultiInstanceClassifier
+from ._base import MultiInstanceClassifier, fill_docstring
 
 
 class KeyInstanceBackend:
@@ -264,6 +264,7 @@ class MILWellSVM(MultiInstanceClassifier):
         dense besides (``8 (n_instances^2 + q^2)`` bytes).
     verbose : bool, default=False
         Print one line per cutting-plane step to stderr.
+    %(probability)s
 
     Attributes
     ----------
@@ -295,6 +296,7 @@ class MILWellSVM(MultiInstanceClassifier):
     n_mkl_iter_ : list of int
         SVM solves of each MKL problem.
     stop_reason_ : str
+    %(sigmoid)s
 
     See Also
     --------
@@ -308,6 +310,7 @@ class MILWellSVM(MultiInstanceClassifier):
     JMLR 14:2151-2188, 2013 (Section 4.2).
     S. Andrews, I. Tsochantaridis, T. Hofmann. Support vector machines for multiple-instance
     learning. NIPS 15, 2003.
+    %(platt)s
 
     Examples
     --------
@@ -342,7 +345,8 @@ class MILWellSVM(MultiInstanceClassifier):
         gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, max_iter: int = 50,
         max_mkl_iter: int = 100,
         tol: float = 1e-3, oracle: str = "ascent", model: str = "rounded",
-        cache_size: float = 200.0, verbose: bool | int = False,
+        cache_size: float = 200.0, verbose: bool | int = False, probability: bool = False,
+        random_state: int | np.random.RandomState | None = None,
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
@@ -413,3 +417,6 @@ class MILWellSVM(MultiInstanceClassifier):
                 detail=f". KKT violation {res.violation:.3g} > tol={params['tol']}.",
             )  # fmt: skip
         return K @ (res.alpha * y) - res.rho
+
+
+fill_docstring(MILWellSVM)
