@@ -50,8 +50,27 @@ def make_gaussian_grid(
 def embedded_means(
     n_modes: int = 10, dim: int = 1000, block: int = 10
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Means of the low-dimensional embedding: mode ``i`` is ``m_i`` on coordinates
-    ``o_i .. o_i + block - 1`` (``m = linspace(-5, 5)``, ``o = floor(linspace(0, dim-block))``)."""
+    """Means of the low-dimensional embedding, one block of equal coordinates per mode.
+
+    Mode ``i`` is ``m_i`` on the coordinates ``o_i`` to ``o_i + block - 1`` and 0 elsewhere,
+    with ``m = linspace(-5, 5, n_modes)`` and ``o = floor(linspace(0, dim - block, n_modes))``.
+
+    Parameters
+    ----------
+    n_modes : int, default=10
+        Number of modes.
+    dim : int, default=1000
+        Dimension of the ambient space.
+    block : int, default=10
+        Number of coordinates that each mode occupies.
+
+    Returns
+    -------
+    means : ndarray of shape (n_modes, dim)
+        The means.
+    offsets : ndarray of shape (n_modes,)
+        The first coordinate ``o_i`` of each mode's block.
+    """
     means = np.zeros((n_modes, dim))
     offsets = np.floor(np.linspace(0, dim - block, n_modes)).astype(int)
     for i, (m, o) in enumerate(zip(np.linspace(-5, 5, n_modes), offsets, strict=True)):

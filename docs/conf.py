@@ -1,0 +1,439 @@
+"""Sphinx configuration of the unlabeled documentation.
+
+Build it from the repository root with the ``docs`` extra installed::
+
+    pip install ".[docs]"
+    python -m sphinx -W --keep-going -n -b html docs docs/_build/html
+
+The build needs no network: no intersphinx inventories are fetched (references to NumPy,
+SciPy and scikit-learn are written as plain text or full links), and the gallery's examples
+use only the library's own generators and scikit-learn's bundled data.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # the gallery draws off screen
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+# a source checkout whose engine was built in place (PYTHONPATH=src) or an installed package
+if (ROOT / "src" / "unlabeled" / "_engine").is_dir() and "unlabeled" not in sys.modules:
+    try:
+        import unlabeled  # noqa: F401  (installed)
+    except ImportError:
+        sys.path.insert(0, str(ROOT / "src"))
+
+import unlabeled  # noqa: E402
+
+# -- project ------------------------------------------------------------------------------------
+
+project = "unlabeled"
+author = "the unlabeled developers"
+copyright = "2026, the unlabeled developers"  # noqa: A001
+release = unlabeled.__version__
+version = ".".join(release.split(".")[:2])
+
+# -- general ------------------------------------------------------------------------------------
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    "numpydoc",
+    "sphinx_gallery.gen_gallery",
+    "sphinx_copybutton",
+]
+
+templates_path = ["_templates"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.md5"]
+root_doc = "index"
+default_role = "literal"  # `name` in a docstring renders as code, not as a broken reference
+nitpicky = True
+# type names that numpydoc writes from the docstrings' "Parameters" lines are not references;
+# these are the few that Sphinx still tries to resolve (external classes in signatures)
+nitpick_ignore_regex = [
+    (r"py:.*", r"(numpy|np|scipy|sklearn|torch|pandas|matplotlib|dask|joblib|skops)\..*"),
+    (r"py:.*", r"(ArrayLike|MatrixLike|Self|Any|Sequence|Callable|Iterable|Mapping)"),
+]
+
+# -- autodoc / autosummary / numpydoc -----------------------------------------------------------
+
+autosummary_generate = True
+autosummary_imported_members = True
+autodoc_default_options = {"members": False}
+autodoc_typehints = "none"  # the numpydoc "Parameters" sections say the types
+autodoc_member_order = "groupwise"
+autoclass_content = "class"
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+numpydoc_validation_checks: set[str] = set()
+
+
+def _skip_member(app, what, name, obj, skip, options):
+    """Leave out scikit-learn's generated metadata-routing setters (one per method)."""
+    if re.fullmatch(r"set_\w+_request", name):
+        return True
+    return skip
+
+
+# -- the API reference, generated from the public modules' __all__ ------------------------------
+
+#: the public modules, in the order of the reference; an object re-exported by several of them
+#: gets its page under the first (the top-level estimators under ``unlabeled``)
+PUBLIC_MODULES = [
+    "unlabeled",
+    "unlabeled.pu",
+    "unlabeled.pu.priors",
+    "unlabeled.metrics",
+    "unlabeled.model_selection",
+    "unlabeled.ssl",
+    "unlabeled.mil",
+    "unlabeled.cluster",
+    "unlabeled.lupi",
+    "unlabeled.generative",
+    "unlabeled.datasets",
+    "unlabeled.model_io",
+    "unlabeled.exceptions",
+    "unlabeled.base",
+    "unlabeled.plotting",
+]
+#: what each public constant is (module-level data carry no docstring of their own)
+DATA_DOCS = {
+    "unlabeled.__version__": "The version of the package, as a string (model files record it).",
+    "unlabeled.metrics.LOSSES": "The loss names that :func:`unlabeled.metrics.pu_risk` accepts.",
+    "unlabeled.metrics.SCORING_NAMES": (
+        "The metric names that :func:`unlabeled.metrics.make_pu_scorer` and "
+        "``PUGridSearchCV(scoring=...)`` accept."
+    ),
+    "unlabeled.model_selection.DEFAULT_LAMS": (
+        "The regularisation path of the default grid (walked from the largest value down)."
+    ),
+    "unlabeled.model_selection.DEFAULT_GAMMA_FACTORS": (
+        'The kernel widths of the default grid, as multiples of ``gamma="scale"`` on the data '
+        "given to ``fit``."
+    ),
+    "unlabeled.datasets.FCPS_NAMES": (
+        "The FCPS shapes that :func:`unlabeled.datasets.load_fcps` reads."
+    ),
+    "unlabeled.datasets.MIL_NAMES": (
+        "The multi-instance sets that :func:`unlabeled.datasets.load_mil` reads."
+    ),
+    "unlabeled.datasets.UCI_SMALL_NAMES": (
+        "The 12 UCI sets of the papers' tables, read by :func:`unlabeled.datasets.load_uci_small`."
+    ),
+    "unlabeled.model_io.TRUSTED_TYPES": (
+        "The types a model file may contain (by name): the public estimators, NumPy and SciPy "
+        "containers. Anything else in a file is refused, not loaded."
+    ),
+    "unlabeled.base.ArrayLike": (
+        "NumPy's ``numpy.typing.ArrayLike``: anything NumPy reads as an array."
+    ),
+    "unlabeled.base.MatrixLike": (
+        "A data matrix: anything NumPy reads as a 2-D array, or a SciPy sparse matrix or array."
+    ),
+}
+
+
+def _public_objects():
+    """(module, [(name, object, kind, canonical name)]) for each public module, in order."""
+    import importlib
+    import inspect
+    import types
+
+    canonical: dict[int, str] = {}
+    sections = []
+    for modname in PUBLIC_MODULES:
+        try:
+            module = importlib.import_module(modname)
+        except ImportError:
+            if modname == "unlabeled.plotting":
+                continue
+            raise
+        rows = []
+        for name in module.__all__:
+            obj = getattr(module, name)
+            full = f"{modname}.{name}"
+            if isinstance(obj, types.ModuleType):
+                kind = "module"
+            elif full in DATA_DOCS:
+                kind = "data"
+            elif inspect.isclass(obj):
+                kind = "class"
+            elif callable(obj):
+                kind = "function"
+            else:
+                kind = "data"
+            if kind in ("class", "function"):
+                first = canonical.setdefault(id(obj), full)
+            else:
+                first = full
+            rows.append((name, obj, kind, first))
+        sections.append((module, rows))
+    return sections, canonical
+
+
+_SECTIONS, CANONICAL = _public_objects()
+#: documented name -> canonical name, for every re-exported class and function
+ALIASES: dict[str, str] = {}
+
+
+def _write_api() -> None:
+    """docs/api/index.rst: one section per public module, one page per class and function."""
+    out = HERE / "api"
+    out.mkdir(exist_ok=True)
+    lines = [
+        ".. Generated by docs/conf.py from the public modules' __all__: do not edit.",
+        "",
+        ".. _api:",
+        "",
+        "API reference",
+        "=============",
+        "",
+        "Every public name of the package, by module. The main estimators are importable from",
+        "``unlabeled`` itself and have their page there; their subpackages list them again.",
+        "",
+    ]
+    missing = []
+    for module, rows in _SECTIONS:
+        modname = module.__name__
+        title = f"``{modname}``"
+        lines += [f".. _api-{modname}:", "", title, "-" * len(title), ""]
+        lines += [f".. automodule:: {modname}", "   :no-members:", ""]
+        own = [r for r in rows if r[2] in ("class", "function") and r[3] == f"{modname}.{r[0]}"]
+        again = [r for r in rows if r[2] in ("class", "function") and r[3] != f"{modname}.{r[0]}"]
+        subs = [r for r in rows if r[2] == "module"]
+        data = [r for r in rows if r[2] == "data"]
+        lines += [f".. currentmodule:: {modname}", ""]
+        for label, group in (
+            ("Classes", [r for r in own if r[2] == "class"]),
+            ("Functions", [r for r in own if r[2] == "function"]),
+        ):
+            if group:
+                lines += [
+                    f"**{label}**",
+                    "",
+                    ".. autosummary::",
+                    "   :toctree: generated/",
+                    "   :nosignatures:",
+                    "",
+                ]
+                lines += [f"   {name}" for name, *_ in sorted(group, key=lambda r: r[0].lower())]
+                lines += [""]
+        if again:
+            lines += [
+                "**Also here** (documented where they were first listed)",
+                "",
+                ".. autosummary::",
+                "   :nosignatures:",
+                "",
+            ]
+            for name, _, _, first in sorted(again, key=lambda r: r[0].lower()):
+                ALIASES[f"{modname}.{name}"] = first
+                lines += [f"   ~{first}"]
+            lines += [""]
+        if subs:
+            lines += [
+                "**Subpackages and modules**: "
+                + ", ".join(f":ref:`{modname}.{n} <api-{modname}.{n}>`" for n, *_ in subs)
+                + "",
+                "",
+            ]
+        if data:
+            lines += ["**Constants**", ""]
+            for name, obj, _, _ in data:
+                full = f"{modname}.{name}"
+                if full not in DATA_DOCS:
+                    missing.append(full)
+                    continue
+                lines += [f".. py:data:: {name}"]
+                if isinstance(obj, (tuple, str)) and len(repr(obj)) < 200:
+                    lines += [f"   :value: {obj!r}"]
+                lines += ["", f"   {DATA_DOCS[full]}", ""]
+    if missing:
+        raise RuntimeError(f"docs/conf.py: describe these public constants in DATA_DOCS: {missing}")
+    text = "\n".join(lines) + "\n"
+    index = out / "index.rst"
+    if not index.exists() or index.read_text() != text:
+        index.write_text(text)
+
+
+_write_api()
+
+
+def _resolve_alias(app, env, node, contnode):
+    """Resolve a reference to a public object under any of its public names.
+
+    The docstrings name objects as users import them (``unlabeled.PUSVC``,
+    ``unlabeled.pu.priors.TIcE``, or ``TIcE`` inside the ``pu`` package); each has one page,
+    under its canonical name. A reference Sphinx cannot resolve is looked up by the object's
+    identity: the name as written, then relative to the referring module, then by its last
+    component when that is unique among the documented names.
+    """
+    import importlib
+
+    if node.get("refdomain") != "py":
+        return None
+    target = node["reftarget"].lstrip(".~")
+    modname = node.get("py:module") or ""
+    clsname = node.get("py:class") or ""
+
+    def lookup(path):
+        parts = path.split(".")
+        for i in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:i]))
+            except ImportError:
+                continue
+            rest = parts[i:]
+            prefix = None
+            for j, part in enumerate(rest):
+                try:
+                    obj = getattr(obj, part)
+                except AttributeError:
+                    return None
+                if id(obj) in CANONICAL and j < len(rest) - 1:
+                    prefix = (CANONICAL[id(obj)], rest[j + 1 :])
+            if id(obj) in CANONICAL:
+                return CANONICAL[id(obj)]
+            if prefix:
+                return ".".join([prefix[0], *prefix[1]])
+            return None
+        return None
+
+    tries = [target]
+    if modname:
+        tries += [f"{modname}.{clsname}.{target}" if clsname else "", f"{modname}.{target}"]
+    found = None
+    for t in filter(None, tries):
+        found = lookup(t)
+        if found:
+            break
+    if found is None and "." not in target:
+        matches = {c for c in CANONICAL.values() if c.rsplit(".", 1)[-1] == target}
+        if len(matches) == 1:
+            found = matches.pop()
+    if found is None:
+        return _existing_private(node, contnode, target, modname)
+    if found == node["reftarget"]:
+        return None
+    domain = env.get_domain("py")
+    doc, builder = node["refdoc"], app.builder
+    return (
+        domain.resolve_xref(env, doc, builder, node["reftype"], found, node, contnode)
+        or domain.resolve_xref(env, doc, builder, "obj", found, node, contnode)
+        or _existing_private(node, contnode, target, modname)
+    )
+
+
+#: references to names that exist in the code but are not public (a private helper, a
+#: module constant left out of ``__all__``): rendered as code, without a link, and listed by
+#: ``python -m sphinx -v`` so that the docstrings can name public objects instead
+PRIVATE_REFERENCES: set[str] = set()
+
+
+def _existing_private(node, contnode, target, modname):
+    import importlib
+    import inspect
+
+    from sphinx.util import logging
+
+    parts = target.split(".")
+    exists = any(p.startswith("_") and not p.startswith("__") for p in parts)
+    if not exists:
+        # a constant or helper of the package that __all__ leaves out
+        for name, module in list(sys.modules.items()):
+            if not name.startswith("unlabeled") or module is None:
+                continue
+            obj = module
+            for part in parts:
+                obj = getattr(obj, part, None)
+                if obj is None:
+                    break
+            if obj is not None:
+                exists = True
+                break
+    if not exists and len(parts) == 1 and node.get("reftype") in ("meth", "attr", "obj"):
+        # a method named without its class (a "See Also" entry of a base class)
+        for modname_ in ("unlabeled",):
+            module = importlib.import_module(modname_)
+            exists = any(
+                inspect.isclass(getattr(module, n)) and hasattr(getattr(module, n), target)
+                for n in module.__all__
+                if not n.startswith("_") and n[0].isupper()
+            )
+    if not exists:
+        return None
+    PRIVATE_REFERENCES.add(f"{node['refdoc']}: {node['reftarget']}")
+    logging.getLogger(__name__).verbose("not a public name, shown as code: %s", node["reftarget"])
+    return contnode
+
+
+_TRAILING_UNDERSCORE = re.compile(r"(?<![`\w])([A-Za-z]\w*?)_(?=[,)\s]|$)")
+_FIELD_LINE = re.compile(r"^(\s*\w+ : )(.*)$")
+
+
+def _escape_fitted_names(app, what, name, obj, options, lines):
+    """Escape ``name_`` in the type part of ``name : type`` lines (``shape (n_iter_,)``),
+    which docutils would read as a reference to a target ``n_iter``."""
+    for i, line in enumerate(lines):
+        m = _FIELD_LINE.match(line)
+        if m and "`" not in m.group(2):
+            lines[i] = m.group(1) + _TRAILING_UNDERSCORE.sub(r"\1\\_", m.group(2))
+
+
+# -- sphinx-gallery -----------------------------------------------------------------------------
+
+sphinx_gallery_conf = {
+    "examples_dirs": [str(ROOT / "examples")],
+    "gallery_dirs": ["auto_examples"],
+    "filename_pattern": r"/plot_",
+    "ignore_pattern": r"__init__\.py|/_",
+    "abort_on_example_error": False,
+    "only_warn_on_example_error": False,
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "within_subsection_order": "FileNameSortKey",
+    "matplotlib_animations": False,
+    "image_scrapers": ("matplotlib",),
+    "reset_modules": ("matplotlib",),
+    "backreferences_dir": "api/generated/backreferences",
+    "doc_module": ("unlabeled",),
+    "show_memory": False,
+    "min_reported_time": 1,
+    "plot_gallery": os.environ.get("UNLABELED_DOCS_PLOT", "True"),
+}
+
+# -- html ---------------------------------------------------------------------------------------
+
+html_theme = "pydata_sphinx_theme"
+html_title = f"unlabeled {release}"
+html_static_path: list[str] = []
+html_show_sourcelink = False
+html_theme_options = {
+    "github_url": "https://github.com/unlabeled-dev/unlabeled",
+    "navbar_align": "left",
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+    "secondary_sidebar_items": ["page-toc"],
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version"],
+}
+html_context = {"default_mode": "light"}
+
+copybutton_prompt_text = r">>> |\.\.\. |\$ "
+copybutton_prompt_is_regexp = True
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_member)
+    app.connect("missing-reference", _resolve_alias)
+    app.connect("autodoc-process-docstring", _escape_fitted_names, priority=100)
