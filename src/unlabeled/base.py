@@ -58,6 +58,7 @@ from ._kernels import KERNELS, as_float64, kernel_block, kernel_dot, kernel_para
 from ._shared import check_dense_budget, resolve_max_iter, warn_not_converged
 from ._validation import (
     MAX_DEGREE,
+    MAX_KERNEL_VALUE,
     ArrayLike,
     Boolean,
     Callable,
@@ -69,6 +70,7 @@ from ._validation import (
     Real,
     canonical_sparse,
     check_binary_targets,
+    check_data_scale,
     check_gamma,
     check_kernel_scale,
     check_pu_labels,
@@ -78,6 +80,7 @@ from ._validation import (
 __all__ = [
     "ArrayLike",
     "Boolean",
+    "Fitted",
     "Callable",
     "Instance",
     "Integer",
@@ -147,6 +150,75 @@ def transactional_fit(fit):
     return wrapper
 
 
+class Fitted:
+    """What one fitted attribute is, as ``fit`` makes it: the declaration that a loaded model is
+    checked against (:func:`unlabeled.model_io.check_model`).
+
+    Each estimator class lists its fitted attributes in ``_fitted_attributes`` (name ->
+    ``Fitted``, or None for a transient attribute that a model file does not keep); a class
+    lists only what it adds to its bases' tables. A model file holding an attribute that is
+    neither a parameter nor declared, lacking one that is not ``optional``, or holding one of
+    another kind, dtype, shape or range is refused.
+
+    Parameters
+    ----------
+    kind : str
+        ``"int"``, ``"float"``, ``"bool"``, ``"str"``: a scalar. ``"ints"``, ``"floats"``: a list
+        or tuple of them (its length in ``shape``). ``"dims"``: a tuple of integers that are the
+        dimensions named in ``shape`` (``shape_fit_``). ``"dict"``: str -> int, None or one of
+        ``choices``. ``"matrix"``: a float ndarray or a CSR matrix. ``"object"``: an instance of
+        a class whose path is in ``choices``. Anything else: an ndarray whose dtype kind is one
+        of these letters (``"f"``, ``"iu"``, ``"iufUSb"``; ``"O"`` holds strings only).
+    shape : tuple, default=()
+        One entry per axis: an int, None (any length), or a dimension's name: an integer
+        fitted attribute (``"n_features_in_"``) or a symbol bound by its first use
+        (``"n_SV"``: every later use must agree); ``"name+1"`` is one more than ``name``.
+    low, high : number or name, optional
+        Inclusive bounds of the values (numbers of an array, scalars, items).
+    above, below : number or name, optional
+        Exclusive bounds (``below="n_train"``: indices of training points).
+    none : bool, default=False
+        The value may be None.
+    optional : bool, default=False
+        The attribute may be absent (e.g. set only by some parameter values).
+    needs : tuple of str, default=()
+        Attributes present, or parameters true, whenever this one is present.
+    choices : tuple of str, optional
+        The strings a ``"str"`` (or a ``"dict"`` value) may be; the class paths of an
+        ``"object"``.
+
+    Examples
+    --------
+    >>> from unlabeled.base import Fitted
+    >>> Fitted("f", (1, "n_SV"))  # dual_coef_: one row of n_SV floats
+    Fitted('f', (1, 'n_SV'))
+    """
+
+    __slots__ = ("kind", "shape", "low", "high", "above", "below", "none", "optional", "needs",
+                 "choices")  # fmt: skip
+
+    def __init__(
+        self,
+        kind: str,
+        shape: tuple = (),
+        *,
+        low: float | str | None = None,
+        high: float | str | None = None,
+        above: float | str | None = None,
+        below: float | str | None = None,
+        none: bool = False,
+        optional: bool = False,
+        needs: tuple[str, ...] = (),
+        choices: tuple[str, ...] | None = None,
+    ) -> None:
+        self.kind, self.shape, self.low, self.high = kind, tuple(shape), low, high
+        self.above, self.below, self.none, self.optional = above, below, none, optional
+        self.needs, self.choices = tuple(needs), choices
+
+    def __repr__(self) -> str:
+        return f"Fitted({self.kind!r}, {self.shape!r})"
+
+
 class ValidatedEstimator(BaseEstimator):
     """A scikit-learn estimator whose constructor parameters are declared and checked.
 
@@ -161,6 +233,22 @@ class ValidatedEstimator(BaseEstimator):
     #: parameters without a usable default (name -> what to pass): they default to None, which
     #: ``fit`` refuses with an error that names them and the choices, before any work
     _required_params: dict = {}
+
+    #: the fitted attributes that ``fit`` sets (name -> :class:`Fitted`, None for a transient
+    #: one that model files do not keep): what a loaded model is checked against. A subclass
+    #: lists only its own; :meth:`_fitted_declarations` merges the tables of the bases
+    _fitted_attributes: dict = {
+        "n_features_in_": Fitted("int", low=1),
+        "feature_names_in_": Fitted("OU", ("n_features_in_",), optional=True),
+    }
+
+    def _fitted_declarations(self) -> dict:
+        """The fitted attributes of this estimator: the ``_fitted_attributes`` of its class and
+        bases, a subclass's entries last (and replacing its bases' of the same name)."""
+        table: dict = {}
+        for klass in reversed(type(self).__mro__):
+            table.update(vars(klass).get("_fitted_attributes", {}))
+        return table
 
     def _validate_params(self) -> dict:
         """Check the parameters against ``_parameter_constraints``; returns the checked values
@@ -213,6 +301,51 @@ class KernelMachine(ValidatedEstimator):
         "degree": [Integer(0, MAX_DEGREE)],
         "coef0": [Real()],
     }
+
+    # the expansion of _set_expansion; n_SV and n_train are bound by support_ and shape_fit_
+    _fitted_attributes: dict = {
+        "shape_fit_": Fitted("dims", ("n_train", "n_features_in_"), low=1),
+        "_gamma": Fitted("float", low=0.0),
+        "support_": Fitted("iu", ("n_SV",), low=0, below="n_train"),
+        "dual_coef_": Fitted("f", (1, "n_SV")),
+        "intercept_": Fitted("f", (1,)),
+        "support_vectors_": Fitted("matrix", ("n_SV", "n_features_in_")),
+        "_coef": Fitted("f", (1, "n_features_in_")),
+        "n_iter_": Fitted("int", low=0, optional=True),
+    }
+
+    def _fitted_declarations(self) -> dict:
+        """The table of the bases, with the kernel's forms: a precomputed kernel keeps no
+        support vectors (and its features are the training points), only a linear one ``_coef``."""
+        table = super()._fitted_declarations()
+        if self.kernel == "precomputed":
+            table["support_vectors_"] = Fitted("f", (0, 0))
+        if self.kernel != "linear":
+            del table["_coef"]
+        return table
+
+    def _check_fitted(self) -> None:
+        """What the declarations cannot say, for a loaded model: a precomputed kernel's
+        training Gram matrix is square; the support vectors are at a scale where the kernel
+        cannot overflow, the bound that ``fit`` put on the training data (``||x||^2`` and the
+        polynomial ``k(x, x)`` at most 1e100), so that ``decision_function`` stays finite."""
+        sv = self.support_vectors_
+        if self.kernel == "precomputed" and self.shape_fit_[0] != self.shape_fit_[1]:
+            raise ValueError("a precomputed-kernel model must have a square shape_fit_")
+        if self.kernel == "precomputed" or sv.shape[0] == 0:
+            return
+        try:
+            sq = check_data_scale(sv, f"the {self.kernel} kernel")
+        except ValueError as exc:
+            raise ValueError(f"support_vectors_ are out of scale: {exc}") from None
+        if self.kernel == "poly":
+            with np.errstate(over="ignore", invalid="ignore"):
+                diag = np.abs(self._gamma * sq + self.coef0) ** self.degree
+            if not np.all(diag <= MAX_KERNEL_VALUE):
+                raise ValueError(
+                    "support_vectors_ make the poly kernel overflow: k(x, x) up to "
+                    f"{np.nanmax(diag):.3g} (at most {MAX_KERNEL_VALUE:g})"
+                )
 
     # ------------------------------------------------------------------ checks
     def _validate_X(self, X, y="no_validation", *, dtype=(np.float64, np.float32)):
@@ -399,6 +532,14 @@ class KernelClassifier(ClassifierMixin, KernelMachine):
 
     ``classes_`` is whatever pair the subclass passes to :meth:`_set_expansion` (``[0, 1]`` for
     the PU learners, the two labels of ``y`` for SVM+)."""
+
+    _fitted_attributes: dict = {
+        "classes_": Fitted("iufUSb", (2,)),
+        # predict_proba's sigmoid (probability=True, see unlabeled._calibration): both or
+        # neither; A <= 0 as the probability is non-decreasing in f
+        "probA_": Fitted("f", (1,), high=0.0, optional=True, needs=("probability", "probB_")),
+        "probB_": Fitted("f", (1,), optional=True, needs=("probability", "probA_")),
+    }
 
     def predict(self, X: MatrixLike) -> np.ndarray:
         """The class of the sign of the decision value: ``classes_[1]`` where ``f(x) > 0``,

@@ -29,28 +29,52 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import _version
-from ._products import PATHS
 from .exceptions import ModelFileError
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
 
-__all__ = ["ModelFileError", "TRUSTED_TYPES", "load_model", "save_model"]
+__all__ = [
+    "ModelFileError",
+    "TRUSTED_TYPES",
+    "check_model",
+    "load",
+    "load_model",
+    "save",
+    "save_model",
+]
 
 META_MEMBER = "unlabeled.json"
 FORMAT = "unlabeled-model"
 FORMAT_VERSION = 1
 
 # every type a model file may hold beyond the ones skops trusts by default (numpy arrays,
-# builtins, ...): the estimators the command fits, the sparse matrix of support vectors fitted
-# on svmlight data, and the class-prior estimators that PUSVC(prior="auto") may keep as a
-# fitted attribute (unlabeled.pu.priors). Anything else in a file is refused, not loaded.
+# builtins, scikit-learn's own estimators such as SVM+'s privileged SVC): the library's
+# estimators (the public ones, by the module that defines them), the sparse matrix of support
+# vectors fitted on CSR data. Anything else in a file is refused, not loaded. Strings, not
+# the classes: model_io does not import the methods (see tests/test_layers.py).
 TRUSTED_TYPES = (
     "unlabeled.pu._pusvc.PUSVC",
-    "scipy.sparse._csr.csr_matrix",
+    "unlabeled.pu._baselines.DoubleHingeQP",
+    "unlabeled.pu._baselines.RampPU",
+    "unlabeled.pu._baselines.USMOInit",
     "unlabeled.pu.priors.KM1",
     "unlabeled.pu.priors.KM2",
     "unlabeled.pu.priors.PenalizedL1",
+    "unlabeled.pu.priors.ElkanNoto",
+    "unlabeled.pu.priors.TIcE",
+    "unlabeled.ssl._wellsvm.WellSVM",
+    "unlabeled.ssl._tsvm.TSVM",
+    "unlabeled.ssl._lapsvm.LapSVM",
+    "unlabeled.ssl._labeled.LabeledSVM",
+    "unlabeled.ssl._clsst.CLSST",
+    "unlabeled.mil._wellsvm.MILWellSVM",
+    "unlabeled.mil._andrews.MISVM",
+    "unlabeled.mil._andrews.miSVM",
+    "unlabeled.cluster._wellsvm.WellSVMClustering",
+    "unlabeled.lupi._svmplus.SVMPlus",
+    "unlabeled.generative._pae.PlummerAutoencoder",
+    "scipy.sparse._csr.csr_matrix",
 )
 
 
@@ -171,16 +195,22 @@ def model_bytes(estimator, meta: dict) -> bytes:
 def save_model(
     estimator: BaseEstimator, path: str | os.PathLike[str], meta: dict | None = None
 ) -> None:
-    """Save a fitted estimator with its record, atomically.
+    """Save a fitted estimator with its record, atomically (:func:`save`, plus the record).
 
     Parameters
     ----------
-    estimator : a fitted estimator of :data:`TRUSTED_TYPES`
+    estimator : a fitted estimator of the library (see :data:`TRUSTED_TYPES`)
     path : str or Path
         The file to write; written through a temporary file in the same folder and renamed
         once complete, so a failure leaves nothing behind.
     meta : dict, optional
         More entries for the record (``unlabeled.json``), e.g. how the model was trained.
+
+    Raises
+    ------
+    ModelFileError
+        For an object that is not an estimator of the library, an estimator that is not
+        fitted, or one that fails the checks a loaded model must pass.
 
     Examples
     --------
@@ -192,12 +222,133 @@ def save_model(
     >>> s = np.r_[np.ones(15, int), np.zeros(65, int)]
     >>> clf = PUSVC(0.4).fit(X, s)
     >>> path = os.path.join(tempfile.mkdtemp(), "pu.skops")
-    >>> save_model(clf, path)
+    >>> save_model(clf, path, {"data": {"rows": 80}})
     >>> loaded, record = load_model(path)
-    >>> bool(np.array_equal(loaded.predict(X), clf.predict(X)))
+    >>> bool(np.array_equal(loaded.predict(X), clf.predict(X))), record["data"]["rows"]
+    (True, 80)
+    """
+    write_atomic(path, model_bytes(_savable(estimator), meta or {}))
+
+
+def save(estimator: BaseEstimator, path: str | os.PathLike[str]) -> None:
+    """Save a fitted estimator of the library to a model file, safely and atomically.
+
+    The file is a skops archive (no pickle) with a record of the library version and the
+    estimator's class; :func:`load` reads it back. Every estimator of the library can be
+    saved: the PU, semi-supervised, multi-instance and clustering methods, SVM+, CLSST, the
+    class-prior estimators and the Plummer autoencoder (its network weights as arrays).
+
+    Parameters
+    ----------
+    estimator : a fitted estimator of the library
+    path : str or Path
+        The file to write, through a temporary file in the same folder renamed once
+        complete: a failure leaves nothing behind and never a half-written file.
+
+    Raises
+    ------
+    ModelFileError
+        For an object that is not an estimator of the library (save others with
+        ``skops.io.dump``), an estimator that is not fitted, or a path that cannot be written.
+
+    See Also
+    --------
+    load : Read the estimator back.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> import unlabeled
+    >>> from unlabeled import WellSVM
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(1, 1, (30, 2)), rng.normal(-1, 1, (30, 2))]
+    >>> y = np.full(60, -1); y[:3] = 1; y[30:33] = 0
+    >>> clf = WellSVM().fit(X, y)
+    >>> path = os.path.join(tempfile.mkdtemp(), "wellsvm.skops")
+    >>> unlabeled.save(clf, path)
+    >>> back = unlabeled.load(path)
+    >>> bool(np.array_equal(back.decision_function(X), clf.decision_function(X)))
     True
     """
-    write_atomic(path, model_bytes(estimator, meta or {}))
+    save_model(estimator, path)
+
+
+def load(path: str | os.PathLike[str]) -> BaseEstimator:
+    """Load an estimator from a model file written by :func:`save` (or ``unlabeled fit``).
+
+    Model files are untrusted input: the record is read first (a file that is not ours or
+    from another version is refused before anything is deserialised), the archive's size and
+    members are capped (:data:`MAX_MODEL_BYTES`, :data:`MAX_MEMBERS`), skops loads only the
+    types of :data:`TRUSTED_TYPES` (never pickle), and the model is then checked completely
+    against its class's declared fitted attributes (:func:`check_model`: types, shapes,
+    index ranges, finite values of magnitude at most :data:`MAX_FITTED_VALUE`).
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    estimator
+        The fitted estimator, predicting exactly as the one saved.
+
+    Raises
+    ------
+    ModelFileError
+        Naming the file and what is wrong with it.
+
+    See Also
+    --------
+    save : Write a model file.
+    load_model : The estimator with the file's record.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> import unlabeled
+    >>> from unlabeled import SVMPlus
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
+    >>> clf = SVMPlus().fit(X, y, X + rng.normal(0, 0.1, X.shape))
+    >>> path = os.path.join(tempfile.mkdtemp(), "svmplus.skops")
+    >>> unlabeled.save(clf, path)
+    >>> bool(np.array_equal(unlabeled.load(path).predict(X), clf.predict(X)))
+    True
+    """
+    return load_model(path)[0]
+
+
+def _savable(estimator):
+    """The estimator as its file keeps it (transient attributes dropped), after the checks
+    that a loaded model must pass: a model file that :func:`load` would refuse is never
+    written."""
+    import copy
+
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    name = type(estimator).__name__
+    if class_path(estimator) not in TRUSTED_TYPES:
+        raise ModelFileError(
+            f"cannot save a {class_path(estimator)}: model files hold the estimators of "
+            "unlabeled only (for other objects use skops.io.dump)"
+        )
+    try:
+        check_is_fitted(estimator)
+    except NotFittedError:
+        raise ModelFileError(
+            f"cannot save this {name}: it is not fitted; call fit(X, ...) first, then save"
+        ) from None
+    transient = [k for k, v in estimator._fitted_declarations().items() if v is None]
+    if any(k in vars(estimator) for k in transient):
+        estimator = copy.copy(estimator)
+        for k in transient:
+            vars(estimator).pop(k, None)
+    try:
+        check_model(estimator)
+    except (TypeError, ValueError) as exc:
+        raise ModelFileError(f"cannot save this {name}: {exc}") from exc
+    return estimator
 
 
 def _max_model_bytes() -> int:
@@ -316,99 +467,231 @@ def load_model(path: str | os.PathLike[str]) -> tuple[BaseEstimator, dict]:
 
 
 # ---------------------------------------------------------------------- the model's checks
-# the fitted attributes a model file's estimator may hold, beyond its parameters
-_FITTED = {
-    "n_features_in_", "support_", "dual_coef_", "intercept_", "support_vectors_", "shape_fit_",
-    "classes_", "_coef", "_gamma", "n_iter_", "prior_", "objective_", "prior_estimator_",
-    "solver_info_", "feature_names_in_", "cache_stats_", "solver_", "probA_", "probB_",
-}  # fmt: skip
+#: the largest magnitude of a float in a loaded model: far above what a fit makes (coefficients
+#: reach about 1e17 at lam=1e-30), and low enough that the decision values stay finite: a sum
+#: of n_SV terms alpha_i k(x_i, x), each at most 1e100 * 1e100 (the kernel's bound at fit time,
+#: checked again on the support vectors), is below double precision's 1.8e308
+MAX_FITTED_VALUE = 1e100
 
 
-def check_model(est) -> None:
-    """Check a loaded kernel-machine model completely; raises ``ValueError``/``TypeError``
-    naming the first attribute that is not what ``fit`` makes.
+def check_model(est: BaseEstimator) -> None:
+    """Check a loaded model completely against its class's declared fitted attributes; raises
+    ``ValueError``/``TypeError`` naming the first attribute that is not what ``fit`` makes.
 
-    Checked: the parameters (the estimator's declared constraints), that every attribute is a
-    parameter or a known fitted attribute, the types, dtypes and shapes of the expansion
-    (``support_vectors_`` of shape (n_SV, n_features_in_), dense or CSR with a full format
-    check of its index structure, ``dual_coef_`` (1, n_SV), ``support_`` in range of
-    ``shape_fit_``), and that every number is finite.
+    Each estimator class declares what its ``fit`` produces in ``_fitted_attributes`` (name ->
+    :class:`unlabeled.base.Fitted`: kind, dtype, shape through named dimensions such as
+    ``n_features_in_`` or ``n_SV``, value bounds, index ranges). Checked here: the parameters
+    (the estimator's declared constraints, ``_validate_params``), that every attribute is a
+    parameter or a declared fitted attribute and every declared one that is not optional is
+    there, each attribute's type, dtype and shape, that indices are in range, that a CSR
+    matrix passes a full format check, and that every float is finite and at most
+    :data:`MAX_FITTED_VALUE` in magnitude; then the estimator's ``_check_fitted``, where it
+    has one, for the relations a table cannot state (the kernel's scale on the support vectors).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled import PUSVC
+    >>> from unlabeled.model_io import check_model
+    >>> X = np.random.default_rng(0).normal(size=(30, 2)); s = np.r_[np.ones(8), np.zeros(22)]
+    >>> clf = PUSVC(0.3).fit(X, s)
+    >>> check_model(clf)  # a fitted model passes
+    >>> clf.intercept_ = np.array([1e300])
+    >>> check_model(clf)
+    Traceback (most recent call last):
+    ...
+    ValueError: intercept_ holds values of magnitude 1e+300 (a fitted model's are at most 1e+100)
     """
-    import numpy as np
-
-    params = set(est.get_params(deep=False))
-    unknown = sorted(set(vars(est)) - params - _FITTED)
+    declarations = getattr(est, "_fitted_declarations", None)
+    if declarations is None:
+        raise TypeError(f"a {class_path(est)} is not an estimator of unlabeled")
+    params = est.get_params(deep=False)
+    est._validate_params()
+    table = declarations()
+    attrs = vars(est)
+    unknown = sorted(set(attrs) - set(params) - {k for k, v in table.items() if v is not None})
     if unknown:
         raise ValueError(f"unexpected attributes {unknown}")
-    est._validate_params()
-    n_feat = _int_attr(est, "n_features_in_", low=1)
-    shape = getattr(est, "shape_fit_", None)
-    if not (isinstance(shape, tuple) and len(shape) == 2):
-        raise TypeError(f"shape_fit_ must be a pair of integers, got {shape!r}")
-    n_train = _checked_int(shape[0], "shape_fit_[0]", low=1)
-    if _checked_int(shape[1], "shape_fit_[1]", low=1) != n_feat:
-        raise ValueError(f"shape_fit_ {shape} does not match n_features_in_={n_feat}")
-    support = _array(est, "support_", "iu", 1)
-    if support.size and (support.min() < 0 or support.max() >= n_train):
-        raise ValueError(f"support_ holds indices outside [0, {n_train})")
-    n_sv = support.shape[0]
-    _array(est, "dual_coef_", "f", 2, shape=(1, n_sv))
-    _array(est, "intercept_", "f", 1, shape=(1,))
-    _array(est, "classes_", "iufUSb", 1, shape=(2,), finite=False)
-    if est.kernel == "precomputed":
-        if shape[0] != shape[1] or shape[1] != n_feat:
-            raise ValueError("a precomputed-kernel model must have a square shape_fit_")
-        _array(est, "support_vectors_", "f", 2, shape=(0, 0))
-    else:
-        _support_vectors(est.support_vectors_, n_sv, n_feat)
-    if "feature_names_in_" in vars(est):
-        _array(est, "feature_names_in_", "OU", 1, shape=(n_feat,), finite=False)
-        if not all(isinstance(v, str) for v in est.feature_names_in_):
-            raise TypeError("feature_names_in_ must hold strings")
-    if est.kernel == "linear" and "_coef" in vars(est):
-        _array(est, "_coef", "f", 2, shape=(1, n_feat))
-    gamma = getattr(est, "_gamma", 0.0)
-    if not (isinstance(gamma, (float, int, np.floating)) and np.isfinite(gamma) and gamma >= 0):
-        raise ValueError(
-            f"the fitted kernel width _gamma must be a finite number >= 0, got {gamma!r}"
-        )
-    _fitted_numbers(est)
+    # the named dimensions: the integer parameters (n_bootstrap), then those bound by use
+    dims: dict = {k: v for k, v in params.items() if type(v) is int}
+    for name, spec in table.items():
+        if spec is None:
+            continue
+        if name not in attrs:
+            if spec.optional:
+                continue
+            raise ValueError(f"the fitted attribute {name} is missing")
+        for other in spec.needs:
+            if not (other in attrs if other not in params else params[other]):
+                raise ValueError(f"{name} comes with {other}, which this model has not")
+        _check_value(name, attrs[name], spec, dims)
+    check_more = getattr(est, "_check_fitted", None)  # the relations a table cannot state
+    if check_more is not None:
+        check_more()
 
 
-def _fitted_numbers(est) -> None:
-    """The scalar fitted attributes of the PU models: finite, of the right type and range."""
+def _dim(name, size, dims, what):
+    """Bind the dimension ``name`` (``"n+1"``: one more than ``n``) to ``size``, or check it."""
+    base, plus = (name[:-2], 1) if name.endswith("+1") else (name, 0)
+    if base not in dims:
+        dims[base], dims[base + "@"] = size - plus, what
+    if dims[base] + plus != size:
+        origin = f" (as {dims[base + '@']} says)" if base + "@" in dims else ""
+        raise ValueError(f"{what} is {size}, but {name} is {dims[base] + plus}{origin}")
+
+
+def _bound(value, dims):
+    if isinstance(value, str):
+        if value not in dims:  # a declaration's error: the name is bound by a later entry
+            raise ValueError(f"the dimension {value} is not known yet")
+        return dims[value]
+    return value
+
+
+def _check_range(name, values, spec, dims, numeric=True):
+    """The values (an array or a scalar) within the declared bounds; floats finite and within
+    :data:`MAX_FITTED_VALUE`."""
     import numpy as np
 
-    if "prior_" in vars(est):
-        prior = est.prior_
-        if not (isinstance(prior, (float, np.floating)) and 0 < prior < 1):
-            raise ValueError(f"prior_ must be a number in (0, 1), got {prior!r}")
-    if "objective_" in vars(est):
-        obj = est.objective_
-        if not (isinstance(obj, (float, np.floating)) and np.isfinite(obj)):
-            raise ValueError(f"objective_ must be a finite number, got {obj!r}")
-    if "n_iter_" in vars(est):
-        _int_attr(est, "n_iter_", low=0)
-    # predict_proba's sigmoid (probability=True): both or neither, finite, non-increasing A
-    sigmoid = [name for name in ("probA_", "probB_") if name in vars(est)]
-    if sigmoid:
-        if len(sigmoid) < 2 or not getattr(est, "probability", False):
-            raise ValueError("probA_ and probB_ come together, from a fit with probability=True")
-        if _array(est, "probA_", "f", 1, shape=(1,))[0] > 0:
-            raise ValueError("probA_ must be <= 0: predict_proba is non-decreasing in f")
-        _array(est, "probB_", "f", 1, shape=(1,))
-    solver = vars(est).get("solver_", "")
-    if not isinstance(solver, str) or len(solver) > 20:
-        raise TypeError(f"solver_ must be a solver's name, got {solver!r}")
+    a = np.asarray(values)
+    if a.size == 0 or not numeric:
+        return
+    if a.dtype.kind == "f":
+        if not np.isfinite(a).all():
+            raise ValueError(f"{name} holds NaN or infinite values")
+        if np.abs(a).max() > MAX_FITTED_VALUE:
+            raise ValueError(
+                f"{name} holds values of magnitude {np.abs(a).max():.3g} (a fitted model's "
+                f"are at most {MAX_FITTED_VALUE:g})"
+            )
+    lo, hi = a.min(), a.max()
+    for bound, ok, word in (
+        (spec.low, lambda b: lo >= b, ">="),
+        (spec.high, lambda b: hi <= b, "<="),
+        (spec.above, lambda b: lo > b, ">"),
+        (spec.below, lambda b: hi < b, "<"),
+    ):
+        if bound is not None and not ok(_bound(bound, dims)):
+            shown = f"{bound}={_bound(bound, dims)}" if isinstance(bound, str) else bound
+            raise ValueError(f"{name} must be {word} {shown}, got values in [{lo}, {hi}]")
 
-    stats = vars(est).get("cache_stats_", {})
-    stats = dict(stats) if isinstance(stats, dict) else {"": None}
-    path = stats.pop("kernel_path", None)
-    if not (all(isinstance(v, int) for v in stats.values()) and path in (None, *PATHS)):
-        raise TypeError("cache_stats_ must be a dict of integers and a kernel_path")
-    pe = vars(est).get("prior_estimator_")
-    if not (pe is None or (isinstance(pe, str) and len(pe) <= 40)):
-        raise TypeError(f"prior_estimator_ must be an estimator's name or None, got {pe!r}")
+
+def _scalar(name, value, kind) -> bool:
+    import numbers
+
+    import numpy as np
+
+    if kind == "int":
+        return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+    if kind == "float":
+        return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    if kind == "bool":
+        return isinstance(value, (bool, np.bool_))
+    return isinstance(value, str) and len(value) <= 200
+
+
+def _check_value(name, value, spec, dims) -> None:
+    """One fitted attribute against its :class:`~unlabeled.base.Fitted` declaration."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    kind = spec.kind
+    if value is None:
+        if spec.none:
+            return
+        raise TypeError(f"{name} must not be None")
+    if kind in ("int", "float", "bool", "str"):
+        if not _scalar(name, value, kind):
+            raise TypeError(
+                f"{name} must be {'a' if kind != 'int' else 'an'} {kind}, got {value!r:.60}"
+            )
+        if kind == "str":
+            if spec.choices is not None and value not in spec.choices:
+                raise ValueError(f"{name} must be one of {list(spec.choices)}, got {value!r:.60}")
+            return
+        if kind == "int":  # a dimension that shapes may name
+            _dim(name, int(value), dims, name)
+        _check_range(name, float(value) if kind == "float" else int(value), spec, dims)
+        return
+    if kind in ("ints", "floats", "dims"):
+        item = "float" if kind == "floats" else "int"
+        if not isinstance(value, (list, tuple)) or not all(_scalar(name, v, item) for v in value):
+            raise TypeError(f"{name} must be a list or tuple of {item}s, got {value!r:.60}")
+        if kind == "dims":
+            _expect(len(value) == len(spec.shape), f"{name} must be {len(spec.shape)} integers")
+        elif spec.shape:  # the number of items
+            _check_shape(name, (len(value),), spec.shape[:1], dims)
+        if value:
+            dtype = np.float64 if item == "float" else np.int64
+            _check_range(name, np.array(value, dtype=dtype), spec, dims)
+        if kind == "dims":
+            for i, (dim, size) in enumerate(zip(spec.shape, value, strict=True)):
+                _dim(dim, int(size), dims, f"{name}[{i}]")
+        return
+    if kind == "dict":
+        ok = isinstance(value, dict) and len(value) <= 32
+        ok = ok and all(isinstance(k, str) and len(k) <= 40 for k in value)
+        ok = ok and all(
+            v is None or _scalar(name, v, "int") or (spec.choices and v in spec.choices)
+            for v in value.values()
+        )
+        if not ok:
+            raise TypeError(f"{name} must be a dict of integers (and names), got {value!r:.60}")
+        return
+    if kind == "object":
+        _expect(class_path(value) in (spec.choices or ()), f"{name} must be one of the types "
+                f"{list(spec.choices or ())}, got a {class_path(value)}")  # fmt: skip
+        return
+    if kind == "matrix" and sp.issparse(value):
+        _check_csr(name, value, spec, dims)
+        return
+    kinds = "f" if kind == "matrix" else kind
+    if not isinstance(value, np.ndarray) or value.dtype.kind not in kinds:
+        what = type(value).__name__ + (
+            f" of dtype {value.dtype}" if hasattr(value, "dtype") else ""
+        )
+        raise TypeError(f"{name} must be an ndarray of dtype kind {kinds!r}, got a {what}")
+    _check_shape(name, value.shape, spec.shape, dims)
+    if value.dtype.kind == "O":
+        _expect(all(isinstance(v, str) for v in value.ravel()), f"{name} must hold strings")
+    elif value.dtype.kind in "iufb":
+        _check_range(name, value, spec, dims)
+
+
+def _expect(ok, message) -> None:
+    if not ok:
+        raise ValueError(message)
+
+
+def _check_shape(name, shape, declared, dims) -> None:
+    if len(shape) != len(declared):
+        raise ValueError(f"{name} must have {len(declared)} dimensions, got shape {shape}")
+    for i, (dim, size) in enumerate(zip(declared, shape, strict=True)):
+        if isinstance(dim, str):
+            _dim(dim, size, dims, f"axis {i} of {name} (shape {shape})")
+        elif dim is not None and dim != size:
+            raise ValueError(f"{name} must have shape {declared}, got {shape}")
+
+
+def _check_csr(name, sv, spec, dims) -> None:
+    """A CSR matrix of float values whose index structure passes scipy's full check."""
+    if sv.format != "csr":
+        raise TypeError(f"{name} must be dense or CSR, got a {sv.format} matrix")
+    _check_shape(name, sv.shape, spec.shape, dims)
+    for part, kinds in (("data", "f"), ("indices", "i"), ("indptr", "i")):
+        _array(None, f"{name}.{part}", kinds, 1, value=getattr(sv, part))
+    if sv.indptr.size != sv.shape[0] + 1:
+        raise ValueError(f"{name} has an indptr of the wrong length")
+    try:
+        sv.check_format(full_check=True)  # indptr monotone and in range, indices in [0, n)
+    except ValueError as exc:
+        raise ValueError(f"{name} is not a valid CSR matrix: {exc}") from None
+    n_col = sv.shape[1]
+    if sv.indices.size and (sv.indices.min() < 0 or sv.indices.max() >= n_col):
+        raise ValueError(f"{name} has column indices outside [0, {n_col})")
+    if sv.indptr[-1] != sv.indices.size or sv.data.size != sv.indices.size:
+        raise ValueError(f"{name} has inconsistent data, indices and indptr lengths")
+    _check_range(name, sv.data, spec, dims)
 
 
 def _checked_int(value, name: str, low: int) -> int:
@@ -438,33 +721,6 @@ def _array(est, name, kinds, ndim, *, shape=None, finite=True, value=None):
     if finite and a.dtype.kind == "f" and not np.isfinite(a).all():
         raise ValueError(f"{name} holds NaN or infinite values")
     return a
-
-
-def _support_vectors(sv, n_sv: int, n_feat: int) -> None:
-    """Dense float rows, or a CSR matrix whose index structure passes scipy's full check."""
-    import numpy as np
-    import scipy.sparse as sp
-
-    name = "support_vectors_"
-    if not sp.issparse(sv):
-        _array(None, name, "f", 2, shape=(n_sv, n_feat), value=sv)
-        return
-    if sv.format != "csr":
-        raise TypeError(f"{name} must be dense or CSR, got a {sv.format} matrix")
-    if sv.shape != (n_sv, n_feat):
-        raise ValueError(f"{name} must have shape {(n_sv, n_feat)}, got {sv.shape}")
-    for part, kinds in (("data", "f"), ("indices", "i"), ("indptr", "i")):
-        _array(None, f"{name}.{part}", kinds, 1, value=getattr(sv, part))
-    try:
-        sv.check_format(full_check=True)  # indptr monotone and in range, indices in [0, n)
-    except ValueError as exc:
-        raise ValueError(f"{name} is not a valid CSR matrix: {exc}") from None
-    if sv.indices.size and (sv.indices.min() < 0 or sv.indices.max() >= n_feat):
-        raise ValueError(f"{name} has column indices outside [0, {n_feat})")
-    if sv.indptr[-1] != sv.indices.size or sv.data.size != sv.indices.size:
-        raise ValueError(f"{name} has inconsistent data, indices and indptr lengths")
-    if not np.isfinite(sv.data).all():
-        raise ValueError(f"{name} holds NaN or infinite values")
 
 
 def _json_default(obj):

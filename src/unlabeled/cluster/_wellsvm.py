@@ -15,7 +15,7 @@ from .._label_generation import (
     store_label_generation,
 )
 from .._validation import RANDOM_STATE, VERBOSE, Boolean, Integer, Options, Real
-from ..base import KernelMachine, MatrixLike, set_init_params
+from ..base import Fitted, KernelMachine, MatrixLike, set_init_params
 
 
 def balance_range(n_samples: int, beta: float) -> tuple[int, int]:
@@ -295,6 +295,17 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
         "cache_size": [Real(0.0)],
         "random_state": RANDOM_STATE,
         "verbose": VERBOSE,
+    }
+
+    # the cutting plane's result, as WellSVM's, and the cluster of each training point
+    _fitted_attributes: dict = {
+        "alpha_": Fitted("f", ("n_train",)),
+        "label_vectors_": Fitted("i", ("n_train", "n_labelings"), low=-1, high=1),
+        "mu_": Fitted("f", ("n_labelings",), low=0.0),
+        "objective_history_": Fitted("f", ("n_iter_",)),
+        "n_mkl_iter_": Fitted("ints", low=0),
+        "stop_reason_": Fitted("str"),
+        "labels_": Fitted("iu", ("n_train",), low=0, high=1),
     }
 
     def __init__(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import numbers
 import os
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +14,13 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from .. import model_io
 from .._shared import engine_threads
 from .._validation import RANDOM_STATE, VERBOSE, check_data_scale, check_int
 from ..base import (
     ArrayLike,
     Boolean,
+    Fitted,
     Instance,
     Integer,
     InvalidParameterError,
@@ -40,6 +42,12 @@ _INITS = ("random", "pca")
 _INIT_ITER, _INIT_LR = 1000, 3e-3  # init="pca": the encoder's pre-fit, Adam steps and rate
 _SCORE_SEED = 0  # the prior sample of score() is fixed so that score is a function of X
 _SCORE_BLOCK = 2048  # rows per block of the kernel sums in score()
+_SEQUENTIAL = "torch.nn.modules.container.Sequential"
+#: the largest weight magnitude of a loaded network: Adam moves a weight by about
+#: learning_rate per step from a Glorot start below 2.5, so 1e10 is far beyond any training;
+#: the fixed scaling layers hold the data's means and deviations, float32 as the training
+#: data (below 3.4e38): 1e30 leaves room for the products of transform in float64
+MAX_WEIGHT, MAX_SCALING = 1e10, 1e30
 
 
 def import_torch_ops():
@@ -246,6 +254,20 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
     device_: str
     _optimizer: Any
 
+    _fitted_attributes: dict = {
+        # torch networks in memory; arrays of weights in a model file (__getstate__)
+        "encoder_": Fitted("object", choices=(_SEQUENTIAL,)),
+        "decoder_": Fitted("object", choices=(_SEQUENTIAL,)),
+        "device_": Fitted("str"),
+        "loss_history_": Fitted("f", ("n_iter_",)),
+        "reconstruction_history_": Fitted("f", ("n_iter_",), low=0.0),
+        "mmd_history_": Fitted("f", ("n_iter_",)),
+        "n_iter_": Fitted("int", low=0),
+        # Adam's moments and the random stream: a loaded model's warm start begins new ones
+        "_optimizer": None,
+        "_generator": None,
+    }
+
     def __init__(
         self,
         n_components: int = 2,
@@ -317,7 +339,7 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         self
         """
         p = self._validate_params()
-        fresh = not (p["warm_start"] and hasattr(self, "_optimizer"))
+        fresh = not (p["warm_start"] and hasattr(self, "encoder_"))
         X_given, X = X, self._check_fit_data(X, p, fresh)
         ops = import_torch_ops()
         with self._threads(ops.torch, p["n_jobs"]) as n_threads:
@@ -327,6 +349,8 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
     def _fit(self, ops, p, X, X_given, fresh, n_threads) -> None:
         """:meth:`fit` on checked data, with torch on ``n_threads`` CPU threads."""
         torch = ops.torch
+        if not fresh and not hasattr(self, "_optimizer"):  # a loaded model: new Adam, stream
+            self._new_optimizer(torch, p, torch.device(self.device_))
         if not fresh:
             dev = torch.device(self.device_)
             for group in self._optimizer.param_groups:
@@ -342,11 +366,7 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
                 shift, scale = _standardisation(X)
             self.encoder_, self.decoder_ = self._build(ops, p, g_init, dev, shift, scale)
             self.device_ = str(dev)
-            self._generator = torch.Generator(device=dev).manual_seed(int(seeds[1]))
-            params = [*self.encoder_.parameters(), *self.decoder_.parameters()]
-            self._optimizer = torch.optim.Adam(
-                params, lr=p["learning_rate"], betas=p["betas"], eps=1e-8
-            )
+            self._new_optimizer(torch, p, dev, int(seeds[1]))
             empty = np.empty(0)
             self.loss_history_ = self.reconstruction_history_ = self.mmd_history_ = empty
         data = torch.tensor(X, dtype=torch.float32, device=dev)  # a copy: X is never touched
@@ -364,6 +384,17 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
             )
         )
         self.n_iter_ = self.loss_history_.size
+
+    def _new_optimizer(self, torch, p, dev, seed=None) -> None:
+        """Adam over both networks and the training's random stream (seeded from
+        ``random_state`` when ``seed`` is None: a loaded model's warm start)."""
+        if seed is None:
+            seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1, size=2)[1])
+        self._generator = torch.Generator(device=dev).manual_seed(seed)
+        params = [*self.encoder_.parameters(), *self.decoder_.parameters()]
+        self._optimizer = torch.optim.Adam(
+            params, lr=p["learning_rate"], betas=p["betas"], eps=1e-8
+        )
 
     @contextlib.contextmanager
     def _threads(self, torch, n_jobs):
@@ -605,34 +636,82 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         return (s - 2.0 * n * big_k + 2.0 * diag_zq) / (n * (n - 1))
 
     # ------------------------------------------------------------------ model files
-    def save(self, path: str | os.PathLike) -> None:
-        """Write the fitted model: its parameters (JSON) and the networks' state dicts.
+    def __getstate__(self) -> dict:
+        """The state with the networks as their weights (name -> float32 array, on the CPU)
+        and without Adam's state or the random stream: what model files and pickles keep
+        (arrays only, so that skops stores them without pickle)."""
+        state = dict(super().__getstate__())  # a copy: object's is the live __dict__
+        for name in ("encoder_", "decoder_"):
+            if name in state and not isinstance(state[name], dict):
+                net = state[name]
+                state[name] = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
+        state.pop("_optimizer", None)
+        state.pop("_generator", None)
+        return state
 
-        The file is read back by :meth:`load` with ``torch.load(weights_only=True)``: tensors,
-        numbers and strings only, never pickled objects.
+    def __setstate__(self, state: dict) -> None:
+        """Rebuild the networks from their weights (imports torch), on the CPU. The weights
+        are checked first: float arrays, finite, at most :data:`MAX_WEIGHT` in magnitude (the
+        scaling layers :data:`MAX_SCALING`, their scales positive), their names and shapes
+        those of the networks that the parameters and ``n_features_in_`` make."""
+        weights = {k: state[k] for k in ("encoder_", "decoder_") if isinstance(state.get(k), dict)}
+        super().__setstate__({k: v for k, v in state.items() if k not in weights})
+        if not weights:
+            return
+        for name in ("encoder_", "decoder_", "n_features_in_"):
+            if name not in state:
+                raise ValueError(f"the fitted attribute {name} is missing")
+        if len(weights) != 2 or not isinstance(state["n_features_in_"], int):
+            raise TypeError("encoder_ and decoder_ must be weights, n_features_in_ an int")
+        for name, tensors in weights.items():
+            _check_weights(name, tensors)
+        ops = import_torch_ops()
+        torch, d = ops.torch, self.n_features_in_
+        p = self._validate_params()
+        if not 1 <= d <= 10**6:
+            raise ValueError(f"n_features_in_ must be in [1, 1e6], got {d}")
+        nets = self._build(ops, p, torch.Generator(), torch.device("cpu"), np.zeros(d), np.ones(d))
+        for (name, tensors), net in zip(weights.items(), nets, strict=True):
+            try:
+                net.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in tensors.items()})
+            except RuntimeError as exc:  # names or shapes that are not those of the config
+                raise ValueError(f"{name} does not match the model's parameters: {exc}") from None
+            net.eval()
+        self.encoder_, self.decoder_ = nets
+        self.device_ = "cpu"
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the fitted model to a model file: :func:`unlabeled.save` (a skops archive,
+        the weights as arrays, never a pickle).
+
+        Files written by earlier versions with ``torch.save`` are still read by :meth:`load`.
         """
-        check_is_fitted(self, "encoder_")
-        torch = import_torch_ops().torch
-        params = self.get_params()
-        rs = params["random_state"]
-        params["random_state"] = rs if rs is None or isinstance(rs, numbers.Integral) else None
-        record = {
-            "format": FILE_FORMAT,
-            "version": FILE_VERSION,
-            "config": json.dumps(params),
-            "n_features_in": int(self.n_features_in_),
-            "encoder": {k: v.cpu() for k, v in self.encoder_.state_dict().items()},
-            "decoder": {k: v.cpu() for k, v in self.decoder_.state_dict().items()},
-            "history": torch.as_tensor(
-                np.stack([self.loss_history_, self.reconstruction_history_, self.mmd_history_])
-            ),
-        }
-        torch.save(record, Path(path))
+        model_io.save(self, path)
 
     @classmethod
     def load(cls, path: str | os.PathLike, device: str = "auto") -> PlummerAutoencoder:
-        """Read a model written by :meth:`save` (safe: ``weights_only=True``), on ``device``."""
+        """Read a model written by :meth:`save` or :func:`unlabeled.save`, on ``device``.
+
+        A file of an earlier version (``torch.save``) is read with ``torch.load(weights_only
+        =True)``. After loading, ``warm_start=True`` continues training from the loaded
+        weights (with a new Adam state)."""
         ops = import_torch_ops()
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as zf:
+                ours = "unlabeled.json" in zf.namelist()
+        else:
+            ours = False
+        model = model_io.load(path) if ours else cls._load_torch_file(ops, path)
+        if not isinstance(model, cls):
+            raise ValueError(f"{str(path)!r} holds a {type(model).__name__}, not a {cls.__name__}")
+        dev = ops.resolve_device(device)
+        model.encoder_, model.decoder_ = model.encoder_.to(dev), model.decoder_.to(dev)
+        model.device_ = str(dev)
+        return model
+
+    @classmethod
+    def _load_torch_file(cls, ops, path) -> PlummerAutoencoder:
+        """A model of the earlier format (``torch.save`` of tensors, version 1)."""
         torch = ops.torch
         try:
             rec = torch.load(Path(path), map_location="cpu", weights_only=True)
@@ -646,20 +725,38 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         for key in ("hidden_layer_sizes", "betas"):
             if isinstance(config.get(key), list):  # JSON's arrays; an int stays one layer
                 config[key] = tuple(config[key])
-        model = cls(**config)
-        p = model._validate_params()  # what the file says is checked as fit checks it
-        model.n_features_in_ = int(rec["n_features_in"])
-        dev = ops.resolve_device(device)
-        d = model.n_features_in_
-        model.encoder_, model.decoder_ = model._build(
-            ops, p, torch.Generator(), dev, np.zeros(d), np.ones(d)
-        )
-        model.encoder_.load_state_dict(rec["encoder"])
-        model.decoder_.load_state_dict(rec["decoder"])
-        model.encoder_.eval()
-        model.decoder_.eval()
-        model.device_ = str(dev)
         hist = rec["history"].numpy()
-        model.loss_history_, model.reconstruction_history_, model.mmd_history_ = hist.copy()
-        model.n_iter_ = hist.shape[1]
+        model = cls.__new__(cls)
+        model.__setstate__(
+            {
+                **config,
+                "n_features_in_": int(rec["n_features_in"]),
+                "encoder_": {k: v.numpy() for k, v in rec["encoder"].items()},
+                "decoder_": {k: v.numpy() for k, v in rec["decoder"].items()},
+                "loss_history_": hist[0].copy(),
+                "reconstruction_history_": hist[1].copy(),
+                "mmd_history_": hist[2].copy(),
+                "n_iter_": hist.shape[1],
+            }
+        )
         return model
+
+
+def _check_weights(name, tensors) -> None:
+    """The weights of one network as a file holds them: float arrays by name, finite and
+    bounded (see :data:`MAX_WEIGHT`); the scaling layers' scales positive."""
+    if not (isinstance(tensors, dict) and all(isinstance(k, str) for k in tensors)):
+        raise TypeError(f"{name} must be a dict of weight arrays by name")
+    for key, w in tensors.items():
+        if not isinstance(w, np.ndarray) or w.dtype.kind != "f":
+            raise TypeError(f"{name}[{key!r}] must be a float array, got {type(w).__name__}")
+        scaling = key.endswith((".shift", ".scale"))
+        bound = MAX_SCALING if scaling else MAX_WEIGHT
+        with np.errstate(invalid="ignore"):
+            ok = w.size == 0 or bool(np.all(np.abs(w, dtype=np.float64) <= bound))
+        if not ok:
+            raise ValueError(
+                f"{name}[{key!r}] holds NaN, infinite or values beyond {bound:g} in magnitude"
+            )
+        if key.endswith(".scale") and not np.all(w > 0):
+            raise ValueError(f"{name}[{key!r}] must be positive (a standard deviation)")

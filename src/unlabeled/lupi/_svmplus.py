@@ -31,6 +31,7 @@ from .._validation import (
 from ..base import (
     GAMMA_CONSTRAINT,
     ArrayLike,
+    Fitted,
     KernelClassifier,
     KernelMachine,
     MatrixLike,
@@ -231,6 +232,21 @@ class SVMPlus(ProbabilisticMixin, KernelClassifier):
         "verbose": VERBOSE,
         "probability": [Boolean()],
         "random_state": RANDOM_STATE,
+    }
+
+    # the correcting function phi(x*) = sum_j c_j k*(z_j, x*) + d on the n_train points z_j
+    _fitted_attributes: dict = {
+        "n_features_star_in_": Fitted("int", low=1),
+        "_gamma_star": Fitted("float", low=0.0),
+        "alpha_": Fitted("f", ("n_train",), low=0.0),
+        "beta_": Fitted("f", ("n_train",), low=0.0),
+        "correction_intercept_": Fitted("float"),
+        "dual_objective_": Fitted("float"),
+        "n_iter_": Fitted("int", low=0),
+        "triple_steps_": Fitted("int", low=0),
+        "_correction_coef": Fitted("f", ("n_train",)),
+        "_Z_fit": Fitted("matrix", ("n_train", None)),
+        "privileged_svc_": Fitted("object", optional=True, choices=(f"{SVC.__module__}.SVC",)),
     }
 
     # ------------------------------------------------------------------ checks

@@ -12,7 +12,7 @@ from .._calibration import ProbabilisticMixin, calibration_folds, fold_estimator
 from .._kernels import KERNEL_CODES
 from .._shared import engine_threads
 from .._validation import RANDOM_STATE, Boolean, Real, check_pu_labels
-from ..base import ArrayLike, KernelClassifier, KernelMachine, MatrixLike
+from ..base import ArrayLike, Fitted, KernelClassifier, KernelMachine, MatrixLike
 from ..metrics import pu_accuracy_score
 
 #: the smallest regularisation accepted by the PU learners (see their ``lam``)
@@ -42,6 +42,11 @@ class KernelPUModel(ProbabilisticMixin, KernelClassifier):
         **KernelMachine._parameter_constraints,
         "probability": [Boolean()],
         "random_state": RANDOM_STATE,
+    }
+
+    _fitted_attributes: dict = {
+        "prior_": Fitted("float", above=0.0, below=1.0),
+        "objective_": Fitted("float"),
     }
 
     def fit(self, X: MatrixLike, s: ArrayLike) -> KernelPUModel:

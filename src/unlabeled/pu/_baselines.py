@@ -27,7 +27,7 @@ from .._shared import (
     warn_not_converged,
 )
 from .._validation import MAX_CACHE_MB, VERBOSE, Integer, Options, Real
-from ..base import set_init_params
+from ..base import Fitted, set_init_params
 from ._base import (
     KernelPUModel,
     double_hinge_objective,
@@ -312,6 +312,12 @@ class RampPU(KernelPUModel):
         "inner_solver": [Options(("smo", "qp"))],
         "cache_size": [Real(0.0, MAX_CACHE_MB, high_open=False)],
         "verbose": VERBOSE,
+    }
+
+    _fitted_attributes: dict = {
+        "objective_path_": Fitted("f", ("n_cccp_iter_",)),
+        "n_cccp_iter_": Fitted("int", low=1),
+        "n_iter_": Fitted("int", low=0),
     }
 
     def __init__(

@@ -9,7 +9,7 @@ from .. import _engine
 from .._products import PATHS
 from .._shared import EngineProgress, engine_data
 from .._validation import MAX_CACHE_MB, VERBOSE, Boolean, Integer, Options, Real
-from ..base import ArrayLike, MatrixLike, set_init_params
+from ..base import ArrayLike, Fitted, MatrixLike, set_init_params
 from . import _starts, priors
 from ._base import KernelPUModel, engine_kernel, store_solution
 
@@ -239,6 +239,14 @@ class PUSVC(KernelPUModel):
         "warm_start": [Boolean()],
         "cache_dtype": [Options(("auto", "float64", "float32"))],
         "kernel_path": [Options(PATHS)],
+    }
+
+    _fitted_attributes: dict = {
+        "n_iter_": Fitted("int", low=0),
+        "prior_estimator_": Fitted("str", none=True, choices=tuple(priors.__all__)),
+        "cache_stats_": Fitted("dict", choices=PATHS),
+        "solver_": Fitted("str", choices=("smo", "usmo")),
+        "_warm": None,  # the warm start's state: a loaded model starts cold
     }
 
     # ------------------------------------------------------------------ fitting

@@ -61,6 +61,7 @@ from .._shared import check_dense_budget
 from .._validation import RANDOM_STATE, canonical_sparse, check_pu_labels
 from ..base import (
     ArrayLike,
+    Fitted,
     Instance,
     Integer,
     InvalidParameterError,
@@ -134,6 +135,14 @@ class _PriorEstimator(ValidatedEstimator):
         "n_bootstrap": [Integer(0)],  # and not 1: see _validate_params
         "confidence": [Real(0.0, 1.0)],
         "random_state": RANDOM_STATE,
+    }
+
+    _fitted_attributes: dict = {
+        "prior_": Fitted("float", low=0.0, high=1.0),
+        "n_labeled_": Fitted("int", low=1),
+        "n_unlabeled_": Fitted("int", low=1),
+        "bootstrap_priors_": Fitted("f", ("n_bootstrap",), low=0.0, high=1.0, none=True),
+        "prior_interval_": Fitted("floats", (2,), none=True),
     }
 
     # set by fit, None without bootstrap: declared for the type checker
@@ -397,6 +406,13 @@ class _KernelMean(_PriorEstimator):
         "max_iter": [None, Integer(1)],
     }
 
+    _fitted_attributes: dict = {
+        "kernel_width_": Fitted("float", above=0.0),
+        "rkhs_distance_": Fitted("float", low=0.0),
+        "threshold_": Fitted("float"),
+        "lambda_": Fitted("float"),
+    }
+
     def __init__(
         self,
         *,
@@ -637,6 +653,13 @@ class PenalizedL1(_PriorEstimator):
         "n_folds": [Integer(2)],
     }
 
+    _fitted_attributes: dict = {
+        "penalized_l1_": Fitted("f", ("n_grid",)),
+        "theta_grid_": Fitted("f", ("n_grid",)),
+        "sigma_": Fitted("float", above=0.0),
+        "lambda_": Fitted("float", low=0.0),
+    }
+
     def __init__(
         self,
         *,
@@ -782,6 +805,8 @@ class ElkanNoto(_PriorEstimator):
         "cv": [Integer(2)],
     }
 
+    _fitted_attributes: dict = {"c_": Fitted("float", low=0.0)}
+
     def __init__(
         self,
         estimator: BaseEstimator | None = None,
@@ -921,6 +946,8 @@ class TIcE(_PriorEstimator):
         "n_bins": [Integer(2)],
         "delta": [None, Real(0.0, 1.0)],
     }
+
+    _fitted_attributes: dict = {"c_": Fitted("float", low=0.0)}
 
     def __init__(
         self,

@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 from .._calibration import ProbabilisticMixin, calibration_folds, fold_estimator, platt_sigmoid
 from .._label_generation import BalancedLabels, make_backend  # noqa: F401 (re-exported)
 from .._validation import RANDOM_STATE, ArrayLike, Boolean, Integer, MatrixLike, Real
-from ..base import KernelClassifier, KernelMachine
+from ..base import Fitted, KernelClassifier, KernelMachine
 
 UNLABELED = -1
 
@@ -115,6 +115,8 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
         "probability": [Boolean()],
         "random_state": RANDOM_STATE,
     }
+
+    _fitted_attributes: dict = {"transduction_": Fitted("iufUSb", ("n_train",))}
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> SemiSupervisedSVM:
         """Fit on ``X`` with labels ``y`` (``-1`` = unlabeled).

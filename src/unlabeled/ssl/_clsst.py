@@ -22,6 +22,7 @@ from .._validation import RANDOM_STATE, VERBOSE, check_data_scale
 from ..base import (
     ArrayLike,
     Boolean,
+    Fitted,
     Instance,
     Integer,
     Options,
@@ -285,6 +286,35 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         "classes": [None, Instance((Iterable,), "an array-like of class labels")],
         "random_state": RANDOM_STATE,
         "verbose": VERBOSE,
+    }
+
+    # S components (n_components_) of k factors (n_factors_) over d features, C classes
+    _fitted_attributes: dict = {
+        "classes_": Fitted("iufUSbO", ("n_classes",)),
+        "_clustering": Fitted("bool"),
+        "_progress_start": None,  # the progress display's clock, during fit only
+        "lower_bound_history_": Fitted("floats"),
+        "n_iter_": Fitted("int", low=0),
+        "n_births_": Fitted("int", low=0),
+        "n_components_": Fitted("int", low=1),
+        "n_factors_": Fitted("int", low=0),
+        "lower_bound_": Fitted("float"),
+        "weights_": Fitted("f", ("n_components_",), low=0.0, high=1.0),
+        "means_": Fitted("f", ("n_components_", "n_features_in_")),
+        "loadings_": Fitted("f", ("n_components_", "n_features_in_", "n_factors_")),
+        "loading_covariances_": Fitted(
+            "f", ("n_components_", "n_features_in_", "n_factors_+1", "n_factors_+1")
+        ),
+        "noise_variance_": Fitted("f", ("n_features_in_",), above=0.0),
+        "class_association_": Fitted("f", ("n_components_", "n_classes"), low=0.0, high=1.0),
+        "pi_concentration_": Fitted("f", ("n_components_",), above=0.0),
+        "beta_concentration_": Fitted("f", ("n_components_", "n_classes"), low=0.0),
+        "nu_shape_": Fitted("float", above=0.0),
+        "nu_rate_": Fitted("f", ("n_components_", "n_factors_"), above=0.0),
+        "mu_prior_mean_": Fitted("f", ("n_features_in_",)),
+        "mu_prior_precision_": Fitted("f", ("n_features_in_",), low=0.0),
+        "labels_": Fitted("iu", ("n_train",), low=0, below="n_components_"),
+        "transduction_": Fitted("iufUSbO", ("n_train",)),
     }
 
     def __init__(

@@ -9,7 +9,7 @@ import numpy as np
 from .._label_generation import warn_if_solves_capped
 from .._shared import warn_not_converged
 from .._validation import VERBOSE
-from ..base import set_init_params
+from ..base import Fitted, set_init_params
 from ._base import BalancedLabels, SemiSupervisedSVM, n_negative_unlabeled
 
 _C_START = 1e-5  # Joachims' first weight of the unlabeled points
@@ -90,6 +90,8 @@ class TSVM(SemiSupervisedSVM):
         **SemiSupervisedSVM._parameter_constraints,
         "verbose": VERBOSE,
     }
+
+    _fitted_attributes: dict = {"n_switches_": Fitted("int", low=0)}
 
     def __init__(
         self, C1: float = 1.0, C2: float = 0.1, *, kernel: str = "rbf",

@@ -11,7 +11,7 @@ from .._label_generation import (
     store_label_generation,
 )
 from .._validation import RANDOM_STATE, VERBOSE, Boolean, Integer, Options
-from ..base import set_init_params
+from ..base import Fitted, set_init_params
 from ._base import BalancedLabels, SemiSupervisedSVM, n_negative_unlabeled
 
 _N_RANDOM_STARTS = 20  # the authors' code: the best of 20 random labelings by alignment
@@ -163,6 +163,16 @@ class WellSVM(SemiSupervisedSVM):
         "loss": [Options(("hinge", "squared_hinge"))],
         "random_state": RANDOM_STATE,
         "verbose": VERBOSE,
+    }
+
+    # the cutting plane's result: T label vectors (+-1) over the n_var training points
+    _fitted_attributes: dict = {
+        "alpha_": Fitted("f", ("n_var",)),
+        "label_vectors_": Fitted("i", ("n_var", "n_labelings"), low=-1, high=1),
+        "mu_": Fitted("f", ("n_labelings",), low=0.0),
+        "objective_history_": Fitted("f", ("n_iter_",)),
+        "n_mkl_iter_": Fitted("ints", low=0),
+        "stop_reason_": Fitted("str"),
     }
 
     def __init__(
