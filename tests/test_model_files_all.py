@@ -85,6 +85,7 @@ CASES = {
               (X, Y_SSL), X),  # fmt: skip
     "MILWellSVM": (lambda: MILWellSVM(), (BAGS, Y_BAGS), BAGS),
     "MISVM": (lambda: MISVM(), (BAGS, Y_BAGS), BAGS),
+    "MISVM-proba": (lambda: MISVM(probability=True, random_state=0), (BAGS, Y_BAGS), BAGS),
     "miSVM": (lambda: miSVM(), (BAGS, Y_BAGS), BAGS),
     "WellSVMClustering": (lambda: WellSVMClustering(random_state=0), (X,), X),
     "SVMPlus": (lambda: SVMPlus(), (X, Y, X[:, ::-1]), X),

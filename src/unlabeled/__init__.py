@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers
     from .generative import PlummerAutoencoder
     from .lupi import SVMPlus
     from .mil import MISVM, MILWellSVM, miSVM
+    from .model_io import load, save
     from .pu import PUSVC
     from .ssl import CLSST, TSVM, LabeledSVM, LapSVM, WellSVM
 
@@ -56,6 +57,8 @@ _HOMES = {
     "LabeledSVM": "ssl",
     "LapSVM": "ssl",
     "WellSVM": "ssl",
+    "load": "model_io",
+    "save": "model_io",
 }
 
 __all__ = [
@@ -77,6 +80,7 @@ __all__ = [
     "exceptions",
     "generative",
     "get_config",
+    "load",
     "lupi",
     "metrics",
     "mil",
@@ -84,6 +88,7 @@ __all__ = [
     "model_io",
     "model_selection",
     "pu",
+    "save",
     "set_config",
     "ssl",
     "__version__",

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from .._label_generation import warn_if_solves_capped
 from .._shared import warn_not_converged
 from .._validation import Real
-from ..base import set_init_params
+from ..base import Fitted, set_init_params
 from ._base import MultiInstanceClassifier, fill_docstring
 
 #: the fitted attributes that mi-SVM and MI-SVM document alike
@@ -117,6 +117,8 @@ class miSVM(_Alternating):  # noqa: N801 - the method's published name
     %(platt)s
     """
 
+    _fitted_attributes: dict = {"instance_labels_": Fitted("i", ("n_train",), low=-1, high=1)}
+
     def _fit(self, params, X, bag, signs):
         backend = self._backend(X)
         n, n_bags = X.shape[0], signs.size
@@ -179,6 +181,8 @@ class MISVM(_Alternating):
     learning. NIPS 15, 2003.
     %(platt)s
     """
+
+    _fitted_attributes: dict = {"witnesses_": Fitted("i", (None,), low=0, below="n_train")}
 
     def _fit(self, params, X, bag, signs):
         n, n_bags = X.shape[0], signs.size

@@ -50,7 +50,7 @@ from .._validation import (
     Real,
     check_binary_targets,
 )
-from ..base import KernelClassifier, KernelMachine
+from ..base import Fitted, KernelClassifier, KernelMachine
 
 MIL_KERNELS = ("linear", "poly", "rbf")
 
@@ -277,6 +277,12 @@ class MultiInstanceClassifier(ProbabilisticMixin, KernelClassifier):
         "max_iter": [Integer(1)],
         "probability": [Boolean()],
         "random_state": RANDOM_STATE,
+    }
+
+    # the instance model of KernelMachine, and per bag the position of its key instance
+    _fitted_attributes: dict = {
+        "n_bags_fit_": Fitted("int", low=1),
+        "key_instances_": Fitted("i", ("n_bags_fit_",), low=0, below="n_train"),
     }
 
     def fit(

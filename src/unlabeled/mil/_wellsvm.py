@@ -8,7 +8,7 @@ from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kern
 from .._label_generation import label_generation, store_result
 from .._shared import resolve_max_iter, warn_not_converged
 from .._validation import VERBOSE, Integer, Options, Real
-from ..base import set_init_params
+from ..base import Fitted, set_init_params
 from ._base import MultiInstanceClassifier, fill_docstring
 
 
@@ -338,6 +338,19 @@ class MILWellSVM(MultiInstanceClassifier):
         "oracle": [Options(("ascent", "paper"))],
         "model": [Options(("rounded", "relaxation"))],
         "verbose": VERBOSE,
+    }
+
+    # the cutting plane's result: label vectors of instance indices (one per positive bag and
+    # negative instance variable), and the key instances of the relaxation
+    _fitted_attributes: dict = {
+        "alpha_": Fitted("f", ("n_var",)),
+        "label_vectors_": Fitted("i", ("n_var", "n_labelings"), low=0, below="n_train"),
+        "mu_": Fitted("f", ("n_labelings",), low=0.0),
+        "objective_history_": Fitted("f", ("n_iter_",)),
+        "n_mkl_iter_": Fitted("ints", low=0),
+        "stop_reason_": Fitted("str"),
+        "relaxation_keys_": Fitted("i", (None,), low=0, below="n_train"),
+        "rounded_objective_": Fitted("float", optional=True),
     }
 
     def __init__(
