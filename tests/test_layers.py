@@ -40,6 +40,7 @@ LAYERS = {
     **dict.fromkeys(
         ["pu", "ssl", "lupi", "mil", "cluster", "generative", "datasets", "model_selection"], 6
     ),
+    "plotting": 6,  # plots of fitted estimators; matplotlib imported inside its functions
     "cli": 7,
     "": 8,  # unlabeled/__init__.py
     "__main__": 8,
