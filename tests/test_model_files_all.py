@@ -351,6 +351,30 @@ def test_crafted_support_vectors_of_1e300_do_not_predict_inf(fitted, tmp_path):
         unlabeled.load(path)
 
 
+@pytest.mark.parametrize(
+    "name, attr, change, phrase",
+    [
+        ("PUSVC-sparse-proba", "support_vectors_", lambda v: v * 1e60, "out of scale"),
+        ("PUSVC-linear", "_coef", lambda v: v[:, :1], "_coef"),
+        ("PUSVC-precomputed", "shape_fit_", lambda v: (v[0], v[1] + 1), "n_features_in_"),
+        ("SVMPlus", "_Z_fit", lambda v: v * 1e60, "_Z_fit are out of scale"),
+        ("CLSST", "beta_concentration_", lambda v: v * 0, "beta_concentration_ must be > 0"),
+        ("CLSST", "labels_", lambda v: v + 5, "labels_ must be < n_components_"),
+        ("MILWellSVM", "label_vectors_", lambda v: v - 1000, "label_vectors_ must be >= 0"),
+        ("KM2", "bootstrap_priors_", lambda v: v[:2], "n_bootstrap"),
+        ("PUSVC", "cache_stats_", lambda v: {**v, "kernel_path": "evil"}, "cache_stats_"),
+        ("PUSVC", "shape_fit_", lambda v: [*v], "shape_fit_"),
+    ],
+)
+def test_specific_crafted_values_refused(fitted, tmp_path, name, attr, change, phrase):
+    def tamper(est, _):
+        setattr(est, attr, change(vars(est)[attr]))
+
+    with pytest.raises(ModelFileError, match="not a valid model") as info:
+        unlabeled.load(_tampered_file(fitted(name), tmp_path, tamper))
+    assert phrase in str(info.value), str(info.value)
+
+
 def test_probability_sigmoid_checked_for_every_probabilistic_model(fitted, tmp_path):
     """probA_/probB_ are declared once in KernelClassifier: both or neither, probability=True,
     A <= 0."""

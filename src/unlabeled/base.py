@@ -327,23 +327,29 @@ class KernelMachine(ValidatedEstimator):
     def _check_fitted(self) -> None:
         """What the declarations cannot say, for a loaded model: a precomputed kernel's
         training Gram matrix is square; the support vectors are at a scale where the kernel
-        cannot overflow, the bound that ``fit`` put on the training data (``||x||^2`` and the
-        polynomial ``k(x, x)`` at most 1e100), so that ``decision_function`` stays finite."""
-        sv = self.support_vectors_
-        if self.kernel == "precomputed" and self.shape_fit_[0] != self.shape_fit_[1]:
-            raise ValueError("a precomputed-kernel model must have a square shape_fit_")
-        if self.kernel == "precomputed" or sv.shape[0] == 0:
+        cannot overflow (:meth:`_check_rows_scale`), so that ``decision_function`` stays
+        finite."""
+        if self.kernel == "precomputed":
+            if self.shape_fit_[0] != self.shape_fit_[1]:
+                raise ValueError("a precomputed-kernel model must have a square shape_fit_")
+            return
+        self._check_rows_scale(self.support_vectors_, "support_vectors_", self.kernel, self._gamma)
+
+    def _check_rows_scale(self, rows, name: str, kernel: str, gamma: float) -> None:
+        """The rows of a loaded model's expansion within the bound that ``fit`` puts on the
+        training data: ``||x||^2`` and, for the polynomial kernel, ``k(x, x)`` at most 1e100."""
+        if rows.shape[0] == 0:
             return
         try:
-            sq = check_data_scale(sv, f"the {self.kernel} kernel")
+            sq = check_data_scale(rows, f"the {kernel} kernel")
         except ValueError as exc:
-            raise ValueError(f"support_vectors_ are out of scale: {exc}") from None
-        if self.kernel == "poly":
+            raise ValueError(f"{name} are out of scale: {exc}") from None
+        if kernel == "poly":
             with np.errstate(over="ignore", invalid="ignore"):
-                diag = np.abs(self._gamma * sq + self.coef0) ** self.degree
+                diag = np.abs(gamma * sq + self.coef0) ** self.degree
             if not np.all(diag <= MAX_KERNEL_VALUE):
                 raise ValueError(
-                    "support_vectors_ make the poly kernel overflow: k(x, x) up to "
+                    f"{name} make the poly kernel overflow: k(x, x) up to "
                     f"{np.nanmax(diag):.3g} (at most {MAX_KERNEL_VALUE:g})"
                 )
 

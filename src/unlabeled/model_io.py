@@ -615,8 +615,10 @@ def _check_value(name, value, spec, dims) -> None:
         return
     if kind in ("ints", "floats", "dims"):
         item = "float" if kind == "floats" else "int"
-        if not isinstance(value, (list, tuple)) or not all(_scalar(name, v, item) for v in value):
-            raise TypeError(f"{name} must be a list or tuple of {item}s, got {value!r:.60}")
+        types = tuple if kind == "dims" else (list, tuple)  # a shape is a tuple
+        if not isinstance(value, types) or not all(_scalar(name, v, item) for v in value):
+            what = "tuple" if kind == "dims" else "list or tuple"
+            raise TypeError(f"{name} must be a {what} of {item}s, got {value!r:.60}")
         if kind == "dims":
             _expect(len(value) == len(spec.shape), f"{name} must be {len(spec.shape)} integers")
         elif spec.shape:  # the number of items

@@ -259,6 +259,12 @@ class SVMPlus(ProbabilisticMixin, KernelClassifier):
                 )
         return super()._validate_params()
 
+    def _check_fitted(self) -> None:
+        """The expansion's scale (the base's check), and that of the correcting function's
+        points ``_Z_fit`` under ``kernel_plus``."""
+        super()._check_fitted()
+        self._check_rows_scale(self._Z_fit, "_Z_fit", self.kernel_plus, self._gamma_star)
+
     def _star_params(self) -> dict:
         """The parameters of ``kernel_plus`` (``_gamma_star`` resolved at fit time)."""
         return kernel_params(self.kernel_plus, self._gamma_star, self.degree, self.coef0)

@@ -308,7 +308,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         "noise_variance_": Fitted("f", ("n_features_in_",), above=0.0),
         "class_association_": Fitted("f", ("n_components_", "n_classes"), low=0.0, high=1.0),
         "pi_concentration_": Fitted("f", ("n_components_",), above=0.0),
-        "beta_concentration_": Fitted("f", ("n_components_", "n_classes"), low=0.0),
+        "beta_concentration_": Fitted("f", ("n_components_", "n_classes"), above=0.0),
         "nu_shape_": Fitted("float", above=0.0),
         "nu_rate_": Fitted("f", ("n_components_", "n_factors_"), above=0.0),
         "mu_prior_mean_": Fitted("f", ("n_features_in_",)),
