@@ -83,6 +83,8 @@ CASES = {
     "LabeledSVM": (lambda: LabeledSVM(probability=True), (X, Y_SSL), X),
     "CLSST": (lambda: CLSST(n_components=2, n_factors=1, max_iter=30, random_state=0),
               (X, Y_SSL), X),  # fmt: skip
+    "CLSST-clusters": (lambda: CLSST(n_components=2, n_factors=1, max_iter=30, random_state=0),
+                       (X,), X),  # fmt: skip
     "MILWellSVM": (lambda: MILWellSVM(), (BAGS, Y_BAGS), BAGS),
     "MISVM": (lambda: MISVM(), (BAGS, Y_BAGS), BAGS),
     "MISVM-proba": (lambda: MISVM(probability=True, random_state=0), (BAGS, Y_BAGS), BAGS),

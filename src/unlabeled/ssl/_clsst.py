@@ -317,6 +317,16 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         "transduction_": Fitted("iufUSbO", ("n_train",)),
     }
 
+    def _fitted_declarations(self) -> dict:
+        """Fitted without labels (``_clustering``), the model has one class and every cluster
+        is a class of its own: ``classes_`` has ``n_components_`` entries, the concentrations
+        one column."""
+        table = super()._fitted_declarations()
+        if vars(self).get("_clustering") is True:
+            table["classes_"] = Fitted("iu", ("n_components_",))
+            table["beta_concentration_"] = Fitted("f", ("n_components_", 1), above=0.0)
+        return table
+
     def __init__(
         self,
         n_components: int | None = None,
