@@ -466,3 +466,25 @@ def test_autoencoder_earlier_torch_files_still_load(fitted, tmp_path):
     torch.save(record, path)
     back = PlummerAutoencoder.load(path, device="cpu")
     np.testing.assert_array_equal(back.transform(X), pae.transform(X))
+
+
+@PAE_SKIP
+def test_autoencoder_file_without_torch_says_how_to_install(fitted, tmp_path):
+    path = tmp_path / "pae.skops"
+    unlabeled.save(fitted("PlummerAutoencoder"), path)
+    code = (
+        "import sys\n"
+        "class NoTorch:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'torch':\n"
+        "            raise ModuleNotFoundError('No module named torch', name='torch')\n"
+        "sys.meta_path.insert(0, NoTorch())\n"
+        "import unlabeled\n"
+        f"try:\n    unlabeled.load({str(path)!r})\n"
+        "except unlabeled.exceptions.ModelFileError as e:\n    print(e)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert "PlummerAutoencoder" in out.stdout and "pip install 'unlabeled[torch]'" in out.stdout

@@ -449,7 +449,9 @@ def load_model(path: str | os.PathLike[str]) -> tuple[BaseEstimator, dict]:
         )
     try:
         estimator = sio.loads(raw, trusted=sorted(untrusted))
-    except Exception as exc:
+    except ImportError as exc:  # an optional dependency (torch for an autoencoder)
+        raise ModelFileError(f"{p!r} holds a {meta.get('estimator')}: {exc}") from exc
+    except Exception as exc:  # a crafted state, refused while the estimator is rebuilt
         raise ModelFileError(f"{p!r} is a corrupt model file: {exc}") from exc
     if class_path(estimator) != meta.get("estimator"):
         raise ModelFileError(
