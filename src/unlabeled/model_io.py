@@ -1,5 +1,6 @@
-"""Model files: a skops archive plus a JSON record of who wrote it (the ``unlabeled`` command's
-format, and :func:`save_model` / :func:`load_model` from Python).
+"""Model files: a skops archive plus a JSON record of who wrote it, for every estimator of the
+library (the ``unlabeled`` command's format; :func:`save` / :func:`load` from Python, and
+:func:`save_model` / :func:`load_model` with the record).
 
 A model file is a standard skops file (``skops.io.load(path, trusted=[...])`` returns the fitted
 estimator itself) with one more zip member, ``unlabeled.json``, that records the format, the
@@ -12,9 +13,17 @@ renamed over the target once complete, so a failed command leaves nothing behind
 Model files are untrusted input. Before anything is read, the zip directory is inspected and a
 file with more than :data:`MAX_MEMBERS` members or more than :data:`MAX_MODEL_BYTES` of
 uncompressed data (a zip bomb) is refused; after the allow-listed load, the model itself is
-checked (:func:`check_model`: parameters, attribute types, shapes against ``n_features_in_``,
-index ranges, sparse structure with a full format check, finite values), so a crafted file is
-refused with a clear error rather than crashing ``predict``.
+checked against the fitted attributes its class declares (:func:`check_model`: parameters,
+no unexpected or missing attribute, types, dtypes, shapes through named dimensions such as
+``n_features_in_``, index ranges, sparse structure with a full format check, finite values of
+magnitude at most :data:`MAX_FITTED_VALUE`), so a crafted file is refused with a clear error
+rather than crashing ``predict`` or making it return NaN or inf.
+
+Declaring an estimator's fitted attributes: a class attribute ``_fitted_attributes`` (name ->
+:class:`unlabeled.base.Fitted`, None for a transient attribute that files do not keep) lists
+what its ``fit`` adds to its bases' tables; ``_fitted_declarations()`` merges them (and may
+adapt them to the parameters, as a precomputed kernel keeps no support vectors), and an
+optional ``_check_fitted()`` checks the relations a table cannot state.
 """
 
 from __future__ import annotations
