@@ -488,3 +488,16 @@ def test_autoencoder_file_without_torch_says_how_to_install(fitted, tmp_path):
         env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
     )  # fmt: skip
     assert "PlummerAutoencoder" in out.stdout and "pip install 'unlabeled[torch]'" in out.stdout
+
+
+@PAE_SKIP
+def test_autoencoder_state_on_a_device_this_machine_lacks_loads_on_the_cpu(fitted, tmp_path):
+    import torch
+
+    est = copy.deepcopy(fitted("PlummerAutoencoder"))
+    est.device_ = "cuda:7" if not torch.cuda.is_available() else "cuda:999"
+    path = tmp_path / "m.skops"
+    path.write_bytes(model_bytes(est, {}))
+    back = unlabeled.load(path)
+    assert back.device_ == "cpu" and next(back.encoder_.parameters()).device.type == "cpu"
+    np.testing.assert_array_equal(back.transform(X), est.transform(X))

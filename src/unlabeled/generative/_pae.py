@@ -650,10 +650,12 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         return state
 
     def __setstate__(self, state: dict) -> None:
-        """Rebuild the networks from their weights (imports torch), on the CPU. The weights
-        are checked first: float arrays, finite, at most :data:`MAX_WEIGHT` in magnitude (the
-        scaling layers :data:`MAX_SCALING`, their scales positive), their names and shapes
-        those of the networks that the parameters and ``n_features_in_`` make."""
+        """Rebuild the networks from their weights (imports torch), on the device they were
+        saved from when this machine has it (a deep copy stays on its GPU), else the CPU.
+
+        The weights are checked first: float arrays, finite, at most :data:`MAX_WEIGHT` in
+        magnitude (the scaling layers :data:`MAX_SCALING`, their scales positive), their names
+        and shapes those of the networks that the parameters and ``n_features_in_`` make."""
         weights = {k: state[k] for k in ("encoder_", "decoder_") if isinstance(state.get(k), dict)}
         super().__setstate__({k: v for k, v in state.items() if k not in weights})
         if not weights:
@@ -677,8 +679,9 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
             except RuntimeError as exc:  # names or shapes that are not those of the config
                 raise ValueError(f"{name} does not match the model's parameters: {exc}") from None
             net.eval()
-        self.encoder_, self.decoder_ = nets
-        self.device_ = "cpu"
+        dev = _saved_device(torch, state.get("device_"))
+        self.encoder_, self.decoder_ = (net.to(dev) for net in nets)
+        self.device_ = str(dev)
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the fitted model to a model file: :func:`unlabeled.save` (a skops archive,
@@ -740,6 +743,18 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
             }
         )
         return model
+
+
+def _saved_device(torch, name):
+    """The CUDA device a state was saved from when this machine has it, else the CPU."""
+    cpu = torch.device("cpu")
+    if not (isinstance(name, str) and name.startswith("cuda") and torch.cuda.is_available()):
+        return cpu
+    try:
+        dev = torch.device(name)
+    except (RuntimeError, TypeError, ValueError):
+        return cpu
+    return dev if dev.type == "cuda" and (dev.index or 0) < torch.cuda.device_count() else cpu
 
 
 def _check_weights(name, tensors) -> None:
