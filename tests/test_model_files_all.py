@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 import unlabeled
@@ -178,6 +179,9 @@ def test_save_refuses_unfitted_and_foreign_objects(tmp_path):
     svc = SVC().fit(X, Y)
     with pytest.raises(ModelFileError, match="estimators of unlabeled.*skops.io.dump"):
         unlabeled.save(svc, tmp_path / "m.skops")
+    bags = unlabeled.mil.BagTransformer(StandardScaler()).fit(BAGS)
+    with pytest.raises(ModelFileError, match="cannot save a BagTransformer.*skops.io.dump"):
+        unlabeled.save(bags, tmp_path / "m.skops")
     assert not list(tmp_path.iterdir())
 
 

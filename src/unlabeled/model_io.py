@@ -337,6 +337,13 @@ def _savable(estimator):
     from sklearn.utils.validation import check_is_fitted
 
     name = type(estimator).__name__
+    if class_path(estimator) not in TRUSTED_TYPES and class_path(estimator).startswith(
+        "unlabeled."
+    ):
+        raise ModelFileError(  # mil.BagTransformer: a scikit-learn object whose fit is not ours
+            f"cannot save a {name}: model files hold the library's models, whose fitted "
+            "attributes they check; save it with skops.io.dump (or refit it)"
+        )
     if class_path(estimator) not in TRUSTED_TYPES:
         raise ModelFileError(
             f"cannot save a {class_path(estimator)}: model files hold the estimators of "
