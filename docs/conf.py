@@ -45,6 +45,7 @@ version = ".".join(release.split(".")[:2])
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
+    "sphinx.ext.extlinks",
     "sphinx.ext.mathjax",
     "sphinx.ext.viewcode",
     "numpydoc",
@@ -53,6 +54,12 @@ extensions = [
 ]
 
 templates_path = ["_templates"]
+#: the committed benchmark tables: :bench:`mil.md` links to benchmarks/results/mil.md
+REPOSITORY = "https://github.com/unlabeled-dev/unlabeled"
+extlinks = {
+    "bench": (f"{REPOSITORY}/blob/main/benchmarks/results/%s", "benchmarks/results/%s"),
+    "repo": (f"{REPOSITORY}/blob/main/%s", "%s"),
+}
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.md5"]
 root_doc = "index"
 default_role = "literal"  # `name` in a docstring renders as code, not as a broken reference
@@ -419,7 +426,7 @@ html_title = f"unlabeled {release}"
 html_static_path: list[str] = []
 html_show_sourcelink = False
 html_theme_options = {
-    "github_url": "https://github.com/unlabeled-dev/unlabeled",
+    "github_url": REPOSITORY,
     "navbar_align": "left",
     "show_toc_level": 2,
     "navigation_with_keys": False,
