@@ -30,6 +30,8 @@ if (ROOT / "src" / "unlabeled" / "_engine").is_dir() and "unlabeled" not in sys.
     except ImportError:
         sys.path.insert(0, str(ROOT / "src"))
 
+from sphinx_gallery.sorting import ExplicitOrder  # noqa: E402
+
 import unlabeled  # noqa: E402
 
 # -- project ------------------------------------------------------------------------------------
@@ -400,7 +402,7 @@ def _escape_fitted_names(app, what, name, obj, options, lines):
 # -- sphinx-gallery -----------------------------------------------------------------------------
 
 sphinx_gallery_conf = {
-    "examples_dirs": [str(ROOT / "examples")],
+    "examples_dirs": ["../examples"],  # relative to this folder
     "gallery_dirs": ["auto_examples"],
     "filename_pattern": r"/plot_",
     "ignore_pattern": r"__init__\.py|/_",
@@ -409,6 +411,20 @@ sphinx_gallery_conf = {
     "download_all_examples": False,
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",
+    "subsection_order": ExplicitOrder(
+        [
+            f"../examples/{name}"
+            for name in (
+                "pu",
+                "semi_supervised",
+                "multi_instance",
+                "clustering",
+                "privileged",
+                "generative",
+                "workflow",
+            )
+        ]
+    ),
     "matplotlib_animations": False,
     "image_scrapers": ("matplotlib",),
     "reset_modules": ("matplotlib",),
@@ -423,7 +439,8 @@ sphinx_gallery_conf = {
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"unlabeled {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 html_show_sourcelink = False
 html_theme_options = {
     "github_url": REPOSITORY,
@@ -435,6 +452,8 @@ html_theme_options = {
     "footer_end": ["sphinx-version"],
 }
 html_context = {"default_mode": "light"}
+# single pages without sub-pages: no empty "Section Navigation" column beside them
+html_sidebars = {"index": [], "getting_started": [], "which_method": []}
 
 copybutton_prompt_text = r">>> |\.\.\. |\$ "
 copybutton_prompt_is_regexp = True
