@@ -77,7 +77,6 @@ nitpick_ignore_regex = [
 
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"members": False}
 autodoc_typehints = "none"  # the numpydoc "Parameters" sections say the types
 autodoc_member_order = "groupwise"
 autoclass_content = "class"
