@@ -12,6 +12,7 @@ from scipy.optimize import minimize
 from scipy.special import digamma, gammaln, logsumexp, softmax
 
 from unlabeled.ssl import CLSST, _vbmfa
+from unlabeled.ssl._clsst import _data_scale
 from unlabeled.ssl._vbmfa import VBMFA
 
 STEPS = (
@@ -409,22 +410,26 @@ def two_blobs(n=80, seed=0):
 
 def test_score_samples_is_the_per_point_bound():
     """On unlabeled training data, sum_n score_samples(x_n) + the global terms is the bound F
-    with q(x) re-optimised for the final parameters: at least lower_bound_, and close to it."""
+    with q(x) re-optimised for the final parameters: at least lower_bound_, and close to it.
+    CLSST fits X / s and reports the model in X's units: its global terms (whose priors are
+    in the units of X / s) are those of the model of X / s."""
     X, y = two_blobs(80, seed=6)
     clf = CLSST(n_components=2, n_factors=1, tol=1e-8, max_iter=2000, random_state=0)
     clf.fit(X, np.ones((80, 2), dtype=bool))
-    m = VBMFA(X, np.ones((80, 2), dtype=bool), 1)
-    m.M = np.concatenate([clf.means_[:, :, None], clf.loadings_], axis=2)
+    s = _data_scale(X)
+    assert s != 1.0
+    m = VBMFA(X / s, np.ones((80, 2), dtype=bool), 1)
+    m.M = np.concatenate([clf.means_[:, :, None], clf.loadings_], axis=2) / s
     m.Sig, m.b, m.u, m.g = (
-        clf.loading_covariances_,
-        clf.nu_rate_,
+        clf.loading_covariances_ / s**2,
+        clf.nu_rate_ / s**2,
         clf.pi_concentration_,
         (clf.beta_concentration_),
     )
     m.psii, m.mustar, m.nustar = (
-        1 / clf.noise_variance_,
-        clf.mu_prior_mean_,
-        (clf.mu_prior_precision_),
+        s**2 / clf.noise_variance_,
+        clf.mu_prior_mean_ / s,
+        (clf.mu_prior_precision_ * s**2),
     )
     glob = sum(np.sum(t) for t in m.global_terms())
     F = clf.score_samples(X).sum() + glob

@@ -69,6 +69,7 @@ from ..base import (
     Real,
     ValidatedEstimator,
     set_init_params,
+    transactional_fit,
 )
 
 __all__ = ["KM1", "KM2", "PenalizedL1", "ElkanNoto", "TIcE", "prior_from_label_frequency"]
@@ -179,8 +180,12 @@ class _PriorEstimator(ValidatedEstimator):
         """The checks of the parameters against the data (folds against the points), before
         any estimate; the bootstrap resamples keep both numbers."""
 
+    @transactional_fit
     def fit(self, X: MatrixLike, s: ArrayLike) -> _PriorEstimator:
         """Estimate the proportion of positives among the unlabeled points.
+
+        Transactional: a fit that fails, however late (Ctrl-C in the bootstrap included),
+        leaves the estimator as it was.
 
         Parameters
         ----------
@@ -750,7 +755,7 @@ def _warn_range(name, prior, c, p, n):
             f"range only for {p / (p + n):.4g} <= c <= 1). The classifier's probabilities are "
             "probably miscalibrated; prior_ is returned unclipped so that you can see it.",
             RuntimeWarning,
-            stacklevel=4,
+            stacklevel=5,  # _estimate, fit, its transactional wrapper, the caller
         )
 
 

@@ -12,12 +12,12 @@ from numbers import Number
 import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.cluster import KMeans
-from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._shared import one_blas_thread
+from .._shared import one_blas_thread, warn_not_converged
 from .._validation import RANDOM_STATE, VERBOSE, check_data_scale
 from ..base import (
     ArrayLike,
@@ -29,14 +29,32 @@ from ..base import (
     Real,
     ValidatedEstimator,
     set_init_params,
+    transactional_fit,
 )
 from ._base import unlabeled_mask
 from ._vbmfa import VBMFA, lse_points, pd_loadings
 
+#: the default cap on the work of a whole fit (``max_component_sweeps=None``), in component
+#: sweeps: a fit of TOES's 30,000 points that finds 18 components uses 88,000 (plain sweeps;
+#: 64,000 with SQUAREM), the 1,000,000 points of the scale benchmark about 4,500; 3,000 points
+#: run about 6,000 component sweeps a second on one core
+DEFAULT_MAX_COMPONENT_SWEEPS = 200_000
 BIRTH_TOL = 1e-2  # |F change| that ends the Q-free sweeps after a birth (the authors' birthtol),
 # or tol per point when that is larger
 INITS = ("auto", "labels", "kmeans")
 SELECTS = ("labels", "bound")
+
+
+def _data_scale(X) -> float:
+    """The scale ``s`` that CLSST divides X by: the root of the mean variance of the features
+    (1 for constant data). Exactly proportional to X's units, so that ``X / s`` (and every
+    prediction) is the same for X in any units, up to rounding."""
+    s = float(np.sqrt(np.mean(X.var(0))))
+    return s if np.isfinite(s) and s > 0 else 1.0
+
+
+class _OutOfWork(Exception):
+    """The fit's work reached ``max_component_sweeps`` (caught by ``fit``, which warns)."""
 
 
 def _check_classes(classes):
@@ -152,6 +170,16 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         Cap on the sweeps of each run (the authors' code has none).
     max_births : int, default=30
         Cap on the attempted splits (accepted or not) with ``n_components=None``.
+    max_component_sweeps : int or None, default=None
+        Cap on the work of the whole fit (every run of sweeps, every birth), in component
+        sweeps: a sweep over the data with S components counts S, so the work is at most
+        this times n. None: 200,000 (a normal fit uses a few thousand to 90,000; see
+        ``DEFAULT_MAX_COMPONENT_SWEEPS``). The fit stops with a ``ConvergenceWarning``
+        naming it: with ``n_components=None`` at the last accepted model of the birth path,
+        with a fixed ``n_components`` at the components reached so far (``n_components_``).
+        Without it, a large ``n_components`` (each forced birth a run over S components:
+        O(n^2) work at ``n_components`` near n) or a ``tol`` that the sweeps cannot meet
+        with a large ``max_iter`` would run for hours.
     select : {"labels", "bound"}, default="labels"
         With ``n_components=None``, which of the models on the birth path is returned (the
         path is the start and every accepted split, along which F rises). "bound": the last,
@@ -249,9 +277,13 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
     sweeps and births are capped; CLSST+ returns, by default, the model of its birth path
     that mispredicts the fewest labeled points (``select``; the thesis returns the last); the
     fixed hyperparameters (alpha = gamma = a0 = b0 = 1) follow the code, not the thesis'
-    re-estimation. The noise variances are floored at 1e-5 (the code's psimin), the only step
-    that can lower F. Fitting runs with one BLAS thread: the products are thin (n x p by
-    p x (k + 1)) and threaded BLAS only slows them down.
+    re-estimation. CLSST fits ``X / s``, ``s^2`` the mean variance of the features, and
+    reports the model in the units of X (means and loadings times ``s``, variances times
+    ``s^2``, the bound minus ``n p ln s``): the noise floor (the code's psimin, 1e-5, the only
+    step that can lower F), the priors and the starts are relative to the data's scale, and
+    the predictions do not depend on X's units (in the code's absolute floor, features in
+    micro-units collapsed to one component). Fitting runs with one BLAS thread: the products
+    are thin (n x p by p x (k + 1)) and threaded BLAS only slows them down.
 
     References
     ----------
@@ -278,6 +310,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         "tol": [Real(0.0)],
         "max_iter": [Integer(1)],
         "max_births": [Integer(0)],
+        "max_component_sweeps": [None, Integer(1)],
         "select": [Options(SELECTS)],
         "class_splits": [Boolean()],
         "accelerate": [Boolean()],
@@ -336,6 +369,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         tol: float = 1e-5,
         max_iter: int = 500,
         max_births: int = 30,
+        max_component_sweeps: int | None = None,
         select: str = "labels",
         class_splits: bool = True,
         accelerate: bool = True,
@@ -347,6 +381,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         set_init_params(self, locals())
 
     # ---- fitting ----------------------------------------------------------------------------
+    @transactional_fit
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> CLSST:
         """Fit on labeled and unlabeled points together, or cluster without labels.
 
@@ -369,6 +404,9 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         Returns
         -------
         self : CLSST
+
+        Transactional: a fit that fails, however late (a parameter refused against the
+        data, a numerical breakdown, Ctrl-C among the births), leaves the estimator as it was.
         """
         params = self._validate_params()
         Xc: np.ndarray = validate_data(
@@ -381,7 +419,11 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
             self.classes_ = np.zeros(1, dtype=np.int64)  # the one class, until the clusters
         k, init, S_fixed = self._check_against_data(params, Xc, allowed)
         self._progress_start = time.perf_counter()
-        model = VBMFA(Xc, allowed, k, pca=params["noise"] == "pca")
+        # the model of X / scale: every floor, prior and start relative to the data's scale
+        scale = _data_scale(Xc)
+        model = VBMFA(Xc / scale, allowed, k, pca=params["noise"] == "pca")
+        cap = params["max_component_sweeps"]
+        model.work_cap = DEFAULT_MAX_COMPONENT_SWEEPS if cap is None else cap
         self.lower_bound_history_: list[float] = []
         self.n_iter_, self.n_births_ = 0, 0
         # the products are thin (n x p times p x (k + 1)): one BLAS thread is fastest, and
@@ -389,11 +431,14 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         with one_blas_thread():
             try:
                 self._start(model, init, S_fixed)
-                self._converge(model, deaths=S_fixed is None)
-                if S_fixed is None:
-                    self._birth_and_death(model)
-                else:
-                    self._grow_to(model, S_fixed)
+                try:
+                    self._converge(model, deaths=S_fixed is None)
+                    if S_fixed is None:
+                        self._birth_and_death(model)
+                    else:
+                        self._grow_to(model, S_fixed)
+                except _OutOfWork:  # in the first run: no birth tried
+                    model.out_of_work = True
             except np.linalg.LinAlgError as exc:  # e.g. "Matrix is not positive definite"
                 raise ValueError(
                     f"CLSST: the variational updates broke down numerically ({exc}): X is "
@@ -401,8 +446,44 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
                     "distinct points). Standardise X (e.g. sklearn.preprocessing."
                     "StandardScaler), or lower n_components / n_factors"
                 ) from exc
-            self._store(model)
+            self._store(model, scale)
+        self._warn_capped(model, cap, S_fixed)
         return self
+
+    def _warn_capped(self, model, cap, S_fixed):
+        """The ConvergenceWarnings of the caps that the fit reached, for the caller of fit."""
+        if model.unconverged:
+            runs = len(model.unconverged)
+            warn_not_converged(
+                "CLSST:",
+                why=(
+                    f"{runs} run{'s' * (runs > 1)} of sweeps did not converge in "
+                    f"max_iter={self.max_iter} sweeps (last rise of the bound "
+                    f"{model.unconverged[-1]:.3g}); raise max_iter or tol"
+                ),
+                stacklevel=4,  # past this method, fit and its transactional wrapper
+            )
+        if model.out_of_work:
+            where = (
+                f"n_components={S_fixed} not reached: {self.n_components_} components"
+                if S_fixed is not None and self.n_components_ < S_fixed
+                else f"the model of the last accepted birth kept ({self.n_components_} components)"
+            )
+            name = "max_component_sweeps"
+            limit = (
+                f"{name}={cap}"
+                if cap is not None
+                else f"{name}=None: the default cap, {DEFAULT_MAX_COMPONENT_SWEEPS:,}"
+            )
+            warn_not_converged(
+                "CLSST:",
+                why=(
+                    f"stopped after {model.work:,} component sweeps over the data ({limit}); "
+                    f"{where}. Raise {name}, or lower n_components, max_births or max_iter, "
+                    "or raise tol"
+                ),
+                stacklevel=4,
+            )
 
     def _check_against_data(self, params, X, allowed):
         """What the declared constraints cannot say, as it depends on the data and the labels:
@@ -487,13 +568,14 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
             if rise < self.tol * model.n:
                 return F
             F_old = F
-        warnings.warn(
-            f"CLSST: a run of sweeps did not converge in max_iter={self.max_iter} sweeps "
-            f"(last rise of the bound {rise:.3g}); raise max_iter or tol",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
+            self._spend(model)
+        model.unconverged.append(rise)  # fit warns once, for all runs
         return F
+
+    def _spend(self, model):
+        """Stop the fit (:class:`_OutOfWork`) when its work reached ``max_component_sweeps``."""
+        if model.work >= model.work_cap:
+            raise _OutOfWork
 
     @staticmethod
     def _deaths(model):
@@ -532,6 +614,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
             if abs(F - F_prev) <= max(BIRTH_TOL, self.tol * model.n):
                 break
             F_prev = F
+            self._spend(model)
         return self._converge(model, deaths=self.n_components is None)
 
     def _birth_and_death(self, model):
@@ -547,7 +630,12 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         while pos < len(cand) and tries < self.max_births:
             tries += 1
             S_before = model.S
-            F_new = self._birth(model, cand[pos])
+            try:
+                F_new = self._birth(model, cand[pos])
+            except _OutOfWork:  # back to the last accepted model
+                model.restore(snap[0])
+                model.out_of_work = True
+                break
             if F_new > snap[1]:
                 self.n_births_ += 1
                 snap = (model.snapshot(), F_new)
@@ -573,7 +661,12 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         """CLSST*: split the top-ranked components until S = n_components, keeping every split
         (the authors' vbmfa_k forces them)."""
         while model.S < S_target:
-            F = self._birth(model, self._candidates(model, model.rank_candidates())[0])
+            try:
+                F = self._birth(model, self._candidates(model, model.rank_candidates())[0])
+            except _OutOfWork:  # a valid model, split and settled by some sweeps
+                self.n_births_ += 1
+                model.out_of_work = True
+                return
             self.n_births_ += 1
             self._say(f"forced birth: S = {model.S}, F = {F:.6g}")
 
@@ -582,19 +675,24 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
             elapsed = time.perf_counter() - self._progress_start
             print(f"[CLSST] {text}  {elapsed:7.1f}s", file=sys.stderr, flush=True)
 
-    def _store(self, model):
-        """Fitted attributes from the final state."""
+    def _store(self, model, scale):
+        """Fitted attributes from the final state of the model of ``X / scale``, in the units
+        of X: lengths (means, loadings, the prior mean) times ``scale``, variances times
+        ``scale^2`` (the rates of the loadings' precisions too), precisions over it, the
+        bounds minus ``n p ln scale`` (the Jacobian of ``x -> x / scale``)."""
+        s2, shift = scale * scale, model.n * model.p * np.log(scale)
         self.n_components_ = model.S
-        self.lower_bound_ = float(model.bound())
+        self.lower_bound_ = float(model.bound()) - shift
+        self.lower_bound_history_ = [F - shift for F in self.lower_bound_history_]
         self.weights_ = model.u / model.u.sum()
-        self.means_ = model.M[:, :, 0].copy()
-        self.loadings_ = model.M[:, :, 1:].copy()
-        self.loading_covariances_ = model.Sig.copy()
-        self.noise_variance_ = 1.0 / model.psii
+        self.means_ = model.M[:, :, 0] * scale
+        self.loadings_ = model.M[:, :, 1:] * scale
+        self.loading_covariances_ = model.Sig * s2
+        self.noise_variance_ = s2 / model.psii
         self.class_association_ = model.g / model.g.sum(1, keepdims=True)
         self.pi_concentration_, self.beta_concentration_ = model.u.copy(), model.g.copy()
-        self.nu_shape_, self.nu_rate_ = model.a, model.b.copy()
-        self.mu_prior_mean_, self.mu_prior_precision_ = model.mustar.copy(), model.nustar.copy()
+        self.nu_shape_, self.nu_rate_ = model.a, model.b * s2
+        self.mu_prior_mean_, self.mu_prior_precision_ = model.mustar * scale, model.nustar / s2
         self.n_factors_ = model.k
         self.labels_ = model.resp()[0].argmax(0)
         if self._clustering:  # every cluster its own class

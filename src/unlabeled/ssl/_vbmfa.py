@@ -73,6 +73,10 @@ class VBMFA:
         self.pca = bool(pca)
         self.a = self.a0 + 0.5 * self.p
         self.sum_y2 = np.einsum("np,np->p", Y, Y)
+        # the work done, in component sweeps (one pass of q(x) over the data counts S), its
+        # cap, and what the caps cut short: CLSST reads them
+        self.work, self.work_cap = 0, np.inf
+        self.out_of_work, self.unconverged = False, []
 
     def _blocks(self, fn):
         """[fn(slice) for each block of :data:`CHUNK` points]: a pass over the data block by
@@ -155,6 +159,7 @@ class VBMFA:
         Xm_ns = Xc_s (M_L' Psi^-1 y_n - A_s[1:, 0]), where A_s[1:, 0] = M_L' Psi^-1 m_mu +
         sum_q psii_q Sig_sq[1:, 0] holds the mean/loading cross-covariance that the authors'
         code leaves out (spec section 9, item 3)."""
+        self.work += self.S
         A = self.A()
         self.Xc = np.linalg.inv(np.eye(self.k) + A[:, 1:, 1:])
         self.Xc = 0.5 * (self.Xc + np.swapaxes(self.Xc, 1, 2))
