@@ -326,7 +326,8 @@ def _resolve_alias(app, env, node, contnode):
         if found:
             break
     if found is None and "." not in target:
-        matches = {c for c in CANONICAL.values() if c.rsplit(".", 1)[-1] == target}
+        documented = {*CANONICAL.values(), *DATA_DOCS}
+        matches = {c for c in documented if c.rsplit(".", 1)[-1] == target}
         if len(matches) == 1:
             found = matches.pop()
     if found is None:
@@ -343,8 +344,8 @@ def _resolve_alias(app, env, node, contnode):
 
 
 #: references to names that exist in the code but are not public (a private helper, a
-#: module constant left out of ``__all__``): rendered as code, without a link, and listed by
-#: ``python -m sphinx -v`` so that the docstrings can name public objects instead
+#: module constant left out of ``__all__``): rendered as code, without a link, and listed at
+#: the end of the build so that the docstrings can name public objects instead
 PRIVATE_REFERENCES: set[str] = set()
 
 
@@ -458,7 +459,20 @@ copybutton_prompt_text = r">>> |\.\.\. |\$ "
 copybutton_prompt_is_regexp = True
 
 
+def _report_private_references(app, exception):
+    """List, after the build, the references shown as code for want of a public target."""
+    if exception is None and PRIVATE_REFERENCES:
+        from sphinx.util import logging
+
+        logging.getLogger(__name__).info(
+            "references to names outside the public API, shown as code (%d): %s",
+            len(PRIVATE_REFERENCES),
+            "; ".join(sorted(PRIVATE_REFERENCES)),
+        )
+
+
 def setup(app):
+    app.connect("build-finished", _report_private_references)
     app.connect("autodoc-skip-member", _skip_member)
     app.connect("missing-reference", _resolve_alias)
     app.connect("autodoc-process-docstring", _escape_fitted_names, priority=100)

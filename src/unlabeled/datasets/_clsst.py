@@ -68,7 +68,8 @@ def make_toes(
     """TOES: five 2-D Gaussians, two for class 0 and three for class 1, balanced classes.
 
     The thesis does not give the parameters; the means and covariances are those of the
-    authors' demo_gauss (:data:`TOES_MEANS`, :data:`TOES_COVS`), but the labels follow the
+    authors' demo_gauss (means (-10, 0), (-20, -2), (-2, 20), (6, 13) and (10, 5), variances
+    from 0.9 to 2 and correlated coordinates), but the labels follow the
     thesis (whole Gaussians per class: class 0 = the Gaussians at (-10, 0) and (-20, -2)) instead
     of demo_gauss's threshold ``x > -2``, which cuts a Gaussian in two. Half the points go to each
     class and are shared evenly among its Gaussians.
