@@ -5,8 +5,8 @@ PU decision boundary against a naive SVC
 Positive-unlabeled (PU) data: some positives are labeled (``s = 1``), every other point is
 unlabeled (``s = 0``), and the unlabeled points are a mixture of positives and negatives. A
 classifier that treats the unlabeled points as negatives (the "naive" SVC on ``s``) learns to
-separate the *labeled* positives from everything else: its boundary hugs the labeled points
-and calls most of the unlabeled positives negative.
+separate the *labeled* positives from everything else: with nine unlabeled points for each
+labeled one it calls the unlabeled positives negative, here every point.
 
 :class:`unlabeled.PUSVC` minimises an unbiased estimate of the classification risk on the
 unlabeled population instead, given the class prior ``pi`` (the share of positives among the
@@ -48,19 +48,22 @@ for name, clf in [("naive SVC", naive), ("PUSVC", pu), ("supervised SVC", oracle
 # %%
 # The boundaries
 # --------------
-# Filled colours are the decision values, the black line is ``f(x) = 0``; orange points are
-# the labeled positives, grey ones unlabeled.
+# Filled colours are the decision values (red positive, blue negative), the black line is
+# ``f(x) = 0``; dark points are the labeled positives, grey ones unlabeled.
 fig, axes = plt.subplots(1, 3, figsize=(13, 4.2), sharex=True, sharey=True)
 labels = np.where(s == 1, 1, -1)  # -1 is drawn as "unlabeled"
 for ax, (name, clf) in zip(
     axes, [("naive SVC on s", naive), ("PUSVC", pu), ("supervised SVC on y", oracle)], strict=True
 ):
-    plot_decision_boundary(clf, X, labels, ax=ax, grid_resolution=120, title=name)
+    plot_decision_boundary(
+        clf, X, labels, ax=ax, grid_resolution=120, title=name, names={1: "labeled positive"}
+    )
 fig.tight_layout()
 plt.show()
 
 # %%
-# The naive SVC's boundary wraps the labeled positives and leaves most unlabeled positives on
-# the negative side; PUSVC's boundary lies between the two classes, close to the supervised
-# one. The prior matters: :ref:`sphx_glr_auto_examples_pu_plot_prior_estimators.py` estimates
-# it from the same data.
+# The naive SVC's decision values are negative everywhere (no black line: it predicts no
+# positive at all, an accuracy equal to the share of negatives); PUSVC's boundary lies
+# between the two classes, close to the supervised one, though it learned from the same
+# labels as the naive SVC. The prior matters:
+# :ref:`sphx_glr_auto_examples_pu_plot_prior_estimators.py` estimates it from the same data.

@@ -86,6 +86,7 @@ def plot_decision_boundary(
     margin: float = 0.5,
     levels: tuple[float, ...] = (0.0,),
     title: str | None = None,
+    names: dict[Any, str] | None = None,
 ) -> Axes:
     """Draw a fitted binary classifier's ``decision_function`` over 2-D data.
 
@@ -111,6 +112,9 @@ def plot_decision_boundary(
         Decision values drawn as contour lines.
     title : str, default=None
         The axes' title; the estimator's class name when None.
+    names : dict, default=None
+        The legend's name for each value of ``y`` (``{1: "labeled positive"}``); the value
+        itself when missing.
 
     Returns
     -------
@@ -134,7 +138,8 @@ def plot_decision_boundary(
         ax.scatter(X[unlabeled, 0], X[unlabeled, 1], s=8, c="0.6", alpha=0.5, label="unlabeled")
         for value in np.unique(y[~unlabeled]):
             pts = X[~unlabeled][y[~unlabeled] == value]
-            ax.scatter(pts[:, 0], pts[:, 1], s=16, edgecolors="k", linewidths=0.3, label=str(value))
+            name = (names or {}).get(value, str(value))
+            ax.scatter(pts[:, 0], pts[:, 1], s=16, edgecolors="k", linewidths=0.3, label=name)
         ax.legend(loc="best", fontsize="small")
     ax.set_xlabel("feature 0")
     ax.set_ylabel("feature 1")
