@@ -7,8 +7,9 @@ where the Plummer-kernel MMD pushes the codes towards the uniform law; the decod
 square back into data space. Here, on the 25-Gaussian grid after a short run (1,500 steps,
 some 15 seconds on one core):
 
-* left, ``transform(X)``: the codes of the data, coloured by the mode each point came from.
-  The modes occupy separate regions that together fill much of the square;
+* left, ``transform(X)``: the codes of the data, coloured by the mode each point came from
+  (20 colours for 25 modes: some repeat). Each mode occupies its own compact region, and the
+  regions spread over the whole square, as the MMD to the uniform law asks;
 * right, ``inverse_transform`` of a regular grid of codes: the decoder's image of the
   square, with the data behind. Regions of the square that no mode occupies decode to points
   between the modes.
