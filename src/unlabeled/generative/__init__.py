@@ -21,12 +21,13 @@ from ._evaluation import (
     mode_histogram_metrics,
     stacked_mnist_modes,
 )
-from ._pae import PlummerAutoencoder, import_torch_ops
+from ._pae import PlummerAutoencoder, TrainingDivergedError, import_torch_ops
 
 _TORCH_NAMES = ("plummer_kernel", "mmd2_u", "pae_loss")
 
 __all__ = [
     "PlummerAutoencoder",
+    "TrainingDivergedError",
     *_TORCH_NAMES,
     "embedded_means",
     "gaussian_kde_logpdf",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import os
 import zipfile
@@ -15,7 +16,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .. import model_io
-from .._shared import engine_threads
+from .._shared import check_dense_budget, engine_threads
 from .._validation import RANDOM_STATE, VERBOSE, check_data_scale, check_int
 from ..base import (
     ArrayLike,
@@ -28,6 +29,7 @@ from ..base import (
     Real,
     ValidatedEstimator,
     set_init_params,
+    transactional_fit,
     validate_params,
 )
 
@@ -48,6 +50,13 @@ _SEQUENTIAL = "torch.nn.modules.container.Sequential"
 #: the fixed scaling layers hold the data's means and deviations, float32 as the training
 #: data (below 3.4e38): 1e30 leaves room for the products of transform in float64
 MAX_WEIGHT, MAX_SCALING = 1e10, 1e30
+#: bytes per pair of codes of a training batch at the peak of a step: the three kernel sums of
+#: the MMD each keep two batch x batch float32 matrices for the backward pass, and make two
+#: more while they run
+_MMD_BYTES_PER_PAIR = 32.0
+_APPLY_VALUES = 2**23  # float64 activations of one block of rows in _apply: 64 MB
+_DIVERGENCE_CHECK = 256  # training steps between checks of the loss (one device sync)
+_F32_MAX, _F32_TINY = 3.4e38, 1.2e-38  # float32's largest and smallest normal numbers
 
 
 def import_torch_ops():
@@ -252,7 +261,10 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
 
     # set by fit (a warm start reads them first): declared for the type checker
     device_: str
+    encoder_: Any
+    decoder_: Any
     _optimizer: Any
+    _generator: Any
 
     _fitted_attributes: dict = {
         # torch networks in memory; arrays of weights in a model file (__getstate__)
@@ -325,6 +337,7 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         return X
 
     # ------------------------------------------------------------------ fitting
+    @transactional_fit
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> PlummerAutoencoder:
         """Train encoder and decoder jointly on ``X`` (Algorithm 2 of the thesis).
 
@@ -337,10 +350,31 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         Returns
         -------
         self
+
+        Transactional: a fit that fails (a diverged training run, a parameter refused against
+        the data, Ctrl-C during training) leaves the estimator as it was; a warm start trains
+        copies of the networks and of Adam's state.
+
+        Raises
+        ------
+        TrainingDivergedError
+            The loss became non-finite; the message names the likely cause among
+            ``learning_rate``, the data's scale, ``eps``, ``beta`` and ``lam``.
+        MemoryBudgetError
+            The MMD of a batch of ``min(batch_size, n_samples)`` codes needs more memory than
+            ``unlabeled.get_config()["max_dense_bytes"]`` or than is available: before any work.
         """
         p = self._validate_params()
         fresh = not (p["warm_start"] and hasattr(self, "encoder_"))
         X_given, X = X, self._check_fit_data(X, p, fresh)
+        self._check_batch_memory(min(p["batch_size"], X.shape[0]))
+        steps = p["max_iter"] + (0 if fresh else int(self.n_iter_))
+        check_dense_budget(  # the three float64 histories, on the device, then two copies
+            72.0 * steps,
+            f"PlummerAutoencoder's loss histories of {steps:,} training steps (max_iter="
+            f"{p['max_iter']:,})",
+            "lower max_iter",
+        )
         ops = import_torch_ops()
         with self._threads(ops.torch, p["n_jobs"]) as n_threads:
             self._fit(ops, p, X, X_given, fresh, n_threads)
@@ -349,10 +383,17 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
     def _fit(self, ops, p, X, X_given, fresh, n_threads) -> None:
         """:meth:`fit` on checked data, with torch on ``n_threads`` CPU threads."""
         torch = ops.torch
-        if not fresh and not hasattr(self, "_optimizer"):  # a loaded model: new Adam, stream
-            self._new_optimizer(torch, p, torch.device(self.device_))
         if not fresh:
+            # train copies (together: Adam's state refers to the networks' parameters), so
+            # that a failed or interrupted warm start leaves the fitted model as it was
+            old = (self.encoder_, self.decoder_, getattr(self, "_optimizer", None))
+            self.encoder_, self.decoder_, opt = copy.deepcopy(old)
+            if opt is None:  # a loaded model: new Adam, stream
+                self._new_optimizer(torch, p, torch.device(self.device_))
+            else:
+                self._optimizer, self._generator = opt, copy.deepcopy(self._generator)
             dev = torch.device(self.device_)
+            self._check_batch_memory(min(p["batch_size"], X.shape[0]), torch, dev)
             for group in self._optimizer.param_groups:
                 group["lr"], group["betas"] = p["learning_rate"], p["betas"]
         else:
@@ -364,6 +405,7 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
             shift, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
             if p["scale_data"]:
                 shift, scale = _standardisation(X)
+            self._check_batch_memory(min(p["batch_size"], X.shape[0]), torch, dev)
             self.encoder_, self.decoder_ = self._build(ops, p, g_init, dev, shift, scale)
             self.device_ = str(dev)
             self._new_optimizer(torch, p, dev, int(seeds[1]))
@@ -374,7 +416,7 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         if fresh and p["init"] == "pca":  # Adam holds no state yet: its creation order is moot
             codes = pca_quantile_codes(X, p["n_components"])
             self._prefit_encoder(ops, p, data, codes, where)
-        hist = self._train(ops, p, data, where)
+        hist = self._train(ops, p, data, where, X)
         self.loss_history_, self.reconstruction_history_, self.mmd_history_ = (
             np.concatenate([old, new])
             for old, new in zip(
@@ -474,7 +516,24 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         if bar is not None:
             bar.close()
 
-    def _train(self, ops, p, data, where):
+    def _check_batch_memory(self, batch, torch=None, dev=None) -> None:
+        """Refuse a training batch whose MMD (three ``batch x batch`` kernel sums, kept for the
+        backward pass) needs more than the dense budget or the memory available, before any
+        work; given torch and a CUDA device ``dev``, more than the device's free memory."""
+        n_bytes = _MMD_BYTES_PER_PAIR * float(batch) ** 2
+        what = (
+            f"PlummerAutoencoder's MMD on training batches of {batch:,} codes (batch_size="
+            f"{self.batch_size}, at most n_samples) needs {batch:,} x {batch:,} kernel "
+            "matrices"
+        )
+        fix = "lower batch_size (its memory grows as batch_size squared)"
+        if torch is None:
+            check_dense_budget(n_bytes, what, fix)
+        elif dev is not None and dev.type == "cuda":
+            free = float(torch.cuda.mem_get_info(dev)[0])
+            check_dense_budget(n_bytes, f"{what} on {dev}", fix, budget=free)
+
+    def _train(self, ops, p, data, where, X):
         torch = ops.torch
         n, h, dev = data.shape[0], p["n_components"], data.device
         batch = min(p["batch_size"], n)
@@ -493,6 +552,10 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
             loss.backward()
             opt.step()
             hist[it, 0], hist[it, 1], hist[it, 2] = loss.detach(), rec.detach(), mmd.detach()
+            if (it + 1) % _DIVERGENCE_CHECK == 0 and not bool(
+                torch.isfinite(hist[it + 1 - _DIVERGENCE_CHECK : it + 1, 0]).all()
+            ):
+                break  # diverged: no use in the steps left
             if bar is not None:
                 bar.update(1)
                 if it % 200 == 0:
@@ -502,10 +565,9 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         self.encoder_.eval()
         self.decoder_.eval()
         out = hist.cpu().numpy()
-        if not np.isfinite(out[:, 0]).all():
-            raise TrainingDivergedError(
-                "the PAE loss became non-finite during training: lower learning_rate"
-            )
+        bad = ~np.isfinite(out[: it + 1, 0])
+        if bad.any():
+            raise TrainingDivergedError(_divergence_message(p, X, int(np.argmax(bad))))
         return out[:, 0].copy(), out[:, 1].copy(), out[:, 2].copy()
 
     def _progress(self, total, what):
@@ -525,10 +587,19 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         torch = ops.torch
         dev = next(net.parameters()).device
         params = {k: v.detach().double() for k, v in net.named_parameters()}
+        # rows in blocks: the activations of a block stay within _APPLY_VALUES float64 values
+        width = max([A.shape[1], *(m.out_features for m in net if hasattr(m, "out_features"))])
+        rows = max(1, _APPLY_VALUES // width)
         with torch.no_grad(), self._call_threads(torch):
-            x = torch.tensor(A, dtype=torch.float64, device=dev)  # a copy: A may be read-only
-            out = torch.func.functional_call(net, params, (x,))
-        return out.cpu().numpy()
+            out = [
+                torch.func.functional_call(
+                    net, params, (torch.tensor(A[i : i + rows], dtype=torch.float64, device=dev),)
+                )
+                .cpu()
+                .numpy()
+                for i in range(0, max(A.shape[0], 1), rows)
+            ]
+        return out[0] if len(out) == 1 else np.concatenate(out)
 
     def _latent_dim(self):
         return self.decoder_[0].in_features
@@ -587,7 +658,8 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         """
         check_is_fitted(self, "decoder_")
         n = check_int(n_samples, "n_samples", low=1)
-        rng = check_random_state(random_state)
+        checked = validate_params({"random_state": random_state}, {"random_state": RANDOM_STATE})
+        rng = check_random_state(checked["random_state"])
         return self.inverse_transform(rng.uniform(-1.0, 1.0, size=(n, self._latent_dim())))
 
     def score(self, X: ArrayLike, y: ArrayLike | None = None) -> float:
@@ -625,12 +697,15 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
 
     def _mmd2_u_sums(self, ops, zp_t, q_t):
         n, s = zp_t.shape[0], 0.0
+        # blocks of rows and columns: at most _SCORE_BLOCK^2 kernel values at a time
         for a in range(0, n, _SCORE_BLOCK):
             za, qa = zp_t[a : a + _SCORE_BLOCK], q_t[a : a + _SCORE_BLOCK]
-            k_zz = ops.plummer_kernel(za, zp_t, self.eps, self.beta).sum()
-            k_zq = ops.plummer_kernel(za, q_t, self.eps, self.beta).sum()
-            k_qq = ops.plummer_kernel(qa, q_t, self.eps, self.beta).sum()
-            s += float(k_zz - 2.0 * k_zq + k_qq)
+            for b in range(0, n, _SCORE_BLOCK):
+                zb, qb = zp_t[b : b + _SCORE_BLOCK], q_t[b : b + _SCORE_BLOCK]
+                k_zz = ops.plummer_kernel(za, zb, self.eps, self.beta).sum()
+                k_zq = ops.plummer_kernel(za, qb, self.eps, self.beta).sum()
+                k_qq = ops.plummer_kernel(qa, qb, self.eps, self.beta).sum()
+                s += float(k_zz - 2.0 * k_zq + k_qq)
         diag_zq = float(((zp_t - q_t).pow(2).sum(1) + self.eps).pow(-self.beta / 2).sum())
         big_k = self.eps ** (-self.beta / 2)
         return (s - 2.0 * n * big_k + 2.0 * diag_zq) / (n * (n - 1))
@@ -743,6 +818,55 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
             }
         )
         return model
+
+
+def _divergence_message(p, X, step) -> str:
+    """Why the training loss became non-finite at ``step``: every parameter that can cause it,
+    the likely one first (from the data's scale and the kernel's peak in float32, the
+    precision of training)."""
+    likely = []
+    if p["scale_data"]:
+        spread = float(np.sum(X.var(0)))  # the loss stays in the data's units
+        if spread > 1e30:
+            likely.append(
+                f"the data's scale: the features' variances sum to {spread:.3g}, and the "
+                "squared reconstruction errors overflow float32 (3.4e38): rescale X (e.g. to "
+                "other units)"
+            )
+    else:
+        top = float(np.max(np.abs(X)))
+        if top > 1e6:
+            likely.append(
+                f"the data's scale: features up to {top:.3g} enter the networks unscaled: "
+                "use scale_data=True or standardise X"
+            )
+    with np.errstate(over="ignore", divide="ignore"):
+        peak = float(np.float64(p["eps"]) ** (-p["beta"] / 2))
+    if p["eps"] < _F32_TINY:
+        likely.append(
+            f"eps={p['eps']:g}: below float32's smallest normal number, it is 0 in training "
+            "and the kernel's gradient is 0/0 where codes meet: raise eps"
+        )
+    elif peak > 1e30:
+        likely.append(
+            f"eps={p['eps']:g} with beta={p['beta']:g}: the kernel's peak eps^(-beta/2) = "
+            f"{peak:.3g} overflows float32: raise eps or lower beta"
+        )
+    if p["eps"] >= _F32_TINY and p["lam"] * min(peak, _F32_MAX) > 1e30:
+        likely.append(
+            f"lam={p['lam']:g}: lam times the kernel's peak ({p['lam'] * peak:.3g}) "
+            "overflows float32: lower lam"
+        )
+    if p["learning_rate"] > 0.1:
+        likely.append(f"learning_rate={p['learning_rate']:g}: steps that large diverge")
+    if not likely:
+        likely.append(f"learning_rate={p['learning_rate']:g} (the usual cause): lower it")
+    return (
+        f"the PAE loss became non-finite at training step {step + 1}. It can be caused by "
+        "learning_rate (too large), the data's scale (huge features or spread), eps (too "
+        "small) and beta (too large), whose kernel peak eps^(-beta/2) overflows, or lam (too "
+        "large). Likely here: " + "; ".join(likely)
+    )
 
 
 def _saved_device(torch, name):
