@@ -35,10 +35,11 @@ from ._base import unlabeled_mask
 from ._vbmfa import VBMFA, lse_points, pd_loadings
 
 #: the default cap on the work of a whole fit (``max_component_sweeps=None``), in component
-#: sweeps: a fit of TOES's 30,000 points that finds 18 components uses 88,000 (plain sweeps;
-#: 64,000 with SQUAREM), the 1,000,000 points of the scale benchmark about 4,500; 3,000 points
-#: run about 6,000 component sweeps a second on one core
-DEFAULT_MAX_COMPONENT_SWEEPS = 200_000
+#: sweeps: default fits of TOES use 3,700 (300 points), 24,000 (3,000) and 64,000 (30,000
+#: points, 14 components; 88,000 with plain sweeps), the 1,000,000 points of the scale
+#: benchmark about 4,500. At 3,000 points a component sweep takes 0.3 to 0.6 ms on one core:
+#: the cap stops n_components=300 there after about a minute, where it ran for hours
+DEFAULT_MAX_COMPONENT_SWEEPS = 100_000
 BIRTH_TOL = 1e-2  # |F change| that ends the Q-free sweeps after a birth (the authors' birthtol),
 # or tol per point when that is larger
 INITS = ("auto", "labels", "kmeans")
@@ -173,8 +174,8 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
     max_component_sweeps : int or None, default=None
         Cap on the work of the whole fit (every run of sweeps, every birth), in component
         sweeps: a sweep over the data with S components counts S, so the work is at most
-        this times n. None: 200,000 (a normal fit uses a few thousand to 90,000; see
-        ``DEFAULT_MAX_COMPONENT_SWEEPS``). The fit stops with a ``ConvergenceWarning``
+        this times n. None: 100,000 (default fits of TOES use 3,700 at 300 points, 24,000
+        at 3,000 and 64,000 at 30,000). The fit stops with a ``ConvergenceWarning``
         naming it: with ``n_components=None`` at the last accepted model of the birth path,
         with a fixed ``n_components`` at the components reached so far (``n_components_``).
         Without it, a large ``n_components`` (each forced birth a run over S components:
