@@ -11,7 +11,16 @@ gradient), so its speed bounds the fit's. Three paths compute it in blocks of bo
   float32, so the result equals the float64 path's; on other data it is accurate to ~1e-7;
 * ``"sparse"``: sparse-sparse products, for data whose dense form is too large.
 
-For the rbf kernel the block is evaluated as
+Large rbf products (from :data:`ENGINE_MIN_ENTRIES` kernel values on) run in the engine
+(``blocks.cpp``): each kernel value is made from its inner product, multiplied into ``V`` and
+dropped in registers, its exponential by the engine's own vector exp inlined into that loop
+(about 1 ns a value, while NumPy's exp takes about 7 ns without AVX-512: issue 36). For at most
+:data:`FUSED_MAX_FEATURES` features the engine also computes the inner products (a GEMM with so
+few of them is bound by storing its block); for more, BLAS computes each block of inner products
+(float32 on the ``dense32`` path) and the engine takes it from there. Smaller rbf products, and the
+other kernels, take NumPy's blocks below, the reference that the engine path is tested against.
+
+For NumPy's blocks the rbf kernel is evaluated as
 :math:`k(a, b) = e^{-\gamma\|a\|^2} \, e^{2\gamma\langle a, b\rangle} \, e^{-\gamma\|b\|^2}`:
 one exponential per entry and no other pass over the block, the two outer factors folded into
 ``V`` and the output (for the rows and columns where no exponent can overflow; the distance
@@ -32,6 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import scipy.sparse as sp
 
+from . import _engine
 from ._shared import one_blas_thread
 
 #: sparse data whose dense float64 form is at most this many MB are densified for products
@@ -41,6 +51,10 @@ PATHS = ("auto", "dense", "dense32", "sparse")
 _BLOCK_BYTES = 2 * 2**20  # one kernel block per worker, small enough to stay in cache
 _COL_STEP = 2048
 _EXP_SAFE = 300.0  # the factored rbf form needs gamma ||x||^2 below this (no overflow)
+#: rbf products of at least this many kernel values run in the engine (see the module)
+ENGINE_MIN_ENTRIES = 2**20
+#: up to this many features the engine computes the inner products too (no BLAS block)
+FUSED_MAX_FEATURES = 16
 
 
 def exact_in_float32(X) -> bool:
@@ -109,6 +123,7 @@ class KernelProducts:
             dtype = np.float32 if self.path == "dense32" else np.float64
             self.X = np.ascontiguousarray(dense, dtype=dtype)
         self.sq = _sq_norms(X) if kernel == "rbf" else None
+        self._sq_stored: np.ndarray | None = None
 
     def __call__(self, rows, cols, V, what: str | None = None) -> np.ndarray:
         """``K(X[rows], X[cols]) @ V`` as float64, shape ``(len(rows), V.shape[1])``; columns
@@ -132,6 +147,8 @@ class KernelProducts:
                 self._progress = None
 
     def _products(self, rows, cols, V, out):
+        if self.kernel == "rbf" and rows.size * cols.size >= ENGINE_MIN_ENTRIES:
+            return self._engine_rbf(rows, cols, V, out)
         if self.kernel != "rbf":
             return self._product(rows, cols, V, False)
         # the factored form where gamma ||x||^2 is small at both ends, the distance form for
@@ -147,6 +164,51 @@ class KernelProducts:
         ):
             if r_mask.any() and c_mask.any():
                 out[r_mask] += self._product(rows[r_mask], cols[c_mask], V[c_mask], factored)
+        return out
+
+    def _engine_rbf(self, rows, cols, V, out):
+        """``out += K(X[rows], X[cols]) @ V`` for the rbf kernel by the engine, in blocks over
+        ``threads`` workers (the engine releases the GIL). The distance form throughout: the
+        engine never stores exp(2 gamma <a, b>), so no outlier can overflow it."""
+        g = float(self.params["gamma"])
+        if self._sq_stored is None:  # the norms of the rows as stored (float32 on dense32):
+            # distances from them and the stored rows' inner products vanish at a = b
+            self._sq_stored = _sq_norms(self.X)
+        sq = self._sq_stored
+        fused = self.path != "sparse" and self.X.shape[1] <= FUSED_MAX_FEATURES
+        col_blocks = []
+        for c in range(0, cols.size, _COL_STEP):
+            B = self.X[cols[c : c + _COL_STEP]]
+            # fused: B's columns side by side for the engine's vectors; else B for BLAS
+            B = np.ascontiguousarray(B.T, dtype=np.float64) if fused else B
+            Wt = np.ascontiguousarray(V[c : c + _COL_STEP].T)
+            col_blocks.append((B, np.ascontiguousarray(sq[cols[c : c + _COL_STEP]]), Wt))
+        step = max(8, _BLOCK_BYTES // (8 * min(cols.size, _COL_STEP)))
+        progress = self._progress
+
+        def work(r):
+            part = rows[r : r + step]
+            A, rs, o = self.X[part], np.ascontiguousarray(sq[part]), out[r : r + step]
+            if fused:
+                A = np.ascontiguousarray(A, dtype=np.float64)
+            for B, cs, Wt in col_blocks:
+                if fused:
+                    _engine.rbf_dense_times(A, B, rs, cs, g, Wt, o)
+                    continue
+                D = A @ B.T
+                D = D.toarray() if sp.issparse(D) else np.ascontiguousarray(D)
+                _engine.rbf_gram_times(D, rs, cs, g, Wt, o)
+            if progress is not None:
+                progress.add(part.size * cols.size)
+
+        with one_blas_thread():
+            starts = range(0, rows.size, step)
+            if self.threads == 1 or len(starts) == 1:
+                for r in starts:
+                    work(r)
+            else:
+                with ThreadPoolExecutor(self.threads) as pool:
+                    list(pool.map(work, starts))
         return out
 
     def _product(self, rows, cols, V, factored):

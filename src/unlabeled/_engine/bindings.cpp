@@ -16,6 +16,7 @@
 #include "linear_dual.hpp"
 #include "problems/pu_dh.hpp"
 #include "problems/svmplus.hpp"
+#include "blocks.hpp"
 #include "qmatrix.hpp"
 
 namespace nb = nanobind;
@@ -393,6 +394,49 @@ nb::tuple pu_start_weights(Vec<double> sigma, double c2) {
     return nb::make_tuple(to_numpy(s), to_numpy(w));
 }
 
+// ---------------------------------------------------------------------------------------
+// rbf block products for unlabeled._products (see blocks.hpp): out += K W over one block, shapes
+// checked here, the work done without the GIL so that Python threads can share the blocks.
+using OutMat = nb::ndarray<double, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+
+void check_block(int64_t r, int64_t c, const Vec<double>& rs, const Vec<double>& cs, const Mat<double>& wt,
+                 const OutMat& out) {
+    const int64_t k = static_cast<int64_t>(wt.shape(0));
+    if (static_cast<int64_t>(rs.shape(0)) != r || static_cast<int64_t>(cs.shape(0)) != c)
+        throw nb::value_error("row_sq and col_sq must have one entry per row and column of the block");
+    if (static_cast<int64_t>(wt.shape(1)) != c) throw nb::value_error("wt must have shape (k, block columns)");
+    if (static_cast<int64_t>(out.shape(0)) != r || static_cast<int64_t>(out.shape(1)) != k)
+        throw nb::value_error("out must have shape (block rows, k)");
+}
+
+void rbf_dense_times(Mat<double> A, Mat<double> Bt, Vec<double> rs, Vec<double> cs, double gamma, Mat<double> wt,
+                     OutMat out) {
+    const int64_t r = static_cast<int64_t>(A.shape(0)), d = static_cast<int64_t>(A.shape(1));
+    const int64_t c = static_cast<int64_t>(Bt.shape(1));
+    if (static_cast<int64_t>(Bt.shape(0)) != d) throw nb::value_error("A and Bt must have the same number of features");
+    check_block(r, c, rs, cs, wt, out);
+    nb::gil_scoped_release release;
+    unl::rbf_dense_times(A.data(), r, d, Bt.data(), c, rs.data(), cs.data(), gamma, wt.data(),
+                         static_cast<int64_t>(wt.shape(0)), out.data());
+}
+
+template <class T>
+void rbf_gram_times(Mat<T> D, Vec<double> rs, Vec<double> cs, double gamma, Mat<double> wt, OutMat out) {
+    const int64_t r = static_cast<int64_t>(D.shape(0)), c = static_cast<int64_t>(D.shape(1));
+    check_block(r, c, rs, cs, wt, out);
+    nb::gil_scoped_release release;
+    unl::rbf_gram_times(D.data(), r, c, rs.data(), cs.data(), gamma, wt.data(), static_cast<int64_t>(wt.shape(0)),
+                        out.data());
+}
+
+nb::ndarray<nb::numpy, double, nb::ndim<1>> exp_nonpositive(Vec<double> x) {
+    std::vector<double> y(x.data(), x.data() + x.shape(0));
+    for (double v : y)
+        if (!(v <= 0.0)) throw nb::value_error("exp_nonpositive takes values <= 0");
+    unl::exp_nonpositive(y.data(), static_cast<int64_t>(y.size()));
+    return to_numpy(y);
+}
+
 unl::SVMPlusResult solve_svmplus(const PyData& data, const PyData& data_star, Vec<int8_t> y,
                                  const unl::KernelParams& kernel, const unl::KernelParams& kernel_star,
                                  double C, double gamma_plus, std::optional<unl::SolverOptions> options_in, int solver,
@@ -513,6 +557,13 @@ void register_problems(nb::module_& m) {
           "start_products"_a.none() = nb::none(), "positive_g"_a = true, "linear_cd"_a = -1,
           "beta0"_a = std::numeric_limits<double>::quiet_NaN(), "progress"_a.none() = nb::none(),
           "Solve the PU double-hinge dual; see pu_dh.hpp for the formulation.");
+    m.def("rbf_dense_times", &rbf_dense_times, "A"_a, "Bt"_a, "row_sq"_a, "col_sq"_a, "gamma"_a, "wt"_a, "out"_a,
+          "out += K wt' for the rbf block K of the rows of A and the columns of Bt (float64, C order; "
+          "row_sq, col_sq: their squared norms), its values never stored.");
+    m.def("rbf_gram_times", &rbf_gram_times<float>, "D"_a, "row_sq"_a, "col_sq"_a, "gamma"_a, "wt"_a, "out"_a);
+    m.def("rbf_gram_times", &rbf_gram_times<double>, "D"_a, "row_sq"_a, "col_sq"_a, "gamma"_a, "wt"_a, "out"_a,
+          "out += K wt' for the rbf block K whose inner products are D (float32 or float64), in one pass.");
+    m.def("exp_nonpositive", &exp_nonpositive, "x"_a, "exp(x) for x <= 0 by the block products' own exp.");
     m.def("pu_start_weights", &pu_start_weights, "sigma"_a, "c2"_a,
           "The snapped start and its upper-bound weights, for solve_pu's start_products.");
     nb::class_<unl::SVMPlusResult>(m, "SVMPlusSolution", "The result of solve_svmplus (see svmplus.hpp).")
