@@ -22,7 +22,10 @@ Each fit runs in a fresh subprocess (time and peak-RSS growth of the fit alone, 
 a fit under 2 s runs five times there and reports its median time.
 Every rbf PUSVC row also times the irreducible product of an exact fit: K_{U,SV} sigma at the
 solution (the gradient at every point, which certifying the optimum needs), by the same BLAS
-path the fit chose, in the same child. --tasks runs a subset (linear, rbf, adult, shuttle).
+path and on as many threads as the fit's own products (PUSVC's n_jobs=None counts only the idle
+cores), in the same child, after one more fit whose phases it reports: pilot, start products,
+solver, the rest. --tasks runs a subset (linear, rbf, adult, shuttle). The machine line names
+the CPU and whether it has AVX2 and AVX-512 (NumPy's exp is several times slower without).
 Writes benchmarks/results/bench_scale.md and bench_scale.png (log-log, fitted slopes).
 """
 
@@ -34,7 +37,7 @@ import time
 
 import _harness as bench
 import numpy as np
-from _harness.internals import KernelProducts
+from _harness.internals import KernelProducts, fit_phases
 
 LAM, N_POS = 0.01, 100
 
@@ -103,17 +106,45 @@ def data(task, n):
     return mnist_like(n) if task == "rbf" else tabular(task, n)
 
 
-def irreducible(model, X, s):
-    """Seconds of one product K_{U,SV} sigma at the solution, by the fit's own BLAS path."""
+def irreducible(model, X, s, threads=0):
+    """Seconds of one product K_{U,SV} sigma at the solution, by the fit's own BLAS path and,
+    given them, the threads of the fit's own products (0: every core)."""
     unl = np.flatnonzero(s == 0)
     path = model.cache_stats_["kernel_path"] or "auto"
-    kp = KernelProducts(X, "rbf", {"gamma": model._gamma}, 0, path)
+    kp = KernelProducts(X, "rbf", {"gamma": model._gamma}, threads, path)
     coef = np.zeros(len(s))
     coef[model.support_] = model.dual_coef_[0]
     cols = np.flatnonzero(coef)
     t0 = time.perf_counter()
     kp(unl, cols, coef[cols])
     return time.perf_counter() - t0
+
+
+def phases(model, X, s):
+    """Seconds of one more fit's phases: the pilot (its solve and decision values), the start's
+    kernel products (K_UP 1, K_UU sigma0), the solver, and the rest (g at the positives, the
+    model); then the irreducible product on as many threads as the fit's products had (with
+    n_jobs=None the cores that were idle when it started)."""
+    threads = []
+    call = KernelProducts.__call__
+
+    def spy(self, *args, **kwargs):
+        threads.append(self.threads)
+        return call(self, *args, **kwargs)
+
+    KernelProducts.__call__ = spy
+    try:
+        t0 = time.perf_counter()
+        with fit_phases() as log:
+            model.fit(X, s)
+        total = time.perf_counter() - t0
+    finally:
+        KernelProducts.__call__ = call
+    pilot, products = sum(log["start"]), sum(log["products"])
+    solver = log["engine"][-1]
+    return {"pilot": pilot, "products": products, "solver": solver,
+            "after": total - pilot - products - solver, "threads": max(threads, default=0),
+            "irreducible": irreducible(model, X, s, max(threads, default=0))}  # fmt: skip
 
 
 def child(task, method, n):
@@ -137,8 +168,8 @@ def child(task, method, n):
     if method == "pusvc":
         extra["cache_mb"] = model.cache_stats_["bytes"] / 2**20
         if kernel == "rbf":
-            extra["irreducible"] = irreducible(model, X, s)
             extra["n_sv"] = int(model.support_.size)
+            extra.update(phases(model, X, s))
     bench.report_child(**values, **extra)
 
 
@@ -246,23 +277,41 @@ def write_report(rows, path, qp_gb, gram_gb, args):
         "and shape as the PU one. *vs PUSVC* = the model's time / PUSVC's time (above 1: "
         "PUSVC is faster). *irreducible* = one product K_{U,SV} sigma at PUSVC's solution "
         "(the gradient at every point, which certifying an exact optimum needs), timed in "
-        "the same child by the fit's BLAS path; *x irr.* = PUSVC's time over it.",
+        "the same child by the fit's BLAS path on as many threads as the fit's products had "
+        "(n_jobs=None: the cores idle when the fit started; *thr.*); *x irr.* = PUSVC's time "
+        "over it. *pilot*, "
+        "*start*, *solver*, *after*: the phases of one more PUSVC fit in the same child (the "
+        "pilot problem and its decision values; the start's kernel products K_UP 1 and "
+        "K_UU sigma0; the engine's solve; g at the positives and the model); *start-up / irr.* "
+        "= (pilot + start) / irreducible.",
         "",
         "Fits under 2 s ran five times in their child; their time is the median.",
         "",
         "| task | n unlabeled | method | fit time (s) | vs PUSVC | peak memory (MB) | "
-        "PUSVC cache (MB) | n SV | irreducible (s) | x irr. |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+        "PUSVC cache (MB) | n SV | irreducible (s) | thr. | x irr. | pilot (s) | start (s) | "
+        "solver (s) | after (s) | start-up / irr. |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
 
     def cells(r, find):
         ratio = bench.time_ratio(r, find("pusvc"))
         cache = f"{r['cache_mb']:.0f}" if "cache_mb" in r else ""
         irr = r.get("irreducible")
-        tail = [str(r["n_sv"]), f"{irr:.2f}", f"{r['time'] / irr:.1f}"] if irr else [""] * 3
-        return [f"{r['time']:.2f}", ratio, f"{r['peak_mb']:.0f}", cache, *tail]
+        tail = [""] * 4
+        if irr:
+            tail = [
+                str(r["n_sv"]),
+                f"{irr:.2f}",
+                str(r["threads"] or "all"),
+                f"{r['time'] / irr:.1f}",
+            ]
+        phase = [""] * 5
+        if irr and "pilot" in r:
+            phase = [f"{r[k]:.2f}" for k in ("pilot", "products", "solver", "after")]
+            phase.append(f"{(r['pilot'] + r['products']) / irr:.2f}")
+        return [f"{r['time']:.2f}", ratio, f"{r['peak_mb']:.0f}", cache, *tail, *phase]
 
-    lines += bench.table_rows(rows, ("task", "n", "method"), cells, 7)
+    lines += bench.table_rows(rows, ("task", "n", "method"), cells, 13)
     lines += ["", "Fitted slopes of log(time) against log(n):", ""]
     for task in sorted({r["task"] for r in rows}):
         for method in sorted({r["method"] for r in rows if r["task"] == task}):

@@ -193,6 +193,24 @@ def measure_fit(fit, repeat_below: float = 0.0):
 
 
 # ---------------------------------------------------------------------- the results
+def _cpuinfo(key: str) -> str | None:
+    path = Path("/proc/cpuinfo")
+    lines = path.read_text().splitlines() if path.exists() else []
+    return next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith(key)), None)
+
+
+def cpu_model() -> str:
+    """lscpu's model name (from /proc/cpuinfo)."""
+    return _cpuinfo("model name") or platform.processor()
+
+
+def cpu_vectors() -> str:
+    """Whether the CPU has AVX2 and AVX-512 (lscpu's flags avx2, avx512f): NumPy's exp, and so
+    any kernel product that uses it, runs several times faster with AVX-512."""
+    flags = set((_cpuinfo("flags") or "").split())
+    return ", ".join(f"{f} {'yes' if f in flags else 'no'}" for f in ("avx2", "avx512f"))
+
+
 def machine() -> str:
     """One line: date, cores, CPU, memory and the versions that matter."""
     import numpy as np
@@ -200,15 +218,12 @@ def machine() -> str:
 
     import unlabeled
 
-    cpu = next(
-        (
-            ln.split(":", 1)[1].strip()
-            for ln in Path("/proc/cpuinfo").read_text().splitlines()
-            if ln.startswith("model name")
-        ),
-        platform.processor(),
-    )
+    cpu = f"{cpu_model()} ({cpu_vectors()})"
     mem_kb = int(Path("/proc/meminfo").read_text().splitlines()[0].split()[1])
+    # a run that emulates a CPU without AVX-512 says so (NumPy's and OpenBLAS's dispatch)
+    for var in ("NPY_DISABLE_CPU_FEATURES", "OPENBLAS_CORETYPE"):
+        if os.environ.get(var):
+            cpu += f", {var}={os.environ[var]}"
     return (
         f"Date: {datetime.date.today()}. Machine: {os.cpu_count()} cores, {cpu}, "
         f"{mem_kb / 2**20:.0f} GB. unlabeled {unlabeled.__version__}, scikit-learn "

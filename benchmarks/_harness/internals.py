@@ -69,17 +69,19 @@ def _timed(owner, name: str, log: list):
 @contextlib.contextmanager
 def fit_phases():
     """Within the block, the seconds of every call of the engine's PU solve (``"engine"``), of
-    the block products (``"blas"``) and of the PU starts (``"start"``: the one-class SVM and the
-    pilot), as lists in a dict."""
+    the block products (``"blas"``), of the PU starts (``"start"``: the one-class SVM and the
+    pilot) and of the start's kernel products (``"products"``: ``K_UP 1`` and ``K_UU sigma0``,
+    or a warm start's), as lists in a dict."""
     import unlabeled._engine as engine
     import unlabeled.pu._starts as starts
 
-    log: dict[str, list] = {"engine": [], "start": [], "blas": []}
+    log: dict[str, list] = {"engine": [], "start": [], "blas": [], "products": []}
     undo = [
         _timed(engine, "solve_pu", log["engine"]),
         _timed(KernelProducts, "__call__", log["blas"]),
         _timed(starts, "ocsvm_start", log["start"]),
         _timed(starts, "pilot_start", log["start"]),
+        _timed(starts, "start_products", log["products"]),
     ]
     try:
         yield log
