@@ -1,8 +1,9 @@
 """Model selection without negatives: PU-aware splitters and a warm-started parameter search.
 
 In positive-unlabeled (PU) learning the held-out data carry PU labels ``s`` (1 = labeled
-positive, 0 or -1 = unlabeled), not the classes ``y``. The splitters here stratify on ``s``
-(:mod:`._split`), and :class:`PUGridSearchCV` (:mod:`._search`) scores its candidates with the
+positive, 0 or -1 = unlabeled), not the classes ``y``. The splitters here
+(:class:`PUStratifiedKFold`, :class:`PUStratifiedShuffleSplit`) stratify on ``s``, and
+:class:`PUGridSearchCV` scores its candidates with the
 PU metrics of :mod:`unlabeled.metrics` and walks each fold's regularisation path with warm
 starts, through joblib (and so over a Dask cluster under ``joblib.parallel_backend("dask")``).
 
