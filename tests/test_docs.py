@@ -59,3 +59,27 @@ def test_api_reference_lists_every_public_module():
     }
     public |= {"unlabeled", "unlabeled.pu.priors", "unlabeled.plotting"}
     assert sorted(public - set(listed)) == []
+
+
+_PRIVATE = re.compile(r"^\s*(from|import)\s+unlabeled(\.\w+)*\._\w+", re.M)
+
+
+def _examples():
+    folder = ROOT / "examples"
+    return sorted(folder.rglob("plot_*.py")) if folder.is_dir() else []
+
+
+def test_gallery_scripts_are_self_contained():
+    """Each gallery script has a title, draws a figure, imports public names only and needs
+    no data beyond the package and scikit-learn (the docs build runs them)."""
+    scripts = _examples()
+    if not scripts:
+        pytest.skip("no examples/ next to the tests (installed package only)")
+    assert len(scripts) >= 15
+    for path in scripts:
+        text = path.read_text()
+        name = path.relative_to(ROOT)
+        assert re.match(r'"""\n[^\n]+\n=+\n', text), f"{name}: no title in its docstring"
+        assert "plt.show()" in text, f"{name}: draws no figure"
+        assert not _PRIVATE.search(text), f"{name}: imports a private module"
+        assert "shared" not in text and "load_uci_small" not in text, f"{name}: needs ../shared"
