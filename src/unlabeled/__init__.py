@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers
         mil,
         model_io,
         model_selection,
+        plotting,
         pu,
         ssl,
     )
@@ -38,7 +39,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers
 
 _SUBMODULES = frozenset(
     ["base", "cluster", "datasets", "exceptions", "generative", "lupi", "metrics", "mil",
-     "model_io", "model_selection", "pu", "ssl"]
+     "model_io", "model_selection", "plotting", "pu", "ssl"]
 )  # fmt: skip
 #: each public name that is not a submodule, and the module that defines it
 _HOMES = {
@@ -87,6 +88,7 @@ __all__ = [
     "miSVM",
     "model_io",
     "model_selection",
+    "plotting",
     "pu",
     "save",
     "set_config",
