@@ -326,3 +326,17 @@ def test_pae_huge_max_iter_refused_before_the_work(pae_data):
     with pytest.raises(MemoryBudgetError, match="max_iter=2,147,483,647.*lower max_iter"):
         est.fit(pae_data)
     assert not hasattr(est, "encoder_")
+
+
+def test_pae_batch_memory_checked_against_the_gpu(pae_data, monkeypatch):
+    """On CUDA, the batch's MMD is checked against the device's free memory too (simulated
+    here: torch's report of free memory replaced)."""
+    import torch
+
+    from unlabeled.exceptions import MemoryBudgetError
+
+    est = _pae(batch_size=100)
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda dev=None: (1000, 2000))
+    with pytest.raises(MemoryBudgetError, match=r"on cuda:0: .* free on the device; lower batch"):
+        est._check_batch_memory(100, torch, torch.device("cuda:0"))
+    est._check_batch_memory(100, torch, torch.device("cpu"))  # the host's check is fit's

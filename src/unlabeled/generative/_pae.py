@@ -32,6 +32,7 @@ from ..base import (
     transactional_fit,
     validate_params,
 )
+from ..exceptions import MemoryBudgetError
 
 TORCH_HINT = (
     "PlummerAutoencoder needs PyTorch, which is not installed: install the extra with "
@@ -531,7 +532,11 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
             check_dense_budget(n_bytes, what, fix)
         elif dev is not None and dev.type == "cuda":
             free = float(torch.cuda.mem_get_info(dev)[0])
-            check_dense_budget(n_bytes, f"{what} on {dev}", fix, budget=free)
+            if n_bytes > free:
+                raise MemoryBudgetError(
+                    f"{what} on {dev}: about {n_bytes / 2**30:.3g} GB, over the "
+                    f"{free / 2**30:.3g} GB free on the device; {fix}"
+                )
 
     def _train(self, ops, p, data, where, X):
         torch = ops.torch
