@@ -15,7 +15,17 @@ class InvalidParameterError(ValueError, TypeError):
     """A constructor parameter of the wrong type or value, raised by ``fit`` before any work.
 
     A subclass of both ``ValueError`` and ``TypeError``, as scikit-learn's exception of the
-    same name, so that code catching either (for a wrong value or a wrong type) sees it."""
+    same name, so that code catching either (for a wrong value or a wrong type) sees it.
+
+    Examples
+    --------
+    >>> from unlabeled import PUSVC
+    >>> from unlabeled.exceptions import InvalidParameterError
+    >>> try:
+    ...     PUSVC(prior=0.4, lam=-1).fit([[0.0], [1.0]], [1, 0])
+    ... except InvalidParameterError as exc:
+    ...     print(exc)
+    lam must be >= 1e-30, got -1"""
 
 
 class MemoryBudgetError(MemoryError, ValueError):
@@ -23,16 +33,50 @@ class MemoryBudgetError(MemoryError, ValueError):
     ``max_dense_bytes``) or the memory available, refused before it is made; the message
     names its size and the argument to use instead.
 
-    A ``MemoryError`` and a ``ValueError`` (the input is too large for the method chosen)."""
+    A ``MemoryError`` and a ``ValueError`` (the input is too large for the method chosen).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import unlabeled
+    >>> from unlabeled.exceptions import MemoryBudgetError
+    >>> from unlabeled.pu.priors import KM1
+    >>> X = np.random.default_rng(0).normal(size=(2000, 2))
+    >>> s = np.r_[np.ones(200), np.zeros(1800)]
+    >>> try:
+    ...     with unlabeled.config_context(max_dense_bytes=10**6):
+    ...         KM1(max_samples=None).fit(X, s)  # two 2,000 x 2,000 kernel matrices
+    ... except MemoryBudgetError as exc:
+    ...     print(type(exc).__name__)
+    MemoryBudgetError"""
 
 
 class QPSolverError(RuntimeError, ValueError):
     """Clarabel stopped without a solution; the message says which parameter to change.
 
     A ``RuntimeError`` (the solver failed) and a ``ValueError`` (the cause is the scale that
-    a parameter gives the problem), so that code catching either sees it."""
+    a parameter gives the problem), so that code catching either sees it.
+
+    Examples
+    --------
+    >>> from unlabeled.exceptions import QPSolverError
+    >>> issubclass(QPSolverError, RuntimeError) and issubclass(QPSolverError, ValueError)
+    True"""
 
 
 class ModelFileError(ValueError):
     """A model file that is missing, not ours, corrupt, from another version, or that holds
-    types or values that are refused."""
+    types or values that are refused.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import unlabeled
+    >>> from unlabeled.exceptions import ModelFileError
+    >>> path = os.path.join(tempfile.mkdtemp(), "not-a-model.skops")
+    >>> _ = open(path, "w").write("hello")
+    >>> try:
+    ...     unlabeled.load(path)
+    ... except ModelFileError as exc:
+    ...     print("refused:", "not an unlabeled model file" in str(exc))
+    refused: True"""

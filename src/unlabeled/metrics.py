@@ -383,6 +383,18 @@ class PUScorer:
         One of ``SCORING_NAMES``.
     prior : float or None
         The evaluation prior; None: the fitted ``prior_`` of the estimator being scored.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled import PUSVC
+    >>> from unlabeled.metrics import make_pu_scorer
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(1, 1, (40, 2)), rng.normal(-1, 1, (40, 2))]
+    >>> s = np.zeros(80, dtype=int); s[:12] = 1
+    >>> scorer = make_pu_scorer("pu-accuracy")  # at the fitted prior_
+    >>> 0.5 < scorer(PUSVC(prior=28 / 68).fit(X, s), X, s) <= 1
+    True
     """
 
     def __init__(self, metric: str, prior: float | None = None) -> None:

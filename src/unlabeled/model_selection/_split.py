@@ -58,6 +58,14 @@ class PUStratifiedKFold(StratifiedKFold):
     --------
     PUStratifiedShuffleSplit : random splits stratified on ``s``.
     check_pu_cv : the splitter behind ``cv=int`` in :class:`PUGridSearchCV`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.model_selection import PUStratifiedKFold
+    >>> s = np.r_[np.ones(6, dtype=int), np.zeros(12, dtype=int)]
+    >>> [int(s[test].sum()) for _, test in PUStratifiedKFold(3).split(np.zeros((18, 1)), s)]
+    [2, 2, 2]
     """
 
     def __init__(
@@ -99,6 +107,15 @@ class PUStratifiedShuffleSplit(StratifiedShuffleSplit):
     See Also
     --------
     PUStratifiedKFold : k-fold cross-validation stratified on ``s``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.model_selection import PUStratifiedShuffleSplit
+    >>> s = np.r_[np.ones(10, dtype=int), np.zeros(30, dtype=int)]
+    >>> cv = PUStratifiedShuffleSplit(n_splits=2, test_size=0.25, random_state=0)
+    >>> [int(s[test].sum()) for _, test in cv.split(np.zeros((40, 1)), s)]  # 2 or 3 of 10
+    [2, 3]
     """
 
     def __init__(

@@ -98,6 +98,19 @@ class DoubleHingeQP(KernelPUModel):
     M. C. du Plessis, G. Niu, M. Sugiyama, "Convex formulation for learning from positive and
     unlabeled data", ICML 2015. P. J. Goulart, Y. Chen, "Clarabel: an interior-point solver
     for conic programs with quadratic objectives", 2024.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled import PUSVC
+    >>> from unlabeled.pu import DoubleHingeQP
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(1, 1, (40, 2)), rng.normal(-1, 1, (40, 2))]
+    >>> s = np.zeros(80, dtype=int); s[:12] = 1
+    >>> qp = DoubleHingeQP(prior=28 / 68, lam=0.05).fit(X, s)
+    >>> usmo = PUSVC(prior=28 / 68, lam=0.05, tol=1e-6).fit(X, s)
+    >>> bool(abs(qp.objective_ - usmo.objective_) < 1e-5 * abs(usmo.objective_))
+    True
     """
 
     _dense_bytes_per_pair = 0.0  # its own memory check comes first, with its own budget
@@ -201,6 +214,17 @@ class USMOInit(KernelPUModel):
     ----------
     E. Sansone, F. G. B. De Natale, Z.-H. Zhou, "Efficient Training for Positive Unlabeled
     Learning", IEEE TPAMI 41(11), 2019, section 4.5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.pu import USMOInit
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(2, 1, (40, 2)), rng.normal(-2, 1, (40, 2))]
+    >>> s = np.zeros(80, dtype=int); s[:12] = 1
+    >>> init = USMOInit(prior=28 / 68).fit(X, s)  # the start, no optimisation
+    >>> init.n_iter_
+    0
     """
 
     def __init__(
@@ -299,6 +323,17 @@ class RampPU(KernelPUModel):
     data", NIPS 2014. R. Collobert, F. Sinz, J. Weston, L. Bottou, "Trading convexity for
     scalability", ICML 2006. A. L. Yuille, A. Rangarajan, "The concave-convex procedure",
     Neural Computation 2003.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.pu import RampPU
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(1, 1, (40, 2)), rng.normal(-1, 1, (40, 2))]
+    >>> s = np.zeros(80, dtype=int); s[:12] = 1
+    >>> clf = RampPU(prior=28 / 68, lam=0.05).fit(X, s)
+    >>> clf.n_cccp_iter_ >= 1, float(np.mean(clf.predict(X) == np.repeat([1, 0], 40))) > 0.7
+    (True, True)
     """
 
     _dense_bytes_per_pair = float(_QP_BYTES_PER_PAIR)  # the dense QP of DoubleHingeQP
