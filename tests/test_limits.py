@@ -308,21 +308,21 @@ def test_dense_qp_under_an_address_space_limit_raises_instead_of_aborting():
 
 @pytest.mark.parametrize("which", ["LapSVM", "MILWellSVM"])
 def test_dense_methods_follow_the_configured_budget(which):
-    """LapSVM (three n x n matrices) and MILWellSVM (n x n instance kernels) are refused over
-    the budget of set_config(max_dense_bytes=...), before the Gram matrix is made, and fit
-    under it."""
+    """LapSVM (five n x n matrices at its peak) and MILWellSVM (the n x n instance kernel and
+    the q x q mixed kernel) are refused over the budget of set_config(max_dense_bytes=...),
+    before the Gram matrix is made, and fit under it."""
     rng = np.random.default_rng(5)
     n = 46
     truth = np.r_[np.tile([0, 1], 3), rng.integers(0, 2, n - 6)]
     X = rng.normal(size=(n, 2)) + 1.2 * (2 * truth[:, None] - 1)
     if which == "LapSVM":
-        est, y, kw, need = unlabeled.LapSVM(), np.where(np.arange(n) < 6, truth, -1), {}, 24 * n**2
+        est, y, kw, need = unlabeled.LapSVM(), np.where(np.arange(n) < 6, truth, -1), {}, 40 * n**2
     else:  # bags of two instances
         est, y, kw, need = (
             unlabeled.MILWellSVM(),
             truth[::2],
             {"groups": np.arange(n) // 2},
-            8 * n**2,
+            8 * (n**2 + (np.sum(truth[::2]) + n - 2 * np.sum(truth[::2])) ** 2),
         )
     with unlabeled.config_context(max_dense_bytes=need - 1):
         with pytest.raises(MemoryBudgetError, match=f"{which} is a dense method"):

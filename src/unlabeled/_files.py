@@ -209,6 +209,7 @@ def load_csv(
     except ValueError as exc:
         _explain_csv_error(p, delimiter, skiprows, n_cols, lab)
         raise ValueError(f"{p}: {exc}") from exc
+    _check_field_counts(p, delimiter, skiprows, n_cols)
     if X.shape[0] == 0:
         raise ValueError(f"{p}: no data rows after the header")
     return np.ascontiguousarray(X), _as_labels(y)
@@ -303,6 +304,21 @@ def _first_csv_problem(path, delimiter: str, skip: int, n_cols: int, labels) -> 
                 if j not in labels and not _is_number(cell.strip()):
                     return reader.line_num, j, cell
     return None
+
+
+def _check_field_counts(p: Path, delimiter: str, skip: int, n_cols: int) -> None:
+    """Refuse a data line with another number of fields than the first line, which
+    :func:`numpy.loadtxt` reads without complaint when it has more (it reads the columns it
+    is asked for): with the label in the last column, a line with an extra field gave its
+    second-to-last field as the label."""
+    problem = _first_csv_problem(p, delimiter, skip, n_cols, range(n_cols))
+    if problem is not None:
+        line, _, n_fields = problem
+        raise ValueError(
+            f"{p}, line {line}: {n_fields} fields, expected {n_cols} as in the first line; "
+            "every line must have the same fields (check for an extra delimiter or an "
+            "unquoted field that holds one)"
+        )
 
 
 def _explain_csv_error(p: Path, delimiter: str, skip: int, n_cols: int, lab: int) -> None:
@@ -490,6 +506,15 @@ def read_csv_columns(
                 f"categories as numbers, impute missing values, or leave the column out{leave_out})"
             ) from exc
         raise ValueError(f"{where}: {exc}") from exc
+    n_columns = layout["n_columns"]
+    problem = _first_csv_problem(
+        path, layout["delimiter"], layout["skiprows"], n_columns, range(n_columns)
+    )
+    if problem is not None:  # more fields than the first line: numpy reads it silently
+        raise ValueError(
+            f"cannot read {path!r} as CSV: line {problem[0]} has {problem[2]} fields, expected "
+            f"{n_columns} as in the first line"
+        )
     if X.shape[0] == 0:
         raise ValueError(f"{path!r} has no data rows")
     return np.ascontiguousarray(X), ys

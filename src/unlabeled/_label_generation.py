@@ -56,9 +56,17 @@ from ._engine import (
     solve_linear_dual,
 )
 from ._kernels import KERNEL_CODES
-from ._shared import resolve_max_iter, warn_not_converged
+from ._shared import check_dense_budget, resolve_max_iter, warn_not_converged
 
 _UNBOUNDED = 1e8  # the squared hinge's finite box, in units of C
+
+#: the work cap of a fit: after this many SVM solves stopped at their cap on steps without
+#: meeting ``tol`` (a tolerance below rounding, extreme ``C``), the fit's remaining solves make
+#: no steps and its loops stop, with a ConvergenceWarning naming ``tol``. With ``tol=1e-300``
+#: TSVM (linear), WellSVM (``init="alignment"``), mi-SVM and WellSVMClustering ran every one of
+#: their up to thousands of solves to the cap: minutes to hours. A fit whose solves converge
+#: never meets it
+MAX_CAPPED_SOLVES = 3
 
 
 def _squared_hinge_terms(C):
@@ -88,7 +96,19 @@ class _Backend:
         self.n_solves = 0
         self.n_inner_iter = 0
         self.all_converged = True
+        self.n_capped = 0  # solves stopped at their cap (see MAX_CAPPED_SOLVES)
         self.diag: np.ndarray | None = None  # D = diag(1/C) of the squared hinge (kernel only)
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether the fit's work cap is spent: :data:`MAX_CAPPED_SOLVES` solves stopped at
+        their cap. Later solves return their start, and the loops stop."""
+        return self.n_capped >= MAX_CAPPED_SOLVES
+
+    def _options(self, options=None):
+        """The engine's options for the next solve: no steps once :attr:`exhausted`."""
+        opts = options or self.options
+        return SolverOptions(opts.tol, opts.shrinking, 0) if self.exhausted else opts
 
 
 class KernelBackend(_Backend):
@@ -133,7 +153,7 @@ class KernelBackend(_Backend):
         res = solve_kernel_qp(
             self.rows, self.vp, -np.ones(self.n), self.C, np.clip(alpha0, 0, self.C),
             labels=np.ascontiguousarray(Y, dtype=np.int8), mu=np.asarray(mu, dtype=np.float64),
-            equality=False, options=self.options, diag=self.diag,
+            equality=False, options=self._options(), diag=self.diag,
         )  # fmt: skip
         self._count(res)
         return self._unbounded(res.alpha, self.C)
@@ -149,14 +169,30 @@ class KernelBackend(_Backend):
         res = solve_kernel_qp(
             self.rows, np.asarray(idx, dtype=np.int64), -np.ones(len(idx)), C, alpha0,
             y=np.ascontiguousarray(y, dtype=np.int8), equality=True,
-            options=options or self.options, diag=diag,
+            options=self._options(options), diag=diag,
         )  # fmt: skip
         self._count(res)
         return self._unbounded(res.alpha, C), y * (res.G + 1.0) - res.rho, res.rho
 
+    #: the estimator's kernel, named in the errors (set by :func:`make_backend`)
+    kernel_name = "given"
+
     def _unbounded(self, alpha, C):
         if self.diag is not None and np.any(alpha >= 0.5 * C):
-            raise RuntimeError("squared hinge: a dual variable reached the box kept finite")
+            fix = (
+                "clip the negative eigenvalues of the precomputed X (K = V max(w, 0) V' from "
+                "numpy.linalg.eigh)"
+                if self.kernel_name == "precomputed"
+                else "use coef0 >= 0 (the poly kernel is not positive semi-definite otherwise)"
+                if self.kernel_name == "poly"
+                else "rescale the features"
+            )
+            raise ValueError(
+                f"loss='squared_hinge' needs a positive semi-definite kernel, and the "
+                f"{self.kernel_name} kernel is not on this data: a dual variable grew without "
+                f"bound (the squared hinge's dual has no box). Use loss='hinge', whose box "
+                f"keeps the dual bounded, or {fix}"
+            )
         return alpha
 
     def products(self, alpha, Y, points=None):
@@ -193,6 +229,7 @@ class KernelBackend(_Backend):
         self.n_solves += 1
         self.n_inner_iter += res.n_iter
         self.all_converged &= bool(res.converged)
+        self.n_capped += not res.converged
 
 
 class LinearBackend(_Backend):
@@ -214,17 +251,30 @@ class LinearBackend(_Backend):
 
     def __init__(self, X, C, tol: float, max_iter=-1):
         super().__init__(X, C, tol, max_iter, linear=True)
-        self.data = as_data(X)
         self.X = X
+        self._check_width(2)  # the start's w and its product, before any work
+        self.data = as_data(X)
         self.row = np.arange(self.n, dtype=np.int32)
         self._last = None  # (alpha, Y, W) of the last solve
+
+    def _check_width(self, T: int) -> None:
+        """Refuse ``T`` dense weight vectors of ``n_features`` entries over the dense-memory
+        budget or the memory available, before they are made."""
+        d = self.X.shape[1]
+        check_dense_budget(
+            8.0 * d * T,
+            f"the linear solver keeps {T} dense weight vector(s) of n_features = {d:,} entries",
+            "drop the columns that no row uses (X[:, np.unique(X.indices)] for CSR X) or use "
+            "a non-linear kernel",
+        )
 
     def solve(self, Y, mu, alpha0):
         """As :meth:`KernelBackend.solve`, by ``solve_linear_dual`` with ``m = T`` vectors."""
         Y = np.ascontiguousarray(Y, dtype=np.int8)
+        self._check_width(Y.shape[1])
         res = solve_linear_dual(
             self.data, self.row, -np.ones(self.n), self.C, np.clip(alpha0, 0, self.C), Y,
-            mu=np.asarray(mu, dtype=np.float64), options=self.options,
+            mu=np.asarray(mu, dtype=np.float64), options=self._options(),
         )  # fmt: skip
         self._count(res)
         alpha = res.alpha  # each read of res.alpha is a new array
@@ -240,7 +290,7 @@ class LinearBackend(_Backend):
         C = np.ascontiguousarray(C, dtype=np.float64)
         res = solve_linear_dual(
             self.data, idx, -np.ones(idx.size), C, alpha0, y[:, None], y=y, equality=True,
-            options=options or self.options,
+            options=self._options(options),
         )  # fmt: skip
         self._count(res)
         a = res.alpha
@@ -269,10 +319,12 @@ class LinearBackend(_Backend):
         """``X[points] (X'(alpha .* y_t))``, with ``alpha``, ``Y`` on ``points`` (all by
         default): shape (len(points), T)."""
         X = self.X if points is None else self.X[np.asarray(points)]
+        self._check_width(np.shape(Y)[1])
         W = np.asarray(X.T @ (np.asarray(alpha)[:, None] * np.asarray(Y, dtype=np.float64)))
         return np.asarray(X @ W)
 
     def _weights(self, alpha, Y):
+        self._check_width(np.shape(Y)[1])
         return np.asarray(self.X.T @ (alpha[:, None] * np.asarray(Y, dtype=np.float64)))
 
     _count = KernelBackend._count
@@ -327,7 +379,9 @@ def solve_mkl(
         converged = 0.5 * (q.max() - mu @ q) <= tol * scale
         above = floor is not None and alpha.sum() - 0.5 * q.max() > floor
         norms = mu * np.sqrt(q)
-        if converged or above or k == max_iter or last - value <= 0.01 * tol * scale:
+        stop = k == max_iter or last - value <= 0.01 * tol * scale
+        stop = stop or getattr(backend, "exhausted", False)
+        if converged or above or stop:
             return MKLResult(alpha, mu, q, value, k, converged, above)
         if norms.sum() <= 0:
             return MKLResult(alpha, mu, q, value, k, True)
@@ -407,6 +461,9 @@ def label_generation(
     out.stop = "max_iter"
     small_before = False
     for _ in range(max_iter):
+        if getattr(backend, "exhausted", False):
+            out.stop = "work cap"
+            break
         y_new, q_new = violated(cur, Y)
         scale = tol * max(1.0, abs(cur.value))
         if y_new is None or 0.5 * (q_new - cur.q.max()) <= scale:
@@ -451,7 +508,9 @@ def store_result(est, res: LabelGenerationResult, backend, max_iter: int, who="W
     est.stop_reason_ = res.stop
     if res.stop == "max_iter":
         warn_not_converged(who, limit=max_iter, used=res.n_iter, stacklevel=stacklevel)
-    if not backend.all_converged or res.mkl_limit:
+    if getattr(backend, "exhausted", False):
+        warn_work_capped(backend, who, stacklevel=stacklevel + 1)
+    elif not backend.all_converged or res.mkl_limit:
         warn_not_converged(
             who, why="an inner SVM or MKL problem hit its iteration limit",
             detail=" (raise max_mkl_iter, or tol)", stacklevel=stacklevel,
@@ -466,6 +525,9 @@ def warn_if_solves_capped(backend, who: str, stacklevel: int = 3) -> None:
     ``X``): the warning says so and what to change."""
     if backend.all_converged:
         return
+    if backend.exhausted:
+        warn_work_capped(backend, who, stacklevel=stacklevel + 1)
+        return
     cap = backend.max_iter
     if backend.default_cap:
         per = 1000 if isinstance(backend, LinearBackend) else 100
@@ -477,6 +539,18 @@ def warn_if_solves_capped(backend, who: str, stacklevel: int = 3) -> None:
         at = f"max_iter={cap} steps; increase max_iter"
     warn_not_converged(
         who, why=f"stopped an SVM solve before tol held, at {at}", stacklevel=stacklevel
+    )
+
+
+def warn_work_capped(backend, who: str, stacklevel: int = 3) -> None:
+    """The ConvergenceWarning of a fit stopped by its work cap (:data:`MAX_CAPPED_SOLVES`)."""
+    warn_not_converged(
+        who,
+        why=f"stopped early: {backend.n_capped} SVM solves reached their cap on steps "
+        f"({backend.max_iter}) without meeting tol={backend.options.tol:g}, the fit's work cap "
+        f"(MAX_CAPPED_SOLVES = {MAX_CAPPED_SOLVES}); the rest were not run. Loosen tol (below "
+        "about 1e-12 it is under what floating point can reach) or rescale the data",
+        stacklevel=stacklevel,
     )
 
 
@@ -605,7 +679,9 @@ def make_backend(est, X, C, tol: float, max_iter: int = -1):
         KERNEL_CODES[est.kernel], gamma=est._gamma,
         coef0=float(est.coef0), degree=int(est.degree),
     )  # fmt: skip
-    return KernelBackend(X, spec, C, cache, tol, max_iter)
+    backend = KernelBackend(X, spec, C, cache, tol, max_iter)
+    backend.kernel_name = est.kernel
+    return backend
 
 
 def store_label_generation(est, X, res: LabelGenerationResult, backend, max_iter: int,

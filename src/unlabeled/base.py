@@ -59,6 +59,7 @@ from ._shared import check_dense_budget, resolve_max_iter, warn_not_converged
 from ._validation import (
     MAX_DEGREE,
     MAX_KERNEL_VALUE,
+    MAX_KERNEL_VALUE_F32,
     ArrayLike,
     Boolean,
     Callable,
@@ -377,6 +378,18 @@ class KernelMachine(ValidatedEstimator):
                     f"X must be a square Gram matrix when kernel='precomputed', got shape {X.shape}"
                 )
             X = _gram_as_c_array(X)
+        if self.kernel == "linear" and sp.issparse(X):
+            # the weight vector w (coef_) and the linear solvers' w are dense: n_features
+            # doubles each, whatever the number of non-zeros (a CSR matrix declaring 2**31
+            # columns made the engine fail with bad_alloc, or the OS kill the process)
+            d = X.shape[1]
+            check_dense_budget(
+                16.0 * d,
+                f"{type(self).__name__} with kernel='linear' keeps dense weight vectors of "
+                f"n_features = {d:,} entries",
+                "drop the columns that no row uses (X[:, np.unique(X.indices)] for CSR X) or "
+                "use a non-linear kernel",
+            )
         self._gamma = check_gamma(self.gamma, self.kernel, X)
         check_kernel_scale(X, self.kernel, self._gamma, self.degree, self.coef0)
         return X if no_y else (X, y)
@@ -513,7 +526,39 @@ class KernelMachine(ValidatedEstimator):
             # C order, as in fit: a Fortran-ordered or strided X would round its products
             # differently (by 15 on a model with coefficients of 1e17, RampPU with lam=1e-30)
             X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, order="C", reset=False)
-        return self._decision_values(X)
+            self._check_test_scale(X)
+        f = self._decision_values(X)
+        if not np.all(np.isfinite(f)):
+            bad = int(np.flatnonzero(~np.isfinite(f))[0])
+            raise ValueError(
+                f"X gives a non-finite decision value (row {bad}): its kernel values with the "
+                f"support vectors overflow double precision ({self.kernel} kernel). Rescale X "
+                "as the training data were (e.g. with the same fitted StandardScaler)"
+            )
+        return f
+
+    def _check_test_scale(self, X) -> None:
+        """The numerical preflight of :meth:`_validate_X` on test points, for the kernels that
+        can overflow (rbf, poly): ``||x||^2`` finite and at most :data:`MAX_KERNEL_VALUE`
+        (1e30 for float32), and for ``poly`` ``(gamma ||x||^2 + |coef0|)^degree`` too, a bound
+        of ``|k(x, x')|`` by Cauchy-Schwarz for every ``x'`` no larger than ``x``. A value that
+        still overflows is refused by :meth:`decision_function` after the products. Raises a
+        ``ValueError`` naming ``X`` and the fix."""
+        if self.kernel not in ("rbf", "poly") or X.shape[0] == 0:
+            return
+        limit = MAX_KERNEL_VALUE_F32 if X.dtype == np.float32 else MAX_KERNEL_VALUE
+        sq = check_data_scale(X, f"the {self.kernel} kernel of this model", limit)
+        if self.kernel == "poly":
+            with np.errstate(over="ignore", invalid="ignore"):
+                diag = (self._gamma * sq + abs(self.coef0)) ** self.degree
+            big = np.flatnonzero(~(diag <= limit))
+            if big.size:
+                raise ValueError(
+                    f"X is too large in scale for the poly kernel of this model: k(x, x) = "
+                    f"{diag[big[0]]:.3g} for row {big[0]} (at most {limit:g}, or the decision "
+                    "values overflow double precision). Rescale X as the training data were "
+                    "(e.g. with the same fitted StandardScaler)"
+                )
 
     def _decision_values(self, X) -> np.ndarray:
         """``f(x)`` on ``X`` already checked (as :meth:`decision_function` checks it, or the

@@ -14,7 +14,7 @@ from .._label_generation import (
     make_backend,
     store_label_generation,
 )
-from .._validation import RANDOM_STATE, VERBOSE, Boolean, Integer, Options, Real
+from .._validation import MAX_CACHE_MB, RANDOM_STATE, VERBOSE, Boolean, Integer, Options, Real
 from ..base import Fitted, KernelMachine, MatrixLike, set_init_params
 
 
@@ -292,7 +292,7 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
         "ties": [Options(("decision", "positive"))],
         "offset": [Options(("none", "balance"))],
         "oracle": [Options(("sort", "exact"))],
-        "cache_size": [Real(0.0)],
+        "cache_size": [Real(0.0, MAX_CACHE_MB, high_open=False)],
         "random_state": RANDOM_STATE,
         "verbose": VERBOSE,
     }

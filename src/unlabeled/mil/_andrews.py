@@ -4,6 +4,8 @@ with offset on the engine (one kernel-row cache for the whole fit)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -73,10 +75,35 @@ class _Alternating(MultiInstanceClassifier):
         self._set_expansion(X, coef, intercept)
         self.n_iter_ = n_iter
         self.key_instances_ = self._key_instances(f, bag, n_bags)
-        if not converged:
+        if not converged and not backend.exhausted:
             warn_not_converged(type(self).__name__, limit=self.max_iter, used=n_iter)
         warn_if_solves_capped(backend, type(self).__name__)
+        _warn_if_one_class(type(self).__name__, f, bag, n_bags)
         return self
+
+
+def _warn_if_one_class(who: str, f, bag, n_bags: int) -> None:
+    """Warn when the model puts every training bag (both classes are present) in one class.
+
+    The alternation is a local search: each step lowers the MI-SVM objective (the witnesses
+    are the minimisers of the bag hinge for the current ``f``, and the SVM then minimises over
+    ``f`` for those witnesses), so no later iterate is worse than the first SVM on instances,
+    but the start decides where it ends. From the centroid start of MI-SVM, with ``C`` small
+    against the number of negative instances, every iterate can be the constant negative
+    model: a bag accuracy of the share of negative bags, that the caller should hear about."""
+    F = np.full(n_bags, -np.inf)
+    np.maximum.at(F, bag, f)
+    positive = int(np.sum(F > 0))
+    if positive in (0, n_bags):
+        side = "negative" if positive == 0 else "positive"
+        warnings.warn(
+            f"{who} classifies every training bag as {side} (f(x) {'<=' if positive == 0 else '>'}"
+            " 0 on all of them): the alternation ended at a degenerate local solution. Try a "
+            "larger C (or a smaller C_negative), another gamma, or MILWellSVM, whose convex "
+            "relaxation does not depend on a start",
+            UserWarning,
+            stacklevel=6,  # the caller of fit, past _finish, _fit, fit and its wrapper
+        )
 
 
 class miSVM(_Alternating):  # noqa: N801 - the method's published name
@@ -128,6 +155,8 @@ class miSVM(_Alternating):  # noqa: N801 - the method's published name
         converged = False
         for it in range(1, params["max_iter"] + 1):  # noqa: B007 - it is n_iter_
             coef, b, f = self._svm(backend, idx, y, params)
+            if backend.exhausted:  # the solves' work cap: warned by _finish
+                break
             new = y.copy()
             new[in_pos] = np.where(f[in_pos] > 0, 1, -1)
             best = np.full(n_bags, -np.inf)
@@ -200,18 +229,26 @@ class MISVM(_Alternating):
         backend = self._backend(Xa)
         witness = n + np.arange(pos_bags.size)
         y = np.r_[np.ones(pos_bags.size), -np.ones(negatives.size)].astype(np.int8)
-        converged = False
-        for it in range(1, params["max_iter"] + 1):  # noqa: B007 - it is n_iter_
-            coef, b, f = self._svm(backend, np.r_[witness, negatives], y, params)
+        members = [np.flatnonzero(bag == i) for i in pos_bags]
+        # the start: the SVM on the centroids; then max_iter alternations, each choosing the
+        # witnesses from the last f and solving the SVM on them, so that the model kept is
+        # always an SVM on instances (support_ indexes the training instances) even when the
+        # cap stops the loop before the witnesses settle
+        coef, b, f = self._svm(backend, np.r_[witness, negatives], y, params)
+        converged, n_svm = False, 1
+        for _ in range(params["max_iter"]):
             first = self._key_instances(f[:n], bag, n_bags)
-            new = np.array([np.flatnonzero(bag == i)[first[i]] for i in pos_bags])
+            new = np.array([m[first[i]] for m, i in zip(members, pos_bags, strict=True)])
             if np.array_equal(new, witness):
                 converged = True
                 break
             witness = new
+            coef, b, f = self._svm(backend, np.r_[witness, negatives], y, params)
+            n_svm += 1
+            if backend.exhausted:  # the solves' work cap (after a solve on instances)
+                break
         self.witnesses_ = witness
-        self._finish(Xa, coef, b, f[:n], bag, n_bags, it, converged, backend)
-        self.shape_fit_ = X.shape
+        self._finish(X, coef[:n], b, f[:n], bag, n_bags, n_svm, converged, backend)
         return self
 
 

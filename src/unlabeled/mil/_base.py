@@ -20,6 +20,7 @@ cross-validation over whole bags, as ``SVC(probability=True)`` over points.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections.abc import Sequence
 from typing import TypeAlias
@@ -41,6 +42,7 @@ from .._engine import KernelSpec
 from .._kernels import KERNEL_CODES
 from .._label_generation import KernelBackend
 from .._validation import (
+    MAX_CACHE_MB,
     RANDOM_STATE,
     ArrayLike,
     Boolean,
@@ -146,10 +148,12 @@ def as_instances(
         raise ValueError(f"{name} is an empty list of bags: give at least one bag")
     if not hasattr(X, "shape") and not isinstance(X, (list, tuple)):
         X = np.asarray(X)  # an array-like (__array__) without a shape
+    if isinstance(X, np.ndarray) and X.dtype.kind in "SU":  # the rest: validate_data's
+        X = _numeric(X, name, f"{name} holds numbers (the instances' features)")
     n = X.shape[0] if hasattr(X, "shape") else len(X)
     if groups is None:
         return X, np.arange(n, dtype=np.int64), n
-    ids = column_or_1d(groups)
+    ids = _bag_ids(groups)
     if ids.shape[0] != n:
         raise ValueError(
             f"groups must hold one bag id per row of {name}: {name} has {n} rows, groups "
@@ -159,12 +163,92 @@ def as_instances(
     return X, bag.astype(np.int64), int(bag.max()) + 1 if n else 0
 
 
+def _bag_ids(groups) -> np.ndarray:
+    """``groups`` as a 1-d array of bag ids: integers, finite floats, strings or bytes, one
+    kind for all (a mix, None, NaN, a list or a set as an id would be sorted by NumPy's
+    comparison of objects, which raised a raw TypeError or, for sets, silently merged bags)."""
+    try:
+        ids = column_or_1d(groups)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(
+            f"groups must be a 1-d array of bag ids (integers or strings), one per row: {exc}"
+        ) from None
+    if ids.dtype.kind == "f" and not np.all(np.isfinite(ids)):
+        row = int(np.flatnonzero(~np.isfinite(ids))[0])
+        raise ValueError(
+            f"groups holds {ids[row]!r} at row {row}: bag ids must be finite (integers or "
+            "strings); give every row the id of its bag"
+        )
+    if ids.dtype.kind == "O":
+        kinds = set()
+        for row, v in enumerate(ids):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, str, bytes)):
+                raise ValueError(
+                    f"groups holds {v!r} ({type(v).__name__}) at row {row}: bag ids must be "
+                    "integers or strings, one per row"
+                )
+            kinds.add(isinstance(v, numbers.Integral) or (type(v).__name__))
+        if len(kinds) > 1:
+            raise ValueError("groups mixes integer and string bag ids: give bag ids of one kind")
+    return ids
+
+
+def _numeric_bag(b, i: int, name: str):
+    """Bag ``i`` of ``name`` as an array of numbers (a sparse bag as it is), or a ValueError
+    naming the bag: strings, None, complex numbers or rows of different lengths were raw
+    NumPy errors ("could not convert string to float", "inhomogeneous shape")."""
+    if sp.issparse(b):
+        a = b
+    else:
+        try:
+            a = np.asarray(b)
+        except ValueError:
+            raise ValueError(
+                f"bag {i} of {name} is not a 2-D array: its rows have different lengths; give "
+                "every instance the same features"
+            ) from None
+    return _numeric(a, f"bag {i} of {name}", "bags hold numbers (features)")
+
+
+def _numeric(a, what: str, rule: str):
+    """``a`` (an array or sparse matrix) when it holds real numbers; an object array of real
+    numbers as float64; else a ValueError naming ``what`` and the first value that is not a
+    number."""
+    kind = a.dtype.kind
+    if kind in "biuf":
+        return a
+    if kind == "c":
+        raise ValueError(
+            f"{what} holds complex numbers (Complex data not supported): {rule}, give real features"
+        )
+    flat = a.data if sp.issparse(a) else a.ravel()
+    if kind == "O":
+        wrong = [i for i, v in enumerate(flat) if not isinstance(v, numbers.Real)]
+        if not wrong:
+            return a.astype(np.float64)
+        bad = flat[wrong[0]]
+    else:  # strings, bytes, dates: the first that does not read as a number
+        bad = next((v for v in flat.tolist() if not _reads_as_number(v)), flat[:1].tolist())
+    raise ValueError(
+        f"{what} holds {bad!r} ({type(bad).__name__}): {rule}; encode categories as numbers "
+        "and impute missing values first"
+    )
+
+
+def _reads_as_number(v) -> bool:
+    try:
+        float(v)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _stack_bags(bags, name):
     if len(bags) == 0:
         raise ValueError(f"{name} is an empty list of bags: give at least one bag")
     arrays, sizes = [], []
     for i, b in enumerate(bags):
-        a = b if sp.issparse(b) else np.asarray(b)
+        a = _numeric_bag(b, i, name)
         if a.ndim != 2:
             raise ValueError(
                 f"bag {i} of {name} must be a 2-D array (n_instances, n_features), got "
@@ -273,7 +357,7 @@ class MultiInstanceClassifier(ProbabilisticMixin, KernelClassifier):
         **KernelMachine._parameter_constraints,
         "kernel": [Options(MIL_KERNELS)],
         "tol": [Real(0.0)],
-        "cache_size": [Real(0.0)],
+        "cache_size": [Real(0.0, MAX_CACHE_MB, high_open=False)],
         "max_iter": [Integer(1)],
         "probability": [Boolean()],
         "random_state": RANDOM_STATE,

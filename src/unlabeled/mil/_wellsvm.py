@@ -6,7 +6,7 @@ import numpy as np
 
 from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
 from .._label_generation import label_generation, store_result
-from .._shared import resolve_max_iter, warn_not_converged
+from .._shared import check_dense_budget, resolve_max_iter, warn_not_converged
 from .._validation import VERBOSE, Integer, Options, Real
 from ..base import Fitted, set_init_params
 from ._base import MultiInstanceClassifier, fill_docstring
@@ -326,8 +326,8 @@ class MILWellSVM(MultiInstanceClassifier):
     True
     """
 
-    # the instance Gram matrix and the mixed bag kernel are dense, each one allocation of at
-    # most n x n under the budget
+    # the instance Gram matrix and the mixed bag kernel are dense: 8 (n^2 + q^2) bytes,
+    # checked against the budget in _fit before either is made
     _dense_fix = "subsample the negative bags"
 
     _parameter_constraints: dict = {
@@ -368,8 +368,18 @@ class MILWellSVM(MultiInstanceClassifier):
         # instances of positive bags first: the negative ones form one trailing block
         order = np.argsort(signs[bag] < 0, kind="stable")
         bag_o, P = bag[order], int(np.sum(signs[bag] > 0))
-        K = self._gram(X[order])
         pos_bags = np.flatnonzero(signs > 0)
+        q = pos_bags.size + n - P
+        # both dense matrices, before the first: the n x n instance kernel and the q x q
+        # mixed kernel of KeyInstanceBackend (the check of _gram counted the first alone, and
+        # the second failed with a raw MemoryError after the Gram matrix was made)
+        check_dense_budget(
+            8.0 * (float(n) ** 2 + float(q) ** 2),
+            f"MILWellSVM is a dense method: {n:,} instances need a {n:,} x {n:,} instance "
+            f"kernel and a {q:,} x {q:,} mixed kernel",
+            self._dense_fix,
+        )
+        K = self._gram(X[order])
         C = np.r_[np.full(pos_bags.size, params["C1"]), np.full(n - P, params["C2"])]
         backend = KeyInstanceBackend(K, P, pos_bags.size, C, params["cache_size"] * 2**20,
                                      params["tol"])  # fmt: skip

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 
 from .._calibration import ProbabilisticMixin, calibration_folds, fold_estimator, platt_sigmoid
 from .._label_generation import BalancedLabels, make_backend  # noqa: F401 (re-exported)
-from .._validation import RANDOM_STATE, ArrayLike, Boolean, Integer, MatrixLike, Real
+from .._validation import MAX_CACHE_MB, RANDOM_STATE, ArrayLike, Boolean, Integer, MatrixLike, Real
 from ..base import Fitted, KernelClassifier, KernelMachine
 
 UNLABELED = -1
@@ -110,7 +110,7 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
         "C2": [Real(0.0)],
         "balance": [None, Real(0.0, 1.0)],
         "tol": [Real(0.0)],
-        "cache_size": [Real(0.0)],
+        "cache_size": [Real(0.0, MAX_CACHE_MB, high_open=False)],
         "max_iter": [Integer(1)],
         "probability": [Boolean()],
         "random_state": RANDOM_STATE,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
-from sklearn.neighbors import kneighbors_graph
 
 from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
 from .._shared import warn_not_converged
@@ -33,7 +32,11 @@ class LapSVM(SemiSupervisedSVM):
     ``alpha = (I + lambda L K)^{-1} J' (beta .* y)``.
 
     Dense: the Gram matrix and the n x n system are formed, so it is a small-data baseline.
-    Fits needing more than 4 GB are refused with an error before any work.
+    Its peak is five n x n float64 matrices (the Gram matrix, ``L K``, the solver's copy,
+    and the ``n x l`` right-hand side and solution when every point is labeled): a fit
+    whose ``40 n^2`` bytes exceed the dense-memory budget
+    (``unlabeled.set_config(max_dense_bytes=...)``, 4 GB by default) or the memory available
+    is refused with :class:`~unlabeled.exceptions.MemoryBudgetError` before any work.
 
     Parameters
     ----------
@@ -77,8 +80,10 @@ class LapSVM(SemiSupervisedSVM):
     learning from labeled and unlabeled examples. JMLR 7:2399-2434, 2006.
     """
 
-    # its Gram matrix, the Laplacian and their product: three n x n matrices at its peak
-    _dense_bytes_per_pair = 24.0
+    # its peak (tracemalloc, n = 1500): the Gram matrix, L K, the solver's copy of it, and the
+    # n x l right-hand side and solution (n x n when every point is labeled); the k-NN graph
+    # adds blocks of at most _BLOCK_BYTES. 24 (three matrices) under-counted it by half
+    _dense_bytes_per_pair = 40.0
     _dense_fix = "subsample the unlabeled points or use WellSVM, which never forms an n x n matrix"
 
     _parameter_constraints: dict = {
@@ -121,16 +126,81 @@ class LapSVM(SemiSupervisedSVM):
         return self
 
 
+#: bytes of the temporaries of one block of rows in :func:`_neighbours` (differences and keys)
+_BLOCK_BYTES = 1 << 25
+
+
 def _laplacian(X, k):
     """``D - W`` of the symmetrised 0/1 k-nearest-neighbour graph (sparse)."""
-    W = kneighbors_graph(X, k, mode="connectivity", include_self=False)
+    n = X.shape[0]
+    nbr = _neighbours(X, k)
+    W = sp.csr_matrix((np.ones(nbr.size), nbr.ravel(), np.arange(0, nbr.size + 1, k)), shape=(n, n))
     W = W.maximum(W.T)
     return sp.diags(np.asarray(W.sum(axis=1)).ravel()) - W
 
 
+def _neighbours(X, k) -> np.ndarray:
+    """The ``k`` nearest other points of every row of ``X`` (shape (n, k)), ties broken the
+    same way whatever the layout or the order of the rows.
+
+    A squared distance is the sum of the squared differences of the two rows (not the
+    expansion ``||a||^2 - 2 <a, b> + ||b||^2``, whose BLAS rounding depends on where the rows
+    sit): the same bits for a pair wherever it is, and exactly equal for pairs at equal
+    distances in exact arithmetic more often. Ties are broken by distance, then by the
+    points' contents (a total order on distinct rows: the neighbour with the
+    lexicographically smaller row first), then by index, which only orders identical rows.
+    So permuting the rows permutes the graph, up to exchanges of identical points, and a
+    Fortran-ordered or strided copy of ``X`` gives the same graph. scikit-learn's
+    ``kneighbors_graph`` broke ties by its tree's layout and the row order."""
+    n = X.shape[0]
+    rank = _content_rank(X)
+    dense = None if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
+    if dense is None:
+        Xc = sp.csr_matrix(X, dtype=np.float64)
+        Xc.sum_duplicates()
+        sq = np.asarray(Xc.multiply(Xc).sum(axis=1)).ravel()
+    width = max(1, X.shape[1]) if dense is not None else 1
+    rows = max(1, _BLOCK_BYTES // (8 * n * (width + 3)))
+    out = np.empty((n, k), dtype=np.int64)
+    for r in range(0, n, rows):
+        stop = min(n, r + rows)
+        if dense is not None:
+            diff = dense[r:stop, None, :] - dense[None, :, :]
+            D = np.einsum("ijk,ijk->ij", diff, diff)
+        else:
+            # sparse: each product <a, b> sums the shared non-zeros in column order, the same
+            # for a pair wherever it is; sq[i] + sq[j] commutes
+            D = sq[r:stop, None] + sq[None, :] - 2.0 * (Xc[r:stop] @ Xc.T).toarray()
+            np.maximum(D, 0.0, out=D)
+        D[np.arange(stop - r), np.arange(r, stop)] = np.inf  # not its own neighbour
+        order = np.lexsort((np.broadcast_to(rank, D.shape), D), axis=-1)
+        out[r:stop] = order[:, :k]
+    return out
+
+
+def _content_rank(X) -> np.ndarray:
+    """The position of every row in a total order of the rows by content, identical rows by
+    index: by the (column indices, values) of its non-zeros, which depend on the row alone
+    (the same for a dense row and its sparse copy)."""
+    n = X.shape[0]
+    Xc = sp.csr_matrix(X, dtype=np.float64)  # a copy: the canonical form is made in place
+    Xc.sum_duplicates()
+    Xc.eliminate_zeros()  # -0.0 too
+    keys = [
+        (Xc.indices[a:b].tolist(), Xc.data[a:b].tolist())
+        for a, b in zip(Xc.indptr[:-1], Xc.indptr[1:], strict=True)
+    ]
+    order = np.array(sorted(range(n), key=keys.__getitem__), dtype=np.int64)
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    return rank
+
+
 def _manifold_solve(K, L, lam, lab):
     """``(I + lam L K)^-1 J'``: the n x l map from the labeled dual to the expansion."""
-    M = np.eye(K.shape[0]) + lam * (L @ K)
+    M = np.asarray(L @ K)  # one n x n temporary: scaled and shifted in place
+    M *= lam
+    M[np.diag_indices_from(M)] += 1.0
     rhs = np.zeros((K.shape[0], lab.size))
     rhs[lab, np.arange(lab.size)] = 1.0
     return scipy.linalg.solve(M, rhs, overwrite_a=True, check_finite=False)

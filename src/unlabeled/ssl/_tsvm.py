@@ -118,7 +118,7 @@ class TSVM(SemiSupervisedSVM):
             pairs = _switchable_pairs(labels, f, unl)
             if self.verbose:
                 print(f"[TSVM] C*={c_star:.3g}  pairs to swap {len(pairs[0])}", file=sys.stderr)
-            if solves >= params["max_iter"]:
+            if solves >= params["max_iter"] or backend.exhausted:  # the solves' work cap
                 break
             if len(pairs[0]):
                 i, j = pairs
@@ -129,7 +129,8 @@ class TSVM(SemiSupervisedSVM):
                 break
             else:
                 c_star = min(2 * c_star, params["C2"])
-        if solves >= params["max_iter"] and (len(pairs[0]) or c_star < params["C2"]):
+        capped = solves >= params["max_iter"] and not backend.exhausted
+        if capped and (len(pairs[0]) or c_star < params["C2"]):
             warn_not_converged("TSVM", limit=params["max_iter"], used=solves, unit="SVM solves")
         warn_if_solves_capped(backend, "TSVM")
         self._set_expansion(X, alpha * labels, -rho, classes=classes)
