@@ -340,3 +340,11 @@ def test_pae_batch_memory_checked_against_the_gpu(pae_data, monkeypatch):
     with pytest.raises(MemoryBudgetError, match=r"on cuda:0: .* free on the device; lower batch"):
         est._check_batch_memory(100, torch, torch.device("cuda:0"))
     est._check_batch_memory(100, torch, torch.device("cpu"))  # the host's check is fit's
+
+
+def test_clsst_work_cap_in_the_first_run(clsst_data):
+    """The cap reached before any birth: the message says so, the model is usable."""
+    X, y, truth = clsst_data
+    with pytest.warns(ConvergenceWarning, match=r"max_component_sweeps=20\).*before any birth"):
+        est = CLSST(random_state=0, max_component_sweeps=20, tol=1e-300).fit(X, y)
+    assert est.n_births_ == 0 and (est.predict(X) == truth).mean() > 0.9

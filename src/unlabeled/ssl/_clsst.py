@@ -439,7 +439,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
                     else:
                         self._grow_to(model, S_fixed)
                 except _OutOfWork:  # in the first run: no birth tried
-                    model.out_of_work = True
+                    model.out_of_work = "first run"
             except np.linalg.LinAlgError as exc:  # e.g. "Matrix is not positive definite"
                 raise ValueError(
                     f"CLSST: the variational updates broke down numerically ({exc}): X is "
@@ -465,11 +465,13 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
                 stacklevel=4,  # past this method, fit and its transactional wrapper
             )
         if model.out_of_work:
-            where = (
-                f"n_components={S_fixed} not reached: {self.n_components_} components"
-                if S_fixed is not None and self.n_components_ < S_fixed
-                else f"the model of the last accepted birth kept ({self.n_components_} components)"
-            )
+            if S_fixed is not None and self.n_components_ < S_fixed:
+                where = f"n_components={S_fixed} not reached: {self.n_components_} components"
+            elif model.out_of_work == "first run":
+                where = f"in the first run of sweeps, before any birth ({self.n_components_} "
+                where += "components)"
+            else:
+                where = f"the last accepted model kept ({self.n_components_} components)"
             name = "max_component_sweeps"
             limit = (
                 f"{name}={cap}"

@@ -76,7 +76,8 @@ class VBMFA:
         # the work done, in component sweeps (one pass of q(x) over the data counts S), its
         # cap, and what the caps cut short: CLSST reads them
         self.work, self.work_cap = 0, np.inf
-        self.out_of_work, self.unconverged = False, []
+        self.out_of_work: bool | str = False  # "first run": before any birth
+        self.unconverged: list[float] = []
 
     def _blocks(self, fn):
         """[fn(slice) for each block of :data:`CHUNK` points]: a pass over the data block by
