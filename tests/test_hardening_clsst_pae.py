@@ -348,3 +348,18 @@ def test_clsst_work_cap_in_the_first_run(clsst_data):
     with pytest.warns(ConvergenceWarning, match=r"max_component_sweeps=20\).*before any birth"):
         est = CLSST(random_state=0, max_component_sweeps=20, tol=1e-300).fit(X, y)
     assert est.n_births_ == 0 and (est.predict(X) == truth).mean() > 0.9
+
+
+def test_pae_diverged_refit_keeps_the_fitted_model(pae_data):
+    """Before: a refit that diverged kept the NaN networks of the failed run."""
+    from unlabeled.generative import TrainingDivergedError
+
+    est = _pae().fit(pae_data)
+    before, weights = dict(vars(est)), _weights(est)
+    Z = est.transform(pae_data)
+    with pytest.raises(TrainingDivergedError):
+        est.set_params(eps=1e-300).fit(pae_data)
+    before["eps"] = 1e-300
+    assert_same_state(est, before)
+    _same_weights(_weights(est), weights)
+    np.testing.assert_array_equal(est.transform(pae_data), Z)
