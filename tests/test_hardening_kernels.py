@@ -392,3 +392,16 @@ def test_unreachable_tolerance_stops_at_the_work_cap(index):
         ):
             est = fit()
     assert est.n_iter_ <= 4
+
+
+def test_string_features_name_x_and_the_fix():
+    """NumPy's "could not convert string to float" named neither X nor what to do."""
+    X = np.array([["a", "b"], ["c", "d"], ["1", "2"], ["3", "4"]])
+    y = [0, 1, -1, -1]
+    with pytest.raises(ValueError, match=r"X holds 'a' \(str\): the features must be numbers"):
+        LabeledSVM().fit(X, y)
+    est = LabeledSVM().fit(np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [2.0, 2.0]]), y)
+    with pytest.raises(ValueError, match=r"X holds 'x' \(str\)"):
+        est.predict(np.array([["x", "1"]]))
+    with pytest.raises(ValueError, match=r"X holds 'b' \(str\)"):
+        WellSVMClustering().fit(np.array([["1", "b"], ["2", "3"]]))

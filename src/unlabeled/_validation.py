@@ -448,6 +448,30 @@ def check_pu_labels(s: ArrayLike | None, n_samples: int) -> np.ndarray:
     return mask
 
 
+def check_not_strings(X, name: str = "X") -> None:
+    """Refuse an array of strings or bytes (``dtype.kind`` U or S) holding a value that does
+    not read as a number, with a ValueError naming ``name``, the value and the fix: NumPy's
+    "could not convert string to float" named neither the argument nor what to do."""
+    if not isinstance(X, np.ndarray) or X.dtype.kind not in "US":
+        return
+    bad = next((v for v in X.ravel().tolist() if not _reads_as_number(v)), None)
+    if bad is None:
+        return  # numeric strings: converted as scikit-learn converts them
+    raise ValueError(
+        f"{name} holds {bad!r} ({type(bad).__name__}): the features must be numbers; encode "
+        "categories as numbers (e.g. sklearn.preprocessing.OneHotEncoder) and impute missing "
+        "values first"
+    )
+
+
+def _reads_as_number(v) -> bool:
+    try:
+        float(v)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def check_data_scale(
     X, what: str, limit: float = MAX_KERNEL_VALUE, tiny: float = 0.0
 ) -> np.ndarray:

@@ -74,6 +74,7 @@ from ._validation import (
     check_data_scale,
     check_gamma,
     check_kernel_scale,
+    check_not_strings,
     check_pu_labels,
     validate_params,
 )
@@ -365,6 +366,7 @@ class KernelMachine(ValidatedEstimator):
         kw = {"accept_sparse": "csr", "dtype": list(dtype), "order": None if gram else "C"}
         kw["reset"] = True
         no_y = isinstance(y, str) and y == "no_validation"
+        check_not_strings(X)
         if no_y:
             X = validate_data(self, X, **kw)
         else:
@@ -516,6 +518,7 @@ class KernelMachine(ValidatedEstimator):
         if self.kernel == "precomputed":
             # a kernel matrix against the training points: its width is n_train, checked here
             # with a message that says so rather than as a number of features
+            check_not_strings(X)
             X = check_array(X, dtype=np.float64)  # read in C-ordered blocks by kernel_dot
             if X.shape[1] != self.shape_fit_[0]:
                 raise ValueError(
@@ -525,6 +528,7 @@ class KernelMachine(ValidatedEstimator):
         else:
             # C order, as in fit: a Fortran-ordered or strided X would round its products
             # differently (by 15 on a model with coefficients of 1e17, RampPU with lam=1e-30)
+            check_not_strings(X)
             X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, order="C", reset=False)
             self._check_test_scale(X)
         f = self._decision_values(X)

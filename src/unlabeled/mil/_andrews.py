@@ -179,9 +179,20 @@ class MISVM(_Alternating):
     The bag margin is the margin of its most positive instance. MI-SVM alternates an SVM with
     offset on one witness per positive bag (label +1, weight ``C``) and every instance of the
     negative bags (label -1, weight ``C_negative``), and the witnesses: the instance of each
-    positive bag with the largest ``f``. It starts from the bag centroids as witnesses and
-    stops when the witnesses no longer change. The same problem as WellSVM's (with one slack
-    per negative instance), solved by a heuristic that may stop at a poor local solution.
+    positive bag with the largest ``f``. It starts from an SVM with the bag centroids as
+    witnesses, then alternates at most ``max_iter`` times (so the model kept is always an SVM
+    on training instances) and stops when the witnesses no longer change. The same problem as
+    WellSVM's (with one slack per negative instance), solved by a heuristic that may stop at a
+    poor local solution.
+
+    **Degenerate solutions.** No step raises the MI-SVM objective (the witnesses minimise the
+    bag hinge for the current ``f``, the SVM then minimises over ``f`` for them), so the
+    result is never worse by that objective than the first SVM on instances; but the start
+    decides where it ends. With a wide kernel and ``C`` small against the number of negative
+    instances, the centroid start can be the constant negative model and so can every later
+    iterate (the easy problem of issue 35 in one fold: bag accuracy 0.5). The fit then warns
+    (``UserWarning``) that every training bag is in one class, and what to try: a larger
+    ``C``, another ``gamma``, or :class:`MILWellSVM`. ``miSVM`` warns alike.
 
     Parameters
     ----------
