@@ -405,3 +405,15 @@ def test_string_features_name_x_and_the_fix():
         est.predict(np.array([["x", "1"]]))
     with pytest.raises(ValueError, match=r"X holds 'b' \(str\)"):
         WellSVMClustering().fit(np.array([["1", "b"], ["2", "3"]]))
+
+
+def test_clustering_start_bounded_in_memory_and_work():
+    """n_init=10**6 stacked n x 10^6 labels and their products and ran for minutes: now at
+    most 10,000 labelings, scored in chunks (the default 20 in one, as before)."""
+    X, _, _ = _ssl_data(n=60)
+    with pytest.raises(InvalidParameterError, match=r"n_init must be <= 10000"):
+        WellSVMClustering(n_init=10**6).fit(X)
+    a = WellSVMClustering(n_init=150, random_state=0).fit(X)  # three chunks of candidates
+    b = WellSVMClustering(n_init=150, random_state=0).fit(X)
+    np.testing.assert_array_equal(a.label_vectors_[:, 0], b.label_vectors_[:, 0])
+    assert set(np.unique(a.labels_)) <= {0, 1}

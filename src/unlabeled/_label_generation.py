@@ -68,6 +68,9 @@ _UNBOUNDED = 1e8  # the squared hinge's finite box, in units of C
 #: never meets it
 MAX_CAPPED_SOLVES = 3
 
+#: random label vectors scored together by :func:`alignment_start`
+_ALIGNMENT_CHUNK = 64
+
 
 def _squared_hinge_terms(C):
     """The squared hinge ``sum_i C_i xi_i^2 / 2`` as the hinge's dual with ``diag(1/C)`` added
@@ -659,9 +662,18 @@ def alignment_start(backend, oracle: Oracle, random_state, n_labelings: int = 20
     if isinstance(random_state, np.random.RandomState):
         random_state = random_state.randint(2**31)
     rng = np.random.default_rng(random_state)
-    Y = np.stack([oracle(rng.random(backend.n) - 0.5) for _ in range(n_labelings)], axis=1)
-    align = np.einsum("it,it->t", Y, backend.products(np.ones(backend.n), Y))
-    return Y[:, int(np.argmax(align))]
+    # in chunks of candidates, the best kept: memory O(n chunk) for any n_labelings (a
+    # WellSVMClustering(n_init=10**6) stacked n x 10^6 labels and their float products)
+    best, best_align = None, -np.inf
+    for start in range(0, n_labelings, _ALIGNMENT_CHUNK):
+        k = min(_ALIGNMENT_CHUNK, n_labelings - start)
+        Y = np.stack([oracle(rng.random(backend.n) - 0.5) for _ in range(k)], axis=1)
+        align = np.einsum("it,it->t", Y, backend.products(np.ones(backend.n), Y))
+        t = int(np.argmax(align))
+        if align[t] > best_align or best is None:  # the first of equal ones, as before
+            best, best_align = Y[:, t].copy(), align[t]
+    assert best is not None  # n_labelings >= 1
+    return best
 
 
 def make_backend(est, X, C, tol: float, max_iter: int = -1):
