@@ -57,6 +57,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from ._kernels import KERNELS, as_float64, kernel_block, kernel_dot, kernel_params
 from ._shared import check_dense_budget, resolve_max_iter, warn_not_converged
 from ._validation import (
+    INT_MAX,
     MAX_DEGREE,
     MAX_KERNEL_VALUE,
     MAX_KERNEL_VALUE_F32,
@@ -380,10 +381,11 @@ class KernelMachine(ValidatedEstimator):
                     f"X must be a square Gram matrix when kernel='precomputed', got shape {X.shape}"
                 )
             X = _gram_as_c_array(X)
-        if self.kernel == "linear" and sp.issparse(X):
+        if self.kernel == "linear" and sp.issparse(X) and X.shape[1] <= INT_MAX:
             # the weight vector w (coef_) and the linear solvers' w are dense: n_features
-            # doubles each, whatever the number of non-zeros (a CSR matrix declaring 2**31
-            # columns made the engine fail with bad_alloc, or the OS kill the process)
+            # doubles each, whatever the number of non-zeros (a CSR matrix declaring 2**31 - 2
+            # columns made the engine fail with bad_alloc, or the OS kill the process); more
+            # columns than int32 indexes are refused by the engine, naming that limit
             d = X.shape[1]
             check_dense_budget(
                 16.0 * d,
