@@ -87,6 +87,11 @@ TRUSTED_TYPES = (
 )
 
 
+#: the earlier versions whose files this one reads: 0.1.0 wrote PUSVC files of the same format
+#: (its estimator's newer parameters are filled in from ADDED_PARAMS); any other version is
+#: refused, since its classes may hold attributes this version does not know
+READABLE_VERSIONS = ("0.1.0",)
+
 #: constructor parameters added since FORMAT_VERSION 1 files were first written, with the
 #: value that keeps an earlier model's behaviour: set on a loaded estimator that lacks them
 ADDED_PARAMS = {"probability": False}
@@ -429,10 +434,11 @@ def read_meta(path) -> tuple[dict, bytes]:
         raise ModelFileError(f"{not_ours} (its {META_MEMBER} is not a model record)")
     version = meta.get("unlabeled_version")
     ours = _version.__version__
-    if version != ours:
+    if version != ours and version not in READABLE_VERSIONS:
         raise ModelFileError(
             f"{str(p)!r} was saved by unlabeled {version}, this is unlabeled {ours}: "
-            "refit the model with this version (models are not portable across versions)"
+            f"refit the model with this version (it reads the files of {ours} and "
+            f"{', '.join(READABLE_VERSIONS)})"
         )
     if not isinstance(meta.get("data", {}), dict):
         raise ModelFileError(f"{str(p)!r} is a corrupt model file: its record's data is not a dict")
