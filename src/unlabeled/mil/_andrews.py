@@ -142,6 +142,19 @@ class miSVM(_Alternating):  # noqa: N801 - the method's published name
     S. Andrews, I. Tsochantaridis, T. Hofmann. Support vector machines for multiple-instance
     learning. NIPS 15, 2003.
     %(platt)s
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.mil import miSVM
+    >>> rng = np.random.default_rng(0)
+    >>> bags = [rng.normal(0, 1, (5, 2)) for _ in range(20)]
+    >>> for b in bags[:10]:
+    ...     b[0] += 4  # one key instance per positive bag
+    >>> y = np.repeat([1, 0], 10)
+    >>> clf = miSVM(C=10.0).fit(bags, y)
+    >>> clf.score(bags, y) > 0.9
+    True
     """
 
     _fitted_attributes: dict = {"instance_labels_": Fitted("i", ("n_train",), low=-1, high=1)}
@@ -220,6 +233,19 @@ class MISVM(_Alternating):
     S. Andrews, I. Tsochantaridis, T. Hofmann. Support vector machines for multiple-instance
     learning. NIPS 15, 2003.
     %(platt)s
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.mil import MISVM
+    >>> rng = np.random.default_rng(0)
+    >>> bags = [rng.normal(0, 1, (5, 2)) for _ in range(20)]
+    >>> for b in bags[:10]:
+    ...     b[0] += 4  # one key instance per positive bag
+    >>> y = np.repeat([1, 0], 10)
+    >>> clf = MISVM(C=10.0).fit(bags, y)
+    >>> clf.score(bags, y) > 0.9
+    True
     """
 
     _fitted_attributes: dict = {"witnesses_": Fitted("i", (None,), low=0, below="n_train")}

@@ -49,6 +49,17 @@ class LabeledSVM(SemiSupervisedSVM):
     See Also
     --------
     WellSVM, TSVM, LapSVM
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.ssl import LabeledSVM
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(-2, 1, (50, 2)), rng.normal(2, 1, (50, 2))]
+    >>> y = np.full(100, -1); y[:3] = 0; y[50:53] = 1          # -1: ignored
+    >>> clf = LabeledSVM(gamma=0.5).fit(X, y)
+    >>> float(clf.score(X, np.repeat([0, 1], 50))) > 0.9
+    True
     """
 
     _parameter_constraints: dict = {

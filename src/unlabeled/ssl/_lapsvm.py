@@ -78,6 +78,17 @@ class LapSVM(SemiSupervisedSVM):
     ----------
     M. Belkin, P. Niyogi, V. Sindhwani. Manifold regularization: a geometric framework for
     learning from labeled and unlabeled examples. JMLR 7:2399-2434, 2006.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.ssl import LapSVM
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(-2, 1, (50, 2)), rng.normal(2, 1, (50, 2))]
+    >>> y = np.full(100, -1); y[:3] = 0; y[50:53] = 1          # -1: unlabeled
+    >>> clf = LapSVM(gamma=0.5).fit(X, y)
+    >>> float(clf.score(X, np.repeat([0, 1], 50))) > 0.9
+    True
     """
 
     # its peak (tracemalloc, n = 1500): the Gram matrix, L K, the solver's copy of it, and the

@@ -84,6 +84,17 @@ class TSVM(SemiSupervisedSVM):
     ----------
     T. Joachims. Transductive inference for text classification using support vector
     machines. ICML 1999.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.ssl import TSVM
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(-2, 1, (50, 2)), rng.normal(2, 1, (50, 2))]
+    >>> y = np.full(100, -1); y[:3] = 0; y[50:53] = 1          # -1: unlabeled
+    >>> clf = TSVM(gamma=0.5).fit(X, y)
+    >>> float(clf.score(X, np.repeat([0, 1], 50))) > 0.9
+    True
     """
 
     _parameter_constraints: dict = {
