@@ -374,10 +374,11 @@ def _unreachable_tol_fits():
         ("miSVM", lambda: miSVM(tol=1e-300).fit(bags, yb)),
         ("MISVM", lambda: MISVM(tol=1e-300).fit(bags, yb)),
         ("WellSVMClustering", lambda: WellSVMClustering(tol=1e-300, random_state=0).fit(X)),
+        ("MILWellSVM", lambda: MILWellSVM(tol=1e-300).fit(bags, yb)),
     ]
 
 
-@pytest.mark.parametrize("index", range(5))
+@pytest.mark.parametrize("index", range(6))
 def test_unreachable_tolerance_stops_at_the_work_cap(index):
     """tol=1e-300 made every SVM solve run to its cap on steps, and the loops around them
     (up to 1000 TSVM solves, 50 x 100 MKL solves) ran each one: minutes to hours. The fit now

@@ -232,7 +232,7 @@ class KernelBackend(_Backend):
         self.n_solves += 1
         self.n_inner_iter += res.n_iter
         self.all_converged &= bool(res.converged)
-        self.n_capped += not res.converged
+        self.n_capped += not (res.converged or self.exhausted)  # not the step-less ones
 
 
 class LinearBackend(_Backend):

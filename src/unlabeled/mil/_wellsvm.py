@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
-from .._label_generation import label_generation, store_result
+from .._label_generation import MAX_CAPPED_SOLVES, label_generation, store_result
 from .._shared import check_dense_budget, resolve_max_iter, warn_not_converged
 from .._validation import VERBOSE, Integer, Options, Real
 from ..base import Fitted, set_init_params
@@ -54,10 +54,19 @@ class KeyInstanceBackend:
         self.Kq = np.empty((self.n, self.n))
         self.Kq[self.p :, self.p :] = K[self.P :, self.P :]
         self.cache_bytes = float(cache_bytes)
-        self.options = SolverOptions(tol, True, resolve_max_iter(max_iter, self.n))
+        self.max_iter = resolve_max_iter(max_iter, self.n)
+        self.options = SolverOptions(tol, True, self.max_iter)
         self.n_solves = 0
         self.n_inner_iter = 0
         self.all_converged = True
+        self.n_capped = 0  # solves stopped at their cap: the fit's work cap, as _Backend's
+
+    @property
+    def exhausted(self) -> bool:
+        """The work cap of the semi-supervised backends: after ``MAX_CAPPED_SOLVES`` solves
+        stopped at their cap on steps, later solves make no steps and the cutting plane
+        stops (``tol=1e-300`` ran 50 x 100 capped solves: minutes)."""
+        return self.n_capped >= MAX_CAPPED_SOLVES
 
     def _keys(self, S):
         return np.asarray(S, dtype=np.int64).reshape(self.n, -1)[: self.p]
@@ -82,11 +91,13 @@ class KeyInstanceBackend:
         rows = KernelRows(as_data(Kq), KernelSpec(3), idx.astype(np.int32), self.cache_bytes)
         res = solve_kernel_qp(
             rows, idx, -np.ones(self.n), self.C, np.clip(alpha0, 0, self.C), y=self.signs,
-            equality=False, options=self.options,
+            equality=False,
+            options=SolverOptions(self.options.tol, True, 0) if self.exhausted else self.options,
         )  # fmt: skip
         self.n_solves += 1
         self.n_inner_iter += res.n_iter
         self.all_converged &= bool(res.converged)
+        self.n_capped += not (res.converged or self.exhausted)
         alpha = res.alpha  # each read of res.alpha is a new array
         b = alpha[self.p :]
         # b' K_nn b from the solver's gradient G_n = -(Kq[n, :p] a - K_nn b) - 1
@@ -418,7 +429,7 @@ class MILWellSVM(MultiInstanceClassifier):
         self.label_vectors_ = order[res.labels]
         self.alpha_ = res.alpha
         self.mu_ = res.mu
-        store_result(self, res, backend, params["max_iter"])
+        store_result(self, res, backend, params["max_iter"], "MILWellSVM")
         return self
 
     def _start_values(self, K, y, params):
