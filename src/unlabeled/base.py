@@ -512,6 +512,14 @@ class KernelMachine(ValidatedEstimator):
         ndarray of shape (n_samples,)
             ``f(x)``; positive means the class ``classes_[1]``.
 
+        Raises
+        ------
+        ValueError
+            When ``X`` holds strings that are not numbers, or lies at a scale where the kernel
+            overflows: for the rbf and poly kernels the numerical preflight of ``fit`` runs on
+            the test points too (``||x||^2`` at most 1e100, and for poly
+            ``(gamma ||x||^2 + |coef0|)^degree``), and a non-finite ``f(x)`` is never returned.
+
         See Also
         --------
         predict : The class of the sign of ``f``.
