@@ -418,3 +418,20 @@ def test_clustering_start_bounded_in_memory_and_work():
     b = WellSVMClustering(n_init=150, random_state=0).fit(X)
     np.testing.assert_array_equal(a.label_vectors_[:, 0], b.label_vectors_[:, 0])
     assert set(np.unique(a.labels_)) <= {0, 1}
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("kernel_plus", ["poly", "rbf"])
+def test_svmplus_far_points_refused_on_both_spaces(kernel_plus):
+    """SVMPlus's decision_function has the base's preflight; its correcting_function on far
+    privileged points (x* * 1e150) gave NaN: refused, naming X_star."""
+    from unlabeled import SVMPlus
+
+    rng = np.random.default_rng(0)
+    X, Z = rng.normal(size=(40, 2)), rng.normal(size=(40, 2))
+    est = SVMPlus(kernel="poly", kernel_plus=kernel_plus).fit(X, (X[:, 0] > 0).astype(int), Z)
+    with pytest.raises(ValueError, match=rf"X_star is too large in scale for the {kernel_plus}"):
+        est.correcting_function(Z[:2] * 1e150)
+    with pytest.raises(ValueError, match=r"X is too large in scale for the poly kernel"):
+        est.decision_function(X[:2] * 1e150)
+    assert np.all(np.isfinite(est.correcting_function(Z[:2] * 10)))

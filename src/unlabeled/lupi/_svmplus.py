@@ -17,6 +17,8 @@ from .._kernels import KERNEL_CODES, kernel_block, kernel_dot, kernel_params
 from .._shared import EngineProgress, clarabel_qp, engine_data, upper_csc
 from .._validation import (
     MAX_CACHE_MB,
+    MAX_KERNEL_VALUE,
+    MAX_KERNEL_VALUE_F32,
     RANDOM_STATE,
     VERBOSE,
     Boolean,
@@ -25,6 +27,7 @@ from .._validation import (
     Options,
     Real,
     check_binary_targets,
+    check_data_scale,
     check_gamma,
     check_kernel_scale,
 )
@@ -547,10 +550,39 @@ class SVMPlus(ProbabilisticMixin, KernelClassifier):
             Z = (1.0 - y_pm * self.privileged_svc_.decision_function(Xs))[:, None]
         else:
             Z = Xs
+        self._check_star_scale(Z)
         phi = kernel_dot(
             Z, self._Z_fit, self._correction_coef, self.kernel_plus, self._star_params()
         )
-        return phi + self.correction_intercept_
+        phi = phi + self.correction_intercept_
+        if not np.all(np.isfinite(phi)):
+            raise ValueError(
+                "X_star gives a non-finite correcting value: its kernel_plus values with the "
+                "training points overflow double precision. Rescale X_star as the privileged "
+                "features of fit were"
+            )
+        return phi
+
+    def _check_star_scale(self, Z) -> None:
+        """The preflight of ``decision_function`` (:meth:`KernelMachine._check_test_scale`)
+        for ``kernel_plus`` on the correcting points: far points (x* * 1e150) gave NaN."""
+        if self.kernel_plus not in ("rbf", "poly") or Z.shape[0] == 0:
+            return
+        limit = MAX_KERNEL_VALUE_F32 if Z.dtype == np.float32 else MAX_KERNEL_VALUE
+        try:
+            sq = check_data_scale(Z, f"the {self.kernel_plus} kernel_plus of this model", limit)
+        except ValueError as exc:
+            raise ValueError(str(exc).replace("X is", "X_star is", 1)) from None
+        if self.kernel_plus == "poly":
+            with np.errstate(over="ignore", invalid="ignore"):
+                diag = (self._gamma_star * sq + abs(self.coef0)) ** self.degree
+            big = np.flatnonzero(~(diag <= limit))
+            if big.size:
+                raise ValueError(
+                    f"X_star is too large in scale for the poly kernel_plus of this model: "
+                    f"k(x*, x*) = {diag[big[0]]:.3g} for row {big[0]} (at most {limit:g}). "
+                    "Rescale X_star as the privileged features of fit were"
+                )
 
 
 # ---------------------------------------------------------------------- helpers
