@@ -17,7 +17,18 @@ _CONSTRAINTS = {
 
 
 def get_config() -> dict:
-    """The current settings (a copy), see :func:`set_config`."""
+    """The current settings (a copy), see :func:`set_config`.
+
+    Examples
+    --------
+    >>> import unlabeled
+    >>> config = unlabeled.get_config()
+    >>> sorted(config)
+    ['max_dense_bytes', 'min_default_max_iter']
+    >>> config["min_default_max_iter"] = 1  # a copy: the settings are unchanged
+    >>> unlabeled.get_config()["min_default_max_iter"] == 1
+    False
+    """
     return dict(_config)
 
 

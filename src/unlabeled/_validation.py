@@ -90,7 +90,16 @@ def check_choice(value, name: str, choices) -> str:
 
 @dataclass(frozen=True)
 class Real:
-    """A finite real number (not a bool) in an interval; ``None`` bounds are open-ended."""
+    """A finite real number (not a bool) in an interval; ``None`` bounds are open-ended.
+
+    Examples
+    --------
+    >>> from unlabeled.base import Real
+    >>> Real(0, None).check(2, "C")
+    2.0
+    >>> Real(0, 1, high_open=False).describe()
+    'a number in (0, 1]'
+    """
 
     low: float | None = None
     high: float | None = None
@@ -118,7 +127,16 @@ class Real:
 
 @dataclass(frozen=True)
 class Integer:
-    """An integer (not a bool) in ``[low, high]``; ``high`` defaults to :data:`INT_MAX`."""
+    """An integer (not a bool) in ``[low, high]``; ``high`` defaults to :data:`INT_MAX`.
+
+    Examples
+    --------
+    >>> from unlabeled.base import Integer
+    >>> Integer(1).check(5, "max_iter")
+    5
+    >>> Integer(1).admits_type(True)  # a bool is not an integer here
+    False
+    """
 
     low: int | None = None
     high: int = INT_MAX
@@ -139,7 +157,16 @@ class Integer:
 
 @dataclass(frozen=True)
 class Options:
-    """One of a few fixed values (strings, or numbers such as n_jobs=-1)."""
+    """One of a few fixed values (strings, or numbers such as n_jobs=-1).
+
+    Examples
+    --------
+    >>> from unlabeled.base import Options
+    >>> Options(("linear", "rbf")).check("rbf", "kernel")
+    'rbf'
+    >>> Options(("linear", "rbf")).describe()
+    "'linear', 'rbf'"
+    """
 
     values: tuple
 
@@ -159,7 +186,17 @@ class Options:
 
 @dataclass(frozen=True)
 class Boolean:
-    """True or False (Python or NumPy bools)."""
+    """True or False (Python or NumPy bools).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.base import Boolean
+    >>> Boolean().check(np.True_, "shrinking")
+    True
+    >>> Boolean().admits_type(1)
+    False
+    """
 
     def admits_type(self, value: object) -> bool:
         return isinstance(value, (bool, np.bool_))
@@ -175,7 +212,18 @@ class Boolean:
 
 @dataclass(frozen=True)
 class Instance:
-    """An instance of one of the given types (a ``numpy.random.RandomState``, an estimator)."""
+    """An instance of one of the given types (a ``numpy.random.RandomState``, an estimator).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.base import Instance
+    >>> c = Instance((np.random.RandomState,), "a RandomState")
+    >>> c.admits_type(np.random.RandomState(0))
+    True
+    >>> c.describe()
+    'a RandomState'
+    """
 
     types: tuple
     what: str = ""
@@ -194,7 +242,16 @@ class Instance:
 
 @dataclass(frozen=True)
 class Callable:
-    """A callable (a function, a scorer)."""
+    """A callable (a function, a scorer).
+
+    Examples
+    --------
+    >>> from unlabeled.base import Callable
+    >>> Callable().check(len, "scoring") is len
+    True
+    >>> Callable().admits_type("accuracy")
+    False
+    """
 
     def admits_type(self, value: object) -> bool:
         return callable(value)
@@ -238,6 +295,17 @@ def validate_params(params: dict, constraints: dict) -> dict:
         Naming the parameter, what it may be, and the value given. A value of the type of one
         kind only gets that kind's message (``"C must be > 0, got 0.0"``); otherwise every
         alternative is listed (``"gamma must be 'scale', 'auto' or a non-negative number"``).
+
+    Examples
+    --------
+    >>> from unlabeled.base import Integer, Real, validate_params
+    >>> constraints = {"C": [Real(0, None)], "max_iter": [Integer(1), None]}
+    >>> validate_params({"C": 1, "max_iter": None}, constraints)
+    {'C': 1.0, 'max_iter': None}
+    >>> validate_params({"C": 0, "max_iter": None}, constraints)
+    Traceback (most recent call last):
+        ...
+    unlabeled.exceptions.InvalidParameterError: C must be > 0, got 0
     """
     return {
         name: _check_param(params[name], name, allowed) for name, allowed in constraints.items()
@@ -379,7 +447,17 @@ def check_binary_targets(y: ArrayLike, who: str) -> tuple[np.ndarray, np.ndarray
 
     ``y`` must already have one entry per sample (scikit-learn's ``validate_data`` checks that);
     classes are sorted as :func:`numpy.unique` sorts them. ``who`` names the estimator in the
-    error raised when ``y`` does not hold exactly two classes."""
+    error raised when ``y`` does not hold exactly two classes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.base import check_binary_targets
+    >>> y = np.array(["no", "yes", "yes"])
+    >>> classes, y_pm = check_binary_targets(y, "MyClassifier")
+    >>> classes.tolist(), y_pm.tolist()
+    (['no', 'yes'], [-1, 1, 1])
+    """
     check_classification_targets(y)
     classes = np.unique(y)
     if classes.size != 2:
@@ -396,6 +474,12 @@ def check_pu_labels(s: ArrayLike | None, n_samples: int) -> np.ndarray:
     """Turn PU labels into a boolean mask of labeled positives.
 
     Accepted encodings: 1 = labeled positive with 0 or -1 = unlabeled (not both), or booleans.
+
+    Examples
+    --------
+    >>> from unlabeled.base import check_pu_labels
+    >>> check_pu_labels([1, -1, -1, 1], n_samples=4).tolist()
+    [True, False, False, True]
     """
     if s is None:
         raise ValueError(

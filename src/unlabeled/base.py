@@ -229,6 +229,27 @@ class ValidatedEstimator(BaseEstimator):
     :class:`Real`, :class:`Integer`, :class:`Options`, :class:`Boolean`, :class:`Instance`,
     :class:`Callable` or ``None``) and call :meth:`_validate_params` at the start of ``fit``,
     before any work. Parameters not listed are not checked.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.base import Integer, ValidatedEstimator
+    >>> class MeanShift1D(ValidatedEstimator):
+    ...     _parameter_constraints = {"n_steps": [Integer(1)]}
+    ...
+    ...     def __init__(self, n_steps=10):
+    ...         self.n_steps = n_steps
+    ...
+    ...     def fit(self, X, y=None):
+    ...         params = self._validate_params()  # before any work
+    ...         self.center_ = float(np.median(X))
+    ...         return self
+    >>> MeanShift1D(n_steps=3).fit([1.0, 2.0, 9.0]).center_
+    2.0
+    >>> MeanShift1D(n_steps=0).fit([1.0])
+    Traceback (most recent call last):
+        ...
+    unlabeled.exceptions.InvalidParameterError: n_steps must be >= 1, got 0
     """
 
     _parameter_constraints: dict = {}
@@ -289,6 +310,29 @@ class KernelMachine(ValidatedEstimator):
     ``(1, n_SV)``, the ``alpha_i``), ``intercept_`` (shape ``(1,)``), ``support_vectors_``
     (empty for ``kernel="precomputed"``), ``shape_fit_``, ``classes_`` when given, and
     ``coef_`` (``w = sum_i alpha_i x_i``, linear kernel only).
+
+    Examples
+    --------
+    A kernel ridge regression: its ``fit`` solves for ``alpha``, the rest is inherited.
+
+    >>> import numpy as np
+    >>> from unlabeled.base import KernelMachine
+    >>> class KernelRidge(KernelMachine):
+    ...     def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0):
+    ...         self.kernel, self.gamma, self.degree, self.coef0 = kernel, gamma, degree, coef0
+    ...
+    ...     def fit(self, X, y):
+    ...         self._validate_params()
+    ...         X, y = self._validate_X(X, y)
+    ...         alpha = np.linalg.solve(self._gram(X) + 1e-3 * np.eye(len(y)), y)
+    ...         self._set_expansion(X, alpha, intercept=None)  # no offset: b = 0
+    ...         return self
+    >>> X = np.linspace(0, 3, 20).reshape(-1, 1)
+    >>> model = KernelRidge().fit(X, np.sin(X[:, 0]))
+    >>> model.dual_coef_.shape, model.intercept_.tolist()
+    ((1, 20), [0.0])
+    >>> bool(np.allclose(model.decision_function(X), np.sin(X[:, 0]), atol=0.01))
+    True
     """
 
     def __init_subclass__(cls, **kwargs):
@@ -596,7 +640,31 @@ class KernelClassifier(ClassifierMixin, KernelMachine):
     """A binary :class:`KernelMachine` classifier: ``classes_[1]`` where ``f(x) > 0``.
 
     ``classes_`` is whatever pair the subclass passes to :meth:`_set_expansion` (``[0, 1]`` for
-    the PU learners, the two labels of ``y`` for SVM+)."""
+    the PU learners, the two labels of ``y`` for SVM+).
+
+    Examples
+    --------
+    A Parzen-window classifier: ``f(x)`` is the mean kernel value to the positive class minus
+    that to the negative one; ``predict`` and ``classes_`` come from the base.
+
+    >>> import numpy as np
+    >>> from unlabeled.base import KernelClassifier, check_binary_targets
+    >>> class Parzen(KernelClassifier):
+    ...     def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0):
+    ...         self.kernel, self.gamma, self.degree, self.coef0 = kernel, gamma, degree, coef0
+    ...
+    ...     def fit(self, X, y):
+    ...         self._validate_params()
+    ...         X, y = self._validate_X(X, y)
+    ...         classes, t = check_binary_targets(y, "Parzen")
+    ...         alpha = np.where(t > 0, 1.0 / np.sum(t > 0), -1.0 / np.sum(t < 0))
+    ...         self._set_expansion(X, alpha, intercept=None, classes=classes)
+    ...         return self
+    >>> X = np.array([[0.0], [0.5], [3.0], [3.5]])
+    >>> clf = Parzen().fit(X, ["a", "a", "b", "b"])
+    >>> clf.predict([[0.2], [3.2]]).tolist()
+    ['a', 'b']
+    """
 
     _fitted_attributes: dict = {
         "classes_": Fitted("iufUSb", (2,)),
