@@ -50,6 +50,16 @@ def make_cake(
     -------
     X : ndarray (n_samples, 2)
     y : ndarray (n_samples,) of int64 in {0, 1}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.datasets import make_cake
+    >>> X, y = make_cake(200, random_state=0)
+    >>> X.shape, sorted(set(y.tolist()))
+    ((200, 2), [0, 1])
+    >>> bool(np.all(np.hypot(X[:, 0] - 2, X[:, 1] - 1) <= 3))  # inside the disk
+    True
     """
     n = check_int(n_samples, "n_samples", low=1)
     rng = check_random_state(random_state)
@@ -87,6 +97,16 @@ def make_toes(
     y : ndarray (n_samples,) of int64 in {0, 1}
     component : ndarray (n_samples,) of int64
         The Gaussian (0-4) each point came from.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.datasets import make_toes
+    >>> X, y, component = make_toes(200, random_state=0)
+    >>> X.shape, sorted(set(component.tolist()))
+    ((200, 2), [0, 1, 2, 3, 4])
+    >>> np.bincount(y).tolist()  # balanced classes
+    [100, 100]
     """
     n = check_int(n_samples, "n_samples", low=5)
     d = check_int(n_features, "n_features", low=2)
@@ -122,6 +142,14 @@ def make_g50c(
     -------
     X : ndarray (n_samples, n_features)
     y : ndarray (n_samples,) of int64, the first half 0 and the rest 1
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.datasets import make_g50c
+    >>> X, y = make_g50c(100, random_state=0)
+    >>> X.shape, np.bincount(y).tolist()
+    ((100, 50), [50, 50])
     """
     n = check_int(n_samples, "n_samples", low=2)
     d = check_int(n_features, "n_features", low=1)
@@ -150,6 +178,21 @@ def load_fcps(
     -------
     X : ndarray (n, d) of float64
     y : ndarray (n,) of int64, the column of the one-hot label (0 or 1)
+
+    Examples
+    --------
+    A file in the expected layout, written to a temporary folder:
+
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from scipy.io import savemat
+    >>> from unlabeled.datasets import load_fcps
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     savemat(os.path.join(folder, "Ring.mat"),
+    ...             {"ring": np.eye(3), "ring_labels": np.array([[1, 0], [0, 1], [0, 1]])})
+    ...     X, y = load_fcps("Ring", data_home=folder)
+    >>> X.shape, y.tolist()
+    ((3, 3), [0, 1, 1])
     """
     path = shared_file(
         name, FCPS_NAMES, "FCPS set", data_home, FCPS_ENV_VAR, FCPS_DEFAULT_DIR, ".mat"

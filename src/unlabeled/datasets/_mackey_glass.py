@@ -118,6 +118,14 @@ def make_mackey_glass(
     Science 197, 1977. V. Vapnik and A. Vashist, "A new learning paradigm: learning using
     privileged information", Neural Networks 22, 2009. D. Pechyony, R. Izmailov, A. Vashist,
     V. Vapnik, "SMO-style algorithms for learning using privileged information", DMIN 2010.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.datasets import make_mackey_glass
+    >>> X, y, X_star = make_mackey_glass(500)
+    >>> X.shape, X_star.shape, sorted(set(y.tolist()))
+    ((500, 4), (500, 4), [-1, 1])
     """
     n_samples = check_int(n_samples, "n_samples", low=1)
     D = check_int(D, "D", low=1)

@@ -54,6 +54,15 @@ def make_rcv1_like(
     See Also
     --------
     unlabeled.datasets.load_svmlight : For the real ``rcv1_train.binary`` file.
+
+    Examples
+    --------
+    A small set of the same density (the default is RCV1's full size):
+
+    >>> from unlabeled.datasets import make_rcv1_like
+    >>> X, y = make_rcv1_like(1000, 5000, random_state=0)
+    >>> X.shape, X.format, sorted(set(y.tolist()))
+    ((1000, 5000), 'csr', [0, 1])
     """
     n = check_int(n_samples, "n_samples", low=1)
     d = check_int(n_features, "n_features", low=2 * n_topic_words + 2)

@@ -38,6 +38,16 @@ def make_adult_like(
     -------
     X : scipy.sparse.csr_matrix of shape (n_samples, 123), float64 in {0, 1}
     y : ndarray of shape (n_samples,), int64 in {0, 1}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.datasets import make_adult_like
+    >>> X, y = make_adult_like(1000, random_state=0)
+    >>> X.shape, X.nnz  # 14 one-hot attributes per row
+    ((1000, 123), 14000)
+    >>> float(np.mean(y))
+    0.24
     """
     n = check_int(n_samples, "n_samples", low=2)
     share = check_real(positive_share, "positive_share", low=0.0, high=1.0)
@@ -79,6 +89,14 @@ def make_shuttle_like(
     -------
     X : ndarray of shape (n_samples, 9), float64
     y : ndarray of shape (n_samples,), int64 in {0, 1} (1: the positive class)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.datasets import make_shuttle_like
+    >>> X, y = make_shuttle_like(1000, random_state=0)
+    >>> X.shape, sorted(set(y.tolist()))
+    ((1000, 9), [0, 1])
     """
     n = check_int(n_samples, "n_samples", low=2)
     major = check_real(majority_share, "majority_share", low=0.0, high=1.0)
