@@ -12,7 +12,16 @@ GRID_VARIANCE = 0.1
 
 
 def grid_centres(n_per_side: int = 5, spacing: float = GRID_SPACING) -> np.ndarray:
-    """Centres of the square grid of Gaussians: ``{-2s, -s, 0, s, 2s}^2`` for 5 per side."""
+    """Centres of the square grid of Gaussians: ``{-2s, -s, 0, s, 2s}^2`` for 5 per side.
+
+    Examples
+    --------
+    >>> from unlabeled.generative import grid_centres
+    >>> grid_centres(2, spacing=2.0).tolist()
+    [[-1.0, -1.0], [-1.0, 1.0], [1.0, -1.0], [1.0, 1.0]]
+    >>> grid_centres().shape   # the 5 x 5 grid
+    (25, 2)
+    """
     n_per_side = check_int(n_per_side, "n_per_side", low=1)
     ticks = (np.arange(n_per_side) - (n_per_side - 1) / 2) * spacing
     gx, gy = np.meshgrid(ticks, ticks, indexing="ij")
@@ -37,6 +46,14 @@ def make_gaussian_grid(
     X : ndarray of shape (n_samples, 2)
     y : ndarray of shape (n_samples,)
         Mode index of each point.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.generative import make_gaussian_grid
+    >>> X, y = make_gaussian_grid(500, random_state=0)
+    >>> X.shape, np.bincount(y).tolist()[:3]  # 20 points per mode
+    ((500, 2), [20, 20, 20])
     """
     n = check_int(n_samples, "n_samples", low=1)
     var = check_real(variance, "variance", low=0.0)
@@ -70,6 +87,15 @@ def embedded_means(
         The means.
     offsets : ndarray of shape (n_modes,)
         The first coordinate ``o_i`` of each mode's block.
+
+    Examples
+    --------
+    >>> from unlabeled.generative import embedded_means
+    >>> means, offsets = embedded_means(n_modes=3, dim=12, block=2)
+    >>> offsets.tolist()
+    [0, 5, 10]
+    >>> means[2].tolist()
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0, 5.0]
     """
     means = np.zeros((n_modes, dim))
     offsets = np.floor(np.linspace(0, dim - block, n_modes)).astype(int)
@@ -97,6 +123,16 @@ def make_embedded_gaussians(
     -------
     X : ndarray of shape (n_samples, dim)
     y : ndarray of shape (n_samples,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.generative import make_embedded_gaussians
+    >>> X, y = make_embedded_gaussians(100, random_state=0)
+    >>> X.shape, np.bincount(y).tolist()
+    ((100, 1000), [10, 10, 10, 10, 10, 10, 10, 10, 10, 10])
+    >>> int(np.count_nonzero(X[0]))  # one block of 10 coordinates per point
+    10
     """
     n = check_int(n_samples, "n_samples", low=1)
     rng = check_random_state(random_state)
@@ -135,6 +171,21 @@ def make_stacked_mnist(
     X : ndarray of shape (n_samples, 2352), float32 in [0, 1]
     y : ndarray of shape (n_samples,)
         The mode ``d0 + 10 d1 + 100 d2``.
+
+    Examples
+    --------
+    Random "images" stand in for MNIST here:
+
+    >>> import numpy as np
+    >>> from unlabeled.generative import make_stacked_mnist
+    >>> rng = np.random.default_rng(0)
+    >>> images = rng.integers(0, 256, size=(30, 28, 28))
+    >>> labels = np.arange(30) % 10
+    >>> X, y = make_stacked_mnist(images, labels, 8, random_state=0)
+    >>> X.shape, X.dtype, bool(X.max() <= 1.0)
+    ((8, 2352), dtype('float32'), True)
+    >>> bool(np.all((y >= 0) & (y < 1000)))
+    True
     """
     imgs = np.asarray(images)
     if imgs.ndim == 3:

@@ -111,7 +111,20 @@ def pca_quantile_codes(X, h):
 
 class TrainingDivergedError(FloatingPointError, ValueError):
     """The training loss became non-finite (a ``FloatingPointError``, and a ``ValueError``:
-    the cause is a parameter value, which the message names)."""
+    the cause is a parameter value, which the message names).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.generative import PlummerAutoencoder, TrainingDivergedError
+    >>> X = np.random.default_rng(0).normal(size=(50, 2))
+    >>> pae = PlummerAutoencoder(learning_rate=1e30, max_iter=20, random_state=0)
+    >>> try:
+    ...     pae.fit(X)
+    ... except TrainingDivergedError as exc:
+    ...     print(isinstance(exc, ValueError))
+    True
+    """
 
 
 class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ValidatedEstimator):

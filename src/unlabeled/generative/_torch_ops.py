@@ -35,6 +35,16 @@ def plummer_kernel(
     Returns
     -------
     tensor of shape (n, m)
+
+    Examples
+    --------
+    >>> import torch
+    >>> from unlabeled.generative import plummer_kernel
+    >>> a = torch.tensor([[0.0, 0.0]])
+    >>> b = torch.tensor([[0.0, 0.0], [3.0, 4.0]])
+    >>> K = plummer_kernel(a, b, eps=1e-4)
+    >>> tuple(K.shape), [round(v, 4) for v in K[0].tolist()]   # 1/sqrt(eps), 1/sqrt(25)
+    ((1, 2), [100.0, 0.2])
     """
     return (_sq_dist(a, b) + eps).pow(-beta / 2)
 
@@ -116,6 +126,17 @@ def mmd2_u(zp: torch.Tensor, q: torch.Tensor, eps: float = 1e-4, beta: float = 1
     Returns
     -------
     0-d tensor
+
+    Examples
+    --------
+    >>> import torch
+    >>> from unlabeled.generative import mmd2_u
+    >>> g = torch.Generator().manual_seed(0)
+    >>> z = torch.rand(100, 2, generator=g) * 2 - 1
+    >>> same = mmd2_u(z, torch.rand(100, 2, generator=g) * 2 - 1)
+    >>> shifted = mmd2_u(z, torch.rand(100, 2, generator=g) * 2 + 1)
+    >>> same.ndim, bool(shifted > same)
+    (0, True)
     """
     n = zp.shape[0]
     if q.shape[0] != n or n < 2:
@@ -156,6 +177,18 @@ def pae_loss(
     -------
     (loss, reconstruction, mmd2) : three 0-d tensors
         The loss and its two terms (the MMD term before multiplication by ``lam``).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from unlabeled.generative import pae_loss
+    >>> g = torch.Generator().manual_seed(0)
+    >>> x = torch.randn(32, 3, generator=g)
+    >>> zp = torch.rand(32, 2, generator=g) * 2 - 1
+    >>> encoder, decoder = torch.nn.Linear(3, 2), torch.nn.Linear(2, 3)
+    >>> loss, rec, mmd = pae_loss(x, zp, encoder, decoder, lam=1.0)
+    >>> bool(torch.isclose(loss, rec + mmd)), loss.requires_grad
+    (True, True)
     """
     q = encoder(x)
     rec = (x - decoder(q)).pow(2).sum(1).mean()
