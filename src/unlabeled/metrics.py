@@ -354,6 +354,15 @@ def lee_liu_score(
     ----------
     W. S. Lee, B. Liu, "Learning with positive and unlabeled examples using weighted logistic
     regression", ICML 2003.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.metrics import lee_liu_score
+    >>> s = np.array([1, 1, 0, 0, 0, 0])
+    >>> y_pred = np.array([1, 0, 1, 0, 0, 0])
+    >>> lee_liu_score(s, y_pred)   # recall 1/2, P(y_pred = 1) = 2/6: (1/4) / (1/3)
+    0.75
     """
     mask = _pu_mask(s)
     pred = _check_predictions(y_pred, mask.size).astype(np.float64)

@@ -456,6 +456,25 @@ def load_model(path: str | os.PathLike[str]) -> tuple[BaseEstimator, dict]:
     ------
     ModelFileError
         Naming the file and what is wrong with it.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from unlabeled import PUSVC
+    >>> from unlabeled.model_io import load_model, save_model
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(1, 1, (30, 2)), rng.normal(-1, 1, (30, 2))]
+    >>> s = np.r_[np.ones(10, int), np.zeros(50, int)]
+    >>> clf = PUSVC(0.5).fit(X, s)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "model.skops")
+    ...     save_model(clf, path, {"note": "demo"})
+    ...     model, record = load_model(path)
+    >>> type(model).__name__, record["note"]
+    ('PUSVC', 'demo')
+    >>> bool(np.array_equal(model.predict(X), clf.predict(X)))
+    True
     """
     meta, raw = read_meta(path)
     sio = _skops()

@@ -119,6 +119,23 @@ def plot_decision_boundary(
     Returns
     -------
     ax : matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from unlabeled import PUSVC
+    >>> from unlabeled.plotting import plot_decision_boundary
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(1, 1, (40, 2)), rng.normal(-1, 1, (40, 2))]
+    >>> s = np.r_[np.ones(15, int), np.zeros(65, int)]
+    >>> clf = PUSVC(0.5).fit(X, s)
+    >>> ax = plot_decision_boundary(clf, X, s, grid_resolution=50, names={1: "labeled"})
+    >>> ax.get_title()
+    'PUSVC'
+    >>> plt.close(ax.figure)
     """
     ax = _axes(ax)
     X = _two_columns(X)
@@ -171,6 +188,22 @@ def plot_clsst_components(
     Returns
     -------
     ax : matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from unlabeled.datasets import make_cake
+    >>> from unlabeled.plotting import plot_clsst_components
+    >>> from unlabeled.ssl import CLSST
+    >>> X, y = make_cake(300, random_state=0)
+    >>> y_semi = np.where(np.arange(300) < 10, y, -1)
+    >>> ax = plot_clsst_components(CLSST(random_state=0).fit(X, y_semi), X)
+    >>> ax.get_title()
+    'CLSST: 2 clusters'
+    >>> plt.close(ax.figure)
     """
     from matplotlib.patches import Ellipse
 
@@ -232,6 +265,21 @@ def plot_autoencoder_samples(
     Returns
     -------
     ax : matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from unlabeled.generative import PlummerAutoencoder
+    >>> from unlabeled.plotting import plot_autoencoder_samples
+    >>> X = np.random.default_rng(0).normal(size=(100, 2))
+    >>> pae = PlummerAutoencoder(hidden_layer_sizes=16, max_iter=20, random_state=0).fit(X)
+    >>> ax = plot_autoencoder_samples(pae, X, n_samples=200)
+    >>> ax.get_title()
+    'PlummerAutoencoder: 200 samples'
+    >>> plt.close(ax.figure)
     """
     ax = _axes(ax)
     X = _two_columns(X)
@@ -265,6 +313,21 @@ def plot_loss_history(estimator: Any, *, ax: Axes | None = None, log: bool = Fal
     Returns
     -------
     ax : matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from unlabeled.generative import PlummerAutoencoder
+    >>> from unlabeled.plotting import plot_loss_history
+    >>> X = np.random.default_rng(0).normal(size=(100, 2))
+    >>> pae = PlummerAutoencoder(hidden_layer_sizes=16, max_iter=20, random_state=0).fit(X)
+    >>> ax = plot_loss_history(pae, log=True)
+    >>> ax.get_title(), len(ax.lines)   # the loss and its two terms
+    ('PlummerAutoencoder: loss_history_', 3)
+    >>> plt.close(ax.figure)
     """
     found = [(n, label) for n, label in _HISTORIES if hasattr(estimator, n)]
     if not found:
@@ -313,6 +376,23 @@ def plot_prior_intervals(
     Returns
     -------
     ax : matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from unlabeled.plotting import plot_prior_intervals
+    >>> from unlabeled.pu.priors import ElkanNoto
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(2, 1, (130, 2)), rng.normal(-2, 1, (70, 2))]
+    >>> s = np.r_[np.ones(100), np.zeros(100)]        # 30 of the 100 unlabeled are positive
+    >>> est = ElkanNoto(n_bootstrap=10, random_state=0).fit(X, s)
+    >>> ax = plot_prior_intervals({"Elkan-Noto": est}, true_prior=0.3)
+    >>> [t.get_text() for t in ax.get_yticklabels()]
+    ['Elkan-Noto']
+    >>> plt.close(ax.figure)
     """
     if not isinstance(estimators, dict):
         estimators = {type(e).__name__: e for e in estimators}

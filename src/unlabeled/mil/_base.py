@@ -136,6 +136,19 @@ def as_instances(
     bag : ndarray of int64, shape (n_instances,)
         The bag index (0 .. n_bags - 1) of every instance.
     n_bags : int
+
+    Examples
+    --------
+    A list of bags, or a matrix of instances with the bag id of each row:
+
+    >>> import numpy as np
+    >>> from unlabeled.mil import as_instances
+    >>> X, bag, n_bags = as_instances([np.zeros((2, 3)), np.ones((3, 3))])
+    >>> X.shape, bag.tolist(), n_bags
+    ((5, 3), [0, 0, 1, 1, 1], 2)
+    >>> _, bag, n_bags = as_instances(np.eye(3), groups=["b", "a", "b"])
+    >>> bag.tolist(), n_bags
+    ([1, 0, 1], 2)
     """
     if is_bags(X):
         if groups is not None:

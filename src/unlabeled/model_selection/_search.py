@@ -104,6 +104,18 @@ def default_param_grid(estimator: Any, X: Any) -> dict[str, list]:
     See Also
     --------
     PUGridSearchCV : the search that uses this grid by default.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled import PUSVC
+    >>> from unlabeled.model_selection import default_param_grid
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> grid = default_param_grid(PUSVC(0.5), X)
+    >>> sorted(grid), len(grid["lam"]), len(grid["gamma"])
+    (['gamma', 'lam'], 7, 5)
+    >>> sorted(default_param_grid(PUSVC(0.5, kernel="linear"), X))   # no gamma to search
+    ['lam']
     """
     prefix, final = _final_step(estimator)
     params = final.get_params() if hasattr(final, "get_params") else {}

@@ -206,6 +206,18 @@ def check_pu_cv(cv: int | Any | Iterable | None = 5, *, random_state: Any = None
     See Also
     --------
     PUStratifiedKFold
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.model_selection import check_pu_cv
+    >>> cv = check_pu_cv(3, random_state=0)
+    >>> cv
+    PUStratifiedKFold(n_splits=3, random_state=0, shuffle=True)
+    >>> X = np.zeros((20, 2))
+    >>> s = np.r_[np.ones(6, int), np.zeros(14, int)]
+    >>> [int(s[test].sum()) for _, test in cv.split(X, s)]   # labeled positives per fold
+    [2, 2, 2]
     """
     if cv is None:
         cv = 5
