@@ -83,3 +83,34 @@ def test_gallery_scripts_are_self_contained():
         assert "plt.show()" in text, f"{name}: draws no figure"
         assert not _PRIVATE.search(text), f"{name}: imports a private module"
         assert "shared" not in text and "load_uci_small" not in text, f"{name}: needs ../shared"
+
+
+#: the modules whose ``__all__`` makes up the public API
+_PUBLIC_MODULES = [
+    "unlabeled", "unlabeled.base", "unlabeled.exceptions", "unlabeled.model_io",
+    "unlabeled.metrics", "unlabeled.datasets", "unlabeled.pu", "unlabeled.pu.priors",
+    "unlabeled.ssl", "unlabeled.mil", "unlabeled.cluster", "unlabeled.lupi",
+    "unlabeled.generative", "unlabeled.model_selection", "unlabeled.plotting",
+]  # fmt: skip
+
+
+def test_every_public_class_and_function_has_examples():
+    """Issue 32: every public class and function has a numpydoc ``Examples`` section (run as a
+    doctest by ``pytest --doctest-modules --pyargs unlabeled``), new names included."""
+    import importlib
+    import importlib.util
+    import inspect
+
+    no_torch = importlib.util.find_spec("torch") is None  # its functions load only with it
+    missing = []
+    for module_name in _PUBLIC_MODULES:
+        module = importlib.import_module(module_name)
+        for name in getattr(module, "__all__", []):
+            if no_torch and name in ("plummer_kernel", "mmd2_u", "pae_loss"):
+                continue
+            obj = getattr(module, name)
+            if (inspect.isclass(obj) or inspect.isfunction(obj)) and "Examples" not in (
+                obj.__doc__ or ""
+            ):
+                missing.append(f"{obj.__module__}.{obj.__qualname__}")
+    assert not missing, f"no Examples section in the docstring of: {missing}"
