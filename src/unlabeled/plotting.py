@@ -388,7 +388,7 @@ def plot_prior_intervals(
     >>> rng = np.random.default_rng(0)
     >>> X = np.r_[rng.normal(2, 1, (130, 2)), rng.normal(-2, 1, (70, 2))]
     >>> s = np.r_[np.ones(100), np.zeros(100)]        # 30 of the 100 unlabeled are positive
-    >>> est = ElkanNoto(n_bootstrap=10, random_state=0).fit(X, s)
+    >>> est = ElkanNoto(cv=3, n_bootstrap=5, random_state=0).fit(X, s)
     >>> ax = plot_prior_intervals({"Elkan-Noto": est}, true_prior=0.3)
     >>> [t.get_text() for t in ax.get_yticklabels()]
     ['Elkan-Noto']
