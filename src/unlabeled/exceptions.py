@@ -73,10 +73,11 @@ class ModelFileError(ValueError):
     >>> import os, tempfile
     >>> import unlabeled
     >>> from unlabeled.exceptions import ModelFileError
-    >>> path = os.path.join(tempfile.mkdtemp(), "not-a-model.skops")
-    >>> _ = open(path, "w").write("hello")
-    >>> try:
-    ...     unlabeled.load(path)
-    ... except ModelFileError as exc:
-    ...     print("refused:", "not an unlabeled model file" in str(exc))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "not-a-model.skops")
+    ...     _ = open(path, "w").write("hello")
+    ...     try:
+    ...         unlabeled.load(path)
+    ...     except ModelFileError as exc:
+    ...         print("refused:", "not an unlabeled model file" in str(exc))
     refused: True"""

@@ -235,9 +235,10 @@ def save_model(
     >>> X = np.r_[rng.normal(1, 1, (40, 2)), rng.normal(-1, 1, (40, 2))]
     >>> s = np.r_[np.ones(15, int), np.zeros(65, int)]
     >>> clf = PUSVC(0.4).fit(X, s)
-    >>> path = os.path.join(tempfile.mkdtemp(), "pu.skops")
-    >>> save_model(clf, path, {"data": {"rows": 80}})
-    >>> loaded, record = load_model(path)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "pu.skops")
+    ...     save_model(clf, path, {"data": {"rows": 80}})
+    ...     loaded, record = load_model(path)
     >>> bool(np.array_equal(loaded.predict(X), clf.predict(X))), record["data"]["rows"]
     (True, 80)
     """
@@ -278,9 +279,10 @@ def save(estimator: BaseEstimator, path: str | os.PathLike[str]) -> None:
     >>> X = np.r_[rng.normal(1, 1, (30, 2)), rng.normal(-1, 1, (30, 2))]
     >>> y = np.full(60, -1); y[:3] = 1; y[30:33] = 0
     >>> clf = WellSVM().fit(X, y)
-    >>> path = os.path.join(tempfile.mkdtemp(), "wellsvm.skops")
-    >>> unlabeled.save(clf, path)
-    >>> back = unlabeled.load(path)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "wellsvm.skops")
+    ...     unlabeled.save(clf, path)
+    ...     back = unlabeled.load(path)
     >>> bool(np.array_equal(back.decision_function(X), clf.decision_function(X)))
     True
     """
@@ -324,9 +326,11 @@ def load(path: str | os.PathLike[str]) -> BaseEstimator:
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
     >>> clf = SVMPlus().fit(X, y, X + rng.normal(0, 0.1, X.shape))
-    >>> path = os.path.join(tempfile.mkdtemp(), "svmplus.skops")
-    >>> unlabeled.save(clf, path)
-    >>> bool(np.array_equal(unlabeled.load(path).predict(X), clf.predict(X)))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "svmplus.skops")
+    ...     unlabeled.save(clf, path)
+    ...     back = unlabeled.load(path)
+    >>> bool(np.array_equal(back.predict(X), clf.predict(X)))
     True
     """
     return load_model(path)[0]
