@@ -505,3 +505,12 @@ def test_autoencoder_state_on_a_device_this_machine_lacks_loads_on_the_cpu(fitte
     back = unlabeled.load(path)
     assert back.device_ == "cpu" and next(back.encoder_.parameters()).device.type == "cpu"
     np.testing.assert_array_equal(back.transform(X), est.transform(X))
+
+
+def test_elkan_noto_estimate_outside_the_unit_interval_saves(fitted, tmp_path):
+    """ElkanNoto keeps an estimate outside [0, 1] from a miscalibrated classifier (with a
+    RuntimeWarning, not clipped); such a fitted model is legitimate and its file loads."""
+    est = copy.deepcopy(fitted("ElkanNoto"))
+    est.prior_ = 1.0055  # the value a fresh install's fit gave on these data
+    unlabeled.save(est, tmp_path / "en.skops")
+    assert unlabeled.load(tmp_path / "en.skops").prior_ == 1.0055

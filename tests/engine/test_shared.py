@@ -113,5 +113,7 @@ def test_inner_svm_solve_at_its_cap_warns(monkeypatch, name):
         est.set_params(max_iter=2)
     else:
         _capped_solves(monkeypatch)
-    with pytest.warns(ConvergenceWarning, match=f"^{name} stopped an SVM solve before tol"):
+    # one capped solve warns; several reach the fit-wide work cap, whose warning says so
+    capped = f"^{name} stopped (an SVM solve before tol|early: \\d+ SVM solves reached their cap)"
+    with pytest.warns(ConvergenceWarning, match=capped):
         est.fit(X, y)

@@ -810,7 +810,12 @@ class ElkanNoto(_PriorEstimator):
         "cv": [Integer(2)],
     }
 
-    _fitted_attributes: dict = {"c_": Fitted("float", low=0.0)}
+    # a miscalibrated g gives an estimate outside [0, 1], kept as it is (see above)
+    _fitted_attributes: dict = {
+        "c_": Fitted("float", low=0.0),
+        "prior_": Fitted("float"),
+        "bootstrap_priors_": Fitted("f", ("n_bootstrap",), none=True),
+    }
 
     def __init__(
         self,
@@ -952,7 +957,12 @@ class TIcE(_PriorEstimator):
         "delta": [None, Real(0.0, 1.0)],
     }
 
-    _fitted_attributes: dict = {"c_": Fitted("float", low=0.0)}
+    # a miscalibrated g gives an estimate outside [0, 1], kept as it is (see above)
+    _fitted_attributes: dict = {
+        "c_": Fitted("float", low=0.0),
+        "prior_": Fitted("float"),
+        "bootstrap_priors_": Fitted("f", ("n_bootstrap",), none=True),
+    }
 
     def __init__(
         self,
