@@ -957,12 +957,7 @@ class TIcE(_PriorEstimator):
         "delta": [None, Real(0.0, 1.0)],
     }
 
-    # a miscalibrated g gives an estimate outside [0, 1], kept as it is (see above)
-    _fitted_attributes: dict = {
-        "c_": Fitted("float", low=0.0),
-        "prior_": Fitted("float"),
-        "bootstrap_priors_": Fitted("f", ("n_bootstrap",), none=True),
-    }
+    _fitted_attributes: dict = {"c_": Fitted("float", low=0.0)}
 
     def __init__(
         self,
