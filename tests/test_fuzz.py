@@ -157,6 +157,9 @@ class Target:
     needs: str | None = None  # an optional module
     gram: bool = False  # X is the rbf Gram matrix of the points (kernel="precomputed")
     convex: bool = True  # one optimum, reached from any start (else rounding may pick another)
+    #: a wrapper whose output is its wrapped transformer's, NaN and overflow included (the
+    #: scikit-learn scalers pass NaN through): compared with that transformer's own output
+    wrapped: object = None  # (estimator, canonical X) -> the wrapped transformer's output
 
 
 def _decision(est, X):
@@ -337,6 +340,8 @@ TARGETS = [
             "noise": ["fa", "pca"],
             "tol": [1e-12, 1e-4, 1.0],
             "max_iter": [1, 30],
+            "max_component_sweeps": [None, 1, 3],
+            "max_births": [0, 2],
         },
         {
             "n_components": [0, -1, 2.5],
@@ -344,6 +349,9 @@ TARGETS = [
             "noise": ["gauss"],
             "tol": [0.0],
             "max_iter": [0],
+            "max_component_sweeps": [0, -1, 1.5, "x"],
+            "max_births": [-1],
+            "random_state": [-1, 2**40, "x"],
         },
         layouts=[lay for lay in LAYOUTS if lay not in SPARSE],
     ),  # fmt: skip
@@ -378,8 +386,13 @@ TARGETS = [
             (lambda cls: lambda p: cls(**{"random_state": 0, **p}))(getattr(priors, name)),
             "pu",
             _prior,
-            edges,
-            bad,
+            {**edges, "n_bootstrap": [0, 2], "confidence": [0.5, 0.95]},
+            {
+                **bad,
+                "n_bootstrap": [-1, 1],
+                "confidence": [-0.1, 1.5, np.nan],
+                "random_state": [-1, "x"],
+            },
             n=(20, 60),
         )
         for name, edges, bad in [
@@ -431,16 +444,32 @@ def _weak_label_targets():
     from unlabeled.cluster import WellSVMClustering
     from unlabeled.mil import MISVM, MILWellSVM, miSVM
 
-    mil_edges = {"C": [1e-12, 1.0, 1e12], "max_iter": [1, 5], **_PROBA_EDGES}
-    mil_bad = {"C": [0.0, -1.0, np.nan], "max_iter": [0], **_PROBA_BAD}
+    mil_edges = {"C": [1e-12, 1.0, 1e12], "max_iter": [1, 5], "C_negative": [None, 1e-6, 1e6],
+                 **_PROBA_EDGES}  # fmt: skip
+    mil_bad = {"C": [0.0, -1.0, np.nan], "max_iter": [0], "C_negative": [-1.0, "x"],
+               **_PROBA_BAD}  # fmt: skip
     return [
         Target(
             "WellSVMClustering",
             lambda p: WellSVMClustering(**{"random_state": 0, "n_init": 3, **p}),
             "none",
             _decision,
-            {"C": [1e-12, 1.0, 1e12], "beta": [0.0, 0.03, 0.9], "max_iter": [1, 5]},
-            {"C": [0.0, np.nan], "beta": [-0.1, 1.0], "n_init": [0], "max_iter": [0]},
+            {
+                "C": [1e-12, 1.0, 1e12],
+                "beta": [0.0, 0.03, 0.9],
+                "max_iter": [1, 5],
+                "n_init": [1, 3],
+                "ties": ["decision", "positive"],
+                "offset": ["none", "balance"],
+            },
+            {
+                "C": [0.0, np.nan],
+                "beta": [-0.1, 1.0],
+                "max_iter": [0],
+                # n_init is capped (MAX_N_INIT = 10,000): past it, refused before any work
+                "n_init": [0, 10_001, 2**40, 1.5],
+                "random_state": [-1, 2**40, "x"],
+            },
         ),
         *[
             Target(
@@ -491,6 +520,30 @@ def _search_target():
 
 
 TARGETS.append(_search_target())
+
+
+def _bag_transformer_target():
+    """mil.BagTransformer on a 2-D X of instances (transformed row by row)."""
+    from sklearn.base import clone
+    from sklearn.decomposition import PCA
+    from sklearn.preprocessing import MinMaxScaler, StandardScaler
+
+    from unlabeled.mil import BagTransformer
+
+    def make(p):
+        p = dict(p)
+        return BagTransformer(p.pop("transformer", StandardScaler()), **p)
+
+    return Target(
+        "mil.BagTransformer", make, "none", lambda est, X: est.transform(X),
+        {"transformer": [StandardScaler(), MinMaxScaler(), PCA(n_components=1)]},
+        {"transformer": [None, "x", 3]},
+        layouts=[lay for lay in LAYOUTS if lay not in SPARSE],
+        wrapped=lambda est, X: clone(est.transformer).fit(X).transform(X),
+    )  # fmt: skip
+
+
+TARGETS.append(_bag_transformer_target())
 #: methods with local optima, discrete choices (folds, candidates) or random restarts: sparse
 #: products that round differently may lead them elsewhere, so only dense layouts (which the
 #: input layer turns into the same float64 array) are compared with the canonical copy
@@ -614,6 +667,11 @@ def check_case(target, seed) -> str:
             f"{where}: the input was modified"
         )
         assert bad is None, f"{where}: the bad value {bad}={params[bad]!r} was accepted"
+        if target.wrapped is not None:
+            with np.errstate(all="ignore"):
+                own = np.asarray(target.wrapped(est, canon), dtype=np.float64)
+            np.testing.assert_allclose(out, own, rtol=1e-6, equal_nan=True, err_msg=where)
+            return "fit"
         assert twist not in ("nan", "inf"), f"{where}: non-finite X accepted"
         assert np.all(np.isfinite(out)), f"{where}: non-finite output {out}"
         if layout not in ("C", "float32"):  # the same fit on the canonical copy
@@ -736,3 +794,257 @@ def test_fuzz_cli(tmp_path, capsys, seed):
     else:
         values = np.loadtxt(pred, ndmin=1, dtype=float, delimiter=",", skiprows=1)
         assert values.size == n and np.all(np.isfinite(values))
+
+
+def test_targets_cover_every_public_estimator():
+    """Every public estimator class is a target, and each target draws its current
+    parameters: the new ones of an estimator join its edges and bad values."""
+    import unlabeled.cluster
+    import unlabeled.mil
+    import unlabeled.model_selection
+
+    made = {type(t.make({})).__name__ for t in TARGETS if t.needs is None or _has(t.needs)}
+    public = {n for n in unlabeled.__all__ if n[0].isupper() or n == "miSVM"}
+    public |= {n for n in unlabeled.pu.__all__ if n[0].isupper()}
+    public |= {n for n in priors.__all__ if n[0].isupper()}
+    public |= {"BagTransformer", "PUGridSearchCV"}
+    if not _has("torch"):
+        public.discard("PlummerAutoencoder")
+    if not _has("clarabel"):
+        public -= {"DoubleHingeQP", "RampPU", "SVMPlus"}
+    assert public <= made, public - made
+    drawn = {t.name: set(t.edges) | set(t.bad) for t in TARGETS}
+    assert {"max_component_sweeps", "max_births"} <= drawn["CLSST"]
+    assert "n_init" in drawn["WellSVMClustering"]
+    assert 10_001 in next(t for t in TARGETS if t.name == "WellSVMClustering").bad["n_init"]
+    for name in ("miSVM", "MISVM", "mil.WellSVM"):
+        assert {"probability", "random_state"} <= drawn[name], name
+    for name in ("PUSVC", "DoubleHingeQP", "USMOInit", "RampPU", "SVMPlus", "WellSVM",
+                 "TSVM", "LapSVM", "LabeledSVM"):  # fmt: skip
+        assert "probability" in drawn[name], name
+
+
+def _has(module):
+    try:
+        __import__(module)
+    except ImportError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------- every estimator's command
+#: --estimator NAME -> (its target above, whose edges and bad values give the options; its
+#: family: the layout of its data file)
+CLI_TARGETS = {"pusvc": ("PUSVC", "pu"), "wellsvm": ("WellSVM", "ssl"), "tsvm": ("TSVM", "ssl"),
+               "lapsvm": ("LapSVM", "ssl"), "labeledsvm": ("LabeledSVM", "ssl"),
+               "clsst": ("CLSST", "ssl"), "mil-wellsvm": ("mil.WellSVM", "mil"),
+               "misvm": ("MISVM", "mil"), "mi-svm": ("miSVM", "mil"),
+               "clustering": ("WellSVMClustering", "cluster"), "svmplus": ("SVMPlus", "lupi"),
+               "autoencoder": ("PlummerAutoencoder", "generative")}  # fmt: skip
+#: options every case of the estimator gets first (a drawn value comes later and wins)
+CLI_DEFAULTS = {"pusvc": ["--prior", "0.4", "--n-jobs", "1"],
+                "clsst": ["--max-iter", "30", "--max-births", "2"],
+                "clustering": ["--n-init", "3"],
+                "autoencoder": ["--max-iter", "5", "--device", "cpu", "--n-jobs", "1"]}  # fmt: skip
+CLI_CONTENTS = ["none", "none", "none", "empty", "header_only", "header", "nan", "extra_field",
+                "huge", "no_label", "tokens", "blank_lines"]  # fmt: skip
+
+
+def _cli_options(name):
+    """The option strings of ``unlabeled fit --estimator name``."""
+    from unlabeled.cli import build_parser
+
+    sub = next(a for a in build_parser(name)._actions if a.dest == "command")
+    return {s for a in sub.choices["fit"]._actions for s in a.option_strings}
+
+
+def _cli_value(name, value):
+    """``[option, text]`` for a parameter value, as a user would write it."""
+    opt = "--" + name.replace("_", "-")
+    if isinstance(value, bool) and name == "probability":
+        return [opt if value else "--no-probability"]
+    if value is None:
+        return [opt, "none"]
+    if isinstance(value, float):
+        return [opt, repr(value)]
+    if isinstance(value, (list, tuple)):
+        return [opt, ",".join(map(str, value))]
+    return [opt, str(value)]
+
+
+def _cli_data(rng, family, content):
+    """(the CSV text, the extra fit options it needs, its number of predicted rows)."""
+    n, d = int(rng.integers(4, 30)), int(rng.integers(1, 4))
+    cls = (rng.random(n) < 0.5).astype(int)
+    cls[:2], cls[-2:] = 1, 0
+    X = rng.normal(size=(n, d)) + cls[:, None]
+    if content == "huge":
+        with np.errstate(over="ignore"):  # (1e308 x 2 is infinity: written "inf")
+            X *= 10.0 ** rng.choice([150, 300, 308])
+    cols = [[f"{v:.17g}" for v in row] for row in X]
+    extra, rows = [], n
+    if family == "pu":
+        label = np.where((cls == 1) & (rng.random(n) < 0.6), 1, 0)
+        label[0], label[-1] = 1, 0
+    elif family == "ssl":
+        label = np.where(rng.random(n) < 0.5, -1, cls)
+        label[:2], label[-2:] = cls[:2], cls[-2:]
+    elif family == "mil":
+        bag = np.arange(n) // 3
+        bag_label = (rng.random(bag.max() + 1) < 0.5).astype(int)
+        bag_label[0], bag_label[-1] = 1, 0
+        label = bag_label[bag]
+        cols = [[str(b), *c] for b, c in zip(bag, cols, strict=True)]
+        extra, rows = ["--bag-column", "0"], int(bag.max() + 1)
+    elif family == "lupi":
+        label = np.where(cls == 1, 1, -1)
+        cols = [[*c, f"{abs(x[0]) + 0.5:.6g}"] for c, x in zip(cols, X, strict=True)]
+        extra = ["--privileged-columns", str(d)]
+    else:
+        label = None
+    if label is not None:
+        cols = [[*c, str(t)] for c, t in zip(cols, label, strict=True)]
+    width = len(cols[0])
+    header = ",".join(f"c{j}" for j in range(width))
+    if content == "nan":
+        cols[int(rng.integers(n))][int(rng.integers(width))] = str(
+            rng.choice(["nan", "inf", "-inf", "NaN"])
+        )
+    elif content == "extra_field":
+        cols[int(rng.integers(n))].append("1")
+    elif content == "no_label":
+        cols = [c[:-1] for c in cols]
+    elif content == "tokens":
+        for _ in range(int(rng.integers(1, 3))):
+            cols[int(rng.integers(n))][int(rng.integers(width))] = _TOKENS[
+                int(rng.integers(len(_TOKENS)))
+            ]
+    lines = [",".join(c) for c in cols]
+    if content == "empty":
+        return "", extra, rows
+    if content == "header_only":
+        return header + "\n", extra, rows
+    if content == "header":
+        lines.insert(0, header)
+    if content == "blank_lines":
+        lines.insert(int(rng.integers(len(lines))), "")
+    return "\n".join(lines) + "\n", extra, rows
+
+
+def _run_cli(argv, capsys):
+    from unlabeled.cli import main
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            code = main(argv)
+        except SystemExit as exc:  # (main returns; argparse's exit would be a failure too)
+            code = exc.code
+    out, err = capsys.readouterr() if capsys is not None else ("", "")
+    return code, out, err
+
+
+class _Capture:
+    """capsys for the long run (outside pytest): stdout and stderr of the command."""
+
+    def __enter__(self):
+        import io
+        import sys
+
+        self.out, self.err = io.StringIO(), io.StringIO()
+        self.saved = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = self.out, self.err
+        return self
+
+    def __exit__(self, *exc):
+        import sys
+
+        sys.stdout, sys.stderr = self.saved
+
+    def readouterr(self):
+        out, err = self.out.getvalue(), self.err.getvalue()
+        self.out.seek(0), self.out.truncate(), self.err.seek(0), self.err.truncate()
+        return out, err
+
+
+def check_cli_case(estimator, seed, folder, capsys=None) -> str:
+    """One command-line case of ``--estimator estimator``: ``"exit 0"`` (a model fitted and
+    finite predictions) or ``"exit 1"``/``"exit 2"`` (one line ``unlabeled: error: ...``);
+    an AssertionError or TimeoutError says what broke. ``folder`` is an empty directory."""
+    import pathlib
+
+    folder = pathlib.Path(folder)
+    target = next(t for t in TARGETS if t.name == CLI_TARGETS[estimator][0])
+    rng = np.random.default_rng([1000 + sorted(CLI_TARGETS).index(estimator), seed])
+    content = CLI_CONTENTS[int(rng.integers(len(CLI_CONTENTS)))]
+    text, extra, rows = _cli_data(rng, CLI_TARGETS[estimator][1], content)
+    data = folder / "train.csv"
+    data.write_text(text)
+    raw = data.read_bytes()
+    argv = ["fit", str(data), "-o", str(folder / "m.skops"), "-q", "--estimator", estimator,
+            *extra, *CLI_DEFAULTS.get(estimator, [])]  # fmt: skip
+    known = _cli_options(estimator)
+    for name in rng.permutation(sorted(target.edges))[: int(rng.integers(0, 3))]:
+        values = target.edges[name]
+        argv += _cli_value(name, values[int(rng.integers(len(values)))])
+    if target.bad and rng.random() < 0.3:
+        name = sorted(target.bad)[int(rng.integers(len(target.bad)))]
+        values = target.bad[name]
+        argv += _cli_value(name, values[int(rng.integers(len(values)))])
+    # options the command does not have: drop most (they would only test argparse)
+    keep, i = argv[:1], 1
+    while i < len(argv):
+        tok = argv[i]
+        if tok.startswith("--") and tok not in known and "=" not in tok and rng.random() < 0.9:
+            i += 2 if i + 1 < len(argv) and not argv[i + 1].startswith("--") else 1
+            continue
+        keep.append(tok)
+        i += 1
+    argv = keep
+    where = f"cli {estimator} seed={seed} content={content} argv={argv[1:]}"
+    capture = capsys if capsys is not None else _Capture()
+    with contextlib.ExitStack() as stack:
+        if capsys is None:
+            stack.enter_context(capture)
+        with time_limit(TIME_LIMIT, where):
+            code, _, err = _run_cli(argv, capture)
+        assert data.read_bytes() == raw, f"{where}: the data file was modified"
+        assert code in (0, 1, 2), f"{where}: exit status {code}: {err}"
+        if code:
+            _assert_cli_error(code, err, where)
+            return f"exit {code}"
+        pred = folder / "pred.csv"
+        flags = [f for f in ("--decision", "--proba") if rng.random() < 0.4]
+        argv = ["predict", str(folder / "m.skops"), str(data), "-o", str(pred), "-q", *flags]
+        with time_limit(TIME_LIMIT, where):
+            code, _, err = _run_cli(argv, capture)
+        if code:
+            _assert_cli_error(code, err, f"{where} then {argv}")
+            # (a model without decision values or probabilities refuses the flag)
+            assert flags, f"{where} then {argv}: {err}"
+            return "exit 0"
+    lines = pred.read_text().splitlines()
+    assert len(lines) == rows + 1, f"{where}: {len(lines) - 1} predictions for {rows} rows"
+    for line in lines[1:]:
+        values = [float(v) for v in line.split(",")]
+        assert np.all(np.isfinite(values)), f"{where}: non-finite prediction {line}"
+    return "exit 0"
+
+
+@pytest.mark.parametrize("seed", range(int(os.environ.get("UNLABELED_FUZZ_CLI_CASES", "5"))))
+@pytest.mark.parametrize("estimator", sorted(CLI_TARGETS))
+def test_fuzz_cli_estimators(tmp_path, capsys, estimator, seed):
+    """Every estimator of the command, random options (valid and invalid values of its
+    constraints) and odd CSV content: exit 0 with finite predictions, or 1/2 with one line
+    ``unlabeled: error: ...`` on stderr (never a traceback); the data file unchanged."""
+    if estimator == "autoencoder":
+        pytest.importorskip("torch")
+    check_cli_case(estimator, seed, tmp_path, capsys)
+
+
+def test_cli_targets_cover_every_estimator_of_the_command():
+    from unlabeled.cli import build_parser
+
+    sub = next(a for a in build_parser("pusvc")._actions if a.dest == "command")
+    choices = next(a for a in sub.choices["fit"]._actions if a.dest == "estimator").choices
+    assert set(choices) == set(CLI_TARGETS)

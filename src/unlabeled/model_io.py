@@ -34,6 +34,7 @@ import os
 import stat
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -432,7 +433,7 @@ def read_meta(path) -> tuple[dict, bytes]:
             meta = json.loads(zf.read(META_MEMBER).decode("utf-8"))
     except ModelFileError:
         raise
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, zlib.error) as exc:
         raise ModelFileError(f"{str(p)!r} is a corrupt model file: {exc}") from exc
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ModelFileError(f"{not_ours} (its {META_MEMBER} is not a model record)")
@@ -552,6 +553,9 @@ def check_model(est: BaseEstimator) -> None:
     declarations = getattr(est, "_fitted_declarations", None)
     if declarations is None:
         raise TypeError(f"a {class_path(est)} is not an estimator of unlabeled")
+    missing = [k for k in est._get_param_names() if k not in vars(est)]
+    if missing:  # (get_params would raise an AttributeError)
+        raise ValueError(f"the parameters {missing} are missing")
     params = est.get_params(deep=False)
     est._validate_params()
     table = declarations()

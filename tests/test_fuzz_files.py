@@ -1,0 +1,296 @@
+"""Fuzz of model files: seeded tampering of the file of every estimator that
+``unlabeled.save`` accepts (issue 35).
+
+Each case fits a tiny model (the cases of ``tests/test_model_files_all.py``, whose helpers
+make and rewrite the files), saves it and changes the file in one way drawn from its seed:
+
+* an attribute (fitted or a parameter) given a value of the wrong type, shape, dtype or
+  magnitude (NaN, infinity, 1e300, -1, huge integers, an empty or transposed array, another
+  dtype, a string, None, a container), deleted, or an extra one added; for the autoencoder
+  also an entry of its weights;
+* the archive truncated, bytes of it flipped, a member's content flipped (a valid zip whose
+  array or schema is damaged), a member emptied;
+* a wrong record (``unlabeled.json``): another class, version or format, a missing key,
+  text that is not JSON.
+
+The contract, under the time limit of the other fuzz cases: ``unlabeled.load`` raises a
+:class:`~unlabeled.exceptions.ModelFileError` with a message, or returns a model whose
+outputs (``decision_function``, ``predict``, ``predict_proba``, ``transform``,
+``inverse_transform``; ``prior_`` for the prior estimators) on fresh finite data are finite;
+never another exception type, a crash, a hang or a non-finite output.
+``benchmarks/fuzz_long.py`` runs many more seeds of :func:`check_file_case`.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import os
+import tempfile
+import warnings
+import zipfile
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import test_model_files_all as files
+from conftest import time_limit
+
+import unlabeled
+from unlabeled.exceptions import ModelFileError
+from unlabeled.model_io import model_bytes
+
+#: per model (26 models): 260 cases, a few seconds once the models are fitted
+CASES = int(os.environ.get("UNLABELED_FUZZ_FILE_CASES", "10"))
+TIME_LIMIT = 30  # seconds per case, as in tests/test_fuzz.py
+NAMES = list(files.CASES)
+KINDS = ["value", "value", "value", "array", "array", "delete", "extra", "truncate", "flip",
+         "member", "member", "empty_member", "record"]  # fmt: skip
+_VALUES = [np.nan, np.inf, -np.inf, 1e300, -1e300, -1, -1.0, 0, 0.0, 2**63 - 1, 2**64, 10**30,
+           -(10**30), 1e-320, "x", "", None, True, [], {}, [1.0, np.nan], {"a": 1},
+           np.array([]), np.array(["x"]), np.float32(np.inf), np.int64(-1)]  # fmt: skip
+
+_FITTED: dict = {}
+
+
+def fitted_model(name):
+    """The tiny fitted model of ``files.CASES[name]``, fitted once per process."""
+    if name not in _FITTED:
+        make, args, _ = files.CASES[name]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _FITTED[name] = make().fit(*args)
+    return _FITTED[name]
+
+
+def _saved_attributes(est):
+    """The estimator as ``save`` writes it: without its transient attributes."""
+    bad = copy.deepcopy(est)
+    for key, spec in bad._fitted_declarations().items():
+        if spec is None:
+            vars(bad).pop(key, None)
+    return bad
+
+
+def _array_change(rng, v):
+    """A wrong array in place of the array ``v``: a value, a dtype, a shape."""
+    what = int(rng.integers(9))
+    if what == 0 and v.size:  # one element of a bad magnitude
+        v = v.astype(np.float64) if v.dtype.kind not in "fc" else v.copy()
+        v.flat[int(rng.integers(v.size))] = rng.choice([np.nan, np.inf, -np.inf, 1e300, -1e300])
+        return v
+    if what == 1 and v.size:  # an index or count out of range
+        v = v.astype(np.int64) if v.dtype.kind in "iub" else v.copy()
+        v.flat[int(rng.integers(v.size))] = [-1, 2**31, 10**9, -1][int(rng.integers(4))]
+        return v
+    if what == 2:
+        with np.errstate(all="ignore"):
+            return v * rng.choice([1e150, -1e150, 1e-320, 0.0]) if v.dtype.kind in "fciu" else v
+    if what == 3:
+        return v.astype(rng.choice(["int64", "float32", "bool", "complex128", "int8", "U3"]))
+    if what == 4:
+        return v[None]  # an extra dimension
+    if what == 5:
+        return v[:0]  # empty
+    if what == 6:
+        return v.T if v.ndim == 2 else np.concatenate([v.ravel(), v.ravel()[:1]])
+    if what == 7:
+        return v.ravel()[: max(v.size - 1, 0)]
+    return np.full(v.shape, rng.choice([np.nan, 1e300, -1]), dtype=np.float64)
+
+
+def _random_value(rng):
+    return copy.deepcopy(_VALUES[int(rng.integers(len(_VALUES)))])
+
+
+def _weights_change(rng, est):
+    """The autoencoder: one entry of its saved weights changed (as the file holds them)."""
+    state = est.__getstate__()
+    key = str(rng.choice(["encoder_", "decoder_"]))
+    weights = {k: v.copy() for k, v in state[key].items()}
+    entry = sorted(weights)[int(rng.integers(len(weights)))]
+    if rng.random() < 0.2:
+        del weights[entry]
+    else:
+        weights[entry] = _array_change(rng, weights[entry])
+    setattr(est, key, weights)
+    return f"{key}[{entry!r}]"
+
+
+def _attribute_change(rng, est, kind):
+    """Change one attribute of ``est`` (a saved copy); returns what was changed."""
+    names = sorted(vars(est))
+    name = names[int(rng.integers(len(names)))]
+    if kind == "extra":
+        name = str(rng.choice(["extra_", "_extra", "payload_", "n_features_in"]))
+        setattr(est, name, _random_value(rng))
+        return f"extra {name}"
+    if kind == "delete":
+        delattr(est, name)
+        return f"deleted {name}"
+    if type(est).__name__ == "PlummerAutoencoder" and rng.random() < 0.5:
+        return _weights_change(rng, est)
+    v = vars(est)[name]
+    if kind == "array" and isinstance(v, np.ndarray):
+        setattr(est, name, _array_change(rng, v))
+        return f"{name} as array"
+    if kind == "array" and isinstance(v, (list, tuple)) and v:
+        v = list(v)
+        v[int(rng.integers(len(v)))] = _random_value(rng)
+        setattr(est, name, v)
+        return f"{name} an element"
+    if kind == "array" and isinstance(v, dict) and v:
+        v = dict(v)
+        v[sorted(v, key=str)[int(rng.integers(len(v)))]] = _random_value(rng)
+        setattr(est, name, v)
+        return f"{name} an entry"
+    setattr(est, name, _random_value(rng))
+    return f"{name} = value"
+
+
+def _flip(rng, data: bytes, n: int) -> bytes:
+    data = bytearray(data)
+    if not data:
+        return b"\x00"
+    for _ in range(n):
+        data[int(rng.integers(len(data)))] ^= int(rng.integers(1, 256))
+    return bytes(data)
+
+
+def _record_change(rng, raw):
+    with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+        record = json.loads(zf.read("unlabeled.json"))
+    what = int(rng.integers(5))
+    if what == 0:
+        text = "{not json"
+    elif what == 1:
+        record.pop(sorted(record)[int(rng.integers(len(record)))])
+        text = json.dumps(record)
+    else:
+        key = sorted(record)[int(rng.integers(len(record)))]
+        values = [
+            "unlabeled.ssl._tsvm.TSVM",
+            "unlabeled.pu._pusvc.PUSVC",
+            "builtins.eval",
+            "unlabeled-model",
+            "9.9.9",
+            "0.0.1",
+            "",
+            2,
+            -1,
+            None,
+            1e300,
+            [1, 2],
+        ]
+        record[key] = values[int(rng.integers(len(values)))]
+        text = json.dumps(record)
+    return files._rewrite(raw, {"unlabeled.json": text}), "record"
+
+
+def _crafted(name, seed):
+    """(the bytes of the tampered file, a description of the change)."""
+    rng = np.random.default_rng([NAMES.index(name), seed])
+    kind = KINDS[int(rng.integers(len(KINDS)))]
+    est = fitted_model(name)
+    if kind in ("value", "array", "delete", "extra"):
+        bad = _saved_attributes(est)
+        what = _attribute_change(rng, bad, kind)
+        try:
+            return model_bytes(bad, {}), what
+        except Exception:  # noqa: BLE001 - a value skops cannot write: damage the file instead
+            kind = "flip"
+    raw = model_bytes(est, {})
+    if kind == "truncate":
+        return raw[: int(rng.integers(len(raw)))], "truncated"
+    if kind == "flip":
+        return _flip(rng, raw, int(rng.integers(1, 9))), "flipped bytes"
+    if kind == "record":
+        return _record_change(rng, raw)
+    with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+        members = [i.filename for i in zf.infolist()]
+        member = members[int(rng.integers(len(members)))]
+        content = zf.read(member)
+    if kind == "empty_member":
+        return files._rewrite(raw, {member: b""}), f"emptied {member}"
+    return files._rewrite(raw, {member: _flip(rng, content, int(rng.integers(1, 5)))}), (
+        f"flipped {member}"
+    )
+
+
+def _fresh(name, seed):
+    """Finite data of the model's kind, not the training data."""
+    data = files.CASES[name][2]
+    rng = np.random.default_rng([7, seed])
+    if data is None:
+        return None
+    if isinstance(data, list):
+        return [b + rng.normal(scale=0.3, size=b.shape) for b in data]
+    if sp.issparse(data):
+        out = data.copy()
+        out.data = out.data + rng.normal(scale=0.3, size=out.data.shape)
+        return out
+    return data + rng.normal(scale=0.3, size=data.shape)
+
+
+def _finite(method, value):
+    value = np.asarray(value)
+    if value.dtype.kind in "fc":
+        return bool(np.all(np.isfinite(value)))
+    return value.dtype.kind in "iub" or method == "predict"  # labels may be strings
+
+
+def check_file_case(name, seed) -> str:
+    """One case: ``"refused"`` (a ModelFileError with a message) or ``"loaded"`` (finite
+    outputs); an AssertionError or TimeoutError says what broke."""
+    raw, what = _crafted(name, seed)
+    where = f"model file {name} seed={seed} ({what})"
+    data = _fresh(name, seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "m.skops")
+        with open(path, "wb") as fh:
+            fh.write(raw)
+        with warnings.catch_warnings(), time_limit(TIME_LIMIT, where):
+            warnings.simplefilter("ignore")
+            try:
+                est = unlabeled.load(path)
+            except ModelFileError as exc:
+                assert str(exc).strip(), f"{where}: a ModelFileError without a message"
+                return "refused"
+            except Exception as exc:  # noqa: BLE001 - the contract allows only ModelFileError
+                raise AssertionError(f"{where}: load raised {type(exc).__name__}: {exc}") from exc
+            try:
+                out = files._outputs(est, data)
+            except Exception as exc:  # noqa: BLE001
+                raise AssertionError(f"{where}: loaded, then {type(exc).__name__}: {exc}") from exc
+    for method, value in out.items():
+        assert _finite(method, value), f"{where}: non-finite {method} {value}"
+    return "loaded"
+
+
+@pytest.mark.parametrize("seed", range(CASES))
+@pytest.mark.parametrize("name", files.NAMES)
+def test_fuzz_model_file(name, seed):
+    check_file_case(name, seed)
+
+
+def test_every_savable_estimator_is_fuzzed():
+    """Every class that ``unlabeled.save`` accepts has its model files fuzzed."""
+    from unlabeled.model_io import TRUSTED_TYPES
+
+    made = {f"{type(make()).__module__}.{type(make()).__qualname__}"
+            for make, *_ in files.CASES.values()}  # fmt: skip
+    assert set(TRUSTED_TYPES) - {"scipy.sparse._csr.csr_matrix"} <= made
+
+
+#: failures the fuzz found, kept as cases: (model, seed, the change it draws)
+FOUND = [
+    ("DoubleHingeQP", 1, "deleted verbose"),  # a deleted parameter: get_params' AttributeError
+    ("ElkanNoto", 67, "flipped bytes"),  # a damaged record member: zlib.error from zipfile
+]
+
+
+@pytest.mark.parametrize("name, seed, what", FOUND)
+def test_found_failures(name, seed, what):
+    assert _crafted(name, seed)[1] == what
+    assert check_file_case(name, seed) == "refused"
