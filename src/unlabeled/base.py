@@ -136,8 +136,8 @@ def transactional_fit(fit):
     it never changes them in place) before ``fit`` runs and restored if anything is raised,
     ``KeyboardInterrupt`` (Ctrl-C) included: a failed fit leaves an unfitted estimator unfitted
     (``predict`` raises ``NotFittedError``, not ``AttributeError``) and a fitted one with its
-    previous model and ``n_features_in_`` intact. :class:`KernelMachine` applies it to the
-    ``fit`` of every subclass."""
+    previous model and ``n_features_in_`` intact. :class:`ValidatedEstimator` applies it to
+    the ``fit`` of every subclass."""
 
     @functools.wraps(fit)
     def wrapper(self, *args, **kwargs):
@@ -252,6 +252,13 @@ class ValidatedEstimator(BaseEstimator):
     unlabeled.exceptions.InvalidParameterError: n_steps must be >= 1, got 0
     """
 
+    def __init_subclass__(cls, **kwargs):
+        """Make the ``fit`` of every subclass transactional (see :func:`transactional_fit`)."""
+        super().__init_subclass__(**kwargs)
+        fit = cls.__dict__.get("fit")
+        if fit is not None and not getattr(fit, "_transactional", False):
+            cls.fit = transactional_fit(fit)
+
     _parameter_constraints: dict = {}
 
     #: parameters without a usable default (name -> what to pass): they default to None, which
@@ -334,13 +341,6 @@ class KernelMachine(ValidatedEstimator):
     >>> bool(np.allclose(model.decision_function(X), np.sin(X[:, 0]), atol=0.01))
     True
     """
-
-    def __init_subclass__(cls, **kwargs):
-        """Make the ``fit`` of every subclass transactional (see :func:`transactional_fit`)."""
-        super().__init_subclass__(**kwargs)
-        fit = cls.__dict__.get("fit")
-        if fit is not None and not getattr(fit, "_transactional", False):
-            cls.fit = transactional_fit(fit)
 
     _parameter_constraints: dict = {
         "kernel": [Options(KERNELS)],

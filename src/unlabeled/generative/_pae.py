@@ -29,7 +29,6 @@ from ..base import (
     Real,
     ValidatedEstimator,
     set_init_params,
-    transactional_fit,
     validate_params,
 )
 from ..exceptions import MemoryBudgetError
@@ -351,7 +350,6 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         return X
 
     # ------------------------------------------------------------------ fitting
-    @transactional_fit
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> PlummerAutoencoder:
         """Train encoder and decoder jointly on ``X`` (Algorithm 2 of the thesis).
 

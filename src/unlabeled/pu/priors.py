@@ -69,7 +69,6 @@ from ..base import (
     Real,
     ValidatedEstimator,
     set_init_params,
-    transactional_fit,
 )
 
 __all__ = ["KM1", "KM2", "PenalizedL1", "ElkanNoto", "TIcE", "prior_from_label_frequency"]
@@ -180,7 +179,6 @@ class _PriorEstimator(ValidatedEstimator):
         """The checks of the parameters against the data (folds against the points), before
         any estimate; the bootstrap resamples keep both numbers."""
 
-    @transactional_fit
     def fit(self, X: MatrixLike, s: ArrayLike) -> _PriorEstimator:
         """Estimate the proportion of positives among the unlabeled points.
 

@@ -29,7 +29,6 @@ from ..base import (
     Real,
     ValidatedEstimator,
     set_init_params,
-    transactional_fit,
 )
 from ._base import unlabeled_mask
 from ._vbmfa import VBMFA, lse_points, pd_loadings
@@ -382,7 +381,6 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         set_init_params(self, locals())
 
     # ---- fitting ----------------------------------------------------------------------------
-    @transactional_fit
     def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> CLSST:
         """Fit on labeled and unlabeled points together, or cluster without labels.
 
