@@ -29,7 +29,7 @@ def _transformer_has(name):
 
 # auto_wrap_output_keys=None: scikit-learn's set_output wrapping would put a list of bags in one
 # DataFrame; the wrapped transformer's own output setting is used instead (set_output below)
-class BagTransformer(TransformerMixin, ValidatedEstimator, auto_wrap_output_keys=None):  # type: ignore[call-arg]
+class BagTransformer(TransformerMixin, ValidatedEstimator, auto_wrap_output_keys=None):
     """A scikit-learn transformer applied to the instances of bags, bag by bag out.
 
     Fits ``transformer`` (cloned) on the instances of all the bags stacked, as a scaler of
