@@ -667,10 +667,13 @@ def check_case(target, seed) -> str:
             f"{where}: the input was modified"
         )
         assert bad is None, f"{where}: the bad value {bad}={params[bad]!r} was accepted"
-        if target.wrapped is not None:
+        if target.wrapped is not None:  # (on X as given: a layout may round otherwise)
             with np.errstate(all="ignore"):
-                own = np.asarray(target.wrapped(est, canon), dtype=np.float64)
-            np.testing.assert_allclose(out, own, rtol=1e-6, equal_nan=True, err_msg=where)
+                own = np.asarray(target.wrapped(est, X), dtype=np.float64)
+                scale = np.nanmax(np.abs(own), initial=0.0, where=np.isfinite(own))
+            np.testing.assert_allclose(
+                out, own, rtol=1e-6, atol=1e-12 * (1 + scale), equal_nan=True, err_msg=where
+            )
             return "fit"
         assert twist not in ("nan", "inf"), f"{where}: non-finite X accepted"
         assert np.all(np.isfinite(out)), f"{where}: non-finite output {out}"
@@ -710,6 +713,8 @@ LONG_RUN_FAILURES = [
     ("SVMPlus", 10002, "csc"),  # gamma='scale' of sparse X one ulp off: another SMO path
     ("LabeledSVM", 10829, "coo"),  # max_iter=10 reached without a ConvergenceWarning
     ("RampPU", 11089, "F"),  # predict on Fortran-ordered X rounded its products otherwise
+    # the test's own: compared with the wrapped scaler on the canonical copy, 1e-16 apart
+    ("mil.BagTransformer", 100007, "F"),
 ]
 
 
@@ -914,9 +919,10 @@ def _cli_data(rng, family, content):
         cols[int(rng.integers(n))].append("1")
     elif content == "no_label":
         cols = [c[:-1] for c in cols]
-    elif content == "tokens":
+    elif content == "tokens":  # (not in the bag column: a new id there is a new bag)
+        first = 1 if family == "mil" else 0
         for _ in range(int(rng.integers(1, 3))):
-            cols[int(rng.integers(n))][int(rng.integers(width))] = _TOKENS[
+            cols[int(rng.integers(n))][int(rng.integers(first, width))] = _TOKENS[
                 int(rng.integers(len(_TOKENS)))
             ]
     lines = [",".join(c) for c in cols]

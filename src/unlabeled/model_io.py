@@ -401,7 +401,7 @@ def _check_archive(p: Path, not_ours: str) -> None:
     try:
         with zipfile.ZipFile(p) as zf:
             infos = zf.infolist()
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+    except _ZIP_ERRORS as exc:
         raise ModelFileError(f"{str(p)!r} is a corrupt model file: {exc}") from exc
     if len(infos) > MAX_MEMBERS:
         raise ModelFileError(
@@ -414,6 +414,14 @@ def _check_archive(p: Path, not_ours: str) -> None:
             f"{str(p)!r} is refused: it would decompress to {total} bytes, more than the limit "
             f"of {limit} bytes for model files (set UNLABELED_MAX_MODEL_BYTES to raise it)"
         )
+
+
+#: what zipfile raises on a damaged archive: a flipped byte may give any of them (an
+#: unsupported "zip file version", an "encrypted" member, a bad deflate stream)
+_ZIP_ERRORS = (
+    zipfile.BadZipFile, ValueError, OSError, EOFError, zlib.error, NotImplementedError,
+    RuntimeError,
+)  # fmt: skip
 
 
 def read_meta(path) -> tuple[dict, bytes]:
@@ -433,7 +441,7 @@ def read_meta(path) -> tuple[dict, bytes]:
             meta = json.loads(zf.read(META_MEMBER).decode("utf-8"))
     except ModelFileError:
         raise
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, zlib.error) as exc:
+    except _ZIP_ERRORS as exc:
         raise ModelFileError(f"{str(p)!r} is a corrupt model file: {exc}") from exc
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ModelFileError(f"{not_ours} (its {META_MEMBER} is not a model record)")
@@ -576,6 +584,11 @@ def check_model(est: BaseEstimator) -> None:
             if not (other in attrs if other not in params else params[other]):
                 raise ValueError(f"{name} comes with {other}, which this model has not")
         _check_value(name, attrs[name], spec, dims)
+    if params.get("probability") is True and "probA_" in table and "probA_" not in attrs:
+        raise ValueError(
+            "probability=True, but the model holds no probA_ and probB_ (the sigmoid that fit "
+            "makes with it)"
+        )
     check_more = getattr(est, "_check_fitted", None)  # the relations a table cannot state
     if check_more is not None:
         check_more()
@@ -676,7 +689,11 @@ def _check_value(name, value, spec, dims) -> None:
             _check_shape(name, (len(value),), spec.shape[:1], dims)
         if value:
             dtype = np.float64 if item == "float" else np.int64
-            _check_range(name, np.array(value, dtype=dtype), spec, dims)
+            try:
+                values = np.array(value, dtype=dtype)
+            except OverflowError:  # a Python int past int64
+                raise ValueError(f"{name} holds an integer beyond 64 bits") from None
+            _check_range(name, values, spec, dims)
         if kind == "dims":
             for i, (dim, size) in enumerate(zip(spec.shape, value, strict=True)):
                 _dim(dim, int(size), dims, f"{name}[{i}]")

@@ -899,7 +899,7 @@ def _saved_device(torch, name):
 
 def _check_weights(name, tensors) -> None:
     """The weights of one network as a file holds them: float arrays by name, finite and
-    bounded (see :data:`MAX_WEIGHT`); the scaling layers' scales positive."""
+    bounded (see :data:`MAX_WEIGHT`); the scaling layers' scales at least 1 / MAX_SCALING."""
     if not (isinstance(tensors, dict) and all(isinstance(k, str) for k in tensors)):
         raise TypeError(f"{name} must be a dict of weight arrays by name")
     for key, w in tensors.items():
@@ -913,5 +913,9 @@ def _check_weights(name, tensors) -> None:
             raise ValueError(
                 f"{name}[{key!r}] holds NaN, infinite or values beyond {bound:g} in magnitude"
             )
-        if key.endswith(".scale") and not np.all(w > 0):
-            raise ValueError(f"{name}[{key!r}] must be positive (a standard deviation)")
+        if key.endswith(".scale") and not np.all(w >= 1.0 / MAX_SCALING):
+            # (a scale of 1e-320 is positive, but the codes it makes are not finite)
+            raise ValueError(
+                f"{name}[{key!r}] must be positive, at least {1.0 / MAX_SCALING:g} (a standard "
+                "deviation)"
+            )
