@@ -538,7 +538,7 @@ def check_not_strings(X, name: str = "X") -> None:
     "could not convert string to float" named neither the argument nor what to do."""
     if not isinstance(X, np.ndarray) or X.dtype.kind not in "US":
         return
-    bad = next((v for v in X.ravel().tolist() if not _reads_as_number(v)), None)
+    bad = next((v for v in X.ravel().tolist() if not reads_as_number(v)), None)
     if bad is None:
         return  # numeric strings: converted as scikit-learn converts them
     raise ValueError(
@@ -548,7 +548,8 @@ def check_not_strings(X, name: str = "X") -> None:
     )
 
 
-def _reads_as_number(v) -> bool:
+def reads_as_number(v) -> bool:
+    """Whether ``float(v)`` succeeds (a number, or a string that reads as one)."""
     try:
         float(v)
     except (TypeError, ValueError):

@@ -51,6 +51,7 @@ from .._validation import (
     Options,
     Real,
     check_binary_targets,
+    reads_as_number,
 )
 from ..base import Fitted, KernelClassifier, KernelMachine
 
@@ -241,19 +242,11 @@ def _numeric(a, what: str, rule: str):
             return a.astype(np.float64)
         bad = flat[wrong[0]]
     else:  # strings, bytes, dates: the first that does not read as a number
-        bad = next((v for v in flat.tolist() if not _reads_as_number(v)), flat[:1].tolist())
+        bad = next((v for v in flat.tolist() if not reads_as_number(v)), flat[:1].tolist())
     raise ValueError(
         f"{what} holds {bad!r} ({type(bad).__name__}): {rule}; encode categories as numbers "
         "and impute missing values first"
     )
-
-
-def _reads_as_number(v) -> bool:
-    try:
-        float(v)
-    except (TypeError, ValueError):
-        return False
-    return True
 
 
 def _stack_bags(bags, name):
