@@ -201,15 +201,20 @@ class KernelProducts:
             if progress is not None:
                 progress.add(part.size * cols.size)
 
+        self._over_row_blocks(work, rows.size, step)
+        return out
+
+    def _over_row_blocks(self, work, n_rows: int, step: int) -> None:
+        """``work(r)`` for every row block start ``r``, on ``threads`` workers (BLAS on one
+        thread each, so that the workers do not oversubscribe the cores)."""
         with one_blas_thread():
-            starts = range(0, rows.size, step)
+            starts = range(0, n_rows, step)
             if self.threads == 1 or len(starts) == 1:
                 for r in starts:
                     work(r)
             else:
                 with ThreadPoolExecutor(self.threads) as pool:
                     list(pool.map(work, starts))
-        return out
 
     def _product(self, rows, cols, V, factored):
         """``K(X[rows], X[cols]) @ V`` in blocks over ``threads`` workers; ``factored``: the
@@ -235,14 +240,7 @@ class KernelProducts:
             if progress is not None:
                 progress.add(A.shape[0] * cols.size)
 
-        with one_blas_thread():
-            starts = range(0, rows.size, step)
-            if self.threads == 1 or len(starts) == 1:
-                for r in starts:
-                    work(r)
-            else:
-                with ThreadPoolExecutor(self.threads) as pool:
-                    list(pool.map(work, starts))
+        self._over_row_blocks(work, rows.size, step)
         if row_scale is not None:
             out *= row_scale[:, None]
         return out
