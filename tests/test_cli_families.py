@@ -30,19 +30,9 @@ from unlabeled import (
     miSVM,
 )
 from unlabeled.cli import build_parser, main
-from unlabeled.model_io import TRUSTED_TYPES
 
 SRC = Path(unlabeled.__file__).resolve().parents[1]
 N = 40
-
-
-def needs_model_files(cls):
-    """Expected to fail while model_io cannot save and load ``cls`` (model files for every
-    estimator are another change of issue 31): the mark goes away once it lists the class."""
-    listed = f"{cls.__module__}.{cls.__qualname__}" in TRUSTED_TYPES
-    return pytest.mark.xfail(
-        not listed, reason=f"model_io does not save {cls.__name__} yet", strict=True
-    )
 
 
 def _write(path, header, rows):
@@ -148,7 +138,7 @@ def _python_fit(est, name, f):
 
 @pytest.mark.parametrize(
     "name, data, options, est",
-    [pytest.param(*c, marks=needs_model_files(type(c[3])), id=c[0]) for c in CASES],
+    [pytest.param(*c, id=c[0]) for c in CASES],
 )
 def test_fit_predict_evaluate_match_python(files, tmp_path, capsys, name, data, options, est):
     path = files["dir"] / data
@@ -195,7 +185,6 @@ def test_fit_predict_evaluate_match_python(files, tmp_path, capsys, name, data, 
         assert (got["n_labeled"], got["n_unlabeled"]) == (given.sum(), (~given).sum())
 
 
-@needs_model_files(WellSVM)
 def test_ssl_unlabeled_rows_decision_and_proba(files, tmp_path, capsys):
     model = tmp_path / "m.skops"
     opts = [*SSL.split(), "--random-state", "0", "--probability"]
@@ -218,7 +207,6 @@ def test_ssl_unlabeled_rows_decision_and_proba(files, tmp_path, capsys):
     np.testing.assert_allclose(got[:, 3:], api.predict_proba(X), rtol=1e-12, atol=1e-12)
 
 
-@needs_model_files(SVMPlus)
 def test_proba_needs_probability(files, tmp_path, capsys):
     model = tmp_path / "m.skops"
     argv = ["fit", files["dir"] / "lupi.csv", "--estimator", "svmplus", "-o", model, "-q"]
@@ -235,7 +223,6 @@ def test_proba_needs_probability(files, tmp_path, capsys):
     np.testing.assert_array_equal([int(r[0]) for r in table(out)[1]], api.predict(files["X"]))
 
 
-@needs_model_files(PlummerAutoencoder)
 def test_autoencoder_fit_predict_sample(files, tmp_path, capsys):
     pytest.importorskip("torch")
     model = tmp_path / "pae.skops"
