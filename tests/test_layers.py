@@ -35,7 +35,9 @@ LAYERS = {
     "_validation": 1,
     "_config": 2,
     "_shared": 3,
-    **dict.fromkeys(["_files", "_products", "_label_generation", "metrics", "_calibration"], 4),
+    **dict.fromkeys(
+        ["_files", "_products", "_label_generation", "metrics", "_calibration", "_dask"], 4
+    ),
     **dict.fromkeys(["base", "model_io"], 5),
     **dict.fromkeys(
         ["pu", "ssl", "lupi", "mil", "cluster", "generative", "datasets", "model_selection"], 6
