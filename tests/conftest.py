@@ -29,6 +29,35 @@ def settings():
         yield lambda **kw: stack.enter_context(unlabeled.config_context(**kw))
 
 
+@pytest.fixture(scope="session")
+def dask_client():
+    """A real Dask cluster for the whole run: two worker processes with one thread each. The
+    workers must import the same ``unlabeled`` as this process (a source tree on PYTHONPATH, not
+    an installed copy), so the package's directory is put first on their PYTHONPATH. A test that
+    harms its workers (a killed worker) starts its own cluster instead."""
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    here = str(Path(unlabeled.__file__).resolve().parents[1])
+    with pytest.MonkeyPatch.context() as mp:
+        if "site-packages" not in Path(here).parts:  # an installed copy is found anyway
+            mp.setenv("PYTHONPATH", here, prepend=os.pathsep)
+        cluster = LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
+    client = Client(cluster)
+    try:
+        yield client
+    finally:
+        client.close()
+        cluster.close()
+
+
 def make_pu(seed, n=120, d=3, p=25, shift=1.0, prior=0.4):
     """A small PU problem: p labeled positives plus an unlabeled mixture with the given prior."""
     rng = np.random.default_rng(seed)

@@ -1,14 +1,12 @@
 """Searches on a real Dask cluster (worker processes on this machine) equal the serial run."""
 
-import logging
-import os
 from pathlib import Path
 
 import joblib
 import numpy as np
 import pytest
 from conftest import make_pu
-from distributed import Client, LocalCluster, get_task_stream
+from distributed import get_task_stream
 from sklearn.model_selection import GridSearchCV
 
 import unlabeled
@@ -19,38 +17,14 @@ from unlabeled.model_selection import PUGridSearchCV, PUStratifiedKFold
 GRID = {"lam": [1e-1, 1e-2, 1e-3], "gamma": [0.3, 1.0]}
 
 
-@pytest.fixture(scope="module")
-def client():
-    """Two worker processes with one thread each. The workers must import the same
-    ``unlabeled`` as this process (a source tree on PYTHONPATH, not an installed copy), so the
-    package's directory is put first on their PYTHONPATH, and checked."""
-    here = str(Path(unlabeled.__file__).resolve().parents[1])
-    with pytest.MonkeyPatch.context() as mp:
-        if "site-packages" not in Path(here).parts:  # an installed copy is found anyway
-            mp.setenv("PYTHONPATH", here, prepend=os.pathsep)
-        cluster = LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        )
-    client = Client(cluster)
-    try:
-        yield client
-    finally:
-        client.close()
-        cluster.close()
-
-
 def _package_file():
     import unlabeled
 
     return str(Path(unlabeled.__file__).resolve())
 
 
-def test_workers_run_this_code(client):
-    files = client.run(_package_file)
+def test_workers_run_this_code(dask_client):
+    files = dask_client.run(_package_file)
     assert len(files) == 2
     assert set(files.values()) == {str(Path(unlabeled.__file__).resolve())}
 
@@ -73,10 +47,10 @@ def _assert_same_results(a, b):
     assert a.best_score_ == pytest.approx(b.best_score_, abs=1e-12)
 
 
-def test_pu_grid_search_on_dask_equals_serial(client, problem):
+def test_pu_grid_search_on_dask_equals_serial(dask_client, problem):
     X, s, prior, est, cv = problem
     serial = PUGridSearchCV(est, GRID, cv=cv, scoring="double-hinge").fit(X, s)
-    with get_task_stream(client) as stream, joblib.parallel_backend("dask"):
+    with get_task_stream(dask_client) as stream, joblib.parallel_backend("dask"):
         dist = PUGridSearchCV(est, GRID, cv=cv, scoring="double-hinge").fit(X, s)
     _assert_same_results(dist, serial)
     assert dist.n_solver_iter_ == serial.n_solver_iter_  # the same warm paths ran
@@ -84,7 +58,7 @@ def test_pu_grid_search_on_dask_equals_serial(client, problem):
     np.testing.assert_allclose(dist.decision_function(X), serial.decision_function(X), atol=1e-12)
 
 
-def test_sklearn_grid_search_on_dask_equals_serial(client, problem):
+def test_sklearn_grid_search_on_dask_equals_serial(dask_client, problem):
     X, s, prior, est, cv = problem
     scoring = make_pu_scorer("pu-accuracy", prior=prior)
     serial = GridSearchCV(est, GRID, cv=cv, scoring=scoring).fit(X, s)
