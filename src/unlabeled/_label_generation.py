@@ -42,6 +42,7 @@ throughout. Each alternation is exact block minimisation of the MKL primal, so i
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -414,6 +415,7 @@ class LabelGenerationResult:
 def label_generation(
     backend, oracle: Oracle, y0, *, max_iter: int, max_mkl_iter: int, tol: float,
     refine: bool = False, verbose: bool = False, violated=None, label_dtype=np.int8,
+    deadline: float | None = None,
 ) -> LabelGenerationResult:  # fmt: skip
     r"""WellSVM's cutting plane (Algorithm 1 with Sections 4.1.2-4.1.3 of the paper).
 
@@ -442,6 +444,10 @@ def label_generation(
         vectors are not signs, supplies its own.
     label_dtype : numpy dtype, default=int8
         The dtype of the label vectors (see :func:`solve_mkl`).
+    deadline : float, optional
+        A time on :func:`time.monotonic`'s clock: no cutting-plane step starts after it
+        (``stop == "max_time"``; the result is the last MKL solution, as for ``max_iter``).
+        None (the default): no limit on time.
 
     Returns
     -------
@@ -466,6 +472,9 @@ def label_generation(
     for _ in range(max_iter):
         if getattr(backend, "exhausted", False):
             out.stop = "work cap"
+            break
+        if deadline is not None and time.monotonic() >= deadline:
+            out.stop = "max_time"
             break
         y_new, q_new = violated(cur, Y)
         scale = tol * max(1.0, abs(cur.value))
