@@ -47,13 +47,16 @@ Examples
 
 from __future__ import annotations
 
+import copy
 import functools
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from ._dask import blockwise, is_dask_collection
 from ._kernels import KERNELS, as_float64, kernel_block, kernel_dot, kernel_params
 from ._shared import check_dense_budget, resolve_max_iter, warn_not_converged
 from ._validation import (
@@ -151,6 +154,66 @@ def transactional_fit(fit):
 
     wrapper._transactional = True
     return wrapper
+
+
+#: the methods that map each row of a feature matrix to one row of output: given a Dask
+#: collection, they run on its row blocks (:func:`rowwise`); wrapped in every subclass of
+#: :class:`ValidatedEstimator` that has them
+ROWWISE_METHODS = (
+    "predict",
+    "decision_function",
+    "predict_proba",
+    "predict_log_proba",
+    "transform",
+    "inverse_transform",
+    "score_samples",
+    "predict_cluster",
+)
+
+
+def rowwise(method):
+    """Wrap ``method(self, X, ...)`` so that a Dask array or DataFrame ``X`` gives a lazy Dask
+    array computed block by block (:func:`unlabeled._dask.blockwise`: the same method on each
+    row block, the model sent once), and any other ``X`` goes straight to ``method``: one cheap
+    test, that never imports Dask. :class:`ValidatedEstimator` applies it to the methods of
+    :data:`ROWWISE_METHODS` of every subclass; a class whose methods take something else than
+    rows (bags) names why in ``_dask_unsupported``, and Dask input is refused with that."""
+
+    name = method.__name__
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        X = args[0] if args else kwargs.get("X")
+        if not is_dask_collection(X):
+            return method(self, *args, **kwargs)
+        if self._dask_unsupported is not None:
+            raise TypeError(
+                f"{type(self).__name__}.{name} does not take Dask collections: "
+                f"{self._dask_unsupported}"
+            )
+        if args:
+            args = args[1:]
+        else:
+            kwargs = {k: v for k, v in kwargs.items() if k != "X"}
+        return blockwise(self, name, X, args, kwargs)
+
+    wrapper._rowwise = True
+    return wrapper
+
+
+def _wrap_rowwise(cls, name: str) -> None:
+    """Make ``cls``'s method ``name`` (its own or inherited, a function or a descriptor of one
+    such as :class:`~unlabeled._calibration.IfProbability`) :func:`rowwise`, once."""
+    raw: Any = next((vars(k)[name] for k in cls.__mro__ if name in vars(k)), None)
+    fn = getattr(raw, "fn", raw)  # IfProbability, scikit-learn's available_if
+    if not callable(fn) or getattr(fn, "_rowwise", False):
+        return
+    if fn is raw:
+        setattr(cls, name, rowwise(fn))
+    else:
+        descriptor = copy.copy(raw)
+        descriptor.fn = rowwise(fn)
+        setattr(cls, name, descriptor)
 
 
 class Fitted:
@@ -253,11 +316,17 @@ class ValidatedEstimator(BaseEstimator):
     """
 
     def __init_subclass__(cls, **kwargs):
-        """Make the ``fit`` of every subclass transactional (see :func:`transactional_fit`)."""
+        """Make the ``fit`` of every subclass transactional (see :func:`transactional_fit`) and
+        its row-wise methods (:data:`ROWWISE_METHODS`) take Dask collections (:func:`rowwise`)."""
         super().__init_subclass__(**kwargs)
         fit = cls.__dict__.get("fit")
         if fit is not None and not getattr(fit, "_transactional", False):
             cls.fit = transactional_fit(fit)
+        for name in ROWWISE_METHODS:
+            _wrap_rowwise(cls, name)
+
+    #: why the row-wise methods refuse Dask collections (None: they take them, block by block)
+    _dask_unsupported: str | None = None
 
     _parameter_constraints: dict = {}
 

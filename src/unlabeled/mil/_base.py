@@ -359,6 +359,11 @@ class MultiInstanceClassifier(ProbabilisticMixin, KernelClassifier):
     __metadata_request__predict_proba = {"groups": True}
     __metadata_request__predict_log_proba = {"groups": True}
 
+    _dask_unsupported = (
+        "it takes bags (a list of 2-D arrays, or X with groups), each predicted whole: pass "
+        "the bags in memory (X.compute())"
+    )
+
     _parameter_constraints: dict = {
         **KernelMachine._parameter_constraints,
         "kernel": [Options(MIL_KERNELS)],
