@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
 from typing import Any
 
 import numpy as np
@@ -180,10 +181,12 @@ def rowwise(method):
     rows (bags) names why in ``_dask_unsupported``, and Dask input is refused with that."""
 
     name = method.__name__
+    params = list(inspect.signature(method).parameters)
+    arg = params[1] if len(params) > 1 else "X"  # the data's name: X, Z, ...
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        X = args[0] if args else kwargs.get("X")
+        X = args[0] if args else kwargs.get(arg)
         if not is_dask_collection(X):
             return method(self, *args, **kwargs)
         if self._dask_unsupported is not None:
@@ -194,7 +197,7 @@ def rowwise(method):
         if args:
             args = args[1:]
         else:
-            kwargs = {k: v for k, v in kwargs.items() if k != "X"}
+            kwargs = {k: v for k, v in kwargs.items() if k != arg}
         return blockwise(self, name, X, args, kwargs)
 
     wrapper._rowwise = True
