@@ -6,12 +6,14 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .. import _engine
+from .._dask import is_dask_collection
 from .._products import PATHS
 from .._shared import EngineProgress, engine_data
 from .._validation import MAX_CACHE_MB, VERBOSE, Boolean, Integer, Options, Real
 from ..base import ArrayLike, Fitted, MatrixLike, set_init_params
 from . import _starts, priors
 from ._base import KernelPUModel, engine_kernel, store_solution
+from ._dask_linear import fit_linear_dask
 
 _SOLVERS = ("auto", "smo", "usmo")
 _INITS = ("auto", "pilot", "ocsvm", "mean-kernel")
@@ -246,6 +248,9 @@ class PUSVC(KernelPUModel):
         "prior_estimator_": Fitted("str", none=True, choices=tuple(priors.__all__)),
         "cache_stats_": Fitted("dict", choices=PATHS),
         "solver_": Fitted("str", choices=("smo", "usmo")),
+        # Dask input only (kernel="linear"): the certificate of the distributed solver
+        "duality_gap_": Fitted("float", low=0.0, optional=True),
+        "n_rounds_": Fitted("int", low=1, optional=True),
         "_warm": None,  # the warm start's state: a loaded model starts cold
     }
 
@@ -291,7 +296,42 @@ class PUSVC(KernelPUModel):
         DoubleHingeQP : The same problem by a dense interior-point solver.
         unlabeled.pu.priors : Class-prior estimators, for ``prior``.
         """
+        if is_dask_collection(X) or is_dask_collection(s):
+            return self._fit_dask(X, s)
         return super().fit(X, s)
+
+    def _fit_dask(self, X, s) -> PUSVC:
+        """``fit`` on Dask input: the distributed linear solver of
+        :mod:`unlabeled.pu._dask_linear` (CoCoA+ rounds, outer offset search, duality gap)."""
+        params = self._validate_params()
+        if self.kernel != "linear":
+            raise ValueError(
+                f"PUSVC(kernel={self.kernel!r}) has no distributed solver for Dask input: only "
+                "kernel='linear' is fitted on a Dask cluster. Use kernel='linear', or pass "
+                "X.compute() and s.compute() (NumPy arrays) if the data fit in memory"
+            )
+        for name, bad, fix in (
+            ("prior", params["prior"] == "auto", "pass the prior as a number in (0, 1)"),
+            ("probability", params["probability"], "use probability=False"),
+            ("warm_start", params["warm_start"], "use warm_start=False"),
+        ):
+            if bad:
+                raise ValueError(
+                    f"PUSVC({name}={getattr(self, name)!r}) is not available on Dask input: {fix}, "
+                    "or pass NumPy arrays (X.compute()) if the data fit in memory"
+                )
+        fit_linear_dask(self, X, s, float(params["prior"]), float(params["lam"]))
+        self.prior_estimator_ = None
+        self.solver_ = "smo"
+        self.cache_stats_ = {
+            "hits": 0,
+            "misses": 0,
+            "bytes": 0,
+            "kernel_rows": 0,
+            "kernel_path": None,
+        }
+        self._set_sigmoid(None)
+        return self
 
     def _validate_params(self) -> dict:
         params = super()._validate_params()

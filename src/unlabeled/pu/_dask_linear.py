@@ -1,0 +1,578 @@
+r"""Linear PUSVC on a Dask cluster: CoCoA+ rounds at a fixed offset, the offset found by an
+outer search, and a duality gap that certifies the model.
+
+The problem is PUSVC's (see :class:`~unlabeled.pu.PUSVC`), divided by ``2 lam``: with
+``c1 = pi / (2 lam p)``, ``c2 = 1 / (2 lam n)`` and ``dh(z) = max(z, (1 + z)/2, 0)``,
+
+.. math::
+
+    P(w, \beta) = \tfrac12\|w\|^2 - c_1\sum_{x\in P}(w^\top x + \beta)
+                  + c_2\sum_{x\in U} dh(w^\top x + \beta),
+
+whose dual in ``sigma`` (``0 <= sigma_u <= c2``, ``sum sigma = c1 p``) is
+``E(sigma) = -1/2 ||w(sigma)||^2 - sum_u vee(sigma_u)`` with
+``w(sigma) = c1 sum_P x_p - sum_U sigma_u x_u`` and ``vee(s) = max(-s, s - c2)``.
+
+For a fixed offset ``beta`` the equality constraint leaves the dual (its multiplier is
+``beta``: the linear term ``-beta sum sigma``) and the dual separates over the rows. Each
+round of CoCoA+ (Ma et al., ICML 2015; Smith et al., JMLR 2018) then runs, on every chunk ``k``
+of rows and against the current ``w``, the engine's linear dual coordinate descent on the
+chunk's variables for the local subproblem
+
+.. math::
+
+    \min_{\Delta\sigma_k}\ \sum_{u\in k}\bigl(vee(\sigma_u + \Delta\sigma_u)
+        - \beta\,\Delta\sigma_u\bigr) - w^\top X_k^\top\Delta\sigma_k
+        + \frac{\sigma'}{2}\|X_k^\top\Delta\sigma_k\|^2 ,
+
+with the safe scaling ``sigma' = K`` (``K`` chunks holding unlabeled points) and the updates
+added (``gamma = 1``): the engine's quadratic term ``mu/2 ||w0 - X_k^T sigma_k||^2`` with
+``mu = sigma'`` and ``w0 = w / sigma' + X_k^T sigma_k`` is exactly this subproblem. Only ``w``
+(``d`` floats) and scalars go to the workers, and ``d`` floats plus scalars come back, summed by
+a tree reduction: the data stay where they were loaded, once.
+
+The offset is found as the in-memory linear path finds it: ``S(beta) = sum sigma(beta)`` is
+non-decreasing, and a bracketed secant (regula falsi with the Illinois halving) finds
+``S(beta) = c1 p`` from the states solved at fixed offsets. Every state gives, in the same
+pass over its chunks, ``P(w, beta)`` (an upper bound of the optimum), ``E(sigma)`` and
+``r = S - c1 p``. For two states with ``r_lo <= 0 <= r_hi`` and
+``theta = r_hi / (r_hi - r_lo)``, the mixture ``theta sigma_lo + (1 - theta) sigma_hi`` is
+feasible for the full dual, so by concavity of ``E`` and joint convexity of ``P``
+
+.. math::
+
+    \theta E_{lo} + (1-\theta) E_{hi} \le \min P \le
+    P(\theta w_{lo} + (1-\theta) w_{hi},\ \theta\beta_{lo} + (1-\theta)\beta_{hi})
+    \le \theta P_{lo} + (1-\theta) P_{hi} ,
+
+a certificate from scalars alone. The fit stops when its width, times ``2 lam`` (the units of
+``objective_``), is at most ``tol * max(1, |objective_|)``; the model is the mixture, and a last
+pass computes its objective exactly, so ``duality_gap_ = objective_ - 2 lam * lower bound``.
+"""
+
+from __future__ import annotations
+
+import operator
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+
+from .. import _engine
+from .._dask import align_rows, as_dask_array
+
+#: rounds when ``max_iter`` is None
+DEFAULT_MAX_ROUNDS = 1000
+#: epochs of coordinate descent per local subproblem and round (CoCoA+'s inexact local solver)
+LOCAL_EPOCHS = 2
+#: a state counts as solved for the offset search when its gap at fixed offset is at most this
+#: share of |r| times the search's next step (about the distance of V(beta) to the optimum)
+INNER_SHARE = 0.1
+#: decision values sampled for the first offset
+_START_SAMPLE = 4000
+#: rows per block of the dense products on a worker (bounded temporary memory)
+_BLOCK_ROWS = 1 << 16
+#: fan-in of the tree reduction of the per-chunk statistics
+_FAN_IN = 8
+
+
+# ---------------------------------------------------------------------------------- workers
+def _make_part(Xk, sk, offset):
+    """One chunk as the engine reads it, with its checks: ((X, unl, pos), stats)."""
+    if sp.issparse(Xk):
+        Xk = sp.csr_matrix(Xk, dtype=np.float64, copy=True)
+        Xk.sum_duplicates()
+        Xk.indices = Xk.indices.astype(np.int32, copy=False)
+        values = Xk.data
+    else:
+        Xk = np.asarray(Xk)
+        if Xk.dtype not in (np.float32, np.float64):
+            Xk = Xk.astype(np.float64)
+        Xk = np.ascontiguousarray(Xk)
+        values = Xk
+    sk = np.asarray(sk)
+    stats = {"rows": Xk.shape[0], "bad_row": -1, "bad_labels": ()}
+    finite = np.isfinite(values)
+    if not finite.all():
+        if sp.issparse(Xk):
+            row = int(np.searchsorted(Xk.indptr, np.flatnonzero(~finite)[0], side="right") - 1)
+        else:
+            row = int(np.flatnonzero(~finite.all(axis=1))[0])
+        stats["bad_row"] = offset + row
+    if sk.dtype == bool:
+        pos_mask = sk
+    else:
+        values_s = np.unique(sk)
+        if sk.dtype.kind not in "iuf" or not (
+            set(values_s.tolist()) <= {0, 1} or set(values_s.tolist()) <= {-1, 1}
+        ):
+            stats["bad_labels"] = tuple(values_s[:10].tolist())
+        pos_mask = sk == 1
+    pos = np.flatnonzero(pos_mask).astype(np.int32)
+    unl = np.flatnonzero(~pos_mask).astype(np.int32)
+    stats["p"], stats["n"], stats["k"] = pos.size, unl.size, int(unl.size > 0)
+    stats["neg_one"] = bool(sk.dtype != bool and np.any(sk == -1))
+    stats["zero"] = bool(sk.dtype != bool and np.any(sk == 0))
+    if stats["bad_row"] < 0:
+        one = np.zeros(Xk.shape[0])
+        one[pos] = 1.0
+        stats["sum_pos"] = _xt_dot(Xk, one)
+        one[:] = 0.0
+        one[unl] = 1.0
+        stats["sum_unl"] = _xt_dot(Xk, one)
+    return (Xk, unl, pos), stats
+
+
+def _x_dot(X, w):
+    """X @ w in float64, dense float32 rows converted a block at a time."""
+    if sp.issparse(X) or X.dtype == np.float64:
+        return np.asarray(X @ w, dtype=np.float64)
+    out = np.empty(X.shape[0])
+    for i in range(0, X.shape[0], _BLOCK_ROWS):
+        out[i : i + _BLOCK_ROWS] = X[i : i + _BLOCK_ROWS].astype(np.float64) @ w
+    return out
+
+
+def _xt_dot(X, u):
+    """X' u in float64 (see :func:`_x_dot`)."""
+    if sp.issparse(X) or X.dtype == np.float64:
+        return np.asarray(X.T @ u, dtype=np.float64)
+    out = np.zeros(X.shape[1])
+    for i in range(0, X.shape[0], _BLOCK_ROWS):
+        out += X[i : i + _BLOCK_ROWS].T.astype(np.float64) @ u[i : i + _BLOCK_ROWS]
+    return out
+
+
+def _v(X, unl, sigma):
+    """X_U' sigma for the chunk's unlabeled rows."""
+    full = np.zeros(X.shape[0])
+    full[unl] = sigma
+    return _xt_dot(X, full)
+
+
+def _init_state(part, value):
+    """The start sigma_u = value on the chunk's unlabeled rows, with its X_U' sigma."""
+    X, unl, _ = part
+    sigma = np.full(unl.size, value)
+    return sigma, _v(X, unl, sigma)
+
+
+def _sample_g(part, w, size, seed):
+    """<w, x> on up to ``size`` unlabeled rows of the chunk drawn at random (scalars only)."""
+    X, unl, _ = part
+    rng = np.random.default_rng(seed)
+    rows = unl if unl.size <= size else np.sort(rng.choice(unl, size, replace=False))
+    return _x_dot(X[rows], w)
+
+
+def _start_offset(g, prior):
+    """The offset beta at which the start's decision values put a share ``prior`` of the
+    dual mass where the separable problem puts it (sigma_u = c2 where f > 1, c2/2 where
+    |f| <= 1, 0 below): mean s(g + beta) = prior, s non-decreasing; by bisection."""
+    lo, hi = -1.0 - g.max(), 1.0 - g.min()
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        f = g + mid
+        share = np.mean(np.where(f > 1, 1.0, np.where(f >= -1, 0.5, 0.0)))
+        lo, hi = (mid, hi) if share < prior else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
+def _init_group(value, *parts):
+    """The start states of a worker's chunks."""
+    return tuple(_init_state(part, value) for part in parts)
+
+
+def _engine_data(X):
+    if sp.issparse(X):
+        return _engine.Data.csr(X.data, X.indices, X.indptr.astype(np.int64), X.shape[1])
+    return _engine.Data.dense(X)
+
+
+def _chunk_stats(part, state, w, beta, c2):
+    """The statistics of one chunk at (w, beta, sigma_k): sum_P <w, x>, sum_U dh(f), sum_U
+    vee(sigma), sum_U sigma and X_U' sigma."""
+    X, unl, pos = part
+    sigma, v = state
+    f = _x_dot(X, w)
+    fu = f[unl] + beta
+    return {
+        "fp": float(f[pos].sum()),
+        "dh": float(np.maximum(np.maximum(fu, 0.5 * (1.0 + fu)), 0.0).sum()),
+        "vee": float(np.maximum(-sigma, sigma - c2).sum()),
+        "sig": float(sigma.sum()),
+        "v_new": v,
+        "iter": 0,
+    }
+
+
+def _chunk_solve(part, state, w0, beta, c2, scale, tol, shrinking, epochs, seed):
+    """The engine's coordinate descent on one chunk's variables for
+    min mu/2 ||w0 - X_U' sigma||^2 + sum_u (vee(sigma_u) - beta sigma_u), mu = scale, from
+    sigma_k; returns the new state and its number of coordinate updates."""
+    X, unl, _ = part
+    sigma, _ = state
+    ones = np.ones(unl.size)
+    res = _engine.solve_linear_dual(
+        _engine_data(X),
+        unl,
+        -ones,
+        c2 * ones,
+        sigma,
+        -np.ones((unl.size, 1), dtype=np.int8),
+        mu=np.array([scale]),
+        w0=np.asarray(w0, dtype=np.float64)[None, :],
+        shift=float(beta),
+        options=_engine.SolverOptions(float(tol), bool(shrinking), int(epochs * unl.size)),
+        seed=int(seed),
+        kink=0.5 * c2 * ones,
+        jump=2.0 * ones,
+    )
+    sigma_new = np.clip(np.asarray(res.alpha, dtype=np.float64), 0.0, c2)
+    return (sigma_new, _v(X, unl, sigma_new)), int(res.n_iter)
+
+
+def _round(w, beta, c2, scale, tol, shrinking, epochs, seed, solve, state, *parts):
+    """One worker's share of a round, on its chunks ``args = parts + states``: the statistics
+    of the incoming state (w, beta, sigma), then (``solve``) CoCoA+'s local subproblem of the
+    worker's variables, by block coordinate descent over its chunks (each block the engine's
+    coordinate descent against the worker's copy of w, which takes the blocks' updates).
+    ``state``: the chunks' (sigma, X_U' sigma), or the previous round's result. Returns
+    (new states, summed statistics, with ``v_new`` = the new sum of X_U' sigma)."""
+    if len(state) == 2 and isinstance(state[1], dict):
+        state = state[0]
+    states = list(state)
+    pairs = zip(parts, states, strict=True)
+    stats = _add_stats(*[_chunk_stats(a, b, w, beta, c2) for a, b in pairs])
+    if not solve:
+        return tuple(states), stats
+    moved = np.zeros_like(w)  # X' (sigma_new - sigma) of the blocks done
+    for k, part in enumerate(parts):
+        if part[1].size == 0:
+            continue
+        v_old = states[k][1]
+        w0 = w / scale - moved + v_old
+        states[k], iters = _chunk_solve(
+            part, states[k], w0, beta, c2, scale, tol, shrinking, epochs, seed + k
+        )
+        moved += states[k][1] - v_old
+        stats["iter"] += iters
+    stats["v_new"] = stats["v_new"] + moved
+    return tuple(states), stats
+
+
+def _add_stats(*parts):
+    """The sum of per-chunk statistics (dicts of numbers and arrays); ``bad_*`` kept as found."""
+    out = dict(parts[0])
+    for other in parts[1:]:
+        for key, value in other.items():
+            if key == "bad_row":
+                out[key] = value if out[key] < 0 else out[key]
+            elif key == "bad_labels":
+                out[key] = out[key] or value
+            elif key in ("neg_one", "zero"):
+                out[key] = out[key] or value
+            elif key in out:
+                out[key] = out[key] + value
+            else:
+                out[key] = value
+    return out
+
+
+# ---------------------------------------------------------------------------------- client
+def _reduce(client, futures):
+    """Tree reduction of statistics futures on the workers; the sum, on the client."""
+    if len(futures) <= _FAN_IN:
+        return _add_stats(*client.gather(futures))
+    while len(futures) > 1:
+        futures = [
+            client.submit(_add_stats, *futures[i : i + _FAN_IN], pure=False)
+            for i in range(0, len(futures), _FAN_IN)
+        ]
+    return futures[0].result()
+
+
+def _split(client, futures):
+    """(state futures, statistics futures) of the futures of (state, stats) pairs."""
+    first = [client.submit(operator.getitem, f, 0, pure=False) for f in futures]
+    second = [client.submit(operator.getitem, f, 1, pure=False) for f in futures]
+    return first, second
+
+
+def _client():
+    """The current dask.distributed client; a clear error without one."""
+    fix = (
+        "PUSVC.fit on Dask input runs on a dask.distributed cluster: install "
+        "unlabeled[distributed] and create a distributed.Client first (e.g. "
+        "Client(LocalCluster())), or pass NumPy arrays (X.compute()) if the data fit in memory"
+    )
+    try:
+        import distributed
+    except ImportError:  # pragma: no cover - dask without distributed
+        raise ImportError(fix) from None
+    try:
+        return distributed.get_client()
+    except ValueError:
+        raise ValueError(fix) from None
+
+
+def _groups(client, parts):
+    """[(worker address, indices of the chunks it holds)], in the order of the chunks."""
+    who = client.who_has(parts)
+    groups: dict = {}
+    for k, part in enumerate(parts):
+        holders = sorted(who.get(part.key, ())) or [None]
+        groups.setdefault(holders[0], []).append(k)
+    return list(groups.items())
+
+
+def _certificate(history):
+    """The best pair of states (lo, hi, theta, upper, lower) with r_lo <= 0 <= r_hi, or None."""
+    if not history:
+        return None
+    r = np.array([h["r"] for h in history])
+    P = np.array([h["P"] for h in history])
+    E = np.array([h["E"] for h in history])
+    lo, hi = np.flatnonzero(r <= 0), np.flatnonzero(r >= 0)
+    if lo.size == 0 or hi.size == 0:
+        return None
+    rl, rh = r[lo][:, None], r[hi][None, :]
+    span = rh - rl
+    with np.errstate(invalid="ignore", divide="ignore"):
+        theta = np.where(span > 0, rh / np.where(span > 0, span, 1.0), 1.0)
+    upper = theta * P[lo][:, None] + (1 - theta) * P[hi][None, :]
+    lower = theta * E[lo][:, None] + (1 - theta) * E[hi][None, :]
+    i, j = np.unravel_index(np.argmin(upper - lower), upper.shape)
+    return int(lo[i]), int(hi[j]), float(theta[i, j]), float(upper[i, j]), float(lower[i, j])
+
+
+class _OffsetSearch:
+    """The in-memory linear path's search for S(beta) = c1 p (pu_dh.cpp, offset_search):
+    secant steps until a bracket is known, then regula falsi with the Illinois halving."""
+
+    def __init__(self, beta):
+        self.beta = beta
+        self.lo, self.hi = -np.inf, np.inf
+        self.r_lo = self.r_hi = self.prev_b = self.prev_r = np.nan
+        self.last_side = 0
+
+    def expected_step(self, r):
+        """The length of the step that :meth:`step` would take from a state with residual r."""
+        saved = dict(vars(self))
+        try:
+            return abs(self.step(r) - saved["beta"])
+        finally:
+            vars(self).update(saved)
+
+    def step(self, r):
+        """The next offset after the state at ``self.beta`` was solved with residual ``r``."""
+        beta = self.beta
+        side = -1 if r < 0 else 1
+        if side < 0:
+            self.lo, self.r_lo = beta, r
+        else:
+            self.hi, self.r_hi = beta, r
+        bracket = np.isfinite(self.lo) and np.isfinite(self.hi)
+        if bracket and side == self.last_side:
+            if side < 0:
+                self.r_hi /= 2
+            else:
+                self.r_lo /= 2
+        nxt = np.nan
+        if bracket:
+            nxt = self.lo - self.r_lo * (self.hi - self.lo) / (self.r_hi - self.r_lo)
+        elif np.isfinite(self.prev_b) and r != self.prev_r:
+            nxt = beta - r * (beta - self.prev_b) / (r - self.prev_r)
+            # extrapolate at most 10x the last move, in the right direction
+            limit = 10 * abs(beta - self.prev_b)
+            if not (-side * (nxt - beta) > 0):
+                nxt = np.nan
+            else:
+                nxt = beta - side * min(abs(nxt - beta), limit)
+        if not np.isfinite(nxt):
+            nxt = beta - side * 0.1
+        if bracket and not (self.lo < nxt < self.hi):
+            nxt = 0.5 * (self.lo + self.hi)
+        self.last_side = side
+        self.prev_b, self.prev_r = beta, r
+        self.beta = float(nxt)
+        return self.beta
+
+
+def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
+    """Fit ``est`` (a PUSVC with ``kernel="linear"``) on Dask ``X`` and ``s``; sets its fitted
+    attributes, including ``duality_gap_`` and ``n_rounds_``. See the module's docstring."""
+    X = as_dask_array(X, name="X")
+    if not hasattr(s, "dask") and np.ndim(s) == 1 and len(s) != X.shape[0]:
+        # (align_rows would first try to chunk s like X and fail with Dask's own message)
+        raise ValueError(
+            f"X and s have different lengths ({X.shape[0]} and {len(s)} rows): pass one "
+            "label per row"
+        )
+    s = align_rows(X, s, x_name="X", y_name="s")
+    client = _client()
+    n_rows, d = X.shape
+    offsets = np.r_[0, np.cumsum(X.chunks[0])]
+    # the data, loaded once: chunk futures, then the engine's form of each chunk
+    x_futs = client.compute(list(X.to_delayed().ravel()))
+    s_futs = client.compute(list(s.to_delayed().ravel()))
+    made = [
+        client.submit(_make_part, xf, sf, int(off), pure=False)
+        for xf, sf, off in zip(x_futs, s_futs, offsets[:-1], strict=True)
+    ]
+    parts, part_stats = _split(client, made)
+    del x_futs, s_futs, made
+    info = _reduce(client, part_stats)
+    del part_stats
+    if info["bad_row"] >= 0:
+        raise ValueError(
+            f"Input X contains NaN or infinity (row {info['bad_row']}): PUSVC needs finite "
+            "features; drop or impute the missing values first"
+        )
+    expected = "s must hold 1 for labeled positives and 0 (or -1) for unlabeled points."
+    if info["bad_labels"]:
+        raise ValueError(f"{expected} Got the values {list(info['bad_labels'])}")
+    if info["neg_one"] and info["zero"]:
+        raise ValueError(f"{expected} Got both 0 and -1")
+    p, n = int(info["p"]), int(info["n"])
+    if p == 0:
+        raise ValueError(
+            "s marks no labeled positive: at least one entry of s must be 1 "
+            "(a PU classifier can't train when only one class is present)"
+        )
+    if n == 0:
+        raise ValueError(
+            "s marks no unlabeled point: at least one entry of s must be 0 (or -1) "
+            "(a PU classifier can't train when only one class is present)"
+        )
+
+    c1, c2 = prior / (2 * lam * p), 1.0 / (2 * lam * n)
+    total = c1 * p
+    w_pos = c1 * np.asarray(info["sum_pos"], dtype=np.float64)
+    start = total / n  # sigma_u = c1 p / n: feasible, in [0, c2] since prior < 1
+    # CoCoA+'s partitions: the chunks held by one worker form one local subproblem, solved
+    # there against its copy of w; sigma' = K, the number of partitions. A group's state (the
+    # sigma and X_U' sigma of its chunks) lives on its worker as the result of its last round
+    groups = _groups(client, parts)
+    states = [
+        client.submit(_init_group, start, *[parts[k] for k in idx], workers=[addr], pure=False)
+        for addr, idx in groups
+    ]
+    scale = float(len(groups))
+    v_sum = start * np.asarray(info["sum_unl"], dtype=np.float64)
+    w = w_pos - v_sum
+    max_rounds = DEFAULT_MAX_ROUNDS if est.max_iter is None else int(est.max_iter)
+    seed0 = int(np.random.default_rng(_seed(est.random_state)).integers(2**31))
+    # the first offset from a sample of the start's decision values (scalars, never rows)
+    per = max(50, _START_SAMPLE // len(parts))
+    g = np.concatenate(
+        client.gather(
+            [client.submit(_sample_g, part, w, per, seed0 + k) for k, part in enumerate(parts)]
+        )
+    )
+    search = _OffsetSearch(_start_offset(g, prior))
+    beta = search.beta
+    history: list[dict] = []
+    n_iter, rounds, cert = 0, 0, None
+    target = np.inf
+
+    def run_round(states, w, beta, solve, seed):
+        """Submit one round; returns (new state futures, the summed statistics)."""
+        new_states, stat_futs = [], []
+        for g, (addr, idx) in enumerate(groups):
+            fut = client.submit(
+                _round,
+                w,
+                beta,
+                c2,
+                scale,
+                est.tol,
+                est.shrinking,
+                LOCAL_EPOCHS,
+                seed + 1009 * g,
+                solve,
+                states[g],
+                *[parts[k] for k in idx],
+                workers=[addr],
+                allow_other_workers=True,
+                pure=False,
+            )
+            new_states.append(fut)
+            stat_futs.append(client.submit(operator.getitem, fut, 1, pure=False))
+        return new_states, _reduce(client, stat_futs)
+
+    while True:
+        last = rounds >= max_rounds
+        new_states, st = run_round(states, w, beta, not last, seed0 + 7919 * rounds)
+        ww = float(w @ w)
+        P = 0.5 * ww - c1 * (st["fp"] + p * beta) + c2 * st["dh"]
+        E = -0.5 * ww - st["vee"]
+        r = st["sig"] - total
+        gap_beta = P - E - beta * r
+        history.append({"P": P, "E": E, "r": r, "beta": beta, "w": w})
+        n_iter += int(st["iter"])
+        cert = _certificate(history)
+        best_upper = min(h["P"] for h in history)  # every P is an upper bound of the optimum
+        target = est.tol * max(1.0, 2 * lam * abs(best_upper)) / (2 * lam)
+        if (cert is not None and cert[3] - cert[4] <= target) or last:
+            del new_states
+            break
+        rounds += 1
+        states = new_states
+        w = w_pos - np.asarray(st["v_new"], dtype=np.float64)
+        # a state is solved well enough for the offset search when its gap is small next to
+        # the distance to the root that the search's next step expects (|r| times the step)
+        if gap_beta <= max(0.25 * target, INNER_SHARE * abs(r) * search.expected_step(r)):
+            beta = search.step(r)
+    converged = cert is not None and cert[3] - cert[4] <= target
+    if cert is not None:
+        i, j, theta, upper, lower = cert
+        lo, hi = history[i], history[j]
+        w_fit = theta * lo["w"] + (1 - theta) * hi["w"]
+        beta_fit = theta * lo["beta"] + (1 - theta) * hi["beta"]
+    else:  # no bracket: the last state, and no finite lower bound
+        w_fit, beta_fit, lower = history[-1]["w"], history[-1]["beta"], -np.inf
+    # the model's exact objective: one pass without a solve
+    st = run_round(states, w_fit, beta_fit, False, 0)[1]
+    P_fit = 0.5 * float(w_fit @ w_fit) - c1 * (st["fp"] + p * beta_fit) + c2 * st["dh"]
+    objective = 2 * lam * P_fit
+    gap = 2 * lam * (P_fit - lower)
+    if not converged:
+        warnings.warn(
+            f"PUSVC on Dask input stopped after max_iter={max_rounds} rounds with a duality "
+            f"gap of {gap:.3g} (tol={est.tol} times max(1, |objective|) was asked): raise "
+            "max_iter",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
+    _store(est, n_rows, d, w_fit, beta_fit, sp_input=_is_sparse(X))
+    est.prior_ = float(prior)
+    est.objective_ = float(objective)
+    est.duality_gap_ = float(max(gap, 0.0))
+    est.n_rounds_ = int(len(history))
+    est.n_iter_ = int(n_iter)
+
+
+def _is_sparse(X) -> bool:
+    return sp.issparse(getattr(X, "_meta", None))
+
+
+def _seed(random_state):
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(np.iinfo(np.int32).max))
+    return random_state
+
+
+def _store(est, n_rows, d, w, beta, sp_input) -> None:
+    """The fitted linear model: ``w`` and ``beta``, without the n coefficients (support_ empty:
+    a Dask fit keeps no per-row arrays on the client)."""
+    est.support_ = np.empty(0, dtype=np.int32)
+    est.dual_coef_ = np.empty((1, 0))
+    est.intercept_ = np.array([float(beta)])
+    est.support_vectors_ = sp.csr_matrix((0, d)) if sp_input else np.empty((0, d))
+    est._coef = np.asarray(w, dtype=np.float64).reshape(1, -1).copy()
+    est.classes_ = np.array([0, 1])
+    est.shape_fit_ = (int(n_rows), int(d))
+    est.n_features_in_ = int(d)
+    est._gamma = 1.0  # unused by the linear kernel (as check_gamma resolves it)
