@@ -30,6 +30,16 @@ selection (the inner CV and the refit), seconds on one core (BLAS limited to one
     python benchmarks/bench_mil.py --variants            # WellSVM's options, fixed parameters
     python benchmarks/bench_mil.py --grid wide --first-repeat 1 --repeats 2   # repeat 1
 
+``--defaults`` (``results/mil_defaults.md``): every method with its defaults, as a new user
+runs it (no parameter search), on one 10-fold CV per set (the folds of repeat 0 unless
+``--first-repeat`` names another): ``MILWellSVM()``, ``MISVM()``, ``miSVM()`` on the instances
+standardised per training fold, and ``SVC()`` (``gamma="scale"``, ``C=1``) on the bag
+embedding (mean, max and min, standardised per training fold); bag accuracy per set, the total
+fit time of each method over all folds and sets (one process, one core, in the same run) and
+its ratio to MI-SVM's.
+
+    python benchmarks/bench_mil.py --defaults            # results/mil_defaults.md
+
 ``--variants`` compares WellSVM's violated-choice search (``oracle="ascent"``, the default,
 against the paper's one step ``"paper"``) and its model (``model="rounded"``, the default,
 against the paper's mixture ``"relaxation"``) at fixed parameters (C1 = 10, C2 = 1,
@@ -313,6 +323,109 @@ def plot(summary, sets, path):
     bench.save_figure(fig, path)
 
 
+DEFAULTS = ("MILWellSVM", "MI-SVM", "mi-SVM", "SVC embedding")
+
+
+def defaults_fold(name, repeat, fold, tr, te):
+    """Every method of ``DEFAULTS`` with its defaults on one outer fold: bag accuracy and
+    fit time (one core)."""
+    X, bag, y = load_mil(name)
+    mtr, mte = np.isin(bag, tr), np.isin(bag, te)
+    _, btr = np.unique(bag[mtr], return_inverse=True)
+    _, bte = np.unique(bag[mte], return_inverse=True)
+    sc = StandardScaler().fit(X[mtr])
+    Xtr, Xte = sc.transform(X[mtr]), sc.transform(X[mte])
+    Etr, Ete = embed(X[mtr], btr, tr.size), embed(X[mte], bte, te.size)
+    se = StandardScaler().fit(Etr)
+    Etr, Ete = se.transform(Etr), se.transform(Ete)
+    rows = []
+    with threadpool_limits(1), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for method in DEFAULTS:
+            caught.clear()
+            if method == "SVC embedding":
+                model = SVC()
+                t0 = time.perf_counter()
+                model.fit(Etr, y[tr])
+                elapsed = time.perf_counter() - t0
+                pred = model.predict(Ete)
+            else:
+                model = {"MILWellSVM": MILWellSVM, "MI-SVM": MISVM, "mi-SVM": miSVM}[method]()
+                t0 = time.perf_counter()
+                model.fit(Xtr, y[tr], groups=btr)
+                elapsed = time.perf_counter() - t0
+                pred = model.predict(Xte, groups=bte)
+            rows.append({
+                "set": name, "repeat": repeat, "fold": fold, "method": method,
+                "acc": float(np.mean(pred == y[te])), "fit_s": elapsed, "commit": COMMIT,
+                "warnings": sorted({type(w.message).__name__ for w in caught}),
+            })  # fmt: skip
+    return rows
+
+
+def run_defaults(args, labels):
+    """``--defaults``: the table of ``results/mil_defaults.md`` (module docstring)."""
+    tasks = []
+    for name, y in labels.items():
+        for fold, (tr, te) in enumerate(outer_folds(y, args.first_repeat)):
+            if not (args.quick and fold >= 1):
+                tasks.append((name, args.first_repeat, fold, tr, te))
+    rows = [r for fr in Parallel(n_jobs=args.n_jobs)(delayed(defaults_fold)(*t) for t in tasks)
+            for r in fr]  # fmt: skip
+    stem_ = "mil_defaults"
+    out = bench.output(args, stem_ + "_runs", ".jsonl")
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    bench.written(out)
+    sets = list(dict.fromkeys(r["set"] for r in rows))
+    acc = {(r["set"], r["method"]): [] for r in rows}
+    total = dict.fromkeys(DEFAULTS, 0.0)
+    warned = {m: 0 for m in DEFAULTS}
+    for r in rows:
+        acc[r["set"], r["method"]].append(r["acc"])
+        total[r["method"]] += r["fit_s"]
+        warned[r["method"]] += bool(r["warnings"])
+    n_folds = len(rows) // len(DEFAULTS)
+    lines = bench.header("Multi-instance learners with their defaults")
+    lines += [
+        f"Code: commit {COMMIT}. Every method with its defaults (no parameter search): "
+        "`MILWellSVM()`, `MISVM()`, `miSVM()` on the instances standardised per training "
+        "fold; `SVC()` (scikit-learn: `gamma=\"scale\"`, `C=1`) on the bag embedding "
+        "(mean, max and min of each feature over the bag, standardised per training fold). "
+        f"One 10-fold CV over bags per set (stratified, the folds of repeat {args.first_repeat}"
+        " of `mil.md`), the same folds for every method; fit times on one core, all methods "
+        f"in the same run ({args.n_jobs} fold(s) at a time).", "",
+        "Bag accuracy (mean +- std over the folds); bold: the best of the row.", "",
+        "| set | " + " | ".join(DEFAULTS) + " | MILWellSVM >= SVC embedding |",
+        "|---|" + "---|" * (len(DEFAULTS) + 1),
+    ]  # fmt: skip
+    wins = 0
+    for name in sets:
+        means = {m: float(np.mean(acc[name, m])) for m in DEFAULTS}
+        top = max(means.values())
+        cells = []
+        for m in DEFAULTS:
+            v = np.array(acc[name, m])
+            txt = f"{v.mean():.3f} +- {v.std(ddof=1) if v.size > 1 else 0.0:.3f}"
+            cells.append(f"**{txt}**" if means[m] == top else txt)
+        ok = means["MILWellSVM"] >= means["SVC embedding"]
+        wins += ok
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {'yes' if ok else 'no'} |")
+    ratio = total["MILWellSVM"] / total["MI-SVM"]
+    lines += [
+        "", f"MILWellSVM at least the bag-embedding SVC on {wins} of {len(sets)} sets.", "",
+        f"Total fit time over the {n_folds} fits of each method (seconds), the ratio to "
+        "MI-SVM's, and the fits that warned (ConvergenceWarning or UserWarning):", "",
+        "| method | total fit s | / MI-SVM | fits that warned |", "|---|---|---|---|",
+    ]  # fmt: skip
+    for m in DEFAULTS:
+        lines.append(
+            f"| {m} | {total[m]:.2f} | {total[m] / total['MI-SVM']:.2f} | {warned[m]} of "
+            f"{n_folds} |"
+        )
+    lines += ["", f"MILWellSVM's total fit time is {ratio:.2f}x MI-SVM's."]
+    bench.write_markdown(args, stem_, lines)
+
+
 VARIANTS = [(o, m) for m in ("rounded", "relaxation") for o in ("ascent", "paper")]
 
 
@@ -379,6 +492,11 @@ def main():
     ap.add_argument("--sets", nargs="*", default=list(MIL_NAMES), choices=MIL_NAMES)
     ap.add_argument("--n-jobs", type=int, default=2, help="outer folds run in parallel (2)")
     ap.add_argument("--variants", action="store_true", help="WellSVM's options only")
+    ap.add_argument(
+        "--defaults",
+        action="store_true",
+        help="every method with its defaults, one 10-fold CV (mil_defaults.md)",
+    )
     ap.add_argument("--report-only", action="store_true", help="write the table from the runs")
     ap.add_argument("--grid", choices=WEIGHTS, default="narrow",
                     help="the parameter grid (narrow; wide writes mil-wide.md; quick: "
@@ -395,6 +513,8 @@ def main():
         args.grid, args.first_repeat, args.repeats, args.n_jobs = "quick", 0, 1, 1
     if args.variants:
         return run_variants(args)
+    if args.defaults:
+        return run_defaults(args, labels)
     runs = bench.output(args, stem(args) + "_runs", ".jsonl")
     rows = [json.loads(ln) for ln in runs.read_text().splitlines()] if runs.exists() else []
     done = {(r["set"], r["repeat"], r["fold"]) for r in rows}

@@ -49,7 +49,8 @@ def test_wellsvm_every_inner_svm_matches_cvxpy(monkeypatch):
     bags, y, _ = planted(1, n_bags=8, size=3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        clf = MILWellSVM(C1=5.0, C2=1.0, gamma=GAMMA, tol=1e-7).fit(bags, y)
+        clf = MILWellSVM(C1=5.0, C2=1.0, gamma=GAMMA, tol=1e-7, oracle="ascent",
+                         model="rounded", max_mkl_iter=100).fit(bags, y)  # fmt: skip
     assert len(recorded) >= 2 and clf.label_vectors_.shape[1] >= 1
     for Kq, yhat, C, alpha in recorded:
         assert np.all(alpha >= 0) and np.all(alpha <= C * (1 + 1e-12))
@@ -68,7 +69,7 @@ def test_wellsvm_start_svm_matches_cvxpy(monkeypatch):
 
     monkeypatch.setattr(_wellsvm, "solve_kernel_qp", spy)
     bags, y, _ = planted(2, n_bags=8, size=3)
-    MILWellSVM(gamma=GAMMA, tol=1e-7, max_iter=1).fit(bags, y)
+    MILWellSVM(gamma=GAMMA, tol=1e-7, max_iter=1, model="rounded").fit(bags, y)
     ((yi, C, alpha),) = recorded
     X = np.vstack(bags)
     order = np.argsort(np.repeat(np.where(y > 0, 1, -1), [len(b) for b in bags]) < 0,
