@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from oracle import psd_factor
 from problems import signs_of, ssl_problem
 from sklearn.metrics.pairwise import rbf_kernel
 
@@ -202,3 +203,84 @@ def test_linear_path_equals_kernel_path(sparse):
     np.testing.assert_allclose(
         t_lin.decision_function(Xf), t_ref.decision_function(linear_kernel(X)), atol=1e-4
     )
+
+
+# ---- the authors' code's options: the finish and the two-kernel MKL step ------------------
+CVX = {"solver": "CLARABEL", "tol_gap_abs": 1e-9, "tol_gap_rel": 1e-9, "tol_feas": 1e-9}
+
+
+def balanced_by(f, y):
+    """The paper's balance applied to decision values: the given labels, and of the unlabeled
+    points the ceil(n_U p) with the largest f positive (p the labeled positive share)."""
+    s = signs_of(y)
+    out = s.astype(int).copy()
+    unl = np.flatnonzero(s == 0)
+    n_neg = paper_balance(s)
+    order = unl[np.argsort(-f[unl], kind="stable")]
+    out[order[: unl.size - n_neg]] = 1
+    out[order[unl.size - n_neg :]] = -1
+    return out
+
+
+@pytest.mark.parametrize("finish", ["self_training", "authors"])
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_finish_is_the_svm_on_its_own_balanced_labels(finish, loss):
+    """The finish ends at a self-training fixed point: the model is the SVM without offset
+    (cvxpy + Clarabel) on the labels that its own decision values give under the balance
+    constraint."""
+    cp = pytest.importorskip("cvxpy")
+    X, y, _ = ssl_problem(21, n_lab=6, n_unl=30, shift=0.7)
+    C = box(y, 1.0, 0.2)
+    model = WellSVM(C1=1.0, C2=0.2, gamma=GAMMA, loss=loss, finish=finish, tol=1e-6).fit(X, y)
+    lab = balanced_by(model.decision_function(X), y)
+    K = rbf_kernel(X, gamma=GAMMA)
+    Q = K * np.outer(lab, lab) + (np.diag(1.0 / C) if loss == "squared_hinge" else 0.0)
+    a = cp.Variable(len(y))
+    cons = [a >= 0] + ([a <= C] if loss == "hinge" else [])
+    cp.Problem(cp.Minimize(0.5 * cp.sum_squares(psd_factor(Q).T @ a) - cp.sum(a)), cons).solve(
+        **CVX
+    )
+    T = np.random.default_rng(2).normal(size=(9, 2))
+    np.testing.assert_allclose(
+        model.decision_function(T), rbf_kernel(T, X, gamma=GAMMA) @ (a.value * lab), atol=1e-3
+    )
+    np.testing.assert_array_equal(model.transduction_[y != -1], y[y != -1])
+
+
+@pytest.mark.filterwarnings("ignore:WellSVM stopped after max_iter")
+def test_two_kernels_is_a_looser_relaxation():
+    """two_kernels=True learns only the weights of the folded working set and of the new label
+    kernel: its value is the SVM on its final combined kernel (a saddle point, cvxpy), at least
+    the full MKL optimum over the same label vectors (cvxpy), and it never increases."""
+    cp = pytest.importorskip("cvxpy")
+    X, y, _ = ssl_problem(5, n_lab=6, n_unl=60, shift=1.0)
+    C = box(y, 1.0, 0.3)
+    K = rbf_kernel(X, gamma=GAMMA)
+    kw = {"C2": 0.3, "gamma": GAMMA, "tol": 1e-6, "max_mkl_iter": 3000, "max_iter": 4}
+    two = WellSVM(two_kernels=True, **kw).fit(X, y)
+    h = two.objective_history_
+    assert h.size >= 3 and np.all(np.diff(h) <= 0)
+    Y = two.label_vectors_.astype(float)
+    a, s = cp.Variable(len(y)), cp.Variable()
+    V = psd_factor(K)
+    cons = [a >= 0, a <= C]
+    cons += [cp.sum(a) - 0.5 * cp.sum_squares(V.T @ cp.multiply(Y[:, t], a)) >= s
+             for t in range(Y.shape[1])]  # fmt: skip
+    cp.Problem(cp.Maximize(s), cons).solve(**CVX)
+    assert h[-1] >= s.value - 1e-5 * abs(s.value)
+    M = K * (Y @ np.diag(two.mu_) @ Y.T)
+    b = cp.Variable(len(y))
+    svm = cp.Problem(cp.Maximize(cp.sum(b) - 0.5 * cp.sum_squares(psd_factor(M).T @ b)),
+                     [b >= 0, b <= C])  # fmt: skip
+    svm.solve(**CVX)
+    assert h[-1] == pytest.approx(svm.value, rel=1e-4)
+    full = WellSVM(**kw).fit(X, y)
+    assert not np.allclose(full.mu_[: two.mu_.size], two.mu_[: full.mu_.size], atol=1e-3)
+
+
+def test_finish_and_two_kernels_are_checked():
+    X, y, _ = ssl_problem(11, n_unl=10)
+    with pytest.raises(ValueError, match="finish must be"):
+        WellSVM(finish="later").fit(X, y)
+    with pytest.raises((ValueError, TypeError), match="two_kernels must be"):
+        WellSVM(two_kernels="yes").fit(X, y)

@@ -350,8 +350,9 @@ class MKLResult:
 
 
 def solve_mkl(
-    backend, Y, mu, alpha, *, max_iter: int, tol: float, floor=None, label_dtype=np.int8
-) -> MKLResult:
+    backend, Y, mu, alpha, *, max_iter: int, tol: float, floor=None, label_dtype=np.int8,
+    groups=None,
+) -> MKLResult:  # fmt: skip
     r"""The multiple label-kernel problem on the label vectors ``Y`` (n, T), by alternation.
 
     .. math:: \min_{\mu \in \Delta} \max_{0 \le \alpha \le c}
@@ -371,24 +372,34 @@ def solve_mkl(
     ``label_dtype`` is the dtype of the label vectors handed to the backend: int8 signs for
     the label kernels ``K .* y y'``; multi-instance learning passes int64 instance indices
     (its label vectors say which instance stands for each dual variable).
+
+    With ``groups``, a (T, G) matrix of non-negative columns that each sum to 1, the label
+    kernels enter in G fixed combinations: ``mu`` holds the G group weights ``beta``, the
+    per-vector weights are ``groups @ beta``, and the update, gap and bound above use the
+    groups' ``q_g = groups' q`` (the authors' code keeps two kernels: every earlier label
+    kernel folded into one with its weights fixed, and the new one). The returned ``mu`` is
+    per label vector.
     """
     Y = np.asarray(Y, dtype=label_dtype)
     mu = np.asarray(mu, dtype=np.float64) / np.sum(mu)
+    W = None if groups is None else np.asarray(groups, dtype=np.float64)
     last = np.inf
     for k in range(1, max_iter + 1):
-        alpha = backend.solve(Y, mu, alpha)
+        m = mu if W is None else W @ mu
+        alpha = backend.solve(Y, m, alpha)
         q = np.maximum(backend.label_norms(alpha, Y), 0.0)
-        value = float(alpha.sum() - 0.5 * mu @ q)
+        qg = q if W is None else W.T @ q
+        value = float(alpha.sum() - 0.5 * mu @ qg)
         scale = max(1.0, abs(value))
-        converged = 0.5 * (q.max() - mu @ q) <= tol * scale
-        above = floor is not None and alpha.sum() - 0.5 * q.max() > floor
-        norms = mu * np.sqrt(q)
+        converged = 0.5 * (qg.max() - mu @ qg) <= tol * scale
+        above = floor is not None and alpha.sum() - 0.5 * qg.max() > floor
+        norms = mu * np.sqrt(qg)
         stop = k == max_iter or last - value <= 0.01 * tol * scale
         stop = stop or getattr(backend, "exhausted", False)
         if converged or above or stop:
-            return MKLResult(alpha, mu, q, value, k, converged, above)
+            return MKLResult(alpha, m, q, value, k, converged, above)
         if norms.sum() <= 0:
-            return MKLResult(alpha, mu, q, value, k, True)
+            return MKLResult(alpha, m, q, value, k, True)
         last = value
         mu = norms / norms.sum()
     raise ValueError(f"max_mkl_iter must be >= 1, got {max_iter}")
@@ -415,7 +426,7 @@ class LabelGenerationResult:
 def label_generation(
     backend, oracle: Oracle, y0, *, max_iter: int, max_mkl_iter: int, tol: float,
     refine: bool = False, verbose: bool = False, violated=None, label_dtype=np.int8,
-    deadline: float | None = None,
+    deadline: float | None = None, two_kernels: bool = False,
 ) -> LabelGenerationResult:  # fmt: skip
     r"""WellSVM's cutting plane (Algorithm 1 with Sections 4.1.2-4.1.3 of the paper).
 
@@ -448,6 +459,11 @@ def label_generation(
         A time on :func:`time.monotonic`'s clock: no cutting-plane step starts after it
         (``stop == "max_time"``; the result is the last MKL solution, as for ``max_iter``).
         None (the default): no limit on time.
+    two_kernels : bool, default=False
+        The authors' code's MKL step: the working set's label kernels folded into one with
+        their weights fixed, and only its weight and the new label kernel's learned,
+        starting at (0.9, 0.1) (see :func:`solve_mkl`'s ``groups``). False (the paper):
+        every weight is learned, starting at ``(T mu / (T + 1), 1 / (T + 1))``.
 
     Returns
     -------
@@ -483,9 +499,15 @@ def label_generation(
             break
         T = Y.shape[1]
         mu0 = np.r_[cur.mu * T / (T + 1), 1.0 / (T + 1)]
+        groups = None
+        if two_kernels:  # the working set folded into one kernel, the new one second
+            groups = np.zeros((T + 1, 2))
+            groups[:T, 0], groups[T, 1] = cur.mu, 1.0
+            mu0 = np.array([0.9, 0.1])  # the authors' code's start
         Y_next = np.c_[Y, y_new]
         nxt = solve_mkl(backend, Y_next, mu0, cur.alpha, max_iter=max_mkl_iter, tol=tol,
-                        floor=cur.value - scale, label_dtype=label_dtype)  # fmt: skip
+                        floor=cur.value - scale, label_dtype=label_dtype,
+                        groups=groups)  # fmt: skip
         out.mkl_iter.append(nxt.n_iter)
         _log(verbose, len(out.history), nxt.value, T + 1, nxt.n_iter)
         if nxt.bounded_below or nxt.value >= cur.value:  # no decrease by tol: undo the step

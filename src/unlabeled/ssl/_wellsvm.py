@@ -15,6 +15,7 @@ from ..base import Fitted, set_init_params
 from ._base import BalancedLabels, SemiSupervisedSVM, n_negative_unlabeled
 
 _N_RANDOM_STARTS = 20  # the authors' code: the best of 20 random labelings by alignment
+_N_FINISH_ROUNDS = 10  # the authors' code: at most 10 self-training rounds at the end
 
 
 class WellSVM(SemiSupervisedSVM):
@@ -92,6 +93,22 @@ class WellSVM(SemiSupervisedSVM):
         accurate and much faster (``benchmarks/results/wellsvm_uci_cv.md`` against
         ``wellsvm_uci_cv-squared.md``, the same splits). It runs on the kernel path only (SMO
         on cached kernel rows).
+    finish : {"none", "self_training", "authors"}, default="none"
+        What follows the relaxation (the authors' code; the paper stops at the relaxation).
+        ``"none"``: the model is the relaxation's expansion. ``"self_training"``: the
+        unlabeled points are labeled by its decision values under the balance constraint, the
+        SVM without offset (the same loss and ``C1``, ``C2``) is trained on those labels, and
+        that is repeated from each new SVM until the labels repeat (at most 10 rounds); the
+        model is the last SVM, ``f(x) = sum_i alpha_i y_i k(x_i, x)``. ``"authors"``: the
+        same, but the first SVM is the better, by the S3VM objective ``max_alpha G(alpha,
+        y)`` (lower), of the one on the relaxation's labels and the one on the labeled SVM's
+        (the start of ``init="svm"``). ``alpha_``, ``label_vectors_``, ``mu_`` and
+        ``objective_history_`` stay those of the relaxation.
+    two_kernels : bool, default=False
+        The authors' code's MKL step: the working set's label kernels are folded into one
+        kernel whose internal weights stay fixed, and only its weight and that of the new
+        label kernel are learned (from 0.9 and 0.1). A looser relaxation than the paper's
+        (every ``mu_t`` learned), whose value it never goes below.
     cache_size : float, default=200
         Kernel-row cache in MB.
     random_state : int, RandomState or None, default=None
@@ -161,6 +178,8 @@ class WellSVM(SemiSupervisedSVM):
         "init": [Options(("svm", "alignment"))],
         "refine_oracle": [Boolean()],
         "loss": [Options(("hinge", "squared_hinge"))],
+        "finish": [Options(("none", "self_training", "authors"))],
+        "two_kernels": [Boolean()],
         "random_state": RANDOM_STATE,
         "verbose": VERBOSE,
     }
@@ -180,7 +199,8 @@ class WellSVM(SemiSupervisedSVM):
         gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0,
         balance: float | None = None, max_iter: int = 50,
         max_mkl_iter: int = 100, tol: float = 1e-3, init: str = "svm",
-        refine_oracle: bool = False, loss: str = "hinge", cache_size: float = 200.0,
+        refine_oracle: bool = False, loss: str = "hinge", finish: str = "none",
+        two_kernels: bool = False, cache_size: float = 200.0,
         random_state: int | np.random.RandomState | None = None, verbose: bool | int = False,
         probability: bool = False,
     ) -> None:  # fmt: skip
@@ -203,13 +223,47 @@ class WellSVM(SemiSupervisedSVM):
             backend, oracle, y0, max_iter=params["max_iter"],
             max_mkl_iter=params["max_mkl_iter"], tol=params["tol"],
             refine=params["refine_oracle"], verbose=self.verbose,
+            two_kernels=params["two_kernels"],
         )  # fmt: skip
         store_label_generation(self, X, res, backend, params["max_iter"], classes=classes)
         f = res.f_train
         if backend.diag is not None:  # predict's f: without the training points' self term
             f = f - backend.diag * res.alpha * (res.labels @ res.mu)
+        if params["finish"] != "none":
+            starts = [oracle(f)]
+            if params["finish"] == "authors":  # the labeled SVM's labels compete
+                svm = y0 if params["init"] == "svm" else None
+                if svm is None:
+                    svm = self._start_labels(backend, signs, oracle)[0]
+                starts.append(svm)
+            f = self._finish(X, classes, backend, oracle, starts, res.alpha)
         self._set_transduction(signs, f, classes)
         return self
+
+    def _finish(self, X, classes, backend, oracle, starts, alpha0):
+        """The authors' code's finish: the SVM without offset on each labeling of ``starts``,
+        the one with the lowest S3VM objective ``max_alpha G(alpha, y)`` kept, then self-training
+        rounds (label the unlabeled points by that SVM's decision values under the balance
+        constraint and refit) until the labels repeat, at most ``_N_FINISH_ROUNDS``. Sets the
+        expansion of the last SVM and returns its decision values on the training points."""
+
+        def svm(labels, alpha):
+            Y = np.asarray(labels, dtype=np.int8)[:, None]
+            alpha = backend.solve(Y, [1.0], alpha)
+            f = backend.products(alpha, Y)[:, 0]  # (K + D)(alpha .* y)
+            value = float(alpha.sum() - 0.5 * np.dot(alpha * labels, f))
+            if backend.diag is not None:  # decision values: without the self term D
+                f = f - backend.diag * alpha * labels
+            return labels, alpha, f, value
+
+        labels, alpha, f, _ = min((svm(y, alpha0) for y in starts), key=lambda t: t[3])
+        for _ in range(_N_FINISH_ROUNDS):
+            new = oracle(f)
+            if np.array_equal(new, labels):
+                break
+            labels, alpha, f, _ = svm(new, alpha)
+        self._set_expansion(X, alpha * labels, None, classes=classes)
+        return f
 
     def _init_labels(self, backend, signs, oracle):
         if self.init == "svm":
