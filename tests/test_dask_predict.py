@@ -23,11 +23,14 @@ import pytest
 import scipy.sparse as sp
 from conftest import make_pu
 from sklearn.base import clone
+from sklearn.decomposition import PCA
 from sklearn.exceptions import NotFittedError
+from sklearn.preprocessing import Normalizer
 
 import unlabeled
 from unlabeled import CLSST, MISVM, PUSVC, LabeledSVM, LapSVM, SVMPlus, WellSVMClustering
 from unlabeled.base import Fitted, Integer, ValidatedEstimator
+from unlabeled.mil import BagTransformer
 
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
@@ -213,6 +216,24 @@ def test_multi_instance_refuses_dask_with_a_clear_error(data):
         with pytest.raises(TypeError, match=rf"MISVM.{method} does not take Dask.*bags"):
             getattr(mil, method)(da.from_array(X[:40], chunks=(20, 4)))
     assert mil.predict(bags).shape == (8,)  # bags in memory as before
+
+
+def test_transform_and_inverse_transform_on_dask(data):
+    """A transformer's output columns come back in one chunk; ``inverse_transform`` (present
+    only when the wrapped transformer has it) takes Dask input too."""
+    X = data[0]
+    pca = BagTransformer(PCA(3)).fit([X[:100], X[100:]], [0, 1])
+    Xd = da.from_array(X, chunks=(80, 4))
+    Z = pca.transform(Xd)
+    assert Z.chunks == ((80, 80, 50), (3,))
+    np.testing.assert_array_equal(
+        Z.compute(scheduler="sync"), _by_blocks(pca, "transform", X, (80, 80, 50))
+    )
+    back = pca.inverse_transform(Z).compute(scheduler="sync")
+    Zn = Z.compute(scheduler="sync")
+    np.testing.assert_array_equal(back, _by_blocks(pca, "inverse_transform", Zn, (80, 80, 50)))
+    # still absent where the transformer has none (the available_if descriptor is kept)
+    assert not hasattr(BagTransformer(Normalizer()).fit([X]), "inverse_transform")
 
 
 def test_numpy_and_scipy_never_import_dask():
