@@ -72,7 +72,7 @@ def _paper_tables():
 
 
 PAPER_ERR, PAPER_TIME = _paper_tables()
-SOLVER_NAMES = {"asmo": "aSMO", "gsmo": "gSMO", "qp": "QP (Clarabel)"}
+SOLVER_NAMES = {"asmo": "aSMO", "gsmo": "gSMO", "qp": "QP (Clarabel)", "svc": "SVC (no X*)"}
 NOTES = """## Why the numbers differ from the paper's
 
 - Data. The paper used R. Jang's mg.c, which prints the series every integration step of 0.1
@@ -292,7 +292,10 @@ SIZES = [100, 200, 500, 1000, 2000, 5000, 10_000]
 
 def child(solver, n):
     """Fit one solver once in this fresh process; report time, peak memory growth, steps, the
-    dual objective and the test error."""
+    dual objective and the test error. ``svc``: sklearn's SVC on X alone, the same C and
+    kernel width (the pace SVM+ is measured against)."""
+    from sklearn.svm import SVC
+
     from unlabeled import SVMPlus
     from unlabeled.datasets import make_mackey_glass
 
@@ -300,6 +303,15 @@ def child(solver, n):
     X, y, Xs = make_mackey_glass(pool, D=SCALING["D"], sampling=SCALING["sampling"], random_state=7)
     idx = np.random.default_rng(7).permutation(pool)
     tr, te = idx[:n], idx[n:]
+    if solver == "svc":
+        model = SVC(C=SCALING["C"], kernel="rbf", gamma="scale")
+        got = bench.measure_fit(lambda: model.fit(X[tr], y[tr]))
+        if got is not None:
+            steps = int(np.sum(model.n_iter_))
+            bench.report_child(
+                **got[1], n_iter=steps, objective=None, test_error=100 * err(model, X[te], y[te])
+            )
+        return
     model = SVMPlus(C=SCALING["C"], gamma_plus=SCALING["gamma_plus"], solver=solver)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -316,9 +328,10 @@ def child(solver, n):
 
 def run_scaling(args):
     sizes = [n for n in SIZES if n <= args.max_n]
+    solvers = args.solvers or (("asmo", "qp", "svc") if args.quick else (*SOLVERS, "svc"))
     rows, dead = [], set()
     for n in sizes:
-        for solver in ("asmo", "qp") if args.quick else SOLVERS:
+        for solver in solvers:
             res = bench.measure_in_child(__file__, [solver, str(n)], args.time_limit, dead, solver)
             rows.append({"n": n, "solver": solver, **res})
             print(f"  n={n:,} {solver}: {res.get('time', res['status'])}", file=sys.stderr)
@@ -331,29 +344,38 @@ def write_scaling(rows, args, elapsed):
         *bench.header("SVM+ solvers against the training-set size", note),
         f"Mackey-Glass, D = {SCALING['D']}, sampled every {SCALING['sampling']} time units; C = "
         f"{SCALING['C']:g}, gamma_plus = {SCALING['gamma_plus']:g}, rbf kernels with "
-        "gamma = gamma_star = 'scale', tol = 1e-3, no step cap; test error on "
+        "gamma = gamma_star = 'scale', tol = 1e-3, no step cap; SVC (scikit-learn, X alone, "
+        "the same C and 'scale' width) in the same run for the pace; test error on "
         f"{SCALING['n_test']:,} held-out points; memory is the growth of the fitting process's "
         "peak RSS. The paper's largest run was n = 500 (aSMO took three days for its grid; gSMO "
         "and LOQO had not finished after ten).",
         "",
-        "| n | solver | fit time (s) | vs aSMO | SMO steps | peak memory (MB) | dual objective "
-        "| rel. diff. vs aSMO | test error (%) |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| n | solver | fit time (s) | vs aSMO | vs SVC | SMO steps | peak memory (MB) "
+        "| dual objective | rel. diff. vs aSMO | test error (%) |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     by = {(r["n"], r["solver"]): r for r in rows}
     for r in rows:
         head = f"| {r['n']:,} | {SOLVER_NAMES[r['solver']]} |"
         if r["status"] != "ok":
-            lines.append(f"{head} {r['status']} | | | | | | |")
+            lines.append(f"{head} {r['status']} | | | | | | | |")
             continue
-        ref = by[r["n"], "asmo"]
+        ref = by.get((r["n"], "asmo"), {"status": "missing"})
+        svc = by.get((r["n"], "svc"), {"status": "missing"})
         ok = ref["status"] == "ok"
         ratio = f"{r['time'] / ref['time']:.1f}x" if ok else ""
-        rel = f"{abs(r['objective'] - ref['objective']) / abs(ref['objective']):.1e}" if ok else ""
-        steps = f"{r['n_iter']:,}" if r["solver"] != "qp" else f"{r['n_iter']} (IPM)"
+        vs_svc = f"{r['time'] / svc['time']:.1f}x" if svc["status"] == "ok" else ""
+        has_obj = ok and r["objective"] is not None
+        rel = (
+            f"{abs(r['objective'] - ref['objective']) / abs(ref['objective']):.1e}"
+            if has_obj
+            else ""
+        )
+        obj = f"{r['objective']:.10g}" if r["objective"] is not None else ""
+        steps = f"{r['n_iter']} (IPM)" if r["solver"] == "qp" else f"{r['n_iter']:,}"
         lines.append(
-            f"{head} {r['time']:.3f} | {ratio} | {steps} | {r['peak_mb']:.0f} | "
-            f"{r['objective']:.6g} | {rel} | {r['test_error']:.2f} |"
+            f"{head} {r['time']:.3f} | {ratio} | {vs_svc} | {steps} | {r['peak_mb']:.0f} | "
+            f"{obj} | {rel} | {r['test_error']:.2f} |"
         )
     bench.write_markdown(args, "svmplus_scaling", lines)
 
@@ -380,6 +402,13 @@ def main():
     ap.add_argument("--draws", type=int, default=None, help="training-set draws (12)")
     ap.add_argument("--time-limit", type=float, default=None, help="seconds per fit (600)")
     ap.add_argument("--max-n", type=int, default=None, help="largest n in the scaling (10,000)")
+    ap.add_argument(
+        "--solvers",
+        nargs="+",
+        choices=[*SOLVERS, "svc"],
+        default=None,
+        help="methods of the scaling (all: asmo gsmo qp svc)",
+    )
     args = bench.parse(ap)
     if args.child:
         child(args.child[0], int(args.child[1]))

@@ -241,6 +241,33 @@ def test_gsmo_needs_three_example_steps_yet_reaches_the_optimum():
     assert g.dual_objective_ == pytest.approx(q.dual_objective_, rel=1e-5)
 
 
+def test_asmo_reaches_the_exact_optimum_on_an_ill_conditioned_problem():
+    """Mackey-Glass sampled every 0.1 time units: neighbouring windows almost coincide, K is
+    nearly singular and the optimum has alphas far above C. aSMO's Newton steps on the free
+    set (and its polish past tol) land on the optimum itself, not just within tol of it, and
+    a duplicated point (an exactly singular Hessian on the free set) changes nothing."""
+    X, y, X_star = make_mackey_glass(300, D=5, sampling=0.1, random_state=7)
+    idx = np.random.default_rng(7).permutation(300)[:100]
+    X, y, X_star = X[idx], y[idx], X_star[idx]
+    params = {"C": 10.0, "gamma_plus": 0.1, "gamma": 1.0, "gamma_star": 1.0}
+    est = SVMPlus(**params).fit(X, y, X_star)
+    ref = cvxpy_dual(
+        gram(est, X, X, "x"), gram(est, X_star, X_star, "star"), y.astype(float), 10.0, 0.1
+    )
+    assert est.alpha_.max() > 3 * est.C  # no upper bound: the case the Newton steps are for
+    assert est.dual_objective_ == pytest.approx(ref, rel=1e-7)
+    assert est.dual_objective_ <= ref * (1 + 1e-9)
+    # each point twice: the same optimum as the problem with C doubled on single points
+    Xd, yd, Xsd = np.r_[X, X], np.r_[y, y], np.r_[X_star, X_star]
+    dup = SVMPlus(**params).fit(Xd, yd, Xsd)
+    assert dup.dual_objective_ == pytest.approx(
+        cvxpy_dual(
+            gram(dup, Xd, Xd, "x"), gram(dup, Xsd, Xsd, "star"), yd.astype(float), 10.0, 0.1
+        ),
+        rel=1e-7,
+    )
+
+
 # --------------------------------------------------------------------------- estimator API
 def test_attributes_and_label_mapping():
     X, y, X_star = make_lupi(7)
