@@ -160,7 +160,10 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         (CLSST+). An integer: that many clusters, no deaths (CLSST*).
     n_factors : int or None, default=None
         Latent dimension k of every factor analyser; None uses ``min(2, n_features - 1)``.
-        Must be < n_features. 0 gives a mixture of diagonal Gaussians.
+        At most n_features: with k = n_features (the ``maxdim`` of the authors' demos) each
+        component may take any covariance, and the ARD prior on the loading columns prunes
+        the factors the data do not need (on one-factor data the extra columns shrink to
+        1e-3 of the used one). 0 gives a mixture of diagonal Gaussians.
     noise : {"fa", "pca"}, default="fa"
         One noise variance per feature ("fa") or one for all features ("pca").
     tol : float, default=1e-5
@@ -488,17 +491,17 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
 
     def _check_against_data(self, params, X, allowed):
         """What the declared constraints cannot say, as it depends on the data and the labels:
-        n_factors < n_features, n_components <= n_samples (and >= n_classes unless every
+        n_factors <= n_features, n_components <= n_samples (and >= n_classes unless every
         class has a label), init='labels' possible; before any work. Returns (k, the start,
         the fixed number of components or None)."""
         n, p = X.shape
         K = allowed.shape[1]
         S, k, init = params["n_components"], params["n_factors"], params["init"]
         k = min(2, p - 1) if k is None else k
-        if k >= p:
+        if k > p:
             raise ValueError(
-                f"n_factors must be < n_features = {p}, got n_factors={k}: a factor analyser "
-                "needs fewer factors than features"
+                f"n_factors must be <= n_features = {p}, got n_factors={k}: more factors "
+                "than features add nothing that the ARD prior would not prune"
             )
         if S is not None and S > n:
             raise ValueError(f"n_components={S} exceeds the number of samples {n}")
