@@ -33,7 +33,9 @@ def matched_accuracy(labels, truth):
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_objective_history_never_increases_and_labels_are_balanced(seed):
     X, truth = blobs(seed, n=120)
-    model = WellSVMClustering(C=0.1, beta=0.1, gamma=GAMMA, random_state=0, offset="balance")
+    model = WellSVMClustering(
+        C=0.1, beta=0.1, gamma=GAMMA, random_state=0, offset="balance", init="alignment", tol=1e-3
+    )  # a start that leaves steps to take
     model.fit(X)
     h = model.objective_history_
     assert h.size == model.n_iter_ >= 3
@@ -147,3 +149,71 @@ def test_check_estimator():
               if r["status"] == "failed"]  # fmt: skip
     assert not failed, failed
     assert not [r for r in results if r["status"] == "xfail"]
+
+
+# --------------------------------------------------------------------------- the defaults
+def normalised_cut_start(X, gamma, beta):
+    """The spectral start by LAPACK on the formed matrix: the second eigenvector of
+    D^-1/2 K D^-1/2 mapped back by D^-1/2, sign fixed by its largest entry, then the k
+    smallest entries -1, k the number of negative entries clipped to the balance range;
+    oriented so that the first point has +1."""
+    n = len(X)
+    K = rbf_kernel(X, gamma=gamma)
+    s = 1 / np.sqrt(K.sum(axis=1))
+    u = s * np.linalg.eigh(s[:, None] * K * s[None, :])[1][:, -2]
+    u = u * np.sign(u[np.argmax(np.abs(u))])
+    lo, hi = int(np.ceil((n - beta * n) / 2)), int(np.floor((n + beta * n) / 2))
+    k = int(np.clip(np.count_nonzero(u < 0), lo, hi))
+    y = np.ones(n, dtype=int)
+    y[np.argsort(u, kind="stable")[:k]] = -1
+    return y * y[0]
+
+
+@pytest.mark.parametrize("n, beta", [(16, 0.5), (90, 0.03), (90, 0.5)])
+def test_spectral_start_is_the_normalised_cut(n, beta):
+    """The default start (LAPACK up to 20 points, ARPACK above) against the dense
+    eigenvector; three blobs of unequal sizes, so that the balance range clips the sign of
+    the eigenvector at beta = 0.03 and does not at 0.5."""
+    rng = np.random.default_rng(n)
+    X = np.r_[rng.normal(0, 0.5, (n // 2, 2)), rng.normal(3, 0.5, (n - n // 2, 2))]
+    X[: n // 6] += 6
+    model = WellSVMClustering(gamma=GAMMA, beta=beta, max_iter=1).fit(X)
+    np.testing.assert_array_equal(model.label_vectors_[:, 0], normalised_cut_start(X, GAMMA, beta))
+
+
+def test_default_width_is_one_over_the_mean_squared_distance_and_scale_free():
+    """gamma="mean" is 1 / mean ||x_i - x_j||^2 (the decision values say which width was
+    used), and the clustering is the same for the data scaled as a whole; no seed is read."""
+    X, truth = blobs(15, n=80, shift=1.0)
+    X = X * [1.0, 30.0]
+    model = WellSVMClustering().fit(X)
+    gamma = 1 / np.mean(np.sum((X[:, None] - X[None]) ** 2, axis=2))
+    coef = model.alpha_ * (model.label_vectors_ @ model.mu_)
+    np.testing.assert_allclose(
+        model.decision_function(X[:7]), rbf_kernel(X[:7], X, gamma=gamma) @ coef, atol=1e-10
+    )
+    scaled = WellSVMClustering(random_state=5).fit(1e3 * X)
+    np.testing.assert_array_equal(scaled.labels_, model.labels_)
+
+
+def test_several_starts_keep_the_lowest_objective():
+    """n_starts=4: the first run is the n_starts=1 fit (the same spectral start), and the
+    kept run's objective is at most its objective."""
+    X, _ = blobs(16, n=60, shift=0.4)
+    one = WellSVMClustering(gamma=GAMMA, random_state=0).fit(X)
+    four = WellSVMClustering(gamma=GAMMA, random_state=0, n_starts=4).fit(X)
+    assert four.objective_history_[-1] <= one.objective_history_[-1]
+    again = WellSVMClustering(gamma=GAMMA, random_state=0, n_starts=4).fit(X)
+    np.testing.assert_array_equal(again.labels_, four.labels_)
+
+
+def test_max_time_ends_the_fit_with_a_warning():
+    """A deadline already past: no cutting-plane step is taken, the start's MKL solution is
+    the model, and the warning names max_time."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, _ = blobs(17, n=50, shift=0.5)
+    with pytest.warns(ConvergenceWarning, match=r"max_time=1e-09 s \(after 1 of n_starts=3"):
+        model = WellSVMClustering(gamma=GAMMA, max_time=1e-9, n_starts=3).fit(X)
+    assert model.stop_reason_ == "max_time" and model.n_iter_ == 1
+    np.testing.assert_array_equal(model.predict(X), model.labels_)

@@ -415,14 +415,53 @@ def _variance(X) -> tuple[float, float]:
     return float(m2 / count), float(squares / count)
 
 
+def mean_squared_distance(X) -> float:
+    r"""The mean squared distance between the rows of ``X`` (all ordered pairs, each row with
+    itself included): :math:`\frac{1}{n^2} \sum_{i,j} \|x_i - x_j\|^2 = 2 \sum_k
+    \operatorname{var}(x_{\cdot k})`, twice the sum of the columns' (population) variances.
+
+    Two passes over blocks of rows made dense float64 (column sums, then the squared
+    deviations from the column means), in the same order for every layout: the same bits for
+    dense C or Fortran order, float32 and CSR input of the same matrix."""
+    n, d = X.shape
+    rows = max(1, _BLOCK // max(d, 1))
+    M = sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X) else np.asarray(X)
+
+    def blocks():
+        for r in range(0, n, rows):
+            B = M[r : r + rows]
+            yield B.toarray() if sp.issparse(B) else np.array(B, dtype=np.float64, order="C")
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = sum(B.sum(axis=0) for B in blocks()) / n
+        ss = sum(np.square(B - mean).sum(axis=0) for B in blocks())
+        return float(2.0 * np.sum(ss) / n)
+
+
 def check_gamma(gamma, kernel: str, X) -> float:
     """Resolve 'scale' / 'auto' as scikit-learn's SVC does; reject negative values.
 
     ``gamma="scale"`` is ``1 / (n_features X.var())``; a variance that is zero or rounding
     noise (below 1e-12 times the mean square: identical points) is refused for the rbf and
     poly kernels, where it would give ``gamma = 1e31`` (or an arbitrary 1), with a
-    ``ValueError`` that says to pass a number."""
+    ``ValueError`` that says to pass a number. ``gamma="mean"`` (accepted by the estimators
+    whose constraints name it) is ``1 / mean_squared_distance(X)``, refused in the same way
+    when the points do not differ."""
     if isinstance(gamma, str):
+        if gamma == "mean":
+            if kernel in ("precomputed", "linear") or X.shape[0] < 2:
+                return 1.0  # unused; fewer than 2 points are the estimator's to refuse
+            msd = mean_squared_distance(X)
+            _, sq = _variance(X)
+            if np.isfinite(msd) and msd > 2 * X.shape[1] * _VAR_RTOL * sq:
+                return 1.0 / msd
+            if np.isfinite(msd):
+                raise ValueError(
+                    f"gamma='mean' is 1 / (the mean squared distance between the points), but "
+                    f"that distance is {msd:.3g}, (numerically) zero: every training point is "
+                    "the same. Pass gamma as a number, or give points that differ"
+                )
+            return 1.0
         if gamma == "scale":
             if kernel in ("precomputed", "linear"):
                 return 1.0  # unused by these kernels; the variance costs a pass over X

@@ -1,0 +1,269 @@
+"""Clustering with defaults and no labels: WellSVMClustering() against KMeans,
+SpectralClustering and GaussianMixture on the 12 UCI sets, raw and standardised.
+
+Protocol: two clusters, every point clustered, accuracy under the best matching of clusters to
+classes (the labels are read only to score, and by the one reference column that says so).
+Each set is run on its raw features and standardised (StandardScaler on all points), with 5
+seeds (``random_state`` 0-4) per method. Methods:
+
+* ``WellSVM``: ``WellSVMClustering(random_state=seed)``, its defaults;
+* ``WellSVM+balance``: the same fit's decision values rounded into the balance range
+  (what ``offset="balance"`` gives, without a second fit);
+* ``WellSVM n_starts=4``: four cutting-plane runs (the spectral start and three alignment
+  starts), the lowest final objective kept;
+* ``WellSVM alignment``: ``init="alignment"``, the paper's start (best of 20 random labelings
+  by kernel-target alignment), the other defaults as now;
+* ``KMeans``, ``Spectral``, ``GMM``: scikit-learn's ``KMeans(2)``, ``SpectralClustering(2)``
+  (rbf affinity, ``gamma=1.0``) and ``GaussianMixture(2)`` with their defaults;
+* ``Spectral mean``: ``SpectralClustering(2, gamma=1 / mean squared distance)``, the width
+  WellSVM's default ``gamma="mean"`` uses (no label);
+* ``Spectral labels``: ``SpectralClustering(2)`` with ``sigma`` in {0.5, 1, 2} x the root mean
+  squared distance (``gamma = 1 / (2 sigma^2)``), **the width chosen per set and preprocessing
+  WITH THE LABELS** (best mean accuracy over the seeds): the reference of issue 33.
+
+    python benchmarks/bench_clustering_defaults.py           # the committed run
+    python benchmarks/bench_clustering_defaults.py --quick   # smoke: the smallest set, raw
+
+The runs are kept in ``<out>/clustering_defaults_runs.jsonl`` (one line per set,
+preprocessing, method and seed; a rerun skips the ones there, so runs on disjoint ``--sets``
+can share it) and the page ``<out>/clustering_defaults.md`` is written from all of them.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import warnings
+from pathlib import Path
+
+import _harness as bench
+import numpy as np
+from _harness.internals import balance_range, balanced_threshold
+from scipy.optimize import linear_sum_assignment
+from sklearn.cluster import KMeans, SpectralClustering
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics.pairwise import euclidean_distances
+from sklearn.mixture import GaussianMixture
+from sklearn.preprocessing import StandardScaler
+
+from unlabeled.cluster import WellSVMClustering
+from unlabeled.datasets import UCI_SMALL_NAMES, load_uci_small
+
+SIGMAS = (0.5, 1.0, 2.0)  # the labelled reference's widths, x sqrt(mean squared distance)
+WELL = ["WellSVM", "WellSVM+balance", "WellSVM n_starts=4", "WellSVM alignment"]
+OTHERS = ["KMeans", "Spectral", "GMM", "Spectral mean"]
+REFERENCE = "Spectral labels"
+METHODS = [*WELL, *OTHERS, REFERENCE]
+SEEDS = range(5)
+
+
+def accuracy(pred, truth) -> float:
+    """Accuracy under the best one-to-one matching of clusters to classes (Hungarian)."""
+    pred = np.unique(pred, return_inverse=True)[1]
+    truth = np.unique(truth, return_inverse=True)[1]
+    table = np.zeros((pred.max() + 1, truth.max() + 1))
+    np.add.at(table, (pred, truth), 1)
+    rows, cols = linear_sum_assignment(-table)
+    return float(table[rows, cols].sum() / truth.size)
+
+
+def timed(est, X):
+    """``est.fit_predict(X)`` (``fit(X).predict(X)`` for a mixture) and its seconds."""
+    t0 = time.perf_counter()
+    labels = est.fit(X).predict(X) if isinstance(est, GaussianMixture) else est.fit_predict(X)
+    return labels, time.perf_counter() - t0
+
+
+def fits(X, y, seed, methods):
+    """{method: (accuracy, seconds)} for one seed (``Spectral labels``: one entry per sigma,
+    ``Spectral sigma=s``; the choice among them is made over the seeds, in the report)."""
+    msd = float(np.mean(euclidean_distances(X, squared=True)))
+    out = {}
+    if "WellSVM" in methods:
+        est = WellSVMClustering(random_state=seed)
+        pred, t = timed(est, X)
+        out["WellSVM"] = (accuracy(pred, y), t)
+        f = est.decision_function(X)  # offset="balance" on the same relaxation
+        theta = balanced_threshold(f, *balance_range(len(y), est.beta))
+        out["WellSVM+balance"] = (accuracy(f > theta, y), t)
+    make = {
+        "WellSVM n_starts=4": lambda: WellSVMClustering(n_starts=4, random_state=seed),
+        "WellSVM alignment": lambda: WellSVMClustering(init="alignment", random_state=seed),
+        "KMeans": lambda: KMeans(2, random_state=seed),
+        "Spectral": lambda: SpectralClustering(2, random_state=seed),
+        "GMM": lambda: GaussianMixture(2, random_state=seed),
+        "Spectral mean": lambda: SpectralClustering(2, gamma=1.0 / msd, random_state=seed),
+    }
+    for m, new in make.items():
+        if m in methods:
+            pred, t = timed(new(), X)
+            out[m] = (accuracy(pred, y), t)
+    if REFERENCE in methods:
+        for s in SIGMAS:
+            sc = SpectralClustering(2, gamma=1.0 / (2 * s * s * msd), random_state=seed)
+            pred, t = timed(sc, X)
+            out[f"Spectral sigma={s}"] = (accuracy(pred, y), t)
+    return out
+
+
+def main():
+    ap = bench.parser(__doc__, quick="a smoke run: the smallest set, raw, one seed", name="")
+    ap.add_argument("--sets", nargs="+", default=list(UCI_SMALL_NAMES))
+    ap.add_argument("--methods", nargs="+", default=METHODS, choices=METHODS)
+    ap.add_argument("--seeds", type=int, default=len(SEEDS))
+    ap.add_argument(
+        "--data",
+        default=None,
+        help="the UCI folder (default: $UNLABELED_DATA_UCI, else ../shared/data/uci-small)",
+    )
+    ap.add_argument("--report-only", action="store_true", help="write the page from the runs")
+    args = bench.parse(ap)
+    args.name = args.name or "clustering_defaults"
+    title = "Clustering with defaults on the UCI sets"
+    load = lambda: {s: load_uci_small(s, args.data)[0].shape[0] for s in args.sets}  # noqa: E731
+    sizes = bench.shared_data(args, args.name, title, load)
+    if sizes is None:
+        return
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    preps = ["raw", "standardised"]
+    if args.quick:
+        args.sets, args.seeds = sorted(args.sets, key=sizes.get)[:1], 1
+        preps = ["raw"]
+        args.methods = ["WellSVM", "KMeans", "Spectral", "GMM"]
+    runs_path = bench.output(args, args.name + "_runs", ".jsonl")
+    done = _read(runs_path)
+    with open(runs_path, "a") as runs:
+        for name in sorted(args.sets, key=sizes.get):
+            X0, y = load_uci_small(name, args.data)
+            for prep in preps:
+                X = X0 if prep == "raw" else StandardScaler().fit_transform(X0)
+                for seed in range(args.seeds):
+                    todo = [m for m in args.methods if (name, prep, m, seed) not in done]
+                    if args.report_only or not todo:
+                        continue
+                    for m, (acc, t) in fits(X, y, seed, todo).items():
+                        rec = {"set": name, "n": len(y), "prep": prep, "method": m,
+                               "seed": seed, "accuracy": acc, "seconds": t}  # fmt: skip
+                        runs.write(json.dumps(rec) + "\n")
+                        runs.flush()
+                    print(f"{name:15s} {prep:12s} seed {seed} done", flush=True)
+    bench.written(runs_path)
+    write_report(args, _read(runs_path), preps)
+
+
+def _read(path):
+    """{(set, prep, method, seed): record} of the runs file (a reference width counts as
+    done for ``Spectral labels`` when all its sigmas are there)."""
+    out = {}
+    if Path(path).exists():
+        for line in Path(path).read_text().splitlines():
+            r = json.loads(line)
+            out[(r["set"], r["prep"], r["method"], r["seed"])] = r
+    for s, p, m, seed in list(out):
+        if m.startswith("Spectral sigma=") and all(
+            (s, p, f"Spectral sigma={x}", seed) in out for x in SIGMAS
+        ):
+            out[(s, p, REFERENCE, seed)] = None
+    return out
+
+
+def table(recs, sets, prep, methods):
+    """{method: {set: (mean accuracy, spread, mean seconds, max seconds, note)}}."""
+    out = {}
+    for m in methods:
+        out[m] = {}
+        for s in sets:
+            if m == REFERENCE:
+                by = {}
+                for x in SIGMAS:
+                    rs = [r for r in recs if (r["set"], r["prep"], r["method"]) ==
+                          (s, prep, f"Spectral sigma={x}")]  # fmt: skip
+                    if rs:
+                        by[x] = rs
+                if not by:
+                    continue
+                x = max(by, key=lambda k: np.mean([r["accuracy"] for r in by[k]]))
+                rs, note = by[x], f"sigma {x:g}"
+            else:
+                rs = [r for r in recs if (r["set"], r["prep"], r["method"]) == (s, prep, m)]
+                note = ""
+            if rs:
+                a = [r["accuracy"] for r in rs]
+                t = [r["seconds"] for r in rs]
+                out[m][s] = (np.mean(a), max(a) - min(a), np.mean(t), max(t), note, len(rs))
+    return out
+
+
+def write_report(args, done, preps):
+    recs = [r for r in done.values() if r is not None]
+    sets = [s for s in UCI_SMALL_NAMES if any(r["set"] == s for r in recs)]
+    sets.sort(key=lambda s: next(r["n"] for r in recs if r["set"] == s))
+    methods = [m for m in METHODS if any(
+        r["method"] == m or (m == REFERENCE and r["method"].startswith("Spectral sigma"))
+        for r in recs)]  # fmt: skip
+    lines = bench.header("Clustering with defaults on the 12 UCI sets, raw and standardised")
+    lines += [
+        "Two clusters, accuracy under the best matching of clusters to classes, every point "
+        "clustered; each cell is the mean over the seeds (random_state 0-"
+        f"{max(r['seed'] for r in recs)}). No method reads the labels but the last column, "
+        f"`{REFERENCE}`: sigma in {list(SIGMAS)} x sqrt(mean squared distance), the width "
+        "with the best mean accuracy per set and preprocessing, **chosen with the labels**. "
+        "`WellSVM` is `WellSVMClustering(random_state=seed)` with its defaults; "
+        '`WellSVM+balance` rounds the same fit into the balance range (`offset="balance"`); '
+        "`Spectral mean` is SpectralClustering with WellSVM's default width "
+        "(`gamma = 1 / mean squared distance`); the others are scikit-learn's defaults "
+        "(`SpectralClustering`: `gamma=1.0`). The protocol is in the script's docstring.",
+        "",
+    ]
+    for prep in preps:
+        tab = table(recs, sets, prep, methods)
+        if not any(tab[m] for m in methods):
+            continue
+        lines += [f"## {prep.capitalize()} features", "", "Accuracy (mean over seeds; for "
+                  "WellSVM the spread max - min over the seeds in brackets).", "",
+                  "| set | n | " + " | ".join(methods) + " |",
+                  "|---|---|" + "---|" * len(methods)]  # fmt: skip
+        for s in sets:
+            n = next(r["n"] for r in recs if r["set"] == s)
+            cells = []
+            for m in methods:
+                c = tab[m].get(s)
+                if c is None:
+                    cells.append("")
+                    continue
+                cell = f"{c[0]:.3f}"
+                if m.startswith("WellSVM"):
+                    cell += f" ({c[1]:.3f})"
+                if c[4]:
+                    cell += f" ({c[4]})"
+                cells.append(cell)
+            lines.append(f"| {s} | {n} | " + " | ".join(cells) + " |")
+        full = [m for m in methods if len(tab[m]) == len(sets)]
+        lines.append(
+            "| **mean** | | " + " | ".join(
+                f"**{np.mean([tab[m][s][0] for s in sets]):.3f}**" if m in full else ""
+                for m in methods) + " |"
+        )  # fmt: skip
+        lines.append(
+            "| largest spread | | " + " | ".join(
+                f"{max(tab[m][s][1] for s in tab[m]):.3f}" if tab[m] else "" for m in methods)
+            + " |"
+        )  # fmt: skip
+        lines += ["", "Seconds per fit (mean over seeds / slowest fit; `Spectral labels`: the "
+                  "chosen width's fits).", "",
+                  "| set | " + " | ".join(m for m in methods if m != "WellSVM+balance") + " |",
+                  "|---|" + "---|" * (len(methods) - ("WellSVM+balance" in methods))]  # fmt: skip
+        for s in sets:
+            cells = []
+            for m in methods:
+                if m == "WellSVM+balance":
+                    continue
+                c = tab[m].get(s)
+                cells.append("" if c is None else f"{c[2]:.2f} / {c[3]:.2f}")
+            lines.append(f"| {s} | " + " | ".join(cells) + " |")
+        lines.append("")
+    bench.write_markdown(args, args.name, lines)
+
+
+if __name__ == "__main__":
+    main()
