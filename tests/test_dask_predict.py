@@ -314,8 +314,8 @@ def test_prediction_graph_survives_a_lost_worker(own_cluster, models, data):
     client.wait_for_workers(2, timeout=60)
     X = data[0]
     est = models["PUSVC-rbf"][0]
-    Xd = da.from_array(X, chunks=(15, 4))  # 14 blocks of 0.2 s on 2 workers
-    future = client.compute(est.predict_proba(_slow_rows(Xd, 0.2)))
+    Xd = da.from_array(X, chunks=(15, 4))  # 14 blocks of 0.3 s on 2 workers
+    future = client.compute(est.predict_proba(_slow_rows(Xd, 0.3)))
     thread, killed = _kill_a_busy_worker(client, 0.3)
     thread.join()
     assert killed and not future.done()  # lost in the middle of the computation
