@@ -69,6 +69,8 @@ LOCAL_EPOCHS = 2
 #: a state counts as solved for the offset search when its gap at fixed offset is at most this
 #: share of |r| times the search's next step (about the distance of V(beta) to the optimum)
 INNER_SHARE = 0.1
+#: bins of the decision values f_u (counts per round, for the offset search's model step)
+_EDGES = np.linspace(-6.0, 6.0, 241)
 #: decision values sampled for the first offset
 _START_SAMPLE = 4000
 #: rows per block of the dense products on a worker (bounded temporary memory)
@@ -151,10 +153,12 @@ def _v(X, unl, sigma):
     return _xt_dot(X, full)
 
 
-def _init_state(part, value):
-    """The start sigma_u = value on the chunk's unlabeled rows, with its X_U' sigma."""
+def _init_state(part, c2, h_pos, threshold):
+    """The start: sigma_u = c2 on the unlabeled rows most like the positives (<x_u, sum_P x_p>
+    above ``threshold``), 0 elsewhere (the engine's mean-kernel start, with a threshold from a
+    sample for its sort), with its X_U' sigma."""
     X, unl, _ = part
-    sigma = np.full(unl.size, value)
+    sigma = np.where(_x_dot(X[unl], h_pos) > threshold, c2, 0.0)
     return sigma, _v(X, unl, sigma)
 
 
@@ -179,9 +183,14 @@ def _start_offset(g, prior):
     return 0.5 * (lo + hi)
 
 
-def _init_group(value, *parts):
+def _init_group(c2, h_pos, threshold, *parts):
     """The start states of a worker's chunks."""
-    return tuple(_init_state(part, value) for part in parts)
+    return tuple(_init_state(part, c2, h_pos, threshold) for part in parts)
+
+
+def _group_v(states):
+    """The sum of X_U' sigma over a worker's chunks."""
+    return sum(v for _, v in states)
 
 
 def _engine_data(X):
@@ -204,6 +213,7 @@ def _chunk_stats(part, state, w, beta, c2):
         "sig": float(sigma.sum()),
         "v_new": v,
         "iter": 0,
+        "hist": np.histogram(np.clip(fu, _EDGES[0], _EDGES[-1]), bins=_EDGES)[0].astype(float),
     }
 
 
@@ -347,6 +357,23 @@ def _certificate(history):
     return int(lo[i]), int(hi[j]), float(theta[i, j]), float(upper[i, j]), float(lower[i, j])
 
 
+def _model_step(hist, r, c2):
+    """The offset change that moves sum sigma by -r if each sigma_u followed its own f_u + d
+    at fixed w (c2 above 1, c2/2 in [-1, 1], 0 below): from the counts of f_u in the bins
+    _EDGES, shifts by whole bins; NaN when none reaches it within the bins' range."""
+    width = _EDGES[1] - _EDGES[0]
+    centers = 0.5 * (_EDGES[1:] + _EDGES[:-1])
+    shifts = np.arange(-centers.size, centers.size + 1) * width
+    f = centers[None, :] + shifts[:, None]
+    s = c2 * (hist[None, :] * np.where(f > 1, 1.0, np.where(f >= -1, 0.5, 0.0))).sum(axis=1)
+    change = s - s[centers.size]
+    ok = np.flatnonzero(change >= -r) if r < 0 else np.flatnonzero(change <= -r)
+    if ok.size == 0:
+        return np.nan
+    k = ok[np.argmin(np.abs(shifts[ok]))]
+    return float(shifts[k])
+
+
 class _OffsetSearch:
     """The in-memory linear path's search for S(beta) = c1 p (pu_dh.cpp, offset_search):
     secant steps until a bracket is known, then regula falsi with the Illinois halving."""
@@ -357,16 +384,18 @@ class _OffsetSearch:
         self.r_lo = self.r_hi = self.prev_b = self.prev_r = np.nan
         self.last_side = 0
 
-    def expected_step(self, r):
+    def expected_step(self, r, model=np.nan):
         """The length of the step that :meth:`step` would take from a state with residual r."""
         saved = dict(vars(self))
         try:
-            return abs(self.step(r) - saved["beta"])
+            return abs(self.step(r, model) - saved["beta"])
         finally:
             vars(self).update(saved)
 
-    def step(self, r):
-        """The next offset after the state at ``self.beta`` was solved with residual ``r``."""
+    def step(self, r, model=np.nan):
+        """The next offset after the state at ``self.beta`` was solved with residual ``r``;
+        ``model``: the step that the decision values' counts suggest (:func:`_model_step`),
+        taken when it points the right way and stays inside the bracket."""
         beta = self.beta
         side = -1 if r < 0 else 1
         if side < 0:
@@ -384,12 +413,14 @@ class _OffsetSearch:
             nxt = self.lo - self.r_lo * (self.hi - self.lo) / (self.r_hi - self.r_lo)
         elif np.isfinite(self.prev_b) and r != self.prev_r:
             nxt = beta - r * (beta - self.prev_b) / (r - self.prev_r)
-            # extrapolate at most 10x the last move, in the right direction
-            limit = 10 * abs(beta - self.prev_b)
+            # extrapolate at most 3x the last move, in the right direction
+            limit = 3 * abs(beta - self.prev_b)
             if not (-side * (nxt - beta) > 0):
                 nxt = np.nan
             else:
                 nxt = beta - side * min(abs(nxt - beta), limit)
+        if not np.isfinite(self.prev_b) and np.isfinite(model) and -side * model > 0:
+            nxt = beta + model  # the first step, before the secant has a slope
         if not np.isfinite(nxt):
             nxt = beta - side * 0.1
         if bracket and not (self.lo < nxt < self.hi):
@@ -450,27 +481,33 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
     c1, c2 = prior / (2 * lam * p), 1.0 / (2 * lam * n)
     total = c1 * p
     w_pos = c1 * np.asarray(info["sum_pos"], dtype=np.float64)
-    start = total / n  # sigma_u = c1 p / n: feasible, in [0, c2] since prior < 1
+    seed0 = int(np.random.default_rng(_seed(est.random_state)).integers(2**31))
+    per = max(50, _START_SAMPLE // len(parts))
+
+    def sample(w):  # <w, x_u> on a few random unlabeled rows per chunk: scalars, never rows
+        futs = [client.submit(_sample_g, part, w, per, seed0 + k) for k, part in enumerate(parts)]
+        return np.concatenate(client.gather(futs))
+
+    # the start (as the engine's default one): sigma_u = c2 on the share `prior` of the
+    # unlabeled points most like the positives, the threshold from a sample
+    h_pos = np.asarray(info["sum_pos"], dtype=np.float64)
+    threshold = float(np.quantile(sample(h_pos), 1.0 - prior))
     # CoCoA+'s partitions: the chunks held by one worker form one local subproblem, solved
     # there against its copy of w; sigma' = K, the number of partitions. A group's state (the
     # sigma and X_U' sigma of its chunks) lives on its worker as the result of its last round
     groups = _groups(client, parts)
     states = [
-        client.submit(_init_group, start, *[parts[k] for k in idx], workers=[addr], pure=False)
+        client.submit(
+            _init_group, c2, h_pos, threshold, *[parts[k] for k in idx], workers=[addr], pure=False
+        )
         for addr, idx in groups
     ]
     scale = float(len(groups))
-    v_sum = start * np.asarray(info["sum_unl"], dtype=np.float64)
-    w = w_pos - v_sum
+    v_sum = sum(client.gather([client.submit(_group_v, st, pure=False) for st in states]))
+    w = w_pos - np.asarray(v_sum, dtype=np.float64)
     max_rounds = DEFAULT_MAX_ROUNDS if est.max_iter is None else int(est.max_iter)
-    seed0 = int(np.random.default_rng(_seed(est.random_state)).integers(2**31))
-    # the first offset from a sample of the start's decision values (scalars, never rows)
-    per = max(50, _START_SAMPLE // len(parts))
-    g = np.concatenate(
-        client.gather(
-            [client.submit(_sample_g, part, w, per, seed0 + k) for k, part in enumerate(parts)]
-        )
-    )
+    # the first offset from a sample of the start's decision values
+    g = sample(w)
     search = _OffsetSearch(_start_offset(g, prior))
     beta = search.beta
     history: list[dict] = []
@@ -523,8 +560,9 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
         w = w_pos - np.asarray(st["v_new"], dtype=np.float64)
         # a state is solved well enough for the offset search when its gap is small next to
         # the distance to the root that the search's next step expects (|r| times the step)
-        if gap_beta <= max(0.25 * target, INNER_SHARE * abs(r) * search.expected_step(r)):
-            beta = search.step(r)
+        model = _model_step(st["hist"], r, c2)
+        if gap_beta <= max(0.25 * target, INNER_SHARE * abs(r) * search.expected_step(r, model)):
+            beta = search.step(r, model)
     converged = cert is not None and cert[3] - cert[4] <= target
     if cert is not None:
         i, j, theta, upper, lower = cert

@@ -1,0 +1,386 @@
+"""Fits on a Dask cluster (issue 34, part 5): linear PUSVC by CoCoA+ on a LocalCluster of 2
+worker processes with 1 thread and a memory limit each, from data written to disk once.
+
+PU part (``--method pu``): Poker-hand-shaped data (10 float32 features; the unlabeled points a
+mixture with class prior 0.4, 10% of the rows labeled positives) generated chunk by chunk into
+``.npy`` files of ``--chunk-rows`` rows (never whole in one process) and read by the workers
+(np.load per chunk). For each ``n`` a fresh cluster fits ``PUSVC(kernel="linear")`` on the Dask
+arrays; reported: fit time, rounds, the duality gap (``duality_gap_``), the task payload of a
+round (pickled ``w`` and scalars to the workers, statistics back), and each worker's peak
+resident memory (VmHWM of the worker process). At the smallest ``n`` the in-memory fit of the
+same data in this process, in the same run, as a ratio. Sizes not measured are estimated from
+the measured cost per row and round, marked as estimates.
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import shutil
+import time
+import warnings
+from pathlib import Path
+
+import _harness as bench
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+NAME = "bench_dask"
+D = 10
+PRIOR = 0.4
+LABELED = 0.1  # share of the rows that are labeled positives
+
+
+def _worker_peak_mb() -> float:
+    """Peak resident memory of this (worker) process in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def write_data(folder: Path, n: int, chunk_rows: int) -> list[tuple[Path, Path, int]]:
+    """Write n rows in chunks of chunk_rows: X_k.npy (float32, 10 columns), s_k.npy (int8)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files = []
+    for k, start in enumerate(range(0, n, chunk_rows)):
+        rows = min(chunk_rows, n - start)
+        xf, sf = folder / f"X_{k}.npy", folder / f"s_{k}.npy"
+        if not (xf.exists() and sf.exists()):
+            rng = np.random.default_rng(1000 + k)
+            labeled = rng.random(rows) < LABELED
+            positive = labeled | (rng.random(rows) < PRIOR)
+            X = rng.normal(size=(rows, D)).astype(np.float32)
+            X[positive] += np.linspace(0.2, 1.0, D, dtype=np.float32)
+            np.save(xf, X)
+            np.save(sf, labeled.astype(np.int8))
+        files.append((xf, sf, rows))
+    return files
+
+
+def dask_arrays(files):
+    import dask
+    import dask.array as da
+
+    xs = [
+        da.from_delayed(dask.delayed(np.load)(str(xf)), (rows, D), np.float32)
+        for xf, _, rows in files
+    ]
+    ss = [
+        da.from_delayed(dask.delayed(np.load)(str(sf)), (rows,), np.int8) for _, sf, rows in files
+    ]
+    return da.concatenate(xs), da.concatenate(ss)
+
+
+def fit_dask(files, tol: float, memory_limit: str) -> dict:
+    """One fit on a fresh 2-worker cluster; its measures."""
+    from distributed import Client, LocalCluster
+
+    from unlabeled import PUSVC
+
+    cluster = LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        memory_limit=memory_limit,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    )
+    client = Client(cluster)
+    try:
+        X, s = dask_arrays(files)
+        base = max(client.run(_worker_peak_mb).values())
+        t0 = time.perf_counter()
+        model = PUSVC(prior=PRIOR, kernel="linear", tol=tol).fit(X, s)
+        seconds = time.perf_counter() - t0
+        peaks = client.run(_worker_peak_mb)
+    finally:
+        client.close()
+        cluster.close()
+    w = model.coef_[0]
+    stats = {"fp": 0.0, "dh": 0.0, "vee": 0.0, "sig": 0.0, "v_new": w, "iter": 0}
+    down = len(pickle.dumps((w, 0.0, 0.0, 0.0, tol, True, 2, 0, True)))
+    payload = 2 * (down + len(pickle.dumps(stats)))  # two workers: w and scalars, stats back
+    return {
+        "seconds": seconds,
+        "rounds": model.n_rounds_,
+        "gap": model.duality_gap_,
+        "objective": model.objective_,
+        "payload": payload,
+        "peak_mb": max(peaks.values()),
+        "idle_mb": base,
+        "model": model,
+    }
+
+
+def fit_memory(files, tol: float) -> dict:
+    from unlabeled import PUSVC
+
+    X = np.concatenate([np.load(xf) for xf, _, _ in files])
+    s = np.concatenate([np.load(sf) for _, sf, _ in files])
+    t0 = time.perf_counter()
+    model = PUSVC(prior=PRIOR, kernel="linear", tol=tol).fit(X, s)
+    return {"seconds": time.perf_counter() - t0, "objective": model.objective_, "model": model}
+
+
+def run_pu(args) -> list[str]:
+    sizes = [20_000, 40_000] if args.quick else [int(float(v)) for v in args.sizes.split(",")]
+    chunk = 5_000 if args.quick else args.chunk_rows
+    root = Path(args.data) / ("quick" if args.quick else "full")
+    rows, mem = [], None
+    for n in sizes:
+        files = write_data(root / str(n), n, chunk)
+        r = fit_dask(files, args.tol, args.memory_limit)
+        r["n"] = n
+        if mem is None:
+            mem = fit_memory(files, args.tol)
+            mem["n"] = n
+            r["in_memory"] = mem
+        rows.append(r)
+        print(f"n={n}: {r['seconds']:.1f} s, {r['rounds']} rounds, gap {r['gap']:.2e}", flush=True)
+    if args.quick:
+        shutil.rmtree(root, ignore_errors=True)
+    lines = [
+        "## Linear PUSVC (CoCoA+), Poker-hand-shaped data from .npy chunks",
+        "",
+        f"10 float32 features, prior {PRIOR}, {LABELED:.0%} of the rows labeled positives, "
+        f"chunks of {chunk:,} rows, tol={args.tol}, 2 workers x 1 thread, memory limit "
+        f"{args.memory_limit} per worker.",
+        "",
+        "| n | fit (s) | rounds | duality gap | objective | task payload / round (bytes) "
+        "| peak memory / worker (MB) | s per 1M rows and round |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        per = r["seconds"] / r["rounds"] / (r["n"] / 1e6)
+        lines.append(
+            f"| {r['n']:,} | {r['seconds']:.1f} | {r['rounds']} | {r['gap']:.2e} | "
+            f"{r['objective']:.6f} | {r['payload']:,} | {r['peak_mb']:.0f} | {per:.3f} |"
+        )
+    big = rows[-1]
+    per_row_round = big["seconds"] / big["rounds"] / big["n"]
+    for n in (100_000_000,):
+        if all(r["n"] != n for r in rows) and not args.quick:
+            est = per_row_round * big["rounds"] * n
+            lines.append(
+                f"| {n:,} (**estimate**) | ~{est:.0f} | ~{big['rounds']} (as at "
+                f"{big['n']:,}) | - | - | {big['payload']:,} | - | {per_row_round * 1e6:.3f} |"
+            )
+    m = rows[0]["in_memory"]
+    d = rows[0]
+    same = np.mean(m["model"].predict(np.zeros((1, D))) == d["model"].predict(np.zeros((1, D))))
+    lines += [
+        "",
+        f"In memory at n = {d['n']:,} (same data, this process, same run): "
+        f"{m['seconds']:.2f} s, objective {m['objective']:.6f}; the Dask fit took "
+        f"{d['seconds'] / m['seconds']:.1f}x as long, its objective "
+        f"{d['objective'] - m['objective']:+.2e} from the in-memory one (duality gap "
+        f"{d['gap']:.2e}; same prediction at the origin: {bool(same)}).",
+        f"Peak worker memory, largest n against smallest: "
+        f"{rows[-1]['peak_mb'] / rows[0]['peak_mb']:.2f}x (idle worker before the fit: "
+        f"{rows[0]['idle_mb']:.0f} MB).",
+    ]
+    return lines
+
+
+# ---- CLSST (engineer C) --------------------------------------------------------------------
+CLSST_D = 10  # TOES in the first two features, eight N(0, 1) noise features
+
+
+def write_toes(folder: Path, n: int, chunk_rows: int) -> list[tuple[Path, Path, int]]:
+    """TOES-like data written chunk by chunk (each chunk its own draw of
+    ``make_toes(rows, n_features=10)``): X_k.npy (float64), y_k.npy (-1 but for 10 labeled
+    points per class, all in the first chunk)."""
+    from unlabeled.datasets import make_toes
+
+    folder.mkdir(parents=True, exist_ok=True)
+    files = []
+    for k, start in enumerate(range(0, n, chunk_rows)):
+        rows = min(chunk_rows, n - start)
+        xf, yf = folder / f"X_{k}.npy", folder / f"y_{k}.npy"
+        if not (xf.exists() and yf.exists()):
+            X, truth, _ = make_toes(rows, n_features=CLSST_D, random_state=2000 + k)
+            y = np.full(rows, -1, dtype=np.int64)
+            if k == 0:
+                rng = np.random.default_rng(0)
+                for c in (0, 1):
+                    y[rng.choice(np.flatnonzero(truth == c), 10, replace=False)] = c
+            np.save(xf, X)
+            np.save(yf, y)
+        files.append((xf, yf, rows))
+    return files
+
+
+def toes_arrays(files):
+    import dask
+    import dask.array as da
+
+    xs = [
+        da.from_delayed(dask.delayed(np.load)(str(xf)), (rows, CLSST_D), np.float64)
+        for xf, _, rows in files
+    ]
+    ys = [
+        da.from_delayed(dask.delayed(np.load)(str(yf)), (rows,), np.int64) for _, yf, rows in files
+    ]
+    return da.concatenate(xs), da.concatenate(ys)
+
+
+def clsst_payload(model, chunks: int) -> int:
+    """Bytes of one pass from the fitted shapes: the global factors sent to each chunk (M,
+    Psi, A and c of the data term, the prior, W and c of q(x)), the statistics back (Sry, T2,
+    R, sum_n Q, the bound)."""
+    S, p, k = model.means_.shape[0], model.means_.shape[1], model.n_factors_
+    d, K = k + 1, model.class_association_.shape[1]
+    down = S * p * d + p + S * d * d + S + S * K + S * k * p + S * k
+    up = S * p * d + S * d * d + S + S * K + 1
+    return 8 * chunks * (down + up)
+
+
+def fit_dask_clsst(files, memory_limit: str, params: dict) -> dict:
+    from distributed import Client, LocalCluster
+
+    from unlabeled.ssl import CLSST
+
+    cluster = LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        memory_limit=memory_limit,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    )
+    client = Client(cluster)
+    try:
+        X, y = toes_arrays(files)
+        base = max(client.run(_worker_peak_mb).values())
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model = CLSST(random_state=0, **params).fit(X, y)
+        seconds = time.perf_counter() - t0
+        peaks = client.run(_worker_peak_mb)
+        transduction = model.transduction_.compute()
+        model.transduction_ = None  # the cluster goes away with its results
+        model.labels_ = None
+    finally:
+        client.close()
+        cluster.close()
+    return {
+        "seconds": seconds,
+        "sweeps": model.n_iter_,
+        "S": model.n_components_,
+        "F": model.lower_bound_,
+        "payload": clsst_payload(model, len(files)),
+        "peak_mb": max(peaks.values()),
+        "idle_mb": base,
+        "model": model,
+        "transduction": transduction,
+    }
+
+
+def run_clsst(args) -> list[str]:
+    from unlabeled.ssl import CLSST
+
+    if args.quick:
+        sizes, chunk = [4_000, 8_000], 2_000
+        params = {"max_iter": 2, "max_births": 0}
+    else:
+        sizes = [int(float(v)) for v in args.clsst_sizes.split(",")]
+        chunk, params = args.clsst_chunk_rows, {}
+    root = Path(args.data) / ("clsst-quick" if args.quick else "clsst")
+    rows = []
+    for i, n in enumerate(sizes):
+        files = write_toes(root / str(n), n, chunk)
+        capped = i > 0 and args.clsst_cap is not None
+        p = dict(params, max_component_sweeps=args.clsst_cap) if capped else params
+        r = fit_dask_clsst(files, args.memory_limit, p)
+        r.update(n=n, capped=capped)
+        if i == 0:
+            X = np.concatenate([np.load(xf) for xf, _, _ in files])
+            y = np.concatenate([np.load(yf) for _, yf, _ in files])
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                mem = CLSST(random_state=0, **params).fit(X, y)
+            r["in_memory"] = {"seconds": time.perf_counter() - t0, "model": mem}
+            del X, y
+        rows.append(r)
+        print(f"CLSST n={n}: {r['seconds']:.1f} s, {r['sweeps']} sweeps, S={r['S']}", flush=True)
+    if args.quick:
+        shutil.rmtree(root, ignore_errors=True)
+    lines = [
+        "## CLSST (variational map-reduce), TOES-like data from .npy chunks",
+        "",
+        f"make_toes with {CLSST_D} features drawn chunk by chunk, 10 labeled points per class, "
+        f"chunks of {chunk:,} rows, CLSST(random_state=0{', ' if params else ''}"
+        f"{', '.join(f'{k}={v}' for k, v in params.items())}), 2 workers x 1 thread, memory "
+        f"limit {args.memory_limit} per worker. Payload of a pass: computed from the fitted "
+        "shapes (global factors to every chunk, its statistics back).",
+        "",
+        "| n | fit (s) | sweeps | components | bound F | payload / pass (bytes) "
+        "| peak memory / worker (MB) | s per 1M rows and sweep |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        per = r["seconds"] / r["sweeps"] / (r["n"] / 1e6)
+        note = f" (capped: max_component_sweeps={args.clsst_cap})" if r["capped"] else ""
+        lines.append(
+            f"| {r['n']:,}{note} | {r['seconds']:.1f} | {r['sweeps']} | {r['S']} | "
+            f"{r['F']:.6g} | {r['payload']:,} | {r['peak_mb']:.0f} | {per:.3f} |"
+        )
+    first = rows[0]
+    for r in rows[1:]:
+        if r["capped"]:
+            per_10 = r["seconds"] / r["sweeps"] / r["n"]
+            est = per_10 * first["sweeps"] * r["n"]
+            lines.append(
+                f"| {r['n']:,} (**estimate**, full fit) | ~{est:.0f} | ~{first['sweeps']} (as at "
+                f"{first['n']:,}) | - | - | - | - | {per_10 * 1e6:.3f} |"
+            )
+    m = first["in_memory"]
+    mm, dm = m["model"], first["model"]
+    rel = abs(dm.lower_bound_ - mm.lower_bound_) / abs(mm.lower_bound_)
+    same = bool(np.array_equal(first["transduction"], mm.transduction_))
+    lines += [
+        "",
+        f"In memory at n = {first['n']:,} (same data, this process, same run): "
+        f"{m['seconds']:.1f} s, {mm.n_iter_} sweeps, {mm.n_components_} components; the Dask "
+        f"fit took {first['seconds'] / m['seconds']:.2f}x as long; its bound differs by "
+        f"{rel:.1e} (relative), same components: {dm.n_components_ == mm.n_components_}, "
+        f"identical transduction: {same}.",
+        f"Peak worker memory, largest n against smallest: "
+        f"{rows[-1]['peak_mb'] / first['peak_mb']:.2f}x (idle worker before the fit: "
+        f"{first['idle_mb']:.0f} MB).",
+    ]
+    return lines
+
+
+def main(argv=None) -> None:
+    ap = bench.parser(__doc__, quick="20,000 and 40,000 rows in chunks of 5,000")
+    ap.add_argument("--method", choices=("pu", "clsst", "all"), default="all")
+    ap.add_argument("--sizes", default="1e6,1e7", help="numbers of rows (PU), comma-separated")
+    ap.add_argument("--chunk-rows", type=int, default=250_000)
+    ap.add_argument("--tol", type=float, default=1e-3)
+    ap.add_argument("--memory-limit", default="3GB")
+    ap.add_argument("--data", default="/tmp/bench_dask_data", help="where the chunks are written")
+    ap.add_argument("--clsst-sizes", default="1e6,1e7", help="numbers of rows (CLSST)")
+    ap.add_argument("--clsst-chunk-rows", type=int, default=250_000)
+    ap.add_argument(
+        "--clsst-cap",
+        type=int,
+        default=None,
+        help="max_component_sweeps of the CLSST fits beyond the first size (None: full fits)",
+    )
+    args = bench.parse(ap, argv)
+    lines = bench.header("Fits on a Dask cluster (issue 34)")
+    if args.method in ("pu", "all"):
+        lines += run_pu(args)
+    if args.method in ("clsst", "all"):
+        lines += run_clsst(args)
+    # one method: its own page (bench_dask-clsst.md), so that the two parts do not overwrite
+    name = NAME if args.method == "all" else f"{NAME}-{args.method}"
+    bench.write_markdown(args, name, lines)
+
+
+if __name__ == "__main__":
+    main()
