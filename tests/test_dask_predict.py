@@ -218,6 +218,24 @@ def test_multi_instance_refuses_dask_with_a_clear_error(data):
     assert mil.predict(bags).shape == (8,)  # bags in memory as before
 
 
+def test_threaded_chunks_leave_blas_threads_as_they_were(models, data):
+    """CLSST limits BLAS to one thread while it predicts; chunks predicted by several threads
+    at once (Dask's default scheduler) restore the process's setting when all are done."""
+    from threadpoolctl import threadpool_info
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+    est = models["CLSST"][0]
+    X = np.tile(data[0], (10, 1))  # 2,100 rows in 42 chunks
+    before = blas_threads()
+    for _ in range(5):
+        est.predict_proba(da.from_array(X, chunks=(50, 4))).compute(
+            scheduler="threads", num_workers=4
+        )
+        assert blas_threads() == before
+
+
 def test_transform_and_inverse_transform_on_dask(data):
     """A transformer's output columns come back in one chunk; ``inverse_transform`` (present
     only when the wrapped transformer has it) takes Dask input too."""

@@ -3,9 +3,11 @@ dense QPs handed to Clarabel by the reference solvers."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -124,11 +126,34 @@ def _blas_controller():
     return ThreadpoolController()
 
 
+@contextlib.contextmanager
 def one_blas_thread():
     """A context manager that runs BLAS on one thread (threadpoolctl). The controller is built
     once: building it scans the loaded libraries (1.3 ms with NumPy, SciPy and scikit-learn
-    loaded, against 0.02 ms for a limit), and a PUSVC fit limits BLAS four times."""
-    return _blas_controller().limit(limits=1, user_api="blas")
+    loaded, against 0.02 ms for a limit), and a PUSVC fit limits BLAS four times.
+
+    The limit is process-wide, so callers in several threads at once (Dask's threaded
+    scheduler predicting chunks with CLSST) share one: the first to enter sets it, the last to
+    leave restores the original. Separate limits restored out of order left BLAS on one thread
+    after all of them had left."""
+    global _blas_users, _blas_limiter
+    with _blas_lock:
+        if _blas_users == 0:
+            _blas_limiter = _blas_controller().limit(limits=1, user_api="blas")
+        _blas_users += 1
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas_users -= 1
+            if _blas_users == 0:
+                _blas_limiter.restore_original_limits()
+                _blas_limiter = None
+
+
+_blas_lock = threading.Lock()
+_blas_users = 0  # threads inside one_blas_thread
+_blas_limiter = None
 
 
 def engine_threads(n_jobs) -> int:
