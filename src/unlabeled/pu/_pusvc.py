@@ -173,12 +173,20 @@ class PUSVC(KernelPUModel):
         given.
     probA_, probB_ : ndarray of shape (1,)
         ``A`` and ``B`` of the sigmoid of :meth:`predict_proba`; ``probability=True`` only.
+    duality_gap_ : float
+        Fits on Dask input only: ``objective_`` minus a lower bound of the optimum (in the
+        units of ``objective_``), at most ``tol * max(1, |objective_|)`` unless ``max_iter``
+        rounds stopped the fit.
+    n_rounds_ : int
+        Fits on Dask input only: the rounds of the distributed solver.
     n_features_in_ : int
 
     References
     ----------
     E. Sansone, F. G. B. De Natale, Z.-H. Zhou, "Efficient Training for Positive Unlabeled
-    Learning", IEEE TPAMI 41(11), 2019. M. C. du Plessis, G. Niu, M. Sugiyama, "Convex
+    Learning", IEEE TPAMI 41(11), 2019. C. Ma, V. Smith, M. Jaggi, M. I. Jordan, P.
+    Richtarik, M. Takac, "Adding vs. averaging in distributed primal-dual optimization", ICML
+    2015 (CoCoA+, the solver on Dask input). M. C. du Plessis, G. Niu, M. Sugiyama, "Convex
     formulation for learning from positive and unlabeled data", ICML 2015. R. Kiryo, G. Niu,
     M. C. du Plessis, M. Sugiyama, "Positive-unlabeled learning with non-negative risk
     estimator", NeurIPS 2017 (``probability``).
@@ -276,9 +284,21 @@ class PUSVC(KernelPUModel):
             Read by the engine as stored: float64 or float32 (then a float32 kernel cache
             with ``cache_dtype="auto"``) dense rows, or CSR; other inputs are converted once.
             With ``kernel="precomputed"``, the square Gram matrix. Never modified.
+            A Dask array (or DataFrame) chunked by rows, dense or CSR chunks, with
+            ``kernel="linear"``: fitted on the workers of the current ``distributed.Client``
+            by CoCoA+ rounds (one local subproblem per worker, the engine's coordinate
+            descent against its copy of ``w``, sigma' = the number of workers) at a fixed
+            offset, the offset found by the in-memory linear path's secant search, until the
+            duality gap is at most ``tol * max(1, |objective_|)`` (``duality_gap_``,
+            ``n_rounds_``; ``max_iter`` caps the rounds, default 1000). The chunks are loaded
+            once and stay on the workers; ``w`` and a few numbers travel per round. The model
+            keeps ``coef_`` and ``intercept_``, not the ``n`` dual coefficients
+            (``support_`` is empty). Other kernels, ``prior="auto"``, ``probability=True``
+            and ``warm_start=True`` are refused on Dask input.
         s : array-like of shape (n_samples,)
             PU labels: 1 = labeled positive, 0 or -1 = unlabeled (or booleans), at least one
-            of each. With ``prior="auto"`` they also give the class-prior estimate.
+            of each. With ``prior="auto"`` they also give the class-prior estimate. A Dask
+            or NumPy array with Dask ``X``.
 
         Returns
         -------
