@@ -124,8 +124,8 @@ def fit_memory(files, tol: float) -> dict:
 
 
 def run_pu(args) -> list[str]:
-    sizes = [20_000, 40_000] if args.quick else [int(float(v)) for v in args.sizes.split(",")]
-    chunk = 5_000 if args.quick else args.chunk_rows
+    sizes = [10_000] if args.quick else [int(float(v)) for v in args.sizes.split(",")]
+    chunk = 2_500 if args.quick else args.chunk_rows
     root = Path(args.data) / ("quick" if args.quick else "full")
     rows, mem = [], None
     for n in sizes:
@@ -356,7 +356,7 @@ def run_clsst(args) -> list[str]:
 
 
 def main(argv=None) -> None:
-    ap = bench.parser(__doc__, quick="20,000 and 40,000 rows in chunks of 5,000")
+    ap = bench.parser(__doc__, quick="PU: 10,000 rows in chunks of 2,500")
     ap.add_argument("--method", choices=("pu", "clsst", "all"), default="all")
     ap.add_argument("--sizes", default="1e6,1e7", help="numbers of rows (PU), comma-separated")
     ap.add_argument("--chunk-rows", type=int, default=250_000)
