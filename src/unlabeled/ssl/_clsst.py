@@ -17,6 +17,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._dask import is_dask_collection
 from .._shared import one_blas_thread, warn_not_converged
 from .._validation import RANDOM_STATE, VERBOSE, check_data_scale
 from ..base import (
@@ -32,6 +33,7 @@ from ..base import (
 )
 from ._base import unlabeled_mask
 from ._vbmfa import VBMFA, lse_points, pd_loadings
+from ._vbmfa_dask import DaskVBMFA, prepare_dask
 
 #: the default cap on the work of a whole fit (``max_component_sweeps=None``), in component
 #: sweeps: default fits of TOES use 3,700 (300 points), 24,000 (3,000) and 64,000 (30,000
@@ -411,19 +413,23 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         data, a numerical breakdown, Ctrl-C among the births), leaves the estimator as it was.
         """
         params = self._validate_params()
-        Xc: np.ndarray = validate_data(
-            self, X, dtype=np.float64, order="C", ensure_min_samples=2, reset=True
-        )
-        check_data_scale(Xc, "CLSST", tiny=1e-100)  # its covariances are squares of X
-        allowed, self.classes_ = _encode_targets(y, Xc.shape[0], params["classes"])
-        self._clustering = self.classes_ is None
-        if self._clustering:
-            self.classes_ = np.zeros(1, dtype=np.int64)  # the one class, until the clusters
-        k, init, S_fixed = self._check_against_data(params, Xc, allowed)
+        if is_dask_collection(X) or is_dask_collection(y):
+            # the same checks and model with the points on the workers (_vbmfa_dask)
+            model, scale, k, init, S_fixed = self._dask_model(params, X, y)
+        else:
+            Xc: np.ndarray = validate_data(
+                self, X, dtype=np.float64, order="C", ensure_min_samples=2, reset=True
+            )
+            check_data_scale(Xc, "CLSST", tiny=1e-100)  # its covariances are squares of X
+            allowed, self.classes_ = _encode_targets(y, Xc.shape[0], params["classes"])
+            self._clustering = self.classes_ is None
+            if self._clustering:
+                self.classes_ = np.zeros(1, dtype=np.int64)  # the one class, until the clusters
+            k, init, S_fixed = self._check_against_data(params, Xc, allowed)
+            # the model of X / scale: every floor, prior and start relative to the data's scale
+            scale = _data_scale(Xc)
+            model = VBMFA(Xc / scale, allowed, k, pca=params["noise"] == "pca")
         self._progress_start = time.perf_counter()
-        # the model of X / scale: every floor, prior and start relative to the data's scale
-        scale = _data_scale(Xc)
-        model = VBMFA(Xc / scale, allowed, k, pca=params["noise"] == "pca")
         cap = params["max_component_sweeps"]
         model.work_cap = DEFAULT_MAX_COMPONENT_SWEEPS if cap is None else cap
         self.lower_bound_history_: list[float] = []
@@ -489,13 +495,26 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
                 stacklevel=4,
             )
 
-    def _check_against_data(self, params, X, allowed):
+    def _dask_model(self, params, X, y):
+        """Dask input: checked as in memory before any sweep, X / scale persisted on the
+        workers by row blocks (:func:`._vbmfa_dask.prepare_dask`). Returns (model, scale, k,
+        init, fixed number of components)."""
+        prep = prepare_dask(X, y, params["classes"])
+        validate_data(self, prep.zero_row, reset=True)  # n_features_in_, feature_names_in_
+        self._clustering = prep.classes is None
+        self.classes_ = np.zeros(1, dtype=np.int64) if self._clustering else prep.classes
+        k, init, S_fixed = self._check_against_data(params, prep.shape, None, prep.counts)
+        model = DaskVBMFA(prep, k, pca=params["noise"] == "pca")
+        return model, prep.scale, k, init, S_fixed
+
+    def _check_against_data(self, params, X, allowed, counts=None):
         """What the declared constraints cannot say, as it depends on the data and the labels:
         n_factors <= n_features, n_components <= n_samples (and >= n_classes unless every
         class has a label), init='labels' possible; before any work. Returns (k, the start,
-        the fixed number of components or None)."""
-        n, p = X.shape
-        K = allowed.shape[1]
+        the fixed number of components or None). ``counts``: the labeled points per class,
+        when known (Dask input: ``X`` its shape, ``allowed`` None)."""
+        n, p = X if isinstance(X, tuple) else X.shape
+        K = allowed.shape[1] if counts is None else len(counts)
         S, k, init = params["n_components"], params["n_factors"], params["init"]
         k = min(2, p - 1) if k is None else k
         if k > p:
@@ -505,8 +524,9 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
             )
         if S is not None and S > n:
             raise ValueError(f"n_components={S} exceeds the number of samples {n}")
-        single = allowed.sum(1) == 1
-        counts = (allowed & single[:, None]).sum(0)
+        if counts is None:
+            single = allowed.sum(1) == 1
+            counts = (allowed & single[:, None]).sum(0)
         if S is not None and S < K and (counts == 0).any():
             missing = self.classes_[counts == 0].tolist()
             raise ValueError(
@@ -526,6 +546,9 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
 
     def _start(self, model, init, S_fixed):
         """The authors' start from the labels, or the k-means start."""
+        if isinstance(model, DaskVBMFA):  # the same start from reductions over the chunks
+            model.clsst_start(init, S_fixed, self.random_state)
+            return
         X = model.Y
         psi0 = X.var(0)
         psi0 = np.where(psi0 > 0, psi0, 1.0)
@@ -698,13 +721,13 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         self.nu_shape_, self.nu_rate_ = model.a, model.b * s2
         self.mu_prior_mean_, self.mu_prior_precision_ = model.mustar * scale, model.nustar / s2
         self.n_factors_ = model.k
-        self.labels_ = model.resp()[0].argmax(0)
+        self.labels_ = model.point_clusters()  # Dask input: a Dask array
         if self._clustering:  # every cluster its own class
             self.classes_ = np.arange(model.S)
             self.class_association_ = np.eye(model.S)
             self.transduction_ = self.labels_.copy()
         else:
-            self.transduction_ = self.classes_[model.Q.sum(0).argmax(0)]
+            self.transduction_ = model.point_classes(self.classes_)
         self._say(f"done: S = {model.S}, F = {self.lower_bound_:.6g}, {self.n_iter_} sweeps")
 
     # ---- inference --------------------------------------------------------------------------

@@ -10,6 +10,16 @@ reductions over (s, l) run along contiguous rows); ``q(pi) = Dir(u)``; ``q(beta_
 ``nustar`` the prior mean and precision of the component means (point estimates, as are
 ``psii``). Every update below maximises the bound F over its own factor exactly, so F never
 decreases along a sweep at a fixed number of components.
+
+Every pass over the data is a *chunk kernel* (the ``chunk_*`` functions below): a function of
+one chunk of points (their columns ``Yt`` (p, m), and the point-last arrays Q, Xm, ln C) and of
+the global factors that returns the chunk's new per-point state and/or its additive
+statistics. A pass is "map the kernel over the chunks, sum the statistics, update the
+globals": :class:`VBMFA` holds all points as one chunk, and the Dask driver
+(:mod:`._vbmfa_dask`) maps the same kernels over the row blocks persisted on the workers and
+adds their statistics by a tree reduction. The kernels run their chunk in blocks of
+:data:`CHUNK` points (temporaries in cache) and add the blocks in order, so one chunk gives
+exactly the numbers of the in-memory passes.
 """
 
 from __future__ import annotations
@@ -42,6 +52,168 @@ def kl_gamma(a1, b1, a2, b2):
         + (a1 - a2) * digamma(a1)
         + a1 * (b2 - b1) / b1
     )
+
+
+# ---- chunk kernels: the per-point work of every pass ------------------------------------------
+def block_slices(m: int) -> list[slice]:
+    """The blocks of :data:`CHUNK` points of a chunk of ``m`` points (at least one, maybe
+    empty, so that a chunk without points still gives zero statistics)."""
+    return [slice(i, min(i + CHUNK, m)) for i in range(0, max(m, 1), CHUNK)]
+
+
+def chunk_x(Yt, W, c):
+    """q(x_n | s) means of the chunk: Xm[s, :, n] = W_s y_n - c_s, (S, k, m)."""
+    Xm = np.empty((c.shape[0], c.shape[1], Yt.shape[1]))
+    for b in block_slices(Yt.shape[1]):
+        np.subtract(np.matmul(W, Yt[:, b]), c[:, :, None], out=Xm[:, :, b])
+    return Xm
+
+
+def chunk_stats(Yt, Q, Xm):
+    """The chunk's responsibility-weighted statistics: Sry (S, p, d) = sum_n r y x~m' and
+    sum_n r xm~ xm~' (S, d, d) (without the q(x) covariance, added once by the caller)."""
+    S, k, p = Xm.shape[0], Xm.shape[1], Yt.shape[0]
+    d = k + 1
+
+    def block(b):
+        r = Q[:, :, b].sum(1)  # (S, block)
+        Ytb, x = Yt[:, b], Xm[:, :, b]
+        rX = x * r[:, None, :]  # (S, k, block)
+        Sry = np.empty((S, p, d))
+        Sry[:, :, 0] = (Ytb @ r.T).T
+        Sry[:, :, 1:] = np.matmul(rX, Ytb.T).transpose(0, 2, 1)
+        T2 = np.empty((S, d, d))
+        T2[:, 0, 0] = r.sum(1)
+        T2[:, 0, 1:] = T2[:, 1:, 0] = rX.sum(2)
+        T2[:, 1:, 1:] = np.matmul(x, rX.transpose(0, 2, 1))
+        return Sry, T2
+
+    parts = [block(b) for b in block_slices(Yt.shape[1])]
+    return sum(part[0] for part in parts), sum(part[1] for part in parts)
+
+
+def rho_points(Yt, x, M, psii, A, c):
+    """The data term of each (component, point) of the columns ``Yt`` with q(x) means ``x``,
+    constants included (see :meth:`VBMFA.rho`), shape (S, m)."""
+    YPt = Yt * psii[:, None]
+    yPy = (YPt * Yt).sum(0)
+    B = np.matmul(M.transpose(0, 2, 1), YPt)  # (S, d, block)
+    Z = B[:, 1:] - A[:, 1:, :1] - 0.5 * (np.matmul(A[:, 1:, 1:], x) + x)
+    return (c[:, None] - 0.5 * yPy) + B[:, 0] + (x * Z).sum(1)
+
+
+def chunk_q(Yt, Xm, logC, M, psii, terms, prior):
+    """q(s_n, l_n) of the chunk, softmax over (s, l) of phi = rho + prior + ln C; returns
+    (Q (S, K, m), sum_n ln sum_{s,l} exp(phi))."""
+    m = Yt.shape[1]
+    Q = np.empty((M.shape[0], prior.shape[1], m))
+
+    def block(b):
+        phi = rho_points(Yt[:, b], Xm[:, :, b], M, psii, *terms)[:, None, :] + prior[:, :, None]
+        phi = phi + logC[None, :, b]
+        lse = lse_points(phi)
+        np.exp(phi - lse, out=Q[:, :, b])
+        return float(lse.sum())
+
+    return Q, sum(block(b) for b in block_slices(m))
+
+
+def chunk_resp(Q):
+    """(sum_{l, n} Q[s, l, n] (S,), sum_n Q[s, l, n] (S, K)) of the chunk."""
+    return Q.sum(1).sum(1), Q.sum(2)
+
+
+def chunk_q_log_q(Q):
+    """sum_{l, n} Q ln Q for each component, (S,)."""
+    logs = np.log(Q, out=np.zeros_like(Q), where=Q > 0)
+    return np.einsum("sln,sln->s", Q, logs)
+
+
+def chunk_fit(Yt, Q, Xm, M, psii, terms):
+    """sum_n r[s, n] rho[s, n] over the chunk, (S,)."""
+    return sum(
+        np.einsum("sn,sn->s", Q[:, :, b].sum(1), rho_points(Yt[:, b], Xm[:, :, b], M, psii, *terms))
+        for b in block_slices(Yt.shape[1])
+    )
+
+
+def chunk_label_mistakes(Yt, Xm, allowed, M, psii, terms, prior) -> int:
+    """How many labeled points of the chunk (rows that exclude a class) get a class outside
+    their candidates when predicted as unlabeled (see :meth:`VBMFA.label_mistakes`)."""
+    rows = np.flatnonzero(~allowed.all(1))
+    wrong = 0
+    for i in range(0, len(rows), CHUNK):
+        b = rows[i : i + CHUNK]
+        phi = rho_points(Yt[:, b], Xm[:, :, b], M, psii, *terms)[:, None, :] + prior[:, :, None]
+        post = np.exp(phi - phi.max(axis=(0, 1))).sum(0)  # (K, block), up to a factor
+        wrong += int((~allowed[b, post.argmax(0)]).sum())
+    return wrong
+
+
+def chunk_remove(Q, Xm, allowed, keep):
+    """The chunk's Q and Xm without the components where ``keep`` is False, Q renormalised (a
+    point left with no mass spread evenly over its allowed pairs). New arrays."""
+    Xm = Xm[keep]
+    Q = Q[keep]
+    tot = Q.sum(axis=(0, 1))
+    empty = tot <= 0
+    if empty.any():
+        Q[:, :, empty] = allowed[empty].T[None]
+        tot[empty] = Q[:, :, empty].sum(axis=(0, 1))
+    return Q / tot, Xm
+
+
+def chunk_labeled_held(Q, allowed):
+    """(S, K) counts of the labeled points (one candidate class) that each component holds
+    (responsibility >= 0.5), class by class."""
+    labeled = allowed.sum(1) == 1
+    held = Q[:, :, labeled].sum(1) >= 0.5
+    return held.astype(float) @ allowed[labeled]
+
+
+def chunk_class_sums(Yt, Q, allowed, parent, classes):
+    """For each class in ``classes``: (count, sum of y) over the labeled points of that class
+    held by ``parent``."""
+    held = Q[parent].sum(0) >= 0.5
+    labeled = held & (allowed.sum(1) == 1)
+    out = []
+    for c in classes:
+        rows = labeled & allowed[:, c]
+        out.append((float(rows.sum()), Yt[:, rows].sum(1)))
+    return out
+
+
+def split_side(Yt, point, direction):
+    """Which points of the chunk lie on the positive side of the plane through ``point``
+    normal to ``direction``."""
+    return (Yt.T - point) @ direction > 0
+
+
+def chunk_split(Yt, Q, Xm, parent, point, direction):
+    """The chunk's part of a birth: the points on the positive side move their row of Q from
+    ``parent`` to a new last component (which copies the parent's q(x) means). Returns the new
+    (Q, Xm) and, for the held points (responsibility >= 0.5) on each side (negative,
+    positive), (count, sum of y)."""
+    held = Q[parent].sum(0) >= 0.5
+    side = split_side(Yt, point, direction)
+    child = np.where(side, Q[parent], 0.0)
+    Q = np.concatenate([Q, child[None]])
+    Q[parent][:, side] = 0.0
+    Xm = np.concatenate([Xm, Xm[parent][None]])
+    sums = [(float(r.sum()), Yt[:, r].sum(1)) for r in (held & ~side, held & side)]
+    return Q, Xm, sums
+
+
+def chunk_side_scatter(Yt, Q, parent, point, direction, means):
+    """Centred scatter (p, p) of the held points on each side of a birth about that side's
+    mean, with Q the chunk's responsibilities before the split."""
+    held = Q[parent].sum(0) >= 0.5
+    side = split_side(Yt, point, direction)
+    out = []
+    for rows, mean in zip((held & ~side, held & side), means, strict=False):
+        Z = Yt[:, rows].T - mean
+        out.append(Z.T @ Z)
+    return out
 
 
 class VBMFA:
@@ -83,7 +255,7 @@ class VBMFA:
         """[fn(slice) for each block of :data:`CHUNK` points]: a pass over the data block by
         block keeps its temporaries in cache (1.6 times faster at n = 100,000). Two threads
         over the blocks were slower: the many small NumPy calls contend for the GIL."""
-        return [fn(slice(i, min(i + CHUNK, self.n))) for i in range(0, self.n, CHUNK)]
+        return [fn(b) for b in block_slices(self.n)]
 
     # ---- state helpers ----------------------------------------------------------------------
     GLOBALS = ("M", "Sig", "b", "u", "g", "psii", "mustar", "nustar")
@@ -133,23 +305,11 @@ class VBMFA:
         """Responsibility-weighted sufficient statistics of the data and of x~ = [1; x].
 
         Returns R (S,), Sry (S, p, d) = sum_n r y x~m' and T2 (S, d, d) = E[sum_n r x~ x~']."""
+        return self.finish_stats(*chunk_stats(self.Yt, self.Q, self.Xm))
 
-        def block(b):
-            r = self.Q[:, :, b].sum(1)  # (S, block)
-            Yt, x = self.Yt[:, b], self.Xm[:, :, b]
-            rX = x * r[:, None, :]  # (S, k, block)
-            Sry = np.empty((self.S, self.p, self.d))
-            Sry[:, :, 0] = (Yt @ r.T).T
-            Sry[:, :, 1:] = np.matmul(rX, Yt.T).transpose(0, 2, 1)
-            T2 = np.empty((self.S, self.d, self.d))
-            T2[:, 0, 0] = r.sum(1)
-            T2[:, 0, 1:] = T2[:, 1:, 0] = rX.sum(2)
-            T2[:, 1:, 1:] = np.matmul(x, rX.transpose(0, 2, 1))
-            return Sry, T2
-
-        parts = self._blocks(block)
-        Sry = sum(part[0] for part in parts)
-        T2 = sum(part[1] for part in parts)
+    def finish_stats(self, Sry, T2):
+        """(R, Sry, T2) from the sums of :func:`chunk_stats`: T2 gains R_s Xc_s."""
+        T2 = np.array(T2, dtype=float)
         R = T2[:, 0, 0].copy()
         T2[:, 1:, 1:] += R[:, None, None] * self.Xc
         return R, Sry, T2
@@ -160,6 +320,12 @@ class VBMFA:
         Xm_ns = Xc_s (M_L' Psi^-1 y_n - A_s[1:, 0]), where A_s[1:, 0] = M_L' Psi^-1 m_mu +
         sum_q psii_q Sig_sq[1:, 0] holds the mean/loading cross-covariance that the authors'
         code leaves out (spec section 9, item 3)."""
+        W, c = self.x_params()
+        self.Xm = chunk_x(self.Yt, W, c)
+
+    def x_params(self):
+        """The global part of the q(x) update: sets Xc and returns (W, c) such that
+        Xm_ns = W_s y_n - c_s (counts the work of a pass)."""
         self.work += self.S
         A = self.A()
         self.Xc = np.linalg.inv(np.eye(self.k) + A[:, 1:, 1:])
@@ -167,13 +333,7 @@ class VBMFA:
         # Xm_n = W_s y_n - c_s, the same two products for every point
         W = np.einsum("sij,spj,p->sip", self.Xc, self.M[:, :, 1:], self.psii)
         c = np.einsum("sij,sj->si", self.Xc, A[:, 1:, 0])
-        Xm = np.empty((self.S, self.k, self.n))
-
-        def block(b):
-            np.subtract(np.matmul(W, self.Yt[:, b]), c[:, :, None], out=Xm[:, :, b])
-
-        self._blocks(block)
-        self.Xm = Xm
+        return W, c
 
     def update_l(self, stats=None):
         """q(L~_s) row by row: Sig_sq = (diag(E[prec_sq]) + psii_q T2_s)^-1 and
@@ -208,43 +368,37 @@ class VBMFA:
         ``b`` only when given; ``terms``: those of :meth:`rho_terms`). With B = M_s' Psi^-1
         y_n (d,) and x = Xm[s, :, n] it is
         c_s - y'Psi^-1 y / 2 + B_0 + x'(B_1: - A_s[1:, 0] - (A_s[1:, 1:] x + x) / 2)."""
-        A, c = self.rho_terms() if terms is None else terms
-        Yt, x = self.Yt[:, b], self.Xm[:, :, b]
-        YPt = Yt * self.psii[:, None]
-        yPy = (YPt * Yt).sum(0)
-        B = np.matmul(self.M.transpose(0, 2, 1), YPt)  # (S, d, block)
-        Z = B[:, 1:] - A[:, 1:, :1] - 0.5 * (np.matmul(A[:, 1:, 1:], x) + x)
-        return (c[:, None] - 0.5 * yPy) + B[:, 0] + (x * Z).sum(1)
+        terms = self.rho_terms() if terms is None else terms
+        return rho_points(self.Yt[:, b], self.Xm[:, :, b], self.M, self.psii, *terms)
 
     def log_joint(self, b=slice(None), terms=None, labels=True):
         """phi[s, l, n] = E ln pi_s + E ln beta_sl + rho_sn + ln C_ln (``logC`` is (K, n));
         q(s, l) is softmax(phi) over (s, l). The points ``b`` only when given; ``labels=False``
         leaves out ln C (every point as unlabeled)."""
-        prior = self.e_log_pi()[:, None] + self.e_log_beta()
-        phi = self.rho(b, terms)[:, None, :] + prior[:, :, None]
+        phi = self.rho(b, terms)[:, None, :] + self.prior()[:, :, None]
         return phi + self.logC[None, :, b] if labels else phi
+
+    def prior(self):
+        """E ln pi_s + E ln beta_sl, (S, K)."""
+        return self.e_log_pi()[:, None] + self.e_log_beta()
 
     def update_q(self):
         """q(s_n, l_n) proportional to exp(phi[n, s, l]), normalised over (s, l); returns
         sum_n ln sum_{s,l} exp(phi)."""
-        Q = np.empty((self.S, self.K, self.n))
-        terms = self.rho_terms()
-
-        def block(b):
-            phi = self.log_joint(b, terms)
-            lse = lse_points(phi)
-            np.exp(phi - lse, out=Q[:, :, b])
-            return float(lse.sum())
-
-        total = sum(self._blocks(block))
-        self.Q = Q
+        self.Q, total = chunk_q(
+            self.Yt, self.Xm, self.logC, self.M, self.psii, self.rho_terms(), self.prior()
+        )
         return total
 
     def update_pi(self):
         self.u = self.alpha / self.S + self.resp()[1]
 
     def update_beta(self):
-        self.g = self.gamma / self.K + self.Q.sum(2)
+        self.g = self.gamma / self.K + self.class_resp()
+
+    def class_resp(self):
+        """sum_n Q[s, l, n], (S, K)."""
+        return self.Q.sum(2)
 
     def update_nu(self):
         """q(nu_sj) = Gamma(a0 + p/2, b0 + 0.5 sum_q E[Lambda_sqj^2])."""
@@ -406,8 +560,7 @@ class VBMFA:
 
     def q_log_q(self):
         """sum_{l, n} Q[s, l, n] ln Q[s, l, n] for each component, (S,)."""
-        logs = np.log(self.Q, out=np.zeros_like(self.Q), where=self.Q > 0)
-        return np.einsum("sln,sln->s", self.Q, logs)
+        return chunk_q_log_q(self.Q)
 
     def data_terms(self, q_log_q=None):
         """sum_n sum_l Q[s, l, n] (phi[s, l, n] - ln Q[s, l, n]) for each component, (S,).
@@ -415,16 +568,14 @@ class VBMFA:
         phi = rho + E ln pi + E ln beta where Q > 0 (ln C = 0 on the allowed pairs and Q = 0
         elsewhere), so the sum needs rho (S, n) only, not phi (S, K, n). ``q_log_q``: that of
         :meth:`q_log_q` when known (it is fixed while Q is)."""
-        prior = self.e_log_pi()[:, None] + self.e_log_beta()
-        terms = self.rho_terms()
-        fit = sum(
-            self._blocks(
-                lambda b: np.einsum("sn,sn->s", self.Q[:, :, b].sum(1), self.rho(b, terms))
-            )
-        )
+        fit = chunk_fit(self.Yt, self.Q, self.Xm, self.M, self.psii, self.rho_terms())
+        return self.finish_data_terms(fit, self.Q.sum(2), q_log_q)
+
+    def finish_data_terms(self, fit, Qsum, q_log_q=None):
+        """:meth:`data_terms` from the sums of :func:`chunk_fit` and sum_n Q (S, K)."""
         return (
             fit
-            + np.einsum("sl,sl->s", self.Q.sum(2), prior)
+            + np.einsum("sl,sl->s", Qsum, self.prior())
             - (self.q_log_q() if q_log_q is None else q_log_q)
         )
 
@@ -435,15 +586,9 @@ class VBMFA:
         """How many labeled points (rows that exclude a class) are predicted outside their
         candidate classes when each is treated as unlabeled, the factors and q(x) fixed: the
         class is argmax_l sum_s exp(phi[s, l, n]) without ln C, as for a new point."""
-        rows = np.flatnonzero(~self.allowed.all(1))
-        terms = self.rho_terms()
-        wrong = 0
-        for i in range(0, len(rows), CHUNK):
-            b = rows[i : i + CHUNK]
-            phi = self.log_joint(b, terms, labels=False)
-            post = np.exp(phi - phi.max(axis=(0, 1))).sum(0)  # (K, block), up to a factor
-            wrong += int((~self.allowed[b, post.argmax(0)]).sum())
-        return wrong
+        return chunk_label_mistakes(
+            self.Yt, self.Xm, self.allowed, self.M, self.psii, self.rho_terms(), self.prior()
+        )
 
     def rank_candidates(self):
         """Components in decreasing order of -(D_s / R_s + F_nu + F_L + F_beta) (the authors'
@@ -458,49 +603,44 @@ class VBMFA:
         """Drop the components where ``keep`` is False (deaths) and renormalise Q over the rest;
         a point left with no mass is spread evenly over its allowed (component, class) pairs."""
         keep = np.asarray(keep, dtype=bool)
-        for name in ("M", "Sig", "b", "u", "g", "Xm", "Xc"):
+        for name in ("M", "Sig", "b", "u", "g", "Xc"):
             setattr(self, name, getattr(self, name)[keep])
-        Q = self.Q[keep]
-        tot = Q.sum(axis=(0, 1))
-        empty = tot <= 0
-        if empty.any():
-            Q[:, :, empty] = self.allowed[empty].T[None]
-            tot[empty] = Q[:, :, empty].sum(axis=(0, 1))
-        self.Q = Q / tot
+        self.Q, self.Xm = chunk_remove(self.Q, self.Xm, self.allowed, keep)
 
     def split(self, parent: int, by_class: bool = False) -> None:
         """Birth: split component ``parent`` in two. Blind (the thesis, spec section 6): along
         the top principal direction of its model covariance Lambda Lambda' + Psi, the offsets
         and the new loadings at one standard deviation (see CLSST's Notes). ``by_class``:
         across the plane halfway between the means of its two largest labeled classes (see
-        :meth:`mixed`), each child at the mean of the held points on its side."""
+        :meth:`mixed`), each child at the mean of the held points on its side.
+
+        The passes over the data (:func:`chunk_class_sums`, :func:`chunk_split`,
+        :func:`chunk_side_scatter`) go through :meth:`_class_sums`, :meth:`_split_points` and
+        :meth:`_side_scatter`, which the Dask driver maps over its chunks."""
         Lam = self.M[parent, :, 1:]
         mu = self.M[parent, :, 0].copy()
-        held = self.resp()[0][parent] >= 0.5
-        side = None
+        plane = None
         if by_class:
-            labeled = held & (self.allowed.sum(1) == 1)
-            counts = self.allowed[labeled].sum(0)
+            counts = self.labeled_held()[parent]
             a, b = np.argsort(-counts, kind="stable")[:2]
-            mean_a = self.Y[labeled & self.allowed[:, a]].mean(0)
-            mean_b = self.Y[labeled & self.allowed[:, b]].mean(0)
-            side = (self.Y - 0.5 * (mean_a + mean_b)) @ (mean_a - mean_b) > 0
-            if (held & side).any() and (held & ~side).any():  # else equal means: go blind
-                means = [self.Y[held & ~side].mean(0), self.Y[held & side].mean(0)]
-            else:
-                side = None
-        if side is None:
+            (na, sa), (nb, sb) = self._class_sums(parent, (a, b))
+            mean_a, mean_b = sa / na, sb / nb
+            plane = (0.5 * (mean_a + mean_b), mean_a - mean_b)
+        before = self.points_state()
+        if plane is not None:  # a class split, unless all held points lie on one side
+            sums = self._split_points(parent, *plane)
+            if sums[0][0] > 0 and sums[1][0] > 0:
+                means = [sums[0][1] / sums[0][0], sums[1][1] / sums[1][0]]
+            else:  # equal means: go blind
+                self.set_points_state(before)
+                plane = None
+        if plane is None:
             w, V = np.linalg.eigh(Lam @ Lam.T + np.diag(1.0 / self.psii))
             delta = V[:, -1] * np.sqrt(w[-1])
-            side = (self.Y - mu) @ V[:, -1] > 0
+            plane = (mu, V[:, -1])
+            sums = self._split_points(parent, *plane)
             means = [mu - delta, mu + delta]
-        child_Q = np.where(side, self.Q[parent], 0.0)
-        self.Q[parent][:, side] = 0.0
-        self.Q = np.concatenate([self.Q, child_Q[None]])
-        new = [
-            self._side_loadings(mu, held & ~side, Lam),
-            self._side_loadings(mu, held & side, Lam),
-        ]
+        new = self._side_loadings(parent, plane, sums, Lam, before)
         self.M = np.concatenate([self.M, self.M[parent][None]])
         self.M[parent, :, 1:], self.M[-1, :, 1:] = new
         self.M[parent, :, 0], self.M[-1, :, 0] = means
@@ -509,27 +649,74 @@ class VBMFA:
             setattr(self, name, np.concatenate([arr, arr[parent][None]]))
         self.u = np.append(self.u, 0.5 * self.u[parent])
         self.u[parent] *= 0.5
-        self.Xm = np.concatenate([self.Xm, self.Xm[parent][None]])
         self.Xc = np.concatenate([self.Xc, self.Xc[parent][None]])
+
+    def points_state(self):
+        """The per-point state (Q, Xm), to go back to (never written in place)."""
+        return self.Q, self.Xm
+
+    def set_points_state(self, state) -> None:
+        self.Q, self.Xm = state
+
+    def set_q(self, Q0) -> None:
+        """Given responsibilities (S, K, n)."""
+        self.Q = Q0
+
+    def _class_sums(self, parent, classes):
+        return chunk_class_sums(self.Yt, self.Q, self.allowed, parent, classes)
+
+    def _split_points(self, parent, point, direction):
+        """The per-point part of a birth (:func:`chunk_split`); returns the held points' (count,
+        sum of y) on each side."""
+        self.Q, self.Xm, sums = chunk_split(self.Yt, self.Q, self.Xm, parent, point, direction)
+        return sums
+
+    def _side_scatter(self, parent, plane, means, before):
+        return chunk_side_scatter(self.Yt, before[0], parent, *plane, means)
+
+    def labeled_held(self):
+        """(S, K) counts of the labeled points (one candidate class) held by each component
+        (responsibility >= 0.5)."""
+        return chunk_labeled_held(self.Q, self.allowed)
 
     def mixed(self) -> np.ndarray:
         """Components whose held points (responsibility >= 0.5) include labeled points (rows
         with one candidate class) of two or more classes: candidates for a class split."""
-        labeled = self.allowed.sum(1) == 1
-        held = self.resp()[0][:, labeled] >= 0.5
-        counts = held.astype(float) @ self.allowed[labeled]  # (S, K) labeled points held
-        return (counts > 0).sum(1) >= 2
+        return (self.labeled_held() > 0).sum(1) >= 2
 
-    def _side_loadings(self, mu, rows, fallback):
-        """Probabilistic-PCA loadings U_k (Lambda_k - sigma^2)^(1/2) of the points ``rows``
-        around their own mean, sigma^2 the mean noise variance; ``fallback`` when too few."""
-        if self.k == 0 or rows.sum() <= self.k:
-            return fallback
-        Z = self.Y[rows] - self.Y[rows].mean(0)
-        w, V = np.linalg.eigh(Z.T @ Z / Z.shape[0])
-        top = slice(self.p - self.k, None)
-        scale = np.sqrt(np.maximum(w[top] - np.mean(1.0 / self.psii), 1e-6))
-        return (V[:, top] * scale)[:, ::-1]
+    def _side_loadings(self, parent, plane, sums, fallback, before):
+        """Probabilistic-PCA loadings U_k (Lambda_k - sigma^2)^(1/2) of the held points on each
+        side of a birth around their own mean, sigma^2 the mean noise variance; ``fallback``
+        for a side with too few points. ``before``: (Q, Xm) before the split."""
+        counts = [count for count, _ in sums]
+        if self.k == 0 or min(counts) <= self.k:
+            if self.k == 0 or max(counts) <= self.k:
+                return fallback, fallback
+        means = [total / max(count, 1.0) for count, total in sums]
+        scatters = self._side_scatter(parent, plane, means, before)
+        out = []
+        for count, scatter in zip(counts, scatters, strict=False):
+            if self.k == 0 or count <= self.k:
+                out.append(fallback)
+                continue
+            w, V = np.linalg.eigh(scatter / count)
+            top = slice(self.p - self.k, None)
+            scale = np.sqrt(np.maximum(w[top] - np.mean(1.0 / self.psii), 1e-6))
+            out.append((V[:, top] * scale)[:, ::-1])
+        return out
+
+    def moments(self):
+        """The mean of the points and the unbiased variance of each feature (ones for one
+        point)."""
+        return self.Y.mean(0), self.Y.var(0, ddof=1) if self.n > 1 else np.ones(self.p)
+
+    def point_clusters(self):
+        """The most probable component of each point, argmax_s sum_l Q[s, l, n]."""
+        return self.resp()[0].argmax(0)
+
+    def point_classes(self, classes):
+        """``classes`` indexed by the most probable class of each point."""
+        return classes[self.Q.sum(0).argmax(0)]
 
     def start(self, means, loadings, psi0, Q0=None) -> None:
         """Initial state: S = len(means) components with posterior means [mean, loadings],
@@ -540,8 +727,7 @@ class VBMFA:
         self.M = np.concatenate([np.asarray(means)[:, :, None], np.asarray(loadings)], axis=2)
         self.Sig = np.broadcast_to(np.eye(self.d), (S, self.p, self.d, self.d)).copy()
         self.psii = 1.0 / np.maximum(psi0, PSI_MIN)
-        self.mustar = self.Y.mean(0)
-        var = self.Y.var(0, ddof=1) if self.n > 1 else np.ones(self.p)
+        self.mustar, var = self.moments()
         self.nustar = 1.0 / np.maximum(var, PSI_MIN)
         self.u = np.full(S, 1.0 / self.K)
         self.g = np.full((S, self.K), 1.0 / self.K)
@@ -550,7 +736,7 @@ class VBMFA:
         if Q0 is None:
             self.update_q()
         else:
-            self.Q = Q0
+            self.set_q(Q0)
             self.update_pi()
             self.update_beta()
         self.update_nu()

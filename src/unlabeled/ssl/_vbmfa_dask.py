@@ -1,0 +1,884 @@
+"""CLSST on Dask arrays: the VBMFA of :mod:`._vbmfa` with its points on the workers.
+
+The points are persisted once on the workers as chunks (the row blocks of ``X``): each chunk
+holds its columns ``Yt`` (p, m), its label mask and ln C, and its per-point state (Q, Xm) as
+a separate result that every pass replaces. A pass submits one of :mod:`._vbmfa`'s chunk
+kernels to each chunk (where its data lives) and adds the chunks' statistics by a tree
+reduction (:data:`FAN_IN` partial sums per node) whose root alone comes back to the client;
+the client makes the global update with the in-memory code (:class:`DaskVBMFA` inherits
+every global update, SQUAREM, births, deaths and the bound from :class:`VBMFA`). Nothing of
+size n comes back: per-point results are Dask arrays built from the chunks.
+
+Every quantity is the in-memory one summed in another order, so a fit gives the in-memory
+fit's model up to rounding (the same random_state: the same k-means start, whose draws are
+scikit-learn's k-means++ and Lloyd iterations replayed over the chunks).
+
+Dask is imported only here, inside functions that received Dask input.
+"""
+
+from __future__ import annotations
+
+import operator
+from numbers import Number
+
+import numpy as np
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+
+from .._dask import align_rows, as_dask_array
+from .._validation import MAX_KERNEL_VALUE
+from ._base import unlabeled_mask
+from ._vbmfa import (
+    PSI_MIN,
+    VBMFA,
+    chunk_class_sums,
+    chunk_fit,
+    chunk_label_mistakes,
+    chunk_labeled_held,
+    chunk_q,
+    chunk_q_log_q,
+    chunk_remove,
+    chunk_resp,
+    chunk_side_scatter,
+    chunk_split,
+    chunk_stats,
+    chunk_x,
+    pd_loadings,
+)
+
+FAN_IN = 8  # partial sums added per node of the tree reduction
+
+
+# ---- on the workers ---------------------------------------------------------------------------
+def _add(a, b):
+    """a + b for (nested tuples, lists, dicts of) arrays and numbers."""
+    if isinstance(a, dict):
+        return {key: _add(a[key], b[key]) for key in a}
+    if isinstance(a, (tuple, list)):
+        return type(a)(_add(x, z) for x, z in zip(a, b, strict=False))
+    return a + b
+
+
+def _add_parts(*parts):
+    total = parts[0]
+    for part in parts[1:]:
+        total = _add(total, part)
+    return total
+
+
+def _add_outs(*pairs):
+    """The sum of the statistics of (state, statistics) pairs."""
+    parts = [pair[1] for pair in pairs]
+    total = parts[0]
+    for part in parts[1:]:
+        total = _add(total, part)
+    return total
+
+
+def _w_raw_summary(X, offset):
+    """Finiteness, scale and sums of a raw block of X (m, p)."""
+    X = np.asarray(X, dtype=np.float64)
+    bad = ""
+    if np.isnan(X).any():
+        bad = "nan"
+    elif np.isinf(X).any():
+        bad = "inf"
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        sq = np.einsum("ij,ij->i", X, X)
+    big = np.flatnonzero(~(sq <= MAX_KERNEL_VALUE))
+    first_big = (offset + int(big[0]), float(sq[big[0]])) if big.size else None
+    top = float(sq.max(initial=0.0))
+    return {"bad": bad, "big": first_big, "top": top, "sum": X.sum(0), "n": X.shape[0]}
+
+
+def _merge_summary(a, b):
+    return {
+        "bad": a["bad"] or b["bad"],
+        "big": a["big"] or b["big"],
+        "top": max(a["top"], b["top"]),
+        "sum": a["sum"] + b["sum"],
+        "n": a["n"] + b["n"],
+    }
+
+
+def _w_centred_squares(X, mean):
+    Z = np.asarray(X, dtype=np.float64) - mean
+    return (Z * Z).sum(0)
+
+
+def _w_labels(y):
+    """The labeled values of a block of y and how many of each (-1: unlabeled)."""
+    y = np.asarray(y)
+    labeled = ~unlabeled_mask(y, "CLSST")
+    return np.unique(y[labeled], return_counts=True)
+
+
+def _w_chunk(X, y, scale, classes, K):
+    """A chunk: Yt = (X / scale)' (p, m), allowed (m, K) and ln C (K, m)."""
+    Y = np.asarray(X, dtype=np.float64) / scale
+    m = Y.shape[0]
+    allowed = np.ones((m, K), dtype=bool)
+    if y is not None:
+        y = np.asarray(y)
+        labeled = ~unlabeled_mask(y, "CLSST")
+        allowed[labeled] = y[labeled][:, None] == classes[None, :]
+    return {
+        "Yt": np.ascontiguousarray(Y.T),
+        "allowed": allowed,
+        "logC": np.ascontiguousarray(np.where(allowed, 0.0, -np.inf).T),
+    }
+
+
+def _w_moments(data):
+    Yt = data["Yt"]
+    single = data["allowed"].sum(1) == 1
+    counts = (data["allowed"] & single[:, None]).sum(0)
+    return {
+        "sum": Yt.sum(1),
+        "y2": np.einsum("pn,pn->p", Yt, Yt),
+        "counts": counts.astype(float),
+        "unlabeled": bool(data["allowed"].all()),
+    }
+
+
+def _w_centred(data, mean):
+    Z = data["Yt"] - mean[:, None]
+    return (Z * Z).sum(1)
+
+
+def _groups(data, groups):
+    """Group of each point: its class if it has one candidate class (labels start), else -1;
+    or the k-means assignment."""
+    if groups is not None:
+        return groups
+    allowed = data["allowed"]
+    single = allowed.sum(1) == 1
+    return np.where(single, allowed.argmax(1), -1)
+
+
+def _w_group_sums(data, groups, G):
+    g = _groups(data, groups)
+    Yt = data["Yt"]
+    sums = np.zeros((G, Yt.shape[0]))
+    counts = np.zeros(G)
+    for c in range(G):
+        rows = g == c
+        counts[c] = rows.sum()
+        sums[c] = Yt[:, rows].sum(1)
+    return counts, sums
+
+
+def _w_group_scatter(data, groups, means):
+    g = _groups(data, groups)
+    out = []
+    for c, mean in enumerate(means):
+        Z = data["Yt"][:, g == c].T - mean
+        out.append(Z.T @ Z)
+    return np.array(out)
+
+
+def _w_q0(data, assign, S0):
+    allowed = data["allowed"]
+    m = allowed.shape[0]
+    Q0 = np.zeros((S0, allowed.shape[1], m))
+    Q0[assign, :, np.arange(m)] = allowed / allowed.sum(1, keepdims=True)
+    return Q0
+
+
+def _w_pass(data, pair, steps, glob):
+    """The kernels ``steps`` in order on one chunk whose (state, statistics) is ``pair``:
+    returns (new state, statistics)."""
+    state = pair[0]
+    Yt, Q, Xm = data["Yt"], state.get("Q"), state.get("Xm")
+    out = {}
+    for step in steps:
+        if step == "x":
+            Xm = chunk_x(Yt, *glob["x"])
+        elif step == "q":
+            Q, out["lse"] = chunk_q(
+                Yt, Xm, data["logC"], glob["M"], glob["psii"], glob["terms"], glob["prior"]
+            )
+        elif step == "set_q":
+            Q = glob["Q0"]
+        elif step == "resp":
+            out["resp"] = chunk_resp(Q)
+        elif step == "stats":
+            out["stats"] = chunk_stats(Yt, Q, Xm)
+        elif step == "qlogq":
+            out["qlogq"] = chunk_q_log_q(Q)
+        elif step == "fit":
+            out["fit"] = chunk_fit(Yt, Q, Xm, glob["M"], glob["psii"], glob["terms"])
+        elif step == "mistakes":
+            out["mistakes"] = chunk_label_mistakes(
+                Yt, Xm, data["allowed"], glob["M"], glob["psii"], glob["terms"], glob["prior"]
+            )
+        elif step == "remove":
+            Q, Xm = chunk_remove(Q, Xm, data["allowed"], glob["keep"])
+        elif step == "held":
+            out["held"] = chunk_labeled_held(Q, data["allowed"])
+        elif step == "class_sums":
+            out["class_sums"] = chunk_class_sums(Yt, Q, data["allowed"], *glob["class_sums"])
+        elif step == "split":
+            Q, Xm, out["split"] = chunk_split(Yt, Q, Xm, *glob["split"])
+        elif step == "scatter":
+            out["scatter"] = chunk_side_scatter(Yt, Q, *glob["scatter"])
+        else:  # pragma: no cover
+            raise ValueError(step)
+    return {"Q": Q, "Xm": Xm}, out
+
+
+def _w_empty():
+    return {}, {}
+
+
+def _w_clusters(pair):
+    return pair[0]["Q"].sum(1).argmax(0)
+
+
+def _w_classes(pair, classes):
+    return classes[pair[0]["Q"].sum(0).argmax(0)]
+
+
+def _w_allowed(data):
+    return data["allowed"]
+
+
+# ---- k-means on the workers: scikit-learn's KMeans replayed ----------------------------------
+def _centred(data, mean):
+    return data["Yt"].T - mean
+
+
+def _w_row(data, i, mean):
+    return data["Yt"][:, i] - mean
+
+
+def _w_sqdist(data, mean, C):
+    """Squared distances (len(C), m) of the centred points to the rows of C, as scikit-learn's
+    euclidean_distances(C, X, squared=True)."""
+    from sklearn.metrics.pairwise import euclidean_distances
+
+    X = _centred(data, mean)
+    return euclidean_distances(C, X, Y_norm_squared=np.einsum("ij,ij->i", X, X)[None], squared=True)
+
+
+def _w_pp_first(data, mean, c0):
+    d = _w_sqdist(data, mean, c0[None])[0]
+    return d, float(d.sum())
+
+
+def _w_pp_trials(data, closest, mean, C):
+    D = _w_sqdist(data, mean, C)
+    np.minimum(closest, D, out=D)
+    return D, D.sum(1)
+
+
+def _w_pick(pair, best):
+    return pair[0][best]
+
+
+def _w_search(closest, prefix, values):
+    """Local indices of ``values`` in prefix + cumsum(closest)."""
+    return np.searchsorted(prefix + np.cumsum(closest), values)
+
+
+def _w_assign(data, mean, C, labels_old, update):
+    """Lloyd's step on a chunk: labels by the nearest centre (||c||^2 - 2 x.c), the sums and
+    counts per cluster, and how many labels changed."""
+    X = _centred(data, mean)
+    D = (C * C).sum(1)[None] - 2.0 * X @ C.T
+    labels = D.argmin(1).astype(np.int32)
+    S0 = C.shape[0]
+    counts = np.bincount(labels, minlength=S0).astype(float)
+    sums = np.zeros((S0, X.shape[1]))
+    np.add.at(sums, labels, X)
+    changed = labels.size if labels_old is None else int((labels != labels_old).sum())
+    return labels, (counts, sums, changed)
+
+
+def _w_inertia(data, mean, C, labels):
+    X = _centred(data, mean)
+    Z = X - C[labels]
+    return float((Z * Z).sum())
+
+
+def _w_contingency(labels1, labels2, S0):
+    table = np.zeros((S0, S0))
+    np.add.at(table, (labels1, labels2), 1.0)
+    return table
+
+
+class DaskVBMFA(VBMFA):
+    """:class:`VBMFA` whose points are chunks on the workers of a ``distributed`` client.
+
+    Parameters
+    ----------
+    prep : Prepared
+        The chunks on the workers (:func:`prepare_dask`): each a dict (Yt (p, m), allowed
+        (m, K), logC (K, m)).
+    n_factors, pca
+        As :class:`VBMFA`.
+    """
+
+    def __init__(self, prep, n_factors, pca=False):
+        import dask.array as da
+
+        client = prep.client
+        self.client, self._data, self.sizes = client, list(prep.chunks), list(prep.sizes)
+        self.n, self.p, K = prep.shape[0], prep.shape[1], prep.K
+        self.K = K
+        self.k = int(n_factors)
+        self.d = self.k + 1
+        self.pca = bool(pca)
+        self.a = self.a0 + 0.5 * self.p
+        self.work, self.work_cap = 0, np.inf
+        self.out_of_work: bool | str = False
+        self.unconverged: list[float] = []
+        self.passes = 0  # map-reduce rounds over the chunks
+        self.bytes_out = 0  # bytes of global factors sent to the chunks
+        self.bytes_in = 0  # bytes of statistics that reached the client
+        from distributed import wait
+
+        wait(self._data)  # persisted: the worker of each chunk is known
+        who = client.who_has(self._data)
+        self._where = [list(who[c.key])[:1] or None for c in self._data]
+        self._state = [self.submit(i, _w_empty) for i in range(len(self._data))]
+        self._cache: dict = {}
+        mom = self.reduce(_w_moments)
+        self.sum_y2 = mom["y2"]
+        self.label_counts = mom["counts"]
+        self._mean = mom["sum"] / self.n
+        self._all_unlabeled = mom["unlabeled"]
+        self._centred = self.reduce(_w_centred, self._mean)
+        self.allowed = da.concatenate(
+            [
+                da.from_delayed(self.submit(i, _w_allowed, c), (m, K), dtype=bool)
+                for i, (c, m) in enumerate(zip(self._data, self.sizes, strict=False))
+            ]
+        )
+
+    # ---- the map-reduce --------------------------------------------------------------------
+    def submit(self, i, fn, *args):
+        """fn(*args) on the worker that holds chunk i (another one if it is gone)."""
+        where = self._where[i]
+        if where is None:
+            return self.client.submit(fn, *args, pure=False)
+        return self.client.submit(fn, *args, pure=False, workers=where, allow_other_workers=True)
+
+    def _tree(self, parts, pairs=False):
+        """The sum of the futures ``parts`` (of (state, statistics) ``pairs``: of their
+        statistics) by a tree on the workers, brought to the client."""
+        add = _add_outs if pairs else _add_parts
+        while len(parts) > 1 or add is _add_outs:
+            parts = [
+                self.client.submit(add, *parts[i : i + FAN_IN], pure=False)
+                for i in range(0, len(parts), FAN_IN)
+            ]
+            add = _add_parts
+        total = parts[0].result()
+        self.passes += 1
+        self.bytes_in += _nbytes(total)
+        return total
+
+    def reduce(self, fn, *args, merge=_add_parts):
+        """sum over the chunks of fn(chunk, *args)."""
+        parts = [self.submit(i, fn, c, *args) for i, c in enumerate(self._data)]
+        self.bytes_out += _nbytes(args) * len(parts)
+        if merge is _add_parts:
+            return self._tree(parts)
+        total = [p.result() for p in parts]
+        self.passes += 1
+        out = total[0]
+        for part in total[1:]:
+            out = merge(out, part)
+        return out
+
+    def _pass(self, steps, glob=None, state=None):
+        """Run the kernels ``steps`` on every chunk; the state becomes the new one when a step
+        changes it; returns the summed statistics (None when the steps make none)."""
+        glob = {} if glob is None else glob
+        state = self._state if state is None else state
+        pairs = [
+            self.submit(i, _w_pass, c, s, steps, glob)
+            for i, (c, s) in enumerate(zip(self._data, state, strict=False))
+        ]
+        self.bytes_out += _nbytes(glob) * len(pairs)
+        if set(steps) & {"x", "q", "set_q", "remove", "split"}:
+            self._state = pairs
+        if set(steps) <= {"x", "set_q", "remove"}:
+            return None
+        return self._tree(pairs, pairs=True)
+
+    def _glob(self):
+        """The global factors that the kernels of Q, the data terms and the mistakes need."""
+        return {"M": self.M, "psii": self.psii, "terms": self.rho_terms(), "prior": self.prior()}
+
+    def _keep(self, out):
+        """Cache the statistics that depend on the per-point state alone."""
+        for key in ("resp", "stats", "qlogq", "held"):
+            if key in out:
+                self._cache[key] = out[key]
+
+    # ---- the per-point state -----------------------------------------------------------------
+    def snapshot(self, names=VBMFA.STATE) -> dict:
+        snap = {n: getattr(self, n).copy() for n in names if n not in ("Q", "Xm")}
+        if "Q" in names or "Xm" in names:
+            snap["_points"] = (list(self._state), dict(self._cache))
+        return snap
+
+    def restore(self, snap: dict) -> None:
+        for name, value in snap.items():
+            if name == "_points":
+                self.set_points_state(value)
+            else:
+                setattr(self, name, value.copy())
+
+    def points_state(self):
+        return list(self._state), dict(self._cache)
+
+    def set_points_state(self, state) -> None:
+        self._state, self._cache = list(state[0]), dict(state[1])
+
+    def set_q(self, Q0) -> None:
+        """Q0: one future of (S, K, m) per chunk."""
+        pairs = [
+            self.submit(i, _w_pass, c, s, ("set_q", "resp"), {"Q0": q})
+            for i, (c, s, q) in enumerate(zip(self._data, self._state, Q0, strict=False))
+        ]
+        self._state = pairs
+        self._cache = {}
+        self._keep(self._tree(pairs, pairs=True))
+
+    # ---- the passes of VBMFA -----------------------------------------------------------------
+    def moments(self):
+        var = self._centred / (self.n - 1) if self.n > 1 else np.ones(self.p)
+        return self._mean.copy(), var
+
+    def update_x(self):
+        self._pass(("x",), {"x": self.x_params()})
+        self._cache.pop("stats", None)
+
+    def update_q(self):
+        out = self._pass(("q", "resp"), self._glob())
+        self._cache = {}
+        self._keep(out)
+        return out["lse"]
+
+    def e_step(self) -> float:
+        """X and Q from the global factors in one pass, with the statistics of the new state
+        (the next global update needs them): returns F there."""
+        glob = self._glob()
+        glob["x"] = self.x_params()
+        glob["terms"] = self.rho_terms()  # with the new Xc
+        out = self._pass(("x", "q", "resp", "stats"), glob)
+        self._cache = {}
+        self._keep(out)
+        return out["lse"] + self.global_bound()
+
+    def stats(self):
+        if "stats" not in self._cache:
+            self._keep(self._pass(("stats",)))
+        return self.finish_stats(*self._cache["stats"])
+
+    def _resp(self):
+        if "resp" not in self._cache:
+            self._keep(self._pass(("resp",)))
+        return self._cache["resp"]
+
+    def resp(self):
+        """(None, R): the responsibilities per point stay on the workers."""
+        return None, self._resp()[0]
+
+    def class_resp(self):
+        return self._resp()[1]
+
+    def q_log_q(self):
+        if "qlogq" not in self._cache:
+            self._keep(self._pass(("qlogq",)))
+        return self._cache["qlogq"]
+
+    def data_terms(self, q_log_q=None):
+        glob = self._glob()
+        steps = ["fit"]
+        if "resp" not in self._cache:
+            steps.append("resp")
+        if q_log_q is None and "qlogq" not in self._cache:
+            steps.append("qlogq")
+        out = self._pass(tuple(steps), glob)
+        self._keep(out)
+        if q_log_q is None:
+            q_log_q = self._cache["qlogq"]
+        return self.finish_data_terms(out["fit"], self._cache["resp"][1], q_log_q)
+
+    def label_mistakes(self) -> int:
+        return int(self._pass(("mistakes",), self._glob())["mistakes"])
+
+    def remove(self, keep) -> None:
+        keep = np.asarray(keep, dtype=bool)
+        for name in ("M", "Sig", "b", "u", "g", "Xc"):
+            setattr(self, name, getattr(self, name)[keep])
+        out = self._pass(("remove", "resp"), {"keep": keep})
+        self._cache = {}
+        self._keep(out)
+
+    def labeled_held(self):
+        if "held" not in self._cache:
+            self._keep(self._pass(("held",)))
+        return self._cache["held"]
+
+    def _class_sums(self, parent, classes):
+        return self._pass(("class_sums",), {"class_sums": (parent, classes)})["class_sums"]
+
+    def _split_points(self, parent, point, direction):
+        out = self._pass(("split", "resp"), {"split": (parent, point, direction)})
+        self._cache = {}
+        self._keep(out)
+        return out["split"]
+
+    def _side_scatter(self, parent, plane, means, before):
+        glob = {"scatter": (parent, *plane, means)}
+        return self._pass(("scatter",), glob, state=before[0])["scatter"]
+
+    # ---- per-point results as Dask arrays ----------------------------------------------------
+    def _per_point(self, fn, *args, dtype):
+        import dask.array as da
+
+        return da.concatenate(
+            [
+                da.from_delayed(self.submit(i, fn, s, *args), (m,), dtype=dtype)
+                for i, (s, m) in enumerate(zip(self._state, self.sizes, strict=False))
+            ]
+        )
+
+    def point_clusters(self):
+        return self._per_point(_w_clusters, dtype=np.intp)
+
+    def point_classes(self, classes):
+        return self._per_point(_w_classes, classes, dtype=classes.dtype)
+
+    # ---- the starts ----------------------------------------------------------------------------
+    def group_moments(self, G, groups=None):
+        """(counts (G,), means (G, p), unbiased covariances (G, p, p)) of the points of each
+        group: class (labels start) or the k-means ``groups`` (one future per chunk)."""
+        if groups is None:
+            counts, sums = self.reduce(_w_group_sums, None, G)
+        else:
+            counts, sums = self._reduce_with(_w_group_sums, groups, G)
+        means = sums / np.maximum(counts, 1.0)[:, None]
+        if groups is None:
+            scatter = self.reduce(_w_group_scatter, None, means)
+        else:
+            scatter = self._reduce_with(_w_group_scatter, groups, means)
+        covs = scatter / np.maximum(counts - 1.0, 1.0)[:, None, None]
+        return counts, means, covs
+
+    def _reduce_with(self, fn, per_chunk, *args):
+        parts = [
+            self.client.submit(fn, c, g, *args, pure=False)
+            for c, g in zip(self._data, per_chunk, strict=False)
+        ]
+        return self._tree(parts)
+
+    def clsst_start(self, init, S_fixed, random_state):
+        """CLSST's start (``CLSST._start``) from reductions: the class moments, or the k-means
+        start of scikit-learn's KMeans(S0, n_init=3) replayed over the chunks."""
+        psi0 = self._centred / self.n
+        psi0 = np.where(psi0 > 0, psi0, 1.0)
+        if init == "labels":
+            _, means, covs = self.group_moments(self.K)
+            loads = [
+                pd_loadings(covs[c].reshape(self.p, self.p), psi0, self.k) for c in range(self.K)
+            ]
+            self.start(means, np.array(loads), psi0)
+            return
+        S0 = S_fixed or self.K
+        centers, assign = self.kmeans(S0, check_random_state(random_state))
+        counts, _, covs = self.group_moments(S0, assign)
+        loads = []
+        for s in range(S0):
+            cov = covs[s] if counts[s] > 1 else np.diag(psi0)
+            loads.append(pd_loadings(cov, psi0, self.k))
+        Q0 = [
+            self.client.submit(_w_q0, c, a, S0, pure=False)
+            for c, a in zip(self._data, assign, strict=False)
+        ]
+        self.start(centers, np.array(loads), psi0, Q0=Q0)
+
+    # ---- k-means ------------------------------------------------------------------------------
+    def _rows(self, ids, mean):
+        """The centred points ``ids`` (global indices), in one round trip."""
+        offsets = np.cumsum([0, *self.sizes])
+        futs = []
+        for i in ids:
+            j = int(np.searchsorted(offsets, i, side="right") - 1)
+            futs.append(self.submit(j, _w_row, self._data[j], int(i - offsets[j]), mean))
+        return np.array(self.client.gather(futs))
+
+    def kmeans(self, S0, rs):
+        """scikit-learn's ``KMeans(S0, n_init=3, random_state=rs).fit`` on the points (dense,
+        Lloyd): k-means++ with the same draws, Lloyd's iterations with its stopping rules, the
+        run of lowest inertia. Returns (centres, one future of labels per chunk)."""
+        mean = self._mean
+        tol = float(np.mean(self._centred / self.n)) * 1e-4
+        best = None
+        for _ in range(3):
+            C = self._kmeans_pp(S0, rs, mean)
+            labels, inertia, C = self._lloyd(C, mean, tol)
+            if best is None or (inertia < best[0] and not self._same(labels, best[1], S0)):
+                best = (inertia, labels, C)
+        return best[2] + mean, best[1]
+
+    def _kmeans_pp(self, S0, rs, mean):
+        """scikit-learn's _kmeans_plusplus (unit weights), the distances on the chunks."""
+        n, get = self.n, operator.itemgetter
+        trials = 2 + int(np.log(S0))
+        C = np.empty((S0, self.p))
+        C[0] = self._rows([rs.choice(n, p=np.ones(n) / n)], mean)[0]
+        firsts = [self.submit(i, _w_pp_first, c, mean, C[0]) for i, c in enumerate(self._data)]
+        closest = [self.submit(i, get(0), f) for i, f in enumerate(firsts)]
+        totals = np.array(
+            self.client.gather([self.submit(i, get(1), f) for i, f in enumerate(firsts)])
+        )
+        pot = totals.sum()
+        for c in range(1, S0):
+            values = rs.uniform(size=trials) * pot
+            cand = self._rows(self._search(closest, totals, values), mean)
+            parts = [
+                self.submit(i, _w_pp_trials, data, d, mean, cand)
+                for i, (data, d) in enumerate(zip(self._data, closest, strict=False))
+            ]
+            per_chunk = np.array(
+                self.client.gather([self.submit(i, get(1), f) for i, f in enumerate(parts)])
+            )  # (chunks, trials)
+            pots = per_chunk.sum(0)
+            best = int(np.argmin(pots))
+            pot = pots[best]
+            closest = [self.submit(i, _w_pick, f, best) for i, f in enumerate(parts)]
+            totals = per_chunk[:, best]
+            C[c] = cand[best]
+        return C
+
+    def _search(self, closest, totals, values):
+        """Global indices where ``values`` fall in the cumulative sum of the distances
+        (np.searchsorted(np.cumsum(distances), values), clipped to n - 1)."""
+        ends = np.cumsum(totals)
+        offsets = np.cumsum([0, *self.sizes])
+        where, futs = [], []
+        for v in values:
+            j = min(int(np.searchsorted(ends, v)), len(totals) - 1)
+            prefix = ends[j - 1] if j > 0 else 0.0
+            where.append(j)
+            futs.append(self.submit(j, _w_search, closest[j], prefix, np.array([v])))
+        local = self.client.gather(futs)
+        return [
+            min(int(offsets[j] + loc[0]), self.n - 1) for j, loc in zip(where, local, strict=False)
+        ]
+
+    def _lloyd(self, C, mean, tol, max_iter=300):
+        labels = [None] * len(self._data)
+        strict = False
+        for _ in range(max_iter):  # noqa: B007
+            pairs = [
+                self.client.submit(_w_assign, c, mean, C, lab, True, pure=False)
+                for c, lab in zip(self._data, labels, strict=False)
+            ]
+            labels = [self.client.submit(operator.itemgetter(0), p) for p in pairs]
+            counts, sums, changed = self._tree(
+                [self.client.submit(operator.itemgetter(1), p) for p in pairs]
+            )
+            C_new = np.where(counts[:, None] > 0, sums / np.maximum(counts, 1.0)[:, None], C)
+            shift = ((C_new - C) ** 2).sum(1)
+            C = C_new
+            if changed == 0:
+                strict = True
+                break
+            if shift.sum() <= tol:
+                break
+        if not strict:
+            pairs = [
+                self.client.submit(_w_assign, c, mean, C, None, False, pure=False)
+                for c in self._data
+            ]
+            labels = [self.client.submit(operator.itemgetter(0), p) for p in pairs]
+        inertia = self._tree(
+            [
+                self.client.submit(_w_inertia, c, mean, C, lab, pure=False)
+                for c, lab in zip(self._data, labels, strict=False)
+            ]
+        )
+        return labels, inertia, C
+
+    def _same(self, labels1, labels2, S0):
+        table = self._tree(
+            [
+                self.client.submit(_w_contingency, a, b, S0, pure=False)
+                for a, b in zip(labels1, labels2, strict=False)
+            ]
+        )
+        return bool(((table > 0).sum(1) <= 1).all())
+
+
+def _nbytes(obj) -> int:
+    if isinstance(obj, np.ndarray):
+        return obj.nbytes
+    if isinstance(obj, dict):
+        return sum(_nbytes(v) for v in obj.values())
+    if isinstance(obj, (tuple, list)):
+        return sum(_nbytes(v) for v in obj)
+    return 8
+
+
+# ---- preparing the data ------------------------------------------------------------------------
+def get_client():
+    try:
+        from distributed import get_client as _get
+    except ImportError as exc:  # pragma: no cover
+        raise ImportError(
+            "CLSST on Dask input runs on a dask.distributed cluster: pip install "
+            "'unlabeled[distributed]'"
+        ) from exc
+    try:
+        return _get()
+    except ValueError as exc:
+        raise ValueError(
+            "CLSST on Dask input needs a dask.distributed Client: create one first "
+            "(distributed.Client(...), or a LocalCluster)"
+        ) from exc
+
+
+class Prepared:
+    """Dask input checked and persisted: ``client``, ``chunks`` (futures), ``sizes``,
+    ``shape`` (n, p), ``K``, ``classes`` (None: clustering), ``counts`` (labeled points per
+    class), ``scale`` (X is held as X / scale) and ``zero_row`` (one row of zeros with X's
+    columns, for the feature checks)."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def prepare_dask(X, y, classes) -> Prepared:
+    """Check the Dask input as :meth:`CLSST.fit` checks arrays, from one pass over the blocks
+    before any sweep (NaN or infinite values, scale, labels; unknown chunk sizes and length
+    mismatches from the metadata), then persist the chunks of X / scale on the workers."""
+    from sklearn.utils.validation import assert_all_finite
+
+    Xd = as_dask_array(X, name="X")
+    n, p = int(Xd.shape[0]), int(Xd.shape[1])
+    if n < 2:
+        raise ValueError(
+            f"Found array with {n} sample(s) (shape=({n}, {p})) while a minimum of 2 is "
+            "required by CLSST."
+        )
+    if y is not None and getattr(y, "ndim", np.ndim(y)) == 2:
+        raise ValueError(
+            "CLSST on Dask input takes y as one label per row (-1: unlabeled); a boolean label "
+            "matrix is taken in memory only"
+        )
+    yd = None if y is None else align_rows(Xd, y)
+    client = get_client()
+    if Xd.dtype != np.float64:
+        Xd = Xd.astype(np.float64)
+    xblocks = client.compute(list(Xd.to_delayed().ravel()))
+    sizes = [int(m) for m in Xd.chunks[0]]
+    offsets = np.cumsum([0, *sizes])
+    parts = [
+        client.submit(_w_raw_summary, b, int(o), pure=False)
+        for b, o in zip(xblocks, offsets, strict=False)
+    ]
+    summary = parts[0].result()
+    for part in parts[1:]:
+        summary = _merge_summary(summary, part.result())
+    if summary["bad"]:
+        bad = np.array([[np.nan if summary["bad"] == "nan" else np.inf]])
+        assert_all_finite(bad, estimator_name="CLSST", input_name="X")
+    if summary["big"] is not None:
+        row, value = summary["big"]
+        raise ValueError(
+            f"X is too large in scale for CLSST: ||x||^2 = {value:.3g} for row {row} (at most "
+            f"{MAX_KERNEL_VALUE:g}, or it overflows double precision). Rescale the features, "
+            "e.g. with sklearn.preprocessing.StandardScaler"
+        )
+    if 0.0 < summary["top"] < 1e-100:
+        raise ValueError(
+            f"X is too small in scale for CLSST: the largest ||x||^2 is {summary['top']:.3g} "
+            "(at least 1e-100, or its squares underflow double precision). Rescale the "
+            "features, e.g. with sklearn.preprocessing.StandardScaler"
+        )
+    mean = summary["sum"] / n
+    sq = client.gather([client.submit(_w_centred_squares, b, mean, pure=False) for b in xblocks])
+    var = sum(sq) / n
+    s = float(np.sqrt(np.mean(var)))
+    scale = s if np.isfinite(s) and s > 0 else 1.0
+
+    yblocks = [None] * len(xblocks) if yd is None else client.compute(list(yd.to_delayed()))
+    if yd is None:
+        classes_ = None if classes is None else _check_classes_list(classes)
+    else:
+        per_block = client.gather([client.submit(_w_labels, b, pure=False) for b in yblocks])
+        values = np.concatenate([v for v, _ in per_block])
+        numbers = np.concatenate([c for _, c in per_block])
+        found = np.unique(values)
+        if len(found):
+            check_classification_targets(found)
+        if classes is None:
+            if not len(found):
+                raise ValueError(
+                    "y marks no labeled point (all -1): to cluster without labels call fit(X) "
+                    "(y=None); with known classes and no labels give them with classes=[...]"
+                )
+            classes_ = found
+        else:
+            classes_ = _check_classes_list(classes)
+            outside = found[~np.isin(found, classes_)]
+            if len(outside):
+                raise ValueError(
+                    f"y holds labels outside classes={classes_.tolist()}: "
+                    f"{outside[:10].tolist()}; add them to classes or mark those rows "
+                    "unlabeled with -1"
+                )
+    K = 1 if classes_ is None else len(classes_)
+    # rows with one candidate class, per class: the labeled ones (every row when K = 1)
+    counts = np.zeros(K, dtype=np.int64)
+    if K == 1:
+        counts[0] = n
+    elif yd is not None and classes_ is not None:
+        for c, label in enumerate(classes_):
+            counts[c] = numbers[values == label].sum()
+    chunks = [
+        client.submit(_w_chunk, b, yb, scale, classes_, K, pure=False)
+        for b, yb in zip(xblocks, yblocks, strict=False)
+    ]
+    client.gather(client.submit(len, chunks[0]))  # the first chunk exists: errors raise here
+    del xblocks, yblocks
+    columns = getattr(getattr(X, "_meta", None), "columns", None)
+    if columns is not None:  # a DataFrame: its column names too
+        import pandas as pd
+
+        zero_row = pd.DataFrame(np.zeros((1, p)), columns=columns)
+    else:
+        zero_row = np.zeros((1, p))
+    return Prepared(
+        client=client,
+        chunks=chunks,
+        sizes=sizes,
+        shape=(n, p),
+        K=K,
+        classes=classes_,
+        counts=counts,
+        scale=scale,
+        zero_row=zero_row,
+    )
+
+
+def _check_classes_list(classes):
+    classes_ = np.asarray(classes)
+    if classes_.ndim != 1 or len(np.unique(classes_)) != len(classes_):
+        raise ValueError(f"classes must be a 1-d list of distinct labels, got {classes!r}")
+    if any(
+        isinstance(c, (str, bytes)) and c in ("-1", b"-1") or isinstance(c, Number) and c == -1
+        for c in classes_
+    ):
+        raise ValueError("classes must not contain -1: -1 marks unlabeled points in y")
+    return classes_
+
+
+__all__ = ["PSI_MIN", "DaskVBMFA", "Prepared", "prepare_dask"]

@@ -1,0 +1,89 @@
+"""CLSST on Dask arrays (a real LocalCluster of two worker processes, ``dask_client``): the
+same model as the in-memory fit on the same data and random_state (labeled, a class with two
+clusters, unlabeled only with the k-means start), per-point results as Dask arrays, and bad
+input refused with the in-memory errors before any sweep."""
+
+import numpy as np
+import pytest
+
+from unlabeled.datasets import make_toes
+from unlabeled.ssl import CLSST
+
+da = pytest.importorskip("dask.array")
+
+# small and few sweeps: each pass over the chunks is a round trip to the workers (the
+# equality holds along any path: unconverged runs and capped births are compared as they are)
+FAST = {"tol": 1e-3, "max_iter": 3, "max_births": 1}
+
+
+def _two_blob_class(n=240, seed=0):
+    """Class 0: two blobs far apart; class 1: one blob between them; 5 labels per class."""
+    rng = np.random.default_rng(seed)
+    m = n // 3
+    X = np.r_[rng.normal((-6, 0), 1, (m, 2)), rng.normal((6, 0), 1, (m, 2))]
+    X = np.r_[X, rng.normal((0, 6), 1, (n - 2 * m, 2))]
+    truth = np.r_[np.zeros(2 * m, int), np.ones(n - 2 * m, int)]
+    y = np.full(n, -1)
+    for c in (0, 1):
+        y[np.flatnonzero(truth == c)[:: m // 3]] = c
+    return X, y
+
+
+def _same_model(mem, dsk, X):
+    assert dsk.n_components_ == mem.n_components_
+    assert dsk.lower_bound_ == pytest.approx(mem.lower_bound_, rel=1e-8)
+    np.testing.assert_allclose(dsk.means_, mem.means_, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(dsk.noise_variance_, mem.noise_variance_, rtol=1e-6)
+    assert isinstance(dsk.transduction_, da.Array) and isinstance(dsk.labels_, da.Array)
+    np.testing.assert_array_equal(dsk.transduction_.compute(), mem.transduction_)
+    np.testing.assert_array_equal(dsk.labels_.compute(), mem.labels_)
+    np.testing.assert_array_equal(dsk.predict(X), mem.predict(X))
+
+
+@pytest.mark.parametrize("case", ["toes", "two_blob_class"])
+def test_labeled_fit_equals_in_memory(dask_client, case):
+    if case == "toes":
+        X, truth, _ = make_toes(360, n_features=3, random_state=1)
+        y = np.full(len(X), -1)
+        y[::20] = truth[::20]
+        params = dict(FAST, max_births=0)  # the start and one run; births: the other case
+    else:
+        X, y = _two_blob_class()
+        params = FAST
+    mem = CLSST(random_state=0, **params).fit(X, y)
+    # uneven row chunks, y a Dask array chunked otherwise (aligned by the fit)
+    Xd = da.from_array(X, chunks=((100, 37, len(X) - 137), (X.shape[1],)))
+    dsk = CLSST(random_state=0, **params).fit(Xd, da.from_array(y, chunks=90))
+    _same_model(mem, dsk, X)
+    if case == "two_blob_class":  # a birth was accepted: the class of two blobs split
+        assert mem.n_births_ == dsk.n_births_ == 1
+
+
+@pytest.mark.parametrize("kw", [{"classes": [0, 1]}, {}])
+def test_unlabeled_fit_equals_in_memory(dask_client, kw):
+    """No labels: two known classes (the k-means start, replayed over the chunks with
+    scikit-learn's draws), or clustering (y=None: one class, a forced birth)."""
+    X, _, _ = make_toes(300, n_features=2, random_state=2)
+    mem = CLSST(n_components=2, random_state=3, **kw, **FAST).fit(X)
+    dsk = CLSST(n_components=2, random_state=3, **kw, **FAST).fit(da.from_array(X, chunks=70))
+    _same_model(mem, dsk, X)
+
+
+def test_bad_dask_input_refused_before_any_sweep(dask_client):
+    X, truth, _ = make_toes(200, n_features=2, random_state=0)
+    y = np.where(np.arange(200) % 10 == 0, truth, -1)
+    bad = X.copy()
+    bad[150, 1] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        CLSST().fit(X=bad, y=y)
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        CLSST().fit(da.from_array(bad, chunks=50), y)
+    with pytest.raises(ValueError, match="different lengths"):
+        CLSST().fit(da.from_array(X, chunks=50), da.from_array(y[:-1], chunks=50))
+    Xd = da.from_array(X, chunks=50)
+    with pytest.raises(ValueError, match="unknown chunk sizes"):
+        CLSST().fit(Xd[Xd[:, 0] > -100], y)
+    clf = CLSST()
+    with pytest.raises(ValueError, match="y holds labels outside"):
+        CLSST(classes=[0]).fit(Xd, y)
+    assert not hasattr(clf, "n_components_")
