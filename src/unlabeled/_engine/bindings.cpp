@@ -458,6 +458,7 @@ unl::SVMPlusResult solve_svmplus(const PyData& data, const PyData& data_star, Ve
     opt.solver = static_cast<unl::SVMPlusSolver>(solver);
     opt.tol = options.eps;
     opt.max_iter = options.max_iter;
+    opt.shrinking = options.shrinking;
     opt.cache_bytes = cache_bytes;
     // std::invalid_argument from the solver arrives as ValueError
     return run_engine(progress, opt, [&] { return unl::solve_svmplus(pb, opt); });

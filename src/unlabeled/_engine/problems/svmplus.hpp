@@ -40,6 +40,7 @@ struct SVMPlusOptions {
     double tol = 1e-3;            // stop when the maximal violation (largest slope) <= tol
     double cache_bytes = 200.0 * (1 << 20);  // split evenly between the K and K* row caches
     int64_t max_iter = -1;        // < 0: unlimited
+    bool shrinking = true;        // aSMO: skip points that cannot move in scans and selection
     ProgressFn progress;
 };
 
