@@ -102,14 +102,18 @@ class SVMPlus(ProbabilisticMixin, KernelClassifier):
         as is in both.
     solver : {"asmo", "gsmo", "qp"}, default="asmo"
         ``asmo``: the paper's alternating SMO (directions I1, I2, I3 and the reverse of I3,
-        maximal-gain selection, clipping); ``gsmo``: generalised SMO on the four variables of a
+        maximal-gain selection, clipping), with shrinking and, every few steps, a Newton step
+        on the free variables (every positive alpha and beta is free: there are no upper
+        bounds), which ends the zigzag of single steps on an ill-conditioned Hessian and
+        lands on the optimum itself; ``gsmo``: generalised SMO on the four variables of a
         pair of examples (plus, when no pair can improve, one aSMO step on three examples: pairs
         alone cannot always reach the optimum); ``qp``: the dual handed whole to the interior
         point solver Clarabel on dense Gram matrices, the reference for small problems (needs
         ``pip install clarabel``). All three reach the same optimum.
     tol : float > 0, default=1e-3
         The SMO solvers stop when no feasible direction of the paper's witness family has a
-        slope above ``tol`` (the paper's tau). The QP is solved to Clarabel's gap 1e-7.
+        slope above ``tol`` (the paper's tau); aSMO then goes on towards ``tol / 100`` for at
+        most a tenth more steps. The QP is solved to Clarabel's gap 1e-7.
     cache_size : float in (0, 1e6], default=200
         Kernel-row cache in MB, half for ``K`` and half for ``K*``. The SMO solvers never build
         an ``n x n`` matrix.
