@@ -371,7 +371,10 @@ def _unreachable_tol_fits():
     bags, yb = _bags(n_bags=40, shift=1.0)
     return [
         ("TSVM", lambda: TSVM(kernel="linear", cache_size=0.001, tol=1e-300).fit(X, y)),
-        ("WellSVM", lambda: WellSVM(init="alignment", tol=1e-300, random_state=0).fit(X, y)),
+        (
+            "WellSVM",
+            lambda: WellSVM(init="alignment", tol=1e-300, random_state=0, loss="hinge").fit(X, y),
+        ),
         ("miSVM", lambda: miSVM(tol=1e-300).fit(bags, yb)),
         ("MISVM", lambda: MISVM(tol=1e-300).fit(bags, yb)),
         ("WellSVMClustering", lambda: WellSVMClustering(tol=1e-300, random_state=0).fit(X)),

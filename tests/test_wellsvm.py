@@ -42,11 +42,11 @@ def test_squared_hinge_is_the_hinge_on_k_plus_d_without_a_box():
     Xt = np.random.default_rng(8).normal(size=(40, 2))
     sq = WellSVM(C1=1.0, C2=0.2, gamma=GAMMA, loss="squared_hinge").fit(X, y)
     KD = rbf_kernel(X, gamma=GAMMA) + np.diag(box(y, 1.0, 0.2) ** -1)
-    pre = WellSVM(C1=BIG, C2=BIG, kernel="precomputed").fit(KD, y)
+    pre = WellSVM(C1=BIG, C2=BIG, kernel="precomputed", loss="hinge").fit(KD, y)
     np.testing.assert_allclose(sq.objective_history_, pre.objective_history_, rtol=1e-6)
     np.testing.assert_array_equal(sq.predict(Xt), pre.predict(rbf_kernel(Xt, X, gamma=GAMMA)))
     np.testing.assert_array_equal(sq.predict(X), sq.transduction_)
-    hinge = WellSVM(C1=1.0, C2=0.2, gamma=GAMMA).fit(X, y)
+    hinge = WellSVM(C1=1.0, C2=0.2, gamma=GAMMA, loss="hinge").fit(X, y)
     assert not np.allclose(hinge.alpha_, sq.alpha_)
 
 
@@ -58,7 +58,7 @@ def test_squared_hinge_needs_the_kernel_path():
 
 def test_objective_history_never_increases():
     X, y, truth = ssl_problem(5, n_lab=6, n_unl=80, shift=1.0)
-    model = WellSVM(C2=0.3, gamma=GAMMA).fit(X, y)
+    model = WellSVM(C2=0.3, gamma=GAMMA, loss="hinge").fit(X, y)
     h = model.objective_history_
     assert h.size == model.n_iter_ >= 3
     assert np.all(np.diff(h) <= 0)
@@ -185,7 +185,7 @@ def test_linear_path_equals_kernel_path(sparse):
 
     X, y, _ = ssl_problem(12, n_unl=60, d=4, shift=0.8)
     Xf = sp.csr_matrix(X) if sparse else X
-    kw = {"tol": 1e-7, "max_mkl_iter": 3000}
+    kw = {"tol": 1e-7, "max_mkl_iter": 3000, "loss": "hinge"}
     lin = WellSVM(kernel="linear", cache_size=0.01, **kw).fit(Xf, y)
     ref = WellSVM(kernel="precomputed", **kw).fit(linear_kernel(X), y)
     np.testing.assert_allclose(lin.objective_history_, ref.objective_history_, rtol=1e-5)
@@ -256,7 +256,14 @@ def test_two_kernels_is_a_looser_relaxation():
     X, y, _ = ssl_problem(5, n_lab=6, n_unl=60, shift=1.0)
     C = box(y, 1.0, 0.3)
     K = rbf_kernel(X, gamma=GAMMA)
-    kw = {"C2": 0.3, "gamma": GAMMA, "tol": 1e-6, "max_mkl_iter": 3000, "max_iter": 4}
+    kw = {
+        "C2": 0.3,
+        "gamma": GAMMA,
+        "tol": 1e-6,
+        "max_mkl_iter": 3000,
+        "max_iter": 4,
+        "loss": "hinge",
+    }
     two = WellSVM(two_kernels=True, **kw).fit(X, y)
     h = two.objective_history_
     assert h.size >= 3 and np.all(np.diff(h) <= 0)
@@ -284,3 +291,16 @@ def test_finish_and_two_kernels_are_checked():
         WellSVM(finish="later").fit(X, y)
     with pytest.raises((ValueError, TypeError), match="two_kernels must be"):
         WellSVM(two_kernels="yes").fit(X, y)
+
+
+def test_auto_loss_is_the_squared_hinge_where_it_runs():
+    """loss='auto' (the default): the squared hinge on the kernel path, the hinge where
+    kernel='linear' takes the linear solver."""
+    X, y, _ = ssl_problem(12, n_unl=60, d=4, shift=0.8)
+    auto = WellSVM(gamma=GAMMA).fit(X, y)
+    sq = WellSVM(gamma=GAMMA, loss="squared_hinge").fit(X, y)
+    np.testing.assert_array_equal(auto.objective_history_, sq.objective_history_)
+    np.testing.assert_array_equal(auto.decision_function(X), sq.decision_function(X))
+    lin = WellSVM(kernel="linear", cache_size=0.01).fit(X, y)
+    hinge = WellSVM(kernel="linear", cache_size=0.01, loss="hinge").fit(X, y)
+    np.testing.assert_array_equal(lin.objective_history_, hinge.objective_history_)

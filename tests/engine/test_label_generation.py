@@ -156,7 +156,13 @@ def test_relaxation_against_brute_force(seed):
     # violated label vector, not the most violated one): an upper bound on the relaxation
     for refine in (False, True):
         model = WellSVM(
-            C1=1.0, C2=0.5, gamma=GAMMA, tol=1e-7, max_mkl_iter=5000, refine_oracle=refine
+            C1=1.0,
+            C2=0.5,
+            gamma=GAMMA,
+            tol=1e-7,
+            max_mkl_iter=5000,
+            refine_oracle=refine,
+            loss="hinge",
         ).fit(X, y)
         assert model.objective_history_[-1] >= p_star * (1 - 1e-5)
         assert np.all(np.diff(model.objective_history_) <= 0)
