@@ -328,7 +328,11 @@ def _client():
 
 
 def _groups(client, parts):
-    """[(worker address, indices of the chunks it holds)], in the order of the chunks."""
+    """[(worker address, indices of the chunks it holds)], in the order of the chunks (once
+    they are all computed: a chunk not yet placed would have no holder)."""
+    from distributed import wait
+
+    wait(parts)
     who = client.who_has(parts)
     groups: dict = {}
     for k, part in enumerate(parts):
@@ -498,7 +502,14 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
     groups = _groups(client, parts)
     states = [
         client.submit(
-            _init_group, c2, h_pos, threshold, *[parts[k] for k in idx], workers=[addr], pure=False
+            _init_group,
+            c2,
+            h_pos,
+            threshold,
+            *[parts[k] for k in idx],
+            workers=None if addr is None else [addr],
+            allow_other_workers=True,
+            pure=False,
         )
         for addr, idx in groups
     ]
@@ -531,7 +542,7 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
                 solve,
                 states[g],
                 *[parts[k] for k in idx],
-                workers=[addr],
+                workers=None if addr is None else [addr],
                 allow_other_workers=True,
                 pure=False,
             )
