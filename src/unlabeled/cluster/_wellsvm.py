@@ -492,7 +492,7 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
         for run in range(params["n_starts"]):
             y0 = None
             if run == 0 and params["init"] == "spectral":
-                y0 = spectral_start(backend, oracle, self._gram(X, params["cache_size"]))
+                y0 = spectral_start(backend, oracle, self._start_gram(X, params["cache_size"]))
             if y0 is None:  # the alignment start; the later runs each from their own draws
                 seed = self.random_state
                 if run > 0 and isinstance(seed, (int, np.integer)):
@@ -527,7 +527,7 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
         self.labels_ = (self._decision_values(X) > 0).astype(np.int64)
         return self
 
-    def _gram(self, X, cache_mb: float):
+    def _start_gram(self, X, cache_mb: float):
         """The training kernel matrix for the spectral start, formed (in blocks of rows) where
         its ``8 n^2`` bytes fit the kernel cache's budget (``cache_size``; the fit then holds
         up to twice that), else None: the start then runs on the engine's products (at
