@@ -41,6 +41,19 @@ def unlabeled_mask(y: np.ndarray, who: str) -> np.ndarray:
     return np.array(marker, dtype=bool).reshape(len(y))
 
 
+def check_classes(classes):
+    """``classes`` as an array of distinct labels without the unlabeled marker."""
+    classes_ = np.asarray(classes)
+    if classes_.ndim != 1 or len(np.unique(classes_)) != len(classes_):
+        raise ValueError(f"classes must be a 1-d list of distinct labels, got {classes!r}")
+    if any(
+        isinstance(c, (str, bytes)) and c in ("-1", b"-1") or isinstance(c, Number) and c == -1
+        for c in classes_
+    ):
+        raise ValueError("classes must not contain -1: -1 marks unlabeled points in y")
+    return classes_
+
+
 def check_ssl_targets(y, n_samples: int, who: str):
     """Split semi-supervised targets into classes and signs.
 

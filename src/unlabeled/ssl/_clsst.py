@@ -7,7 +7,6 @@ import sys
 import time
 import warnings
 from collections.abc import Iterable
-from numbers import Number
 
 import numpy as np
 from sklearn.base import ClassifierMixin
@@ -31,7 +30,7 @@ from ..base import (
     ValidatedEstimator,
     set_init_params,
 )
-from ._base import unlabeled_mask
+from ._base import check_classes, unlabeled_mask
 from ._vbmfa import VBMFA, lse_points, pd_loadings
 from ._vbmfa_dask import DaskVBMFA, prepare_dask
 
@@ -59,19 +58,6 @@ class _OutOfWork(Exception):
     """The fit's work reached ``max_component_sweeps`` (caught by ``fit``, which warns)."""
 
 
-def _check_classes(classes):
-    """``classes`` as an array of distinct labels without the unlabeled marker."""
-    classes_ = np.asarray(classes)
-    if classes_.ndim != 1 or len(np.unique(classes_)) != len(classes_):
-        raise ValueError(f"classes must be a 1-d list of distinct labels, got {classes!r}")
-    if any(
-        isinstance(c, (str, bytes)) and c in ("-1", b"-1") or isinstance(c, Number) and c == -1
-        for c in classes_
-    ):
-        raise ValueError("classes must not contain -1: -1 marks unlabeled points in y")
-    return classes_
-
-
 def _encode_targets(y, n, classes):
     """(allowed, classes_): allowed[i, l] says class l is a candidate for row i. Without
     labels (``y`` None): every class is a candidate everywhere, and ``classes_`` is None when
@@ -79,7 +65,7 @@ def _encode_targets(y, n, classes):
     if y is None:
         if classes is None:
             return np.ones((n, 1), dtype=bool), None
-        classes_ = _check_classes(classes)
+        classes_ = check_classes(classes)
         return np.ones((n, len(classes_)), dtype=bool), classes_
     arr = np.asarray(y)
     if arr.ndim == 2 and arr.shape[1] > 1 or (arr.ndim == 2 and arr.dtype == bool):
@@ -109,7 +95,7 @@ def _encode_targets(y, n, classes):
             )
         classes_ = np.unique(arr[labeled])
     else:
-        classes_ = _check_classes(classes)
+        classes_ = check_classes(classes)
         outside = ~np.isin(arr[labeled], classes_)
         if outside.any():
             raise ValueError(

@@ -19,7 +19,6 @@ Dask is imported only here, inside functions that received Dask input.
 from __future__ import annotations
 
 import operator
-from numbers import Number
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -28,7 +27,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from .._dask import align_rows, as_dask_array
 from .._shared import one_blas_thread
 from .._validation import MAX_KERNEL_VALUE
-from ._base import unlabeled_mask
+from ._base import check_classes, unlabeled_mask
 from ._vbmfa import (
     PSI_MIN,
     VBMFA,
@@ -814,7 +813,7 @@ def prepare_dask(X, y, classes) -> Prepared:
 
     yblocks = [None] * len(xblocks) if yd is None else client.compute(list(yd.to_delayed()))
     if yd is None:
-        classes_ = None if classes is None else _check_classes_list(classes)
+        classes_ = None if classes is None else check_classes(classes)
     else:
         per_block = client.gather([client.submit(_w_labels, b, pure=False) for b in yblocks])
         values = np.concatenate([v for v, _ in per_block])
@@ -830,7 +829,7 @@ def prepare_dask(X, y, classes) -> Prepared:
                 )
             classes_ = found
         else:
-            classes_ = _check_classes_list(classes)
+            classes_ = check_classes(classes)
             outside = found[~np.isin(found, classes_)]
             if len(outside):
                 raise ValueError(
@@ -870,18 +869,6 @@ def prepare_dask(X, y, classes) -> Prepared:
         scale=scale,
         zero_row=zero_row,
     )
-
-
-def _check_classes_list(classes):
-    classes_ = np.asarray(classes)
-    if classes_.ndim != 1 or len(np.unique(classes_)) != len(classes_):
-        raise ValueError(f"classes must be a 1-d list of distinct labels, got {classes!r}")
-    if any(
-        isinstance(c, (str, bytes)) and c in ("-1", b"-1") or isinstance(c, Number) and c == -1
-        for c in classes_
-    ):
-        raise ValueError("classes must not contain -1: -1 marks unlabeled points in y")
-    return classes_
 
 
 __all__ = ["PSI_MIN", "DaskVBMFA", "Prepared", "prepare_dask"]
