@@ -14,6 +14,7 @@ the measured cost per row and round, marked as estimates.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import pickle
 import shutil
@@ -37,6 +38,26 @@ def _worker_peak_mb() -> float:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+@contextlib.contextmanager
+def two_workers(memory_limit: str):
+    """A fresh LocalCluster of 2 worker processes, 1 thread and ``memory_limit`` each; its
+    client."""
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=memory_limit,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        yield client
 
 
 def write_data(folder: Path, n: int, chunk_rows: int) -> list[tuple[Path, Path, int]]:
@@ -74,29 +95,15 @@ def dask_arrays(files):
 
 def fit_dask(files, tol: float, memory_limit: str) -> dict:
     """One fit on a fresh 2-worker cluster; its measures."""
-    from distributed import Client, LocalCluster
-
     from unlabeled import PUSVC
 
-    cluster = LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        memory_limit=memory_limit,
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-    )
-    client = Client(cluster)
-    try:
+    with two_workers(memory_limit) as client:
         X, s = dask_arrays(files)
         base = max(client.run(_worker_peak_mb).values())
         t0 = time.perf_counter()
         model = PUSVC(prior=PRIOR, kernel="linear", tol=tol).fit(X, s)
         seconds = time.perf_counter() - t0
         peaks = client.run(_worker_peak_mb)
-    finally:
-        client.close()
-        cluster.close()
     w = model.coef_[0]
     stats = {"fp": 0.0, "dh": 0.0, "vee": 0.0, "sig": 0.0, "v_new": w, "iter": 0}
     down = len(pickle.dumps((w, 0.0, 0.0, 0.0, tol, True, 2, 0, True)))
@@ -238,20 +245,9 @@ def clsst_payload(model, chunks: int) -> int:
 
 
 def fit_dask_clsst(files, memory_limit: str, params: dict) -> dict:
-    from distributed import Client, LocalCluster
-
     from unlabeled.ssl import CLSST
 
-    cluster = LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        memory_limit=memory_limit,
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-    )
-    client = Client(cluster)
-    try:
+    with two_workers(memory_limit) as client:
         X, y = toes_arrays(files)
         base = max(client.run(_worker_peak_mb).values())
         t0 = time.perf_counter()
@@ -263,9 +259,6 @@ def fit_dask_clsst(files, memory_limit: str, params: dict) -> dict:
         transduction = model.transduction_.compute()
         model.transduction_ = None  # the cluster goes away with its results
         model.labels_ = None
-    finally:
-        client.close()
-        cluster.close()
     return {
         "seconds": seconds,
         "sweeps": model.n_iter_,
