@@ -281,7 +281,12 @@ def test_one_label_per_class_uses_the_kmeans_start():
 @pytest.mark.parametrize(
     "kwargs, X, y, match",
     [
-        ({"n_factors": 3}, np.zeros((10, 2)), np.r_[[0, 0, 1, 1], [-1] * 6], "n_factors must be <="),
+        (
+            {"n_factors": 3},
+            np.zeros((10, 2)),
+            np.r_[[0, 0, 1, 1], [-1] * 6],
+            "n_factors must be <=",
+        ),
         ({"n_components": 1, "classes": [0, 1, 2]}, None, None, "no labeled point"),
         ({"classes": [0, 1]}, None, np.r_[[0, 0, 5, 1], [-1] * 6], "outside classes"),
         ({}, np.r_[np.zeros((9, 2)), [[np.nan, 0]]], None, "NaN"),
