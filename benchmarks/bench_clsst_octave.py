@@ -140,6 +140,7 @@ def octave_fit(X, yl, maxdim, source, work, limit):
             text=True,
             timeout=limit,
             env=env,
+            cwd=tmp,  # a killed Octave saves octave-workspace in its working folder
         )
         if out.returncode != 0:
             tail = (out.stderr.strip().splitlines() or [f"exit {out.returncode}"])[-1]
