@@ -39,7 +39,6 @@ from pathlib import Path
 import _harness as bench
 import numpy as np
 from _harness.internals import balance_range, balanced_threshold
-from scipy.optimize import linear_sum_assignment
 from sklearn.cluster import KMeans, SpectralClustering
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import euclidean_distances
@@ -57,16 +56,6 @@ METHODS = [*WELL, *OTHERS, REFERENCE]
 SEEDS = range(5)
 
 
-def accuracy(pred, truth) -> float:
-    """Accuracy under the best one-to-one matching of clusters to classes (Hungarian)."""
-    pred = np.unique(pred, return_inverse=True)[1]
-    truth = np.unique(truth, return_inverse=True)[1]
-    table = np.zeros((pred.max() + 1, truth.max() + 1))
-    np.add.at(table, (pred, truth), 1)
-    rows, cols = linear_sum_assignment(-table)
-    return float(table[rows, cols].sum() / truth.size)
-
-
 def timed(est, X):
     """``est.fit_predict(X)`` (``fit(X).predict(X)`` for a mixture) and its seconds."""
     t0 = time.perf_counter()
@@ -82,10 +71,10 @@ def fits(X, y, seed, methods):
     if "WellSVM" in methods:
         est = WellSVMClustering(random_state=seed)
         pred, t = timed(est, X)
-        out["WellSVM"] = (accuracy(pred, y), t)
+        out["WellSVM"] = (bench.matched_accuracy(pred, y), t)
         f = est.decision_function(X)  # offset="balance" on the same relaxation
         theta = balanced_threshold(f, *balance_range(len(y), est.beta))
-        out["WellSVM+balance"] = (accuracy(f > theta, y), t)
+        out["WellSVM+balance"] = (bench.matched_accuracy(f > theta, y), t)
     make = {
         "WellSVM n_starts=4": lambda: WellSVMClustering(n_starts=4, random_state=seed),
         "WellSVM alignment": lambda: WellSVMClustering(init="alignment", random_state=seed),
@@ -97,12 +86,12 @@ def fits(X, y, seed, methods):
     for m, new in make.items():
         if m in methods:
             pred, t = timed(new(), X)
-            out[m] = (accuracy(pred, y), t)
+            out[m] = (bench.matched_accuracy(pred, y), t)
     if REFERENCE in methods:
         for s in SIGMAS:
             sc = SpectralClustering(2, gamma=1.0 / (2 * s * s * msd), random_state=seed)
             pred, t = timed(sc, X)
-            out[f"Spectral sigma={s}"] = (accuracy(pred, y), t)
+            out[f"Spectral sigma={s}"] = (bench.matched_accuracy(pred, y), t)
     return out
 
 

@@ -36,7 +36,6 @@ from pathlib import Path
 import _harness as bench
 import numpy as np
 from _harness.internals import balance_range, balanced_threshold
-from scipy.optimize import linear_sum_assignment
 from sklearn.cluster import KMeans, SpectralClustering
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import euclidean_distances
@@ -62,15 +61,6 @@ WELL = ["WellSVM", "WellSVM+balance", "WellSVM+ties", "WellSVM+ties+balance"]
 METHODS = ["KMeans", "Spectral", *WELL]
 
 
-def accuracy(pred, truth) -> float:
-    """Accuracy under the best one-to-one matching of clusters to classes (Hungarian)."""
-    pred, truth = np.unique(pred, return_inverse=True)[1], np.unique(truth, return_inverse=True)[1]
-    table = np.zeros((pred.max() + 1, truth.max() + 1))
-    np.add.at(table, (pred, truth), 1)
-    rows, cols = linear_sum_assignment(-table)
-    return float(table[rows, cols].sum() / truth.size)
-
-
 def timed(est, X):
     """``est.fit_predict(X)`` and its wall-clock seconds."""
     t0 = time.perf_counter()
@@ -84,13 +74,13 @@ def run_set(X, y, c_grid, max_iter, sigma_grid=SIGMA_GRID):
     beta = 0.3 if max(y.mean(), 1 - y.mean()) > 0.6 else 0.03
     out = {m: [] for m in METHODS}
     runs = [timed(KMeans(2, n_init=1, random_state=s), X) for s in range(10)]
-    out["KMeans"].append(({}, np.mean([accuracy(p, y) for p, _ in runs]),
+    out["KMeans"].append(({}, np.mean([bench.matched_accuracy(p, y) for p, _ in runs]),
                           np.mean([t for _, t in runs])))  # fmt: skip
     for s in sigma_grid:
         gamma = base / s**2
         sc = SpectralClustering(2, affinity="rbf", gamma=gamma, random_state=0)
         pred, t = timed(sc, X)
-        out["Spectral"].append(({"sigma": s}, accuracy(pred, y), t))
+        out["Spectral"].append(({"sigma": s}, bench.matched_accuracy(pred, y), t))
         for C in c_grid:
             for ties, names in (("positive", WELL[:2]), ("decision", WELL[2:])):
                 p = {"sigma": s, "C": C, "beta": beta}
@@ -98,10 +88,10 @@ def run_set(X, y, c_grid, max_iter, sigma_grid=SIGMA_GRID):
                                         ties=ties, init="alignment", tol=1e-3, max_time=None,
                                         random_state=0)  # fmt: skip
                 pred, t = timed(est, X)
-                out[names[0]].append((p, accuracy(pred, y), t))
+                out[names[0]].append((p, bench.matched_accuracy(pred, y), t))
                 f = est.decision_function(X)  # the same relaxation, rounded into B
                 theta = balanced_threshold(f, *balance_range(len(y), beta))
-                out[names[1]].append((p, accuracy(f > theta, y), t))
+                out[names[1]].append((p, bench.matched_accuracy(f > theta, y), t))
     return out
 
 

@@ -382,3 +382,18 @@ def plot_panels(
         if decorate is not None:
             decorate(axes[0, col], value)
     save_figure(fig, path)
+
+
+# ---------------------------------------------------------------------- clustering
+def matched_accuracy(pred, truth) -> float:
+    """Accuracy of cluster labels under the best one-to-one matching of clusters to classes
+    (Hungarian)."""
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
+    pred = np.unique(pred, return_inverse=True)[1]
+    truth = np.unique(truth, return_inverse=True)[1]
+    table = np.zeros((pred.max() + 1, truth.max() + 1))
+    np.add.at(table, (pred, truth), 1)
+    rows, cols = linear_sum_assignment(-table)
+    return float(table[rows, cols].sum() / truth.size)
