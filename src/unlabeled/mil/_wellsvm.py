@@ -103,6 +103,13 @@ class KeyInstanceBackend:
         self.Kq[p:, :p] = rows.T
         return self.Kq
 
+    def _count(self, res) -> None:
+        """Book one solve: its steps, whether it converged or stopped at its step cap."""
+        self.n_solves += 1
+        self.n_inner_iter += res.n_iter
+        self.all_converged &= bool(res.converged)
+        self.n_capped += not (res.converged or self.exhausted)
+
     def solve(self, S, mu, alpha0):
         """The SVM above for the label vectors ``S`` and weights ``mu``; returns ``alpha``."""
         Kq = self.mixed_kernel(S, np.asarray(mu, dtype=np.float64))
@@ -113,10 +120,7 @@ class KeyInstanceBackend:
             equality=False,
             options=SolverOptions(self.options.tol, True, 0) if self.exhausted else self.options,
         )  # fmt: skip
-        self.n_solves += 1
-        self.n_inner_iter += res.n_iter
-        self.all_converged &= bool(res.converged)
-        self.n_capped += not (res.converged or self.exhausted)
+        self._count(res)
         alpha = res.alpha  # each read of res.alpha is a new array
         b = alpha[self.p :]
         # b' K_nn b from the solver's gradient G_n = -(Kq[n, :p] a - K_nn b) - 1
@@ -135,10 +139,7 @@ class KeyInstanceBackend:
             rows, idx, -np.ones(self.n), self.C, alpha0, y=self.signs, equality=True,
             options=SolverOptions(self.options.tol, True, 0) if self.exhausted else self.options,
         )  # fmt: skip
-        self.n_solves += 1
-        self.n_inner_iter += res.n_iter
-        self.all_converged &= bool(res.converged)
-        self.n_capped += not (res.converged or self.exhausted)
+        self._count(res)
         return res.alpha, float(res.rho)
 
     def products(self, alpha, S, points=None):
