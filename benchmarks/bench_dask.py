@@ -79,18 +79,24 @@ def write_data(folder: Path, n: int, chunk_rows: int) -> list[tuple[Path, Path, 
     return files
 
 
-def dask_arrays(files):
+def npy_arrays(files, width: int, x_dtype, y_dtype):
+    """The chunk files as two Dask arrays (X, labels), each chunk loaded by the worker that
+    reads it."""
     import dask
     import dask.array as da
 
-    xs = [
-        da.from_delayed(dask.delayed(np.load)(str(xf)), (rows, D), np.float32)
-        for xf, _, rows in files
-    ]
-    ss = [
-        da.from_delayed(dask.delayed(np.load)(str(sf)), (rows,), np.int8) for _, sf, rows in files
-    ]
-    return da.concatenate(xs), da.concatenate(ss)
+    def column(index, shape, dtype):
+        return da.concatenate(
+            [
+                da.from_delayed(dask.delayed(np.load)(str(f[index])), shape(f[2]), dtype)
+                for f in files
+            ]
+        )
+
+    return (
+        column(0, lambda rows: (rows, width), x_dtype),
+        column(1, lambda rows: (rows,), y_dtype),
+    )
 
 
 def fit_dask(files, tol: float, memory_limit: str) -> dict:
@@ -98,7 +104,7 @@ def fit_dask(files, tol: float, memory_limit: str) -> dict:
     from unlabeled import PUSVC
 
     with two_workers(memory_limit) as client:
-        X, s = dask_arrays(files)
+        X, s = npy_arrays(files, D, np.float32, np.int8)
         base = max(client.run(_worker_peak_mb).values())
         t0 = time.perf_counter()
         model = PUSVC(prior=PRIOR, kernel="linear", tol=tol).fit(X, s)
@@ -219,20 +225,6 @@ def write_toes(folder: Path, n: int, chunk_rows: int) -> list[tuple[Path, Path, 
     return files
 
 
-def toes_arrays(files):
-    import dask
-    import dask.array as da
-
-    xs = [
-        da.from_delayed(dask.delayed(np.load)(str(xf)), (rows, CLSST_D), np.float64)
-        for xf, _, rows in files
-    ]
-    ys = [
-        da.from_delayed(dask.delayed(np.load)(str(yf)), (rows,), np.int64) for _, yf, rows in files
-    ]
-    return da.concatenate(xs), da.concatenate(ys)
-
-
 def clsst_payload(model, chunks: int) -> int:
     """Bytes of one pass from the fitted shapes: the global factors sent to each chunk (M,
     Psi, A and c of the data term, the prior, W and c of q(x)), the statistics back (Sry, T2,
@@ -248,7 +240,7 @@ def fit_dask_clsst(files, memory_limit: str, params: dict) -> dict:
     from unlabeled.ssl import CLSST
 
     with two_workers(memory_limit) as client:
-        X, y = toes_arrays(files)
+        X, y = npy_arrays(files, CLSST_D, np.float64, np.int64)
         base = max(client.run(_worker_peak_mb).values())
         t0 = time.perf_counter()
         with warnings.catch_warnings():
