@@ -109,18 +109,22 @@ def _w_labels(y):
 
 
 def _w_chunk(X, y, scale, classes, K):
-    """A chunk: Yt = (X / scale)' (p, m), allowed (m, K) and ln C (K, m)."""
+    """A chunk: Yt = (X / scale)' (p, m), allowed (m, K), ln C (K, m) and whether no row of
+    it is labeled; then allowed is a read-only view of one True and ln C is None (zeros made
+    by :func:`_logC` when needed): no memory per row but Yt's."""
     Y = np.asarray(X, dtype=np.float64) / scale
     m = Y.shape[0]
-    allowed = np.ones((m, K), dtype=bool)
-    if y is not None:
-        y = np.asarray(y)
-        labeled = ~unlabeled_mask(y, "CLSST")
-        allowed[labeled] = y[labeled][:, None] == classes[None, :]
+    labeled = np.zeros(m, dtype=bool) if y is None else ~unlabeled_mask(np.asarray(y), "CLSST")
+    if labeled.any():
+        allowed = np.ones((m, K), dtype=bool)
+        allowed[labeled] = np.asarray(y)[labeled][:, None] == classes[None, :]
+    else:
+        allowed = np.broadcast_to(True, (m, K))
     return {
         "Yt": np.ascontiguousarray(Y.T),
         "allowed": allowed,
-        "logC": np.ascontiguousarray(np.where(allowed, 0.0, -np.inf).T),
+        "logC": np.ascontiguousarray(np.where(allowed, 0.0, -np.inf).T) if labeled.any() else None,
+        "unlabeled": not labeled.any(),
     }
 
 
@@ -132,7 +136,7 @@ def _w_moments(data):
         "sum": Yt.sum(1),
         "y2": np.einsum("pn,pn->p", Yt, Yt),
         "counts": counts.astype(float),
-        "unlabeled": bool(data["allowed"].all()),
+        "unlabeled": bool(data["unlabeled"] or data["allowed"].all()),
     }
 
 
@@ -187,13 +191,13 @@ _heap_users = 0  # threads inside heap_temporaries
 
 
 def _glibc_mallopt():
-    """glibc's mallopt, or None (another C library, or the thresholds left to glibc)."""
+    """glibc's mallopt, or None (another C library, or thresholds that glibc sets itself)."""
     if "MALLOC_TRIM_THRESHOLD_" not in os.environ and "MALLOC_MMAP_THRESHOLD_" not in os.environ:
         return None
     try:
         libc = ctypes.CDLL(None)
         libc.gnu_get_libc_version  # noqa: B018  (glibc only)
-        return libc.mallopt, libc.malloc_trim
+        return libc.mallopt
     except (OSError, AttributeError):  # pragma: no cover
         return None
 
@@ -209,16 +213,17 @@ def heap_temporaries():
     then a fresh mmap whose pages fault in on first touch. The kernels of a pass ran 4.2 times
     slower so (one e-step over 1,000,000 rows: 0.36 s against 0.085 s, one thread). Inside
     this context glibc serves blocks below 32 MiB (the ceiling of its own dynamic threshold)
-    from the heap and keeps up to 256 MiB of free heap; on leaving it the worker's thresholds
-    come back (those of its environment) and the free heap goes back to the system. A no-op
-    outside glibc or when the environment does not fix the thresholds (the dynamic threshold
-    of glibc already does this)."""
+    from the heap and keeps up to 256 MiB of free heap at its top; on leaving it the worker's
+    thresholds come back (those of its environment), so that its next frees trim the heap
+    again. (Trimming at once with ``malloc_trim(0)`` made the next pass fault its pages in
+    again: an e-step pass over 1,000,000 rows on two workers took 0.20 s against 0.09 s.) A
+    no-op outside glibc or when the environment leaves the thresholds to glibc, whose dynamic
+    threshold does this by itself."""
     global _heap_users
-    calls = _glibc_mallopt()
-    if calls is None:
+    mallopt = _glibc_mallopt()
+    if mallopt is None:
         yield
         return
-    mallopt, malloc_trim = calls
     with _heap_lock:
         if _heap_users == 0:
             mallopt(_M_MMAP_THRESHOLD, HEAP_BELOW)
@@ -233,7 +238,6 @@ def heap_temporaries():
                 env = os.environ
                 mallopt(_M_MMAP_THRESHOLD, int(env.get("MALLOC_MMAP_THRESHOLD_", 128 << 10)))
                 mallopt(_M_TRIM_THRESHOLD, int(env.get("MALLOC_TRIM_THRESHOLD_", 128 << 10)))
-                malloc_trim(0)
 
 
 def _w_pass(data, pair, steps, glob):
@@ -246,44 +250,113 @@ def _w_pass(data, pair, steps, glob):
         return _pass_steps(data, pair, steps, glob)
 
 
+class _Points:
+    """The per-point state of a chunk inside a task, from what the workers hold of it between
+    passes: the q(x) map (W, c) of :func:`chunk_x` and either Q itself (after a birth, a death
+    or a given start, which change it in place of an update) or its recipe (the q(x) map and
+    the global factors of the Q update that made it). Xm and a recipe's Q are recomputed with
+    the same kernels on the same inputs when a step needs them, so they are the numbers that
+    a held copy would have been; between passes a chunk holds no array of size m but Q after
+    a birth (and none at all through the runs of sweeps, whose passes start with a Q update).
+    Holding Xm and Q cost (S k + S K) 8 bytes a point, twice while a pass replaced them."""
+
+    def __init__(self, data, state):
+        self.data = data
+        self.x = state.get("x")  # (W, c)
+        self.Qr = state.get("Qr")  # (the q(x) map, M, psii, terms, prior)
+        self._Q = state.get("Q")
+        self._Xm = None  # Xm of self.x
+
+    def xm(self, x=None):
+        if x is None or x is self.x:
+            if self._Xm is None:
+                self._Xm = chunk_x(self.data["Yt"], *self.x)
+            return self._Xm
+        return chunk_x(self.data["Yt"], *x)
+
+    @property
+    def Q(self):
+        if self._Q is None:
+            x, M, psii, terms, prior = self.Qr
+            self._Q = chunk_q(self.data["Yt"], self.xm(x), _logC(self.data), M, psii, terms, prior)[
+                0
+            ]
+        return self._Q
+
+    def set_x(self, x):
+        self.x, self._Xm = x, None
+
+    def set_q(self, Q):
+        self._Q, self.Qr = Q, None
+
+    def state(self):
+        if self.Qr is not None:
+            return {"x": self.x, "Qr": self.Qr}
+        return {"x": self.x, "Q": self._Q}
+
+
+def _logC(data):
+    """ln C (K, m): 0 on the allowed classes, -inf elsewhere (a view of one zero for a chunk
+    without labels)."""
+    if data["logC"] is None:
+        return np.broadcast_to(0.0, data["allowed"].shape[::-1])
+    return data["logC"]
+
+
+def _no_xm(S):
+    """An Xm of no points for the kernels that carry Xm along (:func:`chunk_remove`,
+    :func:`chunk_split`): here the q(x) map is carried instead."""
+    return np.empty((S, 0, 0))
+
+
 def _pass_steps(data, pair, steps, glob):
-    state = pair[0]
-    Yt, Q, Xm = data["Yt"], state.get("Q"), state.get("Xm")
+    pts = _Points(data, pair[0])
+    Yt, allowed = data["Yt"], data["allowed"]
     out = {}
     for step in steps:
         if step == "x":
-            Xm = chunk_x(Yt, *glob["x"])
+            pts.set_x(glob["x"])
         elif step == "q":
             Q, out["lse"] = chunk_q(
-                Yt, Xm, data["logC"], glob["M"], glob["psii"], glob["terms"], glob["prior"]
+                Yt, pts.xm(), _logC(data), glob["M"], glob["psii"], glob["terms"], glob["prior"]
             )
+            pts.set_q(Q)
+            pts.Qr = (pts.x, glob["M"], glob["psii"], glob["terms"], glob["prior"])
         elif step == "set_q":
-            Q = glob["Q0"]
+            pts.set_q(glob["Q0"])
         elif step == "resp":
-            out["resp"] = chunk_resp(Q)
+            out["resp"] = chunk_resp(pts.Q)
         elif step == "stats":
-            out["stats"] = chunk_stats(Yt, Q, Xm)
+            out["stats"] = chunk_stats(Yt, pts.Q, pts.xm())
         elif step == "qlogq":
-            out["qlogq"] = chunk_q_log_q(Q)
+            out["qlogq"] = chunk_q_log_q(pts.Q)
         elif step == "fit":
-            out["fit"] = chunk_fit(Yt, Q, Xm, glob["M"], glob["psii"], glob["terms"])
+            out["fit"] = chunk_fit(Yt, pts.Q, pts.xm(), glob["M"], glob["psii"], glob["terms"])
         elif step == "mistakes":
             out["mistakes"] = chunk_label_mistakes(
-                Yt, Xm, data["allowed"], glob["M"], glob["psii"], glob["terms"], glob["prior"]
+                Yt, pts.xm(), allowed, glob["M"], glob["psii"], glob["terms"], glob["prior"]
             )
         elif step == "remove":
-            Q, Xm = chunk_remove(Q, Xm, data["allowed"], glob["keep"])
+            keep = glob["keep"]
+            Q, _ = chunk_remove(pts.Q, _no_xm(len(keep)), allowed, keep)
+            W, c = pts.x
+            pts.set_q(Q)
+            pts.set_x((W[keep], c[keep]))
         elif step == "held":
-            out["held"] = chunk_labeled_held(Q, data["allowed"])
+            out["held"] = chunk_labeled_held(pts.Q, allowed)
         elif step == "class_sums":
-            out["class_sums"] = chunk_class_sums(Yt, Q, data["allowed"], *glob["class_sums"])
+            out["class_sums"] = chunk_class_sums(Yt, pts.Q, allowed, *glob["class_sums"])
         elif step == "split":
-            Q, Xm, out["split"] = chunk_split(Yt, Q, Xm, *glob["split"])
+            parent = glob["split"][0]
+            Q, _, out["split"] = chunk_split(Yt, pts.Q, _no_xm(pts.Q.shape[0]), *glob["split"])
+            W, c = pts.x  # the new component's q(x) means: its parent's
+            pts.set_q(Q)
+            pts.set_x((np.concatenate([W, W[parent][None]]), np.concatenate([c, c[parent][None]])))
         elif step == "scatter":
-            out["scatter"] = chunk_side_scatter(Yt, Q, *glob["scatter"])
+            out["scatter"] = chunk_side_scatter(Yt, pts.Q, *glob["scatter"])
         else:  # pragma: no cover
             raise ValueError(step)
-    return {"Q": Q, "Xm": Xm}, out
+    return pts.state(), out
 
 
 def _w_out(pair):
@@ -294,12 +367,14 @@ def _w_empty():
     return {}, {}
 
 
-def _w_clusters(pair):
-    return pair[0]["Q"].sum(1).argmax(0)
+def _w_clusters(data, pair):
+    with one_blas_thread(), heap_temporaries():
+        return _Points(data, pair[0]).Q.sum(1).argmax(0)
 
 
-def _w_classes(pair, classes):
-    return classes[pair[0]["Q"].sum(0).argmax(0)]
+def _w_classes(data, pair, classes):
+    with one_blas_thread(), heap_temporaries():
+        return classes[_Points(data, pair[0]).Q.sum(0).argmax(0)]
 
 
 def _w_allowed(data):
@@ -429,18 +504,21 @@ class DaskVBMFA(VBMFA):
 
     def _tree(self, parts, pairs=False):
         """The sum of the futures ``parts`` (of (state, statistics) ``pairs``: of their
-        statistics) by a tree on the workers, brought to the client."""
+        statistics) by a tree whose inner nodes add :data:`FAN_IN` partial sums on the workers
+        and whose root is the client: it gathers the last FAN_IN (or fewer) and adds them in
+        order. (A root on a worker cost one more hop per pass: 28 ms against 20 ms for four
+        empty tasks on a 2-worker LocalCluster.)"""
         if pairs:  # the statistics alone leave each chunk's worker, never its state
             parts = [self.submit(i, _w_out, pair) for i, pair in enumerate(parts)]
-        while len(parts) > 1:
+        while len(parts) > FAN_IN:
             parts = [
                 self.client.submit(_add_parts, *parts[i : i + FAN_IN], pure=False)
                 for i in range(0, len(parts), FAN_IN)
             ]
-        total = parts[0].result()
+        gathered = self.client.gather(parts)
         self.passes += 1
-        self.bytes_in += _nbytes(total)
-        return total
+        self.bytes_in += sum(_nbytes(part) for part in gathered)
+        return _add_parts(*gathered)
 
     def reduce(self, fn, *args, merge=_add_parts):
         """sum over the chunks of fn(chunk, *args)."""
@@ -607,8 +685,10 @@ class DaskVBMFA(VBMFA):
 
         return da.concatenate(
             [
-                da.from_delayed(self.submit(i, fn, s, *args), (m,), dtype=dtype)
-                for i, (s, m) in enumerate(zip(self._state, self.sizes, strict=False))
+                da.from_delayed(self.submit(i, fn, c, s, *args), (m,), dtype=dtype)
+                for i, (c, s, m) in enumerate(
+                    zip(self._data, self._state, self.sizes, strict=False)
+                )
             ]
         )
 
@@ -910,8 +990,10 @@ def prepare_dask(X, y, classes) -> Prepared:
         client.submit(_w_chunk, b, yb, scale, classes_, K, pure=False)
         for b, yb in zip(xblocks, yblocks, strict=False)
     ]
-    client.gather(client.submit(len, chunks[0]))  # the first chunk exists: errors raise here
+    # the raw blocks go as their chunks are made (no reference left here): a worker holds X
+    # once, not twice, while the chunks are built
     del xblocks, yblocks
+    client.gather(client.submit(len, chunks[0]))  # the first chunk exists: errors raise here
     columns = getattr(getattr(X, "_meta", None), "columns", None)
     if columns is not None:  # a DataFrame: its column names too
         import pandas as pd
