@@ -4,7 +4,8 @@ worker processes with 1 thread and a memory limit each, from data written to dis
 PU part (``--method pu``): Poker-hand-shaped data (10 float32 features; the unlabeled points a
 mixture with class prior 0.4, 10% of the rows labeled positives) generated chunk by chunk into
 ``.npy`` files of ``--chunk-rows`` rows (never whole in one process) and read by the workers
-(np.load per chunk). For each ``n`` a fresh cluster fits ``PUSVC(kernel="linear")`` on the Dask
+(np.load per chunk; not persisted, so every round reads them again and a worker holds one
+chunk at a time). For each ``n`` a fresh cluster fits ``PUSVC(kernel="linear")`` on the Dask
 arrays; reported: fit time, rounds, the duality gap (``duality_gap_``), the task payload of a
 round (pickled ``w`` and scalars to the workers, statistics back), and each worker's peak
 resident memory (VmHWM of the worker process). At the smallest ``n`` the in-memory fit of the
@@ -15,6 +16,7 @@ the measured cost per row and round, marked as estimates.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
 import pickle
 import shutil
@@ -105,9 +107,11 @@ def fit_dask(files, tol: float, memory_limit: str) -> dict:
 
     with two_workers(memory_limit) as client:
         X, s = npy_arrays(files, D, np.float32, np.int8)
+        # the workers import the library first, as this process (and its in-memory fit) has
+        client.run(importlib.import_module, "unlabeled.pu")
         base = max(client.run(_worker_peak_mb).values())
         t0 = time.perf_counter()
-        model = PUSVC(prior=PRIOR, kernel="linear", tol=tol).fit(X, s)
+        model = PUSVC(prior=PRIOR, kernel="linear", tol=tol, random_state=0).fit(X, s)
         seconds = time.perf_counter() - t0
         peaks = client.run(_worker_peak_mb)
     w = model.coef_[0]
@@ -132,7 +136,7 @@ def fit_memory(files, tol: float) -> dict:
     X = np.concatenate([np.load(xf) for xf, _, _ in files])
     s = np.concatenate([np.load(sf) for _, sf, _ in files])
     t0 = time.perf_counter()
-    model = PUSVC(prior=PRIOR, kernel="linear", tol=tol).fit(X, s)
+    model = PUSVC(prior=PRIOR, kernel="linear", tol=tol, random_state=0).fit(X, s)
     return {"seconds": time.perf_counter() - t0, "objective": model.objective_, "model": model}
 
 

@@ -9,6 +9,7 @@ from conftest import make_pu
 
 from unlabeled import PUSVC, load, save
 
+dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
 pytest.importorskip("distributed")
 
@@ -45,14 +46,26 @@ def _check_against(model, ref, X):
     assert model.n_rounds_ >= 1 and model.coef_.shape == ref.coef_.shape
 
 
-def test_dense_uneven_chunks_match_in_memory(dask_client):
-    # float32 chunks, read as stored: the same problem as the in-memory fit on the same data
-    X, s, prior = _problem(n=1000)
+@pytest.mark.parametrize("source", ["storage", "persisted", "graph"])
+def test_dense_uneven_chunks_match_in_memory(dask_client, tmp_path, source):
+    # float32 chunks, read as stored: the same problem as the in-memory fit on the same data,
+    # whether the chunks are read from files again every round (storage), kept in the
+    # workers' memory (persisted), or carried by the graph (from_array of 80 KB)
+    X, s, prior = _problem(n=5000)
     X = X.astype(np.float32)
     ref = _reference(X, s, prior)
-    chunks = (150, 300, 51, 699)  # uneven; the first three hold no labeled positive
-    assert not s[:501].any()
+    chunks = (750, 1500, 255, 3495)  # uneven; the first three hold no labeled positive
+    assert not s[:2505].any()
     Xd = da.from_array(X, chunks=(chunks, -1))
+    if source == "storage":
+        blocks = []
+        for k, block in enumerate(Xd.blocks):
+            np.save(tmp_path / f"X{k}.npy", block.compute())
+            load = dask.delayed(np.load)(str(tmp_path / f"X{k}.npy"))
+            blocks.append(da.from_delayed(load, block.shape, np.float32))
+        Xd = da.concatenate(blocks)
+    elif source == "persisted":
+        Xd = Xd.persist()
     model = PUSVC(prior=prior, kernel="linear", tol=TOL, random_state=0).fit(Xd, s)
     _check_against(model, ref, X)
 

@@ -29,7 +29,18 @@ with the safe scaling ``sigma' = K`` (``K`` chunks holding unlabeled points) and
 added (``gamma = 1``): the engine's quadratic term ``mu/2 ||w0 - X_k^T sigma_k||^2`` with
 ``mu = sigma'`` and ``w0 = w / sigma' + X_k^T sigma_k`` is exactly this subproblem. Only ``w``
 (``d`` floats) and scalars go to the workers, and ``d`` floats plus scalars come back, summed by
-a tree reduction: the data stay where they were loaded, once.
+a tree reduction. The data never leave the workers. Where ``X`` is persisted (or its graph
+carries the data, as ``from_array`` of an array in memory does) its chunks stay in the workers'
+memory; otherwise each pass reads every chunk again from its source, one at a time, so that a
+worker holds its chunks' ``sigma`` (8 bytes per unlabeled row) and one chunk: memory flat in
+``n``, as Spark's iterative algorithms do with an input that is not cached.
+
+The start is the in-memory fit of a stratified sample (a share of the labeled positives and of
+the unlabeled rows, drawn without replacement across the chunks; the objective is a mean over
+``P`` plus a mean over ``U``, so each set sampled at its own rate keeps it unbiased): its
+offset starts the search below, and its decision values ``f_u`` place every ``sigma_u`` where
+the separable problem would (``c2`` times the slope of ``dh`` at ``f_u``). From there a few
+rounds suffice where a start without the sample took dozens.
 
 The offset is found as the in-memory linear path finds it: ``S(beta) = sum sigma(beta)`` is
 non-decreasing, and a bracketed secant (regula falsi with the Illinois halving) finds
@@ -71,30 +82,69 @@ LOCAL_EPOCHS = 2
 INNER_SHARE = 0.1
 #: bins of the decision values f_u (counts per round, for the offset search's model step)
 _EDGES = np.linspace(-6.0, 6.0, 241)
-#: decision values sampled for the first offset
-_START_SAMPLE = 4000
+#: the start is the in-memory fit of a sample: this share of the labeled positives and of the
+#: unlabeled rows, at most SAMPLE_ROWS of each
+SAMPLE_SHARE = 0.1
+SAMPLE_ROWS = 25_000
 #: rows per block of the dense products on a worker (bounded temporary memory)
 _BLOCK_ROWS = 1 << 16
+#: a chunk whose pickled graph is larger than this (and than an eighth of its data) carries
+#: its data: it is kept in the workers' memory rather than sent again every pass
+_GRAPH_BYTES = 1 << 16
 #: fan-in of the tree reduction of the per-chunk statistics
 _FAN_IN = 8
 
 
 # ---------------------------------------------------------------------------------- workers
-def _make_part(Xk, sk, offset):
-    """One chunk as the engine reads it, with its checks: ((X, unl, pos), stats)."""
+class _Stored:
+    """A chunk read again from its source on every pass (X or s not persisted, and its Dask
+    graph small: it reads the data rather than carrying them): the chunk's Delayed, computed
+    on the worker by the synchronous scheduler, so that a worker holds one chunk at a time."""
+
+    def __init__(self, delayed):
+        self.delayed = delayed
+
+    def load(self):
+        import dask
+
+        return dask.compute(self.delayed, scheduler="sync")[0]
+
+
+def _load(value):
+    return value.load() if isinstance(value, _Stored) else value
+
+
+def _as_part(Xk, sk):
+    """A chunk as the engine reads it: (X, unlabeled rows, labeled positive rows); dense
+    float32 and float64 rows as they are, other dense types as float64, sparse as CSR."""
     if sp.issparse(Xk):
         Xk = sp.csr_matrix(Xk, dtype=np.float64, copy=True)
         Xk.sum_duplicates()
         Xk.indices = Xk.indices.astype(np.int32, copy=False)
-        values = Xk.data
     else:
         Xk = np.asarray(Xk)
         if Xk.dtype not in (np.float32, np.float64):
             Xk = Xk.astype(np.float64)
         Xk = np.ascontiguousarray(Xk)
-        values = Xk
+    sk = np.asarray(sk)
+    pos_mask = sk if sk.dtype == bool else sk == 1
+    return Xk, np.flatnonzero(~pos_mask).astype(np.int32), np.flatnonzero(pos_mask).astype(np.int32)
+
+
+def _part(source):
+    """The chunk ``source = (X_k, s_k)``, each held in memory or :class:`_Stored`, as
+    :func:`_as_part` gives it."""
+    return _as_part(_load(source[0]), _load(source[1]))
+
+
+def _check_chunk(source, offset):
+    """The checks and statistics of one chunk: its first row with NaN or infinity, its label
+    values, its numbers of labeled positives and unlabeled rows, sum_P x and sum_U x."""
+    Xk, sk = _load(source[0]), _load(source[1])
+    Xk, unl, pos = _as_part(Xk, sk)
     sk = np.asarray(sk)
     stats = {"rows": Xk.shape[0], "bad_row": -1, "bad_labels": ()}
+    values = Xk.data if sp.issparse(Xk) else Xk
     finite = np.isfinite(values)
     if not finite.all():
         if sp.issparse(Xk):
@@ -102,17 +152,12 @@ def _make_part(Xk, sk, offset):
         else:
             row = int(np.flatnonzero(~finite.all(axis=1))[0])
         stats["bad_row"] = offset + row
-    if sk.dtype == bool:
-        pos_mask = sk
-    else:
+    if sk.dtype != bool:
         values_s = np.unique(sk)
         if sk.dtype.kind not in "iuf" or not (
             set(values_s.tolist()) <= {0, 1} or set(values_s.tolist()) <= {-1, 1}
         ):
             stats["bad_labels"] = tuple(values_s[:10].tolist())
-        pos_mask = sk == 1
-    pos = np.flatnonzero(pos_mask).astype(np.int32)
-    unl = np.flatnonzero(~pos_mask).astype(np.int32)
     stats["p"], stats["n"], stats["k"] = pos.size, unl.size, int(unl.size > 0)
     stats["neg_one"] = bool(sk.dtype != bool and np.any(sk == -1))
     stats["zero"] = bool(sk.dtype != bool and np.any(sk == 0))
@@ -123,7 +168,7 @@ def _make_part(Xk, sk, offset):
         one[:] = 0.0
         one[unl] = 1.0
         stats["sum_unl"] = _xt_dot(Xk, one)
-    return (Xk, unl, pos), stats
+    return stats
 
 
 def _x_dot(X, w):
@@ -153,39 +198,36 @@ def _v(X, unl, sigma):
     return _xt_dot(X, full)
 
 
-def _init_state(part, c2, h_pos, threshold):
-    """The start: sigma_u = c2 on the unlabeled rows most like the positives (<x_u, sum_P x_p>
-    above ``threshold``), 0 elsewhere (the engine's mean-kernel start, with a threshold from a
-    sample for its sort), with its X_U' sigma."""
+def _counts(stats):
+    """(labeled positives, unlabeled rows) of a chunk's statistics."""
+    return stats["p"], stats["n"]
+
+
+def _sample_rows(source, m_pos, m_unl, seed):
+    """``m_pos`` labeled positives and ``m_unl`` unlabeled rows of the chunk, drawn without
+    replacement: (their rows of X as float64, labels 1/0)."""
+    X, unl, pos = _part(source)
+    rng = np.random.default_rng(seed)
+    rows = np.concatenate(
+        [rng.choice(pos, m_pos, replace=False), rng.choice(unl, m_unl, replace=False)]
+    )
+    s = np.r_[np.ones(m_pos, dtype=np.int8), np.zeros(m_unl, dtype=np.int8)]
+    return X[rows].astype(np.float64), s
+
+
+def _init_state(part, c2, w, beta):
+    """The start: each sigma_u where the separable problem puts it at the decision values of
+    the sample's model (w, beta): c2 times the slope of dh at f_u = <w, x_u> + beta (1 above
+    1, 1/2 in [-1, 1], 0 below), with its X_U' sigma."""
     X, unl, _ = part
-    sigma = np.where(_x_dot(X[unl], h_pos) > threshold, c2, 0.0)
+    f = _x_dot(X[unl], w) + beta
+    sigma = c2 * np.where(f > 1, 1.0, np.where(f >= -1, 0.5, 0.0))
     return sigma, _v(X, unl, sigma)
 
 
-def _sample_g(part, w, size, seed):
-    """<w, x> on up to ``size`` unlabeled rows of the chunk drawn at random (scalars only)."""
-    X, unl, _ = part
-    rng = np.random.default_rng(seed)
-    rows = unl if unl.size <= size else np.sort(rng.choice(unl, size, replace=False))
-    return _x_dot(X[rows], w)
-
-
-def _start_offset(g, prior):
-    """The offset beta at which the start's decision values put a share ``prior`` of the
-    dual mass where the separable problem puts it (sigma_u = c2 where f > 1, c2/2 where
-    |f| <= 1, 0 below): mean s(g + beta) = prior, s non-decreasing; by bisection."""
-    lo, hi = -1.0 - g.max(), 1.0 - g.min()
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        f = g + mid
-        share = np.mean(np.where(f > 1, 1.0, np.where(f >= -1, 0.5, 0.0)))
-        lo, hi = (mid, hi) if share < prior else (lo, mid)
-    return 0.5 * (lo + hi)
-
-
-def _init_group(c2, h_pos, threshold, *parts):
-    """The start states of a worker's chunks."""
-    return tuple(_init_state(part, c2, h_pos, threshold) for part in parts)
+def _init_group(c2, w, beta, *sources):
+    """The start states of a worker's chunks (read one at a time)."""
+    return tuple(_init_state(_part(source), c2, w, beta) for source in sources)
 
 
 def _group_v(states):
@@ -243,23 +285,23 @@ def _chunk_solve(part, state, w0, beta, c2, scale, tol, shrinking, epochs, seed)
     return (sigma_new, _v(X, unl, sigma_new)), int(res.n_iter)
 
 
-def _round(w, beta, c2, scale, tol, shrinking, epochs, seed, solve, state, *parts):
-    """One worker's share of a round, on its chunks ``args = parts + states``: the statistics
-    of the incoming state (w, beta, sigma), then (``solve``) CoCoA+'s local subproblem of the
-    worker's variables, by block coordinate descent over its chunks (each block the engine's
-    coordinate descent against the worker's copy of w, which takes the blocks' updates).
-    ``state``: the chunks' (sigma, X_U' sigma), or the previous round's result. Returns
-    (new states, summed statistics, with ``v_new`` = the new sum of X_U' sigma)."""
+def _round(w, beta, c2, scale, tol, shrinking, epochs, seed, solve, state, *sources):
+    """One worker's share of a round, on its chunks (``sources``, read one at a time): the
+    statistics of the incoming state (w, beta, sigma), then (``solve``) CoCoA+'s local
+    subproblem of the worker's variables, by block coordinate descent over its chunks (each
+    block the engine's coordinate descent against the worker's copy of w, which takes the
+    blocks' updates). ``state``: the chunks' (sigma, X_U' sigma), or the previous round's
+    result. Returns (new states, summed statistics, with ``v_new`` = the new sum of
+    X_U' sigma)."""
     if len(state) == 2 and isinstance(state[1], dict):
         state = state[0]
     states = list(state)
-    pairs = zip(parts, states, strict=True)
-    stats = _add_stats(*[_chunk_stats(a, b, w, beta, c2) for a, b in pairs])
-    if not solve:
-        return tuple(states), stats
     moved = np.zeros_like(w)  # X' (sigma_new - sigma) of the blocks done
-    for k, part in enumerate(parts):
-        if part[1].size == 0:
+    stats = []
+    for k, source in enumerate(sources):
+        part = _part(source)
+        stats.append(_chunk_stats(part, states[k], w, beta, c2))
+        if not solve or part[1].size == 0:
             continue
         v_old = states[k][1]
         w0 = w / scale - moved + v_old
@@ -267,9 +309,10 @@ def _round(w, beta, c2, scale, tol, shrinking, epochs, seed, solve, state, *part
             part, states[k], w0, beta, c2, scale, tol, shrinking, epochs, seed + k
         )
         moved += states[k][1] - v_old
-        stats["iter"] += iters
-    stats["v_new"] = stats["v_new"] + moved
-    return tuple(states), stats
+        stats[-1]["iter"] = iters
+    total = _add_stats(*stats)
+    total["v_new"] = total["v_new"] + moved
+    return tuple(states), total
 
 
 def _add_stats(*parts):
@@ -303,13 +346,6 @@ def _reduce(client, futures):
     return futures[0].result()
 
 
-def _split(client, futures):
-    """(state futures, statistics futures) of the futures of (state, stats) pairs."""
-    first = [client.submit(operator.getitem, f, 0, pure=False) for f in futures]
-    second = [client.submit(operator.getitem, f, 1, pure=False) for f in futures]
-    return first, second
-
-
 def _client():
     """The current dask.distributed client; a clear error without one."""
     fix = (
@@ -327,18 +363,47 @@ def _client():
         raise ValueError(fix) from None
 
 
-def _groups(client, parts):
-    """[(worker address, indices of the chunks it holds)], in the order of the chunks (once
-    they are all computed: a chunk not yet placed would have no holder)."""
-    from distributed import wait
+def _chunk_sources(client, A):
+    """The row chunks of the Dask array ``A`` as the workers use them: futures of chunks kept
+    in the workers' memory if ``A`` is persisted, or if a chunk's graph carries its data
+    (pickled, more than :data:`_GRAPH_BYTES` and an eighth of the chunk: e.g. ``from_array``
+    of an array in memory); otherwise :class:`_Stored` chunks, read again from their source
+    on every pass (a worker then holds one chunk at a time, so its memory stays flat in n)."""
+    import cloudpickle
+    from dask.core import flatten
+    from distributed import Future
 
-    wait(parts)
-    who = client.who_has(parts)
-    groups: dict = {}
-    for k, part in enumerate(parts):
-        holders = sorted(who.get(part.key, ())) or [None]
-        groups.setdefault(holders[0], []).append(k)
-    return list(groups.items())
+    graph = A.__dask_graph__()
+    if not all(isinstance(graph.get(k), Future) for k in flatten(A.__dask_keys__())):
+        chunks = A.to_delayed(optimize_graph=True).ravel()
+        first = np.prod([c[0] for c in A.chunks]) * A.dtype.itemsize
+        if len(cloudpickle.dumps(chunks[0])) <= max(_GRAPH_BYTES, first / 8):
+            return [_Stored(chunk) for chunk in chunks]
+    return client.compute(list(A.to_delayed(optimize_graph=False).ravel()))
+
+
+def _groups(client, sources, rows):
+    """[(worker address, indices of its chunks)]: the workers that hold X's chunks, or for
+    chunks read from storage, runs of consecutive chunks with about as many rows per worker."""
+    from distributed import Future, wait
+
+    held = [x for x, _ in sources if isinstance(x, Future)]
+    if held:
+        wait(held)
+        who = client.who_has(held)
+        groups: dict = {}
+        for k, (x, _) in enumerate(sources):
+            holders = sorted(who.get(x.key, ())) or [None]
+            groups.setdefault(holders[0], []).append(k)
+        return list(groups.items())
+    workers = sorted(client.scheduler_info()["workers"])
+    ends = np.cumsum(rows) / np.sum(rows)
+    share = np.minimum((ends * len(workers) - 1e-9).astype(int), len(workers) - 1)
+    return [
+        (w, np.flatnonzero(share == i).tolist())
+        for i, w in enumerate(workers)
+        if (share == i).any()
+    ]
 
 
 def _certificate(history):
@@ -449,15 +514,14 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
     client = _client()
     n_rows, d = X.shape
     offsets = np.r_[0, np.cumsum(X.chunks[0])]
-    # the data, loaded once: chunk futures, then the engine's form of each chunk
-    x_futs = client.compute(list(X.to_delayed().ravel()))
-    s_futs = client.compute(list(s.to_delayed().ravel()))
-    made = [
-        client.submit(_make_part, xf, sf, int(off), pure=False)
-        for xf, sf, off in zip(x_futs, s_futs, offsets[:-1], strict=True)
+    # the chunks: kept in the workers' memory where X (or s) is persisted or its graph carries
+    # its data; otherwise read again from their source on every pass
+    sources = list(zip(_chunk_sources(client, X), _chunk_sources(client, s), strict=True))
+    part_stats = [
+        client.submit(_check_chunk, source, int(off), pure=False)
+        for source, off in zip(sources, offsets[:-1], strict=True)
     ]
-    parts, part_stats = _split(client, made)
-    del x_futs, s_futs, made
+    counts = client.gather([client.submit(_counts, f, pure=False) for f in part_stats])
     info = _reduce(client, part_stats)
     del part_stats
     if info["bad_row"] >= 0:
@@ -486,27 +550,22 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
     total = c1 * p
     w_pos = c1 * np.asarray(info["sum_pos"], dtype=np.float64)
     seed0 = int(np.random.default_rng(_seed(est.random_state)).integers(2**31))
-    per = max(50, _START_SAMPLE // len(parts))
-
-    def sample(w):  # <w, x_u> on a few random unlabeled rows per chunk: scalars, never rows
-        futs = [client.submit(_sample_g, part, w, per, seed0 + k) for k, part in enumerate(parts)]
-        return np.concatenate(client.gather(futs))
-
-    # the start (as the engine's default one): sigma_u = c2 on the share `prior` of the
-    # unlabeled points most like the positives, the threshold from a sample
-    h_pos = np.asarray(info["sum_pos"], dtype=np.float64)
-    threshold = float(np.quantile(sample(h_pos), 1.0 - prior))
-    # CoCoA+'s partitions: the chunks held by one worker form one local subproblem, solved
-    # there against its copy of w; sigma' = K, the number of partitions. A group's state (the
-    # sigma and X_U' sigma of its chunks) lives on its worker as the result of its last round
-    groups = _groups(client, parts)
+    # the start: the in-memory fit of a stratified sample of the rows (the objective is a
+    # mean over P plus a mean over U, so sampling each at its own rate keeps it unbiased);
+    # its decision values place every sigma_u as the separable problem would
+    w_s, beta_s = _sample_fit(client, sources, counts, est, prior, lam, seed0)
+    # CoCoA+'s partitions: the chunks of one worker (those it holds, or an even share of
+    # those read from storage) form one local subproblem, solved there against its copy of w;
+    # sigma' = K, the number of partitions. A group's state (the sigma and X_U' sigma of its
+    # chunks) lives on its worker as the result of its last round
+    groups = _groups(client, sources, X.chunks[0])
     states = [
         client.submit(
             _init_group,
             c2,
-            h_pos,
-            threshold,
-            *[parts[k] for k in idx],
+            w_s,
+            beta_s,
+            *[sources[k] for k in idx],
             workers=None if addr is None else [addr],
             allow_other_workers=True,
             pure=False,
@@ -517,9 +576,7 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
     v_sum = sum(client.gather([client.submit(_group_v, st, pure=False) for st in states]))
     w = w_pos - np.asarray(v_sum, dtype=np.float64)
     max_rounds = DEFAULT_MAX_ROUNDS if est.max_iter is None else int(est.max_iter)
-    # the first offset from a sample of the start's decision values
-    g = sample(w)
-    search = _OffsetSearch(_start_offset(g, prior))
+    search = _OffsetSearch(beta_s)
     beta = search.beta
     history: list[dict] = []
     n_iter, rounds, cert = 0, 0, None
@@ -541,7 +598,7 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
                 seed + 1009 * g,
                 solve,
                 states[g],
-                *[parts[k] for k in idx],
+                *[sources[k] for k in idx],
                 workers=None if addr is None else [addr],
                 allow_other_workers=True,
                 pure=False,
@@ -572,7 +629,7 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
         # a state is solved well enough for the offset search when its gap is small next to
         # the distance to the root that the search's next step expects (|r| times the step)
         model = _model_step(st["hist"], r, c2)
-        if gap_beta <= max(0.25 * target, INNER_SHARE * abs(r) * search.expected_step(r, model)):
+        if gap_beta <= max(0.5 * target, INNER_SHARE * abs(r) * search.expected_step(r, model)):
             beta = search.step(r, model)
     converged = cert is not None and cert[3] - cert[4] <= target
     if cert is not None:
@@ -601,6 +658,37 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
     est.duality_gap_ = float(max(gap, 0.0))
     est.n_rounds_ = int(len(history))
     est.n_iter_ = int(n_iter)
+
+
+def _sample_fit(client, sources, counts, est, prior, lam, seed):
+    """(w, beta) of the in-memory PUSVC fit, with ``est``'s parameters, of a sample of the
+    rows: of each of the two sets (labeled positives, unlabeled rows) a share
+    :data:`SAMPLE_SHARE`, at most :data:`SAMPLE_ROWS` and at least one row, drawn without
+    replacement across the chunks (``counts``: each chunk's (p_k, n_k))."""
+    from sklearn.base import clone
+
+    rng = np.random.default_rng(seed)
+    take = []
+    for column in np.asarray(counts, dtype=np.int64).T:
+        m = min(SAMPLE_ROWS, int(np.ceil(SAMPLE_SHARE * column.sum())))
+        take.append(rng.multivariate_hypergeometric(column, m))
+    futs = [
+        client.submit(_sample_rows, source, int(mp), int(mu), seed + k, pure=False)
+        for k, (source, mp, mu) in enumerate(zip(sources, *take, strict=True))
+        if mp + mu > 0
+    ]
+    pieces = client.gather(futs)
+    Xs = [x for x, _ in pieces]
+    X = sp.vstack(Xs, format="csr") if sp.issparse(Xs[0]) else np.vstack(Xs)
+    model = clone(est).set_params(
+        prior=prior, lam=lam, random_state=seed, verbose=False, max_iter=None
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, np.concatenate([t for _, t in pieces]))
+    coef = model.coef_
+    coef = coef.toarray() if sp.issparse(coef) else coef
+    return np.asarray(coef, dtype=np.float64).ravel(), float(model.intercept_[0])
 
 
 def _is_sparse(X) -> bool:
