@@ -7,7 +7,8 @@ mixture with class prior 0.4, 10% of the rows labeled positives) generated chunk
 (np.load per chunk; not persisted, so every round reads them again and a worker holds one
 chunk at a time). For each ``n`` a fresh cluster fits ``PUSVC(kernel="linear")`` on the Dask
 arrays; reported: fit time, rounds, the duality gap (``duality_gap_``), the task payload of a
-round (pickled ``w`` and scalars to the workers, statistics back), and each worker's peak
+round (pickled ``w`` and scalars to the workers, statistics back, and each chunk's read task,
+sent again every round), and each worker's peak
 resident memory (VmHWM of the worker process). At the smallest ``n`` the in-memory fit of the
 same data in this process, in the same run, as a ratio. Sizes not measured are estimated from
 the measured cost per row and round, marked as estimates.
@@ -25,6 +26,7 @@ import warnings
 from pathlib import Path
 
 import _harness as bench
+import cloudpickle
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
@@ -116,8 +118,16 @@ def fit_dask(files, tol: float, memory_limit: str) -> dict:
         peaks = client.run(_worker_peak_mb)
     w = model.coef_[0]
     stats = {"fp": 0.0, "dh": 0.0, "vee": 0.0, "sig": 0.0, "v_new": w, "iter": 0}
+    stats["hist"] = np.zeros(240)  # the counts of the decision values, for the offset search
     down = len(pickle.dumps((w, 0.0, 0.0, 0.0, tol, True, 2, 0, True)))
-    payload = 2 * (down + len(pickle.dumps(stats)))  # two workers: w and scalars, stats back
+    # two workers: w and scalars down, statistics back; and every chunk's read task (its
+    # graph: the chunks are read again each round)
+    reads = sum(
+        len(cloudpickle.dumps(chunk))
+        for A in (X, s)
+        for chunk in A.to_delayed(optimize_graph=True).ravel()
+    )
+    payload = 2 * (down + len(pickle.dumps(stats))) + reads
     return {
         "seconds": seconds,
         "rounds": model.n_rounds_,
@@ -341,6 +351,17 @@ def run_clsst(args) -> list[str]:
         f"{rows[-1]['peak_mb'] / first['peak_mb']:.2f}x (idle worker before the fit: "
         f"{first['idle_mb']:.0f} MB).",
     ]
+    if len(rows) > 1:  # the floor that the data persisted once on the workers set
+        last = rows[-1]
+        grow = 8 * CLSST_D * (last["n"] - first["n"]) / 2 / 2**20  # X / scale, float64, 2 workers
+        lines.append(
+            f"The points as persisted (8 x {CLSST_D} bytes a row, n / 2 rows a worker) alone "
+            f"add {grow:.0f} MB a worker from n = {first['n']:,} to {last['n']:,}: with nothing "
+            f"else growing the peak would be {(first['peak_mb'] + grow) / first['peak_mb']:.2f}x "
+            f"(births in these fits: {', '.join(str(r['model'].n_births_) for r in rows)}; "
+            "between passes a chunk holds no other array of its size, but Q after a birth or "
+            "a death)."
+        )
     return lines
 
 
