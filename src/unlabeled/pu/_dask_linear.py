@@ -396,7 +396,7 @@ def _groups(client, sources, rows):
             holders = sorted(who.get(x.key, ())) or [None]
             groups.setdefault(holders[0], []).append(k)
         return list(groups.items())
-    workers = sorted(client.scheduler_info()["workers"])
+    workers = sorted(client.nthreads())
     ends = np.cumsum(rows) / np.sum(rows)
     share = np.minimum((ends * len(workers) - 1e-9).astype(int), len(workers) - 1)
     return [
