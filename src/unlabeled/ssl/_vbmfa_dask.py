@@ -190,9 +190,11 @@ def _w_labels(y):
 def _w_chunk(X, y, scale, classes, K):
     """A chunk: Yt = (X / scale)' (p, m), allowed (m, K), ln C (K, m) and whether no row of
     it is labeled; then allowed is a read-only view of one True and ln C is None (zeros made
-    by :func:`_logC` when needed): no memory per row but Yt's."""
-    Y = np.asarray(X, dtype=np.float64) / scale
-    m = Y.shape[0]
+    by :func:`_logC` when needed): no memory per row but Yt's. Yt is divided straight into
+    place (no (m, p) copy of the block on the way)."""
+    X = np.asarray(X, dtype=np.float64)
+    m = X.shape[0]
+    Yt = np.divide(X.T, scale, out=np.empty((X.shape[1], m)))
     labeled = np.zeros(m, dtype=bool) if y is None else ~unlabeled_mask(np.asarray(y), "CLSST")
     if labeled.any():
         allowed = np.ones((m, K), dtype=bool)
@@ -200,7 +202,7 @@ def _w_chunk(X, y, scale, classes, K):
     else:
         allowed = np.broadcast_to(True, (m, K))
     return {
-        "Yt": np.ascontiguousarray(Y.T),
+        "Yt": Yt,
         "allowed": allowed,
         "logC": np.ascontiguousarray(np.where(allowed, 0.0, -np.inf).T) if labeled.any() else None,
         "unlabeled": not labeled.any(),
