@@ -1,13 +1,18 @@
 """CLSST on Dask arrays: the VBMFA of :mod:`._vbmfa` with its points on the workers.
 
 The points are persisted once on the workers as chunks (the row blocks of ``X``): each chunk
-holds its columns ``Yt`` (p, m), its label mask and ln C, and its per-point state (Q, Xm) as
-a separate result that every pass replaces. A pass submits one of :mod:`._vbmfa`'s chunk
-kernels to each chunk (where its data lives) and adds the chunks' statistics by a tree
-reduction (:data:`FAN_IN` partial sums per node) whose root alone comes back to the client;
-the client makes the global update with the in-memory code (:class:`DaskVBMFA` inherits
-every global update, SQUAREM, births, deaths and the bound from :class:`VBMFA`). Nothing of
-size n comes back: per-point results are Dask arrays built from the chunks.
+holds its columns ``Yt`` (p, m) and, if it has labeled rows, its label mask and ln C; its
+per-point state is a separate result that every pass replaces, small between passes (the
+q(x) map and the recipe of Q, see :class:`_Points`; Q itself only after a birth, a death
+or the k-means start).
+A pass runs the :mod:`._vbmfa` chunk kernels that it needs, back to back, as one task on
+each chunk (where its data lives: one pass per sweep, x, Q, responsibilities and statistics
+together) and adds the chunks' statistics by a tree reduction (:data:`FAN_IN` partial sums
+per node) whose root is the client: one round trip per pass. The client makes the global
+update with the in-memory code (:class:`DaskVBMFA` inherits every global update, SQUAREM,
+births, deaths and the bound from :class:`VBMFA`). Nothing of size n comes back: per-point
+results are Dask arrays built from the chunks. The kernels run with one BLAS thread and with
+their temporaries on the heap (:func:`heap_temporaries`), as in a plain process.
 
 Every quantity is the in-memory one summed in another order, so a fit gives the in-memory
 fit's model up to rounding (the same random_state: the same k-means start, whose draws are
@@ -481,7 +486,7 @@ class DaskVBMFA(VBMFA):
     ----------
     prep : Prepared
         The chunks on the workers (:func:`prepare_dask`): each a dict (Yt (p, m), allowed
-        (m, K), logC (K, m)).
+        (m, K), logC (K, m) or None, unlabeled), see :func:`_w_chunk`.
     n_factors, pca
         As :class:`VBMFA`.
     """
