@@ -560,7 +560,7 @@ class DaskVBMFA(VBMFA):
         self.bytes_out += _nbytes(args) * len(parts)
         if merge is _add_parts:
             return self._tree(parts)
-        total = [p.result() for p in parts]
+        total = self.client.gather(parts)
         self.passes += 1
         out = total[0]
         for part in total[1:]:
@@ -961,9 +961,10 @@ def prepare_dask(X, y, classes) -> Prepared:
         client.submit(_w_raw_summary, b, int(o), pure=False)
         for b, o in zip(xblocks, offsets, strict=False)
     ]
-    summary = parts[0].result()
-    for part in parts[1:]:
-        summary = _merge_summary(summary, part.result())
+    gathered = client.gather(parts)  # one round trip, not one per block
+    summary = gathered[0]
+    for part in gathered[1:]:
+        summary = _merge_summary(summary, part)
     if summary["bad"]:
         bad = np.array([[np.nan if summary["bad"] == "nan" else np.inf]])
         assert_all_finite(bad, estimator_name="CLSST", input_name="X")
