@@ -28,6 +28,7 @@ import ctypes
 import functools
 import operator
 import os
+import sys
 import threading
 
 import numpy as np
@@ -68,13 +69,15 @@ _heap_users = 0  # threads inside heap_temporaries
 
 def _glibc_mallopt():
     """glibc's mallopt, or None (another C library, or thresholds that glibc sets itself)."""
-    if "MALLOC_TRIM_THRESHOLD_" not in os.environ and "MALLOC_MMAP_THRESHOLD_" not in os.environ:
+    if not sys.platform.startswith("linux") or not (
+        "MALLOC_TRIM_THRESHOLD_" in os.environ or "MALLOC_MMAP_THRESHOLD_" in os.environ
+    ):
         return None
     try:
         libc = ctypes.CDLL(None)
         libc.gnu_get_libc_version  # noqa: B018  (glibc only)
         return libc.mallopt
-    except (OSError, AttributeError):  # pragma: no cover
+    except (OSError, AttributeError, TypeError):  # pragma: no cover
         return None
 
 
