@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
+from .._kernels import as_float64
 from .._label_generation import MAX_CAPPED_SOLVES, label_generation, store_result
 from .._shared import check_dense_budget, resolve_max_iter, warn_not_converged
 from .._validation import VERBOSE, Integer, Options, Real
 from ..base import Fitted, set_init_params
 from ._base import MultiInstanceClassifier, fill_docstring
+
+#: the rows of the instance kernel made elementwise at once (kept in the CPU's cache)
+_BLOCK_BYTES = 2**21
 
 
 class KeyInstanceBackend:
@@ -30,12 +35,19 @@ class KeyInstanceBackend:
 
     solved by the engine's SMO solver on the mixed kernel as a precomputed Gram matrix. Only
     its first ``p`` rows depend on ``(s, mu)`` (the negative block is the same for every
-    label vector), so each solve rewrites ``p`` rows of one ``q x q`` buffer.
+    label vector). The instance kernel is held in the leading ``N x N`` block of one
+    ``(N + p) x (N + p)`` buffer whose ``p`` trailing rows and columns are the mixed rows of
+    the positive variables: the engine reads the mixed kernel as the precomputed kernel of
+    the points ``N .. N + p - 1`` (the positive variables) and ``P .. N - 1`` (the negative
+    instances) of that buffer, so each solve rewrites ``p`` rows and columns and the
+    negative block is never copied.
 
     Parameters
     ----------
-    K : ndarray of shape (N, N)
-        The instance Gram matrix, instances of positive bags first.
+    K : ndarray of shape (N, N) or (N + p, N + p)
+        The instance Gram matrix, instances of positive bags first; with ``workspace=True``
+        the buffer above, the instance Gram matrix in its leading ``N x N`` block (its other
+        entries are the backend's), used in place.
     P : int
         The number of instances in positive bags.
     p : int
@@ -44,15 +56,28 @@ class KeyInstanceBackend:
         The box, ``q = p + N - P``.
     cache_bytes, tol, max_iter
         The engine's row cache and stopping rule.
+    workspace : bool, default=False
+        Whether ``K`` is the ``(N + p) x (N + p)`` buffer (C-ordered float64). Otherwise
+        the buffer is made and the Gram matrix copied into it.
     """
 
-    def __init__(self, K, P, p, C, cache_bytes, tol, max_iter=-1):
-        self.K, self.P, self.p = K, int(P), int(p)
-        self.n = self.p + K.shape[0] - self.P
+    def __init__(self, K, P, p, C, cache_bytes, tol, max_iter=-1, *, workspace=False):
+        self.P, self.p = int(P), int(p)
+        if workspace:
+            M = K
+            N = M.shape[0] - self.p
+        else:
+            N = K.shape[0]
+            M = np.empty((N + self.p, N + self.p))
+            M[:N, :N] = K
+        self.M, self.N = M, N
+        self.K = M[:N, :N]  # the instance kernel, a view
+        self.n = self.p + N - self.P
         self.signs = np.r_[np.ones(self.p), -np.ones(self.n - self.p)].astype(np.int8)
         self.C = np.ascontiguousarray(C, dtype=np.float64)
-        self.Kq = np.empty((self.n, self.n))
-        self.Kq[self.p :, self.p :] = K[self.P :, self.P :]
+        # the points of the variables in the buffer: the mixed rows, then the negatives
+        self.points = np.r_[np.arange(N, N + self.p), np.arange(self.P, N)].astype(np.int32)
+        self._data = as_data(M)  # a view: the engine reads the rows written below
         self.cache_bytes = float(cache_bytes)
         self.max_iter = resolve_max_iter(max_iter, self.n)
         self.options = SolverOptions(tol, True, self.max_iter)
@@ -65,6 +90,9 @@ class KeyInstanceBackend:
         # the MKL alternation (about 30 solves per label vector), within cache_bytes
         self._key_rows: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
         self._key_bytes = 0.0
+        # the negative instances' part of the products, f_neg = alpha_neg' K[P:], of the
+        # last alpha: one N x (N - P) product per alpha, not one per call
+        self._f_neg: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def exhausted(self) -> bool:
@@ -72,6 +100,11 @@ class KeyInstanceBackend:
         stopped at their cap on steps, later solves make no steps and the cutting plane
         stops (``tol=1e-300`` ran 50 x 100 capped solves: minutes)."""
         return self.n_capped >= MAX_CAPPED_SOLVES
+
+    @property
+    def Kq(self) -> np.ndarray:  # noqa: N802 - the matrix's name in the docstrings
+        """The mixed kernel of the last solve (or :meth:`mixed_kernel`), ``q x q``: a copy."""
+        return self.M[np.ix_(self.points, self.points)]
 
     def _keys(self, S):
         return np.asarray(S, dtype=np.int64).reshape(self.n, -1)[: self.p]
@@ -89,19 +122,29 @@ class KeyInstanceBackend:
                 self._key_bytes += size
         return got
 
-    def mixed_kernel(self, S, mu):
-        """``sum_t mu_t K^{s_t}`` (unsigned) for the label vectors ``S`` (q, T), written in
-        (and returned as) the backend's buffer."""
-        keys, p = self._keys(S), self.p
+    def _write_mixed(self, S, mu):
+        """Write ``sum_t mu_t K^{s_t}`` (unsigned) for the label vectors ``S`` (q, T) into
+        the buffer's ``p`` trailing rows and columns."""
+        keys, p, N = self._keys(S), self.p, self.N
         rows, corner = np.zeros((p, self.n - p)), np.zeros((p, p))
         for t in np.flatnonzero(np.asarray(mu) > 0):
             R, Cc = self._rows_of(np.ascontiguousarray(keys[:, t]))
             rows += mu[t] * R
             corner += mu[t] * Cc
-        self.Kq[:p, :p] = corner
-        self.Kq[:p, p:] = rows
-        self.Kq[p:, :p] = rows.T
+        self.M[N:, N:] = corner
+        self.M[N:, self.P : N] = rows
+        self.M[self.P : N, N:] = rows.T
+
+    def mixed_kernel(self, S, mu):
+        """``sum_t mu_t K^{s_t}`` (unsigned) for the label vectors ``S`` (q, T), as a new
+        ``q x q`` array (the solves read it in place)."""
+        self._write_mixed(S, np.asarray(mu, dtype=np.float64))
         return self.Kq
+
+    def _rows(self):
+        """The engine's kernel rows of the variables' points (a new cache: the mixed rows
+        change between solves)."""
+        return KernelRows(self._data, KernelSpec(3), self.points, self.cache_bytes)
 
     def _count(self, res) -> None:
         """Book one solve: its steps, whether it converged or stopped at its step cap."""
@@ -112,19 +155,19 @@ class KeyInstanceBackend:
 
     def solve(self, S, mu, alpha0):
         """The SVM above for the label vectors ``S`` and weights ``mu``; returns ``alpha``."""
-        Kq = self.mixed_kernel(S, np.asarray(mu, dtype=np.float64))
+        self._write_mixed(S, np.asarray(mu, dtype=np.float64))
         idx = np.arange(self.n)
-        rows = KernelRows(as_data(Kq), KernelSpec(3), idx.astype(np.int32), self.cache_bytes)
         res = solve_kernel_qp(
-            rows, idx, -np.ones(self.n), self.C, np.clip(alpha0, 0, self.C), y=self.signs,
-            equality=False,
+            self._rows(), idx, -np.ones(self.n), self.C, np.clip(alpha0, 0, self.C),
+            y=self.signs, equality=False,
             options=SolverOptions(self.options.tol, True, 0) if self.exhausted else self.options,
         )  # fmt: skip
         self._count(res)
         alpha = res.alpha  # each read of res.alpha is a new array
         b = alpha[self.p :]
         # b' K_nn b from the solver's gradient G_n = -(Kq[n, :p] a - K_nn b) - 1
-        bKb = b @ (res.G[self.p :] + 1.0) + b @ (Kq[self.p :, : self.p] @ alpha[: self.p])
+        mixed_np = self.M[self.P : self.N, self.N :]  # Kq[p:, :p]
+        bKb = b @ (res.G[self.p :] + 1.0) + b @ (mixed_np @ alpha[: self.p])
         self._last = (alpha, bKb)
         return alpha
 
@@ -132,24 +175,32 @@ class KeyInstanceBackend:
         """The SVM *with* offset on the one label vector ``s`` (its keys and the negative
         instances, box ``C``): ``(alpha, rho)``, the model ``f = K^s(alpha .* yhat) - rho``.
         ``alpha0`` must meet ``yhat' alpha0 = 0`` (zeros do)."""
-        Kq = self.mixed_kernel(np.asarray(s).reshape(-1, 1), np.ones(1))
+        self._write_mixed(np.asarray(s).reshape(-1, 1), np.ones(1))
         idx = np.arange(self.n)
-        rows = KernelRows(as_data(Kq), KernelSpec(3), idx.astype(np.int32), self.cache_bytes)
         res = solve_kernel_qp(
-            rows, idx, -np.ones(self.n), self.C, alpha0, y=self.signs, equality=True,
+            self._rows(), idx, -np.ones(self.n), self.C, alpha0, y=self.signs, equality=True,
             options=SolverOptions(self.options.tol, True, 0) if self.exhausted else self.options,
         )  # fmt: skip
         self._count(res)
         return res.alpha, float(res.rho)
+
+    def _negative_products(self, alpha):
+        """``alpha_neg' K[P:]`` on every instance, kept for the last ``alpha`` (compared by
+        value: the cutting plane and the refinement ask again for the same one)."""
+        b = alpha[self.p :]
+        got = self._f_neg
+        if got is None or not np.array_equal(got[0], b):
+            # K is symmetric: rows, not strided columns; the negative block as a view (a
+            # gather of the support's rows copied up to 190 MB per call on musk2)
+            got = self._f_neg = (b.copy(), b @ self.K[self.P :])
+        return got[1]
 
     def products(self, alpha, S, points=None):
         """The instance values ``f_t(x) = sum_i alpha_i yhat_i k(x_{s_ti}, x)`` of each label
         vector, on every instance (those in ``points`` if given): shape (N, T)."""
         keys = self._keys(S)
         cols = slice(None) if points is None else np.asarray(points)
-        # K is symmetric: rows, not strided columns; the negative block as a view (a gather
-        # of the support's rows copied up to 190 MB per call on musk2)
-        f_neg = (alpha[self.p :] @ self.K[self.P :])[cols]
+        f_neg = self._negative_products(alpha)[cols]
         return np.stack([(alpha[: self.p] @ self.K[keys[:, t]])[cols] - f_neg
                          for t in range(keys.shape[1])], axis=1)  # fmt: skip
 
@@ -344,8 +395,10 @@ class MILWellSVM(MultiInstanceClassifier):
         cannot; WellSVM's convex relaxation gives the alternation its start, in place of
         MI-SVM's bag centroids. ``intercept_`` is its offset (0 for the other models).
     cache_size : float, default=200
-        The engine's row cache in MB. The instance Gram matrix and the mixed kernel are held
-        dense besides (``8 (n_instances^2 + q^2)`` bytes).
+        The engine's row cache in MB. The instance Gram matrix is held dense besides, with
+        one more row and column per positive bag for the mixed kernel
+        (``8 (n_instances + n_positive_bags)^2`` bytes; the memory check counts at least
+        ``8 (n_instances^2 + q^2)``, ``q`` the number of dual variables).
     verbose : bool, default=False
         Print one line per cutting-plane step to stderr.
     %(probability)s
@@ -455,21 +508,24 @@ class MILWellSVM(MultiInstanceClassifier):
         bag_o, P = bag[order], int(np.sum(signs[bag] > 0))
         pos_bags = np.flatnonzero(signs > 0)
         q = pos_bags.size + n - P
-        # both dense matrices, before the first: the n x n instance kernel and the q x q
-        # mixed kernel of KeyInstanceBackend (the check of _gram counted the first alone, and
-        # the second failed with a raw MemoryError after the Gram matrix was made)
+        # the dense memory, before any is made: the n x n instance kernel and the mixed
+        # kernel of KeyInstanceBackend (the check of _gram counted the first alone, and the
+        # second failed with a raw MemoryError after the Gram matrix was made); both now
+        # share one (n + p) x (n + p) buffer, counted as the two matrices at least
         check_dense_budget(
-            8.0 * (float(n) ** 2 + float(q) ** 2),
+            8.0 * max(float(n) ** 2 + float(q) ** 2, float(n + pos_bags.size) ** 2),
             f"MILWellSVM is a dense method: {n:,} instances need a {n:,} x {n:,} instance "
             f"kernel and a {q:,} x {q:,} mixed kernel",
             self._dense_fix,
         )
-        K = self._gram(X[order])
         C = np.r_[np.full(pos_bags.size, params["C1"]), np.full(n - P, params["C2"])]
-        backend = KeyInstanceBackend(K, P, pos_bags.size, C, params["cache_size"] * 2**20,
-                                     params["tol"])  # fmt: skip
+        backend = KeyInstanceBackend(
+            self._instance_kernel(X[order], pos_bags.size), P, pos_bags.size, C,
+            params["cache_size"] * 2**20, params["tol"], workspace=True,
+        )  # fmt: skip
+        K = backend.K
         oracle = KeyInstanceOracle(bag_o, pos_bags, np.arange(P, n))
-        s0 = oracle(self._start_values(K, signs[bag_o], params))
+        s0 = oracle(self._start_values(backend, signs[bag_o], params))
 
         def violated(cur, S):
             a = cur.alpha
@@ -531,13 +587,43 @@ class MILWellSVM(MultiInstanceClassifier):
             keys = new
         return keys[:, None], np.ones(1), alpha, rho
 
-    def _start_values(self, K, y, params):
+    def _instance_kernel(self, X, extra):
+        """The ``(n + extra) x (n + extra)`` buffer of :class:`KeyInstanceBackend` with the
+        instance Gram matrix of the rows of ``X`` in its leading ``n x n`` block, the values
+        of :meth:`_gram` to the bit. The rbf kernel is made in place: one product of ``X``
+        with itself into the block (the same BLAS call as :func:`kernel_block`), then the
+        elementwise steps on blocks of rows that stay in the CPU's cache (one pass over the
+        matrix, not six); other kernels through :meth:`_gram`."""
+        n = X.shape[0]
+        M = np.empty((n + extra, n + extra))
+        K = M[:n, :n]
+        if self.kernel != "rbf" or sp.issparse(X):
+            K[...] = self._gram(X)
+            return M
+        X = as_float64(X)
+        np.matmul(X, X.T, out=K)  # X @ X.T: BLAS's symmetric product, as in kernel_block
+        sq = np.einsum("ij,ij->i", X, X)
+        gamma = self._kernel_params()["gamma"]
+        step = max(1, _BLOCK_BYTES // (8 * n))
+        for a in range(0, n, step):  # kernel_block's steps, in its order, block by block
+            B = K[a : a + step]
+            B *= -2
+            B += sq[a : a + step, None]
+            B += sq[None, :]
+            np.maximum(B, 0, out=B)
+            B *= -gamma
+            np.exp(B, out=B)
+        return M
+
+    def _start_values(self, backend, y, params):
         """The start's instance values: an SVM with offset on all instances, each labeled by
         its bag, with ``C2`` on all of them (``C1`` would fit every instance of a positive
-        bag as positive when it is large: no key would stand out), on the engine."""
+        bag as positive when it is large: no key would stand out), on the engine (the
+        instance kernel read in place in the backend's buffer)."""
+        K = backend.K
         n = K.shape[0]
         idx = np.arange(n)
-        rows = KernelRows(as_data(K), KernelSpec(3), idx.astype(np.int32),
+        rows = KernelRows(backend._data, KernelSpec(3), idx.astype(np.int32),
                           params["cache_size"] * 2**20)  # fmt: skip
         cap = resolve_max_iter(None, n)  # the engine's -1 is no cap: C2=1e12 ran for ever
         res = solve_kernel_qp(
