@@ -103,6 +103,16 @@ def npy_arrays(files, width: int, x_dtype, y_dtype):
     )
 
 
+def read_tasks(A) -> list:
+    """Each chunk of the Dask array ``A`` as a Delayed holding the tasks it needs alone."""
+    from dask.core import flatten
+    from dask.delayed import Delayed
+    from dask.optimization import cull
+
+    graph = dict(A.__dask_graph__())
+    return [Delayed(k, cull(graph, [k])[0]) for k in flatten(A.__dask_keys__())]
+
+
 def fit_dask(files, tol: float, memory_limit: str) -> dict:
     """One fit on a fresh 2-worker cluster; its measures."""
     from unlabeled import PUSVC
@@ -122,11 +132,7 @@ def fit_dask(files, tol: float, memory_limit: str) -> dict:
     down = len(pickle.dumps((w, 0.0, 0.0, 0.0, tol, True, 2, 0, True)))
     # two workers: w and scalars down, statistics back; and every chunk's read task (its
     # graph: the chunks are read again each round)
-    reads = sum(
-        len(cloudpickle.dumps(chunk))
-        for A in (X, s)
-        for chunk in A.to_delayed(optimize_graph=True).ravel()
-    )
+    reads = sum(len(cloudpickle.dumps(chunk)) for A in (X, s) for chunk in read_tasks(A))
     payload = 2 * (down + len(pickle.dumps(stats))) + reads
     return {
         "seconds": seconds,

@@ -50,11 +50,11 @@ def _check_against(model, ref, X):
 def test_dense_uneven_chunks_match_in_memory(dask_client, tmp_path, source):
     # float32 chunks, read as stored: the same problem as the in-memory fit on the same data,
     # whether the chunks are read from files again every round (storage), kept in the
-    # workers' memory (persisted), or carried by the graph (from_array of 80 KB)
-    X, s, prior = _problem(n=5000)
+    # workers' memory (persisted), or carried by the graph (from_array, a first chunk of 67 KB)
+    X, s, prior = _problem(n=5000, d=8)
     X = X.astype(np.float32)
     ref = _reference(X, s, prior)
-    chunks = (750, 1500, 255, 3495)  # uneven; the first three hold no labeled positive
+    chunks = (2100, 150, 255, 3495)  # uneven; the first three hold no labeled positive
     assert not s[:2505].any()
     Xd = da.from_array(X, chunks=(chunks, -1))
     if source == "storage":

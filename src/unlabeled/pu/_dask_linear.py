@@ -371,11 +371,15 @@ def _chunk_sources(client, A):
     on every pass (a worker then holds one chunk at a time, so its memory stays flat in n)."""
     import cloudpickle
     from dask.core import flatten
+    from dask.delayed import Delayed
+    from dask.optimization import cull
     from distributed import Future
 
-    graph = A.__dask_graph__()
-    if not all(isinstance(graph.get(k), Future) for k in flatten(A.__dask_keys__())):
-        chunks = A.to_delayed(optimize_graph=True).ravel()
+    keys = list(flatten(A.__dask_keys__()))
+    graph = dict(A.__dask_graph__())
+    if not all(isinstance(graph.get(k), Future) for k in keys):
+        # each chunk with the tasks it needs alone (to_delayed would give each the whole graph)
+        chunks = [Delayed(k, cull(graph, [k])[0]) for k in keys]
         first = np.prod([c[0] for c in A.chunks]) * A.dtype.itemsize
         if len(cloudpickle.dumps(chunks[0])) <= max(_GRAPH_BYTES, first / 8):
             return [_Stored(chunk) for chunk in chunks]
