@@ -71,3 +71,24 @@ def test_workspace_backend_solves_as_from_a_gram_matrix():
     np.testing.assert_allclose(
         ws.products(b2, S[:, :1])[:, 0], K[:, S[:, 0]] @ (b2 * ws.signs), atol=1e-12
     )
+
+
+def test_products_on_leading_points_are_those_on_all():
+    """``products`` on the positive bags' instances computes the leading columns only (a
+    multiple of 4 of them): the same values as on every instance, whatever alpha came last."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(53, 4))
+    K = rbf_kernel(X, gamma=0.3)
+    P, p = 21, 5
+    backend = KeyInstanceBackend(K, P, p, np.ones(p + 53 - P), 1e6, 1e-10)
+    S = np.c_[[0, 5, 9, 14, 20, *range(P, 53)], [2, 7, 11, 17, 19, *range(P, 53)]]
+    for seed in range(3):
+        alpha = np.random.default_rng(seed).uniform(0, 1, p + 53 - P)
+        alpha[np.random.default_rng(seed).uniform(size=alpha.size) < 0.4] = 0.0
+        for width in (1, 19, 21, 50, 52, 53):
+            part = backend.products(alpha, S, np.arange(width))
+            assert part.shape == (width, 2)
+            f = np.stack([K[:, s] @ (alpha * backend.signs) for s in S.T], axis=1)
+            np.testing.assert_allclose(part, f[:width], rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(backend.products(alpha, S)[:width], part, rtol=1e-13,
+                                       atol=1e-14)  # fmt: skip

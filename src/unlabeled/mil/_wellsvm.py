@@ -184,24 +184,39 @@ class KeyInstanceBackend:
         self._count(res)
         return res.alpha, float(res.rho)
 
-    def _negative_products(self, alpha):
-        """``alpha_neg' K[P:]`` on every instance, kept for the last ``alpha`` (compared by
-        value: the cutting plane and the refinement ask again for the same one)."""
+    def _columns(self, width):
+        """The number ``L >= width`` of leading instance columns that the products compute:
+        ``width`` rounded up to a multiple of 4 (or ``N``). OpenBLAS's vector-matrix product
+        rounds its last ``L mod 4`` columns by another path, so that the first ``width``
+        values of a product over ``L`` columns are those over all ``N`` to the bit (x86
+        OpenBLAS; to rounding elsewhere)."""
+        L = -(-int(width) // 4) * 4
+        return self.N if L > self.N - self.N % 4 else L
+
+    def _negative_products(self, alpha, L):
+        """``alpha_neg' K[P:, :L']`` with ``L' >= L``, kept for the last ``alpha`` (compared
+        by value: the cutting plane and the refinement ask again for the same one)."""
         b = alpha[self.p :]
         got = self._f_neg
-        if got is None or not np.array_equal(got[0], b):
+        if got is None or got[1].size < L or not np.array_equal(got[0], b):
             # K is symmetric: rows, not strided columns; the negative block as a view (a
             # gather of the support's rows copied up to 190 MB per call on musk2)
-            got = self._f_neg = (b.copy(), b @ self.K[self.P :])
+            got = self._f_neg = (b.copy(), b @ self.K[self.P :, :L])
         return got[1]
 
     def products(self, alpha, S, points=None):
         """The instance values ``f_t(x) = sum_i alpha_i yhat_i k(x_{s_ti}, x)`` of each label
-        vector, on every instance (those in ``points`` if given): shape (N, T)."""
+        vector, on every instance (those in ``points`` if given): shape (N, T). Given
+        ``points``, only the columns up to the last of them are computed."""
         keys = self._keys(S)
-        cols = slice(None) if points is None else np.asarray(points)
-        f_neg = self._negative_products(alpha)[cols]
-        return np.stack([(alpha[: self.p] @ self.K[keys[:, t]])[cols] - f_neg
+        if points is None:
+            cols, L = slice(None), self.N
+        else:
+            cols = np.asarray(points)
+            L = self._columns(int(cols.max()) + 1 if cols.size else 0)
+        f_neg = self._negative_products(alpha, L)[:L]
+        K = self.K[:, :L]
+        return np.stack([(alpha[: self.p] @ K[keys[:, t]])[cols] - f_neg[cols]
                          for t in range(keys.shape[1])], axis=1)  # fmt: skip
 
     def label_norms(self, alpha, S):
@@ -526,10 +541,12 @@ class MILWellSVM(MultiInstanceClassifier):
         K = backend.K
         oracle = KeyInstanceOracle(bag_o, pos_bags, np.arange(P, n))
         s0 = oracle(self._start_values(backend, signs[bag_o], params))
+        members = np.arange(P)  # the instances of the positive bags
 
         def violated(cur, S):
             a = cur.alpha
-            f = backend.products(a, S[:, [int(np.argmax(cur.q))]])[:, 0]
+            # the paper's oracle reads the values of the positive bags' instances only
+            f = backend.products(a, S[:, [int(np.argmax(cur.q))]], members)[:, 0]
             s = oracle(f)
             if params["oracle"] == "ascent":
                 s = oracle.ascend(s, backend.products(a, s[:, None])[:, 0], a, K)
@@ -580,7 +597,7 @@ class MILWellSVM(MultiInstanceClassifier):
         seen = {keys.tobytes()}
         for _ in range(max_iter):
             alpha, rho = backend.solve_with_offset(keys, np.zeros(backend.n))
-            new = oracle(backend.products(alpha, keys[:, None])[:, 0] - rho)
+            new = oracle(backend.products(alpha, keys[:, None], oracle.members)[:, 0] - rho)
             if new.tobytes() in seen or backend.exhausted:
                 break
             seen.add(new.tobytes())
@@ -616,10 +633,11 @@ class MILWellSVM(MultiInstanceClassifier):
         return M
 
     def _start_values(self, backend, y, params):
-        """The start's instance values: an SVM with offset on all instances, each labeled by
-        its bag, with ``C2`` on all of them (``C1`` would fit every instance of a positive
-        bag as positive when it is large: no key would stand out), on the engine (the
-        instance kernel read in place in the backend's buffer)."""
+        """The start's values on the instances of the positive bags (the first ``P``; the
+        oracle reads no others): an SVM with offset on all instances, each labeled by its
+        bag, with ``C2`` on all of them (``C1`` would fit every instance of a positive bag as
+        positive when it is large: no key would stand out), on the engine (the instance
+        kernel read in place in the backend's buffer)."""
         K = backend.K
         n = K.shape[0]
         idx = np.arange(n)
@@ -635,7 +653,7 @@ class MILWellSVM(MultiInstanceClassifier):
                 "MILWellSVM (the start's SVM)", limit=cap, used=res.n_iter, default_cap=True,
                 detail=f". KKT violation {res.violation:.3g} > tol={params['tol']}.",
             )  # fmt: skip
-        return K @ (res.alpha * y) - res.rho
+        return K[: backend.P] @ (res.alpha * y) - res.rho  # row by row: K @ v's values
 
 
 fill_docstring(MILWellSVM)
