@@ -87,3 +87,22 @@ def test_bad_dask_input_refused_before_any_sweep(dask_client):
     with pytest.raises(ValueError, match="y holds labels outside"):
         CLSST(classes=[0]).fit(Xd, y)
     assert not hasattr(clf, "n_components_")
+
+
+def test_persisted_input_refit_and_labels_selection_going_back(dask_client):
+    """X persisted on the workers by the caller: two fits in a row give the in-memory model
+    and leave X as it was (the chunks are made from copies of its blocks); a birth accepted
+    and then undone by select='labels' (the fit goes back to the global factors of fewer
+    components, whose q(x) covariances the next pass must rebuild first)."""
+    X, truth, _ = make_toes(400, n_features=2, random_state=1)
+    X = X[:, :1].copy()  # one feature: each block's transpose is contiguous already
+    y = np.full(len(X), -1)
+    y[::20] = truth[::20]
+    params = {"max_iter": 3, "max_births": 1}
+    mem = CLSST(random_state=0, **params).fit(X, y)
+    assert mem.n_births_ == 1 and mem.n_components_ == 2  # the birth undone
+    Xd = da.from_array(X, chunks=100).persist()
+    for _ in range(2):
+        dsk = CLSST(random_state=0, **params).fit(Xd, y)
+        _same_model(mem, dsk, X)
+    np.testing.assert_array_equal(Xd.compute(), X)

@@ -149,21 +149,30 @@ def _add_parts(*parts):
     return total
 
 
+def _w_transposed(X):
+    """A raw block of X (m, p) as the columns Yt (p, m) of its chunk, always a new array (it is
+    divided by the scale in place later, see :func:`_w_chunk`)."""
+    X = np.asarray(X)
+    Yt = np.empty((X.shape[1], X.shape[0]))
+    Yt[...] = X.T
+    return {"Yt": Yt, "scale": None}
+
+
 @_small_result
-def _w_raw_summary(X, offset):
-    """Finiteness, scale and sums of a raw block of X (m, p)."""
-    X = np.asarray(X, dtype=np.float64)
+def _w_raw_summary(block, offset):
+    """Finiteness, scale and sums of a raw block, its columns ``block["Yt"]`` (p, m)."""
+    Yt = block["Yt"]
     bad = ""
-    if np.isnan(X).any():
+    if np.isnan(Yt).any():
         bad = "nan"
-    elif np.isinf(X).any():
+    elif np.isinf(Yt).any():
         bad = "inf"
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        sq = np.einsum("ij,ij->i", X, X)
+        sq = np.einsum("pn,pn->n", Yt, Yt)
     big = np.flatnonzero(~(sq <= MAX_KERNEL_VALUE))
     first_big = (offset + int(big[0]), float(sq[big[0]])) if big.size else None
     top = float(sq.max(initial=0.0))
-    return {"bad": bad, "big": first_big, "top": top, "sum": X.sum(0), "n": X.shape[0]}
+    return {"bad": bad, "big": first_big, "top": top, "sum": Yt.sum(1), "n": Yt.shape[1]}
 
 
 def _merge_summary(a, b):
@@ -177,14 +186,14 @@ def _merge_summary(a, b):
 
 
 @_small_result
-def _w_centred_squares(X, mean):
-    """sum_n (x_n - mean)^2 (p,) of a raw block, by blocks of :data:`CHUNK` rows (temporaries
-    in cache: 4 chunks of 250,000 x 10 took 0.20 s of worker time, 0.05 s so)."""
-    X = np.asarray(X, dtype=np.float64)
-    total = np.zeros(X.shape[1])
-    for b in block_slices(X.shape[0]):
-        Z = X[b] - mean
-        total += np.einsum("ij,ij->j", Z, Z)
+def _w_centred_squares(block, mean):
+    """sum_n (x_n - mean)^2 (p,) of a raw block (its columns ``block["Yt"]``), by blocks of
+    :data:`CHUNK` points (temporaries in cache)."""
+    Yt = block["Yt"]
+    total = np.zeros(Yt.shape[0])
+    for b in block_slices(Yt.shape[1]):
+        Z = Yt[:, b] - mean[:, None]
+        total += np.einsum("pn,pn->p", Z, Z)
     return total
 
 
@@ -195,14 +204,24 @@ def _w_labels(y):
     return np.unique(y[labeled], return_counts=True)
 
 
-def _w_chunk(X, y, scale, classes, K):
+def _w_chunk(block, y, scale, classes, K):
     """A chunk: Yt = (X / scale)' (p, m), allowed (m, K), ln C (K, m) and whether no row of
     it is labeled; then allowed is a read-only view of one True and ln C is None (zeros made
-    by :func:`_logC` when needed): no memory per row but Yt's. Yt is divided straight into
-    place (no (m, p) copy of the block on the way)."""
-    X = np.asarray(X, dtype=np.float64)
-    m = X.shape[0]
-    Yt = np.divide(X.T, scale, out=np.empty((X.shape[1], m)))
+    by :func:`_logC` when needed): no memory per row but Yt's.
+
+    Yt is the raw block's own array (:func:`_w_transposed`) divided by ``scale`` in place, so
+    that a worker never holds X twice while the chunks are made (a new array per chunk: the
+    raw blocks went about five chunks behind, 110 MB more a worker at 10,000,000 rows). The
+    block records the division, so that a second call on the same block (Dask recomputing a
+    lost chunk while its block is still held) does not divide twice; a copy of the block
+    carries its record along."""
+    if block["scale"] is None:
+        np.divide(block["Yt"], scale, out=block["Yt"])
+        block["scale"] = scale
+    elif block["scale"] != scale:  # pragma: no cover
+        raise RuntimeError("a block of X was divided by another scale")
+    Yt = block["Yt"]
+    m = Yt.shape[1]
     labeled = np.zeros(m, dtype=bool) if y is None else ~unlabeled_mask(np.asarray(y), "CLSST")
     if labeled.any():
         allowed = np.ones((m, K), dtype=bool)
@@ -644,9 +663,9 @@ class DaskVBMFA(VBMFA):
     def e_step(self) -> float:
         """X and Q from the global factors in one pass, with the statistics of the new state
         (the next global update needs them): returns F there."""
-        glob = self._glob()
-        glob["x"] = self.x_params()
-        glob["terms"] = self.rho_terms()  # with the new Xc
+        x = self.x_params()  # first: it sets Xc, which the data terms use (after a restore of
+        glob = self._glob()  # the global factors alone, Xc may have another number of rows)
+        glob["x"] = x
         out = self._pass(("x", "q", "resp", "stats"), glob)
         self._cache = {}
         self._keep(out)
@@ -957,7 +976,12 @@ def prepare_dask(X, y, classes) -> Prepared:
     client = get_client()
     if Xd.dtype != np.float64:
         Xd = Xd.astype(np.float64)
-    xblocks = client.compute(list(Xd.to_delayed().ravel()))
+    import dask
+
+    # each block of X once, as the columns of its chunk (the raw blocks are intermediate); keys
+    # of this fit alone (pure=False): a chunk is made by dividing its block in place
+    transposed = dask.delayed(_w_transposed, pure=False)
+    xblocks = client.compute([transposed(b) for b in Xd.to_delayed().ravel()])
     sizes = [int(m) for m in Xd.chunks[0]]
     offsets = np.cumsum([0, *sizes])
     parts = [
@@ -1028,9 +1052,7 @@ def prepare_dask(X, y, classes) -> Prepared:
         client.submit(_w_chunk, b, yb, scale, classes_, K, pure=False)
         for b, yb in zip(xblocks, yblocks, strict=False)
     ]
-    # the raw blocks go as their chunks are made (no reference left here): a worker holds X
-    # once, not twice, while the chunks are built
-    del xblocks, yblocks
+    del xblocks, yblocks  # held by the chunks now
     client.gather(client.submit(len, chunks[0]))  # the first chunk exists: errors raise here
     columns = getattr(getattr(X, "_meta", None), "columns", None)
     if columns is not None:  # a DataFrame: its column names too
