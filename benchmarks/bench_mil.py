@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import subprocess
 import time
 import warnings
@@ -360,8 +361,23 @@ def defaults_fold(name, repeat, fold, tr, te):
                 "set": name, "repeat": repeat, "fold": fold, "method": method,
                 "acc": float(np.mean(pred == y[te])), "fit_s": elapsed, "commit": COMMIT,
                 "warnings": sorted({type(w.message).__name__ for w in caught}),
+                "load": os.getloadavg()[0],  # the machine's 1-minute load after the fit
             })  # fmt: skip
     return rows
+
+
+def _load_note(rows):
+    """The machine's load during a run (the rows record the 1-minute load average after
+    each fit), or nothing for rows of runs that did not record it."""
+    loads = [r["load"] for r in rows if "load" in r]
+    if not loads:
+        return []
+    return [
+        f"Load average (1 minute) after the fits: {min(loads):.1f} to {max(loads):.1f} "
+        f"(median {np.median(loads):.1f}) on the machine's {os.cpu_count()} cores; the "
+        "machine is shared, the seconds vary with the load: compare the ratios, measured in "
+        "the same run.", "",
+    ]  # fmt: skip
 
 
 def run_defaults(args, labels):
@@ -399,6 +415,7 @@ def run_defaults(args, labels):
         f"One 10-fold CV over bags per set (stratified, the folds of repeat {args.first_repeat}"
         " of `mil.md`), the same folds for every method; fit times on one core, all methods "
         f"in the same run ({args.n_jobs} fold(s) at a time).", "",
+        *_load_note(rows),
         "Bag accuracy (mean +- std over the folds); bold: the best of the row.", "",
         "| set | " + " | ".join(DEFAULTS) + " | MILWellSVM >= SVC embedding |",
         "|---|" + "---|" * (len(DEFAULTS) + 1),
