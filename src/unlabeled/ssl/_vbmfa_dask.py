@@ -334,9 +334,8 @@ class _Points:
     def Q(self):
         if self._Q is None:
             x, M, psii, terms, prior = self.Qr
-            self._Q = chunk_q(self.data["Yt"], self.xm(x), _logC(self.data), M, psii, terms, prior)[
-                0
-            ]
+            Yt, logC = self.data["Yt"], _logC(self.data)
+            self._Q, _ = chunk_q(Yt, self.xm(x), logC, M, psii, terms, prior)
         return self._Q
 
     def set_x(self, x):
@@ -419,8 +418,12 @@ def _w_out(pair):
     return pair[1]
 
 
-def _w_empty():
-    return {}, {}
+def _w_pass_out(data, pair, steps, glob):
+    """The statistics of :func:`_w_pass` alone (its new state is known to the client)."""
+    return _w_pass(data, pair, steps, glob)[1]
+
+
+_NO_STATE = ({}, {})  # the (state, statistics) of a chunk before any pass
 
 
 def _w_clusters(data, pair):
@@ -535,7 +538,7 @@ class DaskVBMFA(VBMFA):
         wait(self._data)  # persisted: the worker of each chunk is known
         who = client.who_has(self._data)
         self._where = [list(who[c.key])[:1] or None for c in self._data]
-        self._state = [self.submit(i, _w_empty) for i in range(len(self._data))]
+        self._state = [_NO_STATE] * len(self._data)
         self._cache: dict = {}
         mom = self.reduce(_w_moments)
         self.sum_y2 = mom["y2"]
@@ -591,9 +594,29 @@ class DaskVBMFA(VBMFA):
 
     def _pass(self, steps, glob=None, state=None):
         """Run the kernels ``steps`` on every chunk; the state becomes the new one when a step
-        changes it; returns the summed statistics (None when the steps make none)."""
+        changes it; returns the summed statistics (None when the steps make none).
+
+        A state is a future of a chunk's (state, statistics) on its worker, or, when it follows
+        from the global factors alone (a pass that starts with x and Q: the q(x) map and the
+        recipe of Q, the same for every chunk), that pair itself held here: such a pass sends
+        back its statistics alone (one hop less: no task that picks them out of the pair), and
+        a pass of x alone then runs no task."""
         glob = {} if glob is None else glob
         state = self._state if state is None else state
+        n_chunks = len(self._data)
+        if steps[:2] == ("x", "q"):  # the new state from glob alone: statistics only come back
+            x = glob["x"]
+            recipe = (x, glob["M"], glob["psii"], glob["terms"], glob["prior"])
+            parts = [
+                self.submit(i, _w_pass_out, c, _NO_STATE, steps, glob)
+                for i, c in enumerate(self._data)
+            ]
+            self.bytes_out += _nbytes(glob) * n_chunks
+            self._state = [({"x": x, "Qr": recipe}, {})] * n_chunks
+            return self._tree(parts)
+        if set(steps) == {"x"} and all(isinstance(s, tuple) for s in state):
+            self._state = [({**s[0], "x": glob["x"]}, {}) for s in state]
+            return None
         pairs = [
             self.submit(i, _w_pass, c, s, steps, glob)
             for i, (c, s) in enumerate(zip(self._data, state, strict=False))
@@ -981,7 +1004,19 @@ def prepare_dask(X, y, classes) -> Prepared:
     # each block of X once, as the columns of its chunk (the raw blocks are intermediate); keys
     # of this fit alone (pure=False): a chunk is made by dividing its block in place
     transposed = dask.delayed(_w_transposed, pure=False)
-    xblocks = client.compute([transposed(b) for b in Xd.to_delayed().ravel()])
+    raw = list(Xd.to_delayed().ravel())
+    # consecutive blocks to each worker in turn, as evenly as they divide (loosely: Dask may
+    # place them elsewhere): a pass lasts as long as its busiest worker, and the scheduler's
+    # own placement of the first blocks put all four of 1,000,000 rows on one of two workers
+    workers = sorted(client.scheduler_info().get("workers", {}))
+    xblocks = [
+        client.compute(
+            transposed(b),
+            workers=[workers[i * len(workers) // len(raw)]] if workers else None,
+            allow_other_workers=True,
+        )
+        for i, b in enumerate(raw)
+    ]
     sizes = [int(m) for m in Xd.chunks[0]]
     offsets = np.cumsum([0, *sizes])
     parts = [
