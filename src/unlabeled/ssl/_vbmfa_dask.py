@@ -423,7 +423,7 @@ def _w_pass_out(data, pair, steps, glob):
     return _w_pass(data, pair, steps, glob)[1]
 
 
-_NO_STATE = ({}, {})  # the (state, statistics) of a chunk before any pass
+_NO_STATE: tuple[dict, dict] = ({}, {})  # (state, statistics) of a chunk before any pass
 
 
 def _w_clusters(data, pair):
