@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
+import os
 import pickle
 import shutil
 import time
@@ -160,7 +161,7 @@ def run_pu(args) -> list[str]:
     sizes = [10_000] if args.quick else [int(float(v)) for v in args.sizes.split(",")]
     chunk = 2_500 if args.quick else args.chunk_rows
     root = Path(args.data) / ("quick" if args.quick else "full")
-    rows, mem = [], None
+    rows, mem, load = [], None, os.getloadavg()
     for n in sizes:
         files = write_data(root / str(n), n, chunk)
         r = fit_dask(files, args.tol, args.memory_limit)
@@ -209,9 +210,14 @@ def run_pu(args) -> list[str]:
         f"{d['seconds'] / m['seconds']:.1f}x as long, its objective "
         f"{d['objective'] - m['objective']:+.2e} from the in-memory one (duality gap "
         f"{d['gap']:.2e}; same prediction at the origin: {bool(same)}).",
-        f"Peak worker memory, largest n against smallest: "
-        f"{rows[-1]['peak_mb'] / rows[0]['peak_mb']:.2f}x (idle worker before the fit: "
-        f"{rows[0]['idle_mb']:.0f} MB).",
+        "Peak worker memory against the smallest n: "
+        + (
+            ", ".join(f"{r['n']:,}: {r['peak_mb'] / rows[0]['peak_mb']:.2f}x" for r in rows[1:])
+            or "-"
+        )
+        + f" (idle worker before the fit: {rows[0]['idle_mb']:.0f} MB).",
+        f"Load average (1 minute) when the run started and ended: {load[0]:.1f}, "
+        f"{os.getloadavg()[0]:.1f} (the machine has 2 cores).",
     ]
     return lines
 
