@@ -290,8 +290,10 @@ class PUSVC(KernelPUModel):
             descent against its copy of ``w``, sigma' = the number of workers) at a fixed
             offset, the offset found by the in-memory linear path's secant search, until the
             duality gap is at most ``tol * max(1, |objective_|)`` (``duality_gap_``,
-            ``n_rounds_``; ``max_iter`` caps the rounds, default 1000). The chunks are loaded
-            once and stay on the workers; ``w`` and a few numbers travel per round. The model
+            ``n_rounds_``; ``max_iter`` caps the rounds, default 1000), started from the
+            in-memory fit of a sample. Persisted chunks (``X.persist()``) stay on the
+            workers; others are read again from their source every round, one at a time
+            (memory flat in n). ``w`` and a few numbers travel per round. The model
             keeps ``coef_`` and ``intercept_``, not the ``n`` dual coefficients
             (``support_`` is empty). Other kernels, ``prior="auto"``, ``probability=True``
             and ``warm_start=True`` are refused on Dask input.
