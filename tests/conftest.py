@@ -1,6 +1,8 @@
 import contextlib
 import os
 import signal
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -56,6 +58,52 @@ def dask_client():
     finally:
         client.close()
         cluster.close()
+
+
+@pytest.fixture(scope="module")
+def own_cluster():
+    """A cluster of its own for the tests that kill a worker (2 processes, 1 thread each)."""
+    import logging
+
+    import distributed
+
+    here = str(Path(unlabeled.__file__).resolve().parents[1])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PYTHONPATH", here, prepend=os.pathsep)
+        cluster = distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.CRITICAL,
+        )
+    client = distributed.Client(cluster, set_as_default=False)
+    try:
+        yield cluster, client
+    finally:
+        client.close()
+        cluster.close()
+
+
+def kill_a_busy_worker(client, after):
+    """After ``after`` seconds, kill (SIGKILL, as a crash or the OOM killer would) a worker
+    process that is running a task; returns the thread and a list that receives its address."""
+    pids = client.run(os.getpid)
+    killed: list = []
+
+    def kill():
+        time.sleep(after)
+        for _ in range(200):
+            busy = [w for w, keys in client.processing().items() if keys and w in pids]
+            if busy:
+                os.kill(pids[busy[0]], signal.SIGKILL)
+                killed.append(busy[0])
+                return
+            time.sleep(0.02)
+
+    thread = threading.Thread(target=kill)
+    thread.start()
+    return thread, killed
 
 
 def make_pu(seed, n=120, d=3, p=25, shift=1.0, prior=0.4):

@@ -6,14 +6,11 @@ never imports Dask."""
 
 from __future__ import annotations
 
-import logging
 import os
 import pickle
 import re
-import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -21,7 +18,7 @@ import cloudpickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import make_pu
+from conftest import kill_a_busy_worker, make_pu
 from sklearn.base import clone
 from sklearn.decomposition import PCA
 from sklearn.exceptions import NotFittedError
@@ -275,27 +272,6 @@ def test_numpy_and_scipy_never_import_dask():
 
 
 # ---------------------------------------------------------------------------- lost workers
-@pytest.fixture(scope="module")
-def own_cluster():
-    """A cluster of its own for the tests that kill a worker (2 processes, 1 thread each)."""
-    here = str(Path(unlabeled.__file__).resolve().parents[1])
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("PYTHONPATH", here, prepend=os.pathsep)
-        cluster = distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.CRITICAL,
-        )
-    client = distributed.Client(cluster, set_as_default=False)
-    try:
-        yield cluster, client
-    finally:
-        client.close()
-        cluster.close()
-
-
 def _slow_rows(X, seconds):
     """``X`` behind a map that takes ``seconds`` per block: time to lose a worker."""
 
@@ -306,27 +282,6 @@ def _slow_rows(X, seconds):
     return X.map_blocks(slow, dtype=X.dtype)
 
 
-def _kill_a_busy_worker(client, after):
-    """After ``after`` seconds, kill (SIGKILL, as a crash or the OOM killer would) a worker
-    process that is running a task; returns the thread and a list that receives its address."""
-    pids = client.run(os.getpid)
-    killed: list = []
-
-    def kill():
-        time.sleep(after)
-        for _ in range(200):
-            busy = [w for w, keys in client.processing().items() if keys and w in pids]
-            if busy:
-                os.kill(pids[busy[0]], signal.SIGKILL)
-                killed.append(busy[0])
-                return
-            time.sleep(0.02)
-
-    thread = threading.Thread(target=kill)
-    thread.start()
-    return thread, killed
-
-
 def test_prediction_graph_survives_a_lost_worker(own_cluster, models, data):
     cluster, client = own_cluster
     client.wait_for_workers(2, timeout=60)
@@ -334,7 +289,7 @@ def test_prediction_graph_survives_a_lost_worker(own_cluster, models, data):
     est = models["PUSVC-rbf"][0]
     Xd = da.from_array(X, chunks=(15, 4))  # 14 blocks of 0.3 s on 2 workers
     future = client.compute(est.predict_proba(_slow_rows(Xd, 0.3)))
-    thread, killed = _kill_a_busy_worker(client, 0.3)
+    thread, killed = kill_a_busy_worker(client, 0.3)
     thread.join()
     assert killed and not future.done()  # lost in the middle of the computation
     got = future.result(timeout=120)  # its running tasks and lost results recomputed
@@ -388,7 +343,7 @@ def test_fit_with_a_lost_worker_recomputes_or_fails_cleanly(own_cluster):
     previous = est.cluster_centers_
     # lost in the middle of the fit: recomputed, the same model
     client.wait_for_workers(2, timeout=60)
-    thread, killed = _kill_a_busy_worker(client, 0.3)
+    thread, killed = kill_a_busy_worker(client, 0.3)
     got = clone(est).fit(X, scheduler=client).cluster_centers_
     thread.join()
     assert killed
@@ -398,7 +353,7 @@ def test_fit_with_a_lost_worker_recomputes_or_fails_cleanly(own_cluster):
     allowed = cluster.scheduler.allowed_failures
     cluster.scheduler.allowed_failures = 0
     try:
-        thread, killed = _kill_a_busy_worker(client, 0.3)
+        thread, killed = kill_a_busy_worker(client, 0.3)
         with pytest.raises(distributed.KilledWorker):
             est.fit(X, scheduler=client)
         thread.join()

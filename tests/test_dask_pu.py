@@ -2,10 +2,13 @@
 the distributed CoCoA+ solver against the in-memory solver run to a much tighter tolerance,
 its duality-gap certificate, and the clear errors of bad input."""
 
+import time
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import make_pu
+from conftest import kill_a_busy_worker, make_pu
+from sklearn.base import clone
 
 from unlabeled import PUSVC, load, save
 
@@ -115,3 +118,32 @@ def test_bad_input_is_refused_before_the_first_round(dask_client):
         est.fit(da.from_array(X, chunks=(100, -1)), np.zeros(X.shape[0], int))
     with pytest.raises(ValueError, match="0 \\(or -1\\)"):
         est.fit(da.from_array(X, chunks=(100, -1)), np.full(X.shape[0], 2))
+
+
+def test_a_worker_lost_in_a_round_is_recomputed(own_cluster, tmp_path):
+    """A worker killed (SIGKILL) while it runs a round: Dask recomputes its chunks' states from
+    their lineage, and the fit ends with the undisturbed fit's model, to the bit."""
+    _, client = own_cluster
+    X, s, prior = _problem(seed=3, n=2000)
+    seconds = 0.02  # each read of a chunk, so that a round lasts long enough to lose a worker
+
+    def slow_load(path):
+        time.sleep(seconds)
+        return np.load(path)
+
+    blocks = []
+    for k in range(0, len(X), 400):
+        np.save(tmp_path / f"X{k}.npy", X[k : k + 400])
+        load = dask.delayed(slow_load)(str(tmp_path / f"X{k}.npy"))
+        blocks.append(da.from_delayed(load, X[k : k + 400].shape, X.dtype))
+    Xd = da.concatenate(blocks)
+    est = PUSVC(prior=prior, kernel="linear", tol=TOL, random_state=0)
+    with client.as_current():
+        want = clone(est).fit(Xd, s)
+        client.wait_for_workers(2, timeout=60)
+        thread, killed = kill_a_busy_worker(client, 0.5)
+        got = clone(est).fit(Xd, s)
+        thread.join()
+    assert killed
+    np.testing.assert_array_equal(got.coef_, want.coef_)
+    assert got.intercept_[0] == want.intercept_[0] and got.n_rounds_ == want.n_rounds_
