@@ -262,20 +262,27 @@ def clsst_payload(model, chunks: int) -> int:
     return 8 * chunks * (down + up)
 
 
-def fit_dask_clsst(files, memory_limit: str, params: dict, repeats: int = 1) -> dict:
-    """``repeats`` fits on one fresh cluster (the first with cold workers); their times."""
+def clsst_fit(params: dict, X, y):
+    """(seconds, model) of ``CLSST(random_state=0, **params).fit(X, y)``, its
+    ConvergenceWarning (capped fits) silenced."""
     from unlabeled.ssl import CLSST
 
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = CLSST(random_state=0, **params).fit(X, y)
+    return time.perf_counter() - t0, model
+
+
+def fit_dask_clsst(files, memory_limit: str, params: dict, repeats: int = 1) -> dict:
+    """``repeats`` fits on one fresh cluster (the first with cold workers); their times."""
     with two_workers(memory_limit) as client:
         X, y = npy_arrays(files, CLSST_D, np.float64, np.int64)
         base = max(client.run(_worker_peak_mb).values())
         times, peaks = [], None
         for _ in range(repeats):
-            t0 = time.perf_counter()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                model = CLSST(random_state=0, **params).fit(X, y)
-            times.append(time.perf_counter() - t0)
+            seconds, model = clsst_fit(params, X, y)
+            times.append(seconds)
             peaks = peaks or client.run(_worker_peak_mb)  # of the first fit, as at other sizes
         transduction = model.transduction_.compute()
         model.transduction_ = None  # the cluster goes away with its results
@@ -295,7 +302,6 @@ def fit_dask_clsst(files, memory_limit: str, params: dict, repeats: int = 1) -> 
 
 
 def run_clsst(args) -> list[str]:
-    from unlabeled.ssl import CLSST
 
     if args.quick:
         sizes, chunk = [4_000, 8_000], 2_000
@@ -315,14 +321,9 @@ def run_clsst(args) -> list[str]:
         if i == 0:  # the in-memory fit as many times, after the cluster has gone
             X = np.concatenate([np.load(xf) for xf, _, _ in files])
             y = np.concatenate([np.load(yf) for _, yf, _ in files])
-            times = []
-            for _ in range(repeats):
-                t0 = time.perf_counter()
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", ConvergenceWarning)
-                    mem = CLSST(random_state=0, **p).fit(X, y)
-                times.append(time.perf_counter() - t0)
-            r["in_memory"] = {"seconds": min(times), "times": times, "model": mem}
+            fits = [clsst_fit(p, X, y) for _ in range(repeats)]
+            times = [seconds for seconds, _ in fits]
+            r["in_memory"] = {"seconds": min(times), "times": times, "model": fits[-1][1]}
             del X, y
         rows.append(r)
         print(f"CLSST n={n}: {r['seconds']:.1f} s, {r['sweeps']} sweeps, S={r['S']}", flush=True)
