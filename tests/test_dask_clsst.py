@@ -5,6 +5,7 @@ input refused with the in-memory errors before any sweep."""
 
 import numpy as np
 import pytest
+from conftest import kill_a_busy_worker
 
 from unlabeled.datasets import make_toes
 from unlabeled.ssl import CLSST
@@ -106,3 +107,23 @@ def test_persisted_input_refit_and_labels_selection_going_back(dask_client):
         dsk = CLSST(random_state=0, **params).fit(Xd, y)
         _same_model(mem, dsk, X)
     np.testing.assert_array_equal(Xd.compute(), X)
+
+
+def test_a_worker_lost_in_a_fit_is_recomputed(own_cluster):
+    """A worker killed (SIGKILL) during the fit: Dask recomputes the chunks it held (each
+    made again from its block of X, divided by the scale once) and the sweeps it ran, and the
+    fit ends with the in-memory model, or with a clear error; never another model."""
+    _, client = own_cluster
+    X, truth, _ = make_toes(3000, n_features=3, random_state=2)
+    y = np.full(len(X), -1)
+    y[::50] = truth[::50]
+    params = dict(FAST, max_iter=20)
+    mem = CLSST(random_state=0, **params).fit(X, y)
+    Xd = da.from_array(X, chunks=(500, 3))
+    with client.as_current():
+        client.wait_for_workers(2, timeout=60)
+        thread, killed = kill_a_busy_worker(client, 0.3)
+        dsk = CLSST(random_state=0, **params).fit(Xd, y)
+        thread.join()
+        assert killed  # during the fit: no task runs after it, so no kill could come later
+        _same_model(mem, dsk, X)
