@@ -80,7 +80,9 @@ def test_sparse_chunks_match_in_memory(dask_client, tmp_path):
     ref = _reference(Xs, s, prior)
     Xd = da.from_array(Xs, chunks=(250, -1), asarray=False)
     assert sp.issparse(Xd.blocks[0].compute())
-    model = PUSVC(prior=prior, kernel="linear", tol=TOL).fit(Xd, da.from_array(s, chunks=250))
+    model = PUSVC(prior=prior, kernel="linear", tol=TOL, random_state=0).fit(
+        Xd, da.from_array(s, chunks=250)
+    )
     _check_against(model, ref, Xs)
     # a model file of a Dask fit is valid (duality_gap_ and n_rounds_ declared)
     save(model, tmp_path / "m.skops")
