@@ -132,8 +132,11 @@ def _as_part(Xk, sk):
 
 
 def _part(source):
-    """The chunk ``source = (X_k, s_k)``, each held in memory or :class:`_Stored`, as
-    :func:`_as_part` gives it."""
+    """The chunk ``source`` as :func:`_as_part` gives it: ``source`` is that part already (made
+    once where X is kept in memory), or ``(X_k, s_k)``, each held in memory or
+    :class:`_Stored` (made again on every pass)."""
+    if len(source) == 3:
+        return source
     return _as_part(_load(source[0]), _load(source[1]))
 
 
@@ -554,15 +557,23 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
     total = c1 * p
     w_pos = c1 * np.asarray(info["sum_pos"], dtype=np.float64)
     seed0 = int(np.random.default_rng(_seed(est.random_state)).integers(2**31))
-    # the start: the in-memory fit of a stratified sample of the rows (the objective is a
-    # mean over P plus a mean over U, so sampling each at its own rate keeps it unbiased);
-    # its decision values place every sigma_u as the separable problem would
-    w_s, beta_s = _sample_fit(client, sources, counts, est, prior, lam, seed0)
     # CoCoA+'s partitions: the chunks of one worker (those it holds, or an even share of
     # those read from storage) form one local subproblem, solved there against its copy of w;
     # sigma' = K, the number of partitions. A group's state (the sigma and X_U' sigma of its
     # chunks) lives on its worker as the result of its last round
     groups = _groups(client, sources, X.chunks[0])
+    from distributed import Future
+
+    # chunks of X kept in memory: their engine form made once, not on every pass (a sparse
+    # chunk is copied to CSR float64)
+    sources = [
+        client.submit(_part, source, pure=False) if isinstance(source[0], Future) else source
+        for source in sources
+    ]
+    # the start: the in-memory fit of a stratified sample of the rows (the objective is a
+    # mean over P plus a mean over U, so sampling each at its own rate keeps it unbiased);
+    # its decision values place every sigma_u as the separable problem would
+    w_s, beta_s = _sample_fit(client, sources, counts, est, prior, lam, seed0)
     states = [
         client.submit(
             _init_group,
