@@ -45,7 +45,9 @@ def test_qp_and_pusvc_reach_the_same_objective(problem, kernel, lam):
     J_star = solve_primal(X, s == 1, prior, lam, kernel, gamma=0.5)
     scale = max(1.0, abs(J_star))
     K = gram(X, kernel, 0.5)
-    J_qp = primal_objective(K, s == 1, expansion(qp, len(s)), qp.intercept_[0], prior, lam)
+    J_qp = primal_objective(
+        K, s == 1, expansion(qp, len(s)), qp.intercept_[0] + qp.threshold_, prior, lam
+    )
     assert abs(J_qp - qp.objective_) <= 1e-9 * scale
     assert abs(qp.objective_ - J_star) <= 1e-6 * scale
     assert abs(qp.objective_ - pu.objective_) <= 1e-6 * scale
@@ -59,7 +61,7 @@ def test_qp_offset_is_optimal(problem):
     K = gram(X, "rbf", 0.5)
     alpha = expansion(qp, len(s))
     for db in np.linspace(-0.5, 0.5, 41):
-        J = primal_objective(K, s == 1, alpha, qp.intercept_[0] + db, prior, 1e-2)
+        J = primal_objective(K, s == 1, alpha, qp.intercept_[0] + qp.threshold_ + db, prior, 1e-2)
         assert J >= qp.objective_ - 1e-12
 
 
@@ -87,7 +89,9 @@ def test_ramp_decreases_and_does_not_depend_on_the_inner_solver(problem, kernel,
     for clf in (smo, qp):
         path = clf.objective_path_
         assert np.all(np.diff(path) <= 1e-9 * max(1, abs(path[0]))), path
-        J = ramp_objective(K, s, expansion(clf, len(s)), clf.intercept_[0], prior, lam)
+        J = ramp_objective(
+            K, s, expansion(clf, len(s)), clf.intercept_[0] + clf.threshold_, prior, lam
+        )
         assert abs(J - clf.objective_) <= 1e-9 * max(1, abs(J))
         assert clf.n_cccp_iter_ == len(path)
     assert smo.n_cccp_iter_ == qp.n_cccp_iter_
@@ -151,7 +155,7 @@ def test_init_is_feasible_and_no_better_than_the_optimum(problem, kernel):
     alpha = expansion(init, len(s))
     assert_dual_structure(alpha, s, prior, lam)
     K = gram(X, kernel, 0.5)
-    J = primal_objective(K, s == 1, alpha, init.intercept_[0], prior, lam)
+    J = primal_objective(K, s == 1, alpha, init.intercept_[0] + init.threshold_, prior, lam)
     assert abs(J - init.objective_) <= 1e-9 * max(1, abs(J))
     assert init.objective_ >= opt.objective_ - 1e-9
 

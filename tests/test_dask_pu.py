@@ -31,8 +31,9 @@ def _reference(X, s, prior):
     return PUSVC(prior=prior, kernel="linear", tol=1e-7).fit(X, s)
 
 
-def _check_against(model, ref, X):
-    """The certificate holds and brackets the in-memory optimum; the models agree."""
+def _check_against(model, ref, X, s):
+    """The certificate holds and brackets the in-memory optimum; the models agree, and the
+    threshold rule predicts about the prior's share of the unlabeled points positive."""
     J, gap = model.objective_, model.duality_gap_
     assert 0.0 <= gap <= TOL * max(1.0, abs(J))
     # the lower bound J - gap is below the optimum, the objective above it (the reference
@@ -40,12 +41,18 @@ def _check_against(model, ref, X):
     assert J - gap <= ref.objective_ + 1e-6
     assert J >= ref.objective_ - 1e-6
     assert abs(J - ref.objective_) <= TOL * max(1.0, abs(ref.objective_))
-    # the same predictions wherever the reference's decision value is not within the
-    # objective's tolerance of the boundary
-    f = ref.decision_function(X)
+    # the same signs at the solver's offset (f + threshold_) wherever the reference's value
+    # is not within the objective's tolerance of zero
+    f = ref.decision_function(X) + ref.threshold_
     far = np.abs(f) > 0.1
     assert far.mean() > 0.8
-    np.testing.assert_array_equal(model.predict(X)[far], ref.predict(X)[far])
+    g = model.decision_function(X) + model.threshold_
+    np.testing.assert_array_equal((g > 0)[far], (f > 0)[far])
+    # the threshold: the quantile of the start's sample (a tenth of the unlabeled points)
+    # against the reference's of all of them, whose share is the prior's to 1/n
+    unl = np.asarray(s) == 0
+    assert abs(ref.predict(X[unl]).mean() - ref.prior_) <= 1.0 / unl.sum()
+    assert abs(model.predict(X[unl]).mean() - model.prior_) <= 4 / np.sqrt(0.1 * unl.sum())
     assert model.n_rounds_ >= 1 and model.coef_.shape == ref.coef_.shape
 
 
@@ -70,7 +77,7 @@ def test_dense_uneven_chunks_match_in_memory(dask_client, tmp_path, source):
     elif source == "persisted":
         Xd = Xd.persist()
     model = PUSVC(prior=prior, kernel="linear", tol=TOL, random_state=0).fit(Xd, s)
-    _check_against(model, ref, X)
+    _check_against(model, ref, X, s)
 
 
 def test_sparse_chunks_match_in_memory(dask_client, tmp_path):
@@ -83,7 +90,7 @@ def test_sparse_chunks_match_in_memory(dask_client, tmp_path):
     model = PUSVC(prior=prior, kernel="linear", tol=TOL, random_state=0).fit(
         Xd, da.from_array(s, chunks=250)
     )
-    _check_against(model, ref, Xs)
+    _check_against(model, ref, Xs, s)
     # a model file of a Dask fit is valid (duality_gap_ and n_rounds_ declared)
     save(model, tmp_path / "m.skops")
     back = load(tmp_path / "m.skops")

@@ -178,6 +178,20 @@ def _prior(est, X):
     return np.array([est.prior_])
 
 
+def _prior_target(name, edges, bad):
+    """A class-prior estimator of unlabeled.pu.priors with the parameters they share."""
+    return Target(
+        name,
+        lambda p: getattr(priors, name)(**{"random_state": 0, **p}),
+        "pu",
+        _prior,
+        {**edges, "n_bootstrap": [0, 2], "confidence": [0.5, 0.95]},
+        {**bad, "n_bootstrap": [-1, 1], "confidence": [-0.1, 1.5, np.nan],
+         "random_state": [-1, "x"]},
+        n=(20, 60),
+    )  # fmt: skip
+
+
 _KERNEL_EDGES = {
     "kernel": ["rbf", "linear", "poly"],
     "gamma": ["scale", "auto", 1e-300, 1e-8, 1e8, 1e300, 0.0],
@@ -381,20 +395,7 @@ TARGETS = [
         needs="torch",
     ),  # fmt: skip
     *[
-        Target(
-            name,
-            (lambda cls: lambda p: cls(**{"random_state": 0, **p}))(getattr(priors, name)),
-            "pu",
-            _prior,
-            {**edges, "n_bootstrap": [0, 2], "confidence": [0.5, 0.95]},
-            {
-                **bad,
-                "n_bootstrap": [-1, 1],
-                "confidence": [-0.1, 1.5, np.nan],
-                "random_state": [-1, "x"],
-            },
-            n=(20, 60),
-        )
+        _prior_target(name, edges, bad)
         for name, edges, bad in [
             (
                 "KM1",
@@ -544,11 +545,21 @@ def _bag_transformer_target():
 
 
 TARGETS.append(_bag_transformer_target())
+# after the others: a target's seeds draw from its position in TARGETS
+TARGETS += [
+    _prior_target(
+        "BestBin",
+        {"cv": [2, 5], "delta": [0.05, 0.5], "gamma": [0.0, 0.1]},
+        {"cv": [1, 0, "x"], "delta": [0, 1, np.nan], "gamma": [-1]},
+    ),
+    _prior_target("Bracket", {}, {"upper": ["x"], "lower": [1]}),
+]
 #: methods with local optima, discrete choices (folds, candidates) or random restarts: sparse
 #: products that round differently may lead them elsewhere, so only dense layouts (which the
 #: input layer turns into the same float64 array) are compared with the canonical copy
 NON_CONVEX = {"RampPU", "RampPU-precomputed", "WellSVM", "TSVM", "CLSST", "PlummerAutoencoder",
-              "KM1", "KM2", "PenalizedL1", "ElkanNoto", "TIcE", "PUGridSearchCV",
+              "KM1", "KM2", "PenalizedL1", "ElkanNoto", "TIcE", "BestBin", "Bracket",
+              "PUGridSearchCV",
               "WellSVMClustering", "mil.WellSVM", "miSVM", "MISVM"}  # fmt: skip
 for _t in TARGETS:
     _t.convex = _t.name not in NON_CONVEX

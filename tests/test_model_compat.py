@@ -38,9 +38,11 @@ def test_earlier_model_files_load_and_predict_the_same(name, params):
     np.testing.assert_allclose(
         est.decision_function(Xt), EXPECTED[f"{name}_decision"], rtol=0, atol=1e-12
     )
-    # this build reaches the same optimum on the same data
+    # this build reaches the same optimum on the same data (at the solver's offset, as 0.1.0
+    # predicted: threshold="zero", the value a loaded 0.1.0 file gets)
+    assert est.threshold == "zero" and est.threshold_ == 0.0
     X = EXPECTED["X"] if name != "sparse" else _sparse(EXPECTED["X"])
-    refit = PUSVC(0.45, 0.01, tol=1e-8, **params).fit(X, EXPECTED["s"])
+    refit = PUSVC(0.45, 0.01, tol=1e-8, threshold="zero", **params).fit(X, EXPECTED["s"])
     assert refit.objective_ == pytest.approx(float(EXPECTED[f"{name}_objective"]), abs=1e-9)
     np.testing.assert_allclose(
         refit.decision_function(Xt), EXPECTED[f"{name}_decision"], rtol=0, atol=1e-6

@@ -42,7 +42,7 @@ from unlabeled import (
 from unlabeled.exceptions import ModelFileError
 from unlabeled.model_io import TRUSTED_TYPES, model_bytes
 from unlabeled.pu import DoubleHingeQP, RampPU, USMOInit
-from unlabeled.pu.priors import KM1, KM2, ElkanNoto, PenalizedL1, TIcE
+from unlabeled.pu.priors import KM1, KM2, BestBin, Bracket, ElkanNoto, PenalizedL1, TIcE
 
 SRC = Path(unlabeled.__file__).resolve().parents[1]
 
@@ -107,6 +107,9 @@ CASES = {
         (X,),
         X,
     ),
+    # after the others: a case's fuzz seeds draw from its position here
+    "BestBin": (lambda: BestBin(random_state=0), (X, S), None),
+    "Bracket": (lambda: Bracket(random_state=0), (X, S), None),
 }  # fmt: skip
 NAMES = [pytest.param(n, marks=PAE_SKIP) if n == "PlummerAutoencoder" else n for n in CASES]
 OUTPUTS = ("decision_function", "predict", "predict_proba", "transform", "inverse_transform")

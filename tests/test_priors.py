@@ -10,9 +10,18 @@ from conftest import small_pu
 from sklearn.base import clone
 
 import unlabeled.pu
-from unlabeled.pu.priors import KM1, KM2, ElkanNoto, PenalizedL1, TIcE, prior_from_label_frequency
+from unlabeled.pu.priors import (
+    KM1,
+    KM2,
+    BestBin,
+    Bracket,
+    ElkanNoto,
+    PenalizedL1,
+    TIcE,
+    prior_from_label_frequency,
+)
 
-ALL = (KM1, KM2, PenalizedL1, ElkanNoto, TIcE)
+ALL = (KM1, KM2, PenalizedL1, ElkanNoto, TIcE, BestBin, Bracket)
 
 
 def mixture(seed, prior, n_u=400, n_p=200, shift=3.0, d=2):
@@ -35,11 +44,14 @@ def mixture(seed, prior, n_u=400, n_p=200, shift=3.0, d=2):
 # priors (at 0.7: about 0.54-0.6 on this data). PenalizedL1 minimises over a 0.01 grid and is
 # close. ElkanNoto's logistic model is well specified here (equal covariances), its c is
 # estimated from 200 positives (error a few hundredths). TIcE's c is a lower bound from
-# subsets, so it errs on the side of a larger prior, by up to 0.15 on 600 points.
-TOL = {KM1: 0.15, KM2: 0.15, PenalizedL1: 0.1, ElkanNoto: 0.08, TIcE: 0.15}
+# subsets, so it errs on the side of a larger prior, by up to 0.15 on 600 points. BestBin's top
+# bin is nearly free of negatives 3 standard deviations apart (a few hundredths). Bracket is
+# the midpoint of an interval from TIcE's estimate to BestBin's upper bound at 0.95.
+TOL = {KM1: 0.15, KM2: 0.15, PenalizedL1: 0.1, ElkanNoto: 0.08, TIcE: 0.15, BestBin: 0.08,
+       Bracket: 0.15}  # fmt: skip
 
 # PUSVC(prior="auto") tries these in turn, as its docstring states (the most accurate first)
-AUTO_PRIOR_ESTIMATORS = ("TIcE", "KM1", "KM2")
+AUTO_PRIOR_ESTIMATORS = ("Bracket", "KM1", "KM2")
 
 
 @pytest.mark.parametrize("prior", [0.2, 0.5, 0.7])
@@ -202,7 +214,7 @@ def test_label_frequency_bounds():
 
 
 def test_public_names_share_the_estimator_api():
-    """The module's public names are the five estimators and the conversion; each estimator
+    """The module's public names are the seven estimators and the conversion; each estimator
     keeps its parameters as given (scikit-learn's clone checks that) and has the common ones."""
     names = {c.__name__ for c in ALL} | {"prior_from_label_frequency"}
     assert set(unlabeled.pu.priors.__all__) == names
@@ -242,19 +254,80 @@ def test_pusvc_prior_auto_errors():
         PUSVC(prior="automatic").fit(X, s)
 
 
-def test_pusvc_prior_auto_falls_back():
+def test_pusvc_prior_auto_falls_back(monkeypatch):
     """On 38 points TIcE may find no subset that bounds c above p / N and estimate 1: the
     next estimator is used (and only when none gives a value in (0, 1) does fit refuse:
-    tests/engine/test_pusvc_paths.py, with TIcE alone)."""
+    tests/engine/test_pusvc_paths.py, with TIcE alone). Bracket, the first, practically
+    never gives 0 or 1 (a midpoint), so TIcE stands first here for the mechanism."""
     from unlabeled import PUSVC
+    from unlabeled.pu import _pusvc
 
+    monkeypatch.setattr(_pusvc, "AUTO_PRIOR_ESTIMATORS", ("TIcE", "KM1", "KM2"))
     X, s, _ = mixture(0, 0.33, n_u=30, n_p=8)
     seeds = [r for r in range(20) if TIcE(random_state=r).fit(X, s).prior_ >= 1]
     if not seeds:
         pytest.skip("no degenerate estimate on this problem")
     clf = PUSVC(prior="auto", random_state=seeds[0]).fit(X, s)
-    nxt = AUTO_PRIOR_ESTIMATORS[1]
-    assert clf.prior_estimator_ == nxt
-    assert clf.prior_ == pytest.approx(
-        getattr(unlabeled.pu.priors, nxt)(random_state=seeds[0]).fit(X, s).prior_
-    )
+    assert clf.prior_estimator_ == "KM1" and clf.prior_interval_ is None
+    assert clf.prior_ == pytest.approx(KM1(random_state=seeds[0]).fit(X, s).prior_)
+
+
+# ------------------------------------------------------------------ BestBin and Bracket
+def test_best_bin_is_exact_when_a_feature_is_the_class():
+    """With the class itself as the only feature, every positive scores above every negative:
+    the top bin (all labeled positives) holds exactly the unlabeled positives, so the
+    estimate is their share, and the upper bound of bin_interval_ lies above it."""
+    rng = np.random.default_rng(0)
+    y = (rng.random(500) < 0.3).astype(int)
+    s = np.zeros(500, int)
+    s[rng.choice(np.flatnonzero(y), 40, replace=False)] = 1
+    X = y[:, None] + 0.01 * rng.normal(size=(500, 1))
+    est = BestBin(random_state=0).fit(X, s)
+    truth = y[s == 0].mean()
+    assert est.prior_ == pytest.approx(truth) and est.top_labeled_ == 1.0
+    lo, hi = est.bin_interval_
+    assert lo <= truth <= hi
+
+
+def test_best_bin_upper_bound_holds_on_overlapping_classes():
+    """Every cut's ratio bounds the prior from above, overlap or not: on two Gaussians one
+    standard deviation apart the estimate errs high and the bound stays above the truth."""
+    covered = 0
+    for seed in range(10):
+        X, s, truth = mixture(seed, 0.4, n_u=400, n_p=200, shift=1.0)
+        est = BestBin(random_state=seed).fit(X, s)
+        assert est.prior_ >= truth - 0.05
+        covered += est.bin_interval_[1] >= truth
+    assert covered >= 9  # level 0.95
+
+
+def test_best_bin_needs_two_labeled_positives():
+    X, s, _ = mixture(0, 0.4, n_u=50, n_p=1)
+    with pytest.raises(ValueError, match="at least 2 labeled positives"):
+        BestBin().fit(X, s)
+
+
+def test_bracket_is_the_midpoint_of_its_interval():
+    X, s, truth = mixture(4, 0.3, n_u=300, n_p=60, shift=1.5)
+    est = Bracket(random_state=0).fit(X, s)
+    low, high = est.bracket_
+    assert est.prior_ == pytest.approx((low + high) / 2)
+    assert low <= min(est.lower_estimate_, est.upper_estimate_) and high >= est.upper_estimate_
+    assert low <= truth <= high
+    # one labeled positive: BestBin cannot hold it out, the data bound nothing from above
+    one = np.flatnonzero(s)[1:]
+    s1 = s.copy()
+    s1[one] = 0
+    est1 = Bracket(random_state=0).fit(X, s1)
+    assert est1.bracket_[1] == 1.0 and est1.upper_estimate_ == est1.lower_estimate_
+    assert est1.prior_ == pytest.approx((est1.bracket_[0] + 1.0) / 2)
+
+
+def test_pusvc_prior_auto_interval_is_the_bracket():
+    from unlabeled import PUSVC
+
+    X, s, _ = mixture(5, 0.4, n_u=200, n_p=60)
+    clf = PUSVC(prior="auto", random_state=0).fit(X, s)
+    ref = Bracket(random_state=0).fit(X, s)
+    assert clf.prior_estimator_ == "Bracket" and clf.prior_interval_ == pytest.approx(ref.bracket_)
+    assert PUSVC(prior=0.3).fit(X, s).prior_interval_ is None

@@ -236,7 +236,9 @@ def test_bias_is_exact_when_no_point_is_free():
     X, s, _ = make_pu(0, n=10, d=2, p=4)
     found = 0
     for lam, prior in [(1e-3, 0.5), (1e-2, 0.5), (1e-1, 0.25), (1e-1, 0.5)]:
-        clf = PUSVC(prior=prior, lam=lam, kernel="linear", tol=1e-10).fit(X, s)
+        # threshold="zero": intercept_ is the solver's offset
+        clf = PUSVC(prior=prior, lam=lam, kernel="linear", tol=1e-10, threshold="zero")
+        clf.fit(X, s)
         n = (s == 0).sum()
         c2 = 1 / (2 * lam * n)
         sigma = np.zeros(len(s))
@@ -295,3 +297,39 @@ def test_verbose_and_max_iter(problem, capsys):
     assert "[PUSVC] done" in capsys.readouterr().err
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         PUSVC(prior=0.4, max_iter=2, tol=1e-10).fit(X, s)
+
+
+# ---------------------------------------------------------------------------- the threshold
+def test_prior_threshold_predicts_the_prior_share_and_keeps_the_optimum():
+    """threshold="prior" puts the boundary at the prior's quantile of the unlabeled points'
+    decision values; the optimum (coefficients, objective) is the solver's either way, and
+    intercept_ + threshold_ is the solver's offset."""
+    X, s, _ = make_pu(3, n=300, d=3, p=40)
+    for kernel in ("rbf", "linear"):
+        zero = PUSVC(prior=0.3, kernel=kernel, threshold="zero").fit(X, s)
+        prior = PUSVC(prior=0.3, kernel=kernel).fit(X, s)
+        np.testing.assert_array_equal(zero.dual_coef_, prior.dual_coef_)
+        assert zero.objective_ == prior.objective_ and zero.threshold_ == 0.0
+        assert prior.intercept_[0] + prior.threshold_ == pytest.approx(zero.intercept_[0])
+        f = prior.decision_function(X[s == 0])
+        assert (f > 0).sum() == round(0.3 * (s == 0).sum())  # no ties in continuous data
+        np.testing.assert_allclose(f, zero.decision_function(X[s == 0]) - prior.threshold_)
+
+
+def test_no_single_class_with_defaults_where_zero_predicts_none():
+    """The issue's case in small: an Adult-shaped table with 1.7% of the positives labeled.
+    At f > 0 the default lam predicts no positive; the prior's quantile predicts the prior's
+    share, and the F1 on the unlabeled part is far above the trivial classifier's 0."""
+    from unlabeled.datasets import make_adult_like, make_pu_labels
+
+    X, y = make_adult_like(3000, random_state=0)
+    s = make_pu_labels(y, 0.017 * 4, random_state=0)  # 49 labeled positives
+    u = s == 0
+    prior = float(y[u].mean())
+    zero = PUSVC(prior=prior, threshold="zero").fit(X, s)
+    assert zero.predict(X[u]).sum() == 0
+    for clf in (PUSVC(prior=prior), PUSVC(prior="auto", random_state=0)):
+        pred = clf.fit(X, s).predict(X[u])
+        assert 0 < pred.mean() < 1
+        tp = (pred & y[u]).sum()
+        assert 2 * tp / (pred.sum() + y[u].sum()) > 0.4

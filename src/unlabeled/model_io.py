@@ -73,6 +73,8 @@ TRUSTED_TYPES = (
     "unlabeled.pu.priors.PenalizedL1",
     "unlabeled.pu.priors.ElkanNoto",
     "unlabeled.pu.priors.TIcE",
+    "unlabeled.pu.priors.BestBin",
+    "unlabeled.pu.priors.Bracket",
     "unlabeled.ssl._wellsvm.WellSVM",
     "unlabeled.ssl._tsvm.TSVM",
     "unlabeled.ssl._lapsvm.LapSVM",
@@ -95,7 +97,10 @@ READABLE_VERSIONS = ("0.1.0",)
 
 #: constructor parameters added since FORMAT_VERSION 1 files were first written, with the
 #: value that keeps an earlier model's behaviour: set on a loaded estimator that lacks them
-ADDED_PARAMS = {"probability": False}
+ADDED_PARAMS = {"probability": False, "threshold": "zero"}
+#: fitted attributes added since then, likewise: set on a model from an earlier version
+#: (READABLE_VERSIONS) that lacks them, where its class declares them
+ADDED_ATTRIBUTES = {"threshold_": 0.0, "prior_interval_": None}
 
 #: most uncompressed bytes a model file may hold (all members together): 1 GiB, far above a
 #: model of 100,000 dense support vectors of 1,000 features (800 MB). The environment variable
@@ -515,6 +520,11 @@ def load_model(path: str | os.PathLike[str]) -> tuple[BaseEstimator, dict]:
     for name, default in ADDED_PARAMS.items():  # a file written before they existed
         if name not in vars(estimator) and name in type(estimator)._get_param_names():
             setattr(estimator, name, default)
+    if meta.get("unlabeled_version") in READABLE_VERSIONS:
+        declared = estimator._fitted_declarations()
+        for name, default in ADDED_ATTRIBUTES.items():
+            if name not in vars(estimator) and declared.get(name) is not None:
+                setattr(estimator, name, default)
     try:
         check_model(estimator)
     except (TypeError, ValueError) as exc:

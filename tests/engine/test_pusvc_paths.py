@@ -195,8 +195,9 @@ def test_random_problems_blas_start(monkeypatch, lam):
 
 # --------------------------------------------------------------------------- prior="auto"
 def test_prior_auto_order_is_the_documented_one():
-    """PUSVC's docstring: TIcE first, then KM1 and KM2 (tests/test_priors.py relies on it)."""
-    assert _pusvc.AUTO_PRIOR_ESTIMATORS == ("TIcE", "KM1", "KM2")
+    """PUSVC's docstring: Bracket first, then KM1 and KM2 (tests/test_priors.py relies on
+    it)."""
+    assert _pusvc.AUTO_PRIOR_ESTIMATORS == ("Bracket", "KM1", "KM2")
 
 
 def test_prior_auto_refuses_when_no_estimate_is_inside_0_1(monkeypatch):

@@ -11,12 +11,28 @@ from .. import _engine
 from .._calibration import ProbabilisticMixin, calibration_folds, fold_estimator, pu_sigmoid
 from .._kernels import KERNEL_CODES
 from .._shared import engine_threads
-from .._validation import RANDOM_STATE, Boolean, Real, check_pu_labels
+from .._validation import RANDOM_STATE, Boolean, Options, Real, check_pu_labels
 from ..base import ArrayLike, Fitted, KernelClassifier, KernelMachine, MatrixLike
 from ..metrics import pu_accuracy_score
 
 #: the smallest regularisation accepted by the PU learners (see their ``lam``)
 MIN_LAM = 1e-30
+#: where the PU classifiers put the decision threshold (``threshold``): at the prior's
+#: quantile of the training unlabeled points' decision values, or at the solver's offset
+THRESHOLDS = ("prior", "zero")
+
+
+def prior_threshold(f_unl, prior) -> float:
+    """The threshold below which the share ``prior`` of the values ``f_unl`` lies above:
+    midway between the k-th and (k+1)-th largest, ``k = round(prior n)`` (see
+    :meth:`KernelPUModel._set_threshold`)."""
+    f = np.sort(np.asarray(f_unl, dtype=np.float64))[::-1]
+    k = int(round(prior * f.size))
+    if k <= 0:
+        return float(f[0]) + max(1.0, abs(float(f[0]))) * 1e-9
+    if k >= f.size:
+        return float(f[-1]) - max(1.0, abs(float(f[-1]))) * 1e-9
+    return float((f[k - 1] + f[k]) / 2)
 
 
 class KernelPUModel(ProbabilisticMixin, KernelClassifier):
@@ -42,11 +58,13 @@ class KernelPUModel(ProbabilisticMixin, KernelClassifier):
         **KernelMachine._parameter_constraints,
         "probability": [Boolean()],
         "random_state": RANDOM_STATE,
+        "threshold": [Options(THRESHOLDS)],
     }
 
     _fitted_attributes: dict = {
         "prior_": Fitted("float", above=0.0, below=1.0),
         "objective_": Fitted("float"),
+        "threshold_": Fitted("float"),
     }
 
     def fit(self, X: MatrixLike, s: ArrayLike) -> KernelPUModel:
@@ -84,9 +102,26 @@ class KernelPUModel(ProbabilisticMixin, KernelClassifier):
         if params["probability"]:
             names = ("unlabeled points", "labeled positives")
             folds = calibration_folds(mask, names, self.random_state)
-        self._fit(X, mask, params)
+        f_unl = self._fit(X, mask, params)
+        if f_unl is None:
+            f_unl = self._decision_values(X[~mask])
+        self._set_threshold(f_unl, params["threshold"])
         self._calibrate(X, mask, folds)
         return self
+
+    def _set_threshold(self, f_unl, rule) -> None:
+        r"""Move the decision threshold by the rule ``threshold`` (see :data:`THRESHOLDS`).
+
+        ``"prior"``: of the ``n`` training unlabeled points, the ``k = round(pi n)`` with the
+        largest decision values ``f_(1) >= ... >= f_(n)`` are predicted positive, so that the
+        share predicted positive is the prior ``pi = prior_``: the threshold is
+        ``t = (f_(k) + f_(k+1)) / 2`` and ``intercept_`` becomes ``beta - t``. The optimum
+        (``dual_coef_``, ``objective_``) is that of the solver; ``threshold_ = t`` keeps
+        ``beta = intercept_ + threshold_``. ``"zero"``: ``t = 0``, the solver's ``beta``.
+        """
+        t = prior_threshold(f_unl, self.prior_) if rule == "prior" else 0.0
+        self.intercept_ = self.intercept_ - t
+        self.threshold_ = float(t)
 
     def _calibrate(self, X, mask, folds) -> None:
         r"""With ``folds`` (``probability=True``): the sigmoid of ``predict_proba`` from PU
@@ -112,8 +147,10 @@ class KernelPUModel(ProbabilisticMixin, KernelClassifier):
             f[test] = est.decision_function(X[np.ix_(test, train)] if gram else X[test])
         self._set_sigmoid(*pu_sigmoid(f[mask], f[~mask], self.prior_))
 
-    def _fit(self, X, mask, params: dict) -> None:
-        """The subclass's solver on checked data, ``mask`` marking the labeled positives."""
+    def _fit(self, X, mask, params: dict) -> np.ndarray | None:
+        """The subclass's solver on checked data, ``mask`` marking the labeled positives;
+        returns the decision values at the unlabeled points where it has them (else None:
+        :meth:`fit` computes them for the threshold)."""
         raise NotImplementedError
 
     def _validate_fit(self, X, s, dtype=(np.float64, np.float32)):

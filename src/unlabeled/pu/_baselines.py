@@ -86,11 +86,15 @@ class DoubleHingeQP(KernelPUModel):
         Enable ``predict_proba``, as in :class:`~unlabeled.PUSVC` (5 more fits).
     random_state : int, RandomState instance or None, default=None
         Draws the folds of ``probability=True``; nothing else is random.
+    threshold : {"prior", "zero"}, default="prior"
+        Where the decision threshold lies, as in :class:`~unlabeled.PUSVC`: at the prior's
+        quantile of the training unlabeled points' decision values, or at the solver's
+        offset ("zero", the paper's rule).
 
     Attributes
     ----------
     support_, support_vectors_, dual_coef_, intercept_, coef_, classes_, n_features_in_,
-    objective_, prior_, probA_, probB_
+    objective_, prior_, probA_, probB_, threshold_
         As in :class:`~unlabeled.PUSVC`.
 
     References
@@ -126,7 +130,7 @@ class DoubleHingeQP(KernelPUModel):
         self, prior: float | None = None, lam: float = 0.01, *, kernel: str = "rbf",
         gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, tol: float = 1e-8,
         max_memory: float = 4096, verbose: bool | int = False, probability: bool = False,
-        random_state: int | np.random.RandomState | None = None,
+        random_state: int | np.random.RandomState | None = None, threshold: str = "prior",
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
@@ -203,11 +207,15 @@ class USMOInit(KernelPUModel):
         Enable ``predict_proba``, as in :class:`~unlabeled.PUSVC` (5 more fits).
     random_state : int, RandomState instance or None, default=None
         Draws the folds of ``probability=True``; nothing else is random.
+    threshold : {"prior", "zero"}, default="prior"
+        Where the decision threshold lies, as in :class:`~unlabeled.PUSVC`: at the prior's
+        quantile of the training unlabeled points' decision values, or at the solver's
+        offset ("zero", the paper's rule).
 
     Attributes
     ----------
     support_, support_vectors_, dual_coef_, intercept_, coef_, classes_, n_features_in_,
-    objective_, n_iter_, prior_, probA_, probB_
+    objective_, n_iter_, prior_, probA_, probB_, threshold_
         As in :class:`~unlabeled.PUSVC`.
 
     References
@@ -231,6 +239,7 @@ class USMOInit(KernelPUModel):
         self, prior: float | None = None, lam: float = 0.01, *, kernel: str = "rbf",
         gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0,
         probability: bool = False, random_state: int | np.random.RandomState | None = None,
+        threshold: str = "prior",
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
@@ -302,11 +311,15 @@ class RampPU(KernelPUModel):
         Print one line per CCCP round.
     probability : bool, default=False
         Enable ``predict_proba``, as in :class:`~unlabeled.PUSVC` (5 more fits).
+    threshold : {"prior", "zero"}, default="prior"
+        Where the decision threshold lies, as in :class:`~unlabeled.PUSVC`: at the prior's
+        quantile of the training unlabeled points' decision values, or at the solver's
+        offset ("zero", the paper's rule).
 
     Attributes
     ----------
     support_, support_vectors_, dual_coef_, intercept_, coef_, classes_, n_features_in_,
-    prior_, probA_, probB_
+    prior_, probA_, probB_, threshold_
         As in :class:`~unlabeled.PUSVC` (``dual_coef_`` holds the expansion coefficients).
     objective_ : float
         ``J`` above at the solution.
@@ -360,7 +373,7 @@ class RampPU(KernelPUModel):
         gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, tol: float = 1e-3,
         max_cccp_iter: int = 30, init: str = "random", inner_solver: str = "smo",
         cache_size: float = 200, random_state: int | np.random.RandomState | None = None,
-        verbose: bool | int = False, probability: bool = False,
+        verbose: bool | int = False, probability: bool = False, threshold: str = "prior",
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 

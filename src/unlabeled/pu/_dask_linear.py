@@ -72,6 +72,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .. import _engine
 from .._dask import align_rows, as_dask_array
+from ._base import prior_threshold
 
 #: rounds when ``max_iter`` is None
 DEFAULT_MAX_ROUNDS = 1000
@@ -573,7 +574,7 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
     # the start: the in-memory fit of a stratified sample of the rows (the objective is a
     # mean over P plus a mean over U, so sampling each at its own rate keeps it unbiased);
     # its decision values place every sigma_u as the separable problem would
-    w_s, beta_s = _sample_fit(client, sources, counts, est, prior, lam, seed0)
+    w_s, beta_s, X_unl = _sample_fit(client, sources, counts, est, prior, lam, seed0)
     states = [
         client.submit(
             _init_group,
@@ -667,7 +668,13 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
             ConvergenceWarning,
             stacklevel=4,
         )
-    _store(est, n_rows, d, w_fit, beta_fit, sp_input=_is_sparse(X))
+    # threshold="prior": the quantile over the sample's unlabeled rows, an unbiased estimate
+    # of the quantile over all of them (its share off by about 1/sqrt(25,000) at most)
+    t = 0.0
+    if est.threshold == "prior":
+        t = prior_threshold(np.asarray(X_unl @ w_fit).ravel() + beta_fit, prior)
+    _store(est, n_rows, d, w_fit, beta_fit - t, sp_input=_is_sparse(X))
+    est.threshold_ = float(t)
     est.prior_ = float(prior)
     est.objective_ = float(objective)
     est.duality_gap_ = float(max(gap, 0.0))
@@ -676,10 +683,11 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
 
 
 def _sample_fit(client, sources, counts, est, prior, lam, seed):
-    """(w, beta) of the in-memory PUSVC fit, with ``est``'s parameters, of a sample of the
-    rows: of each of the two sets (labeled positives, unlabeled rows) a share
-    :data:`SAMPLE_SHARE`, at most :data:`SAMPLE_ROWS` and at least one row, drawn without
-    replacement across the chunks (``counts``: each chunk's (p_k, n_k))."""
+    """(w, beta, the sample's unlabeled rows) of the in-memory PUSVC fit, with ``est``'s
+    parameters and the solver's offset beta, of a sample of the rows: of each of the two sets
+    (labeled positives, unlabeled rows) a share :data:`SAMPLE_SHARE`, at most
+    :data:`SAMPLE_ROWS` and at least one row, drawn without replacement across the chunks
+    (``counts``: each chunk's (p_k, n_k))."""
     from sklearn.base import clone
 
     rng = np.random.default_rng(seed)
@@ -696,14 +704,16 @@ def _sample_fit(client, sources, counts, est, prior, lam, seed):
     Xs = [x for x, _ in pieces]
     X = sp.vstack(Xs, format="csr") if sp.issparse(Xs[0]) else np.vstack(Xs)
     model = clone(est).set_params(
-        prior=prior, lam=lam, random_state=seed, verbose=False, max_iter=None
+        prior=prior, lam=lam, random_state=seed, verbose=False, max_iter=None, threshold="zero"
     )
+    labels = np.concatenate([t for _, t in pieces])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        model.fit(X, np.concatenate([t for _, t in pieces]))
+        model.fit(X, labels)
     coef = model.coef_
     coef = coef.toarray() if sp.issparse(coef) else coef
-    return np.asarray(coef, dtype=np.float64).ravel(), float(model.intercept_[0])
+    unl = np.flatnonzero(labels != 1)
+    return np.asarray(coef, dtype=np.float64).ravel(), float(model.intercept_[0]), X[unl]
 
 
 def _is_sparse(X) -> bool:
