@@ -97,7 +97,8 @@ def child(method, kernel, dataset, positive_class, n, qp_memory):
     from unlabeled.pu import DoubleHingeQP, RampPU
 
     X, s, X_test, y_test, prior = load(dataset, positive_class, n)
-    common = {"prior": prior, "lam": LAM, "kernel": kernel}
+    # the paper's decision rule f > 0 (threshold="zero"), as its figures used
+    common = {"prior": prior, "lam": LAM, "kernel": kernel, "threshold": "zero"}
     model = {
         "PUSVC": lambda: PUSVC(solver="smo", **common),
         "PUSVC-usmo": lambda: PUSVC(solver="usmo", **common),

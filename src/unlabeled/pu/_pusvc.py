@@ -65,13 +65,21 @@ class PUSVC(KernelPUModel):
     lam : float >= 1e-30, default=0.01
         Regularisation ``lambda`` of the paper. The dual's box bounds are about ``1 / lam``:
         below 1e-30 its sums near the range of double precision, so smaller values are
-        refused.
+        refused. With ``threshold="prior"`` only the order of the decision values matters,
+        and it changes little with ``lam``: as ``lam`` grows every unlabeled point settles in
+        the middle piece of the loss (``sigma_u = c2 / 2``) and ``f`` tends to
+        ``beta + (pi mean_P k(x_i, x) - mean_U k(x_u, x) / 2) / (2 lam)``, a kernel-mean
+        score; smaller values fit the labeled positives more closely. The default needs no
+        labels; the ``lam`` chosen with the true labels (``PUSVC-hindsight`` in
+        ``benchmarks/results/bench_pu_defaults.md``) gains little over it.
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
         ``rbf``: exp(-gamma ||x - y||^2); ``poly``: (gamma <x, y> + coef0)^degree;
         ``precomputed``: ``X`` is the Gram matrix (``n_samples x n_samples`` at fit time,
         ``n_test x n_train`` at predict time).
     gamma : {"scale", "auto"} or float >= 0, default="scale"
-        Kernel width, resolved as in :class:`sklearn.svm.SVC`.
+        Kernel width, resolved as in :class:`sklearn.svm.SVC`: ``"scale"`` is
+        ``1 / (n_features Var(X))``, so that ``gamma ||x - y||^2`` is about 2 for two
+        random points whatever the units: the default needs no labels.
     degree : int >= 0, default=3
     coef0 : float, default=0.0
     tol : float > 0, default=1e-3

@@ -297,6 +297,12 @@ def _subsample(X, cap, rng):
     return X[np.sort(rng.choice(X.shape[0], cap, replace=False))]
 
 
+def _stacked(Xp, Xu):
+    """The labeled positives and unlabeled points as one X, with labels s (1 and 0)."""
+    X = sp.vstack([Xp, Xu], format="csr") if sp.issparse(Xp) else np.vstack([Xp, Xu])
+    return X, np.r_[np.ones(Xp.shape[0], dtype=int), np.zeros(Xu.shape[0], dtype=int)]
+
+
 def _sq_dists(A, B=None):
     D = euclidean_distances(A, A if B is None else B, squared=True)
     return np.maximum(D, 0.0, out=D)
@@ -856,8 +862,7 @@ class ElkanNoto(_PriorEstimator):
 
     def _estimate(self, Xp, Xu, rng, params):
         p, n = Xp.shape[0], Xu.shape[0]
-        X = sp.vstack([Xp, Xu], format="csr") if sp.issparse(Xp) else np.vstack([Xp, Xu])
-        s = np.r_[np.ones(p, dtype=int), np.zeros(n, dtype=int)]
+        X, s = _stacked(Xp, Xu)
         seed = int(rng.randint(np.iinfo(np.int32).max))
         folds = StratifiedKFold(params["cv"], shuffle=True, random_state=seed)
         g_pos = np.empty(p)
@@ -1247,9 +1252,8 @@ class BestBin(_PriorEstimator):
             )
 
     def _estimate(self, Xp, Xu, rng, params):
-        p, n = Xp.shape[0], Xu.shape[0]
-        X = sp.vstack([Xp, Xu], format="csr") if sp.issparse(Xp) else np.vstack([Xp, Xu])
-        s = np.r_[np.ones(p, dtype=int), np.zeros(n, dtype=int)]
+        p = Xp.shape[0]
+        X, s = _stacked(Xp, Xu)
         seed = int(rng.randint(np.iinfo(np.int32).max))
         z = _held_out_scores(X, s, self.estimator, min(params["cv"], p), seed)
         cut, qp, qu, interval = _best_bin(
@@ -1337,9 +1341,8 @@ class Bracket(_PriorEstimator):
         set_init_params(self, locals())
 
     def _estimate(self, Xp, Xu, rng, params):
-        p, n = Xp.shape[0], Xu.shape[0]
-        X = sp.vstack([Xp, Xu], format="csr") if sp.issparse(Xp) else np.vstack([Xp, Xu])
-        s = np.r_[np.ones(p, dtype=np.int8), np.zeros(n, dtype=np.int8)]
+        p = Xp.shape[0]
+        X, s = _stacked(Xp, Xu)
         seeds = rng.randint(np.iinfo(np.int32).max, size=2)
         lower = TIcE() if self.lower is None else clone(self.lower)
         with warnings.catch_warnings():  # ElkanNoto's out-of-range warning: clipped below
