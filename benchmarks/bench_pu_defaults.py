@@ -47,7 +47,9 @@ Metrics per fit: F1 of the positive class and accuracy on the unlabeled part, th
 predicted positive, the true prior among the unlabeled points, CPU seconds (process time
 around fit and predict: all the process's threads). Every fit is appended as one JSON line to
 <out>/<name>_runs.jsonl as it ends; --resume keeps that file and skips the fits already in it
-(else it is started afresh). Means are over the sets of each set's mean over its seeds.
+(else it is started afresh); --report writes the page from it alone, with the labelings that
+every method has (runs split over processes, merged). Means are over the sets of each set's
+mean over its seeds.
 Writes <out>/<name>.md (bench_pu_defaults.md): per rate and over all rates, each method's mean
 F1, accuracy, share predicted positive, failures, single-class predictions and CPU time;
 PUSVC-defaults' prior error and interval coverage; F1 per set; and whether PUSVC-defaults
@@ -325,6 +327,12 @@ def main():
     ap.add_argument("--large-seeds", type=int, default=3, help="seeds on adult, shuttle (3)")
     ap.add_argument("--large-max-rows", type=int, help="random rows kept of adult, shuttle")
     ap.add_argument("--resume", action="store_true", help="skip the fits already in the runs")
+    ap.add_argument(
+        "--report",
+        action="store_true",
+        help="write the page from the fits already in the runs file, fitting nothing (a "
+        "labeling that lacks a method is left out, for every method)",
+    )
     args = bench.parse(ap)
     lams = LAMS
     if args.quick:
@@ -342,7 +350,7 @@ def main():
 
     runs = bench.output(args, args.name, "_runs.jsonl")
     done = {}
-    if args.resume and runs.exists():
+    if (args.resume or args.report) and runs.exists():
         for line in runs.read_text().splitlines():
             rec = json.loads(line)
             done[key(rec)] = rec
@@ -355,6 +363,12 @@ def main():
         for seed in range(min(args.seeds, args.large_seeds) if name in LARGE else args.seeds)
         for method in args.methods
     ]
+    if args.report:  # only the labelings that every method has
+        have = defaultdict(set)
+        for name, rate, seed, method in todo:
+            if (name, int(len(sets[name][1])), rate, seed, method) in done:
+                have[name, rate, seed].add(method)
+        todo = [t for t in todo if have[t[:3]] == set(args.methods)]
     from tqdm import tqdm
 
     records = []
