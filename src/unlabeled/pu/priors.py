@@ -45,6 +45,7 @@ from __future__ import annotations
 import heapq
 import warnings
 from collections.abc import Iterable
+from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
@@ -864,20 +865,11 @@ class ElkanNoto(_PriorEstimator):
         p, n = Xp.shape[0], Xu.shape[0]
         X, s = _stacked(Xp, Xu)
         seed = int(rng.randint(np.iinfo(np.int32).max))
-        folds = StratifiedKFold(params["cv"], shuffle=True, random_state=seed)
         g_pos = np.empty(p)
-        for train, test in folds.split(np.zeros(p + n), s):
-            est = (
-                LogisticRegression(max_iter=1000)
-                if self.estimator is None
-                else clone(self.estimator)
-            )
-            if est.get_params().get("random_state", 0) is None:
-                est.set_params(random_state=seed)
-            est.fit(X[train], s[train])
-            cls = list(est.classes_)
+        default = partial(LogisticRegression, max_iter=1000)
+        for est, test in _fold_fits(X, s, self.estimator, default, params["cv"], seed):
             pos_test = test[test < p]
-            g_pos[pos_test] = est.predict_proba(X[pos_test])[:, cls.index(1)]
+            g_pos[pos_test] = est.predict_proba(X[pos_test])[:, list(est.classes_).index(1)]
         c = float(g_pos.mean())
         prior = prior_from_label_frequency(c, p, n)
         _warn_range("ElkanNoto", prior, c, p, n)
@@ -1075,16 +1067,23 @@ def _default_scorer():
     return LogisticRegression(class_weight="balanced", max_iter=1000)
 
 
+def _fold_fits(X, s, estimator, default, cv, seed):
+    """Cross-fitting of labeled (1) against unlabeled (0) points: for each of ``cv`` folds
+    stratified on ``s``, (a clone of ``estimator``, or ``default()``, fitted on the other
+    folds; the fold's indices). A ``random_state`` left at None is set to ``seed``."""
+    folds = StratifiedKFold(cv, shuffle=True, random_state=seed)
+    for train, test in folds.split(np.zeros(s.size), s):
+        est = default() if estimator is None else clone(estimator)
+        if est.get_params().get("random_state", 0) is None:
+            est.set_params(random_state=seed)
+        yield est.fit(X[train], s[train]), test
+
+
 def _held_out_scores(X, s, estimator, cv, seed):
     """Scores of every point by a classifier of labeled (1) against unlabeled (0) points that
     was not trained on it (``cv``-fold cross-fitting, stratified on ``s``)."""
     scores = np.empty(s.size)
-    folds = StratifiedKFold(cv, shuffle=True, random_state=seed)
-    for train, test in folds.split(np.zeros(s.size), s):
-        est = _default_scorer() if estimator is None else clone(estimator)
-        if est.get_params().get("random_state", 0) is None:
-            est.set_params(random_state=seed)
-        est.fit(X[train], s[train])
+    for est, test in _fold_fits(X, s, estimator, _default_scorer, cv, seed):
         if hasattr(est, "decision_function"):
             scores[test] = np.asarray(est.decision_function(X[test]), dtype=float).ravel()
         else:
