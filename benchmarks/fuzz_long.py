@@ -1,14 +1,14 @@
-"""The long fuzz run (issues 17 and 35): the cases of ``tests/test_fuzz.py`` and
+"""The long fuzz run (issues 17, 35 and 44): the cases of ``tests/test_fuzz.py`` and
 ``tests/test_fuzz_files.py`` over many more seeds.
 
 Every public estimator gets ``--cases`` seeded cases (bad and edge inputs, see the test
 module's docstring), every model of ``tests/test_model_files_all.py`` ``--cases`` tampered
-model files, and every estimator of the command line ``--cases`` commands (random options and
-odd CSV files), each under the tests' time limit; the contracts are the tests'. Writes a
-Markdown summary (outcomes per row, every failure with its reproducer) to
-``benchmarks/results/fuzz_long.md``.
+model files and ``--cases`` files declaring large shapes or counts, and every estimator of
+the command line ``--cases`` commands (random options and odd CSV files), each under the
+tests' time limit; the contracts are the tests'. Writes a Markdown summary (outcomes per
+row, every failure with its reproducer) to ``benchmarks/results/fuzz_long.md``.
 
-    python benchmarks/fuzz_long.py --cases 400           # 64 rows x 400 = 25,600 cases
+    python benchmarks/fuzz_long.py --cases 400           # 92 rows x 400 = 36,800 cases
     python benchmarks/fuzz_long.py --quick               # smoke: 1 case per row
 
 The seeds of the test suite are 0..13; this run starts after them (``--first``), so it adds
@@ -72,6 +72,11 @@ def main(argv=None):
         for name in test_files.NAMES
     ]
     rows += [
+        (f"large model file {name}",
+         lambda seed, name=name: test_files.check_large_case(name, seed))
+        for name in test_files.NAMES
+    ]  # fmt: skip
+    rows += [
         (f"command {name}", lambda seed, name=name: _cli_case(test_fuzz, name, seed))
         for name in sorted(test_fuzz.CLI_TARGETS)
     ]
@@ -116,7 +121,7 @@ def _cli_case(test_fuzz, name, seed):
 def _write(args, test_fuzz, outcomes, failures, slowest, t_all, done):
     """The summary so far (rewritten after every estimator, so a cut run leaves one)."""
     total = sum(sum(c.values()) for c in outcomes.values())
-    lines = bench.header("Long fuzz run (issues 17, 35)" + ("" if done else " (in progress)"))
+    lines = bench.header("Long fuzz run (issues 17, 35, 44)" + ("" if done else " (in progress)"))
     lines += [
         f"{total:,} cases ({args.cases} per row from seed {args.first}); Python "
         f"{platform.python_version()}, {platform.machine()}; "
@@ -127,9 +132,13 @@ def _write(args, test_fuzz, outcomes, failures, slowest, t_all, done):
         "ValueError/TypeError naming the argument, or gives finite outputs equal to the "
         "canonical copy's, its inputs unchanged; a tampered model file (`model file NAME`) is "
         "refused with a ModelFileError, or loads into a model whose outputs on fresh finite "
-        "data are finite; a command (`command NAME`: `unlabeled fit` with random options and "
-        "CSV content, then `predict`) exits 0 with finite predictions, or 1/2 with one line "
-        "`unlabeled: error: ...`, its data file unchanged. No other exception, crash or hang.",
+        "data are finite, and one declaring large shapes or counts (`large model file NAME`) "
+        "grows the peak memory by less than 1 GiB; an estimator's `predict_proba` on far "
+        "points gives rows in [0, 1] summing to 1 within 1e-12, and its outputs from 4 "
+        "threads at once equal the serial ones; a command (`command NAME`: `unlabeled fit` "
+        "with random options and CSV content, then `predict`) exits 0 with finite "
+        "predictions, or 1/2 with one line `unlabeled: error: ...`, its data file "
+        "unchanged. No other exception, crash or hang.",
         "",
         "| row | fitted / loaded / exit 0 | refused (named error, ModelFileError, exit 1/2) "
         "| failed |",

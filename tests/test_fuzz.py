@@ -27,6 +27,7 @@ import contextlib
 import os
 import re
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -688,6 +689,9 @@ def check_case(target, seed) -> str:
             return "fit"
         assert twist not in ("nan", "inf"), f"{where}: non-finite X accepted"
         assert np.all(np.isfinite(out)), f"{where}: non-finite output {out}"
+        with time_limit(TIME_LIMIT):
+            _check_far_probabilities(target, est, canon, where)
+            _check_threads(target, est, canon, where)
         if layout not in ("C", "float32"):  # the same fit on the canonical copy
             with time_limit(TIME_LIMIT):
                 ref = _fit(target, params, canon, labels, X_star)
@@ -707,6 +711,37 @@ def check_case(target, seed) -> str:
             )
             assert rounding or _close(out, ref_out), f"{where}: differs from the canonical copy"
     return "fit"
+
+
+def _check_far_probabilities(target, est, canon, where):
+    """predict_proba on points far from the data (and past any scale the fit saw): rows in
+    [0, 1] summing to 1 within 1e-12, or a ValueError naming the points (the numerical
+    preflight refuses test points whose kernel values overflow)."""
+    if target.gram or not hasattr(est, "predict_proba") or not getattr(est, "probability", 1):
+        return
+    d = canon.shape[1]
+    with np.errstate(all="ignore"):
+        far = np.vstack([canon[:2] + 1e6, np.full((1, d), -1e6), canon[:1] * 1e3])
+    try:
+        P = np.asarray(est.predict_proba(far), dtype=np.float64)
+    except ValueError as exc:
+        assert re.search(_DATA_WORDS, str(exc)), f"{where}: far points, unnamed {exc!r}"
+        return
+    assert np.all((P >= 0) & (P <= 1)), f"{where}: far points, probabilities {P}"
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=0, atol=1e-12, err_msg=where)
+
+
+def _check_threads(target, est, canon, where):
+    """The outputs computed by 4 threads at once on the one fitted model equal the serial
+    ones (prediction shares the model, never mutates it)."""
+    serial = np.asarray(target.output(est, canon), dtype=np.float64)
+    with ThreadPoolExecutor(4) as pool:
+        runs = list(pool.map(lambda _: target.output(est, canon), range(8)))
+    for r in runs:
+        np.testing.assert_allclose(
+            np.asarray(r, dtype=np.float64), serial, rtol=1e-12, atol=0, equal_nan=True,
+            err_msg=f"{where}: from threads",
+        )  # fmt: skip
 
 
 @pytest.mark.parametrize("seed", range(CASES))

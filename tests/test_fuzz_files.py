@@ -243,7 +243,74 @@ def _finite(method, value):
 def check_file_case(name, seed) -> str:
     """One case: ``"refused"`` (a ModelFileError with a message) or ``"loaded"`` (finite
     outputs); an AssertionError or TimeoutError says what broke."""
-    raw, what = _crafted(name, seed)
+    return _check_file(name, seed, *_crafted(name, seed))
+
+
+#: counts a file may declare past what it holds (issue 44: a 15 KB autoencoder file declaring
+#: hidden layers of 20,000 units made the loader build 3 GB of networks before any check)
+_LARGE = [10**4, 10**6, 2**31 - 1, 10**9, 2**40]
+
+
+def _declares_count(v):
+    if isinstance(v, (list, tuple)):
+        return bool(v) and all(_declares_count(e) for e in v)
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0
+
+
+def _large_npy(rng, content: bytes):
+    """The .npy member ``content`` with a header declaring a larger shape than its data."""
+    buf = io.BytesIO(content)
+    version = np.lib.format.read_magic(buf)
+    read = np.lib.format.read_array_header_1_0 if version == (1, 0) else (
+        np.lib.format.read_array_header_2_0)  # fmt: skip
+    shape, fortran, dtype = read(buf)
+    if dtype.hasobject or not shape:
+        return None, None
+    axis = int(rng.integers(len(shape)))
+    shape = tuple(int(_LARGE[int(rng.integers(len(_LARGE)))]) if i == axis else k
+                  for i, k in enumerate(shape))  # fmt: skip
+    out = io.BytesIO()
+    header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": fortran,
+              "shape": shape}  # fmt: skip
+    np.lib.format.write_array_header_2_0(out, header)
+    return out.getvalue() + buf.read(), shape
+
+
+def _large_crafted(name, seed):
+    """(a file whose array header or count declares far more than the file holds, what)."""
+    rng = np.random.default_rng([NAMES.index(name), seed, 44])
+    est = fitted_model(name)
+    raw = model_bytes(est, {})
+    if rng.random() < 0.5:
+        with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+            npys = sorted(i.filename for i in zf.infolist() if i.filename.endswith(".npy"))
+            member = npys[int(rng.integers(len(npys)))] if npys else None
+            content, shape = _large_npy(rng, zf.read(member)) if member else (None, None)
+        if content is not None:
+            return files._rewrite(raw, {member: content}), f"{member} declares {shape}"
+    bad = _saved_attributes(est)
+    counts = sorted(k for k, v in vars(bad).items() if _declares_count(v))
+    key = counts[int(rng.integers(len(counts)))]
+    v = vars(bad)[key]
+    big = _LARGE[int(rng.integers(len(_LARGE)))]
+    setattr(bad, key, type(v)(big for _ in v) if isinstance(v, (list, tuple)) else big)
+    return model_bytes(bad, {}), f"{key} = {getattr(bad, key)!r}"
+
+
+def check_large_case(name, seed) -> str:
+    """A file declaring large shapes or counts: as :func:`check_file_case`, and loading it
+    (refused or not) grows the process's peak memory by less than 1 GiB."""
+    import resource
+
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    raw, what = _large_crafted(name, seed)
+    out = _check_file(name, seed, raw, what)
+    grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 2**20  # KiB -> GiB
+    assert grown < 1, f"model file {name} seed={seed} ({what}): peak memory +{grown:.1f} GiB"
+    return out
+
+
+def _check_file(name, seed, raw, what) -> str:
     where = f"model file {name} seed={seed} ({what})"
     data = _fresh(name, seed)
     with tempfile.TemporaryDirectory() as tmp:
@@ -272,6 +339,14 @@ def check_file_case(name, seed) -> str:
 @pytest.mark.parametrize("name", files.NAMES)
 def test_fuzz_model_file(name, seed):
     check_file_case(name, seed)
+
+
+@pytest.mark.parametrize("seed", range(CASES))
+@pytest.mark.parametrize("name", files.NAMES)
+def test_fuzz_large_declarations(name, seed):
+    if name == "PlummerAutoencoder":
+        pytest.importorskip("torch")
+    check_large_case(name, seed)
 
 
 def test_every_savable_estimator_is_fuzzed():
