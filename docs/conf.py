@@ -49,6 +49,7 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.extlinks",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # MathJax 3 from the PyPI wheel into _static: no CDN
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
@@ -62,7 +63,12 @@ extlinks = {
     "bench": (f"{REPOSITORY}/blob/main/benchmarks/results/%s", "benchmarks/results/%s"),
     "repo": (f"{REPOSITORY}/blob/main/%s", "%s"),
 }
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.md5"]
+exclude_patterns = [
+    "_build",
+    "**.ipynb_checkpoints",
+    "auto_examples/*.md5",
+    "**sg_execution_times.rst",
+]
 root_doc = "index"
 default_role = "literal"  # `name` in a docstring renders as code, not as a broken reference
 nitpicky = True
@@ -431,6 +437,8 @@ sphinx_gallery_conf = {
     "backreferences_dir": "api/generated/backreferences",
     "doc_module": ("unlabeled",),
     "show_memory": False,
+    # (its pages load jQuery, DataTables and Bootstrap from CDNs: the site must read offline)
+    "write_computation_times": False,
     "min_reported_time": 1,
     "plot_gallery": os.environ.get("UNLABELED_DOCS_PLOT", "True"),
 }
@@ -471,8 +479,44 @@ def _report_private_references(app, exception):
         )
 
 
+#: what a page needs to be read (scripts, style sheets, images, fonts) at an address outside
+#: the site; links the reader may follow (a canonical URL, GitHub, the papers) are not needed
+_EXTERNAL_RESOURCE = re.compile(
+    r"""<script\b[^>]*\bsrc=["'](?:https?:)?//"""
+    r"""|<link\b(?=[^>]*\brel=["'](?:stylesheet|preload|modulepreload)["'])"""
+    r"""[^>]*\bhref=["'](?:https?:)?//"""
+    r"""|<img\b[^>]*\bsrc=["'](?:https?:)?//"""
+    r"""|url\(\s*["']?(?:https?:)?//""",
+    re.IGNORECASE,
+)
+
+
+def _check_offline(app, exception):
+    """Fail the build where a page would need the network to be read: every script, style
+    sheet, image and font must be served from the site itself (issue 46: the maths was
+    rendered by MathJax from a CDN, raw LaTeX offline)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    from pathlib import Path
+
+    from sphinx.errors import SphinxError
+
+    out = Path(app.outdir)
+    found = []
+    for path in sorted([*out.rglob("*.html"), *out.rglob("*.css")]):
+        m = _EXTERNAL_RESOURCE.search(path.read_text(encoding="utf-8", errors="replace"))
+        if m:
+            found.append(f"{path.relative_to(out)}: {m.group(0)}")
+    if found:
+        raise SphinxError(
+            f"{len(found)} files need a resource outside the site to be read: "
+            + "; ".join(found[:10])
+        )
+
+
 def setup(app):
     app.connect("build-finished", _report_private_references)
+    app.connect("build-finished", _check_offline, priority=900)
     app.connect("autodoc-skip-member", _skip_member)
     app.connect("missing-reference", _resolve_alias)
     app.connect("autodoc-process-docstring", _escape_fitted_names, priority=100)
