@@ -105,10 +105,10 @@ def _random_value(rng):
 
 
 def _weights_change(rng, est):
-    """The autoencoder: one entry of its saved weights changed (as the file holds them)."""
-    state = est.__getstate__()
+    """The autoencoder: one entry of its saved weights changed (a file of format 1 holds them
+    as a dict of arrays by name; format 2 packs them, and reads both)."""
     key = str(rng.choice(["encoder_", "decoder_"]))
-    weights = {k: v.copy() for k, v in state[key].items()}
+    weights = {k: v.detach().cpu().numpy().copy() for k, v in vars(est)[key].state_dict().items()}
     entry = sorted(weights)[int(rng.integers(len(weights)))]
     if rng.random() < 0.2:
         del weights[entry]

@@ -418,10 +418,9 @@ def test_probability_sigmoid_checked_for_every_probabilistic_model(fitted, tmp_p
 )
 def test_crafted_autoencoder_weights_refused(fitted, tmp_path, change, phrase):
     est = copy.deepcopy(fitted("PlummerAutoencoder"))
-    state = est.__getstate__()
-    weights = {k: v.copy() for k, v in state["encoder_"].items()}
+    weights = {k: v.detach().numpy().copy() for k, v in est.encoder_.state_dict().items()}
     change(weights)
-    est.encoder_ = weights  # kept as arrays by __getstate__: what the file holds
+    est.encoder_ = weights  # a dict of arrays: what a file of format 1 holds
     path = tmp_path / "bad.skops"
     path.write_bytes(model_bytes(est, {}))
     with pytest.raises(ModelFileError, match=phrase) as info:

@@ -11,8 +11,11 @@ explicitly (never pickle). Files are written atomically: a temporary file in the
 renamed over the target once complete, so a failed command leaves nothing behind.
 
 Model files are untrusted input. Before anything is read, the zip directory is inspected and a
-file with more than :data:`MAX_MEMBERS` members or more than :data:`MAX_MODEL_BYTES` of
-uncompressed data (a zip bomb) is refused; after the allow-listed load, the model itself is
+file with more than :data:`MAX_MODEL_BYTES` of uncompressed data (a zip bomb) is refused; then
+a file with more members than its estimator's class can produce (:func:`member_limit`, from
+the attributes and parameters the class declares) or with an array whose header declares more
+bytes than the member holds (the allocation a file implies is bounded by its own size, before
+anything is built); after the allow-listed load, the model itself is
 checked against the fitted attributes its class declares (:func:`check_model`: parameters,
 no unexpected or missing attribute, types, dtypes, shapes through named dimensions such as
 ``n_features_in_``, index ranges, sparse structure with a full format check, finite values of
@@ -56,7 +59,12 @@ __all__ = [
 
 META_MEMBER = "unlabeled.json"
 FORMAT = "unlabeled-model"
-FORMAT_VERSION = 1
+#: 2: the NumPy scalars of a model (a fit's history, the items of a list) are kept as plain
+#: numbers in the schema, so that a file has a few members whatever the model's size (1 kept
+#: each as a zip member of its own: a CLSST history of 4,800 sweeps, 4,800 members)
+FORMAT_VERSION = 2
+#: the formats this version reads
+READABLE_FORMATS = (1, 2)
 
 # every type a model file may hold beyond the ones skops trusts by default (numpy arrays,
 # builtins, scikit-learn's own estimators such as SVM+'s privileged SVC): the library's
@@ -106,8 +114,12 @@ ADDED_ATTRIBUTES = {"threshold_": 0.0, "prior_interval_": None}
 #: model of 100,000 dense support vectors of 1,000 features (800 MB). The environment variable
 #: UNLABELED_MAX_MODEL_BYTES raises (or lowers) it.
 MAX_MODEL_BYTES = 2**30
-#: most members a model file may hold (skops writes one per array and a schema)
-MAX_MEMBERS = 1000
+#: zip members allowed for an attribute or parameter that holds an object (SVM+'s privileged
+#: SVC, an autoencoder's packed weights, a class-prior estimator inside Bracket, a RandomState):
+#: skops writes one per array of the object (a fitted SVC: 15)
+NESTED_MEMBERS = 64
+#: the fewest bytes one zip member takes in a file (its local header and directory entry)
+_ZIP_ENTRY_BYTES = 30 + 46
 
 
 def class_path(obj) -> str:
@@ -206,10 +218,40 @@ def model_bytes(estimator, meta: dict) -> bytes:
         "estimator": class_path(estimator),
         **meta,
     }
-    buf = io.BytesIO(_skops().dumps(estimator))
+    buf = io.BytesIO(_skops().dumps(_plain_numbers(estimator)))
     with zipfile.ZipFile(buf, "a", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr(META_MEMBER, json.dumps(record, indent=2, default=_json_default))
     return buf.getvalue()
+
+
+def _plain(value):
+    """``value`` with its NumPy scalars as Python numbers and strings, in lists, tuples and
+    dicts too (``value`` itself when it has none): skops keeps those in its schema, but each
+    NumPy scalar as a zip member of its own."""
+    import numpy as np
+
+    if isinstance(value, np.generic) and value.dtype.kind in "biufU":
+        return value.item()
+    if type(value) in (list, tuple):
+        items = [_plain(v) for v in value]
+        same = all(a is b for a, b in zip(items, value, strict=True))
+        return value if same else type(value)(items)
+    if type(value) is dict:
+        plain = {k: _plain(v) for k, v in value.items()}
+        return value if all(plain[k] is v for k, v in value.items()) else plain
+    return value
+
+
+def _plain_numbers(estimator):
+    """The estimator as format 2 keeps it: its parameters and fitted attributes with
+    :func:`_plain` values (a shallow copy when one changes; never the estimator itself)."""
+    state = vars(estimator)
+    plain = {k: _plain(v) for k, v in state.items()}
+    if all(plain[k] is v for k, v in state.items()):
+        return estimator
+    copy = object.__new__(type(estimator))  # not copy.copy: no __getstate__ round trip
+    vars(copy).update(plain)
+    return copy
 
 
 def save_model(
@@ -300,8 +342,10 @@ def load(path: str | os.PathLike[str]) -> BaseEstimator:
 
     Model files are untrusted input: the record is read first (a file that is not ours or
     from another version is refused before anything is deserialised), the archive's size and
-    members are capped (:data:`MAX_MODEL_BYTES`, :data:`MAX_MEMBERS`), skops loads only the
-    types of :data:`TRUSTED_TYPES` (never pickle), and the model is then checked completely
+    members are capped (:data:`MAX_MODEL_BYTES`; at most the members that the estimator's
+    class can produce, :func:`member_limit`; no array declaring more bytes than it holds),
+    skops loads only the types of :data:`TRUSTED_TYPES` (never pickle), and the model is then
+    checked completely
     against its class's declared fitted attributes (:func:`check_model`: types, shapes,
     index ranges, finite values of magnitude at most :data:`MAX_FITTED_VALUE`).
 
@@ -392,9 +436,10 @@ def _max_model_bytes() -> int:
         ) from None
 
 
-def _check_archive(p: Path, not_ours: str) -> None:
+def check_archive(p: Path, not_ours: str) -> int:
     """Refuse, from the zip directory alone (nothing is decompressed), a model file that is
-    not a zip archive, holds too many members or too many uncompressed bytes."""
+    not a zip archive or holds too many uncompressed bytes; returns its number of members
+    (checked against its class's :func:`member_limit` once the record names the class)."""
     limit = _max_model_bytes()
     if p.stat().st_size > limit:
         raise ModelFileError(
@@ -408,17 +453,116 @@ def _check_archive(p: Path, not_ours: str) -> None:
             infos = zf.infolist()
     except _ZIP_ERRORS as exc:
         raise ModelFileError(f"{str(p)!r} is a corrupt model file: {exc}") from exc
-    if len(infos) > MAX_MEMBERS:
-        raise ModelFileError(
-            f"{str(p)!r} is refused: it holds {len(infos)} zip members, more than a model file "
-            f"has (at most {MAX_MEMBERS})"
-        )
+    _check_total(p, infos, limit)
+    return len(infos)
+
+
+def _check_total(p, infos, limit) -> None:
     total = sum(info.file_size for info in infos)  # zipfile never inflates a member past it
     if total > limit:
         raise ModelFileError(
             f"{str(p)!r} is refused: it would decompress to {total} bytes, more than the limit "
             f"of {limit} bytes for model files (set UNLABELED_MAX_MODEL_BYTES to raise it)"
         )
+
+
+def _declared_table(cls) -> dict:
+    """The fitted attributes that ``cls`` declares, its bases' included (as
+    ``_fitted_declarations`` merges them, without an instance)."""
+    table: dict = {}
+    for klass in reversed(cls.__mro__):
+        table.update(vars(klass).get("_fitted_attributes", {}))
+    return table
+
+
+def member_limit(cls, format_version: int = FORMAT_VERSION, file_size: int = 0) -> int:
+    """The most zip members that a model file of the estimator class ``cls`` can hold.
+
+    Derived from what the class declares, not a fixed count: skops writes one member per
+    array, so a file holds its schema and record, one member per parameter and declared
+    fitted attribute, and :data:`NESTED_MEMBERS` for each that holds an object (an attribute
+    of kind ``"object"``; a parameter that may be an instance such as an estimator or a
+    RandomState). Files of format 1 kept each NumPy scalar of a list attribute (a fit's
+    history) as a member of its own: for a class that declares one, as many more members as
+    the file's ``file_size`` bytes can hold.
+
+    Examples
+    --------
+    >>> from unlabeled import PUSVC
+    >>> from unlabeled.model_io import member_limit
+    >>> 10 < member_limit(PUSVC) < 200
+    True
+    """
+    table = {k: v for k, v in _declared_table(cls).items() if v is not None}
+    n = 2 + sum(NESTED_MEMBERS if spec.kind == "object" else 1 for spec in table.values())
+    constraints = getattr(cls, "_parameter_constraints", {})
+    for name in cls._get_param_names():
+        objects = [
+            t
+            for c in constraints.get(name, ())
+            for t in getattr(c, "types", ())
+            if t.__module__ not in ("builtins", "collections.abc")
+        ]
+        n += NESTED_MEMBERS if objects else 1
+    if format_version == 1 and any(s.kind in ("ints", "floats") for s in table.values()):
+        n += file_size // _ZIP_ENTRY_BYTES
+    return n
+
+
+def _estimator_class(meta: dict, p: str):
+    """The estimator class that a record names, when it is one of :data:`TRUSTED_TYPES`
+    (imported by its path, as skops would)."""
+    import importlib
+
+    path = meta.get("estimator")
+    if not isinstance(path, str) or path not in TRUSTED_TYPES:
+        raise ModelFileError(
+            f"{p!r} is refused: its record names {str(path)[:80]!r}, not an estimator of unlabeled"
+        )
+    module, _, name = path.rpartition(".")
+    cls = getattr(importlib.import_module(module), name)
+    if not hasattr(cls, "_fitted_attributes"):
+        raise ModelFileError(f"{p!r} is refused: its record names {path}, not an estimator")
+    return cls
+
+
+def _check_arrays(zf: zipfile.ZipFile, p: str, inner: bool = False) -> None:
+    """Refuse an array member whose header declares another number of bytes than the member
+    holds: NumPy allocates the declared size before it reads, so a member of 100 bytes could
+    otherwise ask for terabytes. A sparse matrix (a ``.npz`` archive in the archive) is
+    checked likewise, its own uncompressed size included."""
+    import math
+
+    from numpy.lib import format as npy
+
+    for info in zf.infolist():
+        name = info.filename
+        if name.endswith(".npz") and not inner:
+            with zipfile.ZipFile(io.BytesIO(zf.read(info))) as sub:
+                infos = sub.infolist()
+                _check_total(p, infos, _max_model_bytes())
+                if len(infos) > 8:  # scipy.sparse.save_npz writes 5
+                    raise ModelFileError(f"{p!r} is refused: its member {name} is not a matrix")
+                _check_arrays(sub, p, inner=True)
+            continue
+        if not name.endswith(".npy"):
+            continue
+        with zf.open(info) as fh:
+            try:
+                version = npy.read_magic(fh)
+                read = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
+                if version not in read:
+                    raise ValueError(f"array format {version} is not one skops writes")
+                shape, _, dtype = read[version](fh)
+                declared = math.prod(shape) * dtype.itemsize
+                held = info.file_size - fh.tell()
+            except Exception as exc:  # noqa: BLE001 - numpy's header parser raises many types
+                raise ModelFileError(f"{p!r} is a corrupt model file: {name}: {exc}") from None
+        if dtype.hasobject or declared != held:
+            raise ModelFileError(
+                f"{p!r} is refused: its member {name} declares an array of shape {shape} and "
+                f"dtype {dtype} ({declared} bytes) but holds {held} bytes"
+            )
 
 
 #: what zipfile raises on a damaged archive: a flipped byte may give any of them (an
@@ -437,17 +581,25 @@ def read_meta(path) -> tuple[dict, bytes]:
     if not p.is_file():
         raise ModelFileError(f"model file not found: {str(p)!r}")
     not_ours = f"{str(p)!r} is not an unlabeled model file"
-    _check_archive(p, not_ours)
+    n_members = check_archive(p, not_ours)
     raw = p.read_bytes()
     try:
         with zipfile.ZipFile(io.BytesIO(raw)) as zf:
             if META_MEMBER not in zf.namelist():
                 raise ModelFileError(f"{not_ours} (a zip archive without {META_MEMBER})")
             meta = json.loads(zf.read(META_MEMBER).decode("utf-8"))
+            _check_record(meta, p, not_ours, n_members, len(raw))
+            _check_arrays(zf, str(p))
     except ModelFileError:
         raise
-    except _ZIP_ERRORS as exc:
+    except (*_ZIP_ERRORS, UnicodeDecodeError) as exc:
         raise ModelFileError(f"{str(p)!r} is a corrupt model file: {exc}") from exc
+    return meta, raw
+
+
+def _check_record(meta, p: Path, not_ours: str, n_members: int, size: int) -> None:
+    """The record of a model file: ours, of a version and format this one reads, naming one of
+    the library's estimators, whose files hold at most :func:`member_limit` members."""
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ModelFileError(f"{not_ours} (its {META_MEMBER} is not a model record)")
     version = meta.get("unlabeled_version")
@@ -460,7 +612,19 @@ def read_meta(path) -> tuple[dict, bytes]:
         )
     if not isinstance(meta.get("data", {}), dict):
         raise ModelFileError(f"{str(p)!r} is a corrupt model file: its record's data is not a dict")
-    return meta, raw
+    form = meta.get("format_version")
+    if type(form) is not int or form not in READABLE_FORMATS:
+        raise ModelFileError(
+            f"{str(p)!r} has format version {str(form)[:20]}; this version of unlabeled reads "
+            f"the formats {list(READABLE_FORMATS)}: refit the model with this version"
+        )
+    cls = _estimator_class(meta, str(p))
+    limit = member_limit(cls, form, size)
+    if n_members > limit:
+        raise ModelFileError(
+            f"{str(p)!r} is refused: it holds {n_members} zip members, more than a model file "
+            f"of a {cls.__name__} has (at most {limit})"
+        )
 
 
 def load_model(path: str | os.PathLike[str]) -> tuple[BaseEstimator, dict]:

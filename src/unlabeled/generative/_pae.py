@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import itertools
 import json
+import math
 import os
 import zipfile
 from pathlib import Path
@@ -31,7 +33,7 @@ from ..base import (
     set_init_params,
     validate_params,
 )
-from ..exceptions import MemoryBudgetError
+from ..exceptions import MemoryBudgetError, ModelFileError
 
 TORCH_HINT = (
     "PlummerAutoencoder needs PyTorch, which is not installed: install the extra with "
@@ -728,14 +730,21 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
 
     # ------------------------------------------------------------------ model files
     def __getstate__(self) -> dict:
-        """The state with the networks as their weights (name -> float32 array, on the CPU)
-        and without Adam's state or the random stream: what model files and pickles keep
-        (arrays only, so that skops stores them without pickle)."""
+        """The state with each network as its weights packed in one float32 array (with the
+        names and shapes of the tensors, on the CPU), and without Adam's state or the random
+        stream: what model files and pickles keep (one array per network, so that skops stores
+        it without pickle, in one zip member whatever the depth of the network)."""
         state = dict(super().__getstate__())  # a copy: object's is the live __dict__
         for name in ("encoder_", "decoder_"):
             if name in state and not isinstance(state[name], dict):
-                net = state[name]
-                state[name] = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
+                tensors = {k: v.detach().cpu().numpy() for k, v in state[name].state_dict().items()}
+                state[name] = {
+                    "names": list(tensors),
+                    "shapes": [list(w.shape) for w in tensors.values()],
+                    "weights": np.concatenate(
+                        [w.ravel() for w in tensors.values()], dtype=np.float32
+                    ),
+                }
         state.pop("_optimizer", None)
         state.pop("_generator", None)
         return state
@@ -744,9 +753,13 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         """Rebuild the networks from their weights (imports torch), on the device they were
         saved from when this machine has it (a deep copy stays on its GPU), else the CPU.
 
-        The weights are checked first: float arrays, finite, at most :data:`MAX_WEIGHT` in
-        magnitude (the scaling layers :data:`MAX_SCALING`, their scales positive), their names
-        and shapes those of the networks that the parameters and ``n_features_in_`` make."""
+        The weights are checked first, before anything is built: float arrays, finite, at
+        most :data:`MAX_WEIGHT` in magnitude (the scaling layers :data:`MAX_SCALING`, their
+        scales positive), their names and shapes exactly those of the networks that the
+        parameters and ``n_features_in_`` make (:func:`_weight_shapes`), so that the networks
+        built hold no more numbers than the state itself (a file's parameters cannot ask for
+        gigabytes). Each network is packed (``names``, ``shapes``, ``weights``: model files
+        of format 2) or a dict of arrays by name (format 1)."""
         weights = {k: state[k] for k in ("encoder_", "decoder_") if isinstance(state.get(k), dict)}
         super().__setstate__({k: v for k, v in state.items() if k not in weights})
         if not weights:
@@ -754,20 +767,22 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         for name in ("encoder_", "decoder_", "n_features_in_"):
             if name not in state:
                 raise ValueError(f"the fitted attribute {name} is missing")
-        if len(weights) != 2 or not isinstance(state["n_features_in_"], int):
+        d = state["n_features_in_"]
+        if len(weights) != 2 or type(d) is not int:
             raise TypeError("encoder_ and decoder_ must be weights, n_features_in_ an int")
-        for name, tensors in weights.items():
-            _check_weights(name, tensors)
-        ops = import_torch_ops()
-        torch, d = ops.torch, self.n_features_in_
-        p = self._validate_params()
         if not 1 <= d <= 10**6:
             raise ValueError(f"n_features_in_ must be in [1, 1e6], got {d}")
+        p = self._validate_params()
+        weights = {name: _unpacked(name, tensors) for name, tensors in weights.items()}
+        for (name, tensors), expected in zip(weights.items(), _weight_shapes(p, d), strict=True):
+            _check_weights(name, tensors, expected)
+        ops = import_torch_ops()
+        torch = ops.torch
         nets = self._build(ops, p, torch.Generator(), torch.device("cpu"), np.zeros(d), np.ones(d))
         for (name, tensors), net in zip(weights.items(), nets, strict=True):
             try:
                 net.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in tensors.items()})
-            except RuntimeError as exc:  # names or shapes that are not those of the config
+            except RuntimeError as exc:  # (names and shapes were checked above)
                 raise ValueError(f"{name} does not match the model's parameters: {exc}") from None
             net.eval()
         dev = _saved_device(torch, state.get("device_"))
@@ -778,7 +793,8 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         """Write the fitted model to a model file: :func:`unlabeled.save` (a skops archive,
         the weights as arrays, never a pickle).
 
-        Files written by earlier versions with ``torch.save`` are still read by :meth:`load`.
+        Files written by earlier versions with ``torch.save`` are still read by :meth:`load`
+        (checked as model files are); this method writes model files only.
         """
         model_io.save(self, path)
 
@@ -786,54 +802,125 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
     def load(cls, path: str | os.PathLike, device: str = "auto") -> PlummerAutoencoder:
         """Read a model written by :meth:`save` or :func:`unlabeled.save`, on ``device``.
 
-        A file of an earlier version (``torch.save``) is read with ``torch.load(weights_only
-        =True)``. After loading, ``warm_start=True`` continues training from the loaded
-        weights (with a new Adam state)."""
+        A file of an earlier version (a ``torch.save`` record) is read with
+        ``torch.load(weights_only=True)`` and checked as model files are: every key of the
+        record, its type, the networks' names and shapes against the parameters (before
+        anything is built), the histories finite, then :func:`unlabeled.model_io.check_model`.
+        After loading, ``warm_start=True`` continues training from the loaded weights (with a
+        new Adam state).
+
+        Raises
+        ------
+        ModelFileError
+            For a file that is missing, not a model of this class, or not a valid one (naming
+            what is wrong).
+        """
         ops = import_torch_ops()
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as zf:
-                ours = "unlabeled.json" in zf.namelist()
-        else:
-            ours = False
-        model = model_io.load(path) if ours else cls._load_torch_file(ops, path)
+        p = Path(path)
+        if not p.is_file():
+            raise ModelFileError(f"model file not found: {str(p)!r}")
+        not_ours = f"{str(p)!r} is not a PlummerAutoencoder file"
+        model_io.check_archive(p, not_ours)  # the size caps (a torch record is a zip too)
+        try:
+            with zipfile.ZipFile(p) as zf:
+                ours = model_io.META_MEMBER in zf.namelist()
+        except (zipfile.BadZipFile, OSError, ValueError) as exc:
+            raise ModelFileError(f"{str(p)!r} is a corrupt model file: {exc}") from None
+        model = model_io.load(p) if ours else cls._load_torch_file(ops, p)
         if not isinstance(model, cls):
-            raise ValueError(f"{str(path)!r} holds a {type(model).__name__}, not a {cls.__name__}")
+            raise ModelFileError(f"{str(p)!r} holds a {type(model).__name__}, not a {cls.__name__}")
         dev = ops.resolve_device(device)
         model.encoder_, model.decoder_ = model.encoder_.to(dev), model.decoder_.to(dev)
         model.device_ = str(dev)
         return model
 
     @classmethod
-    def _load_torch_file(cls, ops, path) -> PlummerAutoencoder:
-        """A model of the earlier format (``torch.save`` of tensors, version 1)."""
+    def _load_torch_file(cls, ops, p: Path) -> PlummerAutoencoder:
+        """A model of the earlier format (``torch.save`` of a record of tensors, version 1),
+        checked completely: its state through :meth:`__setstate__`'s checks, then
+        :func:`~unlabeled.model_io.check_model`."""
         torch = ops.torch
         try:
-            rec = torch.load(Path(path), map_location="cpu", weights_only=True)
+            rec = torch.load(p, map_location="cpu", weights_only=True)
         except Exception as exc:  # noqa: BLE001 - torch raises many types for a bad file
-            raise ValueError(f"{str(path)!r} is not a PlummerAutoencoder file: {exc}") from exc
+            raise ModelFileError(f"{str(p)!r} is not a PlummerAutoencoder file: {exc}") from exc
         if not isinstance(rec, dict) or rec.get("format") != FILE_FORMAT:
-            raise ValueError(f"{str(path)!r} is not a PlummerAutoencoder file")
-        if rec.get("version") != FILE_VERSION:
-            raise ValueError(f"{str(path)!r} has format version {rec.get('version')}, expected 1")
-        config = json.loads(rec["config"])
-        for key in ("hidden_layer_sizes", "betas"):
-            if isinstance(config.get(key), list):  # JSON's arrays; an int stays one layer
-                config[key] = tuple(config[key])
-        hist = rec["history"].numpy()
+            raise ModelFileError(f"{str(p)!r} is not a PlummerAutoencoder file")
+        where = f"{str(p)!r} is not a valid PlummerAutoencoder file"
         model = cls.__new__(cls)
-        model.__setstate__(
-            {
-                **config,
-                "n_features_in_": int(rec["n_features_in"]),
-                "encoder_": {k: v.numpy() for k, v in rec["encoder"].items()},
-                "decoder_": {k: v.numpy() for k, v in rec["decoder"].items()},
-                "loss_history_": hist[0].copy(),
-                "reconstruction_history_": hist[1].copy(),
-                "mmd_history_": hist[2].copy(),
-                "n_iter_": hist.shape[1],
-            }
-        )
+        try:
+            model.__setstate__(_record_state(torch, rec, cls._get_param_names()))
+            model_io.check_model(model)
+        except (TypeError, ValueError) as exc:
+            raise ModelFileError(f"{where}: {exc}") from exc
         return model
+
+
+#: the keys of a record of the earlier format and their types (a tensor for "history")
+_RECORD_KEYS = {
+    "format": str, "version": int, "config": str, "n_features_in": int, "encoder": dict,
+    "decoder": dict, "history": None,
+}  # fmt: skip
+
+
+def _record_state(torch, rec: dict, param_names) -> dict:
+    """The state of a model from a record of the earlier format; raises ``ValueError`` or
+    ``TypeError`` naming the key that is missing, unexpected, or of another type or shape."""
+    missing = [k for k in _RECORD_KEYS if k not in rec]
+    extra = sorted(str(k)[:40] for k in rec if k not in _RECORD_KEYS)
+    if missing or extra:
+        raise ValueError(f"the record lacks the keys {missing} or has others {extra[:8]}")
+    for key, kind in _RECORD_KEYS.items():
+        value = rec[key]
+        if kind is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            raise TypeError(f"the record's {key} must be a {kind.__name__}, got {value!r:.60}")
+    if rec["version"] != FILE_VERSION:
+        raise ValueError(f"its format version is {rec['version']}, this version reads 1")
+    try:
+        config = json.loads(rec["config"])
+    except ValueError:
+        raise ValueError("the record's config is not JSON") from None
+    if not isinstance(config, dict) or set(config) != set(param_names):
+        raise ValueError(
+            f"the record's config must hold the parameters {sorted(param_names)}, got "
+            f"{sorted(map(str, config))[:30] if isinstance(config, dict) else config!r:.200}"
+        )
+    for key in ("hidden_layer_sizes", "betas"):
+        if isinstance(config.get(key), list):  # JSON's arrays; an int stays one layer
+            config[key] = tuple(config[key])
+    hist = _stored(torch, "history", rec["history"])
+    if hist.ndim != 2 or hist.shape[0] != 3:
+        raise ValueError(
+            f"the record's history must have shape (3, n_iter) (loss, reconstruction, MMD), "
+            f"got {hist.shape}"
+        )
+    nets = {}
+    for net in ("encoder", "decoder"):
+        if not all(isinstance(k, str) for k in rec[net]):
+            raise TypeError(f"the record's {net} must be a dict of tensors by name")
+        nets[net + "_"] = {k: _stored(torch, f"{net}[{k!r}]", v) for k, v in rec[net].items()}
+    return {
+        **config,
+        **nets,
+        "n_features_in_": rec["n_features_in"],
+        "loss_history_": hist[0].copy(),
+        "reconstruction_history_": hist[1].copy(),
+        "mmd_history_": hist[2].copy(),
+        "n_iter_": hist.shape[1],
+    }
+
+
+def _stored(torch, name, tensor) -> np.ndarray:
+    """A float tensor of a record as a NumPy array (a view): one whose numbers are all in the
+    file (contiguous, within its storage: a strided view of a few stored numbers cannot
+    stand for gigabytes)."""
+    if not isinstance(tensor, torch.Tensor) or tensor.dtype not in (torch.float32, torch.float64):
+        raise TypeError(f"the record's {name} must be a float32 or float64 tensor")
+    need = tensor.numel() * tensor.element_size()
+    held = tensor.untyped_storage().nbytes() - tensor.storage_offset() * tensor.element_size()
+    if not tensor.is_contiguous() or need > held:
+        raise ValueError(f"the record's {name} is not a tensor of stored numbers")
+    return tensor.detach().numpy()
 
 
 def _divergence_message(p, X, step) -> str:
@@ -897,14 +984,67 @@ def _saved_device(torch, name):
     return dev if dev.type == "cuda" and (dev.index or 0) < torch.cuda.device_count() else cpu
 
 
-def _check_weights(name, tensors) -> None:
-    """The weights of one network as a file holds them: float arrays by name, finite and
+def _weight_shapes(p, d) -> tuple[dict, dict]:
+    """The names and shapes of the encoder's and the decoder's weights (as their state dicts
+    name them) for the checked parameters ``p`` and ``d`` features, from the parameters alone:
+    what :meth:`PlummerAutoencoder._build` makes, without building it."""
+    h, hidden = p["n_components"], p["hidden"]
+    enc: dict[str, tuple[int, ...]] = {"0.shift": (d,), "0.scale": (d,)}
+    dec: dict[str, tuple[int, ...]] = {}
+    for net, sizes, first in ((enc, (d, *hidden, h), 1), (dec, (h, *hidden[::-1], d), 0)):
+        for i, (a, b) in enumerate(itertools.pairwise(sizes)):  # Linear, ReLU, ..., Linear
+            net[f"{first + 2 * i}.weight"], net[f"{first + 2 * i}.bias"] = (b, a), (b,)
+    if p["out_activation"] == "linear":  # the inverse scaling after the last Linear
+        last = 2 * len(hidden) + 1
+        dec[f"{last}.shift"], dec[f"{last}.scale"] = (d,), (d,)
+    return enc, dec
+
+
+def _unpacked(name, packed) -> dict:
+    """A network's weights by name, from the packed form of :meth:`__getstate__` (views of
+    its one array; nothing is allocated) or a format 1 dict of arrays (returned as it is)."""
+    if set(packed) != {"names", "shapes", "weights"}:
+        return packed
+    names, shapes, flat = packed["names"], packed["shapes"], packed["weights"]
+    ok = isinstance(names, list) and isinstance(shapes, list) and len(names) == len(shapes)
+    ok = ok and all(isinstance(k, str) for k in names) and len(set(names)) == len(names)
+    ok = ok and all(
+        isinstance(s, list) and all(type(n) is int and n >= 0 for n in s) for s in shapes
+    )
+    if not ok or not isinstance(flat, np.ndarray) or flat.ndim != 1:
+        raise TypeError(f"{name} must be packed weights: names, shapes and one 1-d array")
+    sizes = [math.prod(s) for s in shapes]
+    if sum(sizes) != flat.size:
+        raise ValueError(
+            f"{name} holds {flat.size} weights, but its shapes say {sum(sizes)} (a corrupt file)"
+        )
+    ends = list(itertools.accumulate(sizes, initial=0))
+    return {
+        k: flat[a:b].reshape(s)
+        for k, s, a, b in zip(names, shapes, ends[:-1], ends[1:], strict=True)
+    }
+
+
+def _check_weights(name, tensors, expected) -> None:
+    """The weights of one network as a file holds them: float arrays by name, of the names
+    and shapes ``expected`` (checked before anything is built or converted), finite and
     bounded (see :data:`MAX_WEIGHT`); the scaling layers' scales at least 1 / MAX_SCALING."""
     if not (isinstance(tensors, dict) and all(isinstance(k, str) for k in tensors)):
         raise TypeError(f"{name} must be a dict of weight arrays by name")
+    if set(tensors) != set(expected):
+        raise ValueError(
+            f"{name} does not match the model's parameters: it holds the weights "
+            f"{list(tensors)[:8]!r:.200}, but hidden_layer_sizes, n_components, out_activation "
+            f"and n_features_in_ make {list(expected)[:8]!r:.200}"
+        )
     for key, w in tensors.items():
         if not isinstance(w, np.ndarray) or w.dtype.kind != "f":
             raise TypeError(f"{name}[{key!r}] must be a float array, got {type(w).__name__}")
+        if w.shape != expected[key]:
+            raise ValueError(
+                f"{name} does not match the model's parameters: {key!r} has shape {w.shape}, "
+                f"but hidden_layer_sizes, n_components and n_features_in_ make {expected[key]}"
+            )
         scaling = key.endswith((".shift", ".scale"))
         bound = MAX_SCALING if scaling else MAX_WEIGHT
         with np.errstate(invalid="ignore"):
