@@ -333,3 +333,20 @@ def test_no_single_class_with_defaults_where_zero_predicts_none():
         assert 0 < pred.mean() < 1
         tp = (pred & y[u]).sum()
         assert 2 * tp / (pred.sum() + y[u].sum()) > 0.4
+
+
+def test_a_model_of_one_class_warns_with_its_cause():
+    """Issue 46: a PU fit that predicts one class for every training point said nothing.
+    With threshold="zero" a small prior leaves f < 0 everywhere (the double hinge's constant
+    part is least at beta = -1): the warning names the cause and the default that avoids it."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    rng = np.random.default_rng(0)
+    s = ((y == 1) & (rng.random(y.size) < 0.3)).astype(int)
+    with pytest.warns(UserWarning, match="every training point negative.*threshold='prior'"):
+        clf = PUSVC(prior=0.001, threshold="zero").fit(X, s)
+    assert not np.any(clf.predict(X) == 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        assert 0 < np.mean(PUSVC(prior=0.6).fit(X, s).predict(X)) < 1

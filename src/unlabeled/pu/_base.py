@@ -4,6 +4,8 @@ the double hinge loss."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
@@ -106,8 +108,36 @@ class KernelPUModel(ProbabilisticMixin, KernelClassifier):
         if f_unl is None:
             f_unl = self._decision_values(X[~mask])
         self._set_threshold(f_unl, params["threshold"])
+        self._warn_if_one_class(X, mask, f_unl - self.threshold_, params["threshold"])
         self._calibrate(X, mask, folds)
         return self
+
+    def _warn_if_one_class(self, X, mask, f_unl, rule) -> None:
+        """Warn when every training point, labeled or not, falls in one class: a model that
+        says nothing, which the user should hear about with its likely cause."""
+        positive = f_unl > 0
+        if positive.size == 0 or 0 < positive.sum() < positive.size:
+            return
+        f_pos = self._decision_values(X[mask]) > 0  # (only in this rare case)
+        if not np.all(f_pos == positive[0]):
+            return
+        side = "positive" if positive[0] else "negative"
+        if rule == "zero":
+            cause = (
+                "with threshold='zero' the double hinge keeps f near -1 wherever the "
+                "regularisation dominates: use threshold='prior' (the default), or a smaller lam"
+            )
+        else:
+            cause = (
+                f"round(prior_ * n_unlabeled) = round({self.prior_:.3g} x {positive.size}) "
+                "unlabeled points are predicted positive: check the prior, or give more "
+                "unlabeled points"
+            )
+        warnings.warn(
+            f"{type(self).__name__} predicts every training point {side}: {cause}",
+            UserWarning,
+            stacklevel=4,  # the caller of fit, past this, fit and its transactional wrapper
+        )
 
     def _set_threshold(self, f_unl, rule) -> None:
         r"""Move the decision threshold by the rule ``threshold`` (see :data:`THRESHOLDS`).
