@@ -13,6 +13,7 @@ import importlib.util
 import io
 import json
 import sys
+import warnings
 
 import numpy as np
 
@@ -21,9 +22,11 @@ from ._common import EXIT_USAGE, CLIError, Progress
 from ._estimators import ESTIMATORS, estimator_class, family_of_class
 from ._io import (
     LABELED,
+    check_training_record,
     load_for_model,
     load_training,
     matches,
+    model_feature_names,
     pu_mask,
     ssl_targets,
     unlabeled_rows,
@@ -139,6 +142,7 @@ def cmd_fit(args) -> int:
             except InvalidParameterError as exc:
                 raise _option_error(exc, params) from exc
     info.update(n_samples=n, n_features=int(X.shape[1]), n_labeled=p)
+    _record_feature_names(estimator, info)
     meta = {
         "params": {k: _plain(v) for k, v in estimator.get_params().items()},
         "prior_": float(estimator.prior_),
@@ -198,6 +202,7 @@ def _fit_family(args, family: str) -> int:
         except InvalidParameterError as exc:
             raise _option_error(exc, params) from exc
     info.update(n_samples=n, n_features=int(X.shape[1]))
+    _record_feature_names(estimator, info)
     meta = {
         "params": {k: _plain(v) for k, v in estimator.get_params().items()},
         "estimator_name": name,
@@ -210,6 +215,15 @@ def _fit_family(args, family: str) -> int:
     return 0
 
 
+def _record_feature_names(estimator, info: dict) -> None:
+    """The header names of the training file's feature columns as the model's
+    ``feature_names_in_`` (scikit-learn's attribute): predict and evaluate match a file's
+    columns to them by name."""
+    names = info.get("names")
+    if names:
+        estimator.feature_names_in_ = np.asarray([names[j] for j in info["features"]], object)
+
+
 def _plain(v):
     return v.item() if isinstance(v, np.generic) else v
 
@@ -219,7 +233,12 @@ def _load(args, progress):
     from ..model_io import load_model
 
     with progress.step(f"loading {args.model}"):
-        return load_model(args.model)
+        model = load_model(args.model)
+    # the command matches the columns itself (by name, or by count for a file without names)
+    # and hands the estimator plain arrays: scikit-learn's warning that they have no names
+    # would only be noise (main restores the filters)
+    warnings.filterwarnings("ignore", "X does not have valid feature names", UserWarning)
+    return model
 
 
 def _family(est, meta: dict) -> str:
@@ -463,15 +482,14 @@ def cmd_sample(args) -> int:
     est, meta = _load(args, progress)
     if _family(est, meta) != "generative" or not hasattr(est, "sample"):
         raise CLIError(f"sample needs an autoencoder model, not {type(est).__name__}")
+    train, n_features = meta.get("data", {}), int(est.n_features_in_)
+    check_training_record(train, n_features, str(args.model))
     with progress.step(f"sampling {args.n_samples} points"):
         points = est.sample(args.n_samples, random_state=args.random_state)
-    train = meta.get("data", {})
-    names = train.get("names")
-    if names and train.get("features") and len(train["features"]) == points.shape[1]:
-        header = [names[j] for j in train["features"]]
-    else:
-        header = [f"x{j}" for j in range(points.shape[1])]
-    text = _csv_text(header, [_floats(c) for c in points.T])
+    names = model_feature_names(est, train)
+    if names is None or len(names) != points.shape[1]:
+        names = [f"x{j}" for j in range(points.shape[1])]
+    text = _csv_text(names, [_floats(c) for c in points.T])
     if args.output is None:
         sys.stdout.write(text)
     else:
