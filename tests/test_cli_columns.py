@@ -2,7 +2,7 @@
 a header line is matched by name to the model's features, for every family, on predict and
 evaluate; a missing, doubled or unknown column is a one-line error naming it, a reordered file
 gives the same results; a file without a header line is matched by count. Also the empty bag
-id and a single labeled class for CLSST."""
+id, a single labeled class for CLSST, and ``sample -n`` over the memory budget."""
 
 import csv
 import json
@@ -298,3 +298,23 @@ def test_clsst_with_one_labeled_class_is_one_error_line(files, tmp_path, capsys)
     code, out, err = run([*argv, "-o", model], capsys)
     assert code == 1 and not model.exists(), (code, out, err)
     assert err.startswith("unlabeled: error: ") and err.count("\n") == 1, err
+
+
+# ---------------------------------------------------------------------- item 5: sample -n
+def test_sample_over_the_memory_budget_is_refused_before_drawing(files, tmp_path, capsys):
+    pytest.importorskip("torch")
+    model = tmp_path / "pae.skops"
+    argv = ["fit", files / "points.csv", "--estimator", "autoencoder", "--ignore-column", "truth"]
+    argv += ["--max-iter", "2", "--hidden-layer-sizes", "4", "--device", "cpu"]
+    assert run([*argv, "-o", model], capsys)[0] == 0
+    out = tmp_path / "s.csv"
+    code, stdout, err = run(["sample", model, "-n", "2147483647", "-o", out], capsys)
+    assert_error_line(code, stdout, err, "-n 2147483647", "budget")
+    assert not out.exists()
+    # the bound is the budget's: 2 features, 58 bytes a value, 1000 points fit in 116,000 bytes
+    with unlabeled.config_context(max_dense_bytes=116_000):
+        code, _, err = run(["sample", model, "-n", "1001"], capsys)
+        assert_error_line(code, "", err, "-n 1001", "at most -n 1000")
+        code, stdout, err = run(["sample", model, "-n", "1000"], capsys)
+        assert code == 0, err
+        assert len(stdout.splitlines()) == 1001

@@ -17,6 +17,8 @@ import warnings
 
 import numpy as np
 
+from .._config import dense_budget
+from .._shared import check_dense_budget
 from ..exceptions import InvalidParameterError
 from ._common import EXIT_USAGE, CLIError, Progress
 from ._estimators import ESTIMATORS, estimator_class, family_of_class
@@ -472,6 +474,33 @@ def _shown(v) -> str:
     return str(v)
 
 
+#: the bytes that ``sample`` holds per value: the float64 point, and its CSV text (at most 25
+#: characters, as "-1.2345678901234567e-100,") twice, as text and as the bytes written
+SAMPLE_BYTES_PER_VALUE = 8 + 2 * 25
+
+
+def _check_sample_size(n: int, n_features: int) -> None:
+    """Refuse ``-n`` whose points and CSV text would not fit in the memory budget, before any
+    is drawn (``sample -n 2147483647`` asked for 32 GiB of points and more of text)."""
+    per_point = n_features * SAMPLE_BYTES_PER_VALUE
+    most = int(dense_budget() // per_point)
+    check_dense_budget(
+        float(n) * per_point,
+        f"sample -n {n} draws {n} points of {n_features} features and writes them as CSV",
+        f"ask for at most -n {most} points at a time",
+    )
+
+
+def _points_csv(header: list[str], points: np.ndarray, block: int = 65536) -> str:
+    """``points`` as CSV text (each value as ``repr`` writes it), formatted by blocks of rows:
+    no Python string per value of all the points at once."""
+    parts = [_csv_text(header, [])]
+    for i in range(0, points.shape[0], block):
+        rows = points[i : i + block].tolist()
+        parts.append("".join(",".join(map(repr, row)) + "\n" for row in rows))
+    return "".join(parts)
+
+
 def cmd_sample(args) -> int:
     """Points drawn from a saved autoencoder, as CSV."""
     from ..model_io import write_atomic
@@ -484,12 +513,13 @@ def cmd_sample(args) -> int:
         raise CLIError(f"sample needs an autoencoder model, not {type(est).__name__}")
     train, n_features = meta.get("data", {}), int(est.n_features_in_)
     check_training_record(train, n_features, str(args.model))
+    _check_sample_size(args.n_samples, n_features)
     with progress.step(f"sampling {args.n_samples} points"):
         points = est.sample(args.n_samples, random_state=args.random_state)
     names = model_feature_names(est, train)
     if names is None or len(names) != points.shape[1]:
         names = [f"x{j}" for j in range(points.shape[1])]
-    text = _csv_text(names, [_floats(c) for c in points.T])
+    text = _points_csv(names, points)
     if args.output is None:
         sys.stdout.write(text)
     else:

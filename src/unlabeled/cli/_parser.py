@@ -490,7 +490,10 @@ def _add_sample_parser(sub) -> None:
         description="Draw N points from the autoencoder in MODEL (decoded uniform latent "
         "codes) and write them as CSV, with the training file's feature names when it had a "
         "header line.",
-        epilog="examples:\n  unlabeled sample pae.skops -n 100 -o samples.csv\n",
+        epilog="The points and their CSV text are held in memory, about 58 bytes a value: an -n\n"
+        "over the memory budget (unlabeled.set_config(max_dense_bytes=...) or\n"
+        "UNLABELED_MAX_DENSE_BYTES, 4 GiB by default) is refused before any point is drawn.\n\n"
+        "examples:\n  unlabeled sample pae.skops -n 100 -o samples.csv\n",
         formatter_class=_Formatter,
     )
     sp.add_argument("model", metavar="MODEL", help="model file written by 'unlabeled fit'")
