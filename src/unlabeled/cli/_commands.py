@@ -13,17 +13,22 @@ import importlib.util
 import io
 import json
 import sys
+import warnings
 
 import numpy as np
 
+from .._config import dense_budget
+from .._shared import check_dense_budget
 from ..exceptions import InvalidParameterError
 from ._common import EXIT_USAGE, CLIError, Progress
 from ._estimators import ESTIMATORS, estimator_class, family_of_class
 from ._io import (
     LABELED,
+    check_training_record,
     load_for_model,
     load_training,
     matches,
+    model_feature_names,
     pu_mask,
     ssl_targets,
     unlabeled_rows,
@@ -139,6 +144,7 @@ def cmd_fit(args) -> int:
             except InvalidParameterError as exc:
                 raise _option_error(exc, params) from exc
     info.update(n_samples=n, n_features=int(X.shape[1]), n_labeled=p)
+    _record_feature_names(estimator, info)
     meta = {
         "params": {k: _plain(v) for k, v in estimator.get_params().items()},
         "prior_": float(estimator.prior_),
@@ -198,6 +204,7 @@ def _fit_family(args, family: str) -> int:
         except InvalidParameterError as exc:
             raise _option_error(exc, params) from exc
     info.update(n_samples=n, n_features=int(X.shape[1]))
+    _record_feature_names(estimator, info)
     meta = {
         "params": {k: _plain(v) for k, v in estimator.get_params().items()},
         "estimator_name": name,
@@ -210,6 +217,15 @@ def _fit_family(args, family: str) -> int:
     return 0
 
 
+def _record_feature_names(estimator, info: dict) -> None:
+    """The header names of the training file's feature columns as the model's
+    ``feature_names_in_`` (scikit-learn's attribute): predict and evaluate match a file's
+    columns to them by name."""
+    names = info.get("names")
+    if names:
+        estimator.feature_names_in_ = np.asarray([names[j] for j in info["features"]], object)
+
+
 def _plain(v):
     return v.item() if isinstance(v, np.generic) else v
 
@@ -219,7 +235,12 @@ def _load(args, progress):
     from ..model_io import load_model
 
     with progress.step(f"loading {args.model}"):
-        return load_model(args.model)
+        model = load_model(args.model)
+    # the command matches the columns itself (by name, or by count for a file without names)
+    # and hands the estimator plain arrays: scikit-learn's warning that they have no names
+    # would only be noise (main restores the filters)
+    warnings.filterwarnings("ignore", "X does not have valid feature names", UserWarning)
+    return model
 
 
 def _family(est, meta: dict) -> str:
@@ -453,6 +474,33 @@ def _shown(v) -> str:
     return str(v)
 
 
+#: the bytes that ``sample`` holds per value: the float64 point, and its CSV text (at most 25
+#: characters, as "-1.2345678901234567e-100,") twice, as text and as the bytes written
+SAMPLE_BYTES_PER_VALUE = 8 + 2 * 25
+
+
+def _check_sample_size(n: int, n_features: int) -> None:
+    """Refuse ``-n`` whose points and CSV text would not fit in the memory budget, before any
+    is drawn (``sample -n 2147483647`` asked for 32 GiB of points and more of text)."""
+    per_point = n_features * SAMPLE_BYTES_PER_VALUE
+    most = int(dense_budget() // per_point)
+    check_dense_budget(
+        float(n) * per_point,
+        f"sample -n {n} draws {n} points of {n_features} features and writes them as CSV",
+        f"ask for at most -n {most} points at a time",
+    )
+
+
+def _points_csv(header: list[str], points: np.ndarray, block: int = 65536) -> str:
+    """``points`` as CSV text (each value as ``repr`` writes it), formatted by blocks of rows:
+    no Python string per value of all the points at once."""
+    parts = [_csv_text(header, [])]
+    for i in range(0, points.shape[0], block):
+        rows = points[i : i + block].tolist()
+        parts.append("".join(",".join(map(repr, row)) + "\n" for row in rows))
+    return "".join(parts)
+
+
 def cmd_sample(args) -> int:
     """Points drawn from a saved autoencoder, as CSV."""
     from ..model_io import write_atomic
@@ -463,15 +511,15 @@ def cmd_sample(args) -> int:
     est, meta = _load(args, progress)
     if _family(est, meta) != "generative" or not hasattr(est, "sample"):
         raise CLIError(f"sample needs an autoencoder model, not {type(est).__name__}")
+    train, n_features = meta.get("data", {}), int(est.n_features_in_)
+    check_training_record(train, n_features, str(args.model))
+    _check_sample_size(args.n_samples, n_features)
     with progress.step(f"sampling {args.n_samples} points"):
         points = est.sample(args.n_samples, random_state=args.random_state)
-    train = meta.get("data", {})
-    names = train.get("names")
-    if names and train.get("features") and len(train["features"]) == points.shape[1]:
-        header = [names[j] for j in train["features"]]
-    else:
-        header = [f"x{j}" for j in range(points.shape[1])]
-    text = _csv_text(header, [_floats(c) for c in points.T])
+    names = model_feature_names(est, train)
+    if names is None or len(names) != points.shape[1]:
+        names = [f"x{j}" for j in range(points.shape[1])]
+    text = _points_csv(names, points)
     if args.output is None:
         sys.stdout.write(text)
     else:

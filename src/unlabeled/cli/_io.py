@@ -1,13 +1,18 @@
 """The command's data files: CSV, svmlight and npz, read only through :mod:`unlabeled.datasets`.
 
 ``fit`` records how it read its training file (format, columns, keys) in the model file, and
-``predict`` / ``evaluate`` read their file laid out the same way: CSV columns matched by name
-when both files have a header line, else by position, or the feature columns alone.
+the header names of its feature columns as the model's ``feature_names_in_``; ``predict`` /
+``evaluate`` read their file laid out the same way. The column contract: a CSV file with a
+header line is matched by name to the model's feature names (in any order; a missing feature,
+a name used twice or a column that is neither a feature, nor a column of the training file,
+nor named on the command line is an error); a file without one (or a model without names) by
+count: the training file's positions, or the features alone. npz and svmlight files by count.
 """
 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -49,10 +54,6 @@ def existing(path: str, what: str = "data file") -> None:
         raise CLIError(f"{path!r} is {kind}, not a {what}: give the path of a file")
     if not Path(path).is_file():
         raise CLIError(f"{what} not found: {path!r}")
-
-
-def _csv_layout(args) -> dict:
-    return read_csv_layout(args.data, args.delimiter, _HEADER[args.header])
 
 
 def _csv_read(path: str, layout: dict, features: list[int], labels: list[int]):
@@ -111,6 +112,7 @@ def load_training(args, family: str = "pu") -> tuple:
             info.update(label=keys[0])
         if family == "mil":
             extra["groups"] = ys[-1]
+            _check_bag_ids(ys[-1], path, f"array {args.bag_column!r}", npz=True)
             info.update(bag=args.bag_column)
     else:
         if args.label_column is not None or args.ignore_column:
@@ -129,7 +131,13 @@ def load_training(args, family: str = "pu") -> tuple:
 
 def _csv_training(args, family: str) -> tuple:
     path = args.data
-    layout = _csv_layout(args)
+    layout = read_csv_layout(path, args.delimiter, _HEADER[args.header])
+    twice = sorted(c for c, k in Counter(layout["names"] or ()).items() if k > 1)
+    if twice:  # predict and evaluate match the columns by name
+        raise CLIError(
+            f"{path!r} has more than one column named {_shown_names(twice)}: give every column "
+            "its own name"
+        )
     lab = None
     if family in LABELED:
         lab = csv_column(args.label_column or "-1", layout, path, "--label-column")
@@ -161,6 +169,7 @@ def _csv_training(args, family: str) -> tuple:
     extra = {}
     if bag is not None:
         extra["groups"] = ys[-1]
+        _check_bag_ids(ys[-1], path, _column_label(layout, bag))
     if privileged:
         extra["X_star"] = _csv_read(path, layout, privileged, [])[0]
     how = {
@@ -178,6 +187,50 @@ def _csv_training(args, family: str) -> tuple:
 
 
 # ---------------------------------------------------------------------- predict / evaluate
+def model_feature_names(est, train: dict) -> list[str] | None:
+    """The names of the model's features: its ``feature_names_in_`` (``fit`` records the
+    header names of the feature columns; a model fitted in Python on a DataFrame has them
+    too), else those of the training file's record (files of earlier versions), else None."""
+    names = getattr(est, "feature_names_in_", None)
+    if names is not None:
+        return [str(v) for v in names]
+    tnames = train.get("names") if train.get("format") == "csv" else None
+    return [tnames[j] for j in train["features"]] if tnames else None
+
+
+def check_training_record(train: dict, n_features: int, model: str) -> None:
+    """Refuse a model file whose record of its training CSV (read from the file, so untrusted)
+    cannot say where the features are: ``n_features`` column indices in range, one name per
+    column."""
+    if train.get("format") != "csv":
+        return
+    n_cols, names = train.get("n_columns"), train.get("names")
+    features, privileged = train.get("features"), train.get("privileged") or []
+    n = n_cols if type(n_cols) is int else 0
+
+    def indices(js, k: int | None = None) -> bool:
+        return (
+            isinstance(js, list)
+            and (k is None or len(js) == k)
+            and all(type(j) is int and 0 <= j < n for j in js)
+        )
+
+    roles = [j for j in (train.get("label"), train.get("bag")) if j is not None]
+    names_ok = names is None or (
+        isinstance(names, list) and len(names) == n and all(type(c) is str for c in names)
+    )
+    if not (
+        n >= 1
+        and indices(features, n_features)
+        and indices(roles)
+        and indices(privileged)
+        and names_ok
+    ):
+        raise CLIError(
+            f"{model!r}: its record of the training file's columns is damaged: refit the model"
+        )
+
+
 def load_for_model(
     args, est, train: dict, want_labels: bool, true_spec: str | None, bags: bool = False
 ):
@@ -188,15 +241,37 @@ def load_for_model(
     existing(path)
     fmt = detect_format(path, args.format)
     n_features = int(est.n_features_in_)
+    check_training_record(train, n_features, str(args.model))
+    label_spec = getattr(args, "label_column", None)
+    bag_spec = getattr(args, "bag_column", None)
     groups = None
     if fmt == "csv":
-        X, y, y_true, groups = _csv_for_model(args, n_features, train, want_labels, true_spec, bags)
+        X, y, y_true, groups = _csv_for_model(
+            path,
+            read_csv_layout(path, args.delimiter, _HEADER[args.header]),
+            train,
+            model_feature_names(est, train),
+            n_features,
+            label_spec=label_spec,
+            bag_spec=bag_spec,
+            true_spec=true_spec,
+            want_labels=want_labels,
+            bags=bags,
+        )
     elif fmt == "npz":
-        X, y, y_true, groups = _npz_for_model(args, train, want_labels, true_spec, bags)
+        x_key = args.x_key if args.x_key != "X" else train.get("x_key", "X")
+        X, y, y_true, groups = _npz_for_model(
+            path, x_key, train, label_spec, bag_spec, want_labels, true_spec, bags
+        )
+        if X.shape[1] != n_features:
+            raise CLIError(
+                f"{path!r}: the array {x_key!r} has {X.shape[1]} columns, the model was fitted "
+                f"on {n_features} features"
+            )
     elif bags:
         raise CLIError("multi-instance data need a bag column: give a CSV or npz file")
     else:
-        if getattr(args, "label_column", None) is not None:
+        if label_spec is not None:
             raise CLIError(
                 "--label-column does not apply to svmlight files: the label is the first field "
                 "of each line",
@@ -216,21 +291,94 @@ def load_for_model(
     return X, y, y_true, groups
 
 
-def _model_features(layout: dict, train: dict, n_features: int, path: str, only: bool):
-    """The columns of a CSV file that hold the model's features: by name when both files have
-    a header line, by position when the file has the training file's columns, or all of them
-    when the file holds only the features (``only``: no label column is wanted)."""
+def _shown_names(names: list[str], limit: int = 8) -> str:
+    """Column names for a message: the first ``limit``, and how many more."""
+    more = f", and {len(names) - limit} more" if len(names) > limit else ""
+    return "[" + ", ".join(map(repr, names[:limit])) + more + "]"
+
+
+def _column_label(layout: dict, j: int) -> str:
+    names = layout["names"]
+    return f"column {names[j]!r}" if names else f"column {j}"
+
+
+def _check_bag_ids(groups: np.ndarray, path: str, where: str, npz: bool = False) -> None:
+    """Refuse an empty bag id (a blank cell), which would make a bag of its own; the message
+    names the data row (from 1, after the header line) or the npz array's index (from 0)."""
+    if groups.dtype.kind not in "US":
+        return
+    empty = np.flatnonzero(groups == "")
+    if empty.size:
+        row = f"index {empty[0]}" if npz else f"data row {empty[0] + 1}"
+        raise CLIError(
+            f"{path!r}, {where}: {row} has an empty bag id ({empty.size} empty in all); give "
+            "every row the id of its bag"
+        )
+
+
+def _features_by_name(
+    names: list[str], feature_names: list[str], known: set[str], named: list[int], path: str
+) -> list[int]:
+    """The columns of a file with a header line that hold the model's features, by name (in
+    the model's order, whatever the file's). A missing feature, a name given to two columns,
+    or a column that is neither a feature, nor a column of the training file (``known``), nor
+    named on the command line (``named``), is an error naming the columns."""
+    twice = sorted(c for c, k in Counter(names).items() if k > 1)
+    if twice:
+        raise CLIError(
+            f"{path!r} has more than one column named {_shown_names(twice)}: the model's "
+            "features are matched by name, give every column its own name"
+        )
+    missing = [c for c in feature_names if c not in names]
+    if missing:
+        raise CLIError(
+            f"{path!r} has no column {_shown_names(missing)}: the model's features are the "
+            f"columns {_shown_names(feature_names)}, matched by name (in any order)"
+        )
+    extra = [c for j, c in enumerate(names) if c not in known and j not in named]
+    if extra:
+        raise CLIError(
+            f"{path!r} has the column{'s' if len(extra) > 1 else ''} {_shown_names(extra)}, "
+            f"which the model does not know: remove {'them' if len(extra) > 1 else 'it'} (the "
+            f"model's features are {_shown_names(feature_names)}; the other columns of its "
+            "training file, and those named by --label-column, --bag-column or --true-labels, "
+            "may stay)"
+        )
+    return [names.index(c) for c in feature_names]
+
+
+def _model_features(
+    layout: dict,
+    train: dict,
+    feature_names: list[str] | None,
+    n_features: int,
+    path: str,
+    named: list[int],
+) -> list[int]:
+    """The columns of a CSV file that hold the model's features: by name when the file has a
+    header line and the model knows its feature names; else by count: the training file's
+    positions when the file has its number of columns, or every column when the file has
+    exactly the features (and no label, bag or true-label column is ``named``)."""
     names, n_cols = layout["names"], layout["n_columns"]
-    tnames = train.get("names") if train.get("format") == "csv" else None
-    if names and tnames and all(tnames[j] in names for j in train["features"]):
-        return [names.index(tnames[j]) for j in train["features"]]
+    if names is not None and feature_names is not None:
+        tnames = train.get("names") if train.get("format") == "csv" else None
+        known = set(feature_names) | set(tnames or ())
+        return _features_by_name(names, feature_names, known, named, path)
     if train.get("format") == "csv" and n_cols == train.get("n_columns"):
         return list(train["features"])
-    if n_cols == n_features and only:
+    if n_cols == n_features and not named:
         return list(range(n_cols))
+    expected = [f"{train['n_columns']}, as the training file"] if train.get("n_columns") else []
+    if not named:
+        expected.append(f"{n_features}, the features alone")
+    if not expected:
+        raise CLIError(
+            f"{path!r}: the model was not fitted on a CSV file, so it knows no label column: "
+            f"the CSV files it reads hold its {n_features} features alone"
+        )
     raise CLIError(
-        f"{path!r} has {n_cols} columns; the model needs its {n_features} feature "
-        "columns laid out as in the training file" + (" (or only the features)" if only else "")
+        f"{path!r} has {n_cols} columns and no header line to match by name: the model reads "
+        f"{' or '.join(expected)} (columns matched by position)"
     )
 
 
@@ -248,55 +396,78 @@ def _csv_label_spec(
     return None
 
 
-def _csv_for_model(args, n_features: int, train: dict, want_labels: bool, true_spec, bags):
-    path = args.data
-    layout = _csv_layout(args)
-    only = not want_labels and true_spec is None and not bags
-    features = _model_features(layout, train, n_features, path, only)
-    labels = []
+def _csv_for_model(
+    path: str,
+    layout: dict,
+    train: dict,
+    feature_names: list[str] | None,
+    n_features: int,
+    *,
+    label_spec: str | None,
+    bag_spec: str | None,
+    true_spec: str | None,
+    want_labels: bool,
+    bags: bool,
+):
+    """``X``, the labels, the true labels and the bag ids of a CSV file for the model: the
+    label, bag and true-label columns found first (an option names them, or the training
+    file's names or positions), then the features among the other columns."""
+    cols: dict[str, int] = {}  # role -> column
     if bags:
-        bag_spec = _csv_label_spec(getattr(args, "bag_column", None), layout, train, "bag")
-        if bag_spec is None:
+        spec = _csv_label_spec(bag_spec, layout, train, "bag")
+        if spec is None:
             raise CLIError(f"which column of {path!r} holds the bag ids? Pass --bag-column")
-        labels.append(csv_column(bag_spec, layout, path, "--bag-column"))
-    if want_labels:
-        label_spec = _csv_label_spec(getattr(args, "label_column", None), layout, train)
-        labels.append(csv_column(label_spec or "-1", layout, path, "--label-column"))
-    tcol = None
+        cols["bag"] = csv_column(spec, layout, path, "--bag-column")
+    if want_labels or label_spec is not None:  # a column named on the command line is known
+        spec = _csv_label_spec(label_spec, layout, train)
+        cols["label"] = csv_column(spec or "-1", layout, path, "--label-column")
     if true_spec is not None:
         tcol = find_column(true_spec, layout)
         if tcol is None and not Path(true_spec).is_file():
             csv_column(true_spec, layout, path, "--true-labels")  # raises, naming the problem
         if tcol is not None:
-            labels.append(tcol)
-    used = set(features) & set(labels)
+            cols["true"] = tcol
+    named = list(cols.values())
+    features = _model_features(layout, train, feature_names, n_features, path, named)
+    used = set(features) & set(named)
     if used:
         raise CLIError(
             f"column {sorted(used)[0]} of {path!r} is a feature of the model; it cannot also "
             "be a label column"
         )
-    X, ys = _csv_read(path, layout, features, labels)
-    groups = ys.pop(0) if bags else None
-    return X, (ys[0] if want_labels else None), (ys[-1] if tcol is not None else None), groups
+    X, ys = _csv_read(path, layout, features, named)
+    got = dict(zip(cols, ys, strict=True))
+    groups = got.get("bag")
+    if groups is not None:
+        _check_bag_ids(groups, path, _column_label(layout, cols["bag"]))
+    return X, (got.get("label") if want_labels else None), got.get("true"), groups
 
 
-def _npz_for_model(args, train: dict, want_labels: bool, true_spec, bags):
-    path = args.data
-    x_key = args.x_key if args.x_key != "X" else train.get("x_key", "X")
+def _npz_for_model(
+    path: str,
+    x_key: str,
+    train: dict,
+    label_spec: str | None,
+    bag_spec: str | None,
+    want_labels: bool,
+    true_spec: str | None,
+    bags: bool,
+):
     keys = []
     if bags:
-        bag_key = getattr(args, "bag_column", None) or train.get("bag")
+        bag_key = bag_spec or train.get("bag")
         if bag_key is None:
             raise CLIError(f"which array of {path!r} holds the bag ids? Pass --bag-column")
         keys.append(bag_key)
     if want_labels:
-        label_spec = getattr(args, "label_column", None)
         keys.append(label_spec or (train["label"] if train.get("format") == "npz" else "y"))
     true_in_file = true_spec is not None and true_spec in npz_keys(path)
     if true_in_file:
         keys.append(true_spec)
     X, ys = _npz_read(path, x_key, keys)
     groups = ys.pop(0) if bags else None
+    if groups is not None:
+        _check_bag_ids(groups, path, f"array {keys[0]!r}", npz=True)
     return X, (ys[0] if want_labels else None), (ys[-1] if true_in_file else None), groups
 
 

@@ -101,7 +101,9 @@ def _family_table() -> str:
 _MAIN_EPILOG = """\
 data files (DATA):
   CSV       numeric features, one label column (default: the last; --label-column NAME or
-            INDEX), a header line is detected when no field of the first line is a number
+            INDEX), a header line is detected when no field of the first line is a number;
+            predict and evaluate match its columns by name to the model's features (see
+            'unlabeled predict --help'), or by count when a file has no header line
   svmlight  LIBSVM/svmlight "label index:value ..." lines (also .gz/.bz2); the label is the
             first field of each line
   npz       numpy.savez archive with the features under X and the labels under y
@@ -152,12 +154,23 @@ examples:
 """
 )
 
-_PREDICT_EPILOG = """\
-DATA is read like the training file: a CSV with the training file's columns (matched by name
-when both have a header line, the label column is then ignored) or with the feature columns
-only; an svmlight file (its labels are ignored); an npz archive with the features under the
-training --x-key. Multi-instance models read the bag column too (--bag-column, default: as in
-training).
+_COLUMNS = """\
+columns: DATA is laid out as the training file. A CSV with a header line is matched by name
+to the model's features (the names of the training file's feature columns, which the model
+keeps as feature_names_in_), in any order: a feature column missing, a name on two columns,
+or a column that is neither a feature, nor a column of the training file (its label, bag,
+privileged or ignored columns), nor named by --label-column, --bag-column or --true-labels
+is an error that names the columns. A CSV without a header line (or for a model fitted on a
+file without one) is matched by count: the training file's number of columns, read at the
+training positions, or the feature columns alone, in the training order. An npz archive
+holds the features under the training --x-key; an svmlight file has its labels ignored.
+Multi-instance models read the bag column too (--bag-column, default: as in training), where
+an empty bag id is an error.
+"""
+
+_PREDICT_EPILOG = (
+    _COLUMNS
+    + """
 
 output: a CSV with a header line and one row per data row: "prediction" (PUSVC: 1 = positive,
 0 = negative; classifiers: the class; clustering: the cluster; the autoencoder: its latent
@@ -171,8 +184,11 @@ examples:
   unlabeled predict model.skops test.svm --decision -o predictions.csv
   unlabeled predict ssl.skops train.csv --unlabeled-only
 """
+)
 
-_EVALUATE_EPILOG = """\
+_EVALUATE_EPILOG = (
+    _COLUMNS
+    + """
 PUSVC: always reports the unbiased PU zero-one risk from the PU labels of DATA (the label
 column or key of the training file unless --label-column is given) and the model's prior pi:
 
@@ -194,6 +210,7 @@ examples:
   unlabeled evaluate model.skops test.svm --true-labels test_truth.txt --json
   unlabeled evaluate clusters.skops points.csv --true-labels truth
 """
+)
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
@@ -229,7 +246,8 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
         choices=("auto", "yes", "no"),
         default="auto",
         help="whether the CSV's first line holds column names; auto (default): when none of "
-        "its fields is a number",
+        "its fields is a number. With names, predict and evaluate match the columns to the "
+        "model's features by name, without, by count",
     )
     g.add_argument("--x-key", default="X", help="npz: name of the feature array (default X)")
 
@@ -472,7 +490,10 @@ def _add_sample_parser(sub) -> None:
         description="Draw N points from the autoencoder in MODEL (decoded uniform latent "
         "codes) and write them as CSV, with the training file's feature names when it had a "
         "header line.",
-        epilog="examples:\n  unlabeled sample pae.skops -n 100 -o samples.csv\n",
+        epilog="The points and their CSV text are held in memory, about 58 bytes a value: an -n\n"
+        "over the memory budget (unlabeled.set_config(max_dense_bytes=...) or\n"
+        "UNLABELED_MAX_DENSE_BYTES, 4 GiB by default) is refused before any point is drawn.\n\n"
+        "examples:\n  unlabeled sample pae.skops -n 100 -o samples.csv\n",
         formatter_class=_Formatter,
     )
     sp.add_argument("model", metavar="MODEL", help="model file written by 'unlabeled fit'")

@@ -1,0 +1,320 @@
+"""The command's column contract (docs/user_guide/command_line.rst, 'Columns'): a CSV file with
+a header line is matched by name to the model's features, for every family, on predict and
+evaluate; a missing, doubled or unknown column is a one-line error naming it, a reordered file
+gives the same results; a file without a header line is matched by count. Also the empty bag
+id, a single labeled class for CLSST, and ``sample -n`` over the memory budget."""
+
+import csv
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+import unlabeled
+from unlabeled.cli import main
+from unlabeled.model_io import META_MEMBER
+
+N = 40
+
+
+def _write(path, header, rows):
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        if header is not None:
+            w.writerow(header)
+        w.writerows(rows)
+
+
+def _read(path):
+    rows = list(csv.reader(path.read_text().splitlines()))
+    return rows[0], rows[1:]
+
+
+def _columns(path, src, names):
+    """A copy of the CSV ``src`` with the columns ``names`` (new names get a column of 7s)."""
+    header, rows = _read(src)
+    table = [[r[header.index(c)] if c in header else "7" for c in names] for r in rows]
+    _write(path, names, table)
+    return path
+
+
+def run(argv, capsys):
+    """The command, ``-q``: stderr holds only warnings and errors."""
+    code = main([*map(str, argv), "-q"])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_error_line(code, out, err, *phrases):
+    """The command's documented failure: status 1 or 2, one line ``unlabeled: error: ...``."""
+    assert code in (1, 2) and out == "", (code, out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("unlabeled: error: "), err
+    for phrase in phrases:
+        assert phrase in lines[0], (phrase, lines[0])
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("columns")
+    rng = np.random.default_rng(1)
+    X = np.r_[rng.normal(1, 1, (N // 2, 2)), rng.normal(-1, 1, (N // 2, 2))]
+    truth = np.r_[np.ones(N // 2, int), np.zeros(N // 2, int)]
+    y = truth.copy()
+    y[rng.permutation(N)[: N // 2]] = -1  # -1: unlabeled (SSL); not the positive value (PU)
+    bag = np.repeat(np.arange(N // 4), 4)[rng.permutation(N)]
+    bag_label = (np.bincount(bag, weights=truth) > 2).astype(int)[bag]
+    P = np.c_[2 * X[:, 0] + truth, X[:, 1] - truth]
+    columns = {"a": X[:, 0], "b": X[:, 1], "y": y, "truth": truth, "bag": bag, "p1": P[:, 0]}
+    columns.update(p2=P[:, 1], bag_label=bag_label)
+    for name, header in [
+        ("pu", ["a", "b", "y"]),
+        ("ssl", ["a", "b", "y", "truth"]),
+        ("bags", ["bag", "a", "b", "bag_label"]),
+        ("lupi", ["a", "b", "p1", "p2", "truth"]),
+        ("points", ["a", "b", "truth"]),
+    ]:
+        rows = np.c_[tuple(columns[c] for c in header)].astype(object)
+        for j, c in enumerate(header):  # integers as integers, floats exactly (repr)
+            rows[:, j] = columns[c].tolist()
+        _write(d / f"{name}.csv", [h if h != "bag_label" else "y" for h in header], rows.tolist())
+    return d
+
+
+# family -> (its training file, fit options, the evaluate options)
+TRUTH = "--true-labels truth"
+FAMILIES = {
+    "pusvc": ("pu.csv", "--label-column y --prior 0.4 --n-jobs 1", ""),
+    "wellsvm": ("ssl.csv", "--label-column y --ignore-column truth --random-state 0", TRUTH),
+    "mi-svm": ("bags.csv", "--bag-column bag --max-iter 20", ""),
+    "svmplus": ("lupi.csv", "--privileged-columns p1,p2", ""),
+    "clustering": ("points.csv", "--ignore-column truth --n-init 3 --random-state 0", TRUTH),
+    "autoencoder": (
+        "points.csv",
+        "--ignore-column truth --max-iter 5 --hidden-layer-sizes 8 --batch-size 20 "
+        "--random-state 0 --device cpu",
+        "",
+    ),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(FAMILIES))
+def fitted(request, files, tmp_path_factory):
+    """(estimator name, model file, training file), fitted once per family."""
+    name = request.param
+    if name == "autoencoder":
+        pytest.importorskip("torch")
+    data, options, _ = FAMILIES[name]
+    model = tmp_path_factory.mktemp(name) / "m.skops"
+    argv = ["fit", files / data, "--estimator", name, *options.split(), "-o", model, "-q"]
+    assert main(list(map(str, argv))) == 0
+    return name, model, files / data
+
+
+def _commands(name, model, path):
+    """predict and evaluate of the family on ``path``."""
+    return [
+        ["predict", model, path],
+        ["evaluate", model, path, "--json", *FAMILIES[name][2].split()],
+    ]
+
+
+def test_model_keeps_the_feature_names(fitted):
+    name, model, _ = fitted
+    assert list(unlabeled.load(model).feature_names_in_) == ["a", "b"]
+
+
+def test_reordered_columns_give_the_same_results(fitted, tmp_path, capsys):
+    name, model, data = fitted
+    header, _ = _read(data)
+    reordered = _columns(tmp_path / "r.csv", data, header[::-1])
+    for original, shuffled in zip(
+        _commands(name, model, data), _commands(name, model, reordered), strict=True
+    ):
+        code, expected, err = run(original, capsys)
+        assert code == 0, err
+        code, got, err = run(shuffled, capsys)
+        assert code == 0, err
+        if original[0] == "evaluate":
+            expected, got = json.loads(expected), json.loads(got)
+            expected.pop("data"), got.pop("data")
+        assert got == expected
+
+
+def test_missing_feature_column_is_an_error(fitted, tmp_path, capsys):
+    name, model, data = fitted
+    header, _ = _read(data)
+    missing = _columns(tmp_path / "m.csv", data, [c for c in header if c != "b"])
+    for argv in _commands(name, model, missing):
+        assert_error_line(*run(argv, capsys), "no column ['b']", "m.csv'")
+
+
+def test_unknown_column_is_an_error(fitted, tmp_path, capsys):
+    name, model, data = fitted
+    header, _ = _read(data)
+    extra = _columns(tmp_path / "e.csv", data, [*header[:1], "zz", *header[1:]])
+    for argv in _commands(name, model, extra):
+        assert_error_line(*run(argv, capsys), "column ['zz']", "does not know")
+
+
+def test_label_column_in_place_of_a_feature_is_refused_for_every_estimator(files, tmp_path, capsys):
+    """The reproducer: fit on f0,f1,y; predict on f0,y used y as the second feature, exit 0
+    (the PU and semi-supervised estimators)."""
+    _columns(tmp_path / "train.csv", files / "pu.csv", ["a", "b", "y"])
+    test = _columns(tmp_path / "test.csv", files / "pu.csv", ["a", "y"])
+    for name in ("pusvc", "wellsvm", "tsvm", "lapsvm", "labeledsvm", "clsst"):
+        model = tmp_path / f"{name}.skops"
+        argv = ["fit", tmp_path / "train.csv", "--estimator", name, "--label-column", "y", "-q"]
+        argv += ["--prior", "0.4"] if name == "pusvc" else []
+        code, _, err = run([*argv, "-o", model], capsys)
+        assert code == 0, err
+        assert_error_line(*run(["predict", model, test], capsys), "no column ['b']")
+
+
+def test_columns_named_on_the_command_line_may_stay(files, tmp_path, capsys):
+    model = tmp_path / "c.skops"
+    argv = ["fit", files / "points.csv", "--estimator", "clustering", "--ignore-column", "truth"]
+    assert run([*argv, "--n-init", "3", "-o", model], capsys)[0] == 0
+    data = _columns(tmp_path / "d.csv", files / "points.csv", ["b", "other", "a"])
+    code, out, err = run(["evaluate", model, data, "--true-labels", "other", "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["n_samples"] == N
+
+
+def test_header_names_used_twice_are_refused(files, tmp_path, capsys):
+    twice = tmp_path / "twice.csv"
+    header, rows = _read(files / "ssl.csv")
+    _write(twice, ["a", "b", "y", "a"], rows)
+    argv = ["fit", twice, "--estimator", "wellsvm", "--label-column", "y", "-o", tmp_path / "m"]
+    assert_error_line(*run(argv, capsys), "more than one column named ['a']")
+    model = tmp_path / "m.skops"
+    argv = [
+        "fit",
+        files / "ssl.csv",
+        "--estimator",
+        "labeledsvm",
+        "--ignore-column",
+        "truth",
+        "--label-column",
+        "y",
+    ]
+    assert run([*argv, "-o", model], capsys)[0] == 0
+    assert_error_line(*run(["predict", model, twice], capsys), "more than one column named ['a']")
+
+
+def test_without_a_header_the_columns_are_matched_by_count(files, tmp_path, capsys):
+    model = tmp_path / "m.skops"
+    argv = ["fit", files / "lupi.csv", "--estimator", "svmplus", "--privileged-columns", "p1,p2"]
+    assert run([*argv, "-o", model], capsys)[0] == 0
+    code, expected, err = run(["predict", model, files / "lupi.csv"], capsys)
+    assert code == 0, err
+    header, rows = _read(files / "lupi.csv")
+    for kept in (header, ["a", "b"]):  # the training layout, or the features alone
+        bare = tmp_path / "bare.csv"
+        _write(bare, None, [[r[header.index(c)] for c in kept] for r in rows])
+        code, out, err = run(["predict", model, bare], capsys)
+        assert code == 0, err
+        assert out == expected
+    _write(bare, None, [r[:3] for r in rows])
+    assert_error_line(
+        *run(["predict", model, bare], capsys), "has 3 columns", "5, as the training file"
+    )
+
+
+def test_a_dataframe_models_feature_names_are_matched(files, tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    header, rows = _read(files / "pu.csv")
+    frame = pd.DataFrame(np.array(rows, float), columns=header)
+    est = unlabeled.PUSVC(prior=0.4, n_jobs=1).fit(frame[["a", "b"]], frame["y"] == 1)
+    model = tmp_path / "py.skops"
+    unlabeled.save(est, model)
+    data = _columns(tmp_path / "ba.csv", files / "pu.csv", ["b", "a"])
+    code, out, err = run(["predict", model, data], capsys)
+    assert code == 0 and err == "", err
+    expected = est.predict(frame[["a", "b"]])
+    np.testing.assert_array_equal([int(r[0]) for r in _read_text(out)], expected)
+    data = _columns(tmp_path / "ac.csv", files / "pu.csv", ["a", "c"])
+    assert_error_line(*run(["predict", model, data], capsys), "no column ['b']")
+
+
+@pytest.mark.parametrize(
+    "key, value",
+    [("features", [0, 99]), ("features", [0]), ("names", "ab"), ("n_columns", "4"), ("bag", -1)],
+)
+def test_a_damaged_record_of_the_training_columns_is_refused(files, tmp_path, capsys, key, value):
+    """The model file's record of its training file (JSON, untrusted) says where the features
+    are: one that cannot is refused, not followed into an IndexError."""
+    model = tmp_path / "m.skops"
+    argv = ["fit", files / "ssl.csv", "--estimator", "labeledsvm", "--label-column", "y"]
+    assert run([*argv, "--ignore-column", "truth", "-o", model], capsys)[0] == 0
+    with zipfile.ZipFile(model) as zf:
+        members = [(info, zf.read(info)) for info in zf.infolist()]
+    with zipfile.ZipFile(model, "w") as zf:
+        for info, content in members:
+            if info.filename == META_MEMBER:
+                meta = json.loads(content)
+                meta["data"][key] = value
+                content = json.dumps(meta).encode()
+            zf.writestr(info, content)
+    assert_error_line(*run(["predict", model, files / "ssl.csv"], capsys), "damaged")
+
+
+def _read_text(text):
+    return list(csv.reader(text.splitlines()))[1:]
+
+
+# ---------------------------------------------------------------------- item 7: bag ids, CLSST
+def test_an_empty_bag_id_is_an_error_naming_row_and_column(files, tmp_path, capsys):
+    header, rows = _read(files / "bags.csv")
+    rows[5][0] = " "
+    holed = tmp_path / "holed.csv"
+    _write(holed, header, rows)
+    model = tmp_path / "m.skops"
+    argv = ["fit", holed, "--estimator", "misvm", "--bag-column", "bag", "-o", model]
+    assert_error_line(*run(argv, capsys), "column 'bag'", "data row 6", "empty bag id")
+    assert not model.exists()
+    argv = ["fit", files / "bags.csv", "--estimator", "misvm", "--bag-column", "bag"]
+    assert run([*argv, "-o", model], capsys)[0] == 0
+    for command in (["predict"], ["evaluate"]):
+        code, out, err = run([*command, model, holed], capsys)
+        assert_error_line(code, out, err, "column 'bag'", "data row 6", "empty bag id")
+    npz = tmp_path / "holed.npz"
+    bag = np.array([r[0].strip() for r in rows])
+    np.savez(
+        npz, X=np.array([r[1:3] for r in rows], float), y=np.array([r[3] for r in rows]), bag=bag
+    )
+    argv = ["fit", npz, "--estimator", "misvm", "--bag-column", "bag", "-o", tmp_path / "n.skops"]
+    assert_error_line(*run(argv, capsys), "array 'bag'", "index 5", "empty bag id")
+
+
+def test_clsst_with_one_labeled_class_is_one_error_line(files, tmp_path, capsys):
+    header, rows = _read(files / "ssl.csv")
+    one = [[*r[:2], "1" if r[2] != "-1" else "-1", r[3]] for r in rows]
+    data = tmp_path / "one.csv"
+    _write(data, header, one)
+    model = tmp_path / "m.skops"
+    argv = ["fit", data, "--estimator", "clsst", "--ignore-column", "truth", "--label-column", "y"]
+    code, out, err = run([*argv, "-o", model], capsys)
+    assert code == 1 and not model.exists(), (code, out, err)
+    assert err.startswith("unlabeled: error: ") and err.count("\n") == 1, err
+
+
+# ---------------------------------------------------------------------- item 5: sample -n
+def test_sample_over_the_memory_budget_is_refused_before_drawing(files, tmp_path, capsys):
+    pytest.importorskip("torch")
+    model = tmp_path / "pae.skops"
+    argv = ["fit", files / "points.csv", "--estimator", "autoencoder", "--ignore-column", "truth"]
+    argv += ["--max-iter", "2", "--hidden-layer-sizes", "4", "--device", "cpu"]
+    assert run([*argv, "-o", model], capsys)[0] == 0
+    out = tmp_path / "s.csv"
+    code, stdout, err = run(["sample", model, "-n", "2147483647", "-o", out], capsys)
+    assert_error_line(code, stdout, err, "-n 2147483647", "budget")
+    assert not out.exists()
+    # the bound is the budget's: 2 features, 58 bytes a value, 1000 points fit in 116,000 bytes
+    with unlabeled.config_context(max_dense_bytes=116_000):
+        code, _, err = run(["sample", model, "-n", "1001"], capsys)
+        assert_error_line(code, "", err, "-n 1001", "at most -n 1000")
+        code, stdout, err = run(["sample", model, "-n", "1000"], capsys)
+        assert code == 0, err
+        assert len(stdout.splitlines()) == 1001
