@@ -1075,12 +1075,47 @@ def check_cli_case(estimator, seed, folder, capsys=None) -> str:
             # (a model without decision values or probabilities refuses the flag)
             assert flags, f"{where} then {argv}: {err}"
             return "exit 0"
-    lines = pred.read_text().splitlines()
-    assert len(lines) == rows + 1, f"{where}: {len(lines) - 1} predictions for {rows} rows"
-    for line in lines[1:]:
-        values = [float(v) for v in line.split(",")]
-        assert np.all(np.isfinite(values)), f"{where}: non-finite prediction {line}"
+        lines = pred.read_text().splitlines()
+        assert len(lines) == rows + 1, f"{where}: {len(lines) - 1} predictions for {rows} rows"
+        for line in lines[1:]:
+            values = [float(v) for v in line.split(",")]
+            assert np.all(np.isfinite(values)), f"{where}: non-finite prediction {line}"
+        if content == "header":
+            _check_cli_columns(estimator, seed, folder, text, argv, lines, capture, where)
     return "exit 0"
+
+
+def _check_cli_columns(estimator, seed, folder, text, argv, lines, capture, where):
+    """Predict again on the training file with its columns reordered, one feature column
+    dropped or an unknown one added: the columns are matched by name (the same
+    predictions), or the command fails with one line naming them."""
+    rng = np.random.default_rng([2000 + sorted(CLI_TARGETS).index(estimator), seed])
+    table = [line.split(",") for line in text.splitlines()]
+    header, width = table[0], len(table[0])
+    change = str(rng.choice(["reordered", "missing", "extra"]))
+    if change == "reordered":
+        order = rng.permutation(width)
+    elif change == "missing":
+        order = np.delete(np.arange(width), int(rng.integers(width)))
+    else:
+        order = np.arange(width)
+    table = [[row[j] for j in order] for row in table]
+    if change == "extra":
+        table = [[*row, "zz" if i == 0 else "0.5"] for i, row in enumerate(table)]
+    moved = folder / "moved.csv"
+    moved.write_text("\n".join(",".join(row) for row in table) + "\n")
+    out = folder / "pred_moved.csv"
+    again = [*argv[:2], str(moved), "-o", str(out), *argv[5:]]
+    where = f"{where} then {change} columns {[header[j] for j in order]}"
+    with time_limit(TIME_LIMIT, where):
+        code, _, err = _run_cli(again, capture)
+    if code:
+        _assert_cli_error(code, err, where)
+        assert change != "reordered", f"{where}: {err}"
+        return
+    # a dropped column may be one the model does not read (the label, or a bag column)
+    assert change != "extra", f"{where}: an unknown column was accepted"
+    assert out.read_text().splitlines() == lines, f"{where}: other predictions"
 
 
 @pytest.mark.parametrize("seed", range(int(os.environ.get("UNLABELED_FUZZ_CLI_CASES", "5"))))
