@@ -6,6 +6,7 @@ import contextlib
 import copy
 import json
 import os
+import threading
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,11 @@ _MMD_BYTES_PER_PAIR = 32.0
 _APPLY_VALUES = 2**23  # float64 activations of one block of rows in _apply: 64 MB
 _DIVERGENCE_CHECK = 256  # training steps between checks of the loss (one device sync)
 _F32_MAX, _F32_TINY = 3.4e38, 1.2e-38  # float32's largest and smallest normal numbers
+
+
+_torch_lock = threading.Lock()
+_torch_users = 0  # calls inside PlummerAutoencoder._threads, in any thread
+_torch_threads_before = 0  # torch's thread count when the first of them entered
 
 
 def import_torch_ops():
@@ -453,18 +459,29 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
     @contextlib.contextmanager
     def _threads(self, torch, n_jobs):
         """Run the block with torch on the CPU threads that ``n_jobs`` gives (see its entry in
-        the class docstring); the process's thread count is restored afterwards."""
-        before = torch.get_num_threads()
-        n_threads = engine_threads(n_jobs)
-        if n_jobs is None:  # a process that lowered torch's count keeps it
-            n_threads = min(n_threads, before)
-        if n_threads != before:
-            torch.set_num_threads(n_threads)
+        the class docstring); the process's thread count is restored afterwards.
+
+        The count is process-wide, so calls in several threads at once share one: the first
+        to enter sets it, the last to leave restores the count it found (each restoring its
+        own left the process with another call's count)."""
+        global _torch_users, _torch_threads_before
+        with _torch_lock:
+            if _torch_users == 0:
+                _torch_threads_before = torch.get_num_threads()
+                n_threads = engine_threads(n_jobs)
+                if n_jobs is None:  # a process that lowered torch's count keeps it
+                    n_threads = min(n_threads, _torch_threads_before)
+                if n_threads != _torch_threads_before:
+                    torch.set_num_threads(n_threads)
+            n_threads = torch.get_num_threads()
+            _torch_users += 1
         try:
             yield n_threads
         finally:
-            if torch.get_num_threads() != before:
-                torch.set_num_threads(before)
+            with _torch_lock:
+                _torch_users -= 1
+                if _torch_users == 0 and torch.get_num_threads() != _torch_threads_before:
+                    torch.set_num_threads(_torch_threads_before)
 
     def _call_threads(self, torch):
         """:meth:`_threads` for a call on the fitted model, ``n_jobs`` checked as ``fit`` does
@@ -602,15 +619,13 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         ops = import_torch_ops()
         torch = ops.torch
         dev = next(net.parameters()).device
-        params = {k: v.detach().double() for k, v in net.named_parameters()}
         # rows in blocks: the activations of a block stay within _APPLY_VALUES float64 values
         width = max([A.shape[1], *(m.out_features for m in net if hasattr(m, "out_features"))])
         rows = max(1, _APPLY_VALUES // width)
         with torch.no_grad(), self._call_threads(torch):
+            forward = ops.forward64(net)  # the network is only read: safe from many threads
             out = [
-                torch.func.functional_call(
-                    net, params, (torch.tensor(A[i : i + rows], dtype=torch.float64, device=dev),)
-                )
+                forward(torch.tensor(A[i : i + rows], dtype=torch.float64, device=dev))
                 .cpu()
                 .numpy()
                 for i in range(0, max(A.shape[0], 1), rows)
