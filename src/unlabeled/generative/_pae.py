@@ -18,7 +18,13 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .. import model_io
 from .._shared import check_dense_budget, engine_threads
-from .._validation import RANDOM_STATE, VERBOSE, check_data_scale, check_int
+from .._validation import (
+    RANDOM_STATE,
+    VERBOSE,
+    check_data_scale,
+    check_int,
+    check_not_strings,
+)
 from ..base import (
     ArrayLike,
     Boolean,
@@ -60,6 +66,13 @@ _MMD_BYTES_PER_PAIR = 32.0
 _APPLY_VALUES = 2**23  # float64 activations of one block of rows in _apply: 64 MB
 _DIVERGENCE_CHECK = 256  # training steps between checks of the loss (one device sync)
 _F32_MAX, _F32_TINY = 3.4e38, 1.2e-38  # float32's largest and smallest normal numbers
+#: the most hidden layers: each is a torch module visited on every step, and ReLU networks
+#: of Glorot-uniform layers far deeper than this do not train (10**6 took minutes to build)
+MAX_HIDDEN_LAYERS = 1000
+#: bytes per network parameter during fit: float32 weight, gradient and Adam's two moments
+_BYTES_PER_PARAMETER = 16.0
+#: bytes per activation of a training batch: float32 output of a layer, its ReLU and gradient
+_BYTES_PER_ACTIVATION = 12.0
 
 
 _torch_lock = threading.Lock()
@@ -160,10 +173,14 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
     Parameters
     ----------
     n_components : int >= 1, default=2
-        Latent dimension ``h`` (the intrinsic dimension of the data support).
+        Latent dimension ``h`` (the intrinsic dimension of the data support), at most
+        ``n_features``: the codes of ``d``-dimensional data fill at most a ``d``-dimensional
+        set, so they could never be uniform in more dimensions.
     hidden_layer_sizes : int or tuple of int, default=(128, 128)
-        Hidden widths of the encoder (an int: one hidden layer); the decoder uses them in
-        reverse order.
+        Hidden widths of the encoder (an int: one hidden layer; at most
+        :data:`MAX_HIDDEN_LAYERS` = 1000 of them); the decoder uses them in reverse order.
+        ``fit`` refuses networks whose training needs more than the dense budget (16 bytes
+        per parameter: weight, gradient and Adam's two moments in float32).
     out_activation : {"linear", "sigmoid"}, default="linear"
         Decoder output: linear for real data, sigmoid for data in ``[0, 1]`` (images).
     lam : float >= 0, default=10.0
@@ -331,6 +348,11 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         (two numbers in [0, 1)) are added to the checked values."""
         p = super()._validate_params()
         hidden = p["hidden_layer_sizes"]
+        if not isinstance(hidden, int) and len(hidden) > MAX_HIDDEN_LAYERS:
+            raise InvalidParameterError(
+                f"hidden_layer_sizes must have at most {MAX_HIDDEN_LAYERS} hidden layers, got "
+                f"{len(hidden):,}: give fewer, wider layers"
+            )
         p["hidden"] = _checked_entries(
             (hidden,) if isinstance(hidden, int) else hidden, "hidden_layer_sizes", Integer(1)
         )
@@ -342,7 +364,13 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         return p
 
     def _check_data(self, X, name="X", n_columns=None, what="features") -> np.ndarray:
-        X = check_array(X, dtype=np.float64, order="C", ensure_min_samples=1, input_name=name)
+        check_not_strings(X, name)
+        try:
+            X = check_array(X, dtype=np.float64, order="C", ensure_min_samples=1, input_name=name)
+        except ValueError as exc:
+            if "convert string" in str(exc):  # text in a list, object array or DataFrame
+                check_not_strings(np.asarray(X, dtype=str), name)
+            raise
         # squares that overflow or underflow in the scaling and the distances
         check_data_scale(X, "PlummerAutoencoder", tiny=1e-100)
         if n_columns is not None and X.shape[1] != n_columns:
@@ -381,13 +409,18 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
             The loss became non-finite; the message names the likely cause among
             ``learning_rate``, the data's scale, ``eps``, ``beta`` and ``lam``.
         MemoryBudgetError
-            The MMD of a batch of ``min(batch_size, n_samples)`` codes needs more memory than
+            The MMD of a batch of ``min(batch_size, n_samples)`` codes, or the networks that
+            ``hidden_layer_sizes``, ``n_features`` and ``n_components`` make (their parameters,
+            gradients, Adam's moments and a batch's activations), need more memory than
             ``unlabeled.get_config()["max_dense_bytes"]`` or than is available: before any work.
+        ValueError
+            ``n_components`` is more than ``n_features``, or a parameter is invalid.
         """
         p = self._validate_params()
         fresh = not (p["warm_start"] and hasattr(self, "encoder_"))
         X_given, X = X, self._check_fit_data(X, p, fresh)
         self._check_batch_memory(min(p["batch_size"], X.shape[0]))
+        self._check_network_memory(p, X.shape[1], min(p["batch_size"], X.shape[0]), fresh)
         steps = p["max_iter"] + (0 if fresh else int(self.n_iter_))
         check_dense_budget(  # the three float64 histories, on the device, then two copies
             72.0 * steps,
@@ -505,10 +538,14 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
                 f"PlummerAutoencoder needs at least 2 samples for the U-statistic, got "
                 f"{X.shape[0]} sample (n_samples = 1)"
             )
-        if fresh and p["init"] == "pca" and p["n_components"] > X.shape[1]:
+        h, d = p["n_components"], X.shape[1]
+        if fresh and h > d:
+            # (and the cost of a step grows with h: 10**6 ran for minutes)
             raise ValueError(
-                f"init='pca' needs n_components <= n_features, got {p['n_components']} > "
-                f"{X.shape[1]}: lower n_components or use init='random'"
+                f"PlummerAutoencoder needs n_components <= n_features, got n_components={h:,} "
+                f"> n_features = {d}: the codes of {d}-dimensional data fill at most a "
+                f"{d}-dimensional set, never the {h:,}-dimensional cube of the prior; lower "
+                f"n_components to at most {d}"
             )
         if not fresh:
             self._check_data(X, n_columns=self.n_features_in_)
@@ -546,6 +583,25 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
                 bar.update(1)
         if bar is not None:
             bar.close()
+
+    def _check_network_memory(self, p, d, batch, fresh) -> None:
+        """Refuse networks whose training needs more than the dense budget, before any is
+        built: ``16`` bytes per parameter (float32 weight, gradient, Adam's two moments; twice
+        that for a warm start, which trains copies) and ``12`` per activation of a batch
+        (each layer's output, its ReLU and their gradient, float32)."""
+        h, hidden = p["n_components"], p["hidden"]
+        n_params = n_activations = 0.0
+        for sizes in ((d, *hidden, h), (h, *hidden[::-1], d)):  # encoder, decoder
+            n_params += sum(float(a) * b + b for a, b in zip(sizes[:-1], sizes[1:], strict=True))
+            n_activations += float(batch) * (2 * sum(sizes) + d)  # (and the scaling layers)
+        n_bytes = _BYTES_PER_PARAMETER * n_params * (1 if fresh else 2)
+        check_dense_budget(
+            n_bytes + _BYTES_PER_ACTIVATION * n_activations,
+            f"PlummerAutoencoder's networks with hidden_layer_sizes={p['hidden_layer_sizes']!r} "
+            f"on {d:,} features and n_components={h:,} have {n_params:,.0f} parameters, "
+            f"trained on batches of {batch:,} rows",
+            "lower hidden_layer_sizes",
+        )
 
     def _check_batch_memory(self, batch, torch=None, dev=None) -> None:
         """Refuse a training batch whose MMD (three ``batch x batch`` kernel sums, kept for the
@@ -621,18 +677,22 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         ops = import_torch_ops()
         torch = ops.torch
         dev = next(net.parameters()).device
+        widths = [m.out_features for m in net if hasattr(m, "out_features")]
+        n_out = widths[-1]
+        check_dense_budget(
+            8.0 * A.shape[0] * n_out,
+            f"PlummerAutoencoder's output of {A.shape[0]:,} rows x {n_out:,} columns (float64)",
+            "give fewer rows at a time",
+        )
         # rows in blocks: the activations of a block stay within _APPLY_VALUES float64 values
-        width = max([A.shape[1], *(m.out_features for m in net if hasattr(m, "out_features"))])
-        rows = max(1, _APPLY_VALUES // width)
+        rows = max(1, _APPLY_VALUES // max(A.shape[1], *widths))
+        out = np.empty((A.shape[0], n_out))
         with torch.no_grad(), self._call_threads(torch):
             forward = ops.forward64(net)  # the network is only read: safe from many threads
-            out = [
-                forward(torch.tensor(A[i : i + rows], dtype=torch.float64, device=dev))
-                .cpu()
-                .numpy()
-                for i in range(0, max(A.shape[0], 1), rows)
-            ]
-        return out[0] if len(out) == 1 else np.concatenate(out)
+            for i in range(0, A.shape[0], rows):
+                block = torch.tensor(A[i : i + rows], dtype=torch.float64, device=dev)
+                out[i : i + rows] = forward(block).cpu().numpy()
+        return out
 
     def _latent_dim(self):
         return self.decoder_[0].in_features
@@ -688,11 +748,24 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         Returns
         -------
         ndarray of shape (n_samples, n_features)
+
+        Raises
+        ------
+        MemoryBudgetError
+            The noise and the samples (``8 n_samples (n_components + n_features)`` bytes)
+            need more than ``unlabeled.get_config()["max_dense_bytes"]``: before any work.
         """
         check_is_fitted(self, "decoder_")
         n = check_int(n_samples, "n_samples", low=1)
         checked = validate_params({"random_state": random_state}, {"random_state": RANDOM_STATE})
         rng = check_random_state(checked["random_state"])
+        h, d = self._latent_dim(), self.n_features_in_
+        check_dense_budget(  # the latent noise and the samples, float64
+            8.0 * n * (h + d),
+            f"PlummerAutoencoder.sample(n_samples={n:,}) makes {n:,} x {h} latent points and "
+            f"{n:,} x {d} samples",
+            "lower n_samples (draw the samples in batches)",
+        )
         return self.inverse_transform(rng.uniform(-1.0, 1.0, size=(n, self._latent_dim())))
 
     def score(self, X: ArrayLike, y: ArrayLike | None = None) -> float:
