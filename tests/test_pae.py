@@ -227,7 +227,7 @@ def test_pca_init_prefits_the_encoder():
     minibatch = [small_pae(init="pca", batch_size=50, max_iter=2).fit(X) for _ in range(2)]
     np.testing.assert_array_equal(minibatch[0].transform(X), minibatch[1].transform(X))
     assert err(minibatch[0]) < 0.1, err(minibatch[0])
-    with pytest.raises(ValueError, match="init='pca' needs n_components <= n_features"):
+    with pytest.raises(ValueError, match="needs n_components <= n_features"):
         small_pae(init="pca", n_components=3).fit(X)
 
 
@@ -288,11 +288,9 @@ def test_feature_names_out_and_set_output():
     pd = pytest.importorskip("pandas")
     X, _ = make_gaussian_grid(40, random_state=0)
     df = pd.DataFrame(X, columns=["u", "v"])
-    pae = small_pae(max_iter=2, n_components=3).fit(df)
+    pae = small_pae(max_iter=2, n_components=1).fit(df)
     np.testing.assert_array_equal(pae.feature_names_in_, ["u", "v"])
-    np.testing.assert_array_equal(
-        pae.get_feature_names_out(), [f"plummerautoencoder{i}" for i in range(3)]
-    )
+    np.testing.assert_array_equal(pae.get_feature_names_out(), ["plummerautoencoder0"])
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no "X does not have valid feature names"
         Z = pae.set_output(transform="pandas").transform(df)

@@ -8,6 +8,7 @@ import itertools
 import json
 import math
 import os
+import threading
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,13 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .. import model_io
 from .._shared import check_dense_budget, engine_threads
-from .._validation import RANDOM_STATE, VERBOSE, check_data_scale, check_int
+from .._validation import (
+    RANDOM_STATE,
+    VERBOSE,
+    check_data_scale,
+    check_int,
+    check_not_strings,
+)
 from ..base import (
     ArrayLike,
     Boolean,
@@ -46,6 +53,8 @@ _INITS = ("random", "pca")
 _INIT_ITER, _INIT_LR = 1000, 3e-3  # init="pca": the encoder's pre-fit, Adam steps and rate
 _SCORE_SEED = 0  # the prior sample of score() is fixed so that score is a function of X
 _SCORE_BLOCK = 2048  # rows per block of the kernel sums in score()
+#: m, the most rows of one U-statistic in score(): its work is at most 3 n m kernel values
+_SCORE_ROWS = 1024
 _SEQUENTIAL = "torch.nn.modules.container.Sequential"
 #: the largest weight magnitude of a loaded network: Adam moves a weight by about
 #: learning_rate per step from a Glorot start below 2.5, so 1e10 is far beyond any training;
@@ -59,6 +68,18 @@ _MMD_BYTES_PER_PAIR = 32.0
 _APPLY_VALUES = 2**23  # float64 activations of one block of rows in _apply: 64 MB
 _DIVERGENCE_CHECK = 256  # training steps between checks of the loss (one device sync)
 _F32_MAX, _F32_TINY = 3.4e38, 1.2e-38  # float32's largest and smallest normal numbers
+#: the most hidden layers: each is a torch module visited on every step, and ReLU networks
+#: of Glorot-uniform layers far deeper than this do not train (10**6 took minutes to build)
+MAX_HIDDEN_LAYERS = 1000
+#: bytes per network parameter during fit: float32 weight, gradient and Adam's two moments
+_BYTES_PER_PARAMETER = 16.0
+#: bytes per activation of a training batch: float32 output of a layer, its ReLU and gradient
+_BYTES_PER_ACTIVATION = 12.0
+
+
+_torch_lock = threading.Lock()
+_torch_users = 0  # calls inside PlummerAutoencoder._threads, in any thread
+_torch_threads_before = 0  # torch's thread count when the first of them entered
 
 
 def import_torch_ops():
@@ -154,10 +175,14 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
     Parameters
     ----------
     n_components : int >= 1, default=2
-        Latent dimension ``h`` (the intrinsic dimension of the data support).
+        Latent dimension ``h`` (the intrinsic dimension of the data support), at most
+        ``n_features``: the codes of ``d``-dimensional data fill at most a ``d``-dimensional
+        set, so they could never be uniform in more dimensions.
     hidden_layer_sizes : int or tuple of int, default=(128, 128)
-        Hidden widths of the encoder (an int: one hidden layer); the decoder uses them in
-        reverse order.
+        Hidden widths of the encoder (an int: one hidden layer; at most
+        :data:`MAX_HIDDEN_LAYERS` = 1000 of them); the decoder uses them in reverse order.
+        ``fit`` refuses networks whose training needs more than the dense budget (16 bytes
+        per parameter: weight, gradient and Adam's two moments in float32).
     out_activation : {"linear", "sigmoid"}, default="linear"
         Decoder output: linear for real data, sigmoid for data in ``[0, 1]`` (images).
     lam : float >= 0, default=10.0
@@ -325,6 +350,11 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         (two numbers in [0, 1)) are added to the checked values."""
         p = super()._validate_params()
         hidden = p["hidden_layer_sizes"]
+        if not isinstance(hidden, int) and len(hidden) > MAX_HIDDEN_LAYERS:
+            raise InvalidParameterError(
+                f"hidden_layer_sizes must have at most {MAX_HIDDEN_LAYERS} hidden layers, got "
+                f"{len(hidden):,}: give fewer, wider layers"
+            )
         p["hidden"] = _checked_entries(
             (hidden,) if isinstance(hidden, int) else hidden, "hidden_layer_sizes", Integer(1)
         )
@@ -336,7 +366,13 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         return p
 
     def _check_data(self, X, name="X", n_columns=None, what="features") -> np.ndarray:
-        X = check_array(X, dtype=np.float64, order="C", ensure_min_samples=1, input_name=name)
+        check_not_strings(X, name)
+        try:
+            X = check_array(X, dtype=np.float64, order="C", ensure_min_samples=1, input_name=name)
+        except ValueError as exc:
+            if "convert string" in str(exc):  # text in a list, object array or DataFrame
+                check_not_strings(np.asarray(X, dtype=str), name)
+            raise
         # squares that overflow or underflow in the scaling and the distances
         check_data_scale(X, "PlummerAutoencoder", tiny=1e-100)
         if n_columns is not None and X.shape[1] != n_columns:
@@ -375,13 +411,18 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
             The loss became non-finite; the message names the likely cause among
             ``learning_rate``, the data's scale, ``eps``, ``beta`` and ``lam``.
         MemoryBudgetError
-            The MMD of a batch of ``min(batch_size, n_samples)`` codes needs more memory than
+            The MMD of a batch of ``min(batch_size, n_samples)`` codes, or the networks that
+            ``hidden_layer_sizes``, ``n_features`` and ``n_components`` make (their parameters,
+            gradients, Adam's moments and a batch's activations), need more memory than
             ``unlabeled.get_config()["max_dense_bytes"]`` or than is available: before any work.
+        ValueError
+            ``n_components`` is more than ``n_features``, or a parameter is invalid.
         """
         p = self._validate_params()
         fresh = not (p["warm_start"] and hasattr(self, "encoder_"))
         X_given, X = X, self._check_fit_data(X, p, fresh)
         self._check_batch_memory(min(p["batch_size"], X.shape[0]))
+        self._check_network_memory(p, X.shape[1], min(p["batch_size"], X.shape[0]), fresh)
         steps = p["max_iter"] + (0 if fresh else int(self.n_iter_))
         check_dense_budget(  # the three float64 histories, on the device, then two copies
             72.0 * steps,
@@ -455,18 +496,29 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
     @contextlib.contextmanager
     def _threads(self, torch, n_jobs):
         """Run the block with torch on the CPU threads that ``n_jobs`` gives (see its entry in
-        the class docstring); the process's thread count is restored afterwards."""
-        before = torch.get_num_threads()
-        n_threads = engine_threads(n_jobs)
-        if n_jobs is None:  # a process that lowered torch's count keeps it
-            n_threads = min(n_threads, before)
-        if n_threads != before:
-            torch.set_num_threads(n_threads)
+        the class docstring); the process's thread count is restored afterwards.
+
+        The count is process-wide, so calls in several threads at once share one: the first
+        to enter sets it, the last to leave restores the count it found (each restoring its
+        own left the process with another call's count)."""
+        global _torch_users, _torch_threads_before
+        with _torch_lock:
+            if _torch_users == 0:
+                _torch_threads_before = torch.get_num_threads()
+                n_threads = engine_threads(n_jobs)
+                if n_jobs is None:  # a process that lowered torch's count keeps it
+                    n_threads = min(n_threads, _torch_threads_before)
+                if n_threads != _torch_threads_before:
+                    torch.set_num_threads(n_threads)
+            n_threads = torch.get_num_threads()
+            _torch_users += 1
         try:
             yield n_threads
         finally:
-            if torch.get_num_threads() != before:
-                torch.set_num_threads(before)
+            with _torch_lock:
+                _torch_users -= 1
+                if _torch_users == 0 and torch.get_num_threads() != _torch_threads_before:
+                    torch.set_num_threads(_torch_threads_before)
 
     def _call_threads(self, torch):
         """:meth:`_threads` for a call on the fitted model, ``n_jobs`` checked as ``fit`` does
@@ -488,10 +540,14 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
                 f"PlummerAutoencoder needs at least 2 samples for the U-statistic, got "
                 f"{X.shape[0]} sample (n_samples = 1)"
             )
-        if fresh and p["init"] == "pca" and p["n_components"] > X.shape[1]:
+        h, d = p["n_components"], X.shape[1]
+        if fresh and h > d:
+            # (and the cost of a step grows with h: 10**6 ran for minutes)
             raise ValueError(
-                f"init='pca' needs n_components <= n_features, got {p['n_components']} > "
-                f"{X.shape[1]}: lower n_components or use init='random'"
+                f"PlummerAutoencoder needs n_components <= n_features, got n_components={h:,} "
+                f"> n_features = {d}: the codes of {d}-dimensional data fill at most a "
+                f"{d}-dimensional set, never the {h:,}-dimensional cube of the prior; lower "
+                f"n_components to at most {d}"
             )
         if not fresh:
             self._check_data(X, n_columns=self.n_features_in_)
@@ -529,6 +585,25 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
                 bar.update(1)
         if bar is not None:
             bar.close()
+
+    def _check_network_memory(self, p, d, batch, fresh) -> None:
+        """Refuse networks whose training needs more than the dense budget, before any is
+        built: ``16`` bytes per parameter (float32 weight, gradient, Adam's two moments; twice
+        that for a warm start, which trains copies) and ``12`` per activation of a batch
+        (each layer's output, its ReLU and their gradient, float32)."""
+        h, hidden = p["n_components"], p["hidden"]
+        n_params = n_activations = 0.0
+        for sizes in ((d, *hidden, h), (h, *hidden[::-1], d)):  # encoder, decoder
+            n_params += sum(float(a) * b + b for a, b in zip(sizes[:-1], sizes[1:], strict=True))
+            n_activations += float(batch) * (2 * sum(sizes) + d)  # (and the scaling layers)
+        n_bytes = _BYTES_PER_PARAMETER * n_params * (1 if fresh else 2)
+        check_dense_budget(
+            n_bytes + _BYTES_PER_ACTIVATION * n_activations,
+            f"PlummerAutoencoder's networks with hidden_layer_sizes={p['hidden_layer_sizes']!r} "
+            f"on {d:,} features and n_components={h:,} have {n_params:,.0f} parameters, "
+            f"trained on batches of {batch:,} rows",
+            "lower hidden_layer_sizes",
+        )
 
     def _check_batch_memory(self, batch, torch=None, dev=None) -> None:
         """Refuse a training batch whose MMD (three ``batch x batch`` kernel sums, kept for the
@@ -604,20 +679,22 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         ops = import_torch_ops()
         torch = ops.torch
         dev = next(net.parameters()).device
-        params = {k: v.detach().double() for k, v in net.named_parameters()}
+        widths = [m.out_features for m in net if hasattr(m, "out_features")]
+        n_out = widths[-1]
+        check_dense_budget(
+            8.0 * A.shape[0] * n_out,
+            f"PlummerAutoencoder's output of {A.shape[0]:,} rows x {n_out:,} columns (float64)",
+            "give fewer rows at a time",
+        )
         # rows in blocks: the activations of a block stay within _APPLY_VALUES float64 values
-        width = max([A.shape[1], *(m.out_features for m in net if hasattr(m, "out_features"))])
-        rows = max(1, _APPLY_VALUES // width)
+        rows = max(1, _APPLY_VALUES // max(A.shape[1], *widths))
+        out = np.empty((A.shape[0], n_out))
         with torch.no_grad(), self._call_threads(torch):
-            out = [
-                torch.func.functional_call(
-                    net, params, (torch.tensor(A[i : i + rows], dtype=torch.float64, device=dev),)
-                )
-                .cpu()
-                .numpy()
-                for i in range(0, max(A.shape[0], 1), rows)
-            ]
-        return out[0] if len(out) == 1 else np.concatenate(out)
+            forward = ops.forward64(net)  # the network is only read: safe from many threads
+            for i in range(0, A.shape[0], rows):
+                block = torch.tensor(A[i : i + rows], dtype=torch.float64, device=dev)
+                out[i : i + rows] = forward(block).cpu().numpy()
+        return out
 
     def _latent_dim(self):
         return self.decoder_[0].in_features
@@ -673,19 +750,49 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         Returns
         -------
         ndarray of shape (n_samples, n_features)
+
+        Raises
+        ------
+        MemoryBudgetError
+            The noise and the samples (``8 n_samples (n_components + n_features)`` bytes)
+            need more than ``unlabeled.get_config()["max_dense_bytes"]``: before any work.
         """
         check_is_fitted(self, "decoder_")
         n = check_int(n_samples, "n_samples", low=1)
         checked = validate_params({"random_state": random_state}, {"random_state": RANDOM_STATE})
         rng = check_random_state(checked["random_state"])
+        h, d = self._latent_dim(), self.n_features_in_
+        check_dense_budget(  # the latent noise and the samples, float64
+            8.0 * n * (h + d),
+            f"PlummerAutoencoder.sample(n_samples={n:,}) makes {n:,} x {h} latent points and "
+            f"{n:,} x {d} samples",
+            "lower n_samples (draw the samples in batches)",
+        )
         return self.inverse_transform(rng.uniform(-1.0, 1.0, size=(n, self._latent_dim())))
 
     def score(self, X: ArrayLike, y: ArrayLike | None = None) -> float:
         r"""Minus the PAE loss on ``X`` (greater is better, as scikit-learn scorers are).
 
-        The whole of ``X`` is one batch: ``-(rec + lam * MMD_u^2)`` with ``N = len(X)`` prior
-        samples drawn with a fixed seed (so the score is a function of ``X``); the kernel sums
-        are done in blocks in float64, so held-out sets of many thousands of rows fit in memory.
+        ``-(rec + lam * MMD^2)``: ``rec`` the mean squared reconstruction error over all the
+        rows, and ``MMD^2`` an unbiased estimate of the squared MMD between the codes
+        ``q_i = f(x_i)`` and ``n = len(X)`` prior samples ``z_i`` drawn with a fixed seed
+        (so that the score is a function of ``X``). With ``n <= m`` rows
+        (``m = 1024``) it is the loss of ``X`` as one batch, Gretton's U-statistic
+        ``MMD_u^2`` over all pairs ``i != j``. With more rows, whose pairs would make the work
+        grow as ``n^2`` (30,000 rows took 84 s), the rows are put in an order drawn with the
+        fixed seed and cut into ``g = ceil(n / m)`` groups ``G_1..G_g`` of at most ``m``
+        (sizes differing by at most one), and only the pairs within a group count:
+
+        .. math::
+
+            \widehat{\mathrm{MMD}^2} = \frac{\sum_k \sum_{i \ne j \in G_k}
+                \bigl[k(z_i, z_j) - 2 k(z_i, q_j) + k(q_i, q_j)\bigr]}
+                {\sum_k |G_k| (|G_k| - 1)},
+
+        an incomplete U-statistic (each term has the expectation ``MMD^2``, so it is still
+        unbiased; its variance is that of the block test of Zaremba, Gretton and Blaschko,
+        2013). The work is at most ``3 n m`` kernel values, linear in ``n``: the same order
+        as :meth:`transform`. The kernel sums are done in float64.
 
         Parameters
         ----------
@@ -703,17 +810,31 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
             raise ValueError("score needs at least 2 samples (the MMD is a U-statistic)")
         q = self._apply(self.encoder_, X)
         rec = float(((X - self.inverse_transform(q)) ** 2).sum(1).mean())
-        zp = np.random.RandomState(_SCORE_SEED).uniform(-1.0, 1.0, size=q.shape)
-        return -(rec + self.lam * self._mmd2_u_blocked(zp, q))
+        rs = np.random.RandomState(_SCORE_SEED)
+        zp = rs.uniform(-1.0, 1.0, size=q.shape)
+        n = q.shape[0]
+        if n <= _SCORE_ROWS:
+            groups = [np.arange(n)]
+        else:  # a fixed random order: groups of exchangeable rows, whatever X's order
+            groups = np.array_split(rs.permutation(n), -(-n // _SCORE_ROWS))
+        return -(rec + self.lam * self._mmd2_u_grouped(zp, q, groups))
 
-    def _mmd2_u_blocked(self, zp, q):
+    def _mmd2_u_grouped(self, zp, q, groups):
+        """The MMD of :meth:`score`: the sums over the pairs within each group of rows, over
+        the number of those pairs."""
         ops = import_torch_ops()
         torch = ops.torch
         zp_t, q_t = torch.as_tensor(zp), torch.as_tensor(q)
+        total = pairs = 0.0
         with self._call_threads(torch):
-            return self._mmd2_u_sums(ops, zp_t, q_t)
+            for rows in groups:
+                idx = torch.as_tensor(rows)
+                total += self._mmd2_u_sums(ops, zp_t[idx], q_t[idx])
+                pairs += float(len(rows)) * (len(rows) - 1)
+        return total / pairs
 
     def _mmd2_u_sums(self, ops, zp_t, q_t):
+        """``sum_{i != j} [k(z_i, z_j) - 2 k(z_i, q_j) + k(q_i, q_j)]``, in blocks."""
         n, s = zp_t.shape[0], 0.0
         # blocks of rows and columns: at most _SCORE_BLOCK^2 kernel values at a time
         for a in range(0, n, _SCORE_BLOCK):
@@ -726,7 +847,7 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
                 s += float(k_zz - 2.0 * k_zq + k_qq)
         diag_zq = float(((zp_t - q_t).pow(2).sum(1) + self.eps).pow(-self.beta / 2).sum())
         big_k = self.eps ** (-self.beta / 2)
-        return (s - 2.0 * n * big_k + 2.0 * diag_zq) / (n * (n - 1))
+        return s - 2.0 * n * big_k + 2.0 * diag_zq
 
     # ------------------------------------------------------------------ model files
     def __getstate__(self) -> dict:

@@ -7,6 +7,7 @@ functions is asked for (``unlabeled.generative`` resolves them lazily).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import torch
 from torch import nn
@@ -230,6 +231,42 @@ class Affine(nn.Module):
 
     def forward(self, x):
         return x * self.scale + self.shift if self.inverse else (x - self.shift) / self.scale
+
+
+def forward64(net: nn.Sequential) -> Callable[[torch.Tensor], torch.Tensor]:
+    """``x -> net(x)`` in float64, for a network that :func:`make_mlp` and :class:`Affine`
+    build, from float64 copies of its weights made here.
+
+    The network itself is only read, never converted or given other weights for the call (as
+    ``torch.func.functional_call`` does, restoring them after): calls from several threads at
+    once on one fitted model are safe (with ``functional_call``, one thread's restored float32
+    weights met another's float64 input in 1 of 400 calls).
+    """
+    # (layer, float64 weights): a Linear's (weight, bias), an Affine's (shift, scale), or
+    # none for the activations, which hold no state
+    steps: list[tuple[nn.Module, tuple[torch.Tensor, ...]]] = []
+    for layer in net:
+        if isinstance(layer, nn.Linear):
+            steps.append((layer, (layer.weight.detach().double(), layer.bias.detach().double())))
+        elif isinstance(layer, Affine):
+            shift, scale = cast(torch.Tensor, layer.shift), cast(torch.Tensor, layer.scale)
+            steps.append((layer, (shift.double(), scale.double())))
+        elif isinstance(layer, (nn.ReLU, nn.Tanh, nn.Sigmoid)):
+            steps.append((layer, ()))
+        else:
+            raise TypeError(f"forward64 does not know the layer {type(layer).__name__}")
+
+    def forward(x: torch.Tensor) -> torch.Tensor:
+        for layer, w in steps:
+            if isinstance(layer, nn.Linear):
+                x = nn.functional.linear(x, w[0], w[1])
+            elif isinstance(layer, Affine):
+                x = x * w[1] + w[0] if layer.inverse else (x - w[0]) / w[1]
+            else:
+                x = layer(x)
+        return x
+
+    return forward
 
 
 def resolve_device(device: str) -> torch.device:
