@@ -412,6 +412,20 @@ def test_string_features_name_x_and_the_fix():
         WellSVMClustering().fit(np.array([["1", "b"], ["2", "3"]]))
 
 
+@pytest.mark.parametrize("form", ["list", "object", "frame"])
+def test_text_in_lists_object_arrays_and_frames_names_x(form):
+    """Issue 44: text in a list, an object array or a DataFrame reached NumPy's raw "could
+    not convert string to float" (only arrays of strings were checked)."""
+    import pandas as pd
+
+    rows = [[0.0, 1.0], [1.0, "high"], [1.0, 1.0], [2.0, 2.0]]
+    X = {"list": rows, "object": np.array(rows, dtype=object), "frame": pd.DataFrame(rows)}[form]
+    with pytest.raises(ValueError, match=r"X holds 'high' \(str\): the features must be"):
+        LabeledSVM().fit(X, [0, 1, -1, -1])
+    numeric = [[0.0, 1.0], [1.0, "0.5"], [1.0, 1.0], [2.0, 2.0]]  # text that reads as numbers
+    assert LabeledSVM().fit(numeric, [0, 1, -1, -1]).predict(numeric).shape == (4,)
+
+
 def test_clustering_start_bounded_in_memory_and_work():
     """n_init=10**6 stacked n x 10^6 labels and their products and ran for minutes: now at
     most 10,000 labelings, scored in chunks (the default 20 in one, as before)."""

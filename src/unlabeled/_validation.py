@@ -572,12 +572,11 @@ def check_pu_labels(s: ArrayLike | None, n_samples: int) -> np.ndarray:
 
 
 def check_not_strings(X, name: str = "X") -> None:
-    """Refuse an array of strings or bytes (``dtype.kind`` U or S) holding a value that does
-    not read as a number, with a ValueError naming ``name``, the value and the fix: NumPy's
-    "could not convert string to float" named neither the argument nor what to do."""
-    if not isinstance(X, np.ndarray) or X.dtype.kind not in "US":
-        return
-    bad = next((v for v in X.ravel().tolist() if not reads_as_number(v)), None)
+    """Refuse text that does not read as a number (in an array of strings, bytes or objects,
+    nested lists, or a DataFrame's text columns), with a ValueError naming ``name``, the
+    value and the fix: NumPy's "could not convert string to float" named neither the argument
+    nor what to do."""
+    bad = next((v for v in _texts(X) if not reads_as_number(v)), None)
     if bad is None:
         return  # numeric strings: converted as scikit-learn converts them
     raise ValueError(
@@ -585,6 +584,23 @@ def check_not_strings(X, name: str = "X") -> None:
         "categories as numbers (e.g. sklearn.preprocessing.OneHotEncoder) and impute missing "
         "values first"
     )
+
+
+def _texts(X):
+    """The strings and bytes of ``X`` where its type can hold them (one pass, no copy of a
+    numeric array: sparse matrices, numeric arrays and other inputs give none)."""
+    if hasattr(X, "dtypes") and hasattr(X, "columns"):  # a DataFrame: its text columns
+        for column, dtype in zip(X.columns, X.dtypes, strict=True):
+            if getattr(dtype, "kind", "O") in "OUS":
+                yield from (v for v in X[column].tolist() if isinstance(v, (str, bytes)))
+    elif isinstance(X, np.ndarray) and X.dtype.kind in "USO":
+        yield from (v for v in X.ravel().tolist() if isinstance(v, (str, bytes)))
+    elif isinstance(X, (list, tuple)):
+        for v in X:
+            if isinstance(v, (str, bytes)):
+                yield v
+            elif isinstance(v, (list, tuple, np.ndarray)):
+                yield from _texts(v)
 
 
 def reads_as_number(v) -> bool:

@@ -367,12 +367,7 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
 
     def _check_data(self, X, name="X", n_columns=None, what="features") -> np.ndarray:
         check_not_strings(X, name)
-        try:
-            X = check_array(X, dtype=np.float64, order="C", ensure_min_samples=1, input_name=name)
-        except ValueError as exc:
-            if "convert string" in str(exc):  # text in a list, object array or DataFrame
-                check_not_strings(np.asarray(X, dtype=str), name)
-            raise
+        X = check_array(X, dtype=np.float64, order="C", ensure_min_samples=1, input_name=name)
         # squares that overflow or underflow in the scaling and the distances
         check_data_scale(X, "PlummerAutoencoder", tiny=1e-100)
         if n_columns is not None and X.shape[1] != n_columns:
