@@ -225,6 +225,23 @@ def test_dense_allocations_checked_against_the_budget(monkeypatch, settings, whi
         RampPU(prior=0.4, inner_solver="qp", init="zero").fit(X, s)
 
 
+@pytest.mark.parametrize("value", ["4GB", "nan", "-1", "inf"])
+def test_bad_budget_environment_variable_is_an_error(monkeypatch, value):
+    """A garbage UNLABELED_MAX_DENSE_BYTES was ignored in silence (a method that never read
+    the budget), or made a budget that refuses everything ("nan", "-1"). The settings refuse
+    it when first read, naming the variable and the value."""
+    from unlabeled.pu import DoubleHingeQP
+
+    monkeypatch.setenv("UNLABELED_MAX_DENSE_BYTES", value)
+    with pytest.raises(ValueError, match=f"UNLABELED_MAX_DENSE_BYTES .* got '{value}'"):
+        unlabeled.get_config()
+    X, s = small_pu()
+    with pytest.raises(ValueError, match="UNLABELED_MAX_DENSE_BYTES"):
+        DoubleHingeQP(prior=0.4).fit(X, s)
+    monkeypatch.setenv("UNLABELED_MAX_DENSE_BYTES", " 1e9 ")
+    assert unlabeled.get_config()["max_dense_bytes"] == 4 * 2**30  # the setting, not the env
+
+
 def test_tiny_prior_ocsvm_start_stays_small():
     """prior=1e-9 with the OCSVM start tried to allocate 7 GiB (1e-12: 7 TiB) for group sizes
     of 1/prior points; the start only ever uses n values."""
