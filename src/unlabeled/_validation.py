@@ -422,10 +422,16 @@ def mean_squared_distance(X) -> float:
 
     Two passes over blocks of rows made dense float64 (column sums, then the squared
     deviations from the column means), in the same order for every layout: the same bits for
-    dense C or Fortran order, float32 and CSR input of the same matrix."""
-    n, d = X.shape
-    rows = max(1, _BLOCK // max(d, 1))
+    dense C or Fortran order, float32 and CSR input of the same matrix.
+
+    Sparse ``X`` wider than a block (``2**18`` columns) is read on the columns that hold an
+    entry only (an empty column's variance is 0): a dense row of 2^30 columns is 8 GiB."""
     M = sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X) else np.asarray(X)
+    if sp.issparse(M) and M.shape[1] > _BLOCK:
+        used, cols = np.unique(M.indices, return_inverse=True)
+        M = sp.csr_matrix((M.data, cols.ravel(), M.indptr), shape=(M.shape[0], max(used.size, 1)))
+    n, d = M.shape
+    rows = max(1, _BLOCK // max(d, 1))
 
     def blocks():
         for r in range(0, n, rows):
