@@ -33,6 +33,10 @@ INT_MAX = 2**31 - 1
 #: the largest kernel cache, in MB (1e6 MB = about 1 TB): larger values are refused before
 #: any conversion to a number of bytes
 MAX_CACHE_MB = 1e6
+#: the largest box weight C (C, C1, C2): the reciprocal of PUSVC's smallest lam, far past any
+#: meaningful scale; larger ones overflowed inside the solvers (WellSVM's squared hinge keeps
+#: its box at 1e8 C: inf for C1=1e301, refused as "C must be positive and finite")
+MAX_C = 1e30
 #: the largest polynomial degree: (gamma <x, x'> + coef0)^degree overflows double precision
 #: beyond it as soon as the base exceeds about 1000
 MAX_DEGREE = 100

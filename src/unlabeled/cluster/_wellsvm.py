@@ -18,7 +18,16 @@ from .._label_generation import (
     store_label_generation,
 )
 from .._shared import one_blas_thread, warn_not_converged
-from .._validation import MAX_CACHE_MB, RANDOM_STATE, VERBOSE, Boolean, Integer, Options, Real
+from .._validation import (
+    MAX_C,
+    MAX_CACHE_MB,
+    RANDOM_STATE,
+    VERBOSE,
+    Boolean,
+    Integer,
+    Options,
+    Real,
+)
 from ..base import Fitted, KernelMachine, MatrixLike, set_init_params
 
 
@@ -433,7 +442,7 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
 
     _parameter_constraints: dict = {
         **KernelMachine._parameter_constraints,
-        "C": [Real(0.0)],
+        "C": [Real(0.0, MAX_C, high_open=False)],
         "beta": [Real(0.0, 1.0, low_open=False)],
         "gamma": [Options(("mean", "scale", "auto")), Real(0.0, low_open=False)],
         "init": [Options(("spectral", "alignment"))],

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from .._label_generation import warn_if_solves_capped
 from .._shared import warn_not_converged
-from .._validation import Real
+from .._validation import MAX_C, Real
 from ..base import Fitted, set_init_params
 from ._base import MultiInstanceClassifier, fill_docstring
 
@@ -43,7 +43,7 @@ class _Alternating(MultiInstanceClassifier):
 
     _parameter_constraints: dict = {
         **MultiInstanceClassifier._parameter_constraints,
-        "C": [Real(0.0)],
+        "C": [Real(0.0, MAX_C, high_open=False)],
         "C_negative": [None, Real(0.0)],
     }
 
