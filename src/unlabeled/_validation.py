@@ -431,9 +431,10 @@ def mean_squared_distance(X) -> float:
     Sparse ``X`` wider than a block (``2**18`` columns) is read on the columns that hold an
     entry only (an empty column's variance is 0): a dense row of 2^30 columns is 8 GiB."""
     M = sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X) else np.asarray(X)
-    if sp.issparse(M) and M.shape[1] > _BLOCK:
-        used, cols = np.unique(M.indices, return_inverse=True)
-        M = sp.csr_matrix((M.data, cols.ravel(), M.indptr), shape=(M.shape[0], max(used.size, 1)))
+    if sp.issparse(X) and X.shape[1] > _BLOCK:
+        C = sp.csr_matrix(X, dtype=np.float64)
+        used, cols = np.unique(np.asarray(C.indices), return_inverse=True)
+        M = sp.csr_matrix((C.data, cols.ravel(), C.indptr), shape=(C.shape[0], max(used.size, 1)))
     n, d = M.shape
     rows = max(1, _BLOCK // max(d, 1))
 
