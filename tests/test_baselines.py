@@ -77,6 +77,22 @@ def test_qp_refuses_what_does_not_fit(problem):
         DoubleHingeQP(prior=prior, max_memory=0).fit(X, s)
 
 
+def test_qp_follows_the_configured_budget(problem):
+    """set_config(max_dense_bytes=1e6) was ignored (max_memory was the only bound): +393 MB."""
+    import unlabeled
+    from unlabeled.exceptions import MemoryBudgetError
+
+    X, s, prior = problem
+    need = DoubleHingeQP.memory_needed(len(s)) * 2**20
+    est = DoubleHingeQP(prior=prior)
+    with unlabeled.config_context(max_dense_bytes=need / 2):
+        with pytest.raises(MemoryBudgetError, match="max_dense_bytes"):
+            est.fit(X, s)
+    assert not hasattr(est, "dual_coef_")
+    with unlabeled.config_context(max_dense_bytes=need):
+        assert est.fit(X, s).predict(X).shape == s.shape
+
+
 # --------------------------------------------------------------------------- RampPU
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])
 @pytest.mark.parametrize("lam", [1e-3, 1e-2, 1e-1])

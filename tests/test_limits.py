@@ -48,6 +48,31 @@ def test_out_of_range_parameters_refused(make, params, phrase):
     assert "incompatible function arguments" not in str(info.value)
 
 
+@pytest.mark.parametrize(
+    "name, params",
+    [("WellSVM", {"C1": 1e301, "C2": 1e301}), ("WellSVM", {"C2": 1e301}), ("TSVM", {"C1": 1e31}),
+     ("LapSVM", {"C1": 1e301}), ("MILWellSVM", {"C2": 1e301}), ("miSVM", {"C": 1e301}),
+     ("MISVM", {"C": 1e301}), ("WellSVMClustering", {"C": 1e301}), ("SVMPlus", {"C": 1e301})],
+)  # fmt: skip
+def test_box_weights_beyond_their_range_name_the_parameter(name, params):
+    """WellSVM(C1=1e301, C2=1e301) said "C must be positive and finite" (its squared hinge's
+    box, 1e8 C, overflowed in the engine) without naming either parameter. Every C, C1 and C2
+    is declared in (0, 1e30] and refused before any work, naming itself and the bound."""
+    est = getattr(unlabeled, name)(**params)
+    X, s = small_pu()
+    y = np.where(s == 1, 1, np.where(np.arange(s.size) % 3 == 0, 0, -1))
+    first = sorted(params)[0]
+    with pytest.raises(InvalidParameterError, match=f"{first} must be <= 1e\\+30, got 1e\\+3"):
+        if name in ("MILWellSVM", "miSVM", "MISVM"):
+            est.fit(X, s[::5], groups=np.arange(s.size) // 5)
+        elif name == "SVMPlus":
+            est.fit(X, 2 * s - 1, X[:, :1])
+        elif name == "WellSVMClustering":
+            est.fit(X)
+        else:
+            est.fit(X, y)
+
+
 def test_largest_cache_accepted():
     """cache_size=1e6 (MB), the largest accepted, is a bound, not an allocation: the cache holds
     only the kernel rows computed, and the model is the one of the default cache."""
@@ -223,6 +248,23 @@ def test_dense_allocations_checked_against_the_budget(monkeypatch, settings, whi
     monkeypatch.setenv("UNLABELED_MAX_DENSE_BYTES", str(2**30))  # the override lifts it
     if which == "RampPU":
         RampPU(prior=0.4, inner_solver="qp", init="zero").fit(X, s)
+
+
+@pytest.mark.parametrize("value", ["4GB", "nan", "-1", "inf"])
+def test_bad_budget_environment_variable_is_an_error(monkeypatch, value):
+    """A garbage UNLABELED_MAX_DENSE_BYTES was ignored in silence (a method that never read
+    the budget), or made a budget that refuses everything ("nan", "-1"). The settings refuse
+    it when first read, naming the variable and the value."""
+    from unlabeled.pu import DoubleHingeQP
+
+    monkeypatch.setenv("UNLABELED_MAX_DENSE_BYTES", value)
+    with pytest.raises(ValueError, match=f"UNLABELED_MAX_DENSE_BYTES .* got '{value}'"):
+        unlabeled.get_config()
+    X, s = small_pu()
+    with pytest.raises(ValueError, match="UNLABELED_MAX_DENSE_BYTES"):
+        DoubleHingeQP(prior=0.4).fit(X, s)
+    monkeypatch.setenv("UNLABELED_MAX_DENSE_BYTES", " 1e9 ")
+    assert unlabeled.get_config()["max_dense_bytes"] == 4 * 2**30  # the setting, not the env
 
 
 def test_tiny_prior_ocsvm_start_stays_small():

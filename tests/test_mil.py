@@ -380,3 +380,26 @@ def test_load_mil_shared_sets():
         pytest.skip(f"the shared data folder is absent: {exc}")
     assert X.shape == (476, 166) and y.shape == (92,) and y.sum() == 47
     assert np.array_equal(np.unique(bag), np.arange(92))
+
+
+@pytest.mark.parametrize("cls", [MISVM, miSVM, MILWellSVM])
+@pytest.mark.parametrize(
+    "bags, i, shapes",
+    [
+        ([[[1.0, 2.0], [3.0]], [[1.0, 2.0]]], 0, r"row 0 has shape \(2,\), row 1 \(1,\)"),
+        (
+            [np.zeros((2, 2)), [[1.0, 2.0], [3.0, 4.0, 5.0]]],
+            1,
+            r"row 0 has shape \(2,\), row 1 \(3,\)",
+        ),
+    ],
+)
+def test_ragged_bags_are_named_with_their_shapes(cls, bags, i, shapes):
+    """A bag whose rows have different lengths was NumPy's "inhomogeneous shape" error, raised
+    while telling a list of bags from a matrix of instances; now a ValueError naming the bag
+    and the rows' shapes, in fit and predict."""
+    with pytest.raises(ValueError, match=rf"bag {i} of X is not a 2-D array: .*{shapes}"):
+        cls().fit(bags, [1, 0])
+    model = cls().fit([np.zeros((2, 2)), np.ones((2, 2))], [1, 0])
+    with pytest.raises(ValueError, match=rf"bag 0 of X is not a 2-D array: .*{shapes}"):
+        model.predict([bags[i]])

@@ -331,3 +331,58 @@ def test_pusvc_prior_auto_interval_is_the_bracket():
     ref = Bracket(random_state=0).fit(X, s)
     assert clf.prior_estimator_ == "Bracket" and clf.prior_interval_ == pytest.approx(ref.bracket_)
     assert PUSVC(prior=0.3).fit(X, s).prior_interval_ is None
+
+
+# ------------------------------------------------------------------ work and memory bounds
+@pytest.mark.parametrize("cls", ALL)
+def test_bootstrap_count_checked_against_the_budget(cls):
+    """n_bootstrap=10**9 ended in a raw 7.45 GiB MemoryError (the seeds); refused first."""
+    from unlabeled.exceptions import MemoryBudgetError
+
+    X, s = small_pu()
+    with pytest.raises(MemoryBudgetError, match="n_bootstrap=1,000,000,000"):
+        cls(n_bootstrap=10**9).fit(X, s)
+
+
+def test_tice_iterations_are_read_off_their_cycle_and_capped():
+    """TIcE(n_iter=10**9) ran past 90 s, growing every tree again at each iteration. The trees
+    do not depend on c, so the iterations reach a fixed point of c: iterations past it change
+    nothing, and n_iter above the documented cap is refused."""
+    from unlabeled.exceptions import InvalidParameterError
+
+    X, s, _ = mixture(0, 0.4, n_u=200, n_p=60, shift=1.0)
+    with pytest.raises(InvalidParameterError, match="n_iter must be <= 10000"):
+        TIcE(n_iter=10**9).fit(X, s)
+    seq = [TIcE(n_iter=k, random_state=0).fit(X, s).c_ for k in range(1, 41)]
+    assert seq[-1] == seq[-2] != seq[0]  # the sequence settled on a fixed point
+    assert TIcE(n_iter=10_000, random_state=0).fit(X, s).c_ == seq[-1]
+
+
+def test_tice_bins_beyond_the_points_split_no_further(settings):
+    """TIcE(n_bins=10**9) ended in a raw 7.45 GiB MemoryError on 80 rows. N - 1 inner
+    quantiles already separate every pair of distinct values, so n_bins above N is used as N;
+    the counts it costs per split are checked against the budget."""
+    from unlabeled.exceptions import MemoryBudgetError
+
+    X, s, _ = mixture(1, 0.4, n_u=60, n_p=20, shift=1.0)
+    ref = TIcE(n_bins=80, random_state=0).fit(X, s).prior_
+    assert TIcE(n_bins=10**9, random_state=0).fit(X, s).prior_ == ref
+    settings(max_dense_bytes=10_000)  # holds the 80 x 2 data, not 2 x 80 counts per split
+    with pytest.raises(MemoryBudgetError, match="n_bins=1,000,000,000"):
+        TIcE(n_bins=10**9).fit(X, s)
+    with pytest.raises(MemoryBudgetError, match="n_folds=1,000,000,000"):
+        TIcE(n_folds=10**9, n_bins=2).fit(X, s)
+
+
+def test_penalized_l1_grids_checked_against_the_budget(settings):
+    """The cross-validation scores are sigmas x lambdas x theta_grid: three short grids asked
+    for gigabytes; n_basis sizes the n x n_basis kernel values."""
+    from unlabeled.exceptions import MemoryBudgetError
+
+    X, s = small_pu()
+    grid = np.linspace(0.01, 0.99, 2000)
+    with pytest.raises(MemoryBudgetError, match="1,000 sigmas x 1,000 lambdas x 2,000"):
+        PenalizedL1(sigmas=np.ones(1000), lambdas=np.ones(1000), theta_grid=grid).fit(X, s)
+    settings(max_dense_bytes=5_000)
+    with pytest.raises(MemoryBudgetError, match="n_basis=300 holds 50 x 40"):
+        PenalizedL1().fit(X, s)

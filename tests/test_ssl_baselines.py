@@ -157,3 +157,20 @@ def test_make_rcv1_like():
     assert np.min((X @ w) * (2 * y - 1)) > 0
     X2, y2 = make_rcv1_like(3000, 5000, density=0.01, n_topic_words=50, random_state=0)
     assert (X2 != X).nnz == 0 and np.array_equal(y, y2)
+
+
+def test_lapsvm_singular_system_names_gamma_i():
+    """Repeated points and gamma_I=1e20: I + (gamma_I / n) L K loses its identity to rounding
+    and is singular, a raw LinAlgError from scipy. Now a ValueError naming gamma_I and the
+    value to stay under, at which the fit runs."""
+    import re
+
+    rng = np.random.default_rng(0)
+    X = np.repeat(rng.normal(size=(20, 3)), 2, axis=0)
+    y = np.where(np.arange(40) < 10, (X[:, 0] > 0).astype(int), -1)
+    y[:4] = [0, 0, 1, 1] if X[0, 0] <= 0 else [1, 1, 0, 0]
+    with pytest.raises(ValueError, match="singular in floating point: gamma_I=1e\\+20") as info:
+        LapSVM(gamma_I=1e20).fit(X, y)
+    bound = float(re.search(r"at most about (\S+)$", str(info.value)).group(1))
+    f = LapSVM(gamma_I=bound).fit(X, y).decision_function(X)
+    assert np.all(np.isfinite(f))

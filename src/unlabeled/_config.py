@@ -29,6 +29,7 @@ def get_config() -> dict:
     >>> unlabeled.get_config()["min_default_max_iter"] == 1
     False
     """
+    _env_budget()  # a bad UNLABELED_MAX_DENSE_BYTES is refused when the settings are first read
     return dict(_config)
 
 
@@ -44,8 +45,9 @@ def set_config(
         distance matrix): a larger one is refused with
         :class:`~unlabeled.exceptions.MemoryBudgetError` before it is made, instead of
         letting the OS kill the process. Default 4 GiB; the environment variable
-        ``UNLABELED_MAX_DENSE_BYTES`` overrides it. Whatever the budget, an allocation larger
-        than the memory the OS reports available is refused too.
+        ``UNLABELED_MAX_DENSE_BYTES`` overrides it (a positive number of bytes: any other
+        value is a ``ValueError`` when the settings are read). Whatever the budget, an
+        allocation larger than the memory the OS reports available is refused too.
     min_default_max_iter : int, optional
         The floor of the default cap on a solver's steps (``max_iter=None``): LIBSVM's
         ``max(10^7, 100 n)`` for the pairwise solvers, ``max(10^7, 1000 n)`` for the linear
@@ -88,12 +90,24 @@ def config_context(
 
 def dense_budget() -> float:
     """The current budget in bytes: ``UNLABELED_MAX_DENSE_BYTES`` or ``max_dense_bytes``."""
-    env = os.environ.get("UNLABELED_MAX_DENSE_BYTES")
-    if env:
-        try:
-            return float(env)
-        except ValueError:
-            raise ValueError(
-                f"UNLABELED_MAX_DENSE_BYTES must be a number of bytes, got {env!r}"
-            ) from None
-    return float(_config["max_dense_bytes"])
+    env = _env_budget()
+    return float(_config["max_dense_bytes"]) if env is None else env
+
+
+def _env_budget() -> float | None:
+    """``UNLABELED_MAX_DENSE_BYTES`` as a number of bytes (None when unset or empty); a value
+    that is not a positive finite number (``"4GB"``, ``"nan"``, ``"-1"``) is an error naming
+    the variable, not a budget silently ignored (or one that refuses everything)."""
+    env = os.environ.get("UNLABELED_MAX_DENSE_BYTES", "").strip()
+    if not env:
+        return None
+    try:
+        value = float(env)
+    except ValueError:
+        value = float("nan")
+    if not (0 < value < float("inf")):
+        raise ValueError(
+            f"the environment variable UNLABELED_MAX_DENSE_BYTES must be a positive number of "
+            f"bytes (e.g. 4e9), got {env!r}: fix or unset it"
+        )
+    return value

@@ -33,6 +33,10 @@ INT_MAX = 2**31 - 1
 #: the largest kernel cache, in MB (1e6 MB = about 1 TB): larger values are refused before
 #: any conversion to a number of bytes
 MAX_CACHE_MB = 1e6
+#: the largest box weight C (C, C1, C2): the reciprocal of PUSVC's smallest lam, far past any
+#: meaningful scale; larger ones overflowed inside the solvers (WellSVM's squared hinge keeps
+#: its box at 1e8 C: inf for C1=1e301, refused as "C must be positive and finite")
+MAX_C = 1e30
 #: the largest polynomial degree: (gamma <x, x'> + coef0)^degree overflows double precision
 #: beyond it as soon as the base exceeds about 1000
 MAX_DEGREE = 100
@@ -422,10 +426,17 @@ def mean_squared_distance(X) -> float:
 
     Two passes over blocks of rows made dense float64 (column sums, then the squared
     deviations from the column means), in the same order for every layout: the same bits for
-    dense C or Fortran order, float32 and CSR input of the same matrix."""
-    n, d = X.shape
-    rows = max(1, _BLOCK // max(d, 1))
+    dense C or Fortran order, float32 and CSR input of the same matrix.
+
+    Sparse ``X`` wider than a block (``2**18`` columns) is read on the columns that hold an
+    entry only (an empty column's variance is 0): a dense row of 2^30 columns is 8 GiB."""
     M = sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X) else np.asarray(X)
+    if sp.issparse(X) and X.shape[1] > _BLOCK:
+        C = sp.csr_matrix(X, dtype=np.float64)
+        used, cols = np.unique(np.asarray(C.indices), return_inverse=True)
+        M = sp.csr_matrix((C.data, cols.ravel(), C.indptr), shape=(C.shape[0], max(used.size, 1)))
+    n, d = M.shape
+    rows = max(1, _BLOCK // max(d, 1))
 
     def blocks():
         for r in range(0, n, rows):

@@ -18,7 +18,16 @@ from .._label_generation import (
     store_label_generation,
 )
 from .._shared import one_blas_thread, warn_not_converged
-from .._validation import MAX_CACHE_MB, RANDOM_STATE, VERBOSE, Boolean, Integer, Options, Real
+from .._validation import (
+    MAX_C,
+    MAX_CACHE_MB,
+    RANDOM_STATE,
+    VERBOSE,
+    Boolean,
+    Integer,
+    Options,
+    Real,
+)
 from ..base import Fitted, KernelMachine, MatrixLike, set_init_params
 
 
@@ -143,7 +152,15 @@ def _kernel_matvec(backend, v):
     return backend.products(np.abs(v), y[:, None])[:, 0]
 
 
-def spectral_start(backend, oracle, K=None) -> np.ndarray | None:
+class _OutOfTime(Exception):
+    """The spectral start's deadline passed inside ARPACK's iteration."""
+
+
+#: matrix-vector products that ARPACK's Lanczos iteration makes at least (its ncv)
+_ARPACK_MIN_PRODUCTS = 20
+
+
+def spectral_start(backend, oracle, K=None, deadline=None) -> np.ndarray | None:
     r"""The spectral start: the label vector of ``B`` nearest to the sign of the normalised
     cut's relaxed indicator (Shi and Malik, 2000; Ng, Jordan and Weiss, 2002).
 
@@ -160,20 +177,28 @@ def spectral_start(backend, oracle, K=None) -> np.ndarray | None:
     caller where it fits the kernel cache's budget), else through the engine's kernel
     products (LAPACK on the formed matrix up to :data:`_DENSE_SPECTRAL` points, ARPACK from a
     fixed vector above): it depends on the data alone, not on ``random_state``. Returns None
-    when ARPACK does not converge (the caller falls back to the alignment start).
+    when ARPACK does not converge (the caller falls back to the alignment start), and, with a
+    ``deadline`` (on :func:`time.monotonic`'s clock), when the products (each a pass over
+    the n^2 kernel values, timed on the first) would not end before it, or did not.
     """
     n = backend.n
-    if K is not None:
 
-        def matvec(v):
-            return K @ v
+    def matvec(v):
+        if deadline is not None and time.monotonic() >= deadline:
+            raise _OutOfTime
+        return K @ v if K is not None else _kernel_matvec(backend, v)
 
-    else:
-
-        def matvec(v):
-            return _kernel_matvec(backend, v)
-
-    deg = matvec(np.ones(n))
+    if deadline is not None and K is None and n > _DENSE_SPECTRAL:
+        # the degrees and ARPACK's products, each a pass over the kernel rows, estimated
+        if time.monotonic() + (1 + _ARPACK_MIN_PRODUCTS) * backend.estimate_pass() >= deadline:
+            return None
+    tic = time.monotonic()
+    try:
+        deg = matvec(np.ones(n))
+    except _OutOfTime:
+        return None
+    if K is None:
+        backend.pass_seconds = time.monotonic() - tic
     normalised = bool(np.all(deg > 0) and np.all(np.isfinite(deg)))
     if normalised:
         s = 1.0 / np.sqrt(deg)
@@ -189,14 +214,17 @@ def spectral_start(backend, oracle, K=None) -> np.ndarray | None:
             return w - w.mean()
 
     if n <= _DENSE_SPECTRAL:
-        M = np.stack([op(e) for e in np.eye(n)], axis=1)
+        try:
+            M = np.stack([op(e) for e in np.eye(n)], axis=1)
+        except _OutOfTime:
+            return None
         u = np.linalg.eigh(0.5 * (M + M.T))[1][:, -1]
     else:
         v0 = np.random.default_rng(0).standard_normal(n)
         A = LinearOperator((n, n), matvec=op, dtype=np.float64)
         try:
             u = eigsh(A, k=1, which="LA", v0=v0)[1][:, 0]
-        except ArpackNoConvergence:
+        except (ArpackNoConvergence, _OutOfTime):
             return None
     if normalised:
         u = s * u
@@ -317,9 +345,15 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
         alignment starts (each from its own ``n_init`` draws); the run with the lowest final
         objective (the relaxation's value, an upper bound on its optimum) is kept.
     max_time : float or None, default=60.0
-        Seconds: no cutting-plane step and no further run starts after this, and the fit
-        ends with a ``ConvergenceWarning`` (the result is then the best run so far, and
-        depends on the machine's speed). None: no limit.
+        Seconds. The start's passes over the kernel (``n^2`` kernel values each: the
+        spectral start's products, the alignment start's candidates) are estimated first
+        and skipped where they would end after half of the time left (the best alignment
+        candidate scored so far, else the first drawn, starts the run); the SVM solves stop
+        at its end (the fit's first after at least ``min(n_samples, 1000)`` steps, so that
+        the model is not empty); no cutting-plane step and no further run start after it.
+        The fit then ends with a ``ConvergenceWarning`` (the result is the best run so far,
+        and depends on the machine's speed); the decision values of the training points
+        (passes over the support) come after it. None: no limit.
     max_iter : int, default=20
         Cutting-plane iterations (label vectors added) at most, per run.
     max_mkl_iter : int, default=100
@@ -408,7 +442,7 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
 
     _parameter_constraints: dict = {
         **KernelMachine._parameter_constraints,
-        "C": [Real(0.0)],
+        "C": [Real(0.0, MAX_C, high_open=False)],
         "beta": [Real(0.0, 1.0, low_open=False)],
         "gamma": [Options(("mean", "scale", "auto")), Real(0.0, low_open=False)],
         "init": [Options(("spectral", "alignment"))],
@@ -478,9 +512,13 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
                 f"oracle='exact' enumerates the balanced labelings and accepts at most "
                 f"{MAX_EXACT} samples, got {n}: use oracle='sort' (the paper's)"
             )
-        deadline = None if params["max_time"] is None else time.monotonic() + params["max_time"]
         lo, hi = balance_range(n, params["beta"])
         backend = make_backend(self, X, np.full(n, params["C"]), params["tol"])
+        # max_time: a run's start (kernel passes of n^2 kernel values each) may use half of
+        # the time left, the solves stop at the end of it
+        max_time = params["max_time"]
+        deadline = None if max_time is None else time.monotonic() + max_time
+        backend.deadline = deadline
         oracle: BalancedLabels
         if params["oracle"] == "exact":
             oracle = ExactClusters(n, lo, hi, backend)
@@ -490,18 +528,22 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
             oracle = BalancedLabels(np.zeros(n, dtype=np.int8), lo, hi)
         res, timed_out = None, False
         for run in range(params["n_starts"]):
-            y0 = None
+            y0, start_deadline = None, None
+            if deadline is not None:
+                start_deadline = (time.monotonic() + deadline) / 2
             if run == 0 and params["init"] == "spectral":
                 # on one BLAS thread: the eigenvector of a small eigengap moves with the
                 # rounding of the products, which OpenBLAS splits by its thread count (krvskp
                 # standardised: another start, and 14.7 s against 9.7 s, on 2 threads)
                 with one_blas_thread():
-                    y0 = spectral_start(backend, oracle, self._start_gram(X, params["cache_size"]))
+                    y0 = spectral_start(
+                        backend, oracle, self._start_gram(X, params["cache_size"]), start_deadline
+                    )
             if y0 is None:  # the alignment start; the later runs each from their own draws
                 seed = self.random_state
                 if run > 0 and isinstance(seed, (int, np.integer)):
                     seed = [int(seed), run]
-                y0 = alignment_start(backend, oracle, seed, params["n_init"])
+                y0 = alignment_start(backend, oracle, seed, params["n_init"], start_deadline)
             y0 = y0 * y0[0]  # the sign symmetry: the first point starts with +1 (B is symmetric)
             out = label_generation(
                 backend, oracle, y0, max_iter=params["max_iter"],

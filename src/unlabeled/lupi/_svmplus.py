@@ -16,6 +16,7 @@ from .._calibration import ProbabilisticMixin, calibration_folds, fold_estimator
 from .._kernels import KERNEL_CODES, kernel_block, kernel_dot, kernel_params
 from .._shared import EngineProgress, clarabel_qp, engine_data, upper_csc
 from .._validation import (
+    MAX_C,
     MAX_CACHE_MB,
     MAX_KERNEL_VALUE,
     MAX_KERNEL_VALUE_F32,
@@ -225,7 +226,7 @@ class SVMPlus(ProbabilisticMixin, KernelClassifier):
     _dense_bytes_per_pair = 0.0  # its own memory check comes first, with its own budget
 
     _parameter_constraints: dict = {
-        "C": [Real(0.0)],
+        "C": [Real(0.0, MAX_C, high_open=False)],
         "gamma_plus": [Real(0.0)],
         **KernelMachine._parameter_constraints,
         "kernel": [Options(_KERNELS)],

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from .._label_generation import warn_if_solves_capped
 from .._shared import warn_not_converged
-from .._validation import Real
+from .._validation import MAX_C, Real
 from ..base import Fitted, set_init_params
 from ._base import MultiInstanceClassifier, fill_docstring
 
@@ -43,7 +43,7 @@ class _Alternating(MultiInstanceClassifier):
 
     _parameter_constraints: dict = {
         **MultiInstanceClassifier._parameter_constraints,
-        "C": [Real(0.0)],
+        "C": [Real(0.0, MAX_C, high_open=False)],
         "C_negative": [None, Real(0.0)],
     }
 
@@ -259,7 +259,7 @@ class MISVM(_Alternating):
         M = sp.csr_matrix((np.ones(in_pos.size), (np.searchsorted(pos_bags, bag[in_pos]), in_pos)),
                           shape=(pos_bags.size, n))  # fmt: skip
         M = sp.diags(1.0 / np.asarray(M.sum(axis=1)).ravel()) @ M
-        centroids = M @ X
+        centroids = _sparse_product(M, X)
         Xa = sp.vstack([X, centroids], format="csr") if sp.issparse(X) else np.vstack(
             [X, np.asarray(centroids)]
         )  # fmt: skip
@@ -287,6 +287,18 @@ class MISVM(_Alternating):
         self.witnesses_ = witness
         self._finish(X, coef[:n], b, f[:n], bag, n_bags, n_svm, converged, backend)
         return self
+
+
+def _sparse_product(M, X):
+    """``M @ X``, for sparse ``X`` on the columns that hold an entry only: scipy's product of
+    two sparse matrices allocates one index per column of ``X`` (``std::bad_alloc`` for 2^30
+    columns). Renumbering the used columns in order keeps every sum's terms and their order."""
+    if not sp.issparse(X):
+        return M @ X
+    used, cols = np.unique(X.indices, return_inverse=True)
+    Xu = sp.csr_matrix((X.data, cols.ravel(), X.indptr), shape=(X.shape[0], max(used.size, 1)))
+    P = sp.csr_matrix(M @ Xu)
+    return sp.csr_matrix((P.data, used[P.indices], P.indptr), shape=(M.shape[0], X.shape[1]))
 
 
 for _cls in (miSVM, MISVM):

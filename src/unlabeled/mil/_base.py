@@ -218,10 +218,24 @@ def _numeric_bag(b, i: int, name: str):
             a = np.asarray(b)
         except ValueError:
             raise ValueError(
-                f"bag {i} of {name} is not a 2-D array: its rows have different lengths; give "
-                "every instance the same features"
+                f"bag {i} of {name} is not a 2-D array: its rows have different lengths "
+                f"({_ragged_rows(b)}); give every instance the same features"
             ) from None
     return _numeric(a, f"bag {i} of {name}", "bags hold numbers (features)")
+
+
+def _ragged_rows(b) -> str:
+    """Where the rows of a ragged bag first differ: "row 0 has shape (2,), row 1 (1,)"."""
+    shapes = [_shape(r) for r in b]
+    j = next((k for k, sh in enumerate(shapes) if sh != shapes[0]), 0)
+    return f"row 0 has shape {shapes[0]}, row {j} {shapes[j]}"
+
+
+def _shape(r):
+    try:
+        return np.shape(r)
+    except ValueError:  # itself ragged
+        return "ragged"
 
 
 def _numeric(a, what: str, rule: str):
@@ -311,7 +325,16 @@ def is_bags(X) -> bool:
     """Whether ``X`` holds one 2-D array per bag (a list, tuple or 3-D array of them)."""
     if isinstance(X, np.ndarray) and X.ndim == 3:
         return True
-    return isinstance(X, (list, tuple)) and any(sp.issparse(b) or np.ndim(b) == 2 for b in X)
+    return isinstance(X, (list, tuple)) and any(sp.issparse(b) or _ndim(b) == 2 for b in X)
+
+
+def _ndim(b) -> int:
+    """``np.ndim(b)``, and 2 for a list whose rows have different lengths (NumPy refuses it
+    with "inhomogeneous shape"): a ragged bag, refused by name with its rows' shapes."""
+    try:
+        return np.ndim(b)
+    except ValueError:
+        return 2
 
 
 def _instance_layout_without_groups(X, groups) -> bool:

@@ -9,7 +9,7 @@ from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kern
 from .._kernels import as_float64
 from .._label_generation import MAX_CAPPED_SOLVES, label_generation, store_result
 from .._shared import check_dense_budget, resolve_max_iter, warn_not_converged
-from .._validation import VERBOSE, Integer, Options, Real
+from .._validation import MAX_C, VERBOSE, Integer, Options, Real
 from ..base import Fitted, set_init_params
 from ._base import MultiInstanceClassifier, fill_docstring
 
@@ -485,8 +485,8 @@ class MILWellSVM(MultiInstanceClassifier):
 
     _parameter_constraints: dict = {
         **MultiInstanceClassifier._parameter_constraints,
-        "C1": [Real(0.0)],
-        "C2": [Real(0.0)],
+        "C1": [Real(0.0, MAX_C, high_open=False)],
+        "C2": [Real(0.0, MAX_C, high_open=False)],
         "max_mkl_iter": [Integer(1)],
         "oracle": [Options(("ascent", "paper"))],
         "model": [Options(("rounded", "relaxation", "refined"))],

@@ -28,6 +28,7 @@ from .._shared import (
 )
 from .._validation import MAX_CACHE_MB, VERBOSE, Integer, Options, Real
 from ..base import Fitted, set_init_params
+from ..exceptions import MemoryBudgetError
 from ._base import (
     KernelPUModel,
     double_hinge_objective,
@@ -79,7 +80,8 @@ class DoubleHingeQP(KernelPUModel):
     tol : float > 0, default=1e-8
         Clarabel's relative and absolute duality-gap tolerance.
     max_memory : float > 0, default=4096
-        Budget in MB for the Gram matrix and the solver's factorisation.
+        Budget in MB for the Gram matrix and the solver's factorisation; the global budget
+        (``unlabeled.set_config(max_dense_bytes=...)``) bounds them too.
     verbose : bool, default=False
         Print Clarabel's iteration log.
     probability : bool, default=False
@@ -142,20 +144,18 @@ class DoubleHingeQP(KernelPUModel):
     def _fit(self, X, mask, params):
         """The dense QP by Clarabel, after refusing a problem over ``max_memory``."""
         prior, lam, tol = params["prior"], params["lam"], params["tol"]
-        budget = params["max_memory"]
-        need = self.memory_needed(X.shape[0])
-        if need > budget:
-            raise MemoryError(
-                f"DoubleHingeQP needs about {need:,.0f} MB for {X.shape[0]:,} points (dense "
-                f"Gram matrix and its factorisation) but max_memory={budget:,.0f} MB: raise "
-                "max_memory if the machine has it, or use PUSVC, whose memory is linear in n"
+        n_pts, need = X.shape[0], self.memory_needed(X.shape[0])
+        what = f"DoubleHingeQP needs a dense QP for {n_pts:,} points (Gram matrix and factors)"
+        fix = "use PUSVC, whose memory is linear in n"
+        if need > params["max_memory"]:
+            raise MemoryBudgetError(
+                f"DoubleHingeQP needs about {need:,.0f} MB for {n_pts:,} points (dense Gram "
+                f"matrix and its factorisation) but max_memory={params['max_memory']:,.0f} MB: "
+                f"raise max_memory if the machine has it, or {fix}"
             )
-        # and under the memory the process may still get: past it Clarabel's allocations
-        # abort the process (a limit set by ulimit -v or a container) instead of raising
-        check_dense_budget(
-            need * 2**20, f"DoubleHingeQP needs a dense QP for {X.shape[0]:,} points",
-            "use PUSVC, whose memory is linear in n", budget=float("inf"),
-        )  # fmt: skip
+        # and under the configured budget and the memory the process may still get: past the
+        # latter Clarabel's allocations abort the process (ulimit -v, a container's limit)
+        check_dense_budget(need * 2**20, what, fix)
         _require_clarabel("DoubleHingeQP")
         pos, unl = np.flatnonzero(mask), np.flatnonzero(~mask)
         p, n = pos.size, unl.size

@@ -189,6 +189,17 @@ class _PriorEstimator(ValidatedEstimator):
         """The checks of the parameters against the data (folds against the points), before
         any estimate; the bootstrap resamples keep both numbers."""
 
+    def _check_memory(self, n_labeled: int, n_unlabeled: int, n_features: int, params: dict):
+        """The memory that the parameters make the fit hold, against the budget
+        (:func:`check_dense_budget`), before any work; subclasses add their own arrays. Here
+        the bootstrap's: the seeds, the estimates and the quantiles' copy of them."""
+        nb = params["n_bootstrap"]
+        check_dense_budget(
+            24.0 * nb,
+            f"{type(self).__name__} with n_bootstrap={nb:,} keeps {nb:,} seeds and estimates",
+            "lower n_bootstrap: a few thousand resamples settle a percentile interval",
+        )
+
     def fit(self, X: MatrixLike, s: ArrayLike) -> _PriorEstimator:
         """Estimate the proportion of positives among the unlabeled points.
 
@@ -225,6 +236,7 @@ class _PriorEstimator(ValidatedEstimator):
         mask = check_pu_labels(s, X.shape[0])
         Xp, Xu = X[mask], X[~mask]
         self._check_sizes(Xp.shape[0], Xu.shape[0], params)
+        self._check_memory(Xp.shape[0], Xu.shape[0], X.shape[1], params)
         rng = check_random_state(self.random_state)
         # the estimate's seed is drawn first, so that prior_ does not depend on n_bootstrap
         seed = int(rng.randint(np.iinfo(np.int32).max))
@@ -714,6 +726,27 @@ class PenalizedL1(_PriorEstimator):
                 f"unlabeled points, got {n_labeled} and {n_unlabeled}; lower n_folds"
             )
 
+    def _check_memory(self, n_labeled, n_unlabeled, n_features, params):
+        """The distances to the centres and their kernel values (n_samples x n_basis, two
+        each, and a temporary), the (theta, basis) arrays of a fold and the cross-validation
+        scores (sigmas x lambdas x theta_grid)."""
+        super()._check_memory(n_labeled, n_unlabeled, n_features, params)
+        n, b = n_labeled + n_unlabeled, min(params["n_basis"], n_unlabeled)
+        check_dense_budget(
+            24.0 * n * b,
+            f"PenalizedL1 with n_basis={params['n_basis']:,} holds {n:,} x {b:,} kernel values",
+            "lower n_basis (default 300)",
+        )
+        n_s, n_l, n_t = (
+            10 if params[k] is None else params[k].size for k in ("sigmas", "lambdas", "theta_grid")
+        )
+        check_dense_budget(
+            8.0 * n_s * n_l * n_t + 32.0 * n_t * b,
+            f"PenalizedL1 scores {n_s:,} sigmas x {n_l:,} lambdas x {n_t:,} theta_grid values "
+            f"(and {n_t:,} x {b:,} arrays per fold)",
+            "pass shorter sigmas, lambdas or theta_grid",
+        )
+
     def _estimate(self, Xp, Xu, rng, params):
         p, n = Xp.shape[0], Xu.shape[0]
         folds = params["n_folds"]
@@ -876,6 +909,10 @@ class ElkanNoto(_PriorEstimator):
         return prior, {"c_": c}
 
 
+#: TIcE's cap on n_iter: the iterations' work, after the trees, is n_iter x the subsets
+_TICE_MAX_ITER = 10_000
+
+
 @_shared_docs("the halvings", example=(0.1, 0.5), see_also=("ElkanNoto", "KM2"))
 class TIcE(_PriorEstimator):
     r"""Class prior from the label frequency by tree induction (Bekker and Davis, AAAI 2018).
@@ -928,11 +965,23 @@ class TIcE(_PriorEstimator):
     ----------
     n_folds : int >= 1, default=5
         Random halvings (tree half / estimation half) averaged over.
-    n_iter : int >= 1, default=2
+    n_iter : int in [1, 10000], default=2
+        Iterations of the ``c`` inside the bound. The trees and the counts of their subsets
+        do not depend on ``c`` (the splits maximise the biased positive proportion), so they
+        are grown once per halving and each iteration is a function of the previous ``c``
+        alone: once ``c`` repeats an earlier value the sequence is periodic, and the
+        remaining iterations are read off the cycle instead of computed (it repeats after a
+        few dozen iterations in practice). The work after the trees is at most ``n_iter x``
+        the evaluated subsets, hence the cap.
     max_splits : int >= 1, default=500
+        A tree stops earlier when no node can be split: each split separates the points of
+        its half, so at most ``N / 2`` splits are made whatever ``max_splits``.
     min_size : int >= 1, default=10
     n_bins : int >= 2, default=8
-        Quantile bins per feature.
+        Quantile bins per feature. More than the ``N`` points are used as ``N``: the ``N - 1``
+        inner quantiles (linear interpolation) already put an edge between any two distinct
+        values of a feature (up to rounding), so more bins split no further and would only
+        cost memory (``n_features x n_bins`` counts at every split).
     delta : float in (0, 1) or None, default=None
         Confidence parameter of the bound; None: ``max(0.025, 1 / (1 + 0.004 N))``.
     %(bootstrap_params)s
@@ -956,7 +1005,7 @@ class TIcE(_PriorEstimator):
     _parameter_constraints: dict = {
         **_PriorEstimator._parameter_constraints,
         "n_folds": [Integer(1)],
-        "n_iter": [Integer(1)],
+        "n_iter": [Integer(1, _TICE_MAX_ITER)],
         "max_splits": [Integer(1)],
         "min_size": [Integer(1)],
         "n_bins": [Integer(2)],
@@ -980,18 +1029,38 @@ class TIcE(_PriorEstimator):
     ) -> None:
         set_init_params(self, locals())
 
-    def _estimate(self, Xp, Xu, rng, params):
-        p, n = Xp.shape[0], Xu.shape[0]
-        check_dense_budget(  # the dense X and its bin indices (sparse input is densified)
-            16.0 * (p + n) * Xp.shape[1],
-            f"TIcE bins every feature of every point: {p + n:,} x {Xp.shape[1]:,} dense arrays",
+    def _check_memory(self, n_labeled, n_unlabeled, n_features, params):
+        """The dense X and its bin indices, the counts of a split (``n_features x n_bins``)
+        and the subsets' counts kept for the iterations (``n_folds`` trees)."""
+        super()._check_memory(n_labeled, n_unlabeled, n_features, params)
+        N, d = n_labeled + n_unlabeled, n_features
+        check_dense_budget(  # sparse input is densified
+            16.0 * N * d,
+            f"TIcE bins every feature of every point: {N:,} x {d:,} dense arrays",
             "select features first (e.g. with sklearn.feature_selection), or use ElkanNoto or "
             "KM2, which read sparse X as it is",
         )
+        nb = min(params["n_bins"], N)
+        check_dense_budget(  # the quantile levels, then about nine d x nb arrays per split
+            8.0 * nb + 72.0 * d * nb,
+            f"TIcE with n_bins={params['n_bins']:,} counts {d:,} features x {nb:,} bins at "
+            "every split",
+            "lower n_bins (default 8)",
+        )
+        nodes = 2 * min(params["max_splits"], N // 2 + 1) + 2
+        check_dense_budget(
+            48.0 * params["n_folds"] * nodes,
+            f"TIcE with n_folds={params['n_folds']:,} keeps the counts of up to {nodes:,} "
+            "subsets per halving",
+            "lower n_folds (default 5)",
+        )
+
+    def _estimate(self, Xp, Xu, rng, params):
+        p, n = Xp.shape[0], Xu.shape[0]
         X = np.vstack([_dense(Xp), _dense(Xu)])
         lab = np.r_[np.ones(p, dtype=bool), np.zeros(n, dtype=bool)]
         N = p + n
-        nb = params["n_bins"]
+        nb = min(params["n_bins"], N)  # more bins split no further (see n_bins)
         # bin index of every value: feature j split at its inner quantiles
         B = np.empty(X.shape, dtype=np.int64)
         for j in range(X.shape[1]):
@@ -1002,13 +1071,11 @@ class TIcE(_PriorEstimator):
         for _ in range(params["n_folds"]):
             perm = rng.permutation(N)
             halves.append((perm[: N // 2], perm[N // 2 :]))
-        c = 0.5
-        for _ in range(params["n_iter"]):
-            ests = [
-                _tice_half(B, lab, a, b, c, delta, nb, params["max_splits"], params["min_size"])
-                for a, b in halves
-            ]
-            c = float(np.mean(ests))
+        subsets = [
+            _tice_subsets(B, lab, a, b, nb, params["max_splits"], params["min_size"])
+            for a, b in halves
+        ]
+        c = _tice_iterate(subsets, params["n_iter"], delta)
         c = min(max(c, p / N), 1.0)
         prior = prior_from_label_frequency(c, p, n)
         return prior, {"c_": c}
@@ -1018,18 +1085,22 @@ def _dense(X):
     return X.toarray() if sp.issparse(X) else X
 
 
-def _low_c(L, T, c, delta, min_size):
-    """The Cantelli lower bound on c from L labeled among T points (0 below min_size)."""
-    if T < min_size:
-        return 0.0
-    return L / T - np.sqrt(c * (1 - c) * (1 - delta) / (delta * T))
-
-
-def _tice_half(B, lab, tree_idx, est_idx, c, delta, nb, max_splits, min_size):
-    """One TIcE pass: grow the tree on tree_idx, bound c on est_idx; the best bound."""
+def _tice_subsets(B, lab, tree_idx, est_idx, nb, max_splits, min_size):
+    """One TIcE halving: grow the tree on tree_idx (its splits do not depend on c) and return
+    the (labeled, total) counts on est_idx of the root and of every child, those with fewer
+    than min_size points left out (their bound is 0), and whether any was."""
     k = TIcE._BEPP_K
     d = B.shape[1]
-    best = _low_c(lab[est_idx].sum(), est_idx.size, c, delta, min_size)
+    counts, small = [], False
+
+    def keep(child_e):
+        nonlocal small
+        if child_e.size < min_size:
+            small = True
+        else:
+            counts.append((lab[child_e].sum(), child_e.size))
+
+    keep(est_idx)
     counter = 0
     heap = [(-lab[tree_idx].sum() / (tree_idx.size + k), counter, tree_idx, est_idx)]
     splits = 0
@@ -1053,11 +1124,39 @@ def _tice_half(B, lab, tree_idx, est_idx, c, delta, nb, max_splits, min_size):
         splits += 1
         left_a, left_e = B[ta, j] <= t, B[te, j] <= t
         for child_a, child_e in ((ta[left_a], te[left_e]), (ta[~left_a], te[~left_e])):
-            best = max(best, _low_c(lab[child_e].sum(), child_e.size, c, delta, min_size))
+            keep(child_e)
             counter += 1
             prio = -lab[child_a].sum() / (child_a.size + k)
             heapq.heappush(heap, (prio, counter, child_a, child_e))
-    return best
+    L, T = np.array(counts, dtype=np.float64).reshape(-1, 2).T
+    return L, T, small
+
+
+def _tice_iterate(subsets, n_iter, delta):
+    """``n_iter`` iterations of ``c <- mean over halvings of max over subsets S of
+    L_S / T_S - sqrt(c (1 - c) (1 - delta) / (delta T_S))`` (Cantelli's lower bound; 0 for
+    the subsets below min_size) from ``c = 0.5``. Each ``c`` is a function of the previous one
+    alone, so once a value repeats the rest of the sequence is its cycle: the iterations left
+    are read off it, not computed."""
+    # one array over all halvings, each halving's subsets then one slot for its floor
+    L = np.concatenate([np.r_[h[0], 0.0] for h in subsets])
+    T = np.concatenate([np.r_[h[1], 1.0] for h in subsets])
+    ends = np.cumsum([h[0].size + 1 for h in subsets]) - 1
+    starts = np.r_[0, ends[:-1] + 1]
+    floors = np.array([0.0 if h[2] else -np.inf for h in subsets])
+    ratio, scale = L / T, delta * T
+    seen, history, c = {}, [], 0.5
+    for it in range(n_iter):
+        if c in seen:  # periodic from seen[c] on: c_{n_iter} is on the cycle
+            first = seen[c]
+            return history[first + (n_iter - first) % (it - first)]
+        seen[c] = it
+        history.append(c)
+        # c (1 - c) >= 0 on [0, 1]; a bound below 0 (c < 0) is read as no variance term
+        vals = ratio - np.sqrt(max(c * (1 - c), 0.0) * (1 - delta) / scale)
+        vals[ends] = floors
+        c = float(np.mean(np.maximum.reduceat(vals, starts)))
+    return c
 
 
 # ------------------------------------------------------------------------ best-bin estimation

@@ -14,7 +14,16 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 
 from .._calibration import ProbabilisticMixin, calibration_folds, fold_estimator, platt_sigmoid
 from .._label_generation import BalancedLabels, make_backend  # noqa: F401 (re-exported)
-from .._validation import MAX_CACHE_MB, RANDOM_STATE, ArrayLike, Boolean, Integer, MatrixLike, Real
+from .._validation import (
+    MAX_C,
+    MAX_CACHE_MB,
+    RANDOM_STATE,
+    ArrayLike,
+    Boolean,
+    Integer,
+    MatrixLike,
+    Real,
+)
 from ..base import Fitted, KernelClassifier, KernelMachine
 
 UNLABELED = -1
@@ -119,8 +128,8 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
 
     _parameter_constraints: dict = {
         **KernelMachine._parameter_constraints,
-        "C1": [Real(0.0)],
-        "C2": [Real(0.0)],
+        "C1": [Real(0.0, MAX_C, high_open=False)],
+        "C2": [Real(0.0, MAX_C, high_open=False)],
         "balance": [None, Real(0.0, 1.0)],
         "tol": [Real(0.0)],
         "cache_size": [Real(0.0, MAX_CACHE_MB, high_open=False)],

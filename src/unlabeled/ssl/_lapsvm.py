@@ -208,10 +208,26 @@ def _content_rank(X) -> np.ndarray:
 
 
 def _manifold_solve(K, L, lam, lab):
-    """``(I + lam L K)^-1 J'``: the n x l map from the labeled dual to the expansion."""
+    """``(I + lam L K)^-1 J'``: the n x l map from the labeled dual to the expansion.
+
+    ``L K`` has real non-negative eigenvalues (``L`` and ``K`` are positive semi-definite), so
+    the system is regular for every finite ``lam`` in exact arithmetic; in floating point the
+    identity is lost once ``lam ||L K||`` passes about ``1 / eps`` and ``lam L K``, singular
+    (``L 1 = 0``, and ``K`` with repeated points), is what is solved. That is refused naming
+    ``gamma_I`` (``lam = gamma_I / n``) and the value that keeps the identity."""
     M = np.asarray(L @ K)  # one n x n temporary: scaled and shifted in place
+    scale = float(np.abs(M).sum(axis=1).max())  # ||L K||, the infinity norm
     M *= lam
     M[np.diag_indices_from(M)] += 1.0
     rhs = np.zeros((K.shape[0], lab.size))
     rhs[lab, np.arange(lab.size)] = 1.0
-    return scipy.linalg.solve(M, rhs, overwrite_a=True, check_finite=False)
+    try:
+        return scipy.linalg.solve(M, rhs, overwrite_a=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        n = K.shape[0]
+        raise ValueError(
+            f"LapSVM's system I + (gamma_I / n) L K is singular in floating point: "
+            f"gamma_I={lam * n:g} scales the graph term to {lam * scale:.3g} times the "
+            f"identity, which rounding then loses (repeated points make L K singular). Lower "
+            f"gamma_I to at most about {1e12 * n / max(scale, 1e-300):.3g}"
+        ) from None
