@@ -427,6 +427,32 @@ def _subprocess(*argv, cwd):
     )
 
 
+def test_predict_process_loads_no_estimator_list(tmp_path):
+    """Issue 46: ``unlabeled predict`` spent 2 of its 3.6 s importing skops, whose list of
+    scikit-learn's estimators imports every module of scikit-learn, and torch and Dask
+    through their array-API adapters. The command's own process skips that list: a model of
+    SVM+ (its privileged SVC, a scikit-learn type inside the file) loads and predicts as
+    from Python, and the process never imports torch."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    text = "f0,f1,p0,y\n" + "".join(f"{a},{b},{c},{t}\n" for (a, b, c), t in zip(X, y, strict=True))
+    (tmp_path / "t.csv").write_text(text)
+    fit = ["fit", "t.csv", "--estimator", "svmplus", "--privileged-columns", "p0",
+           "--label-column", "y", "--mode", "dsvm+", "-q", "-o", "m.skops"]  # fmt: skip
+    assert _subprocess(*fit, cwd=tmp_path).returncode == 0
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    r = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "unlabeled", "predict", "m.skops", "t.csv"],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines()}
+    assert "skops.io" in imported and "torch" not in imported and "dask" not in imported
+    model = unlabeled.load(tmp_path / "m.skops")
+    np.testing.assert_array_equal(read_predictions(r.stdout)[0], model.predict(X[:, :2]))
+
+
 def test_subprocess_round_trip_and_errors(data, tmp_path):
     r = _subprocess(
         "fit",

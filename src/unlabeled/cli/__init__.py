@@ -12,6 +12,6 @@ and the one-line errors), ``_io`` (data files, read only through :mod:`unlabeled
 and ``_common`` (exit statuses, errors, progress display).
 """
 
-from ._main import build_parser, main
+from ._main import build_parser, main, run
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "run"]

@@ -20,7 +20,7 @@ import numpy as np
 from .._config import dense_budget
 from .._shared import check_dense_budget
 from ..exceptions import InvalidParameterError
-from ._common import EXIT_USAGE, CLIError, Progress
+from ._common import EXIT_USAGE, PROCESS, CLIError, Progress
 from ._estimators import ESTIMATORS, estimator_class, family_of_class
 from ._io import (
     LABELED,
@@ -235,7 +235,7 @@ def _load(args, progress):
     from ..model_io import load_model
 
     with progress.step(f"loading {args.model}"):
-        model = load_model(args.model)
+        model = load_model(args.model, light_import=PROCESS["own"])
     # the command matches the columns itself (by name, or by count for a file without names)
     # and hands the estimator plain arrays: scikit-learn's warning that they have no names
     # would only be noise (main restores the filters)

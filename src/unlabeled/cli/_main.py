@@ -6,10 +6,10 @@ import os
 import sys
 import warnings
 
-from ._common import EXIT_FAILURE, CLIError, one_line
+from ._common import EXIT_FAILURE, PROCESS, CLIError, one_line
 from ._parser import DEFAULT_ESTIMATOR, build_parser
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "run"]
 
 
 def _fit_estimator(argv: list[str]) -> str | None:
@@ -73,3 +73,11 @@ def main(argv: list[str] | None = None) -> int:
         what = "" if plain else f"{type(exc).__name__}: "
         print(f"unlabeled: error: {what}{one_line(exc)}", file=sys.stderr)
         return EXIT_FAILURE
+
+
+def run() -> int:
+    """The ``unlabeled`` command as a process of its own (the console script, ``python -m
+    unlabeled``): :func:`main` on ``sys.argv``, loading model files without skops's list of
+    scikit-learn's estimators (see ``unlabeled.model_io.load_model``)."""
+    PROCESS["own"] = True
+    return main()
