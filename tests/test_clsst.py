@@ -295,6 +295,8 @@ def test_one_label_per_class_uses_the_kmeans_start():
         ({}, None, np.zeros((10, 3), dtype=bool), "no candidate class"),
         ({}, None, np.full(10, -1), r"no labeled point.*fit\(X\)"),
         ({"n_components": 11}, None, None, "exceeds the number of samples"),
+        # issue 44 item 7: strings (were NumPy's "could not convert string to float")
+        ({}, np.array([["a", "1"]] * 10), None, r"X holds 'a'"),
     ],
 )
 def test_bad_input_is_refused(kwargs, X, y, match):
@@ -349,3 +351,54 @@ def test_check_estimator():
         )
     failed = [r["check_name"] for r in results if r["status"] == "failed"]
     assert not failed, failed
+
+
+@pytest.mark.parametrize(
+    "kwargs, y, match",
+    [
+        ({}, np.r_[[0] * 5, [-1] * 95], r"y labels one class only \(0\).*classes="),
+        ({"classes": ["a"]}, np.full(100, -1), r"classes=\['a'\] names one class"),
+        ({}, np.ones((100, 1), dtype=bool), r"y labels one class only \(0\)"),
+    ],
+)
+def test_one_class_is_a_density_model_with_a_warning(kwargs, y, match):
+    """Issue 44 item 7: one class is a density model (as FactorAnalysis, which the tests
+    above match), but a classifier that predicts it everywhere: fitted, with a warning that
+    says so and how to name the other classes; with classes=[0, 1], no warning."""
+    X, truth = two_blobs(100, seed=4)
+    with pytest.warns(UserWarning, match=match):
+        clf = CLSST(random_state=0, **kwargs).fit(X, y)
+    assert len(set(clf.predict(X))) == 1
+    np.testing.assert_array_equal(clf.predict_proba(X[:3]), np.ones((3, 1)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        named = CLSST(classes=[0, 1], random_state=0).fit(X, np.r_[[0] * 5, [-1] * 95])
+    assert named.predict_proba(X).shape == (100, 2)
+
+
+def test_wide_data_refused_before_any_work():
+    """Issue 44 item 5: 80 x 3,003 ran past 60 s, most of it in 3,003 x 3,003 eigen
+    decompositions (the start, and three per birth: 92 with max_births=30); refused before
+    fit touches the data, naming n_features, max_births and the fix."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3003))
+    y = np.r_[[0] * 5, [1] * 5, [-1] * 70]
+    clf = CLSST()
+    with pytest.raises(ValueError, match=r"n_features=3,003.*max_births=30.*PCA"):
+        clf.fit(X, y)
+    assert not hasattr(clf, "n_components_")
+    # a fixed number of components: from one per class, 3 x 38 births (116 decompositions)
+    with pytest.raises(ValueError, match=r"up to 116 matrices.*n_components=40"):
+        CLSST(n_components=40).fit(X[:, :1000], y)
+
+
+def test_wide_data_memory_checked_against_the_budget():
+    from unlabeled import config_context
+    from unlabeled.exceptions import MemoryBudgetError
+
+    X, y = np.random.default_rng(0).normal(size=(10, 200)), np.r_[[0, 0, 1, 1], [-1] * 6]
+    with config_context(max_dense_bytes=1e6):
+        with pytest.raises(MemoryBudgetError, match=r"200 x 200.*PCA"):
+            CLSST().fit(X, y)
+    CLSST(max_births=1, max_iter=5).fit(X, y)  # within the default budget: fitted

@@ -81,6 +81,13 @@ def test_bad_dask_input_refused_before_any_sweep(dask_client):
         CLSST().fit(da.from_array(bad, chunks=50), y)
     with pytest.raises(ValueError, match="different lengths"):
         CLSST().fit(da.from_array(X, chunks=50), da.from_array(y[:-1], chunks=50))
+    # issue 44 item 7: y in memory, shorter than X (was Dask's "Chunks do not add up")
+    for short in (y[:-10], list(y[:-10])):
+        with pytest.raises(ValueError, match=r"X and y have different lengths \(200 and 190"):
+            CLSST().fit(da.from_array(X, chunks=50), short)
+    one = CLSST(n_components=1, max_iter=3)
+    with pytest.warns(UserWarning, match=r"y labels one class only"):
+        one.fit(da.from_array(X, chunks=50), np.where(y == 1, -1, y))
     Xd = da.from_array(X, chunks=50)
     with pytest.raises(ValueError, match="unknown chunk sizes"):
         CLSST().fit(Xd[Xd[:, 0] > -100], y)

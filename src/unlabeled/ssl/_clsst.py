@@ -17,8 +17,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._dask import is_dask_collection
-from .._shared import one_blas_thread, warn_not_converged
-from .._validation import RANDOM_STATE, VERBOSE, check_data_scale
+from .._shared import check_dense_budget, one_blas_thread, warn_not_converged
+from .._validation import RANDOM_STATE, VERBOSE, check_data_scale, check_not_strings
 from ..base import (
     ArrayLike,
     Boolean,
@@ -31,8 +31,8 @@ from ..base import (
     set_init_params,
 )
 from ._base import check_classes, unlabeled_mask
-from ._vbmfa import VBMFA, lse_points, pd_loadings
-from ._vbmfa_dask import DaskVBMFA, prepare_dask
+from ._vbmfa import VBMFA, pd_loadings, softmax_points
+from ._vbmfa_dask import DaskVBMFA, prepare_dask, warn_one_class
 
 #: the default cap on the work of a whole fit (``max_component_sweeps=None``), in component
 #: sweeps: default fits of TOES use 3,700 (300 points), 24,000 (3,000) and 64,000 (30,000
@@ -40,6 +40,15 @@ from ._vbmfa_dask import DaskVBMFA, prepare_dask
 #: benchmark about 4,500. At 3,000 points a component sweep takes 0.3 to 0.6 ms on one core:
 #: the cap stops n_components=300 there after about a minute, where it ran for hours
 DEFAULT_MAX_COMPONENT_SWEEPS = 100_000
+#: the flops CLSST's dense steps may take: each start component and each birth (three: the
+#: split direction, the scatter on each side) decomposes an n_features x n_features matrix,
+#: O(p^3), whatever n. A fit that could take more is refused before any work (about 30 s on
+#: one core: eigh at p = 1,000 took 0.29 s); 80 x 3,003 with the defaults (92 of them,
+#: 2.5e12 flops) ran for minutes
+MAX_DENSE_FLOPS = 1e11
+#: p x p matrices alive at once in a start or a birth (covariance, its eigenvectors, the
+#: reconstruction, temporaries), for the memory check
+DENSE_COPIES = 8
 BIRTH_TOL = 1e-2  # |F change| that ends the Q-free sweeps after a birth (the authors' birthtol),
 # or tol per point when that is larger
 INITS = ("auto", "labels", "kmeans")
@@ -66,6 +75,7 @@ def _encode_targets(y, n, classes):
         if classes is None:
             return np.ones((n, 1), dtype=bool), None
         classes_ = check_classes(classes)
+        warn_one_class(classes_, given=True, stacklevel=4)
         return np.ones((n, len(classes_)), dtype=bool), classes_
     arr = np.asarray(y)
     if arr.ndim == 2 and arr.shape[1] > 1 or (arr.ndim == 2 and arr.dtype == bool):
@@ -103,6 +113,7 @@ def _encode_targets(y, n, classes):
                 f"{np.unique(arr[labeled][outside])[:10].tolist()}; add them to classes or "
                 "mark those rows unlabeled with -1"
             )
+    warn_one_class(classes_, given=classes is not None, stacklevel=4)
     allowed = np.ones((n, len(classes_)), dtype=bool)
     allowed[labeled] = arr[labeled][:, None] == classes_[None, :]
     return allowed, classes_
@@ -126,6 +137,7 @@ def _encode_matrix(arr, n, classes):
     classes_ = np.arange(K) if classes is None else np.asarray(classes)
     if classes_.shape != (K,):
         raise ValueError(f"classes must list the {K} columns of the label matrix y")
+    warn_one_class(classes_, given=classes is not None, stacklevel=5)
     return arr.copy(), classes_
 
 
@@ -378,6 +390,11 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         Parameters
         ----------
         X : array-like (n_samples, n_features)
+            Numbers (strings that are not numbers are refused). Its dense steps (the start
+            and each birth decompose an n_features x n_features matrix) must fit the dense
+            memory budget and take at most 1e11 flops (about 1,000 features with the
+            default ``max_births``): a wider X is refused before any work, naming the
+            parameters; reduce its features first (e.g. with PCA).
         y : array-like (n_samples,), boolean (n_samples, n_classes), or None
             Class labels with -1 for unlabeled points (scikit-learn's semi-supervised
             convention: the number -1 in an integer, float or object array; with string
@@ -389,7 +406,9 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
             ``classes_`` is ``arange(n_components_)``, :meth:`predict` returns the cluster
             of each point and :meth:`predict_proba` its responsibilities, and
             ``n_components`` is the number of clusters (None: found by birth and death from
-            one).
+            one). One class (labels of one class only and no ``classes``, or ``classes``
+            of one) is a density model of it, as ``FactorAnalysis`` for one component, and
+            a classifier that predicts it everywhere: fitted with a ``UserWarning``.
 
         Returns
         -------
@@ -403,6 +422,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
             # the same checks and model with the points on the workers (_vbmfa_dask)
             model, scale, k, init, S_fixed = self._dask_model(params, X, y)
         else:
+            check_not_strings(X)
             Xc: np.ndarray = validate_data(
                 self, X, dtype=np.float64, order="C", ensure_min_samples=2, reset=True
             )
@@ -528,7 +548,38 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
             )
         if init == "auto":
             init = "labels" if can_label else "kmeans"
+        # the labels' start has one component per class (births make the rest), k-means S
+        self._check_dense_work(params, p, K if S is None or init == "labels" else S, S)
         return k, init, S
+
+    @staticmethod
+    def _check_dense_work(params, p, S0, S):
+        """The declared bound of the dense steps (see :data:`MAX_DENSE_FLOPS`): ``S0`` start
+        components and the births that ``params`` allow, each three p x p decompositions (a
+        birth attempt sweeps at least two components, so the work cap bounds them too).
+        Raises before any work: MemoryBudgetError for the p x p matrices over the budget,
+        ValueError naming the parameters for the flops."""
+        check_dense_budget(
+            DENSE_COPIES * 8.0 * p * p,
+            f"CLSST on {p:,} features decomposes {p:,} x {p:,} matrices (the covariances of "
+            "its start and its births)",
+            "reduce the features first (e.g. sklearn.decomposition.PCA(n_components=50) in a "
+            "pipeline)",
+        )
+        cap = params["max_component_sweeps"]
+        cap = DEFAULT_MAX_COMPONENT_SWEEPS if cap is None else cap
+        births = min(params["max_births"], cap // 2 + 1) if S is None else max(S - S0, 0)
+        count = S0 + 3 * births
+        flops = count * float(p) ** 3
+        if flops > MAX_DENSE_FLOPS:
+            what = f"max_births={params['max_births']}" if S is None else f"n_components={S}"
+            raise ValueError(
+                f"CLSST on n_features={p:,} would decompose up to {count} matrices of "
+                f"{p:,} x {p:,} ({S0} start components, 3 per birth with {what}): about "
+                f"{flops:.2g} flops, over the {MAX_DENSE_FLOPS:.0e} that a fit may take. "
+                "Reduce the features first (e.g. sklearn.decomposition.PCA(n_components=50) "
+                "in a pipeline), or lower max_births / n_components"
+            )
 
     def _start(self, model, init, S_fixed):
         """The authors' start from the labels, or the k-means start."""
@@ -718,9 +769,12 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
 
     # ---- inference --------------------------------------------------------------------------
     def _infer(self, X):
-        """(Q, per-point bound) for new points, all treated as unlabeled."""
+        """(Q (S, K, n), per-point bound) for new points, all treated as unlabeled."""
         check_is_fitted(self)
+        check_not_strings(X)
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        # fit's preflight: ||x||^2 within 1e100, else the squares in ln p(x | s) overflow
+        check_data_scale(X, "this CLSST model")
         with one_blas_thread():
             return self._infer_checked(X)
 
@@ -733,16 +787,34 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         model.psii = 1.0 / self.noise_variance_
         model.mustar, model.nustar = self.mu_prior_mean_, self.mu_prior_precision_
         model.update_x()
-        phi = model.log_joint()
-        lse = lse_points(phi)
-        return np.exp(phi - lse), lse
+        with np.errstate(over="ignore", invalid="ignore"):
+            phi = model.log_joint()
+        bad = np.flatnonzero(~np.isfinite(phi).all(axis=(0, 1)))
+        if bad.size:
+            raise ValueError(
+                f"X gives a non-finite log density under this CLSST model (row {bad[0]}): its "
+                "distance to the clusters, in units of their noise, overflows double "
+                "precision. Rescale X as the training data were (e.g. with the same fitted "
+                "StandardScaler)"
+            )
+        lse = softmax_points(phi, out=phi)
+        return phi, lse
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class posterior p(l | x) = sum_s q(s, l) under the fitted model, (n, K). Fitted
         without labels (``fit(X)``): the responsibilities of the clusters, (n, S), as
-        :meth:`sklearn.mixture.GaussianMixture.predict_proba`."""
+        :meth:`sklearn.mixture.GaussianMixture.predict_proba`. Rows lie in [0, 1] and sum
+        to 1 within rounding at any distance from the training data.
+
+        Raises
+        ------
+        ValueError
+            When ``X`` holds strings that are not numbers, or lies at a scale where the
+            log densities overflow (``||x||^2`` above 1e100, as ``fit`` refuses).
+        """
         Q = self._infer(X)[0]
-        return Q.sum(1).T if self._clustering else Q.sum(0).T
+        P = Q.sum(1).T if self._clustering else Q.sum(0).T
+        return P / P.sum(1, keepdims=True)  # the sums over s, each rounded, made exact once
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """The most probable class of each point (fitted without labels: its cluster)."""

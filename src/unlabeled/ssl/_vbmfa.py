@@ -111,8 +111,7 @@ def chunk_q(Yt, Xm, logC, M, psii, terms, prior):
     def block(b):
         phi = rho_points(Yt[:, b], Xm[:, :, b], M, psii, *terms)[:, None, :] + prior[:, :, None]
         phi = phi + logC[None, :, b]
-        lse = lse_points(phi)
-        np.exp(phi - lse, out=Q[:, :, b])
+        lse = softmax_points(phi, out=Q[:, :, b])
         return float(lse.sum())
 
     return Q, sum(block(b) for b in block_slices(m))
@@ -742,11 +741,22 @@ class VBMFA:
         self.update_nu()
 
 
-def lse_points(phi):
-    """ln sum_{s,l} exp(phi[s, l, n]) for each point, shape (n,) (reductions along the leading
-    axes, which numpy runs row by row)."""
+def softmax_points(phi, out=None):
+    """softmax over (s, l) of phi[s, l, n] for each point, into ``out`` (a new array if None);
+    returns ln sum_{s,l} exp(phi), shape (n,) (reductions along the leading axes, which numpy
+    runs row by row).
+
+    The weights exp(phi - max) are divided by their sum, not exp(phi - lse) taken: where
+    |phi| is large (a far point: 1e17 at 1e6 units) ln of the sum is below the rounding of
+    lse and is lost, and exp(phi - lse) summed to the number of tied pairs (CLSST's
+    predict_proba gave 2 for a probability). Division sums to 1 within rounding, and the
+    largest weight is exactly 1, so the sum never underflows."""
     mx = phi.max(axis=(0, 1))
-    return mx + np.log(np.exp(phi - mx).sum(axis=(0, 1)))
+    out = np.subtract(phi, mx, out=out)
+    np.exp(out, out=out)
+    total = out.sum(axis=(0, 1))
+    out /= total
+    return mx + np.log(total)
 
 
 def pd_loadings(cov, psi0, k):

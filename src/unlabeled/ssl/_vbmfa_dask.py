@@ -30,12 +30,13 @@ import operator
 import os
 import sys
 import threading
+import warnings
 
 import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._dask import align_rows, as_dask_array
+from .._dask import align_rows, as_dask_array, is_dask_collection
 from .._shared import one_blas_thread
 from .._validation import MAX_KERNEL_VALUE
 from ._base import check_classes, unlabeled_mask
@@ -977,6 +978,27 @@ class Prepared:
         self.__dict__.update(kw)
 
 
+def warn_one_class(classes_, given: bool, stacklevel: int) -> None:
+    """Warn of a model of one class (``classes_``, from ``classes`` when ``given``, else from
+    y's labels): a density model of that class (a mixture of factor analysers, as
+    :class:`sklearn.decomposition.FactorAnalysis` with one component), meaningful for
+    :meth:`CLSST.score_samples`, but every point is predicted that class. Clustering (no y,
+    no classes) is not warned of: its clusters become the classes."""
+    if len(classes_) >= 2:
+        return
+    named = np.asarray(classes_).tolist()
+    where = f"classes={named!r} names" if given else "y labels"
+    warnings.warn(
+        f"{where} one class only ({named[0]!r}): CLSST fits a density model of it, and "
+        "predict returns it for every point (predict_proba one column of ones). To "
+        "classify, label points of another class too or name every class with "
+        "classes=[...] (a class without labels may then take clusters of its own); to "
+        "cluster, call fit(X)",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+
+
 def prepare_dask(X, y, classes) -> Prepared:
     """Check the Dask input as :meth:`CLSST.fit` checks arrays, from one pass over the blocks
     before any sweep (NaN or infinite values, scale, labels; unknown chunk sizes and length
@@ -994,6 +1016,11 @@ def prepare_dask(X, y, classes) -> Prepared:
         raise ValueError(
             "CLSST on Dask input takes y as one label per row (-1: unlabeled); a boolean label "
             "matrix is taken in memory only"
+        )
+    if y is not None and not is_dask_collection(y) and np.ndim(y) == 1 and len(y) != n:
+        # (align_rows would first chunk y like X and fail with Dask's "Chunks do not add up")
+        raise ValueError(
+            f"X and y have different lengths ({n} and {len(y)} rows): pass one label per row"
         )
     yd = None if y is None else align_rows(Xd, y)
     client = get_client()
@@ -1052,6 +1079,8 @@ def prepare_dask(X, y, classes) -> Prepared:
     yblocks = [None] * len(xblocks) if yd is None else client.compute(list(yd.to_delayed()))
     if yd is None:
         classes_ = None if classes is None else check_classes(classes)
+        if classes_ is not None:
+            warn_one_class(classes_, given=True, stacklevel=5)
     else:
         per_block = client.gather([client.submit(_w_labels, b, pure=False) for b in yblocks])
         values = np.concatenate([v for v, _ in per_block])
@@ -1066,6 +1095,7 @@ def prepare_dask(X, y, classes) -> Prepared:
                     "(y=None); with known classes and no labels give them with classes=[...]"
                 )
             classes_ = found
+            warn_one_class(classes_, given=False, stacklevel=5)
         else:
             classes_ = check_classes(classes)
             outside = found[~np.isin(found, classes_)]
@@ -1075,6 +1105,7 @@ def prepare_dask(X, y, classes) -> Prepared:
                     f"{outside[:10].tolist()}; add them to classes or mark those rows "
                     "unlabeled with -1"
                 )
+            warn_one_class(classes_, given=True, stacklevel=5)
     K = 1 if classes_ is None else len(classes_)
     # rows with one candidate class, per class: the labeled ones (every row when K = 1)
     counts = np.zeros(K, dtype=np.int64)
@@ -1109,4 +1140,4 @@ def prepare_dask(X, y, classes) -> Prepared:
     )
 
 
-__all__ = ["PSI_MIN", "DaskVBMFA", "Prepared", "prepare_dask"]
+__all__ = ["PSI_MIN", "DaskVBMFA", "Prepared", "warn_one_class", "prepare_dask"]
