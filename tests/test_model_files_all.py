@@ -497,7 +497,7 @@ def test_autoencoder_file_without_torch_says_how_to_install(fitted, tmp_path):
         [sys.executable, "-c", code], capture_output=True, text=True, check=True,
         env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
     )  # fmt: skip
-    assert "PlummerAutoencoder" in out.stdout and "pip install 'unlabeled[torch]'" in out.stdout
+    assert "PlummerAutoencoder" in out.stdout and "pip install 'torch>=2.2" in out.stdout
 
 
 @PAE_SKIP

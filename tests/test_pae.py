@@ -64,7 +64,7 @@ def test_without_torch_the_error_says_how_to_install():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     lines = out.stdout.strip().splitlines()
-    assert len(lines) == 2 and all("pip install 'unlabeled[torch]'" in line for line in lines)
+    assert len(lines) == 2 and all("pip install 'torch>=2.2" in line for line in lines)
 
 
 # ---------------------------------------------------------------------------- kernel and MMD

@@ -173,7 +173,7 @@ def _fit_family(args, family: str) -> int:
     if family == "generative" and importlib.util.find_spec("torch") is None:
         raise CLIError(
             f"--estimator {name} needs PyTorch, which is not installed: "
-            "pip install 'unlabeled[torch]'"
+            "pip install 'torch>=2.2,<=2.13.0'"
         )
     with progress.step(f"reading {args.data}"):
         X, y, extra, info = load_training(args, family)

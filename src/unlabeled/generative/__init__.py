@@ -3,8 +3,7 @@
 Importing this package does not import torch: :class:`PlummerAutoencoder` imports it when it is
 fitted or loaded, and the torch functions (``plummer_kernel``, ``mmd2_u``, ``pae_loss``) are
 resolved on first access. Without torch either raises an ``ImportError`` that says how to install
-the extra (``pip install 'unlabeled[torch]'``). The data generators and the evaluation measures
-are NumPy only.
+it. The data generators and the evaluation measures are NumPy only.
 """
 
 from ._data import (

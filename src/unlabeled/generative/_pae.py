@@ -43,8 +43,8 @@ from ..base import (
 from ..exceptions import MemoryBudgetError, ModelFileError
 
 TORCH_HINT = (
-    "PlummerAutoencoder needs PyTorch, which is not installed: install the extra with "
-    "pip install 'unlabeled[torch]' (or pip install 'torch>=2.2,<=2.13.0')"
+    "PlummerAutoencoder needs PyTorch, which is not installed: pip install "
+    "'torch>=2.2,<=2.13.0' (or, in a checkout of unlabeled, its extra: pip install '.[torch]')"
 )
 FILE_FORMAT = "unlabeled-pae"
 FILE_VERSION = 1

@@ -49,9 +49,7 @@ def _require_clarabel(who):
     try:
         import clarabel  # noqa: F401
     except ImportError as exc:  # pragma: no cover - clarabel is a dependency of the qp extra
-        raise ImportError(
-            f"{who} needs the Clarabel QP solver: pip install 'unlabeled[qp]'"
-        ) from exc
+        raise ImportError(f"{who} needs the Clarabel QP solver: pip install clarabel") from exc
 
 
 class DoubleHingeQP(KernelPUModel):

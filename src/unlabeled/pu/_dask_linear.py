@@ -354,7 +354,7 @@ def _client():
     """The current dask.distributed client; a clear error without one."""
     fix = (
         "PUSVC.fit on Dask input runs on a dask.distributed cluster: install "
-        "unlabeled[distributed] and create a distributed.Client first (e.g. "
+        "dask[distributed] and create a distributed.Client first (e.g. "
         "Client(LocalCluster())), or pass NumPy arrays (X.compute()) if the data fit in memory"
     )
     try:

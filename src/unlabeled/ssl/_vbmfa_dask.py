@@ -957,7 +957,7 @@ def get_client():
     except ImportError as exc:  # pragma: no cover
         raise ImportError(
             "CLSST on Dask input runs on a dask.distributed cluster: pip install "
-            "'unlabeled[distributed]'"
+            "'dask[distributed]'"
         ) from exc
     try:
         return _get()
