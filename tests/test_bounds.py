@@ -67,8 +67,9 @@ _WIDE = """if True:
     import unlabeled
     from unlabeled.pu import DoubleHingeQP, RampPU, USMOInit
     warnings.simplefilter("ignore")
-    # an 8 GiB allocation fails here (a raw MemoryError) instead of being made lazily
-    resource.setrlimit(resource.RLIMIT_AS, (6 * 2**30, 6 * 2**30))
+    # a 4 GiB allocation fails here (a raw MemoryError) instead of being made lazily: LapSVM's
+    # neighbours made scipy hold an index per column (4 GiB) under a limit of 6 GiB
+    resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))
     rng = np.random.default_rng(0)
     n, D = 40, 2**30
     Xd = rng.normal(size=(n, 3))
@@ -115,7 +116,7 @@ WIDE_ESTIMATORS = ["LapSVM", "TSVM", "WellSVM", "LabeledSVM", "SVMPlus", "PUSVC"
 @pytest.fixture(scope="module")
 def wide_results():
     """Every kernel estimator fitted on 40 rows of 2^30 columns (4 non-zeros a row) in one
-    fresh process with a 6 GiB address-space limit."""
+    fresh process with a 3 GiB address-space limit."""
     pytest.importorskip("clarabel")
     out = subprocess.run([sys.executable, "-c", _WIDE], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]

@@ -76,20 +76,28 @@ def as_float64(A):
     return A if A.dtype == np.float64 else A.astype(np.float64)
 
 
+def compact_columns(*mats):
+    """``(matrices, used)``: the sparse ``mats`` as CSR on the columns where any of them has an
+    entry, renumbered in order, and those columns. scipy's sparse products and conversions
+    allocate one index per column (4 GiB at 2^30 columns, 400 MB for one feature index of
+    1e8); each row keeps its entries in the same order, so every product keeps its terms, in
+    the same order: the same bits."""
+    mats = [sp.csr_matrix(M) for M in mats]
+    used = np.unique(np.concatenate([M.indices for M in mats]))
+    width = max(used.size, 1)
+    return [
+        sp.csr_matrix((M.data, np.searchsorted(used, M.indices), M.indptr), (M.shape[0], width))
+        for M in mats
+    ], used
+
+
 def _used_columns(A, B):
-    """Sparse ``A`` and ``B`` restricted to the columns where either has an entry, renumbered
-    in order (each row keeps its entries in the same order, and each product its bits): scipy's
-    ``A @ B.T`` builds an index array with one entry per column of B, 400 MB for data with one
-    feature index of 1e8. Anything else is returned as given."""
+    """Sparse ``A`` and ``B`` on their used columns (:func:`compact_columns`) where they are
+    wide; anything else as given."""
     if not (sp.issparse(A) and sp.issparse(B)) or A.shape[1] <= max(A.nnz + B.nnz, 1024):
         return A, B
-    A, B = sp.csr_matrix(A), sp.csr_matrix(B)
-    used = np.unique(np.r_[A.indices, B.indices])
-    width = max(used.size, 1)
-    return tuple(
-        sp.csr_matrix((M.data, np.searchsorted(used, M.indices), M.indptr), (M.shape[0], width))
-        for M in (A, B)
-    )
+    (A, B), _ = compact_columns(A, B)
+    return A, B
 
 
 def blockwise(n_rows, width, fn):

@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
-from ._kernels import kernel_block, kernel_params
+from ._kernels import compact_columns, kernel_block, kernel_params
 from .exceptions import InvalidParameterError
 
 #: a data matrix: anything numpy reads as a 2-d array, or a scipy sparse matrix
@@ -431,10 +431,8 @@ def mean_squared_distance(X) -> float:
     Sparse ``X`` wider than a block (``2**18`` columns) is read on the columns that hold an
     entry only (an empty column's variance is 0): a dense row of 2^30 columns is 8 GiB."""
     M = sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X) else np.asarray(X)
-    if sp.issparse(X) and X.shape[1] > _BLOCK:
-        C = sp.csr_matrix(X, dtype=np.float64)
-        used, cols = np.unique(np.asarray(C.indices), return_inverse=True)
-        M = sp.csr_matrix((C.data, cols.ravel(), C.indptr), shape=(C.shape[0], max(used.size, 1)))
+    if sp.issparse(M) and M.shape[1] > _BLOCK:
+        (M,), _ = compact_columns(M)
     n, d = M.shape
     rows = max(1, _BLOCK // max(d, 1))
 

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from .._kernels import compact_columns
 from .._label_generation import warn_if_solves_capped
 from .._shared import warn_not_converged
 from .._validation import MAX_C, Real
@@ -295,8 +296,7 @@ def _sparse_product(M, X):
     columns). Renumbering the used columns in order keeps every sum's terms and their order."""
     if not sp.issparse(X):
         return M @ X
-    used, cols = np.unique(X.indices, return_inverse=True)
-    Xu = sp.csr_matrix((X.data, cols.ravel(), X.indptr), shape=(X.shape[0], max(used.size, 1)))
+    (Xu,), used = compact_columns(X)
     P = sp.csr_matrix(M @ Xu)
     return sp.csr_matrix((P.data, used[P.indices], P.indptr), shape=(M.shape[0], X.shape[1]))
 

@@ -7,6 +7,7 @@ import scipy.linalg
 import scipy.sparse as sp
 
 from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
+from .._kernels import compact_columns
 from .._shared import warn_not_converged
 from .._validation import Integer, Options, Real
 from ..base import set_init_params
@@ -169,6 +170,7 @@ def _neighbours(X, k) -> np.ndarray:
     if dense is None:
         Xc = sp.csr_matrix(X, dtype=np.float64)
         Xc.sum_duplicates()
+        (Xc,), _ = compact_columns(Xc)  # (Xc.T as CSR holds an index per column)
         sq = np.asarray(Xc.multiply(Xc).sum(axis=1)).ravel()
     width = max(1, X.shape[1]) if dense is not None else 1
     rows = max(1, _BLOCK_BYTES // (8 * n * (width + 3)))
