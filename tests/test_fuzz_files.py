@@ -370,6 +370,10 @@ FOUND = [
     ("WellSVM", 100163, "flipped bytes"),  # (the same)
     ("WellSVMClustering", 100154, "n_mkl_iter_ an element"),  # 2**64: OverflowError
     ("PlummerAutoencoder", 100274, "encoder_['0.scale']"),  # scale 1e-320: NaN codes
+    # issue 44's (--cases 230 --first 200000): subnormal concentrations and noise variances
+    # loaded, then every prediction overflowed (a ValueError naming X, for a damaged file)
+    ("CLSST", 200102, "beta_concentration_ as array"),
+    ("CLSST-clusters", 200154, "noise_variance_ as array"),
 ]
 
 

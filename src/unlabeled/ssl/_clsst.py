@@ -141,6 +141,9 @@ def _encode_matrix(arr, n, classes):
     return arr.copy(), classes_
 
 
+_NORMAL = float(np.finfo(np.float64).tiny)  # the smallest normal double
+
+
 class CLSST(ClassifierMixin, ValidatedEstimator):
     """Semi-supervised classification and clustering ("classtering") with a variational Bayesian
     mixture of factor analysers.
@@ -324,7 +327,9 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         "verbose": VERBOSE,
     }
 
-    # S components (n_components_) of k factors (n_factors_) over d features, C classes
+    # S components (n_components_) of k factors (n_factors_) over d features, C classes; the
+    # variances and concentrations are normal floats (a subnormal one, 1e-320, overflows in
+    # its reciprocal or digamma: a file holding one would load and predict nothing finite)
     _fitted_attributes: dict = {
         "classes_": Fitted("iufUSbO", ("n_classes",)),
         "_clustering": Fitted("bool"),
@@ -341,12 +346,12 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         "loading_covariances_": Fitted(
             "f", ("n_components_", "n_features_in_", "n_factors_+1", "n_factors_+1")
         ),
-        "noise_variance_": Fitted("f", ("n_features_in_",), above=0.0),
+        "noise_variance_": Fitted("f", ("n_features_in_",), low=_NORMAL),
         "class_association_": Fitted("f", ("n_components_", "n_classes"), low=0.0, high=1.0),
-        "pi_concentration_": Fitted("f", ("n_components_",), above=0.0),
-        "beta_concentration_": Fitted("f", ("n_components_", "n_classes"), above=0.0),
-        "nu_shape_": Fitted("float", above=0.0),
-        "nu_rate_": Fitted("f", ("n_components_", "n_factors_"), above=0.0),
+        "pi_concentration_": Fitted("f", ("n_components_",), low=_NORMAL),
+        "beta_concentration_": Fitted("f", ("n_components_", "n_classes"), low=_NORMAL),
+        "nu_shape_": Fitted("float", low=_NORMAL),
+        "nu_rate_": Fitted("f", ("n_components_", "n_factors_"), low=_NORMAL),
         "mu_prior_mean_": Fitted("f", ("n_features_in_",)),
         "mu_prior_precision_": Fitted("f", ("n_features_in_",), low=0.0),
         "labels_": Fitted("iu", ("n_train",), low=0, below="n_components_"),
@@ -360,7 +365,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         table = super()._fitted_declarations()
         if vars(self).get("_clustering") is True:
             table["classes_"] = Fitted("iu", ("n_components_",))
-            table["beta_concentration_"] = Fitted("f", ("n_components_", 1), above=0.0)
+            table["beta_concentration_"] = Fitted("f", ("n_components_", 1), low=_NORMAL)
         return table
 
     def __init__(
