@@ -190,7 +190,7 @@ def test_predict_proba_cluster_score():
     assert clf.predict_cluster(X).shape == (len(X),)
     far = clf.score_samples(np.array([[50.0, 50.0]]))
     assert far[0] < clf.score_samples(X).min()
-    assert np.isclose(clf.score(X), clf.score_samples(X).mean())
+    assert np.isclose(clf.score(X), clf.score_samples(X).mean())  # no labels: the bound
     clone = pickle.loads(pickle.dumps(clf))
     np.testing.assert_array_equal(clone.predict_proba(X), P)
 
@@ -402,3 +402,29 @@ def test_wide_data_memory_checked_against_the_budget():
         with pytest.raises(MemoryBudgetError, match=r"200 x 200.*PCA"):
             CLSST().fit(X, y)
     CLSST(max_births=1, max_iter=5).fit(X, y)  # within the default budget: fitted
+
+
+def test_score_with_labels_is_the_accuracy_on_labeled_points():
+    """Issue 46: score(X, y) was the likelihood bound, so cross_val_score(CLSST(), X, y)
+    ranked models by likelihood. With labels it is a classifier's score, the accuracy on the
+    labeled points (-1 left out); without, the bound (as GaussianMixture.score)."""
+    from sklearn.model_selection import cross_val_score
+
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(-2, 1, (60, 2)), rng.normal(2, 1, (60, 2))]
+    y = np.r_[np.zeros(60, int), np.ones(60, int)]
+    y_ssl = np.where(rng.random(120) < 0.9, -1, y)
+    y_ssl[[0, 60]] = [0, 1]
+    clf = CLSST(random_state=0).fit(X, y_ssl)
+    pred = clf.predict(X)
+    truth = y.copy()
+    truth[::3] = -1  # left out
+    keep = truth != -1
+    assert clf.score(X, truth) == np.mean(pred[keep] == y[keep])
+    w = rng.random(120)
+    assert np.isclose(clf.score(X, y, w), np.average(pred == y, weights=w))
+    assert clf.score(X) == clf.score_samples(X).mean()
+    with pytest.raises(ValueError, match="sample_weight"):
+        clf.score(X, sample_weight=w)
+    scores = cross_val_score(CLSST(random_state=0), X, y, cv=3)
+    assert np.all((0 <= scores) & (scores <= 1))

@@ -12,9 +12,10 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.cluster import KMeans
 from sklearn.exceptions import DataConversionWarning
+from sklearn.metrics import accuracy_score
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .._dask import is_dask_collection
 from .._shared import check_dense_budget, one_blas_thread, warn_not_converged
@@ -835,10 +836,36 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         ln sum_{s,l} exp(E ln pi_s + E ln beta_sl + E ln p(x | s) - KL(q(x | s) || p(x)))."""
         return self._infer(X)[1]
 
-    def score(self, X: ArrayLike, y: ArrayLike | None = None) -> float:
-        """Mean per-point lower bound on the log likelihood (as GaussianMixture.score); for
-        accuracy use ``sklearn.metrics.accuracy_score(y, clf.predict(X))``."""
-        return float(self.score_samples(X).mean())
+    def score(
+        self, X: ArrayLike, y: ArrayLike | None = None, sample_weight: ArrayLike | None = None
+    ) -> float:
+        """With labels ``y``: the accuracy of :meth:`predict` on the labeled points (``y = -1``
+        marks a point left out), a classifier's score in scikit-learn, so that
+        ``cross_val_score(CLSST(), X, y)`` and the searches rank models by accuracy. Without
+        (``y=None``, as a clustering or density model is scored): the mean per-point lower
+        bound on ``ln p(x)``, ``score_samples(X).mean()``, as ``GaussianMixture.score``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or None
+            True labels, ``-1`` for points to leave out; None for the likelihood bound.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weights of the accuracy (with ``y`` only).
+
+        Returns
+        -------
+        float
+        """
+        if y is None:
+            if sample_weight is not None:
+                raise ValueError("sample_weight weighs the accuracy: give y with it")
+            return float(self.score_samples(X).mean())
+        check_is_fitted(self)
+        labels = column_or_1d(y)
+        keep = ~unlabeled_mask(labels, type(self).__name__)
+        w = None if sample_weight is None else np.asarray(sample_weight)[keep]
+        return float(accuracy_score(labels[keep], self.predict(X)[keep], sample_weight=w))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
