@@ -160,6 +160,28 @@ def test_evaluate_matches_sklearn(data, tmp_path, capsys, unlabeled_only):
     assert f"{pu_risk(f, s == 1, 0.4):.4f}" in out
 
 
+def test_trivial_models_and_pu_labels_for_ssl_are_flagged(data, tmp_path, capsys):
+    """Issue 46: evaluate printed F1 0.0000 and a PU risk equal to the prior (the trivial
+    classifier's) without a word, and a semi-supervised fit on PU labels (no -1) fitted every
+    row as labeled in silence. Both now warn in one line with the cause and the fix."""
+    csv, model = data["dir"] / "train.csv", tmp_path / "m.skops"
+    argv = ["fit", csv, "-o", model, "--label-column", "s", "--ignore-column", "y", "-q"]
+    code, _, err = run([*argv, "--prior", "0.001", "--threshold", "zero"], capsys)
+    assert code == 0 and "predicts every training point negative" in err, err
+    code, out, err = run(["evaluate", model, csv, "--true-labels", "y", "--json"], capsys)
+    warned = [line for line in err.splitlines() if line.startswith("unlabeled: warning: ")]
+    assert code == 0 and len(warned) == 1 and "every point" in warned[0], err
+    assert "the prior" in warned[0] and json.loads(out)["pu_risk"] == pytest.approx(0.001)
+    code, _, err = run([*argv, "--prior", "0.4"], capsys)
+    assert code == 0 and "warning" not in err
+    code, _, err = run(["evaluate", model, csv], capsys)
+    assert code == 0 and "warning" not in err, err
+
+    wellsvm = ["--estimator", "wellsvm", "--gamma", "0.5"]
+    code, _, err = run([*argv, *wellsvm], capsys)
+    assert code == 0 and "is labeled (no label is -1)" in err and "pusvc" in err, err
+
+
 @pytest.mark.parametrize("truth", ["y", "truth.txt"])
 def test_evaluate_npz_and_svmlight_true_labels(data, tmp_path, capsys, truth):
     model = tmp_path / "m.skops"

@@ -186,6 +186,15 @@ def _fit_family(args, family: str) -> int:
         y = ssl_targets(y)
         described += f", {n - n_unl} labeled, {n_unl} unlabeled"
         fit_args = (X, y)
+        if n_unl == 0:
+            warnings.warn(
+                f"every row of {args.data} is labeled (no label is -1): a semi-supervised "
+                "fit learns from the rows marked -1 as well. If 0 marks the unlabeled rows of "
+                "positive-unlabeled data, use --estimator pusvc; for a supervised SVM, use "
+                "scikit-learn's SVC",
+                UserWarning,
+                stacklevel=2,
+            )
     elif family == "mil":
         groups = extra["groups"]
         described = f"{np.unique(groups).size} bags of {n} instances, {X.shape[1]} features"
@@ -352,6 +361,15 @@ def cmd_evaluate(args) -> int:
     with progress.step(f"predicting {X.shape[0]} points"):
         f = est.decision_function(X)
     prior = float(est.prior_)
+    if np.all(f > 0) or np.all(f <= 0):
+        side, risk = ("positive", "1 - prior") if f[0] > 0 else ("negative", "the prior")
+        warnings.warn(
+            f"the model predicts every point of {args.data} {side}: a trivial classifier, "
+            f"whose PU risk is {risk} (and F1 0, or the share of positives). Refit with "
+            "threshold='prior' (the default) or check the prior",
+            UserWarning,
+            stacklevel=2,
+        )
     result = {
         "model": str(args.model),
         "data": str(args.data),
