@@ -78,12 +78,13 @@ def align_rows(X, y, *, x_name: str = "X", y_name: str = "y"):
         y = np.asarray(y)
         if y.ndim != 1:
             raise ValueError(f"{y_name} must be 1-D, got shape {y.shape}")
-        y = da.from_array(y, chunks=(X.chunks[0],))
-    if y.shape[0] != X.shape[0]:
+    if y.shape[0] != X.shape[0]:  # (before chunking y like X: Dask's "do not add up")
         raise ValueError(
             f"{x_name} and {y_name} have different lengths ({X.shape[0]} and {y.shape[0]} "
             "rows): pass one label per row"
         )
+    if not is_dask_collection(y):
+        y = da.from_array(y, chunks=(X.chunks[0],))
     if y.chunks[0] != X.chunks[0]:
         y = y.rechunk((X.chunks[0],))
     return y

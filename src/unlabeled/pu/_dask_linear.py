@@ -512,12 +512,6 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
     """Fit ``est`` (a PUSVC with ``kernel="linear"``) on Dask ``X`` and ``s``; sets its fitted
     attributes, including ``duality_gap_`` and ``n_rounds_``. See the module's docstring."""
     X = as_dask_array(X, name="X")
-    if not hasattr(s, "dask") and np.ndim(s) == 1 and len(s) != X.shape[0]:
-        # (align_rows would first try to chunk s like X and fail with Dask's own message)
-        raise ValueError(
-            f"X and s have different lengths ({X.shape[0]} and {len(s)} rows): pass one "
-            "label per row"
-        )
     s = align_rows(X, s, x_name="X", y_name="s")
     client = _client()
     n_rows, d = X.shape

@@ -36,7 +36,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._dask import align_rows, as_dask_array, is_dask_collection
+from .._dask import align_rows, as_dask_array
 from .._shared import one_blas_thread
 from .._validation import MAX_KERNEL_VALUE
 from ._base import check_classes, unlabeled_mask
@@ -1016,11 +1016,6 @@ def prepare_dask(X, y, classes) -> Prepared:
         raise ValueError(
             "CLSST on Dask input takes y as one label per row (-1: unlabeled); a boolean label "
             "matrix is taken in memory only"
-        )
-    if y is not None and not is_dask_collection(y) and np.ndim(y) == 1 and len(y) != n:
-        # (align_rows would first chunk y like X and fail with Dask's "Chunks do not add up")
-        raise ValueError(
-            f"X and y have different lengths ({n} and {len(y)} rows): pass one label per row"
         )
     yd = None if y is None else align_rows(Xd, y)
     client = get_client()
