@@ -14,6 +14,7 @@ import zipfile
 import numpy as np
 import pytest
 import skops.io
+from test_model_files_all import _rewrite
 
 import unlabeled
 from unlabeled import CLSST, PUSVC, PlummerAutoencoder, WellSVMClustering
@@ -39,20 +40,6 @@ PAE_SKIP = pytest.mark.skipif(not _has_torch(), reason="the autoencoder needs to
 def _members(raw: bytes) -> int:
     with zipfile.ZipFile(io.BytesIO(raw)) as zf:
         return len(zf.namelist())
-
-
-def _rewrite(raw: bytes, members: dict) -> bytes:
-    out = io.BytesIO()
-    with (
-        zipfile.ZipFile(io.BytesIO(raw)) as src,
-        zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as dst,
-    ):
-        for info in src.infolist():
-            if info.filename not in members:
-                dst.writestr(info, src.read(info.filename))
-        for member, data in members.items():
-            dst.writestr(member, data)
-    return out.getvalue()
 
 
 def _pae(hidden, **kw):
