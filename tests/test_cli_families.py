@@ -122,6 +122,7 @@ CASES = [
         WellSVMClustering(n_init=5, random_state=0),
     ),
     ("svmplus", "lupi.csv", "--privileged-columns p1,p2 --gamma-plus 2", SVMPlus(gamma_plus=2.0)),
+    ("tsvm", "ssl.csv", f"{SSL} --no-standardize", TSVM(standardize=False)),  # issue 46
 ]
 
 

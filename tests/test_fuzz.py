@@ -210,10 +210,12 @@ _PROBA_BAD = {"probability": ["yes", 1, None], "random_state": [-1, 2**40, "x"]}
 _PU_BAD = {"lam": [0.0, -1.0, np.nan, "1", 1e-300], "prior": [0.0, 1.0, 1.5, -0.1, "half"],
            **_PROBA_BAD}  # fmt: skip
 _PU_EDGES = {"lam": [1e-30, 1e-12, 1e-2, 1e12], "prior": [1e-9, 0.4, 1 - 1e-9], **_PROBA_EDGES}
+_STD_EDGES = {"standardize": [True, False]}  # the semi-supervised SVMs' (issue 46)
+_STD_BAD = {"standardize": ["yes", None, 2]}
 _SSL_EDGES = {"C1": [1e-12, 1.0, 1e12], "C2": [1e-12, 0.1, 1e12], "balance": [None, 1e-9, 0.5],
-              **_PROBA_EDGES}  # fmt: skip
+              **_PROBA_EDGES, **_STD_EDGES}  # fmt: skip
 _SSL_BAD = {"C1": [0.0, -1.0, np.nan], "C2": [-1.0, "x"], "balance": [0.0, 1.0, 2.0],
-            **_PROBA_BAD}  # fmt: skip
+            **_PROBA_BAD, **_STD_BAD}  # fmt: skip
 
 TARGETS = [
     Target(
@@ -327,6 +329,7 @@ TARGETS = [
             "C1": [1e-12, 1.0, 1e12],
             "gamma_I": [0.0, 1e-12, 1e12],
             "n_neighbors": [1, 5, 1000],
+            **_STD_EDGES,
         },
         {
             **_KERNEL_BAD,
@@ -334,6 +337,7 @@ TARGETS = [
             "C1": [0.0, -1.0],
             "gamma_I": [-1.0, np.nan],
             "n_neighbors": [0, 1.5],
+            **_STD_BAD,
         },
     ),  # fmt: skip
     Target(
@@ -341,8 +345,14 @@ TARGETS = [
         lambda p: LabeledSVM(**{"random_state": 0, **p}),
         "ssl",
         _decision,
-        {**_KERNEL_EDGES, **_PROBA_EDGES, "C1": [1e-12, 1.0, 1e12], "max_iter": [1, 10]},
-        {**_KERNEL_BAD, **_PROBA_BAD, "C1": [0.0, np.inf], "max_iter": [0]},
+        {
+            **_KERNEL_EDGES,
+            **_PROBA_EDGES,
+            "C1": [1e-12, 1.0, 1e12],
+            "max_iter": [1, 10],
+            **_STD_EDGES,
+        },
+        {**_KERNEL_BAD, **_PROBA_BAD, "C1": [0.0, np.inf], "max_iter": [0], **_STD_BAD},
     ),  # fmt: skip
     Target(
         "CLSST",
@@ -873,6 +883,8 @@ def test_targets_cover_every_public_estimator():
     for name in ("PUSVC", "DoubleHingeQP", "USMOInit", "RampPU", "SVMPlus", "WellSVM",
                  "TSVM", "LapSVM", "LabeledSVM"):  # fmt: skip
         assert "probability" in drawn[name], name
+    for name in ("WellSVM", "TSVM", "LapSVM", "LabeledSVM"):
+        assert "standardize" in drawn[name], name
 
 
 def _has(module):

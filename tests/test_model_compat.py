@@ -47,3 +47,25 @@ def test_earlier_model_files_load_and_predict_the_same(name, params):
     np.testing.assert_allclose(
         refit.decision_function(Xt), EXPECTED[f"{name}_decision"], rtol=0, atol=1e-6
     )
+
+
+SSL_EXPECTED = np.load(DATA / "ssl-0.2.0-expected.npz")
+
+
+@pytest.mark.parametrize("name", ["wellsvm", "tsvm", "lapsvm", "labeledsvm"])
+def test_semi_supervised_files_before_standardize_predict_the_same(name):
+    """Files of the semi-supervised SVMs written by 0.2.0 at commit 2424e5a, before the
+    ``standardize`` parameter (issue 46), on features of unequal scales: they load with
+    ``standardize=False`` (model_io.ADDED_PARAMS) and no ``scale_``, and predict to the bit
+    what that build computed; a refit with ``standardize=False`` is that model."""
+    from unlabeled import TSVM, LabeledSVM, LapSVM, WellSVM
+
+    est, _ = load_model(DATA / f"{name}-0.2.0.skops")
+    assert est.standardize is False and getattr(est, "scale_", None) is None
+    Xt = SSL_EXPECTED["Xt"]
+    np.testing.assert_array_equal(est.decision_function(Xt), SSL_EXPECTED[name])
+    cls = {"wellsvm": WellSVM, "tsvm": TSVM, "lapsvm": LapSVM, "labeledsvm": LabeledSVM}[name]
+    refit = cls(standardize=False).fit(SSL_EXPECTED["X"], SSL_EXPECTED["y"])
+    np.testing.assert_allclose(refit.decision_function(Xt), SSL_EXPECTED[name], atol=1e-12)
+    default = cls().fit(SSL_EXPECTED["X"], SSL_EXPECTED["y"])  # the new default differs
+    assert np.abs(default.decision_function(Xt) - SSL_EXPECTED[name]).max() > 1e-3

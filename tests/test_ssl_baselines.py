@@ -60,7 +60,7 @@ def test_tsvm_final_step_is_the_svm_on_its_labels(seed):
     """TSVM ends on an SVM with offset (C1 labeled, C2 unlabeled) for its final labels that
     leaves no swappable pair, keeps the balance, and matches a generic solver."""
     X, y, truth = ssl_problem(seed)
-    model = TSVM(C1=1.0, C2=0.5, gamma=GAMMA, tol=1e-8).fit(X, y)
+    model = TSVM(C1=1.0, C2=0.5, gamma=GAMMA, standardize=False, tol=1e-8).fit(X, y)
     lab = np.where(model.transduction_ == 1, 1.0, -1.0)
     unl = y == -1
     assert np.sum(lab[unl] < 0) == paper_balance(y)
@@ -80,7 +80,7 @@ def test_tsvm_final_step_is_the_svm_on_its_labels(seed):
 
 def test_tsvm_transduction_labels_are_the_final_labels():
     X, y, _ = ssl_problem(3)
-    model = TSVM(gamma=GAMMA).fit(X, y)
+    model = TSVM(gamma=GAMMA, standardize=False).fit(X, y)
     np.testing.assert_array_equal(model.transduction_[y != -1], y[y != -1])
 
 
@@ -89,7 +89,9 @@ def test_lapsvm_matches_its_primal(gamma_I):
     """LapSVM's expansion minimises C1 sum hinge + 1/2 a'Ka + gamma_I/(2n) f'Lf (cvxpy)."""
     X, y, _ = ssl_problem(4, n_unl=30)
     n = len(y)
-    model = LapSVM(C1=1.0, gamma_I=gamma_I, n_neighbors=4, gamma=GAMMA, tol=1e-8).fit(X, y)
+    model = LapSVM(
+        C1=1.0, gamma_I=gamma_I, n_neighbors=4, gamma=GAMMA, standardize=False, tol=1e-8
+    ).fit(X, y)
     K = rbf_kernel(X, gamma=GAMMA)
     L = graph_laplacian(X, 4)
     lab = np.flatnonzero(y != -1)
@@ -122,7 +124,7 @@ def test_labeled_svm_is_svc_on_the_labeled_points(kernel):
 
     X, y, _ = ssl_problem(6, n_lab=10)
     lab = y != -1
-    model = LabeledSVM(C1=0.7, kernel=kernel, gamma=GAMMA, tol=1e-8).fit(X, y)
+    model = LabeledSVM(C1=0.7, kernel=kernel, gamma=GAMMA, standardize=False, tol=1e-8).fit(X, y)
     ref = SVC(C=0.7, kernel=kernel, gamma=GAMMA, tol=1e-8).fit(X[lab], y[lab])
     np.testing.assert_allclose(model.decision_function(X), ref.decision_function(X), atol=1e-5)
     np.testing.assert_array_equal(model.transduction_[lab], y[lab])
@@ -174,3 +176,86 @@ def test_lapsvm_singular_system_names_gamma_i():
     bound = float(re.search(r"at most about (\S+)$", str(info.value)).group(1))
     f = LapSVM(gamma_I=bound).fit(X, y).decision_function(X)
     assert np.all(np.isfinite(f))
+
+
+# ------------------------------------------------------------- standardize (issue 46)
+SSL_CLASSES = [WellSVM, TSVM, LapSVM, LabeledSVM]
+
+
+def _units_problem(seed=3):
+    """Two classes in 4 features, the third measured in units 10^4 times smaller."""
+    X, y, truth = ssl_problem(seed, n_unl=50)
+    X = np.c_[X, np.random.default_rng(seed).normal(size=(len(y), 2))]
+    X[:, 2] *= 1e4
+    return X, y, truth
+
+
+@pytest.mark.parametrize("cls", SSL_CLASSES, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
+def test_standardized_model_does_not_depend_on_the_units(cls, kernel):
+    """The default divides each feature by its standard deviation: X diag(c) gives the same
+    model. Exactly for powers of 2 (each division exact); for any c the scaled data differ
+    in the last bits, and the solvers stop within their tolerance (tol=1e-3) elsewhere on
+    the same optimum. Without standardize the model changes with the units."""
+    X, y, _ = _units_problem()
+    Xt = np.random.default_rng(0).normal(size=(30, 4)) * [1, 1, 1e4, 1]
+    ref = cls(kernel=kernel).fit(X, y)
+    f = ref.decision_function(Xt)
+    units = [(2.0 ** np.array([-9, 4, 13, 0]), 0.0), (np.array([3.7, 1e-3, 0.31, 1e3]), 3e-3)]
+    for c, tol in units:
+        model = cls(kernel=kernel).fit(X * c, y)
+        np.testing.assert_allclose(model.decision_function(Xt * c), f, rtol=0, atol=tol)
+        if tol == 0:
+            np.testing.assert_array_equal(model.transduction_, ref.transduction_)
+            np.testing.assert_array_equal(model.scale_, ref.scale_ * c)
+        np.testing.assert_allclose(model.scale_, ref.scale_ * c, rtol=1e-15)
+    np.testing.assert_array_equal(ref.support_vectors_, X[ref.support_])  # X's units
+    if kernel == "linear":  # coef_ acts on X as given
+        np.testing.assert_allclose(Xt @ ref.coef_[0] + ref.intercept_[0], f, atol=1e-10)
+    raw = cls(kernel=kernel, standardize=False).fit(X, y)
+    assert raw.scale_ is None
+    assert np.abs(raw.decision_function(Xt) - f).max() > 1e-3
+
+
+@pytest.mark.parametrize("cls", SSL_CLASSES, ids=lambda c: c.__name__)
+def test_standardize_is_standard_scaler_then_the_raw_fit(cls):
+    """For the rbf kernel (which depends on differences only) the default is StandardScaler
+    followed by the fit with standardize=False, to the solvers' tolerance; sparse input is
+    divided, never densified or centred, and gives the dense fit's scales bit for bit."""
+    import scipy.sparse as sp
+    from sklearn.preprocessing import StandardScaler
+
+    X, y, _ = _units_problem(4)
+    X[:, 3] = 5.0  # a constant feature: scale 1
+    Xt = np.random.default_rng(1).normal(size=(20, 4)) * [1, 1, 1e4, 1]
+    model = cls().fit(X, y)
+    sc = StandardScaler().fit(X)
+    ref = cls(standardize=False).fit(sc.transform(X), y)
+    np.testing.assert_allclose(
+        model.decision_function(Xt), ref.decision_function(sc.transform(Xt)), atol=3e-3
+    )
+    assert model.scale_[0, 3] == 1.0
+    np.testing.assert_allclose(model.scale_[0, :3], sc.scale_[:3], rtol=1e-14)
+    Xs = sp.csr_matrix(X * (np.abs(X) > 0.5))
+    sparse = cls().fit(Xs, y)
+    dense = cls().fit(Xs.toarray(), y)
+    assert sp.issparse(sparse.scale_) and sp.issparse(sparse.support_vectors_)
+    np.testing.assert_array_equal(sparse.scale_.toarray(), dense.scale_)
+    np.testing.assert_allclose(
+        sparse.decision_function(sp.csr_matrix(Xt)), dense.decision_function(Xt), atol=3e-3
+    )
+
+
+@pytest.mark.parametrize("cls", SSL_CLASSES, ids=lambda c: c.__name__)
+def test_standardized_model_files_round_trip(cls, tmp_path):
+    import scipy.sparse as sp
+
+    from unlabeled import load, save
+
+    X, y, _ = _units_problem(5)
+    for data in (X, sp.csr_matrix(X * (np.abs(X) > 0.5))):
+        model = cls(probability=True, random_state=0).fit(data, y)
+        save(model, tmp_path / "m.skops")
+        back = load(tmp_path / "m.skops")
+        np.testing.assert_array_equal(back.decision_function(data), model.decision_function(data))
+        np.testing.assert_array_equal(back.predict_proba(data), model.predict_proba(data))

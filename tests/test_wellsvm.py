@@ -40,13 +40,13 @@ def test_squared_hinge_is_the_hinge_on_k_plus_d_without_a_box():
     transduction_ (the self term D is not part of f on new points)."""
     X, y, _ = ssl_problem(7, n_lab=6, n_unl=60, shift=0.8)
     Xt = np.random.default_rng(8).normal(size=(40, 2))
-    sq = WellSVM(C1=1.0, C2=0.2, gamma=GAMMA, loss="squared_hinge").fit(X, y)
+    sq = WellSVM(C1=1.0, C2=0.2, gamma=GAMMA, standardize=False, loss="squared_hinge").fit(X, y)
     KD = rbf_kernel(X, gamma=GAMMA) + np.diag(box(y, 1.0, 0.2) ** -1)
     pre = WellSVM(C1=BIG, C2=BIG, kernel="precomputed", loss="hinge").fit(KD, y)
     np.testing.assert_allclose(sq.objective_history_, pre.objective_history_, rtol=1e-6)
     np.testing.assert_array_equal(sq.predict(Xt), pre.predict(rbf_kernel(Xt, X, gamma=GAMMA)))
     np.testing.assert_array_equal(sq.predict(X), sq.transduction_)
-    hinge = WellSVM(C1=1.0, C2=0.2, gamma=GAMMA, loss="hinge").fit(X, y)
+    hinge = WellSVM(C1=1.0, C2=0.2, gamma=GAMMA, standardize=False, loss="hinge").fit(X, y)
     assert not np.allclose(hinge.alpha_, sq.alpha_)
 
 
@@ -58,7 +58,7 @@ def test_squared_hinge_needs_the_kernel_path():
 
 def test_objective_history_never_increases():
     X, y, truth = ssl_problem(5, n_lab=6, n_unl=80, shift=1.0)
-    model = WellSVM(C2=0.3, gamma=GAMMA, loss="hinge").fit(X, y)
+    model = WellSVM(C2=0.3, gamma=GAMMA, standardize=False, loss="hinge").fit(X, y)
     h = model.objective_history_
     assert h.size == model.n_iter_ >= 3
     assert np.all(np.diff(h) <= 0)
@@ -77,7 +77,7 @@ def test_objective_history_never_increases():
 def test_model_is_the_mixed_expansion():
     """f(x) = sum_i alpha_i (sum_t mu_t y_ti) k(x_i, x); transduction_ is its sign."""
     X, y, truth = ssl_problem(6, n_unl=50)
-    model = WellSVM(C2=0.2, gamma=GAMMA).fit(X, y)
+    model = WellSVM(C2=0.2, gamma=GAMMA, standardize=False).fit(X, y)
     coef = model.alpha_ * (model.label_vectors_ @ model.mu_)
     T = np.random.default_rng(0).normal(size=(7, 2))
     np.testing.assert_allclose(
@@ -92,14 +92,14 @@ def test_model_is_the_mixed_expansion():
 
 def test_balance_parameter():
     X, y, _ = ssl_problem(7, n_unl=40)
-    model = WellSVM(balance=0.25, gamma=GAMMA).fit(X, y)
+    model = WellSVM(balance=0.25, gamma=GAMMA, standardize=False).fit(X, y)
     assert np.all((model.label_vectors_[y == -1] == 1).sum(axis=0) == 10)
 
 
 def test_alignment_start_is_reproducible():
     X, y, _ = ssl_problem(8, n_unl=40)
-    a = WellSVM(init="alignment", random_state=0, gamma=GAMMA).fit(X, y)
-    b = WellSVM(init="alignment", random_state=0, gamma=GAMMA).fit(X, y)
+    a = WellSVM(init="alignment", random_state=0, gamma=GAMMA, standardize=False).fit(X, y)
+    b = WellSVM(init="alignment", random_state=0, gamma=GAMMA, standardize=False).fit(X, y)
     np.testing.assert_array_equal(a.label_vectors_, b.label_vectors_)
 
 
@@ -107,13 +107,13 @@ def test_alignment_start_is_reproducible():
 @pytest.mark.parametrize("fmt", ["sparse", "float32", "precomputed"])
 def test_input_formats_agree(fmt):
     X, y, _ = ssl_problem(9, n_unl=40)
-    ref = WellSVM(gamma=GAMMA).fit(X, y)
+    ref = WellSVM(gamma=GAMMA, standardize=False).fit(X, y)
     if fmt == "precomputed":
         model = WellSVM(kernel="precomputed").fit(rbf_kernel(X, gamma=GAMMA), y)
         got = model.decision_function(rbf_kernel(X[:5], X, gamma=GAMMA))
     else:
         Xf = sp.csr_matrix(X) if fmt == "sparse" else X.astype(np.float32)
-        model = WellSVM(gamma=GAMMA).fit(Xf, y)
+        model = WellSVM(gamma=GAMMA, standardize=False).fit(Xf, y)
         got = model.decision_function(Xf[:5])
     atol = 1e-4 if fmt == "float32" else 1e-8
     np.testing.assert_allclose(got, ref.decision_function(X[:5]), atol=atol)
@@ -124,7 +124,7 @@ def test_string_labels_and_inputs_unchanged():
     X, y, _ = ssl_problem(10, n_unl=30)
     ys = np.array([-1 if v == -1 else ("spam" if v == 1 else "ham") for v in y], dtype=object)
     X0, ys0 = X.copy(), ys.copy()
-    model = WellSVM(gamma=GAMMA).fit(X, ys)
+    model = WellSVM(gamma=GAMMA, standardize=False).fit(X, ys)
     assert model.classes_.tolist() == ["ham", "spam"]
     assert set(model.predict(X)) <= {"ham", "spam"}
     np.testing.assert_array_equal(X, X0)
@@ -185,7 +185,7 @@ def test_linear_path_equals_kernel_path(sparse):
 
     X, y, _ = ssl_problem(12, n_unl=60, d=4, shift=0.8)
     Xf = sp.csr_matrix(X) if sparse else X
-    kw = {"tol": 1e-7, "max_mkl_iter": 3000, "loss": "hinge"}
+    kw = {"tol": 1e-7, "max_mkl_iter": 3000, "loss": "hinge", "standardize": False}
     lin = WellSVM(kernel="linear", cache_size=0.01, **kw).fit(Xf, y)
     ref = WellSVM(kernel="precomputed", **kw).fit(linear_kernel(X), y)
     np.testing.assert_allclose(lin.objective_history_, ref.objective_history_, rtol=1e-5)
@@ -197,7 +197,7 @@ def test_linear_path_equals_kernel_path(sparse):
     small = WellSVM(kernel="linear", **kw).fit(Xf, y)  # the default cache: the SMO path
     np.testing.assert_allclose(small.objective_history_, ref.objective_history_, rtol=1e-5)
     np.testing.assert_allclose(small.coef_, lin.coef_, atol=1e-4)
-    t_lin = TSVM(kernel="linear", tol=1e-7, cache_size=0.01).fit(Xf, y)
+    t_lin = TSVM(kernel="linear", tol=1e-7, cache_size=0.01, standardize=False).fit(Xf, y)
     t_ref = TSVM(kernel="precomputed", tol=1e-7).fit(linear_kernel(X), y)
     np.testing.assert_array_equal(t_lin.transduction_, t_ref.transduction_)
     np.testing.assert_allclose(
@@ -231,7 +231,9 @@ def test_finish_is_the_svm_on_its_own_balanced_labels(finish, loss):
     cp = pytest.importorskip("cvxpy")
     X, y, _ = ssl_problem(21, n_lab=6, n_unl=30, shift=0.7)
     C = box(y, 1.0, 0.2)
-    model = WellSVM(C1=1.0, C2=0.2, gamma=GAMMA, loss=loss, finish=finish, tol=1e-6).fit(X, y)
+    model = WellSVM(
+        C1=1.0, C2=0.2, gamma=GAMMA, standardize=False, loss=loss, finish=finish, tol=1e-6
+    ).fit(X, y)
     lab = balanced_by(model.decision_function(X), y)
     K = rbf_kernel(X, gamma=GAMMA)
     Q = K * np.outer(lab, lab) + (np.diag(1.0 / C) if loss == "squared_hinge" else 0.0)
@@ -259,6 +261,7 @@ def test_two_kernels_is_a_looser_relaxation():
     kw = {
         "C2": 0.3,
         "gamma": GAMMA,
+        "standardize": False,
         "tol": 1e-6,
         "max_mkl_iter": 3000,
         "max_iter": 4,
@@ -297,8 +300,8 @@ def test_auto_loss_is_the_squared_hinge_where_it_runs():
     """loss='auto' (the default): the squared hinge on the kernel path, the hinge where
     kernel='linear' takes the linear solver."""
     X, y, _ = ssl_problem(12, n_unl=60, d=4, shift=0.8)
-    auto = WellSVM(gamma=GAMMA).fit(X, y)
-    sq = WellSVM(gamma=GAMMA, loss="squared_hinge").fit(X, y)
+    auto = WellSVM(gamma=GAMMA, standardize=False).fit(X, y)
+    sq = WellSVM(gamma=GAMMA, standardize=False, loss="squared_hinge").fit(X, y)
     np.testing.assert_array_equal(auto.objective_history_, sq.objective_history_)
     np.testing.assert_array_equal(auto.decision_function(X), sq.decision_function(X))
     lin = WellSVM(kernel="linear", cache_size=0.01).fit(X, y)

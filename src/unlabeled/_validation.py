@@ -419,6 +419,53 @@ def _variance(X) -> tuple[float, float]:
     return float(m2 / count), float(squares / count)
 
 
+def column_moments(X):
+    """``(columns, var, big)``: each column's population variance and largest magnitude over
+    the rows of ``X``, for the columns in ``columns`` (None: every column of a dense ``X``;
+    for sparse ``X`` those holding an entry, the others being all zero).
+
+    Two passes over the blocks of rows of :func:`_row_blocks`, reading the non-zeros only (no
+    index per column: 2^30 columns), each column's sums taken in row-major order: the same
+    bits for a dense ``X`` and its CSR copy, as :func:`_variance`. The zeros of a column add
+    ``n_zeros mean^2`` to its squared deviations."""
+    n, d = X.shape
+    rows = max(1, _BLOCK // max(d, 1))
+    if sp.issparse(X):
+        M = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        M.sum_duplicates()
+        M.eliminate_zeros()
+        columns = np.unique(M.indices)
+        where = np.searchsorted(columns, M.indices)
+
+        def blocks():
+            for r in range(0, n, rows):
+                part = slice(M.indptr[r], M.indptr[min(r + rows, n)])
+                yield where[part], M.data[part]
+
+    else:
+        columns, A = None, np.asarray(X)
+
+        def blocks():
+            for r in range(0, n, rows):
+                block = A[r : r + rows]
+                nz = np.nonzero(block)  # C order: row-major, as CSR
+                yield nz[1], np.asarray(block[nz], dtype=np.float64)
+
+    k = d if columns is None else columns.size
+    total, count, big = np.zeros(k), np.zeros(k), np.zeros(k)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for cols, v in blocks():
+            total += np.bincount(cols, weights=v, minlength=k)
+            count += np.bincount(cols, minlength=k)
+            np.maximum.at(big, cols, np.abs(v))
+        mean = total / max(n, 1)
+        m2 = np.zeros(k)
+        for cols, v in blocks():
+            m2 += np.bincount(cols, weights=np.square(v - mean[cols]), minlength=k)
+        var = (m2 + (n - count) * mean * mean) / max(n, 1)
+    return columns, var, big
+
+
 def mean_squared_distance(X) -> float:
     r"""The mean squared distance between the rows of ``X`` (all ordered pairs, each row with
     itself included): :math:`\frac{1}{n^2} \sum_{i,j} \|x_i - x_j\|^2 = 2 \sum_k

@@ -1,6 +1,7 @@
 """What the semi-supervised SVMs share: scikit-learn's semi-supervised target convention
 (``y = -1`` for an unlabeled point), the balance constraint and its sorting oracle, the SVM on
-the labeled points that starts WellSVM and TSVM, and accuracy on the labeled points."""
+the labeled points that starts WellSVM and TSVM, the features divided by their standard
+deviations (``standardize``), and accuracy on the labeled points."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import math
 from numbers import Number
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.metrics import accuracy_score
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
@@ -23,6 +25,9 @@ from .._validation import (
     Integer,
     MatrixLike,
     Real,
+    check_gamma,
+    check_kernel_scale,
+    column_moments,
 )
 from ..base import Fitted, KernelClassifier, KernelMachine
 
@@ -121,6 +126,51 @@ def n_negative_unlabeled(signs, balance) -> int:
     return min(n_u, max(0, math.ceil(n_u * (1.0 - p) - 1e-9)))
 
 
+#: a column whose standard deviation is at most this share of its largest magnitude is constant
+#: but for rounding: its scale is 1, not the noise (which would blow it up to unit spread)
+_CONSTANT_RTOL = 1e-12
+
+
+def feature_scale(X):
+    """``scale_`` of ``standardize=True`` and the spread ``sum_j var(x_j / s_j)``.
+
+    ``s_j`` is the (population) standard deviation of column ``j`` over the rows of ``X``, or 1
+    for a column that is constant (to rounding: :data:`_CONSTANT_RTOL`). Dense ``X``: a (1,
+    n_features) array. Sparse ``X``: a (1, n_features) CSR row holding ``s_j`` on the columns
+    that hold an entry; the others are zero in every training row, constant, of scale 1. Read
+    from the non-zeros (:func:`column_moments`: the same bits for every layout), so dividing
+    by these scales keeps the sparsity; nothing is centred (see ``standardize``)."""
+    columns, var, big = column_moments(X)
+    s = np.sqrt(var)
+    s = np.where(s > _CONSTANT_RTOL * big, s, 1.0)
+    spread = math.fsum(var / s**2)  # exactly rounded: the same for every layout
+    if columns is None:
+        return s[None, :], spread
+    return sp.csr_matrix((s, columns, [0, columns.size]), shape=(1, X.shape[1])), spread
+
+
+def divide_columns(X, scale):
+    """A copy of ``X`` (dense or CSR, its dtype kept) with column ``j`` divided by ``s_j`` of
+    ``scale`` (:func:`feature_scale`'s; a CSR ``scale`` divides only the columns it holds)."""
+    if sp.issparse(scale):
+        cols, s = scale.indices, scale.data
+        if not sp.issparse(X):
+            X = np.array(X, order="C")
+            X[:, cols] /= s.astype(X.dtype)
+            return X
+        X = X.copy()
+        pos = np.minimum(np.searchsorted(cols, X.indices), max(cols.size - 1, 0))
+        hit = cols[pos] == X.indices if cols.size else np.zeros(X.indices.size, dtype=bool)
+        X.data[hit] /= s[pos[hit]].astype(X.dtype)
+        return X
+    s = scale[0].astype(X.dtype)
+    if sp.issparse(X):
+        X = X.copy()
+        X.data /= s[X.indices]
+        return X
+    return X / s
+
+
 class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
     """Base of the semi-supervised SVMs: targets with ``-1`` for unlabeled points, the
     kernel on the engine, the start from an SVM on the labeled points, ``score``, and
@@ -136,9 +186,15 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
         "max_iter": [Integer(1)],
         "probability": [Boolean()],
         "random_state": RANDOM_STATE,
+        "standardize": [Boolean()],
     }
 
-    _fitted_attributes: dict = {"transduction_": Fitted("iufUSb", ("n_train",))}
+    # the features' scales of standardize=True (None otherwise, or absent: a file written
+    # before the parameter, which holds standardize=False from model_io.ADDED_PARAMS)
+    _fitted_attributes: dict = {
+        "transduction_": Fitted("iufUSb", ("n_train",)),
+        "scale_": Fitted("matrix", (1, "n_features_in_"), none=True, optional=True),
+    }
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> SemiSupervisedSVM:
         """Fit on ``X`` with labels ``y`` (``-1`` = unlabeled).
@@ -164,9 +220,64 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
             lab = signs[signs != 0]
             names = tuple(f"labeled points of class {c!r}" for c in classes)
             folds = calibration_folds(lab, names, self.random_state)
-        self._fit(params, X, classes, signs)
+        scale, Xs = self._standardize(X, params["standardize"])
+        self.scale_ = None  # the method runs on Xs: its own decision values need no scaling
+        self._fit(params, Xs, classes, signs)
+        if scale is not None:  # the model on X: support vectors as given, w in X's units
+            self.support_vectors_ = X[self.support_]
+            if self.kernel == "linear":
+                self._coef = divide_columns(self._coef, scale)
+            self.scale_ = scale
         self._calibrate(X, signs, folds)
         return self
+
+    def _standardize(self, X, standardize: bool):
+        """``(scale_, X / scale_)`` for ``standardize=True`` (:func:`feature_scale`), with the
+        kernel width and the numerical preflight of the divided data, else ``(None, X)``."""
+        if not standardize or self.kernel == "precomputed":
+            return None, X
+        scale, spread = feature_scale(X)
+        Xs = divide_columns(X, scale)
+        if isinstance(self.gamma, str) and self.gamma == "scale" and spread > 0:
+            # 1 / (n_features * the variance of the centred standardised features): the
+            # value of StandardScaler followed by gamma="scale" (1 / n_features without
+            # constant columns), whatever the columns' means (the rbf kernel ignores them)
+            self._gamma = 1.0 / spread
+        else:
+            self._gamma = check_gamma(self.gamma, self.kernel, Xs)
+        check_kernel_scale(Xs, self.kernel, self._gamma, self.degree, self.coef0)
+        return scale, Xs
+
+    def _decision_values(self, X) -> np.ndarray:
+        """``f(x)`` on checked ``X``: the kernel of the standardised points when the model
+        was fitted with ``standardize=True`` (the linear kernel's ``w`` is in ``X``'s units
+        already); the base's computation otherwise."""
+        scale = getattr(self, "scale_", None)
+        if scale is None or self.kernel == "linear":
+            return super()._decision_values(X)
+        sv = divide_columns(self.support_vectors_, scale)
+        step = max(1, 2**23 // max(X.shape[1], 1))  # 64 MB of divided rows at a time
+        out = [
+            self._kernel_dot(divide_columns(X[r : r + step], scale), sv, self.dual_coef_[0])
+            for r in range(0, X.shape[0], step)
+        ]
+        return (np.concatenate(out) if out else np.empty(0)) + self.intercept_[0]
+
+    def _check_fitted(self) -> None:
+        """The base's checks, and ``scale_`` as ``fit`` makes it: there exactly when
+        ``standardize`` (and a kernel on features), positive and finite."""
+        super()._check_fitted()
+        scale = getattr(self, "scale_", None)
+        wanted = bool(self.standardize) and self.kernel != "precomputed"
+        if (scale is not None) != wanted:
+            raise ValueError(
+                f"scale_ must be {'an array' if wanted else 'None'} when standardize="
+                f"{self.standardize} and kernel={self.kernel!r}"
+            )
+        if scale is not None:
+            values = scale.data if sp.issparse(scale) else scale
+            if not np.all(values > 0):
+                raise ValueError("scale_ must hold positive scales")
 
     def _calibrate(self, X, signs, folds) -> None:
         """With ``folds`` (``probability=True``): Platt's sigmoid on held-out labeled points.

@@ -38,6 +38,10 @@ class LabeledSVM(SemiSupervisedSVM):
         ``predict`` are those of the fit on all the data either way.
     random_state : int, RandomState or None, default=None
         Draws the folds of ``probability=True``; nothing else is random.
+    standardize : bool, default=True
+        Divide each feature by its standard deviation over the training points before the
+        kernel (``scale_``), as for :class:`WellSVM`: the model does not depend on the
+        features' units. Ignored for ``kernel="precomputed"``.
 
     Attributes
     ----------
@@ -45,6 +49,8 @@ class LabeledSVM(SemiSupervisedSVM):
         As for :class:`WellSVM`; ``transduction_`` is ``predict`` on the unlabeled points.
     probA_, probB_ : ndarray of shape (1,)
         As for :class:`WellSVM`; ``probability=True`` only.
+    scale_ : ndarray of shape (1, n_features), CSR matrix of that shape, or None
+        As for :class:`WellSVM`.
 
     See Also
     --------
@@ -72,7 +78,7 @@ class LabeledSVM(SemiSupervisedSVM):
         self, C1: float = 1.0, *, kernel: str = "rbf", gamma: str | float = "scale",
         degree: int = 3, coef0: float = 0.0, tol: float = 1e-3, cache_size: float = 200.0,
         max_iter: int = 1_000_000, probability: bool = False,
-        random_state: int | np.random.RandomState | None = None,
+        random_state: int | np.random.RandomState | None = None, standardize: bool = True,
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 

@@ -61,6 +61,10 @@ class LapSVM(SemiSupervisedSVM):
         and ``predict`` are those of the fit on all the data either way.
     random_state : int, RandomState or None, default=None
         Draws the folds of ``probability=True``; nothing else is random.
+    standardize : bool, default=True
+        Divide each feature by its standard deviation over the training points before the
+        kernel (``scale_``), as for :class:`WellSVM`: the model does not depend on the
+        features' units. Ignored for ``kernel="precomputed"``.
 
     Attributes
     ----------
@@ -68,6 +72,8 @@ class LapSVM(SemiSupervisedSVM):
         As for :class:`WellSVM`.
     probA_, probB_ : ndarray of shape (1,)
         As for :class:`WellSVM`; ``probability=True`` only.
+    scale_ : ndarray of shape (1, n_features), CSR matrix of that shape, or None
+        As for :class:`WellSVM`.
     n_iter_ : int
         Iterations of the SVM solver.
 
@@ -110,7 +116,7 @@ class LapSVM(SemiSupervisedSVM):
         self, C1: float = 1.0, gamma_I: float = 1.0, *, n_neighbors: int = 5,
         kernel: str = "rbf", gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0,
         tol: float = 1e-3, max_iter: int = 100000, probability: bool = False,
-        random_state: int | np.random.RandomState | None = None,
+        random_state: int | np.random.RandomState | None = None, standardize: bool = True,
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 

@@ -64,6 +64,10 @@ class TSVM(SemiSupervisedSVM):
         and ``predict`` are those of the fit on all the data either way.
     random_state : int, RandomState or None, default=None
         Draws the folds of ``probability=True``; nothing else is random.
+    standardize : bool, default=True
+        Divide each feature by its standard deviation over the training points before the
+        kernel (``scale_``), as for :class:`WellSVM`: the model does not depend on the
+        features' units. Ignored for ``kernel="precomputed"``.
 
     Attributes
     ----------
@@ -75,6 +79,8 @@ class TSVM(SemiSupervisedSVM):
         Labels swapped in all (two per pair).
     probA_, probB_ : ndarray of shape (1,)
         As for :class:`WellSVM`; ``probability=True`` only.
+    scale_ : ndarray of shape (1, n_features), CSR matrix of that shape, or None
+        As for :class:`WellSVM`.
 
     See Also
     --------
@@ -110,7 +116,7 @@ class TSVM(SemiSupervisedSVM):
         balance: float | None = None,
         max_iter: int = 1000, tol: float = 1e-3, cache_size: float = 200.0,
         verbose: bool | int = False, probability: bool = False,
-        random_state: int | np.random.RandomState | None = None,
+        random_state: int | np.random.RandomState | None = None, standardize: bool = True,
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
