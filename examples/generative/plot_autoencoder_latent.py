@@ -4,8 +4,9 @@ Plummer autoencoder: the latent space
 
 The encoder of a :class:`unlabeled.PlummerAutoencoder` maps the data into ``(-1, 1)^h``,
 where the Plummer-kernel MMD pushes the codes towards the uniform law; the decoder maps the
-square back into data space. Here, on the 25-Gaussian grid after a short run (1,500 steps,
-some 15 seconds on one core):
+square back into data space. Here, on the 25-Gaussian grid after the short run of
+:doc:`plot_autoencoder_grid` (6,000 steps, about 20 seconds on one core; all 25 modes
+covered, 79 % of the samples within 3 standard deviations of a mode):
 
 * left, ``transform(X)``: the codes of the data, coloured by the mode each point came from
   (20 colours for 25 modes: some repeat). Each mode occupies its own compact region, and the
@@ -20,18 +21,22 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from unlabeled import PlummerAutoencoder
-from unlabeled.generative import make_gaussian_grid
+from unlabeled.generative import grid_centres, grid_mode_metrics, make_gaussian_grid
 
 X, mode = make_gaussian_grid(2000, random_state=0)
 pae = PlummerAutoencoder(
-    n_components=2,
-    hidden_layer_sizes=(64, 64),
+    hidden_layer_sizes=(64, 64, 64),
+    lam=30.0,
+    init="pca",
     batch_size=200,
     learning_rate=1e-2,
-    max_iter=1500,
-    random_state=0,
+    max_iter=4000,
+    random_state=4,
     n_jobs=1,
 ).fit(X)
+pae.set_params(warm_start=True, learning_rate=1e-3, max_iter=2000).fit(X)  # 2,000 more
+modes = grid_mode_metrics(pae.sample(2500, random_state=0), grid_centres(), np.sqrt(0.1))
+print(f"modes covered: {modes['modes']} of 25")
 Z = pae.transform(X)
 print(f"codes in [{Z.min():.2f}, {Z.max():.2f}]; feature names {pae.get_feature_names_out()}")
 
