@@ -54,6 +54,7 @@ __all__ = [
     "check_model",
     "load",
     "load_model",
+    "member_limit",
     "save",
     "save_model",
 ]
@@ -509,6 +510,19 @@ def member_limit(cls, format_version: int = FORMAT_VERSION, file_size: int = 0) 
     RandomState). Files of format 1 kept each NumPy scalar of a list attribute (a fit's
     history) as a member of its own: for a class that declares one, as many more members as
     the file's ``file_size`` bytes can hold.
+
+    Parameters
+    ----------
+    cls : type
+        One of the library's estimator classes.
+    format_version : int, default=FORMAT_VERSION
+        The format of the file (1 or 2).
+    file_size : int, default=0
+        The file's size in bytes (counts only for format 1).
+
+    Returns
+    -------
+    int
 
     Examples
     --------
