@@ -117,8 +117,13 @@ def report(args, runs, sets, methods):
         f"Seeds {args.seeds}; test accuracy, mean over seeds (then over sets). `SVC`: "
         "sklearn.svm.SVC() on the labeled rows only. `-unscaled`: standardize=False (the "
         "defaults before issue 46). `std`: StandardScaler on all training rows first. "
-        f"Shuttle: {args.shuttle_unlabeled:,} unlabeled rows of the 43,065, test file "
-        "accuracy. A cell in bold is below SVC's on the same set and features.",
+        + (
+            f"Shuttle: {args.shuttle_unlabeled:,} unlabeled rows of the 43,065, test file "
+            "accuracy. "
+            if "shuttle" in sets
+            else ""
+        )
+        + "A cell in bold is below SVC's on the same set and features.",
         "",
     ]
     for rate in args.rates:
