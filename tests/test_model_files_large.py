@@ -14,7 +14,7 @@ import zipfile
 import numpy as np
 import pytest
 import skops.io
-from test_model_files_all import _rewrite
+from test_model_files_all import _has_torch, _rewrite
 
 import unlabeled
 from unlabeled import CLSST, PUSVC, PlummerAutoencoder, WellSVMClustering
@@ -24,14 +24,6 @@ from unlabeled.model_io import member_limit, model_bytes
 RNG = np.random.default_rng(0)
 CENTERS = RNG.normal(0, 20, (30, 3))
 X_MANY = np.repeat(CENTERS, 8, 0) + RNG.normal(0, 0.5, (240, 3))  # 30 clusters
-
-
-def _has_torch() -> bool:
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 PAE_SKIP = pytest.mark.skipif(not _has_torch(), reason="the autoencoder needs torch")

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.preprocessing import StandardScaler
+from test_model_files_all import _has_torch
 
 import unlabeled
 from unlabeled import (
@@ -45,14 +46,6 @@ METHODS = (
     "score_samples",
     "inverse_transform",
 )
-
-
-def _has_torch() -> bool:
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def _data():
