@@ -65,3 +65,25 @@ def cake_draw(seed):
     for c in (0, 1):
         yy[rng.choice(np.flatnonzero(y == c), 50, replace=False)] = c
     return X, y, yy
+
+
+def few_labels(n=40, seed=0):
+    """``n`` Gaussian points in 2-D, the class the sign of the first feature, three labeled
+    points per class (the rest -1): (X, y, truth)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    truth = (X[:, 0] > 0).astype(int)
+    y = np.full(n, -1)
+    lab = np.r_[np.flatnonzero(truth == 0)[:3], np.flatnonzero(truth == 1)[:3]]
+    y[lab] = truth[lab]
+    return X, y, truth
+
+
+def shifted_bags(n_bags=12, seed=0, shift=3.0):
+    """Bags of three 2-D instances; the first instance of each positive bag (the first half)
+    shifted by ``shift``: (bags, bag labels)."""
+    rng = np.random.default_rng(seed)
+    bags = [rng.normal(size=(3, 2)) for _ in range(n_bags)]
+    for b in bags[: n_bags // 2]:
+        b[0] += shift
+    return bags, np.repeat([1, 0], n_bags // 2)

@@ -557,3 +557,14 @@ def test_search(data, tmp_path, capsys):
     assert meta["search"]["best_params"] == search.best_params_
     assert "best parameters" in out and json.dumps(search.best_params_) in out
     np.testing.assert_array_equal(est.predict(X), search.best_estimator_.predict(X))
+
+
+def test_cli_csv_reader_refuses_an_extra_field(tmp_path, capsys):
+    from unlabeled.cli import main
+
+    path = tmp_path / "data.csv"
+    rows = "\n".join(f"{i % 3},{i % 5},{int(i % 2)}" for i in range(20))
+    path.write_text("x,y,s\n" + rows + "\n1,2,3,1\n")
+    code = main(["fit", str(path), "-o", str(tmp_path / "m.skops"), "--prior", "0.4"])
+    assert code != 0
+    assert "line 22 has 4 fields, expected 3" in capsys.readouterr().err

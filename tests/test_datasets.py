@@ -389,3 +389,17 @@ def test_shuttle_like_has_the_stated_structure():
     assert abs(y.mean() - 0.15) < 0.01
     with pytest.raises(ValueError, match="exceeds 1"):
         make_shuttle_like(100, majority_share=0.9, positive_share=0.2)
+
+
+def test_csv_line_with_an_extra_field_is_refused(tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_text("1,2,0\n3,4,1\n5,6,7,1\n")
+    with pytest.raises(ValueError, match=r"line 3: 4 fields, expected 3"):
+        load_csv(path)
+    path.write_text("a,b,label\n1,2,0\n3,4,9,1\n")
+    with pytest.raises(ValueError, match=r"line 3: 4 fields, expected 3"):
+        load_csv(path, label_column="label")
+    path.write_text('1,"2",0\n\n3,4,1\n')  # quotes and blank lines stay accepted
+    X, y = load_csv(path)
+    np.testing.assert_array_equal(X, [[1, 2], [3, 4]])
+    np.testing.assert_array_equal(y, [0, 1])

@@ -6,10 +6,11 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import small_pu
+from conftest import assert_random_state_validated, assert_same_state, raise_on_call, small_pu
 from sklearn.base import clone
 
 import unlabeled.pu
+from unlabeled.pu import priors
 from unlabeled.pu.priors import (
     KM1,
     KM2,
@@ -386,3 +387,43 @@ def test_penalized_l1_grids_checked_against_the_budget(settings):
     settings(max_dense_bytes=5_000)
     with pytest.raises(MemoryBudgetError, match="n_basis=300 holds 50 x 40"):
         PenalizedL1().fit(X, s)
+
+
+def _pu_data():
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(2, 1, (60, 2)), rng.normal(2, 1, (30, 2)), rng.normal(-2, 1, (60, 2))]
+    return X, np.r_[np.ones(60), np.zeros(90)]
+
+
+PRIOR_ESTIMATORS = [priors.KM1, priors.KM2, priors.PenalizedL1, priors.ElkanNoto, priors.TIcE]
+
+
+@pytest.mark.parametrize("make", PRIOR_ESTIMATORS, ids=lambda c: c.__name__)
+def test_random_state_validated_by_the_library(make):
+    X, y = _pu_data()
+    assert_random_state_validated(make, X, y, "prior_", n_bootstrap=3)
+
+
+@pytest.mark.parametrize("make", PRIOR_ESTIMATORS, ids=lambda c: c.__name__)
+def test_prior_fit_interrupted_in_the_bootstrap_leaves_it_as_it_was(monkeypatch, make):
+    """Before: prior_, n_labeled_ and n_features_in_ of the new fit were kept beside the old
+    interval when the bootstrap was interrupted."""
+    X, s = _pu_data()
+    est = make(random_state=0, n_bootstrap=3).fit(X[:, :1], s)
+    before = dict(vars(est))
+    raise_on_call(monkeypatch, make, "_estimate", 3, KeyboardInterrupt())
+    with pytest.raises(KeyboardInterrupt):
+        est.fit(X, s)
+    assert_same_state(est, before)
+
+
+def test_prior_bad_size_found_late_leaves_it_as_it_was():
+    """Before: PenalizedL1's folds were checked against the points after n_features_in_ was
+    reset."""
+    X, s = _pu_data()
+    est = priors.PenalizedL1(random_state=0).fit(X, s)
+    before = dict(vars(est))
+    with pytest.raises(ValueError, match="n_folds|fold"):
+        est.set_params(n_folds=70).fit(X[:, :1], s)  # 60 positives
+    before["n_folds"] = 70
+    assert_same_state(est, before)

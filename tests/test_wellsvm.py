@@ -307,3 +307,15 @@ def test_auto_loss_is_the_squared_hinge_where_it_runs():
     lin = WellSVM(kernel="linear", cache_size=0.01).fit(X, y)
     hinge = WellSVM(kernel="linear", cache_size=0.01, loss="hinge").fit(X, y)
     np.testing.assert_array_equal(lin.objective_history_, hinge.objective_history_)
+
+
+def test_squared_hinge_on_an_indefinite_kernel_names_the_kernel_and_fix():
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(30, 30))
+    K = (A + A.T) / 2
+    y = np.full(30, -1)
+    y[:3], y[3:6] = 0, 1
+    est = WellSVM(kernel="precomputed", loss="squared_hinge")
+    with pytest.raises(ValueError, match=r"positive semi-definite.*precomputed.*loss='hinge'"):
+        est.fit(K, y)
+    assert not hasattr(est, "support_")
