@@ -87,3 +87,17 @@ def shifted_bags(n_bags=12, seed=0, shift=3.0):
     for b in bags[: n_bags // 2]:
         b[0] += shift
     return bags, np.repeat([1, 0], n_bags // 2)
+
+
+def pu_mixture(seed, prior, n_u=400, n_p=200, shift=3.0, d=2):
+    """Labeled positives N(shift, I) and an unlabeled mixture with exactly round(prior n_u)
+    positives; the answer is that share. Two Gaussians 3 standard deviations apart overlap
+    little, so every method's assumptions (irreducibility, SCAR) hold."""
+    rng = np.random.default_rng(seed)
+    k = round(prior * n_u)
+    Xu = rng.normal(size=(n_u, d))
+    Xu[:k] += shift
+    Xp = rng.normal(size=(n_p, d)) + shift
+    X = np.r_[Xp, Xu]
+    s = np.r_[np.ones(n_p, int), np.zeros(n_u, int)]
+    return X, s, k / n_u

@@ -1,7 +1,7 @@
 """CLSST: the fitted bound's monotonicity and SQUAREM's acceleration, scikit-learn's
 FactorAnalysis as a reference, the class splits, the model selection, the API and the input
 checks. The VBMFA core (each closed-form update against a numerical maximisation, the bound
-against an independent computation, births and deaths): tests/engine/test_vbmfa.py."""
+against an independent computation, births and deaths): tests/internals/test_vbmfa.py."""
 
 import pickle
 import warnings

@@ -2,7 +2,7 @@
 the start, the input formats, the linear path against the kernel path and scikit-learn's
 estimator checks. Its inner SVMs and MKL steps against cvxpy, the relaxation against the
 brute-force optimum, the oracles and the input checks before the engine:
-tests/engine/test_clustering.py."""
+tests/internals/test_clustering.py."""
 
 from __future__ import annotations
 

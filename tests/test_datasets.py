@@ -38,7 +38,7 @@ def test_poker_hands_are_valid_deals():
     assert suits.min() == 1 and suits.max() == 4 and ranks.min() == 1 and ranks.max() == 13
     cards = np.sort((suits - 1) * 13 + ranks - 1, axis=1)
     assert (np.diff(cards, axis=1) > 0).all()  # no card twice within a hand
-    # y is the hand's class (the classifier itself: tests/engine/test_generators.py)
+    # y is the hand's class (the classifier itself: tests/internals/test_generators.py)
     # each of the 52 cards is equally likely in each of the 5 positions
     for k in range(5):
         counts = np.bincount(((suits[:, k] - 1) * 13 + ranks[:, k] - 1).astype(int), minlength=52)
@@ -373,7 +373,7 @@ def test_adult_like_has_the_stated_structure():
     X, y = make_adult_like(3000, random_state=0)
     assert X.shape == (3000, 123)
     assert np.all(X.getnnz(axis=1) == 14) and np.all(X.data == 1.0)
-    # one category per attribute (the attributes' columns: tests/engine/test_generators.py)
+    # one category per attribute (the attributes' columns: tests/internals/test_generators.py)
     assert abs(y.mean() - 0.24) < 0.01
     X2, y2 = make_adult_like(3000, random_state=0)
     assert (X != X2).nnz == 0 and np.array_equal(y, y2)

@@ -243,7 +243,7 @@ def test_dense_allocations_checked_against_the_budget(monkeypatch, settings, whi
     """n x n matrices are refused before they are made, with the size and the argument to
     use instead, when over unlabeled.set_config(max_dense_bytes=...) (lowered here to 20 kB:
     the problems have 50 points, 20 kB holds a 50 x 50 matrix but not the method's peak).
-    That the check comes before the matrices: tests/engine/test_budgets.py."""
+    That the check comes before the matrices: tests/internals/test_budgets.py."""
     from unlabeled.pu import RampPU, priors
 
     settings(max_dense_bytes=20_000)

@@ -3,7 +3,7 @@
 References used here: the relaxation's value against the brute-force optimum of the
 mixed-integer problem (all key choices enumerated, each SVM by cvxpy + Clarabel) on tiny
 problems; the input conventions against each other. Every inner SVM solve against cvxpy, the
-key-instance oracle and the backend's products: tests/engine/test_multi_instance.py."""
+key-instance oracle and the backend's products: tests/internals/test_multi_instance.py."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ References are independent of the code under test: double loops in NumPy, finite
 the closed forms of the thesis' Theorem 1(b), a Monte Carlo estimate of the population MMD, and
 scikit-learn's KernelDensity. The private torch operations (the blocked kernel sum, the loss
 through the estimator's networks), the PCA codes and score() in blocks:
-tests/engine/test_torch_ops.py.
+tests/internals/test_torch_ops.py.
 """
 
 import pickle
@@ -218,7 +218,7 @@ def test_pca_init_prefits_the_encoder():
     the start is reproducible, on full batches and minibatches."""
     X, _ = make_gaussian_grid(200, random_state=0)
     # the codes with h = d: each column's ranks on the quantile grid 2 (k - 1/2) / n - 1 (the
-    # code itself against this definition: tests/engine/test_torch_ops.py)
+    # code itself against this definition: tests/internals/test_torch_ops.py)
     grid = 2 * (np.arange(1, len(X) + 1) - 0.5) / len(X) - 1
     target = np.column_stack([grid[np.argsort(np.argsort(X[:, j]))] for j in range(X.shape[1])])
     pca = small_pae(init="pca", max_iter=1, learning_rate=1e-9).fit(X)

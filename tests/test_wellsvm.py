@@ -1,7 +1,7 @@
 """WellSVM (semi-supervised): the expansion, the balance, the squared hinge as the hinge on
 K + diag(1/C), the linear path against the kernel path, the estimator's API and input checks.
 Its label generation against cvxpy + Clarabel and the brute-force optimum:
-tests/engine/test_label_generation.py."""
+tests/internals/test_label_generation.py."""
 
 from __future__ import annotations
 
@@ -177,7 +177,7 @@ def test_bad_input_is_refused_before_any_work(change, match, monkeypatch):
 def test_linear_path_equals_kernel_path(sparse):
     """kernel='linear' runs on the linear dual solver with w kept (the large-scale path, taken
     once the Gram matrix outgrows cache_size: here 10 kB; the backend chosen is checked in
-    tests/engine/test_label_generation.py); the same relaxation on the SMO solver with the
+    tests/internals/test_label_generation.py); the same relaxation on the SMO solver with the
     precomputed linear Gram matrix agrees."""
     from sklearn.metrics.pairwise import linear_kernel
 
