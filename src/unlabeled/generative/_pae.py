@@ -180,7 +180,7 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         set, so they could never be uniform in more dimensions.
     hidden_layer_sizes : int or tuple of int, default=(128, 128)
         Hidden widths of the encoder (an int: one hidden layer; at most
-        :data:`MAX_HIDDEN_LAYERS` = 1000 of them); the decoder uses them in reverse order.
+        1000 of them); the decoder uses them in reverse order.
         ``fit`` refuses networks whose training needs more than the dense budget (16 bytes
         per parameter: weight, gradient and Adam's two moments in float32).
     out_activation : {"linear", "sigmoid"}, default="linear"

@@ -140,7 +140,7 @@ class PUSVC(KernelPUModel):
         as float64 matrix products (``dense``: sparse data densified), float32 ones
         (``dense32``: exact for data of small integers such as one-hot tables, about 1e-7
         relative otherwise) or sparse ones (``sparse``). ``auto`` densifies sparse data whose
-        dense form takes at most ``unlabeled._products.DENSIFY_MB`` (256) MB, and uses
+        dense form takes at most 256 MB, and uses
         ``dense32`` where it is exact or ``X`` is float32. The choice is in ``cache_stats_``.
     probability : bool, default=False
         Enable :meth:`predict_proba`: estimates of ``P(y = 1 | x)`` on the unlabeled
