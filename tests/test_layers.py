@@ -163,6 +163,20 @@ def test_no_private_module_imported_from_outside_its_package():
     assert problems == []
 
 
+#: the parameter constraints, defined in _validation and re-exported by base for the users:
+#: the package's own modules take them from _validation, one route
+CONSTRAINTS = {"Real", "Integer", "Options", "Boolean", "Instance", "Callable", "validate_params"}
+
+
+def test_constraint_types_imported_from_validation_only():
+    problems = []
+    for path, module, is_pkg in _modules():
+        for target, names, _ in _imports(path, module, is_pkg):
+            if target == "base" and CONSTRAINTS & set(names):
+                problems.append(f"{module} imports {sorted(CONSTRAINTS & set(names))} from base")
+    assert problems == []
+
+
 def test_no_private_scikit_learn_helpers():
     pattern = re.compile(r"from sklearn[\w.]* import [^\n]*\b_[a-z]\w*|sklearn\.\w*\._")
     for path, module, _ in _modules():

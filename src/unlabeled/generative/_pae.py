@@ -23,23 +23,18 @@ from .._shared import check_dense_budget, engine_threads
 from .._validation import (
     RANDOM_STATE,
     VERBOSE,
+    ArrayLike,
+    Boolean,
+    Instance,
+    Integer,
+    Options,
+    Real,
     check_data_scale,
     check_int,
     check_not_strings,
-)
-from ..base import (
-    ArrayLike,
-    Boolean,
-    Fitted,
-    Instance,
-    Integer,
-    InvalidParameterError,
-    Options,
-    Real,
-    ValidatedEstimator,
-    set_init_params,
     validate_params,
 )
+from ..base import Fitted, InvalidParameterError, ValidatedEstimator, set_init_params
 from ..exceptions import MemoryBudgetError, ModelFileError
 
 TORCH_HINT = (

@@ -40,7 +40,7 @@ def prior_threshold(f_unl, prior) -> float:
 class KernelPUModel(ProbabilisticMixin, KernelClassifier):
     """Base of the PU classifiers whose model is a kernel expansion plus an offset.
 
-    Adds to :class:`~unlabeled._kernel_machine.KernelClassifier` the PU parameters (``prior``,
+    Adds to :class:`~unlabeled.base.KernelClassifier` the PU parameters (``prior``,
     ``lam``, ``probability``, ``random_state``), the PU labels' check
     (:meth:`_validate_fit`), the classes ``[0, 1]`` (1 = positive), a ``score`` that needs no
     negative labels, ``predict_proba`` with ``probability=True`` (:meth:`_calibrate`), and
