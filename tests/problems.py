@@ -5,6 +5,9 @@ import scipy.sparse as sp
 
 from unlabeled.datasets import make_cake
 
+#: the exact number of 5-card hands of each poker class out of C(52, 5) = 2,598,960
+POKER_COUNTS = np.array([1302540, 1098240, 123552, 54912, 10200, 5108, 3744, 624, 36, 4])
+
 
 def layouts(X):
     """The same matrix in every layout the input layer accepts."""

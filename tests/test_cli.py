@@ -161,7 +161,7 @@ def test_evaluate_matches_sklearn(data, tmp_path, capsys, unlabeled_only):
 
 
 def test_trivial_models_and_pu_labels_for_ssl_are_flagged(data, tmp_path, capsys):
-    """Issue 46: evaluate printed F1 0.0000 and a PU risk equal to the prior (the trivial
+    """Evaluate printed F1 0.0000 and a PU risk equal to the prior (the trivial
     classifier's) without a word, and a semi-supervised fit on PU labels (no -1) fitted every
     row as labeled in silence. Both now warn in one line with the cause and the fix."""
     csv, model = data["dir"] / "train.csv", tmp_path / "m.skops"
@@ -450,7 +450,7 @@ def _subprocess(*argv, cwd):
 
 
 def test_predict_process_loads_no_estimator_list(tmp_path):
-    """Issue 46: ``unlabeled predict`` spent 2 of its 3.6 s importing skops, whose list of
+    """``unlabeled predict`` spent 2 of its 3.6 s importing skops, whose list of
     scikit-learn's estimators imports every module of scikit-learn, and torch and Dask
     through their array-API adapters. The command's own process skips that list: a model of
     SVM+ (its privileged SVC, a scikit-learn type inside the file) loads and predicts as

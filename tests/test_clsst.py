@@ -297,7 +297,7 @@ def test_one_label_per_class_uses_the_kmeans_start():
         ({}, None, np.zeros((10, 3), dtype=bool), "no candidate class"),
         ({}, None, np.full(10, -1), r"no labeled point.*fit\(X\)"),
         ({"n_components": 11}, None, None, "exceeds the number of samples"),
-        # issue 44 item 7: strings (were NumPy's "could not convert string to float")
+        # strings (were NumPy's "could not convert string to float")
         ({}, np.array([["a", "1"]] * 10), None, r"X holds 'a'"),
     ],
 )
@@ -364,7 +364,7 @@ def test_check_estimator():
     ],
 )
 def test_one_class_is_a_density_model_with_a_warning(kwargs, y, match):
-    """Issue 44 item 7: one class is a density model (as FactorAnalysis, which the tests
+    """One class is a density model (as FactorAnalysis, which the tests
     above match), but a classifier that predicts it everywhere: fitted, with a warning that
     says so and how to name the other classes; with classes=[0, 1], no warning."""
     X, truth = two_blobs(100, seed=4)
@@ -380,7 +380,7 @@ def test_one_class_is_a_density_model_with_a_warning(kwargs, y, match):
 
 
 def test_wide_data_refused_before_any_work():
-    """Issue 44 item 5: 80 x 3,003 ran past 60 s, most of it in 3,003 x 3,003 eigen
+    """80 x 3,003 ran past 60 s, most of it in 3,003 x 3,003 eigen
     decompositions (the start, and three per birth: 92 with max_births=30); refused before
     fit touches the data, naming n_features, max_births and the fix."""
     rng = np.random.default_rng(0)
@@ -407,7 +407,7 @@ def test_wide_data_memory_checked_against_the_budget():
 
 
 def test_score_with_labels_is_the_accuracy_on_labeled_points():
-    """Issue 46: score(X, y) was the likelihood bound, so cross_val_score(CLSST(), X, y)
+    """score(X, y) was the likelihood bound, so cross_val_score(CLSST(), X, y)
     ranked models by likelihood. With labels it is a classifier's score, the accuracy on the
     labeled points (-1 left out); without, the bound (as GaussianMixture.score)."""
     from sklearn.model_selection import cross_val_score

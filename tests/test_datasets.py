@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import scipy.io
 import scipy.sparse as sp
+from problems import POKER_COUNTS
 from scipy import stats
 from sklearn.datasets import dump_svmlight_file
 
@@ -25,8 +26,6 @@ from unlabeled.datasets import (
     make_pu_labels,
 )
 
-# exact number of 5-card hands of each class out of C(52, 5) = 2,598,960
-POKER_COUNTS = np.array([1302540, 1098240, 123552, 54912, 10200, 5108, 3744, 624, 36, 4])
 # ---------------------------------------------------------------- poker
 
 

@@ -98,7 +98,7 @@ _PUBLIC_MODULES = [
 
 
 def test_every_public_class_and_function_has_examples():
-    """Issue 32: every public class and function has a numpydoc ``Examples`` section (run as a
+    """Every public class and function has a numpydoc ``Examples`` section (run as a
     doctest by ``pytest --doctest-modules --pyargs unlabeled``), new names included."""
     import importlib
     import importlib.util

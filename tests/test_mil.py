@@ -31,7 +31,7 @@ cp = pytest.importorskip("cvxpy")
 
 GAMMA = 0.5
 #: MILWellSVM's parameters in the tests of the input conventions: the relaxation solved to tol
-#: (the defaults before issue 33). The two layouts order the instances differently, and with
+#: (the earlier defaults). The two layouts order the instances differently, and with
 #: the defaults (C2 = 10) the start SVM fits several instances of a positive bag exactly at
 #: the margin (f = 1): that tie is broken by the order, and the fits may then differ
 ORDER_FREE = {"C1": 10.0, "C2": 1.0, "oracle": "ascent", "model": "rounded", "max_mkl_iter": 100}

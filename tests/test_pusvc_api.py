@@ -338,7 +338,7 @@ def test_no_single_class_with_defaults_where_zero_predicts_none():
 
 
 def test_a_model_of_one_class_warns_with_its_cause():
-    """Issue 46: a PU fit that predicts one class for every training point said nothing.
+    """A PU fit that predicts one class for every training point said nothing.
     With threshold="zero" a small prior leaves f < 0 everywhere (the double hinge's constant
     part is least at beta = -1): the warning names the cause and the default that avoids it."""
     from sklearn.datasets import load_breast_cancer

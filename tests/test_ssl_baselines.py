@@ -179,7 +179,7 @@ def test_lapsvm_singular_system_names_gamma_i():
     assert np.all(np.isfinite(f))
 
 
-# ------------------------------------------------------------- standardize (issue 46)
+# ---------------------------------------------------------------------------- standardize
 SSL_CLASSES = [WellSVM, TSVM, LapSVM, LabeledSVM]
 
 
