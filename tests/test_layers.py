@@ -2,11 +2,14 @@
 
 Layers, lowest first; a module imports only from lower layers or from its own package:
 
-0. ``_engine`` (the compiled code), ``_kernels`` (kernel blocks), ``_version``, ``exceptions``
+0. ``_engine`` (the compiled code), ``_kernels`` (kernel blocks), ``_threads`` (cores, BLAS
+   threads), ``_version``, ``exceptions``
 1. ``_validation`` (checks and parameter constraints)
 2. ``_config`` (global settings)
-3. ``_shared`` (engine plumbing, budgets, progress, warnings)
-4. ``_files`` (the file readers), ``_products``, ``_label_generation``, ``metrics``
+3. ``_budget`` (the dense-memory budget), ``_solving`` (engine data, step caps, progress, the
+   convergence warning)
+4. ``_clarabel`` (the reference solvers' QPs), ``_files`` (the file readers), ``_products``,
+   ``_label_generation``, ``metrics``, ``_calibration``, ``_dask``
 5. ``base`` (the public estimator base), ``model_io`` (model files)
 6. the methods and data: ``pu``, ``ssl``, ``lupi``, ``mil``, ``cluster``, ``generative``,
    ``datasets``, ``model_selection``
@@ -32,12 +35,14 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "unlabeled"
 
 LAYERS = {
-    **dict.fromkeys(["_engine", "_kernels", "_version", "exceptions"], 0),
+    **dict.fromkeys(["_engine", "_kernels", "_threads", "_version", "exceptions"], 0),
     "_validation": 1,
     "_config": 2,
-    "_shared": 3,
+    **dict.fromkeys(["_budget", "_solving"], 3),
     **dict.fromkeys(
-        ["_files", "_products", "_label_generation", "metrics", "_calibration", "_dask"], 4
+        ["_clarabel", "_files", "_products", "_label_generation", "metrics", "_calibration"]
+        + ["_dask"],
+        4,
     ),
     **dict.fromkeys(["base", "model_io"], 5),
     **dict.fromkeys(

@@ -57,9 +57,10 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from ._budget import check_dense_budget
 from ._dask import blockwise, is_dask_collection
 from ._kernels import KERNELS, as_float64, kernel_block, kernel_dot, kernel_params
-from ._shared import check_dense_budget, resolve_max_iter, warn_not_converged
+from ._solving import resolve_max_iter, warn_not_converged
 from ._validation import (
     INT_MAX,
     MAX_DEGREE,

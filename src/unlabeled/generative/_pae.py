@@ -19,7 +19,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .. import model_io
-from .._shared import check_dense_budget, engine_threads
+from .._budget import check_dense_budget
+from .._threads import engine_threads
 from .._validation import (
     RANDOM_STATE,
     VERBOSE,

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import _engine
 from .._calibration import ProbabilisticMixin, calibration_folds, fold_estimator, pu_sigmoid
 from .._kernels import KERNEL_CODES
-from .._shared import engine_threads
+from .._threads import engine_threads
 from .._validation import RANDOM_STATE, Boolean, Options, Real, check_pu_labels
 from ..base import ArrayLike, Fitted, KernelClassifier, KernelMachine, MatrixLike
 from ..metrics import pu_accuracy_score

@@ -8,7 +8,7 @@ from sklearn.utils import check_random_state
 from .. import _engine
 from .._dask import is_dask_collection
 from .._products import PATHS
-from .._shared import EngineProgress, engine_data
+from .._solving import EngineProgress, engine_data
 from .._validation import MAX_CACHE_MB, VERBOSE, Boolean, Integer, Options, Real
 from ..base import ArrayLike, Fitted, MatrixLike, set_init_params
 from . import _starts, priors

@@ -58,7 +58,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
-from .._shared import check_dense_budget
+from .._budget import check_dense_budget
 from .._validation import (
     RANDOM_STATE,
     Instance,

@@ -17,8 +17,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from .._budget import check_dense_budget
 from .._dask import is_dask_collection
-from .._shared import check_dense_budget, one_blas_thread, warn_not_converged
+from .._solving import warn_not_converged
+from .._threads import one_blas_thread
 from .._validation import (
     RANDOM_STATE,
     VERBOSE,
