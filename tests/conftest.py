@@ -11,6 +11,7 @@ import sklearn
 from sklearn.utils.estimator_checks import check_estimator
 
 import unlabeled
+from unlabeled.exceptions import InvalidParameterError
 
 # relative to the project root, where CI and the README run pytest
 UCI_DIR = Path(os.environ.get("UNLABELED_DATA_UCI", "../shared/data/uci-small"))
@@ -193,3 +194,37 @@ def time_limit(seconds, what="the case"):
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
+
+
+def assert_same_state(est, before: dict) -> None:
+    """``est.__dict__`` holds exactly the objects of ``before`` (a failed fit restored them)."""
+    after = vars(est)
+    assert after.keys() == before.keys(), set(after) ^ set(before)
+    changed = [k for k in before if after[k] is not before[k]]
+    assert not changed, changed
+
+
+def raise_on_call(monkeypatch, owner, name, number, exc):
+    """Make ``owner.name`` raise ``exc`` on its ``number``-th call (1-based)."""
+    original = getattr(owner, name)
+    calls = [0]
+
+    def patched(*args, **kwargs):
+        calls[0] += 1
+        if calls[0] == number:
+            raise exc
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, patched)
+    return calls
+
+
+def assert_random_state_validated(make, X, y, attr, **params):
+    """``random_state`` checked by the library: a seed and a RandomState of that seed give the
+    same fitted ``attr``; a Generator, a float, a string and a negative seed are refused."""
+    a = make(random_state=5, **params).fit(X, y)
+    b = make(random_state=np.random.RandomState(5), **params).fit(X, y)
+    np.testing.assert_array_equal(getattr(a, attr), getattr(b, attr))
+    for bad in (np.random.default_rng(0), 1.5, "0", -1):
+        with pytest.raises(InvalidParameterError, match="random_state"):
+            make(random_state=bad).fit(X, y)

@@ -5,6 +5,9 @@ import scipy.sparse as sp
 
 from unlabeled.datasets import make_cake
 
+#: the exact number of 5-card hands of each poker class out of C(52, 5) = 2,598,960
+POKER_COUNTS = np.array([1302540, 1098240, 123552, 54912, 10200, 5108, 3744, 624, 36, 4])
+
 
 def layouts(X):
     """The same matrix in every layout the input layer accepts."""
@@ -65,3 +68,39 @@ def cake_draw(seed):
     for c in (0, 1):
         yy[rng.choice(np.flatnonzero(y == c), 50, replace=False)] = c
     return X, y, yy
+
+
+def few_labels(n=40, seed=0):
+    """``n`` Gaussian points in 2-D, the class the sign of the first feature, three labeled
+    points per class (the rest -1): (X, y, truth)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    truth = (X[:, 0] > 0).astype(int)
+    y = np.full(n, -1)
+    lab = np.r_[np.flatnonzero(truth == 0)[:3], np.flatnonzero(truth == 1)[:3]]
+    y[lab] = truth[lab]
+    return X, y, truth
+
+
+def shifted_bags(n_bags=12, seed=0, shift=3.0):
+    """Bags of three 2-D instances; the first instance of each positive bag (the first half)
+    shifted by ``shift``: (bags, bag labels)."""
+    rng = np.random.default_rng(seed)
+    bags = [rng.normal(size=(3, 2)) for _ in range(n_bags)]
+    for b in bags[: n_bags // 2]:
+        b[0] += shift
+    return bags, np.repeat([1, 0], n_bags // 2)
+
+
+def pu_mixture(seed, prior, n_u=400, n_p=200, shift=3.0, d=2):
+    """Labeled positives N(shift, I) and an unlabeled mixture with exactly round(prior n_u)
+    positives; the answer is that share. Two Gaussians 3 standard deviations apart overlap
+    little, so every method's assumptions (irreducibility, SCAR) hold."""
+    rng = np.random.default_rng(seed)
+    k = round(prior * n_u)
+    Xu = rng.normal(size=(n_u, d))
+    Xu[:k] += shift
+    Xp = rng.normal(size=(n_p, d)) + shift
+    X = np.r_[Xp, Xu]
+    s = np.r_[np.ones(n_p, int), np.zeros(n_u, int)]
+    return X, s, k / n_u

@@ -161,7 +161,7 @@ def test_evaluate_matches_sklearn(data, tmp_path, capsys, unlabeled_only):
 
 
 def test_trivial_models_and_pu_labels_for_ssl_are_flagged(data, tmp_path, capsys):
-    """Issue 46: evaluate printed F1 0.0000 and a PU risk equal to the prior (the trivial
+    """Evaluate printed F1 0.0000 and a PU risk equal to the prior (the trivial
     classifier's) without a word, and a semi-supervised fit on PU labels (no -1) fitted every
     row as labeled in silence. Both now warn in one line with the cause and the fix."""
     csv, model = data["dir"] / "train.csv", tmp_path / "m.skops"
@@ -450,7 +450,7 @@ def _subprocess(*argv, cwd):
 
 
 def test_predict_process_loads_no_estimator_list(tmp_path):
-    """Issue 46: ``unlabeled predict`` spent 2 of its 3.6 s importing skops, whose list of
+    """``unlabeled predict`` spent 2 of its 3.6 s importing skops, whose list of
     scikit-learn's estimators imports every module of scikit-learn, and torch and Dask
     through their array-API adapters. The command's own process skips that list: a model of
     SVM+ (its privileged SVC, a scikit-learn type inside the file) loads and predicts as
@@ -557,3 +557,14 @@ def test_search(data, tmp_path, capsys):
     assert meta["search"]["best_params"] == search.best_params_
     assert "best parameters" in out and json.dumps(search.best_params_) in out
     np.testing.assert_array_equal(est.predict(X), search.best_estimator_.predict(X))
+
+
+def test_cli_csv_reader_refuses_an_extra_field(tmp_path, capsys):
+    from unlabeled.cli import main
+
+    path = tmp_path / "data.csv"
+    rows = "\n".join(f"{i % 3},{i % 5},{int(i % 2)}" for i in range(20))
+    path.write_text("x,y,s\n" + rows + "\n1,2,3,1\n")
+    code = main(["fit", str(path), "-o", str(tmp_path / "m.skops"), "--prior", "0.4"])
+    assert code != 0
+    assert "line 22 has 4 fields, expected 3" in capsys.readouterr().err

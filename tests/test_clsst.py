@@ -1,7 +1,7 @@
 """CLSST: the fitted bound's monotonicity and SQUAREM's acceleration, scikit-learn's
 FactorAnalysis as a reference, the class splits, the model selection, the API and the input
 checks. The VBMFA core (each closed-form update against a numerical maximisation, the bound
-against an independent computation, births and deaths): tests/engine/test_vbmfa.py."""
+against an independent computation, births and deaths): tests/internals/test_vbmfa.py."""
 
 import pickle
 import warnings
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from problems import cake_draw
+from conftest import assert_random_state_validated, assert_same_state, raise_on_call
+from problems import cake_draw, ssl_problem
 from sklearn.decomposition import FactorAnalysis
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
@@ -18,6 +19,7 @@ from sklearn.utils.estimator_checks import check_estimator
 from threadpoolctl import threadpool_limits
 
 from unlabeled.datasets import load_fcps, make_toes
+from unlabeled.exceptions import InvalidParameterError
 from unlabeled.ssl import CLSST
 
 
@@ -295,7 +297,7 @@ def test_one_label_per_class_uses_the_kmeans_start():
         ({}, None, np.zeros((10, 3), dtype=bool), "no candidate class"),
         ({}, None, np.full(10, -1), r"no labeled point.*fit\(X\)"),
         ({"n_components": 11}, None, None, "exceeds the number of samples"),
-        # issue 44 item 7: strings (were NumPy's "could not convert string to float")
+        # strings (were NumPy's "could not convert string to float")
         ({}, np.array([["a", "1"]] * 10), None, r"X holds 'a'"),
     ],
 )
@@ -362,7 +364,7 @@ def test_check_estimator():
     ],
 )
 def test_one_class_is_a_density_model_with_a_warning(kwargs, y, match):
-    """Issue 44 item 7: one class is a density model (as FactorAnalysis, which the tests
+    """One class is a density model (as FactorAnalysis, which the tests
     above match), but a classifier that predicts it everywhere: fitted, with a warning that
     says so and how to name the other classes; with classes=[0, 1], no warning."""
     X, truth = two_blobs(100, seed=4)
@@ -378,7 +380,7 @@ def test_one_class_is_a_density_model_with_a_warning(kwargs, y, match):
 
 
 def test_wide_data_refused_before_any_work():
-    """Issue 44 item 5: 80 x 3,003 ran past 60 s, most of it in 3,003 x 3,003 eigen
+    """80 x 3,003 ran past 60 s, most of it in 3,003 x 3,003 eigen
     decompositions (the start, and three per birth: 92 with max_births=30); refused before
     fit touches the data, naming n_features, max_births and the fix."""
     rng = np.random.default_rng(0)
@@ -405,7 +407,7 @@ def test_wide_data_memory_checked_against_the_budget():
 
 
 def test_score_with_labels_is_the_accuracy_on_labeled_points():
-    """Issue 46: score(X, y) was the likelihood bound, so cross_val_score(CLSST(), X, y)
+    """score(X, y) was the likelihood bound, so cross_val_score(CLSST(), X, y)
     ranked models by likelihood. With labels it is a classifier's score, the accuracy on the
     labeled points (-1 left out); without, the bound (as GaussianMixture.score)."""
     from sklearn.model_selection import cross_val_score
@@ -428,3 +430,123 @@ def test_score_with_labels_is_the_accuracy_on_labeled_points():
         clf.score(X, sample_weight=w)
     scores = cross_val_score(CLSST(random_state=0), X, y, cv=3)
     assert np.all((0 <= scores) & (scores <= 1))
+
+
+@pytest.fixture(scope="module")
+def clsst_data():
+    X, y, truth = ssl_problem(1, n_unl=60, shift=2.5)
+    return X, y, truth
+
+
+@pytest.mark.parametrize("fitted", [False, True], ids=["unfitted", "fitted"])
+@pytest.mark.parametrize("exc", [KeyboardInterrupt(), np.linalg.LinAlgError("not PD")])
+def test_clsst_fit_interrupted_late_leaves_it_as_it_was(monkeypatch, clsst_data, fitted, exc):
+    """Before: a refit interrupted among the births (Ctrl-C, or the numerical breakdown that
+    fit turns into a ValueError) kept the new classes_, n_features_in_ and histories beside
+    the old model."""
+    X, y, _ = clsst_data
+    est = CLSST(random_state=0)
+    if fitted:
+        est.fit(X[:, :1], y)
+    before = dict(vars(est))
+    named = np.array(["a", "b"], dtype=object)[np.clip(y, 0, 1)]
+    named[y == -1] = -1
+    # the check of the work done, after every sweep: the 40th is among the births
+    calls = raise_on_call(monkeypatch, CLSST, "_spend", 40, exc)
+    with pytest.raises(type(exc) if isinstance(exc, KeyboardInterrupt) else ValueError):
+        est.fit(X, named)
+    assert calls[0] == 40
+    assert_same_state(est, before)
+
+
+def test_clsst_bad_parameter_found_late_leaves_it_as_it_was(clsst_data):
+    """Before: init='labels' without two labels per class was refused after classes_ and
+    n_features_in_ were set."""
+    X, y, _ = clsst_data
+    est = CLSST(random_state=0).fit(X, y)
+    before = dict(vars(est))
+    est.set_params(init="labels")
+    one_label = np.where(np.arange(len(y)) < 2, y, -1)
+    with pytest.raises(ValueError, match="init='labels'"):
+        est.fit(X[:, :1], one_label)
+    before["init"] = "labels"
+    assert_same_state(est, before)
+
+
+@pytest.mark.parametrize("factor", [1e-6, 1e6, 1e-3])
+def test_clsst_predictions_do_not_depend_on_the_units(clsst_data, factor):
+    """Before: on X * 1e-6 the absolute noise floor (1e-5) exceeded the data's variance and
+    CLSST collapsed to one component (accuracy 0.45, against 1.0 on X)."""
+    X, y, truth = clsst_data
+    ref = CLSST(random_state=0).fit(X, y)
+    assert (ref.predict(X) == truth).mean() == 1.0
+    clf = CLSST(random_state=0).fit(X * factor, y)
+    assert clf.n_components_ == ref.n_components_
+    np.testing.assert_array_equal(clf.predict(X * factor), ref.predict(X))
+    np.testing.assert_array_equal(clf.transduction_, ref.transduction_)
+    np.testing.assert_allclose(clf.predict_proba(X * factor), ref.predict_proba(X), atol=1e-8)
+    # the model is reported in the data's units: densities shift by the Jacobian
+    np.testing.assert_allclose(clf.means_, ref.means_ * factor, rtol=1e-6)
+    np.testing.assert_allclose(clf.noise_variance_, ref.noise_variance_ * factor**2, rtol=1e-6)
+    shift = X.shape[1] * np.log(factor)
+    np.testing.assert_allclose(clf.score_samples(X * factor), ref.score_samples(X) - shift)
+    np.testing.assert_allclose(clf.lower_bound_, ref.lower_bound_ - len(X) * shift, rtol=1e-9)
+
+
+def test_clsst_small_units_toes():
+    """TOES in micro-units: five components found, as in its own units."""
+    from unlabeled.datasets import make_toes
+
+    X, y, _ = make_toes(300, random_state=0)
+    yy = np.where(np.arange(len(y)) % 10 == 0, y, -1)
+    ref = CLSST(random_state=0).fit(X, yy)
+    small = CLSST(random_state=0).fit(X * 1e-6, yy)
+    assert small.n_components_ == ref.n_components_ > 1
+    np.testing.assert_array_equal(small.predict(X * 1e-6), ref.predict(X))
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"n_components": 40},  # CLSST*: forced births, O(n^2) work at n_components ~ n
+        {"tol": 1e-300, "max_iter": 10**9},  # a run that never meets tol
+        {"tol": 1e-300, "max_births": 10**6},  # births tried until the candidates run out
+    ],
+    ids=["n_components", "max_iter", "max_births"],
+)
+def test_clsst_work_is_capped_with_a_warning(clsst_data, params):
+    """Before: no cap on the work of the whole fit (n_components=60 on 3,000 points ran
+    60 s, n_components=3000 for hours; tol=1e-300 with a huge max_iter for ever)."""
+    X, y, truth = clsst_data
+    est = CLSST(random_state=0, max_component_sweeps=300, **params)
+    with pytest.warns(ConvergenceWarning, match=r"max_component_sweeps=300") as record:
+        est.fit(X, y)
+    assert record[0].filename == __file__  # points at the caller of fit
+    assert est.n_iter_ <= 300
+    assert np.isfinite(est.lower_bound_)
+    assert (est.predict(X) == truth).mean() > 0.9
+
+
+def test_clsst_default_work_cap(clsst_data):
+    """max_component_sweeps=None is a finite default cap, documented with its value."""
+    assert CLSST().max_component_sweeps is None
+    assert "None: 100,000" in " ".join(CLSST.__doc__.split())
+    X, y, _ = clsst_data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        CLSST(random_state=0).fit(X, y)  # a normal fit is far below it
+    with pytest.raises(InvalidParameterError, match="max_component_sweeps"):
+        CLSST(max_component_sweeps=0).fit(X, y)
+
+
+def test_clsst_work_cap_in_the_first_run(clsst_data):
+    """The cap reached before any birth: the message says so, the model is usable."""
+    X, y, truth = clsst_data
+    with pytest.warns(ConvergenceWarning, match=r"max_component_sweeps=20\).*before any birth"):
+        est = CLSST(random_state=0, max_component_sweeps=20, tol=1e-300).fit(X, y)
+    assert est.n_births_ == 0 and (est.predict(X) == truth).mean() > 0.9
+
+
+def test_random_state_validated_by_the_library(clsst_data):
+    X, y, _ = clsst_data
+    assert_random_state_validated(CLSST, X, y, "transduction_", init="kmeans")

@@ -2,17 +2,19 @@
 the start, the input formats, the linear path against the kernel path and scikit-learn's
 estimator checks. Its inner SVMs and MKL steps against cvxpy, the relaxation against the
 brute-force optimum, the oracles and the input checks before the engine:
-tests/engine/test_clustering.py."""
+tests/internals/test_clustering.py."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from problems import few_labels
 from sklearn.metrics.pairwise import linear_kernel, rbf_kernel
 from sklearn.utils.estimator_checks import check_estimator
 
 from unlabeled.cluster import WellSVMClustering
+from unlabeled.exceptions import InvalidParameterError
 
 GAMMA = 0.5
 
@@ -236,3 +238,15 @@ def test_spectral_start_does_not_depend_on_the_blas_threads(uci_dir):
             model = WellSVMClustering(max_iter=1).fit(X)
         starts.append(model.label_vectors_[:, 0])
     np.testing.assert_array_equal(starts[0], starts[1])
+
+
+def test_clustering_start_bounded_in_memory_and_work():
+    """n_init=10**6 stacked n x 10^6 labels and their products and ran for minutes: now at
+    most 10,000 labelings, scored in chunks (the default 20 in one, as before)."""
+    X, _, _ = few_labels(n=60)
+    with pytest.raises(InvalidParameterError, match=r"n_init must be <= 10000"):
+        WellSVMClustering(n_init=10**6).fit(X)
+    a = WellSVMClustering(n_init=150, random_state=0).fit(X)  # three chunks of candidates
+    b = WellSVMClustering(n_init=150, random_state=0).fit(X)
+    np.testing.assert_array_equal(a.label_vectors_[:, 0], b.label_vectors_[:, 0])
+    assert set(np.unique(a.labels_)) <= {0, 1}

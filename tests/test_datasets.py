@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import scipy.io
 import scipy.sparse as sp
+from problems import POKER_COUNTS
 from scipy import stats
 from sklearn.datasets import dump_svmlight_file
 
@@ -25,8 +26,6 @@ from unlabeled.datasets import (
     make_pu_labels,
 )
 
-# exact number of 5-card hands of each class out of C(52, 5) = 2,598,960
-POKER_COUNTS = np.array([1302540, 1098240, 123552, 54912, 10200, 5108, 3744, 624, 36, 4])
 # ---------------------------------------------------------------- poker
 
 
@@ -38,7 +37,7 @@ def test_poker_hands_are_valid_deals():
     assert suits.min() == 1 and suits.max() == 4 and ranks.min() == 1 and ranks.max() == 13
     cards = np.sort((suits - 1) * 13 + ranks - 1, axis=1)
     assert (np.diff(cards, axis=1) > 0).all()  # no card twice within a hand
-    # y is the hand's class (the classifier itself: tests/engine/test_generators.py)
+    # y is the hand's class (the classifier itself: tests/internals/test_generators.py)
     # each of the 52 cards is equally likely in each of the 5 positions
     for k in range(5):
         counts = np.bincount(((suits[:, k] - 1) * 13 + ranks[:, k] - 1).astype(int), minlength=52)
@@ -373,7 +372,7 @@ def test_adult_like_has_the_stated_structure():
     X, y = make_adult_like(3000, random_state=0)
     assert X.shape == (3000, 123)
     assert np.all(X.getnnz(axis=1) == 14) and np.all(X.data == 1.0)
-    # one category per attribute (the attributes' columns: tests/engine/test_generators.py)
+    # one category per attribute (the attributes' columns: tests/internals/test_generators.py)
     assert abs(y.mean() - 0.24) < 0.01
     X2, y2 = make_adult_like(3000, random_state=0)
     assert (X != X2).nnz == 0 and np.array_equal(y, y2)
@@ -389,3 +388,17 @@ def test_shuttle_like_has_the_stated_structure():
     assert abs(y.mean() - 0.15) < 0.01
     with pytest.raises(ValueError, match="exceeds 1"):
         make_shuttle_like(100, majority_share=0.9, positive_share=0.2)
+
+
+def test_csv_line_with_an_extra_field_is_refused(tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_text("1,2,0\n3,4,1\n5,6,7,1\n")
+    with pytest.raises(ValueError, match=r"line 3: 4 fields, expected 3"):
+        load_csv(path)
+    path.write_text("a,b,label\n1,2,0\n3,4,9,1\n")
+    with pytest.raises(ValueError, match=r"line 3: 4 fields, expected 3"):
+        load_csv(path, label_column="label")
+    path.write_text('1,"2",0\n\n3,4,1\n')  # quotes and blank lines stay accepted
+    X, y = load_csv(path)
+    np.testing.assert_array_equal(X, [[1, 2], [3, 4]])
+    np.testing.assert_array_equal(y, [0, 1])

@@ -28,7 +28,7 @@ def test_toes_is_five_gaussians_two_and_three_per_class():
     X, y, comp = make_toes(1000, random_state=0)
     np.testing.assert_array_equal(np.bincount(comp), [250, 250, 167, 167, 166])
     np.testing.assert_array_equal(y, (comp >= 2).astype(int))
-    # the Gaussians' moments against the generator's constants: tests/engine/test_generators.py
+    # the Gaussians' moments against the generator's constants: tests/internals/test_generators.py
     X10, _, _ = make_toes(300, n_features=10, random_state=0)
     assert X10.shape == (300, 10)
 

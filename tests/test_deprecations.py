@@ -1,5 +1,5 @@
 """No deprecation warning, of ours or of scikit-learn's, reaches a user of the estimators
-(issue 46: scikit-learn 1.9 deprecates ``SVC(probability=True)``; the library keeps its own
+(scikit-learn 1.9 deprecates ``SVC(probability=True)``; the library keeps its own
 ``probability=``, whose calibrations are not SVC's, see the user guide's "Probabilities")."""
 
 from __future__ import annotations

@@ -1,16 +1,19 @@
-"""The documentation's own checks that need no Sphinx: its code blocks run, and its API
-reference covers every public module (the Sphinx build, with warnings as errors, checks the
-rest: every public name gets a page, every reference resolves, every gallery example runs)."""
+"""The documentation's own checks that need no Sphinx: its code blocks run, its API
+reference covers every public module and names no private one (the Sphinx build, with warnings
+as errors, checks the rest: every public name gets a page, every reference resolves, every
+gallery example runs)."""
 
 from __future__ import annotations
 
 import ast
 import re
+import sys
 import types
 import warnings
 from pathlib import Path
 
 import pytest
+from public_api import public_api, public_callables
 
 import unlabeled
 
@@ -95,7 +98,7 @@ _PUBLIC_MODULES = [
 
 
 def test_every_public_class_and_function_has_examples():
-    """Issue 32: every public class and function has a numpydoc ``Examples`` section (run as a
+    """Every public class and function has a numpydoc ``Examples`` section (run as a
     doctest by ``pytest --doctest-modules --pyargs unlabeled``), new names included."""
     import importlib
     import importlib.util
@@ -114,3 +117,67 @@ def test_every_public_class_and_function_has_examples():
             ):
                 missing.append(f"{obj.__module__}.{obj.__qualname__}")
     assert not missing, f"no Examples section in the docstring of: {missing}"
+
+
+#: a reference in a docstring: ``literal``, `default role` or :role:`target`
+_REFERENCE = re.compile(r"(?::[\w:]+:)?(``?)([^`]+)\1")
+#: a private part of a name: ``_x`` at its start, after a dot, a space or an opening bracket
+#: (not ``n_SV`` or ``x*_i``, not a dunder such as ``__init__``)
+_PRIVATE_PART = re.compile(r"(?:^|[\s.(\[,=])_(?!_)[A-Za-z]\w*")
+
+
+def _api_docstrings():
+    """``(where, docstring)`` for every page of the API reference: the public modules, classes
+    and functions, and the public methods and properties of the library's classes."""
+    modules, objects = public_api()
+    for name in modules:
+        yield name, sys.modules[name].__doc__
+    for name, obj in objects:
+        if isinstance(obj, (type, types.FunctionType)):
+            yield name, obj.__doc__
+    for name, func in public_callables():
+        yield name, func.__doc__
+
+
+def _private_references(doc: str, public: set[str]) -> list[str]:
+    """The references of ``doc`` to a private name: a private module or attribute, or a
+    :data: constant that no public module exports. Code in Examples (``>>>`` lines, a
+    subclass written out) is left alone: it may show the base's extension points."""
+    prose = "\n".join(
+        line for line in doc.splitlines() if not line.lstrip().startswith(("...", ">>>"))
+    )
+    found = []
+    for match in _REFERENCE.finditer(prose):
+        target = match.group(2).lstrip("~.")
+        if _PRIVATE_PART.search(target):
+            found.append(match.group(0))
+        elif match.group(0).startswith(":data:") and target.rpartition(".")[2] not in public:
+            found.append(match.group(0))
+    return found
+
+
+def test_api_reference_names_no_private_name():
+    """The API pages are the public docstrings: they say what a user can use, in public terms
+    (a constant's value, "the parameter constraints"), never a private module, attribute or
+    method that the user cannot rely on."""
+    public = {name for module in public_api()[0] for name in sys.modules[module].__all__}
+    offenders = []
+    for where, doc in _api_docstrings():
+        offenders += [f"{where}: {ref}" for ref in _private_references(doc or "", public)]
+    assert offenders == []
+
+
+def test_private_references_are_found():
+    """The check above finds what it looks for (and leaves alone what it should)."""
+    public = {"TRUSTED_TYPES"}
+    doc = """See :meth:`KernelMachine._set_expansion` and ``unlabeled._products.DENSIFY_MB``,
+    :data:`MAX_MODEL_BYTES`, `_gram`; but ``n_SV``, :data:`TRUSTED_TYPES`, ``__init__``.
+
+    >>> self._set_expansion(X, alpha)
+    """
+    assert _private_references(doc, public) == [
+        ":meth:`KernelMachine._set_expansion`",
+        "``unlabeled._products.DENSIFY_MB``",
+        ":data:`MAX_MODEL_BYTES`",
+        "`_gram`",
+    ]

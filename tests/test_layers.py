@@ -2,11 +2,14 @@
 
 Layers, lowest first; a module imports only from lower layers or from its own package:
 
-0. ``_engine`` (the compiled code), ``_kernels`` (kernel blocks), ``_version``, ``exceptions``
+0. ``_engine`` (the compiled code), ``_kernels`` (kernel blocks), ``_threads`` (cores, BLAS
+   threads), ``_version``, ``exceptions``
 1. ``_validation`` (checks and parameter constraints)
 2. ``_config`` (global settings)
-3. ``_shared`` (engine plumbing, budgets, progress, warnings)
-4. ``_files`` (the file readers), ``_products``, ``_label_generation``, ``metrics``
+3. ``_budget`` (the dense-memory budget), ``_solving`` (engine data, step caps, progress, the
+   convergence warning)
+4. ``_clarabel`` (the reference solvers' QPs), ``_files`` (the file readers), ``_products``,
+   ``_label_generation``, ``metrics``, ``_calibration``, ``_dask``
 5. ``base`` (the public estimator base), ``model_io`` (model files)
 6. the methods and data: ``pu``, ``ssl``, ``lupi``, ``mil``, ``cluster``, ``generative``,
    ``datasets``, ``model_selection``
@@ -15,8 +18,9 @@ Layers, lowest first; a module imports only from lower layers or from its own pa
 
 No import runs upward, none inside a function except the deferred imports listed in
 ``DEFERRED`` (each with its reason), and nothing outside a package imports its private
-modules or names. Tests (outside ``tests/engine/``), benchmarks outside the harness and
-README.md import public names only.
+modules or names. Tests (every folder of ``tests/`` but ``engine/``, the engine's tests, and
+``internals/``, the tests of private modules the public API cannot reach), benchmarks outside
+the harness and README.md import public names only.
 """
 
 from __future__ import annotations
@@ -31,12 +35,14 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "unlabeled"
 
 LAYERS = {
-    **dict.fromkeys(["_engine", "_kernels", "_version", "exceptions"], 0),
+    **dict.fromkeys(["_engine", "_kernels", "_threads", "_version", "exceptions"], 0),
     "_validation": 1,
     "_config": 2,
-    "_shared": 3,
+    **dict.fromkeys(["_budget", "_solving"], 3),
     **dict.fromkeys(
-        ["_files", "_products", "_label_generation", "metrics", "_calibration", "_dask"], 4
+        ["_clarabel", "_files", "_products", "_label_generation", "metrics", "_calibration"]
+        + ["_dask"],
+        4,
     ),
     **dict.fromkeys(["base", "model_io"], 5),
     **dict.fromkeys(
@@ -162,10 +168,54 @@ def test_no_private_module_imported_from_outside_its_package():
     assert problems == []
 
 
+#: the parameter constraints, defined in _validation and re-exported by base for the users:
+#: the package's own modules take them from _validation, one route
+CONSTRAINTS = {"Real", "Integer", "Options", "Boolean", "Instance", "Callable", "validate_params"}
+
+
+def test_constraint_types_imported_from_validation_only():
+    problems = []
+    for path, module, is_pkg in _modules():
+        for target, names, _ in _imports(path, module, is_pkg):
+            if target == "base" and CONSTRAINTS & set(names):
+                problems.append(f"{module} imports {sorted(CONSTRAINTS & set(names))} from base")
+    assert problems == []
+
+
 def test_no_private_scikit_learn_helpers():
     pattern = re.compile(r"from sklearn[\w.]* import [^\n]*\b_[a-z]\w*|sklearn\.\w*\._")
     for path, module, _ in _modules():
         assert not pattern.search(path.read_text()), f"{module} uses a private scikit-learn name"
+
+
+#: test folders exempt from the public-name rule: the engine's own tests (the compiled
+#: ``_engine`` and the thin modules around it) and the tests of private modules that cannot go
+#: through the public API
+PRIVATE_TEST_FOLDERS = ("engine", "internals")
+
+
+def _private(dotted: str) -> bool:
+    return any(p.startswith("_") and not p.startswith("__") for p in dotted.split("."))
+
+
+def _private_imports(path: Path) -> list[str]:
+    """The imports of ``path`` that name a private module or a private name of the package."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and not node.level:
+            module = node.module or ""
+            if module.split(".")[0] != "unlabeled":
+                continue
+            names = [a.name for a in node.names]
+            if _private(module) or any(_private(n) for n in names):
+                found.append(f"from {module} import {', '.join(names)}")
+        elif isinstance(node, ast.Import):
+            found += [
+                f"import {a.name}"
+                for a in node.names
+                if a.name.split(".")[0] == "unlabeled" and _private(a.name)
+            ]
+    return [f"{path.relative_to(ROOT)}: {imp}" for imp in found]
 
 
 _PRIVATE_IMPORT = re.compile(
@@ -174,6 +224,7 @@ _PRIVATE_IMPORT = re.compile(
 
 
 def _public_only(paths):
+    """README.md's private imports (its code blocks, read as text)."""
     return [
         f"{p.relative_to(ROOT)}: {m.group(0).strip()}"
         for p in paths
@@ -183,6 +234,13 @@ def _public_only(paths):
 
 
 def test_tests_benchmarks_and_readme_use_public_names():
-    tests = [p for p in (ROOT / "tests").glob("*.py")]
+    """Every Python file under tests/ (every folder but PRIVATE_TEST_FOLDERS) and benchmarks/
+    (but the harness) imports public names only."""
+    tests = [
+        p
+        for p in sorted((ROOT / "tests").rglob("*.py"))
+        if p.relative_to(ROOT / "tests").parts[0] not in PRIVATE_TEST_FOLDERS
+    ]
     benchmarks = [p for p in (ROOT / "benchmarks").glob("*.py") if not p.name.startswith("_")]
-    assert _public_only(tests + benchmarks + [ROOT / "README.md"]) == []
+    found = [imp for p in tests + benchmarks for imp in _private_imports(p)]
+    assert found + _public_only([ROOT / "README.md"]) == []

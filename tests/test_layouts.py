@@ -1,25 +1,25 @@
 """Input layouts: dense C and Fortran order, views, lists, CSR, CSC and COO, sparse matrices
 with duplicate or unsorted entries and column indices past 32 bits all give the answer of the
-canonical dense fit, use no more memory than they need and are left as they were."""
+canonical dense fit, use no more memory than they need and are left as they were; a
+DataFrame's column names are kept without warnings."""
 
 import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import small_pu
+from conftest import make_pu, small_pu
 from problems import layouts
 from sklearn.exceptions import ConvergenceWarning
 
-from unlabeled import PUSVC
+from unlabeled import PUSVC, TSVM, LabeledSVM, LapSVM, SVMPlus, WellSVM, WellSVMClustering
+from unlabeled.pu import DoubleHingeQP, RampPU, USMOInit, priors
 
 
 # ---------------------------------------------------------------------- dense and sparse layouts
 def test_svmplus_sparse_fit_equals_dense_fit():
     """A case of the fuzz suite: with one feature, sparse and dense kernel values are the same
     bits, so with the same gamma the two fits must be identical."""
-    from unlabeled import SVMPlus
-
     rng = np.random.default_rng(5)
     X = rng.normal(size=(38, 1))
     y = np.where(X[:, 0] + rng.normal(size=38) > 0, 1, -1)
@@ -228,3 +228,47 @@ def test_search_leaves_an_unsorted_csr_as_it_was():
     assert not M.has_sorted_indices
     ref = PUGridSearchCV(PUSVC(prior=0.4, n_jobs=1), {"lam": [0.1, 0.01]}, cv=2).fit(X, s)
     assert search.best_params_ == ref.best_params_
+
+
+def _frame(X, prefix="x"):
+    pd = pytest.importorskip("pandas")
+    return pd.DataFrame(X, columns=[f"{prefix}{j}" for j in range(X.shape[1])])
+
+
+_SSL = [WellSVM, TSVM, LapSVM, LabeledSVM]
+
+
+_PU = [
+    lambda: PUSVC(prior=0.4, n_jobs=1),
+    lambda: DoubleHingeQP(prior=0.4),
+    lambda: USMOInit(prior=0.4),
+    lambda: RampPU(prior=0.4, random_state=0),
+]
+
+
+@pytest.mark.parametrize("make", _SSL + _PU + [WellSVMClustering, SVMPlus, priors.TIcE])
+def test_dataframes_fit_and_predict_without_feature_name_warnings(make):
+    """Fitted on a DataFrame and used on one: no "X does not have valid feature names"
+    (an internal call used to pass the checked array back through the column-name check)."""
+    X, s, _ = make_pu(0, n=60, d=3, p=15)
+    df = _frame(X)
+    y = np.where(X[:, 0] > 0.5, 1, 0)
+    est = make()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*feature names")
+        if make in _SSL:
+            y_ssl = np.where(np.arange(len(y)) % 3 == 0, y, -1)
+            est.fit(df, y_ssl)
+            est.score(df, y_ssl)
+        elif make is WellSVMClustering:
+            est.fit_predict(df)
+        elif make is SVMPlus:
+            est.fit(df, y, _frame(X[:, :2] ** 2, "star"))
+        else:
+            est.fit(df, s)
+        if hasattr(est, "predict"):
+            est.predict(df)
+        if hasattr(est, "decision_function"):
+            est.decision_function(df)
+    if hasattr(est, "feature_names_in_"):
+        np.testing.assert_array_equal(est.feature_names_in_, ["x0", "x1", "x2"])

@@ -4,16 +4,28 @@ budgets (a matrix too large for the budget or the machine is refused before it i
 
 import subprocess
 import sys
+import textwrap
 import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import make_pu, small_pu, time_limit
+from problems import few_labels, shifted_bags
 from sklearn.exceptions import ConvergenceWarning
 
 import unlabeled
-from unlabeled import PUSVC
+from unlabeled import (
+    MISVM,
+    PUSVC,
+    TSVM,
+    LabeledSVM,
+    LapSVM,
+    MILWellSVM,
+    WellSVM,
+    WellSVMClustering,
+    miSVM,
+)
 from unlabeled.exceptions import InvalidParameterError, MemoryBudgetError
 
 
@@ -231,7 +243,7 @@ def test_dense_allocations_checked_against_the_budget(monkeypatch, settings, whi
     """n x n matrices are refused before they are made, with the size and the argument to
     use instead, when over unlabeled.set_config(max_dense_bytes=...) (lowered here to 20 kB:
     the problems have 50 points, 20 kB holds a 50 x 50 matrix but not the method's peak).
-    That the check comes before the matrices: tests/engine/test_budgets.py."""
+    That the check comes before the matrices: tests/internals/test_budgets.py."""
     from unlabeled.pu import RampPU, priors
 
     settings(max_dense_bytes=20_000)
@@ -373,3 +385,124 @@ def test_dense_methods_follow_the_configured_budget(which):
     assert not hasattr(est, "support_")
     with unlabeled.config_context(max_dense_bytes=need):
         assert est.fit(X, y, **kw).predict(X, **kw).shape == y.shape
+
+
+def test_lapsvm_budget_counts_its_peak():
+    """LapSVM's peak is five n x n matrices (40 n^2 bytes), not three."""
+    X, y, _ = few_labels(n=60)
+    with unlabeled.config_context(max_dense_bytes=40 * 60**2 - 1):
+        with pytest.raises(MemoryBudgetError, match=r"LapSVM is a dense method.*max_dense_bytes"):
+            LapSVM().fit(X, y)
+    with unlabeled.config_context(max_dense_bytes=40 * 60**2):
+        LapSVM().fit(X, y)
+
+
+def test_milwellsvm_budget_counts_both_kernels():
+    """The q x q mixed kernel was not counted: a budget between the two counts let the fit
+    run (and on a machine without the memory, fail with a raw MemoryError after the work)."""
+    bags, y = shifted_bags(n_bags=10)
+    n = 30
+    q = 5 + 15  # one variable per positive bag, one per negative instance
+    with unlabeled.config_context(max_dense_bytes=8 * (n**2 + q**2) - 1):
+        with pytest.raises(MemoryBudgetError, match=r"30 x 30 instance kernel and a 20 x 20"):
+            MILWellSVM().fit(bags, y)
+    with unlabeled.config_context(max_dense_bytes=8 * (n**2 + q**2)):
+        MILWellSVM().fit(bags, y)
+
+
+def _huge_sparse(d, n=30, seed=0):
+    rng = np.random.default_rng(seed)
+    cols = rng.integers(0, 4, n).astype(np.int64)
+    cols[0] = d - 1
+    return sp.csr_matrix((rng.normal(size=n) + 3, (np.arange(n), cols)), shape=(n, d))
+
+
+@pytest.mark.parametrize("which", ["LabeledSVM", "TSVM", "WellSVM", "MISVM", "WellSVMClustering"])
+def test_huge_sparse_feature_index_is_refused_before_the_work(which):
+    """A CSR matrix declaring 2**31 - 2 columns: the linear paths allocated dense vectors of
+    that length (bad_alloc, or the OS killing the process); now MemoryBudgetError naming the
+    budget. Run in a process with an address-space limit, so that a regression fails rather
+    than exhausting the machine."""
+    code = textwrap.dedent(f"""
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (4 * 2**30, 4 * 2**30))
+        import numpy as np, scipy.sparse as sp, unlabeled
+        from unlabeled.exceptions import MemoryBudgetError
+        rng = np.random.default_rng(0)
+        n, d = 30, 2**31 - 2
+        cols = rng.integers(0, 4, n).astype(np.int64); cols[0] = d - 1
+        X = sp.csr_matrix((rng.normal(size=n) + 3, (np.arange(n), cols)), shape=(n, d))
+        y = np.full(n, -1); y[:3] = 0; y[3:6] = 1
+        try:
+            if "{which}" == "MISVM":
+                ids = np.arange(n) // 3
+                unlabeled.MISVM(kernel="linear").fit(X, ids % 2, groups=ids)
+            elif "{which}" == "WellSVMClustering":
+                unlabeled.WellSVMClustering(kernel="linear", cache_size=0.001).fit(X)
+            else:
+                unlabeled.{which}(kernel="linear", cache_size=0.001).fit(X, y)
+        except MemoryBudgetError as exc:
+            print("refused:", exc)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-800:]
+    assert "refused:" in out.stdout and "2,147,483,646" in out.stdout, out.stdout
+    assert "unlabeled.set_config(max_dense_bytes=...)" in out.stdout
+
+
+def test_linear_solver_checks_its_weight_vectors():
+    """Past the fit's first check, each product with T label vectors (WellSVMClustering's
+    alignment start scores n_init of them at once: d x n_init dense) is checked too."""
+    X = _huge_sparse(2**20)
+    with unlabeled.config_context(max_dense_bytes=8 * 2**20 * 5):
+        with pytest.raises(MemoryBudgetError, match=r"20 dense weight vector\(s\)"):
+            WellSVMClustering(kernel="linear", cache_size=0.001, n_init=20,
+                              init="alignment").fit(X)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "make", [WellSVM, TSVM, LabeledSVM, WellSVMClustering, MISVM, miSVM, MILWellSVM]
+)
+def test_cache_size_is_bounded(make):
+    X, y, _ = few_labels()
+    with pytest.raises(InvalidParameterError, match=r"cache_size must be <= 1000000.0"):
+        est = make(cache_size=1e300)
+        if make in (MISVM, miSVM, MILWellSVM):
+            est.fit(*shifted_bags())
+        elif make is WellSVMClustering:
+            est.fit(X)
+        else:
+            est.fit(X, y)
+
+
+def _unreachable_tol_fits():
+    X, y, _ = few_labels(n=60)
+    bags, yb = shifted_bags(n_bags=40, shift=1.0)
+    return [
+        ("TSVM", lambda: TSVM(kernel="linear", cache_size=0.001, tol=1e-300).fit(X, y)),
+        (
+            "WellSVM",
+            lambda: WellSVM(init="alignment", tol=1e-300, random_state=0, loss="hinge").fit(X, y),
+        ),
+        ("miSVM", lambda: miSVM(tol=1e-300).fit(bags, yb)),
+        ("MISVM", lambda: MISVM(tol=1e-300).fit(bags, yb)),
+        ("WellSVMClustering", lambda: WellSVMClustering(tol=1e-300, random_state=0).fit(X)),
+        ("MILWellSVM", lambda: MILWellSVM(tol=1e-300).fit(bags, yb)),
+    ]
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_unreachable_tolerance_stops_at_the_work_cap(index):
+    """tol=1e-300 made every SVM solve run to its cap on steps, and the loops around them
+    (up to 1000 TSVM solves, 50 x 100 MKL solves) ran each one: minutes to hours. The fit now
+    stops after a few capped solves, with a ConvergenceWarning that names tol (the per-solve
+    cap lowered here, so that the test is fast)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    name, fit = _unreachable_tol_fits()[index]
+    with unlabeled.config_context(min_default_max_iter=2000):
+        with pytest.warns(
+            ConvergenceWarning, match=rf"{name} stopped early: 3 SVM solves .*tol=1e-300"
+        ):
+            est = fit()
+    assert est.n_iter_ <= 4

@@ -3,7 +3,7 @@
 References used here: the relaxation's value against the brute-force optimum of the
 mixed-integer problem (all key choices enumerated, each SVM by cvxpy + Clarabel) on tiny
 problems; the input conventions against each other. Every inner SVM solve against cvxpy, the
-key-instance oracle and the backend's products: tests/engine/test_multi_instance.py."""
+key-instance oracle and the backend's products: tests/internals/test_multi_instance.py."""
 
 from __future__ import annotations
 
@@ -15,13 +15,14 @@ import numpy as np
 import pytest
 import sklearn
 from oracle import svm_dual_cvxpy
-from problems import planted
+from problems import planted, shifted_bags
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import accuracy_score
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import GridSearchCV, GroupKFold, cross_val_score
 from sklearn.utils.estimator_checks import check_estimator
 
+import unlabeled
 from unlabeled.base import KernelMachine
 from unlabeled.datasets import load_mil
 from unlabeled.mil import MISVM, MILWellSVM, miSVM
@@ -30,7 +31,7 @@ cp = pytest.importorskip("cvxpy")
 
 GAMMA = 0.5
 #: MILWellSVM's parameters in the tests of the input conventions: the relaxation solved to tol
-#: (the defaults before issue 33). The two layouts order the instances differently, and with
+#: (the earlier defaults). The two layouts order the instances differently, and with
 #: the defaults (C2 = 10) the start SVM fits several instances of a positive bag exactly at
 #: the margin (f = 1): that tie is broken by the order, and the fits may then differ
 ORDER_FREE = {"C1": 10.0, "C2": 1.0, "oracle": "ascent", "model": "rounded", "max_mkl_iter": 100}
@@ -403,3 +404,89 @@ def test_ragged_bags_are_named_with_their_shapes(cls, bags, i, shapes):
     model = cls().fit([np.zeros((2, 2)), np.ones((2, 2))], [1, 0])
     with pytest.raises(ValueError, match=rf"bag 0 of X is not a 2-D array: .*{shapes}"):
         model.predict([bags[i]])
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_misvm_stopped_at_its_cap_keeps_instances_in_support(tmp_path):
+    """max_iter=1 left the centroids' rows (indices beyond the instances) in support_."""
+    bags, y = shifted_bags()
+    n = sum(len(b) for b in bags)
+    est = MISVM(max_iter=1).fit(bags, y)
+    assert est.support_.max() < n and est.shape_fit_[0] == n
+    assert np.all(est.witnesses_ < n)
+    X = np.vstack(bags)
+    np.testing.assert_array_equal(est.support_vectors_, X[est.support_])
+    unlabeled.save(est, tmp_path / "misvm.model")  # its model file passes the checks
+    loaded = unlabeled.load(tmp_path / "misvm.model")
+    np.testing.assert_array_equal(loaded.predict(bags), est.predict(bags))
+
+
+BAD_BAGS = [
+    ([np.array([["a", "b"]]), np.ones((1, 2))], r"bag 0 of X holds 'a' \(str\)"),
+    ([[[1, 2], [3, "x"]], [[1.0, 2.0]]], r"bag 0 of X holds 'x'"),
+    ([np.array([[1, None]], dtype=object), np.ones((1, 2))], r"bag 0 of X holds None"),
+    ([np.array([[1 + 2j, 2]]), np.ones((1, 2))], r"bag 0 of X holds complex numbers"),
+    ([np.ones((1, 2)), [[1.0, 2.0], [3.0]]], r"bag 1 of X is not a 2-D array: its rows"),
+    ([np.ones((1, 2)), {"a": 1}], r"bag 1 of X holds \{'a': 1\} \(dict\)"),
+]
+
+
+@pytest.mark.parametrize("bags, message", BAD_BAGS)
+def test_bag_contents_of_the_wrong_kind(bags, message):
+    for est in (MISVM(), MILWellSVM()):
+        with pytest.raises(ValueError, match=message):
+            est.fit(bags, [1, 0])
+
+
+def _object(values):
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+BAD_GROUPS = [
+    (_object([[1], [1], [2], [2]]), r"groups holds \[1\] \(list\) at row 0"),
+    ([{"a"}, {"a"}, {"b"}, {"b"}], r"groups holds \{'a'\} \(set\) at row 0"),
+    ([1, None, 2, 2], r"groups holds None \(NoneType\) at row 1"),
+    ([1.0, np.nan, 2.0, 2.0], r"groups holds .*nan.* at row 1: bag ids must be finite"),
+    (_object([1, "a", 2, 2]), r"groups mixes integer and string bag ids"),
+    ([1 + 1j, 1, 2, 2], r"groups must be a 1-d array of bag ids .*Complex"),
+]
+
+
+@pytest.mark.parametrize("groups, message", BAD_GROUPS)
+def test_group_contents_of_the_wrong_kind(groups, message):
+    X = np.random.default_rng(0).normal(size=(4, 2))
+    with pytest.raises(ValueError, match=message):
+        MISVM().fit(X, [1, 1, 0, 0], groups=groups)
+
+
+def test_instance_features_of_the_wrong_kind():
+    with pytest.raises(ValueError, match=r"X holds 'a' \(str\)"):
+        MISVM().fit(np.array([["a", "b"], ["1", "2"]]), [1, 0], groups=[0, 1])
+
+
+def _collapse_fold():
+    from sklearn.model_selection import GroupKFold
+
+    rng = np.random.default_rng(0)
+    bags = [rng.normal(0, 1, (5, 2)) for _ in range(40)]
+    for i in range(20):
+        bags[i][0] += 4
+    y = np.repeat(np.r_[np.ones(20, int), np.zeros(20, int)], 5)
+    X, groups = np.vstack(bags), np.repeat(np.arange(40), 5)
+    train, _ = list(GroupKFold(4).split(X, y, groups))[3]
+    return X[train], y[train], groups[train]
+
+
+def test_misvm_warns_when_every_training_bag_is_one_class():
+    """An easy problem's fourth fold: MISVM's defaults end at the constant negative model
+    (bag accuracy 0.5, like its centroid start). The defaults stay; the fit says so, and
+    what to try."""
+    X, y, groups = _collapse_fold()
+    with pytest.warns(UserWarning, match=r"MISVM classifies every training bag as negative.*C"):
+        est = MISVM().fit(X, y, groups=groups)
+    assert est.score(X, y, groups=groups) == 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a model that separates the bags: no warning
+        assert MISVM(gamma=1.0).fit(X, y, groups=groups).score(X, y, groups=groups) == 1.0

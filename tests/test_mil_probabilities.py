@@ -258,6 +258,29 @@ def test_bag_transformer_under_cross_validation():
     assert np.all(np.isfinite(losses)) and np.all(losses < 0)
 
 
+class _FitOnly:
+    """An object with fit but no transform: not a transformer."""
+
+    def fit(self, X, y=None):
+        raise AssertionError("fit called before the parameter was checked")
+
+
+@pytest.mark.parametrize(
+    "transformer", ["scale", None, 3.0, _FitOnly(), StandardScaler().fit_transform]
+)
+def test_bag_transformer_refuses_a_bad_transformer_before_any_work(transformer):
+    """transformer is a declared parameter: a value without fit and transform is refused by
+    the estimators' one parameter check, naming it and what it may be, before the bags are
+    read (a list that is not even bags) and before anything is fitted or set."""
+    est = BagTransformer(transformer)
+    with pytest.raises(InvalidParameterError) as info:
+        est.fit(["not", "bags"])
+    message = str(info.value)
+    assert message.startswith("transformer must be a scikit-learn transformer with fit and")
+    assert repr(transformer) in message
+    assert "transformer_" not in vars(est)
+
+
 def test_bag_transformer_layouts_and_outputs():
     bags, _ = scaled_bags(7, 10)
     t = BagTransformer(MinMaxScaler()).fit(bags)

@@ -55,7 +55,7 @@ SSL_EXPECTED = np.load(DATA / "ssl-0.2.0-expected.npz")
 @pytest.mark.parametrize("name", ["wellsvm", "tsvm", "lapsvm", "labeledsvm"])
 def test_semi_supervised_files_before_standardize_predict_the_same(name):
     """Files of the semi-supervised SVMs written by 0.2.0 at commit 2424e5a, before the
-    ``standardize`` parameter (issue 46), on features of unequal scales: they load with
+    ``standardize`` parameter, on features of unequal scales: they load with
     ``standardize=False`` (model_io.ADDED_PARAMS) and no ``scale_``, and predict to the bit
     what that build computed; a refit with ``standardize=False`` is that model."""
     from unlabeled import TSVM, LabeledSVM, LapSVM, WellSVM

@@ -1,4 +1,4 @@
-"""Issue 44 items 0, 1 and 6: every model file that ``unlabeled.save`` writes loads, whatever
+"""Model files of any size: every model file that ``unlabeled.save`` writes loads, whatever
 the model's size (the format keeps a few zip members, not one per number or layer, and the
 loader's member limit follows from the class's declarations); the work a file can cause is
 bounded by its own size before anything is built; the autoencoder's earlier torch records are

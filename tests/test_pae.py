@@ -4,10 +4,11 @@ References are independent of the code under test: double loops in NumPy, finite
 the closed forms of the thesis' Theorem 1(b), a Monte Carlo estimate of the population MMD, and
 scikit-learn's KernelDensity. The private torch operations (the blocked kernel sum, the loss
 through the estimator's networks), the PCA codes and score() in blocks:
-tests/engine/test_torch_ops.py.
+tests/internals/test_torch_ops.py.
 """
 
 import pickle
+import re
 import subprocess
 import sys
 import warnings
@@ -30,10 +31,12 @@ from unlabeled.generative import (
 
 torch = pytest.importorskip("torch", reason="the PAE tests need torch: pip install '.[torch]'")
 torch.set_num_threads(1)
+from conftest import assert_same_state, raise_on_call  # noqa: E402
 from oracle import np_kernel, np_mmd2_u  # noqa: E402
 from sklearn.exceptions import NotFittedError  # noqa: E402
 from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
 
+from unlabeled.exceptions import InvalidParameterError  # noqa: E402
 from unlabeled.generative import mmd2_u, plummer_kernel  # noqa: E402
 
 
@@ -215,7 +218,7 @@ def test_pca_init_prefits_the_encoder():
     the start is reproducible, on full batches and minibatches."""
     X, _ = make_gaussian_grid(200, random_state=0)
     # the codes with h = d: each column's ranks on the quantile grid 2 (k - 1/2) / n - 1 (the
-    # code itself against this definition: tests/engine/test_torch_ops.py)
+    # code itself against this definition: tests/internals/test_torch_ops.py)
     grid = 2 * (np.arange(1, len(X) + 1) - 0.5) / len(X) - 1
     target = np.column_stack([grid[np.argsort(np.argsort(X[:, j]))] for j in range(X.shape[1])])
     pca = small_pae(init="pca", max_iter=1, learning_rate=1e-9).fit(X)
@@ -503,3 +506,156 @@ def test_stacked_mnist_builder_and_mode_count():
         make_stacked_mnist(imgs[:, :27], labels, 5)
     with pytest.raises(ValueError, match="labels must be digits"):
         make_stacked_mnist(imgs, labels + 1, 5)
+
+
+def _pae(**kw):
+    from unlabeled.generative import PlummerAutoencoder
+
+    params = dict(hidden_layer_sizes=(8,), learning_rate=1e-3, batch_size=20, max_iter=5)
+    return PlummerAutoencoder(**{**params, "device": "cpu", "random_state": 0, **kw})
+
+
+def _weights(pae):
+    return {
+        name: {k: v.detach().clone() for k, v in getattr(pae, name).state_dict().items()}
+        for name in ("encoder_", "decoder_")
+    }
+
+
+def _same_weights(a, b):
+    for name in a:
+        for k in a[name]:
+            assert torch_equal(a[name][k], b[name][k]), (name, k)
+
+
+def torch_equal(a, b):
+    return bool((a == b).all())
+
+
+@pytest.fixture(scope="module")
+def pae_data():
+    pytest.importorskip("torch")
+    return np.random.default_rng(0).normal(size=(60, 3))
+
+
+@pytest.mark.parametrize("warm_start", [False, True], ids=["refit", "warm_start"])
+def test_pae_fit_interrupted_leaves_it_as_it_was(monkeypatch, pae_data, warm_start):
+    """Before: a refit interrupted in training kept the new, half-trained networks (and a
+    warm start's networks and Adam state were trained in place)."""
+    from unlabeled.generative import import_torch_ops, pae_loss
+
+    X = pae_data
+    est = _pae(warm_start=warm_start).fit(X)
+    before, weights = dict(vars(est)), _weights(est)
+    adam = {k: v.clone() for k, v in est._optimizer.state_dict()["state"][0].items()}
+    ops = import_torch_ops()
+    calls = raise_on_call(monkeypatch, ops, "pae_loss", 3, KeyboardInterrupt())
+    assert ops.pae_loss is not pae_loss
+    with pytest.raises(KeyboardInterrupt):
+        est.fit(X if warm_start else X[:, :2])
+    assert calls[0] == 3
+    assert_same_state(est, before)
+    _same_weights(_weights(est), weights)
+    after = est._optimizer.state_dict()["state"][0]
+    assert all(torch_equal(after[k], v) for k, v in adam.items())
+    monkeypatch.undo()
+    if warm_start:  # and the warm start continues as if never interrupted
+        again = _pae(warm_start=True).fit(X).fit(X)
+        np.testing.assert_array_equal(est.fit(X).loss_history_, again.loss_history_)
+
+
+@pytest.mark.parametrize(
+    "params, scale, likely",
+    [
+        ({"scale_data": False}, 1e20, r"Likely here: the data's scale: features up to \S+e\+20"),
+        ({}, 1e20, r"Likely here: the data's scale: the features' variances sum"),
+        ({"eps": 1e-300}, 1.0, r"Likely here: eps=1e-300: below float32's smallest"),
+        ({"lam": 1e36, "eps": 1e-8, "beta": 1.0}, 1.0, r"Likely here: lam=1e\+36"),
+    ],
+    ids=["unscaled", "scaled", "eps", "lam"],
+)
+def test_pae_divergence_names_the_likely_cause(pae_data, params, scale, likely):
+    """Before: every divergence blamed learning_rate ("lower learning_rate"), also on
+    features of 1e20, where lowering it changes nothing."""
+    from unlabeled.generative import TrainingDivergedError
+
+    est = _pae(max_iter=30, **params)
+    with pytest.raises(TrainingDivergedError) as info:
+        est.fit(pae_data * scale)
+    message = str(info.value)
+    for cause in ("learning_rate", "the data's scale", "eps", "beta", "lam"):
+        assert cause in message
+    assert "at training step" in message
+    assert re.search(likely, message), message
+    assert not hasattr(est, "encoder_")  # and nothing half-fitted
+
+
+def test_pae_batch_memory_is_checked_before_the_work(pae_data):
+    """Before: no guard; a batch_size of 10^6 on as many rows asked torch for 32 TB."""
+    from unlabeled import config_context
+    from unlabeled.exceptions import MemoryBudgetError
+
+    X = np.random.default_rng(0).normal(size=(600, 2))
+    est = _pae(batch_size=500)
+    with config_context(max_dense_bytes=1e6):
+        with pytest.raises(MemoryBudgetError, match=r"batch_size=500.*lower batch_size"):
+            est.fit(X)
+        assert not hasattr(est, "encoder_")
+        _pae(batch_size=100).fit(X)  # 32 * 100^2 bytes: within the budget
+    big = _pae(batch_size=10**6)
+    with pytest.raises(MemoryBudgetError, match="batches of 600 codes"):  # min(batch, n)
+        with config_context(max_dense_bytes=1e7):
+            big.fit(X)
+
+
+def test_pae_random_state_validated(pae_data):
+    a = _pae(random_state=3).fit(pae_data)
+    b = _pae(random_state=np.random.RandomState(3)).fit(pae_data)
+    np.testing.assert_array_equal(a.loss_history_, b.loss_history_)
+    for bad in (np.random.default_rng(0), 1.5, "0", -1):
+        with pytest.raises(InvalidParameterError, match="random_state"):
+            _pae(random_state=bad).fit(pae_data)
+        with pytest.raises(InvalidParameterError, match="random_state"):
+            a.sample(2, random_state=bad)  # before: NumPy's error, or a Generator's
+    same = a.sample(3, random_state=np.random.RandomState(1))
+    np.testing.assert_array_equal(a.sample(3, random_state=1), same)
+
+
+def test_pae_huge_max_iter_refused_before_the_work(pae_data):
+    """Before: max_iter=2**31 - 1 asked torch for 52 GB of loss history at the start (a raw
+    allocator error, or swapping)."""
+    from unlabeled.exceptions import MemoryBudgetError
+
+    est = _pae(max_iter=2**31 - 1)
+    with pytest.raises(MemoryBudgetError, match="max_iter=2,147,483,647.*lower max_iter"):
+        est.fit(pae_data)
+    assert not hasattr(est, "encoder_")
+
+
+def test_pae_batch_memory_checked_against_the_gpu(pae_data, monkeypatch):
+    """On CUDA, the batch's MMD is checked against the device's free memory too (simulated
+    here: torch's report of free memory replaced)."""
+    import torch
+
+    from unlabeled.exceptions import MemoryBudgetError
+
+    est = _pae(batch_size=100)
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda dev=None: (1000, 2000))
+    with pytest.raises(MemoryBudgetError, match=r"on cuda:0: .* free on the device; lower batch"):
+        est._check_batch_memory(100, torch, torch.device("cuda:0"))
+    est._check_batch_memory(100, torch, torch.device("cpu"))  # the host's check is fit's
+
+
+def test_pae_diverged_refit_keeps_the_fitted_model(pae_data):
+    """Before: a refit that diverged kept the NaN networks of the failed run."""
+    from unlabeled.generative import TrainingDivergedError
+
+    est = _pae().fit(pae_data)
+    before, weights = dict(vars(est)), _weights(est)
+    Z = est.transform(pae_data)
+    with pytest.raises(TrainingDivergedError):
+        est.set_params(eps=1e-300).fit(pae_data)
+    before["eps"] = 1e-300
+    assert_same_state(est, before)
+    _same_weights(_weights(est), weights)
+    np.testing.assert_array_equal(est.transform(pae_data), Z)

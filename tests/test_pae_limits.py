@@ -1,4 +1,4 @@
-"""The Plummer autoencoder's bounds (issue 44, items 5 and 7): the latent dimension, the
+"""The Plummer autoencoder's bounds: the latent dimension, the
 networks' memory, the number of samples and text in the data are refused with an error that
 names the argument, before any work."""
 

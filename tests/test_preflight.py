@@ -1,13 +1,26 @@
 """The numerical preflight: data, kernel parameters and gamma that would make the kernel
 overflow, underflow or depend on rounding are refused before the solve, with an error naming
-the argument; valid but unusual data (duplicates, constant features) are accepted."""
+the argument; valid but unusual data (duplicates, constant features) are accepted. Test points
+get fit's preflight (a far point is refused, never a NaN decision value), and text among the
+features is refused naming X."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import small_pu
+from problems import few_labels, shifted_bags
 
-from unlabeled import PUSVC
+from unlabeled import (
+    MISVM,
+    PUSVC,
+    TSVM,
+    LabeledSVM,
+    LapSVM,
+    MILWellSVM,
+    WellSVM,
+    WellSVMClustering,
+    miSVM,
+)
 
 # ---------------------------------------------------------------------- kernel overflow
 PREFLIGHT = [  # each fit succeeded before, with every prediction 0 or a wrong objective_
@@ -139,3 +152,101 @@ def test_duplicated_points_and_constant_features_are_fine():
     a = PUSVC(prior=0.4, lam=0.1, gamma=0.5, tol=1e-8, n_jobs=1).fit(X, s)
     b = PUSVC(prior=0.4, lam=0.1, gamma=0.5, tol=1e-8, n_jobs=1).fit(np.r_[X, X], np.r_[s, s])
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-5)
+
+
+def _fitted_poly():
+    X, y, truth = few_labels()
+    bags, yb = shifted_bags()
+    return [
+        (LabeledSVM(kernel="poly").fit(X, y), X),
+        (TSVM(kernel="poly").fit(X, y), X),
+        (LapSVM(kernel="poly").fit(X, y), X),
+        (WellSVM(kernel="poly").fit(X, y), X),
+        (MISVM(kernel="poly").fit(bags, yb), bags),
+        (miSVM(kernel="poly").fit(bags, yb), bags),
+        (MILWellSVM(kernel="poly").fit(bags, yb), bags),
+        (WellSVMClustering(kernel="poly", random_state=0).fit(X), X),
+        (PUSVC(kernel="poly", prior=0.5).fit(X, truth * (np.arange(len(X)) < 20)), X),
+    ]
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_far_test_points_are_refused_not_nan():
+    """x * 1e150 gave NaN decision values and arbitrary predictions in eight estimators; the
+    preflight of fit now runs on the test points too: an error naming X and the fix."""
+    for est, data in _fitted_poly():
+        far = [b * 1e150 for b in data[:2]] if isinstance(data, list) else data[:3] * 1e150
+        name = type(est).__name__
+        with pytest.raises(ValueError, match=r"X is too large in scale .*Rescale") as info:
+            est.decision_function(far)
+        assert "poly" in str(info.value), name
+        with pytest.raises(ValueError, match="X is too large in scale"):
+            est.predict(far)
+        near = [b * 10 for b in data[:2]] if isinstance(data, list) else data[:3] * 10
+        assert np.all(np.isfinite(est.decision_function(near))), name
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_poly_overflow_below_the_norm_bound_is_refused():
+    """||x||^2 within the bound but (gamma ||x||^2 + |coef0|)^degree beyond it: refused too."""
+    X, y, _ = few_labels()
+    est = LabeledSVM(kernel="poly", degree=20, gamma=1.0).fit(X, y)
+    with pytest.raises(ValueError, match=r"k\(x, x\) = .* for row 0"):
+        est.decision_function(X[:2] * 1e4)
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_rbf_and_linear_far_points_finite():
+    X, y, _ = few_labels()
+    rbf = LabeledSVM().fit(X, y)
+    with pytest.raises(ValueError, match="X is too large in scale for the rbf kernel"):
+        rbf.decision_function(X[:2] * 1e150)
+    assert np.all(np.isfinite(rbf.decision_function(X[:2] * 1e40)))
+    lin = LabeledSVM(kernel="linear").fit(X, y)
+    assert np.all(np.isfinite(lin.decision_function(X[:2] * 1e150)))
+    with pytest.raises(ValueError, match="non-finite decision value"):
+        lin.decision_function(np.full((1, 2), 1.7e308))
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("kernel_plus", ["poly", "rbf"])
+def test_svmplus_far_points_refused_on_both_spaces(kernel_plus):
+    """SVMPlus's decision_function has the base's preflight; its correcting_function on far
+    privileged points (x* * 1e150) gave NaN: refused, naming X_star."""
+    from unlabeled import SVMPlus
+
+    rng = np.random.default_rng(0)
+    X, Z = rng.normal(size=(40, 2)), rng.normal(size=(40, 2))
+    est = SVMPlus(kernel="poly", kernel_plus=kernel_plus).fit(X, (X[:, 0] > 0).astype(int), Z)
+    with pytest.raises(ValueError, match=rf"X_star is too large in scale for the {kernel_plus}"):
+        est.correcting_function(Z[:2] * 1e150)
+    with pytest.raises(ValueError, match=r"X is too large in scale for the poly kernel"):
+        est.decision_function(X[:2] * 1e150)
+    assert np.all(np.isfinite(est.correcting_function(Z[:2] * 10)))
+
+
+def test_string_features_name_x_and_the_fix():
+    """NumPy's "could not convert string to float" named neither X nor what to do."""
+    X = np.array([["a", "b"], ["c", "d"], ["1", "2"], ["3", "4"]])
+    y = [0, 1, -1, -1]
+    with pytest.raises(ValueError, match=r"X holds 'a' \(str\): the features must be numbers"):
+        LabeledSVM().fit(X, y)
+    est = LabeledSVM().fit(np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [2.0, 2.0]]), y)
+    with pytest.raises(ValueError, match=r"X holds 'x' \(str\)"):
+        est.predict(np.array([["x", "1"]]))
+    with pytest.raises(ValueError, match=r"X holds 'b' \(str\)"):
+        WellSVMClustering().fit(np.array([["1", "b"], ["2", "3"]]))
+
+
+@pytest.mark.parametrize("form", ["list", "object", "frame"])
+def test_text_in_lists_object_arrays_and_frames_names_x(form):
+    """Text in a list, an object array or a DataFrame reached NumPy's raw "could
+    not convert string to float" (only arrays of strings were checked)."""
+    import pandas as pd
+
+    rows = [[0.0, 1.0], [1.0, "high"], [1.0, 1.0], [2.0, 2.0]]
+    X = {"list": rows, "object": np.array(rows, dtype=object), "frame": pd.DataFrame(rows)}[form]
+    with pytest.raises(ValueError, match=r"X holds 'high' \(str\): the features must be"):
+        LabeledSVM().fit(X, [0, 1, -1, -1])
+    numeric = [[0.0, 1.0], [1.0, "0.5"], [1.0, 1.0], [2.0, 2.0]]  # text that reads as numbers
+    assert LabeledSVM().fit(numeric, [0, 1, -1, -1]).predict(numeric).shape == (4,)

@@ -6,10 +6,12 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import small_pu
+from conftest import assert_random_state_validated, assert_same_state, raise_on_call, small_pu
+from problems import pu_mixture
 from sklearn.base import clone
 
 import unlabeled.pu
+from unlabeled.pu import priors
 from unlabeled.pu.priors import (
     KM1,
     KM2,
@@ -22,20 +24,6 @@ from unlabeled.pu.priors import (
 )
 
 ALL = (KM1, KM2, PenalizedL1, ElkanNoto, TIcE, BestBin, Bracket)
-
-
-def mixture(seed, prior, n_u=400, n_p=200, shift=3.0, d=2):
-    """Labeled positives N(shift, I) and an unlabeled mixture with exactly round(prior n_u)
-    positives; the answer is that share. Two Gaussians 3 standard deviations apart overlap
-    little, so every method's assumptions (irreducibility, SCAR) hold."""
-    rng = np.random.default_rng(seed)
-    k = round(prior * n_u)
-    Xu = rng.normal(size=(n_u, d))
-    Xu[:k] += shift
-    Xp = rng.normal(size=(n_p, d)) + shift
-    X = np.r_[Xp, Xu]
-    s = np.r_[np.ones(n_p, int), np.zeros(n_u, int)]
-    return X, s, k / n_u
 
 
 # Tolerances (absolute error on the share of positives among the unlabeled points), per
@@ -57,7 +45,7 @@ AUTO_PRIOR_ESTIMATORS = ("Bracket", "KM1", "KM2")
 @pytest.mark.parametrize("prior", [0.2, 0.5, 0.7])
 @pytest.mark.parametrize("cls", ALL)
 def test_recovers_known_prior(cls, prior):
-    X, s, truth = mixture(1, prior)
+    X, s, truth = pu_mixture(1, prior)
     est = cls(random_state=0).fit(X, s)
     assert abs(est.prior_ - truth) <= TOL[cls], (cls.__name__, est.prior_, truth)
     assert est.n_labeled_ == 200 and est.n_unlabeled_ == 400 and est.n_features_in_ == 2
@@ -66,7 +54,7 @@ def test_recovers_known_prior(cls, prior):
 
 @pytest.mark.parametrize("cls", ALL)
 def test_bootstrap_interval_contains_estimate_and_is_reproducible(cls):
-    X, s, _ = mixture(2, 0.4, n_u=200, n_p=100)
+    X, s, _ = pu_mixture(2, 0.4, n_u=200, n_p=100)
     a = cls(n_bootstrap=8, random_state=3).fit(X, s)
     b = cls(n_bootstrap=8, random_state=3).fit(X, s)
     lo, hi = a.prior_interval_
@@ -88,7 +76,7 @@ def test_bootstrap_interval_contains_estimate_and_is_reproducible(cls):
 
 @pytest.mark.parametrize("cls", ALL)
 def test_inputs_unchanged_labels_minus_one_and_sparse(cls):
-    X, s, _ = mixture(3, 0.3, n_u=150, n_p=80)
+    X, s, _ = pu_mixture(3, 0.3, n_u=150, n_p=80)
     X0, s0 = X.copy(), s.copy()
     est = cls(random_state=0).fit(X, s)
     np.testing.assert_array_equal(X, X0)
@@ -103,7 +91,7 @@ def test_inputs_unchanged_labels_minus_one_and_sparse(cls):
 
 @pytest.mark.parametrize("cls", ALL)
 def test_pickle_roundtrip(cls):
-    X, s, _ = mixture(4, 0.3, n_u=120, n_p=60)
+    X, s, _ = pu_mixture(4, 0.3, n_u=120, n_p=60)
     est = cls(random_state=0).fit(X, s)
     again = pickle.loads(pickle.dumps(est))
     assert again.prior_ == est.prior_
@@ -122,7 +110,7 @@ def test_pickle_roundtrip(cls):
     ],
 )
 def test_common_parameter_errors(cls, param, value, exc, words):
-    X, s, _ = mixture(5, 0.3, n_u=60, n_p=30)
+    X, s, _ = pu_mixture(5, 0.3, n_u=60, n_p=30)
     with pytest.raises(exc, match=words):
         cls(**{param: value}).fit(X, s)
 
@@ -142,14 +130,14 @@ def test_common_parameter_errors(cls, param, value, exc, words):
     ],
 )
 def test_specific_parameter_errors(est, exc, words):
-    X, s, _ = mixture(5, 0.3, n_u=60, n_p=30)
+    X, s, _ = pu_mixture(5, 0.3, n_u=60, n_p=30)
     with pytest.raises(exc, match=words):
         est.fit(X, s)
 
 
 @pytest.mark.parametrize("cls", ALL)
 def test_bad_data_errors(cls):
-    X, s, _ = mixture(6, 0.3, n_u=60, n_p=30)
+    X, s, _ = pu_mixture(6, 0.3, n_u=60, n_p=30)
     with pytest.raises(ValueError, match="no labeled positive"):
         cls().fit(X, np.zeros_like(s))
     with pytest.raises(ValueError, match="rows"):
@@ -188,7 +176,7 @@ def test_elkan_noto_out_of_range_warns_and_is_not_clipped():
         def set_params(self, **params):
             return self
 
-    X, s, _ = mixture(7, 0.3, n_u=100, n_p=50)
+    X, s, _ = pu_mixture(7, 0.3, n_u=100, n_p=50)
     with pytest.warns(RuntimeWarning, match="outside"):
         est = ElkanNoto(estimator=Flat()).fit(X, s)
     assert est.c_ == pytest.approx(0.01)
@@ -229,7 +217,7 @@ def test_public_names_share_the_estimator_api():
 def test_pusvc_prior_auto_estimates_the_prior():
     from unlabeled import PUSVC
 
-    X, s, truth = mixture(8, 0.4, n_u=300, n_p=100)
+    X, s, truth = pu_mixture(8, 0.4, n_u=300, n_p=100)
     clf = PUSVC(prior="auto", random_state=0).fit(X, s)
     assert clf.prior_estimator_ == AUTO_PRIOR_ESTIMATORS[0]
     assert set(AUTO_PRIOR_ESTIMATORS) <= {c.__name__ for c in ALL}
@@ -247,29 +235,11 @@ def test_pusvc_prior_auto_estimates_the_prior():
 def test_pusvc_prior_auto_errors():
     from unlabeled import PUSVC
 
-    X, s, _ = mixture(9, 0.4, n_u=60, n_p=30)
+    X, s, _ = pu_mixture(9, 0.4, n_u=60, n_p=30)
     with pytest.raises(ValueError, match="precomputed"):
         PUSVC(prior="auto", kernel="precomputed").fit(X @ X.T, s)
     with pytest.raises(TypeError, match="auto"):
         PUSVC(prior="automatic").fit(X, s)
-
-
-def test_pusvc_prior_auto_falls_back(monkeypatch):
-    """On 38 points TIcE may find no subset that bounds c above p / N and estimate 1: the
-    next estimator is used (and only when none gives a value in (0, 1) does fit refuse:
-    tests/engine/test_pusvc_paths.py, with TIcE alone). Bracket, the first, practically
-    never gives 0 or 1 (a midpoint), so TIcE stands first here for the mechanism."""
-    from unlabeled import PUSVC
-    from unlabeled.pu import _pusvc
-
-    monkeypatch.setattr(_pusvc, "AUTO_PRIOR_ESTIMATORS", ("TIcE", "KM1", "KM2"))
-    X, s, _ = mixture(0, 0.33, n_u=30, n_p=8)
-    seeds = [r for r in range(20) if TIcE(random_state=r).fit(X, s).prior_ >= 1]
-    if not seeds:
-        pytest.skip("no degenerate estimate on this problem")
-    clf = PUSVC(prior="auto", random_state=seeds[0]).fit(X, s)
-    assert clf.prior_estimator_ == "KM1" and clf.prior_interval_ is None
-    assert clf.prior_ == pytest.approx(KM1(random_state=seeds[0]).fit(X, s).prior_)
 
 
 # ------------------------------------------------------------------ BestBin and Bracket
@@ -294,7 +264,7 @@ def test_best_bin_upper_bound_holds_on_overlapping_classes():
     standard deviation apart the estimate errs high and the bound stays above the truth."""
     covered = 0
     for seed in range(10):
-        X, s, truth = mixture(seed, 0.4, n_u=400, n_p=200, shift=1.0)
+        X, s, truth = pu_mixture(seed, 0.4, n_u=400, n_p=200, shift=1.0)
         est = BestBin(random_state=seed).fit(X, s)
         assert est.prior_ >= truth - 0.05
         covered += est.bin_interval_[1] >= truth
@@ -302,13 +272,13 @@ def test_best_bin_upper_bound_holds_on_overlapping_classes():
 
 
 def test_best_bin_needs_two_labeled_positives():
-    X, s, _ = mixture(0, 0.4, n_u=50, n_p=1)
+    X, s, _ = pu_mixture(0, 0.4, n_u=50, n_p=1)
     with pytest.raises(ValueError, match="at least 2 labeled positives"):
         BestBin().fit(X, s)
 
 
 def test_bracket_is_the_midpoint_of_its_interval():
-    X, s, truth = mixture(4, 0.3, n_u=300, n_p=60, shift=1.5)
+    X, s, truth = pu_mixture(4, 0.3, n_u=300, n_p=60, shift=1.5)
     est = Bracket(random_state=0).fit(X, s)
     low, high = est.bracket_
     assert est.prior_ == pytest.approx((low + high) / 2)
@@ -326,7 +296,7 @@ def test_bracket_is_the_midpoint_of_its_interval():
 def test_pusvc_prior_auto_interval_is_the_bracket():
     from unlabeled import PUSVC
 
-    X, s, _ = mixture(5, 0.4, n_u=200, n_p=60)
+    X, s, _ = pu_mixture(5, 0.4, n_u=200, n_p=60)
     clf = PUSVC(prior="auto", random_state=0).fit(X, s)
     ref = Bracket(random_state=0).fit(X, s)
     assert clf.prior_estimator_ == "Bracket" and clf.prior_interval_ == pytest.approx(ref.bracket_)
@@ -350,7 +320,7 @@ def test_tice_iterations_are_read_off_their_cycle_and_capped():
     nothing, and n_iter above the documented cap is refused."""
     from unlabeled.exceptions import InvalidParameterError
 
-    X, s, _ = mixture(0, 0.4, n_u=200, n_p=60, shift=1.0)
+    X, s, _ = pu_mixture(0, 0.4, n_u=200, n_p=60, shift=1.0)
     with pytest.raises(InvalidParameterError, match="n_iter must be <= 10000"):
         TIcE(n_iter=10**9).fit(X, s)
     seq = [TIcE(n_iter=k, random_state=0).fit(X, s).c_ for k in range(1, 41)]
@@ -364,7 +334,7 @@ def test_tice_bins_beyond_the_points_split_no_further(settings):
     the counts it costs per split are checked against the budget."""
     from unlabeled.exceptions import MemoryBudgetError
 
-    X, s, _ = mixture(1, 0.4, n_u=60, n_p=20, shift=1.0)
+    X, s, _ = pu_mixture(1, 0.4, n_u=60, n_p=20, shift=1.0)
     ref = TIcE(n_bins=80, random_state=0).fit(X, s).prior_
     assert TIcE(n_bins=10**9, random_state=0).fit(X, s).prior_ == ref
     settings(max_dense_bytes=10_000)  # holds the 80 x 2 data, not 2 x 80 counts per split
@@ -386,3 +356,43 @@ def test_penalized_l1_grids_checked_against_the_budget(settings):
     settings(max_dense_bytes=5_000)
     with pytest.raises(MemoryBudgetError, match="n_basis=300 holds 50 x 40"):
         PenalizedL1().fit(X, s)
+
+
+def _pu_data():
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(2, 1, (60, 2)), rng.normal(2, 1, (30, 2)), rng.normal(-2, 1, (60, 2))]
+    return X, np.r_[np.ones(60), np.zeros(90)]
+
+
+PRIOR_ESTIMATORS = [priors.KM1, priors.KM2, priors.PenalizedL1, priors.ElkanNoto, priors.TIcE]
+
+
+@pytest.mark.parametrize("make", PRIOR_ESTIMATORS, ids=lambda c: c.__name__)
+def test_random_state_validated_by_the_library(make):
+    X, y = _pu_data()
+    assert_random_state_validated(make, X, y, "prior_", n_bootstrap=3)
+
+
+@pytest.mark.parametrize("make", PRIOR_ESTIMATORS, ids=lambda c: c.__name__)
+def test_prior_fit_interrupted_in_the_bootstrap_leaves_it_as_it_was(monkeypatch, make):
+    """Before: prior_, n_labeled_ and n_features_in_ of the new fit were kept beside the old
+    interval when the bootstrap was interrupted."""
+    X, s = _pu_data()
+    est = make(random_state=0, n_bootstrap=3).fit(X[:, :1], s)
+    before = dict(vars(est))
+    raise_on_call(monkeypatch, make, "_estimate", 3, KeyboardInterrupt())
+    with pytest.raises(KeyboardInterrupt):
+        est.fit(X, s)
+    assert_same_state(est, before)
+
+
+def test_prior_bad_size_found_late_leaves_it_as_it_was():
+    """Before: PenalizedL1's folds were checked against the points after n_features_in_ was
+    reset."""
+    X, s = _pu_data()
+    est = priors.PenalizedL1(random_state=0).fit(X, s)
+    before = dict(vars(est))
+    with pytest.raises(ValueError, match="n_folds|fold"):
+        est.set_params(n_folds=70).fit(X[:, :1], s)  # 60 positives
+    before["n_folds"] = 70
+    assert_same_state(est, before)

@@ -6,12 +6,14 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import assert_passes_check_estimator, make_pu
+from conftest import assert_passes_check_estimator, make_pu, small_pu
 from oracle import gram
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
 from unlabeled import PUSVC
+from unlabeled.exceptions import InvalidParameterError
+from unlabeled.pu import DoubleHingeQP, RampPU, USMOInit
 
 
 @pytest.fixture(scope="module")
@@ -336,7 +338,7 @@ def test_no_single_class_with_defaults_where_zero_predicts_none():
 
 
 def test_a_model_of_one_class_warns_with_its_cause():
-    """Issue 46: a PU fit that predicts one class for every training point said nothing.
+    """A PU fit that predicts one class for every training point said nothing.
     With threshold="zero" a small prior leaves f < 0 everywhere (the double hinge's constant
     part is least at beta = -1): the warning names the cause and the default that avoids it."""
     from sklearn.datasets import load_breast_cancer
@@ -350,3 +352,27 @@ def test_a_model_of_one_class_warns_with_its_cause():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         assert 0 < np.mean(PUSVC(prior=0.6).fit(X, s).predict(X)) < 1
+
+
+@pytest.mark.parametrize("cls", [PUSVC, DoubleHingeQP, USMOInit, RampPU])
+def test_missing_prior_names_it_and_the_choices(cls):
+    X, s = small_pu()
+    est = cls()
+    with pytest.raises(InvalidParameterError, match=r"'prior'.*a number in \(0, 1\)") as info:
+        est.fit(X, s)
+    assert ("prior='auto'" in str(info.value)) == (cls is PUSVC)
+    assert not hasattr(est, "prior_")  # refused before any work
+
+
+def test_pusvc_verbose_reports_the_start(capsys):
+    """verbose=True reports the start-up (the pilot and the BLAS kernel products, most of a
+    large rbf fit) before the solver's own lines, so that a long fit is never silent."""
+    X, s, _ = make_pu(0, n=4200, d=20, p=200)
+    PUSVC(prior=0.4, lam=1e-3, n_jobs=1, verbose=True).fit(X, s)
+    err = capsys.readouterr().err
+    for phase in ["pilot problem", "pilot's f(x)", "h = K_UP 1", "K_UU [sigma0, upper]"]:
+        assert f"[PUSVC] start: {phase}" in err
+    assert "K_UU [sigma0, upper]: 4,200 x " in err  # rows x the columns with sigma0 > 0
+    assert err.index("start: K_UU") < err.index("[PUSVC] done")
+    PUSVC(prior=0.4, lam=1e-3, n_jobs=1).fit(X, s)
+    assert capsys.readouterr().err == ""

@@ -5,7 +5,7 @@ at tol=1e-8, for both kernels, both solvers and lam in {1e-4, 1e-3, 1e-2, 1e-1}.
 recomputed (oracle.check_against) from (support_, dual_coef_, intercept_) with a dense Gram
 matrix, so the test does not trust the estimator's own objective_ (which it also checks). The
 internal paths forced (the linear offset search, the BLAS start):
-tests/engine/test_pusvc_paths.py."""
+tests/internals/test_pusvc_paths.py."""
 
 import numpy as np
 import pytest

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 import scipy.sparse.csgraph
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.neighbors import kneighbors_graph
@@ -178,7 +179,7 @@ def test_lapsvm_singular_system_names_gamma_i():
     assert np.all(np.isfinite(f))
 
 
-# ------------------------------------------------------------- standardize (issue 46)
+# ---------------------------------------------------------------------------- standardize
 SSL_CLASSES = [WellSVM, TSVM, LapSVM, LabeledSVM]
 
 
@@ -259,3 +260,49 @@ def test_standardized_model_files_round_trip(cls, tmp_path):
         back = load(tmp_path / "m.skops")
         np.testing.assert_array_equal(back.decision_function(data), model.decision_function(data))
         np.testing.assert_array_equal(back.predict_proba(data), model.predict_proba(data))
+
+
+def _grid():
+    """Points of a grid, no two identical: many exact ties among the distances, which the
+    k-NN graph breaks (by distance, then by the points' contents, then index)."""
+    return np.array([[i, j] for i in range(7) for j in range(6)], dtype=float) + 0.5
+
+
+def _grid_labels(n):
+    y = np.full(n, -1)
+    y[[0, 1, 2]] = 0
+    y[[-1, -2, -3]] = 1
+    return y
+
+
+@pytest.mark.parametrize("k", [3, 5, 6])
+def test_lapsvm_permuted_rows_give_the_permuted_model(k):
+    """The same points in another order: the same graph (permuted), so the same model. The
+    old graph (scikit-learn's kneighbors_graph) broke ties by row order: other models."""
+    X = _grid()
+    y = _grid_labels(len(X))
+    P = np.random.default_rng(3).permutation(len(X))
+    a = LapSVM(gamma=0.3, gamma_I=50.0, n_neighbors=k).fit(X, y)
+    b = LapSVM(gamma=0.3, gamma_I=50.0, n_neighbors=k).fit(X[P], y[P])
+    np.testing.assert_allclose(b.decision_function(X), a.decision_function(X), atol=1e-8)
+    np.testing.assert_array_equal(b.transduction_, a.transduction_[P])
+
+
+def test_lapsvm_model_independent_of_layout():
+    X = _grid()
+    y = _grid_labels(len(X))
+    a = LapSVM(gamma=0.3, gamma_I=50.0, n_neighbors=4).fit(X, y)
+    for other in (np.asfortranarray(X), np.repeat(X, 2, axis=1)[:, ::2]):
+        b = LapSVM(gamma=0.3, gamma_I=50.0, n_neighbors=4).fit(other, y)
+        np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+def test_lapsvm_graph_is_the_knn_graph_without_ties():
+    """On points without ties the graph is scikit-learn's symmetrised k-NN graph: the model
+    equals one built on it (gamma_I = 0 would hide it; here the graph term dominates)."""
+    X = np.random.default_rng(1).normal(size=(50, 3))
+    y = np.full(50, -1)
+    y[:3], y[3:6] = 0, 1
+    a = LapSVM(gamma=0.3, gamma_I=50.0).fit(X, y)
+    b = LapSVM(gamma=0.3, gamma_I=50.0).fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-9)

@@ -1,7 +1,7 @@
 """WellSVM (semi-supervised): the expansion, the balance, the squared hinge as the hinge on
 K + diag(1/C), the linear path against the kernel path, the estimator's API and input checks.
 Its label generation against cvxpy + Clarabel and the brute-force optimum:
-tests/engine/test_label_generation.py."""
+tests/internals/test_label_generation.py."""
 
 from __future__ import annotations
 
@@ -177,7 +177,7 @@ def test_bad_input_is_refused_before_any_work(change, match, monkeypatch):
 def test_linear_path_equals_kernel_path(sparse):
     """kernel='linear' runs on the linear dual solver with w kept (the large-scale path, taken
     once the Gram matrix outgrows cache_size: here 10 kB; the backend chosen is checked in
-    tests/engine/test_label_generation.py); the same relaxation on the SMO solver with the
+    tests/internals/test_label_generation.py); the same relaxation on the SMO solver with the
     precomputed linear Gram matrix agrees."""
     from sklearn.metrics.pairwise import linear_kernel
 
@@ -307,3 +307,15 @@ def test_auto_loss_is_the_squared_hinge_where_it_runs():
     lin = WellSVM(kernel="linear", cache_size=0.01).fit(X, y)
     hinge = WellSVM(kernel="linear", cache_size=0.01, loss="hinge").fit(X, y)
     np.testing.assert_array_equal(lin.objective_history_, hinge.objective_history_)
+
+
+def test_squared_hinge_on_an_indefinite_kernel_names_the_kernel_and_fix():
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(30, 30))
+    K = (A + A.T) / 2
+    y = np.full(30, -1)
+    y[:3], y[3:6] = 0, 1
+    est = WellSVM(kernel="precomputed", loss="squared_hinge")
+    with pytest.raises(ValueError, match=r"positive semi-definite.*precomputed.*loss='hinge'"):
+        est.fit(K, y)
+    assert not hasattr(est, "support_")

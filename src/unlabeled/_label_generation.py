@@ -48,6 +48,7 @@ from typing import Protocol
 
 import numpy as np
 
+from ._budget import check_dense_budget
 from ._engine import (
     KernelRows,
     KernelSpec,
@@ -57,7 +58,7 @@ from ._engine import (
     solve_linear_dual,
 )
 from ._kernels import KERNEL_CODES
-from ._shared import check_dense_budget, resolve_max_iter, warn_not_converged
+from ._solving import resolve_max_iter, warn_not_converged
 
 _UNBOUNDED = 1e8  # the squared hinge's finite box, in units of C
 

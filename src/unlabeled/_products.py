@@ -42,7 +42,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _engine
-from ._shared import one_blas_thread
+from ._threads import one_blas_thread
 
 #: sparse data whose dense float64 form is at most this many MB are densified for products
 DENSIFY_MB = 256

@@ -131,7 +131,8 @@ class Real:
 
 @dataclass(frozen=True)
 class Integer:
-    """An integer (not a bool) in ``[low, high]``; ``high`` defaults to :data:`INT_MAX`.
+    """An integer (not a bool) in ``[low, high]``; ``high`` defaults to 2**31 - 1 (the engine's
+    int32).
 
     Examples
     --------

@@ -11,14 +11,14 @@ over support points ``S`` of the training set, with or without the offset ``b``.
 checks, the kernel itself (one implementation, for dense, CSR and float32 data), products with
 kernel blocks in bounded memory, the fitted attributes in :class:`sklearn.svm.SVC`'s
 vocabulary, and one ``decision_function``; :class:`KernelClassifier` adds ``predict``. A method
-supplies its parameters, its data checks and its solver, and calls
-:meth:`KernelMachine._set_expansion` once the solver has returned.
+supplies its parameters, its data checks and its solver, and hands the expansion to the base
+once the solver has returned (as in the example below).
 
 Every estimator, kernel machine or not, declares its constructor parameters in a class
-attribute ``_parameter_constraints`` (name -> list of :class:`Real`, :class:`Integer`,
-:class:`Options`, :class:`Boolean`, :class:`Instance`, :class:`Callable` or ``None``) and checks
-them with :meth:`ValidatedEstimator._validate_params` at the start of ``fit``, which raises
-:class:`InvalidParameterError` naming the parameter, what it may be and the value given.
+attribute, the parameter constraints (name -> list of :class:`Real`, :class:`Integer`,
+:class:`Options`, :class:`Boolean`, :class:`Instance`, :class:`Callable` or ``None``), and checks
+them with the base's validation at the start of ``fit`` (the example below shows both), which
+raises :class:`InvalidParameterError` naming the parameter, what it may be and the value given.
 
 Examples
 --------
@@ -57,9 +57,10 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from ._budget import check_dense_budget
 from ._dask import blockwise, is_dask_collection
 from ._kernels import KERNELS, as_float64, kernel_block, kernel_dot, kernel_params
-from ._shared import check_dense_budget, resolve_max_iter, warn_not_converged
+from ._solving import resolve_max_iter, warn_not_converged
 from ._validation import (
     INT_MAX,
     MAX_DEGREE,
@@ -223,7 +224,7 @@ class Fitted:
     """What one fitted attribute is, as ``fit`` makes it: the declaration that a loaded model is
     checked against (:func:`unlabeled.model_io.check_model`).
 
-    Each estimator class lists its fitted attributes in ``_fitted_attributes`` (name ->
+    Each estimator class lists its fitted attributes in a table of declarations (name ->
     ``Fitted``, or None for a transient attribute that a model file does not keep); a class
     lists only what it adds to its bases' tables. A model file holding an attribute that is
     neither a parameter nor declared, lacking one that is not ``optional``, or holding one of
@@ -291,10 +292,10 @@ class Fitted:
 class ValidatedEstimator(BaseEstimator):
     """A scikit-learn estimator whose constructor parameters are declared and checked.
 
-    Subclasses list what each parameter may be in ``_parameter_constraints`` (name -> list of
-    :class:`Real`, :class:`Integer`, :class:`Options`, :class:`Boolean`, :class:`Instance`,
-    :class:`Callable` or ``None``) and call :meth:`_validate_params` at the start of ``fit``,
-    before any work. Parameters not listed are not checked.
+    Subclasses list what each parameter may be in a class attribute, the parameter constraints
+    (name -> list of :class:`Real`, :class:`Integer`, :class:`Options`, :class:`Boolean`,
+    :class:`Instance`, :class:`Callable` or ``None``), and check them at the start of ``fit``,
+    before any work, as the example below does. Parameters not listed are not checked.
 
     Examples
     --------
@@ -379,13 +380,13 @@ class KernelMachine(ValidatedEstimator):
         k \in \{\langle x, x'\rangle,\ e^{-\gamma\|x - x'\|^2},\
         (\gamma\langle x, x'\rangle + c_0)^d,\ \text{a given Gram matrix}\}.
 
-    A subclass declares its own parameters in ``_parameter_constraints`` (merged with the
-    kernel's below), calls :meth:`_validate_params` and :meth:`_validate_X` at the start of
-    ``fit`` (before any work), and :meth:`_set_expansion` at its end. Subclasses restrict the
+    A subclass declares its own parameter constraints (merged with the kernel's), checks its
+    parameters and its data at the start of ``fit`` (before any work) and hands the base the
+    expansion at its end, as the example below does. Subclasses restrict the
     kernels by overriding the ``"kernel"`` entry, and keep the offset at ``b = 0`` by passing
     ``intercept=None``. Everything else (``decision_function``, ``coef_``, the tags) is shared.
 
-    Fitted attributes set by :meth:`_set_expansion`: ``support_``, ``dual_coef_`` (shape
+    Fitted attributes set with the expansion: ``support_``, ``dual_coef_`` (shape
     ``(1, n_SV)``, the ``alpha_i``), ``intercept_`` (shape ``(1,)``), ``support_vectors_``
     (empty for ``kernel="precomputed"``), ``shape_fit_``, ``classes_`` when given, and
     ``coef_`` (``w = sum_i alpha_i x_i``, linear kernel only).
@@ -711,8 +712,8 @@ class KernelMachine(ValidatedEstimator):
 class KernelClassifier(ClassifierMixin, KernelMachine):
     """A binary :class:`KernelMachine` classifier: ``classes_[1]`` where ``f(x) > 0``.
 
-    ``classes_`` is whatever pair the subclass passes to :meth:`_set_expansion` (``[0, 1]`` for
-    the PU learners, the two labels of ``y`` for SVM+).
+    ``classes_`` is whatever pair the subclass passes with its expansion (``[0, 1]`` for the PU
+    learners, the two labels of ``y`` for SVM+).
 
     Examples
     --------

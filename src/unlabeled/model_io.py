@@ -11,7 +11,8 @@ explicitly (never pickle). Files are written atomically: a temporary file in the
 renamed over the target once complete, so a failed command leaves nothing behind.
 
 Model files are untrusted input. Before anything is read, the zip directory is inspected and a
-file with more than :data:`MAX_MODEL_BYTES` of uncompressed data (a zip bomb) is refused; then
+file with more than 1 GiB of uncompressed data (a zip bomb; the environment variable
+``UNLABELED_MAX_MODEL_BYTES`` raises the cap) is refused; then
 a file with more members than its estimator's class can produce (:func:`member_limit`, from
 the attributes and parameters the class declares) or with an array whose header declares more
 bytes than the member holds (the allocation a file implies is bounded by its own size, before
@@ -19,14 +20,14 @@ anything is built); after the allow-listed load, the model itself is
 checked against the fitted attributes its class declares (:func:`check_model`: parameters,
 no unexpected or missing attribute, types, dtypes, shapes through named dimensions such as
 ``n_features_in_``, index ranges, sparse structure with a full format check, finite values of
-magnitude at most :data:`MAX_FITTED_VALUE`), so a crafted file is refused with a clear error
+magnitude at most 1e100), so a crafted file is refused with a clear error
 rather than crashing ``predict`` or making it return NaN or inf.
 
-Declaring an estimator's fitted attributes: a class attribute ``_fitted_attributes`` (name ->
-:class:`unlabeled.base.Fitted`, None for a transient attribute that files do not keep) lists
-what its ``fit`` adds to its bases' tables; ``_fitted_declarations()`` merges them (and may
-adapt them to the parameters, as a precomputed kernel keeps no support vectors), and an
-optional ``_check_fitted()`` checks the relations a table cannot state.
+Declaring an estimator's fitted attributes: each class keeps a table (name ->
+:class:`unlabeled.base.Fitted`, None for a transient attribute that files do not keep) of
+what its ``fit`` adds to its bases' tables; the estimator merges them (and may adapt them to
+the parameters, as a precomputed kernel keeps no support vectors), and may check the
+relations a table cannot state.
 """
 
 from __future__ import annotations
@@ -367,12 +368,12 @@ def load(path: str | os.PathLike[str]) -> BaseEstimator:
 
     Model files are untrusted input: the record is read first (a file that is not ours or
     from another version is refused before anything is deserialised), the archive's size and
-    members are capped (:data:`MAX_MODEL_BYTES`; at most the members that the estimator's
-    class can produce, :func:`member_limit`; no array declaring more bytes than it holds),
-    skops loads only the types of :data:`TRUSTED_TYPES` (never pickle), and the model is then
-    checked completely
+    members are capped (1 GiB uncompressed, ``UNLABELED_MAX_MODEL_BYTES`` to change it; at
+    most the members that the estimator's class can produce, :func:`member_limit`; no array
+    declaring more bytes than it holds), skops loads only the types of :data:`TRUSTED_TYPES`
+    (never pickle), and the model is then checked completely
     against its class's declared fitted attributes (:func:`check_model`: types, shapes,
-    index ranges, finite values of magnitude at most :data:`MAX_FITTED_VALUE`).
+    index ranges, finite values of magnitude at most 1e100).
 
     Parameters
     ----------
@@ -505,7 +506,7 @@ def member_limit(cls, format_version: int = FORMAT_VERSION, file_size: int = 0) 
 
     Derived from what the class declares, not a fixed count: skops writes one member per
     array, so a file holds its schema and record, one member per parameter and declared
-    fitted attribute, and :data:`NESTED_MEMBERS` for each that holds an object (an attribute
+    fitted attribute, and 64 for each that holds an object (an attribute
     of kind ``"object"``; a parameter that may be an instance such as an estimator or a
     RandomState). Files of format 1 kept each NumPy scalar of a list attribute (a fit's
     history) as a member of its own: for a class that declares one, as many more members as
@@ -750,15 +751,15 @@ def check_model(est: BaseEstimator) -> None:
     """Check a loaded model completely against its class's declared fitted attributes; raises
     ``ValueError``/``TypeError`` naming the first attribute that is not what ``fit`` makes.
 
-    Each estimator class declares what its ``fit`` produces in ``_fitted_attributes`` (name ->
+    Each estimator class declares what its ``fit`` produces in a table (name ->
     :class:`unlabeled.base.Fitted`: kind, dtype, shape through named dimensions such as
     ``n_features_in_`` or ``n_SV``, value bounds, index ranges). Checked here: the parameters
-    (the estimator's declared constraints, ``_validate_params``), that every attribute is a
+    (against the estimator's declared constraints), that every attribute is a
     parameter or a declared fitted attribute and every declared one that is not optional is
     there, each attribute's type, dtype and shape, that indices are in range, that a CSR
     matrix passes a full format check, and that every float is finite and at most
-    :data:`MAX_FITTED_VALUE` in magnitude; then the estimator's ``_check_fitted``, where it
-    has one, for the relations a table cannot state (the kernel's scale on the support vectors).
+    1e100 in magnitude; then the estimator's own check, where it has one, for the relations a
+    table cannot state (the kernel's scale on the support vectors).
 
     Examples
     --------

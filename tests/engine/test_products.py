@@ -122,7 +122,7 @@ def test_inputs_are_not_modified():
 def test_products_run_blas_on_one_thread_and_restore_it(monkeypatch):
     from threadpoolctl import threadpool_info
 
-    from unlabeled._shared import one_blas_thread
+    from unlabeled._threads import one_blas_thread
 
     def blas_threads():
         return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]

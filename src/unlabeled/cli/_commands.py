@@ -17,8 +17,8 @@ import warnings
 
 import numpy as np
 
+from .._budget import check_dense_budget
 from .._config import dense_budget
-from .._shared import check_dense_budget
 from ..exceptions import InvalidParameterError
 from ._common import EXIT_USAGE, PROCESS, CLIError, Progress
 from ._estimators import ESTIMATORS, estimator_class, family_of_class

@@ -17,7 +17,8 @@ from .._label_generation import (
     make_backend,
     store_label_generation,
 )
-from .._shared import one_blas_thread, warn_not_converged
+from .._solving import warn_not_converged
+from .._threads import one_blas_thread
 from .._validation import (
     MAX_C,
     MAX_CACHE_MB,

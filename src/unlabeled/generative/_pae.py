@@ -19,27 +19,23 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .. import model_io
-from .._shared import check_dense_budget, engine_threads
+from .._budget import check_dense_budget
+from .._threads import engine_threads
 from .._validation import (
     RANDOM_STATE,
     VERBOSE,
+    ArrayLike,
+    Boolean,
+    Instance,
+    Integer,
+    Options,
+    Real,
     check_data_scale,
     check_int,
     check_not_strings,
-)
-from ..base import (
-    ArrayLike,
-    Boolean,
-    Fitted,
-    Instance,
-    Integer,
-    InvalidParameterError,
-    Options,
-    Real,
-    ValidatedEstimator,
-    set_init_params,
     validate_params,
 )
+from ..base import Fitted, InvalidParameterError, ValidatedEstimator, set_init_params
 from ..exceptions import MemoryBudgetError, ModelFileError
 
 TORCH_HINT = (
@@ -180,7 +176,7 @@ class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Vali
         set, so they could never be uniform in more dimensions.
     hidden_layer_sizes : int or tuple of int, default=(128, 128)
         Hidden widths of the encoder (an int: one hidden layer; at most
-        :data:`MAX_HIDDEN_LAYERS` = 1000 of them); the decoder uses them in reverse order.
+        1000 of them); the decoder uses them in reverse order.
         ``fit`` refuses networks whose training needs more than the dense budget (16 bytes
         per parameter: weight, gradient and Adam's two moments in float32).
     out_activation : {"linear", "sigmoid"}, default="linear"

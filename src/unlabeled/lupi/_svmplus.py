@@ -13,8 +13,9 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from .. import _engine
 from .._calibration import ProbabilisticMixin, calibration_folds, fold_estimator, platt_sigmoid
+from .._clarabel import clarabel_qp, upper_csc
 from .._kernels import KERNEL_CODES, kernel_block, kernel_dot, kernel_params
-from .._shared import EngineProgress, clarabel_qp, engine_data, upper_csc
+from .._solving import EngineProgress, engine_data
 from .._validation import (
     MAX_C,
     MAX_CACHE_MB,

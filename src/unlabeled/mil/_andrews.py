@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from .._kernels import compact_columns
 from .._label_generation import warn_if_solves_capped
-from .._shared import warn_not_converged
+from .._solving import warn_not_converged
 from .._validation import MAX_C, Real
 from ..base import Fitted, set_init_params
 from ._base import MultiInstanceClassifier, fill_docstring

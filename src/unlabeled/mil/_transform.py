@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import scipy.sparse as sp
@@ -11,10 +11,18 @@ from sklearn.base import TransformerMixin, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import ArrayLike
+from .._validation import ArrayLike, Instance
 from ..base import ValidatedEstimator
-from ..exceptions import InvalidParameterError
 from ._base import BagsLike, as_instances, is_bags
+
+
+@runtime_checkable
+class _Transformer(Protocol):
+    """What ``transformer`` must be: an object with ``fit`` and ``transform``."""
+
+    def fit(self, X: Any) -> Any: ...
+
+    def transform(self, X: Any) -> Any: ...
 
 
 def _transformer_has(name):
@@ -95,6 +103,15 @@ class BagTransformer(TransformerMixin, ValidatedEstimator, auto_wrap_output_keys
     (20, 2)
     """
 
+    _parameter_constraints: dict = {
+        "transformer": [
+            Instance(
+                (_Transformer,),
+                "a scikit-learn transformer with fit and transform (such as StandardScaler())",
+            )
+        ]
+    }
+
     def __init__(self, transformer: Any) -> None:
         self.transformer = transformer
 
@@ -114,11 +131,6 @@ class BagTransformer(TransformerMixin, ValidatedEstimator, auto_wrap_output_keys
         self
         """
         self._validate_params()
-        if not (hasattr(self.transformer, "fit") and hasattr(self.transformer, "transform")):
-            raise InvalidParameterError(
-                "transformer must be a scikit-learn transformer with fit and transform (such "
-                f"as StandardScaler()), got {self.transformer!r}"
-            )
         stacked, _ = self._stack(X)
         transformer = clone(self.transformer).fit(stacked)
         self.transformer_ = transformer  # set last: a failed fit leaves self as it was

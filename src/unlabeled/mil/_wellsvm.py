@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .._budget import check_dense_budget
 from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
 from .._kernels import as_float64
 from .._label_generation import MAX_CAPPED_SOLVES, label_generation, store_result
-from .._shared import check_dense_budget, resolve_max_iter, warn_not_converged
+from .._solving import resolve_max_iter, warn_not_converged
 from .._validation import MAX_C, VERBOSE, Integer, Options, Real
 from ..base import Fitted, set_init_params
 from ._base import MultiInstanceClassifier, fill_docstring

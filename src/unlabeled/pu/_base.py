@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import _engine
 from .._calibration import ProbabilisticMixin, calibration_folds, fold_estimator, pu_sigmoid
 from .._kernels import KERNEL_CODES
-from .._shared import engine_threads
+from .._threads import engine_threads
 from .._validation import RANDOM_STATE, Boolean, Options, Real, check_pu_labels
 from ..base import ArrayLike, Fitted, KernelClassifier, KernelMachine, MatrixLike
 from ..metrics import pu_accuracy_score
@@ -40,7 +40,7 @@ def prior_threshold(f_unl, prior) -> float:
 class KernelPUModel(ProbabilisticMixin, KernelClassifier):
     """Base of the PU classifiers whose model is a kernel expansion plus an offset.
 
-    Adds to :class:`~unlabeled._kernel_machine.KernelClassifier` the PU parameters (``prior``,
+    Adds to :class:`~unlabeled.base.KernelClassifier` the PU parameters (``prior``,
     ``lam``, ``probability``, ``random_state``), the PU labels' check
     (:meth:`_validate_fit`), the classes ``[0, 1]`` (1 = positive), a ``score`` that needs no
     negative labels, ``predict_proba`` with ``probability=True`` (:meth:`_calibrate`), and

@@ -18,14 +18,9 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from .. import _engine
-from .._shared import (
-    check_dense_budget,
-    clarabel_qp,
-    default_max_iter,
-    engine_data,
-    upper_csc,
-    warn_not_converged,
-)
+from .._budget import check_dense_budget
+from .._clarabel import clarabel_qp, upper_csc
+from .._solving import default_max_iter, engine_data, warn_not_converged
 from .._validation import MAX_CACHE_MB, VERBOSE, Integer, Options, Real
 from ..base import Fitted, set_init_params
 from ..exceptions import MemoryBudgetError

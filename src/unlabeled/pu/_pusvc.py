@@ -8,7 +8,7 @@ from sklearn.utils import check_random_state
 from .. import _engine
 from .._dask import is_dask_collection
 from .._products import PATHS
-from .._shared import EngineProgress, engine_data
+from .._solving import EngineProgress, engine_data
 from .._validation import MAX_CACHE_MB, VERBOSE, Boolean, Integer, Options, Real
 from ..base import ArrayLike, Fitted, MatrixLike, set_init_params
 from . import _starts, priors
@@ -140,7 +140,7 @@ class PUSVC(KernelPUModel):
         as float64 matrix products (``dense``: sparse data densified), float32 ones
         (``dense32``: exact for data of small integers such as one-hot tables, about 1e-7
         relative otherwise) or sparse ones (``sparse``). ``auto`` densifies sparse data whose
-        dense form takes at most ``unlabeled._products.DENSIFY_MB`` (256) MB, and uses
+        dense form takes at most 256 MB, and uses
         ``dense32`` where it is exact or ``X`` is float32. The choice is in ``cache_stats_``.
     probability : bool, default=False
         Enable :meth:`predict_proba`: estimates of ``P(y = 1 | x)`` on the unlabeled

@@ -28,7 +28,7 @@ from sklearn.svm import OneClassSVM
 
 from .. import _engine
 from .._products import KernelProducts
-from .._shared import default_max_iter
+from .._solving import default_max_iter
 
 PILOT_SIZE = 1000  # unlabeled points in the pilot problem of init="pilot"
 # Kernel work (multiply-adds) from which the start's products K_UP 1 and K_UU sigma0, and g at

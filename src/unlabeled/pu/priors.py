@@ -58,16 +58,20 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
-from .._shared import check_dense_budget
-from .._validation import RANDOM_STATE, canonical_sparse, check_pu_labels
+from .._budget import check_dense_budget
+from .._validation import (
+    RANDOM_STATE,
+    Instance,
+    Integer,
+    Real,
+    canonical_sparse,
+    check_pu_labels,
+)
 from ..base import (
     ArrayLike,
     Fitted,
-    Instance,
-    Integer,
     InvalidParameterError,
     MatrixLike,
-    Real,
     ValidatedEstimator,
     set_init_params,
 )

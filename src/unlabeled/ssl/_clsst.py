@@ -17,20 +17,23 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from .._budget import check_dense_budget
 from .._dask import is_dask_collection
-from .._shared import check_dense_budget, one_blas_thread, warn_not_converged
-from .._validation import RANDOM_STATE, VERBOSE, check_data_scale, check_not_strings
-from ..base import (
+from .._solving import warn_not_converged
+from .._threads import one_blas_thread
+from .._validation import (
+    RANDOM_STATE,
+    VERBOSE,
     ArrayLike,
     Boolean,
-    Fitted,
     Instance,
     Integer,
     Options,
     Real,
-    ValidatedEstimator,
-    set_init_params,
+    check_data_scale,
+    check_not_strings,
 )
+from ..base import Fitted, ValidatedEstimator, set_init_params
 from ._base import check_classes, unlabeled_mask
 from ._vbmfa import VBMFA, pd_loadings, softmax_points
 from ._vbmfa_dask import DaskVBMFA, prepare_dask, warn_one_class

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
 from .._kernels import compact_columns
-from .._shared import warn_not_converged
+from .._solving import warn_not_converged
 from .._validation import Integer, Options, Real
 from ..base import set_init_params
 from ._base import SemiSupervisedSVM

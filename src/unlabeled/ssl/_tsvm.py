@@ -7,7 +7,7 @@ import sys
 import numpy as np
 
 from .._label_generation import warn_if_solves_capped
-from .._shared import warn_not_converged
+from .._solving import warn_not_converged
 from .._validation import VERBOSE
 from ..base import Fitted, set_init_params
 from ._base import BalancedLabels, SemiSupervisedSVM, n_negative_unlabeled

@@ -37,7 +37,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._dask import align_rows, as_dask_array
-from .._shared import one_blas_thread
+from .._threads import one_blas_thread
 from .._validation import MAX_KERNEL_VALUE
 from ._base import check_classes, unlabeled_mask
 from ._vbmfa import (

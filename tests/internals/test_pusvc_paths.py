@@ -8,10 +8,11 @@ import pytest
 import scipy.sparse as sp
 from conftest import make_pu
 from oracle import check_against, solve_primal
+from problems import pu_mixture
 
 from unlabeled import PUSVC, _products
 from unlabeled.pu import _pusvc, _starts
-from unlabeled.pu.priors import TIcE
+from unlabeled.pu.priors import KM1, TIcE
 
 LAMS = [1e-4, 1e-3, 1e-2, 1e-1]
 
@@ -202,15 +203,26 @@ def test_prior_auto_order_is_the_documented_one():
 
 def test_prior_auto_refuses_when_no_estimate_is_inside_0_1(monkeypatch):
     """With TIcE alone, a problem on which it estimates 1 leaves no estimate in (0, 1): fit
-    refuses (tests/test_priors.py: the fallback to the next estimator on the same problem)."""
-    rng = np.random.default_rng(0)  # tests/test_priors.py's mixture(0, 0.33, n_u=30, n_p=8)
-    Xu = rng.normal(size=(30, 2))
-    Xu[:10] += 3.0
-    X = np.r_[rng.normal(size=(8, 2)) + 3.0, Xu]
-    s = np.r_[np.ones(8, int), np.zeros(30, int)]
+    refuses (the next test: the fallback to the next estimator on the same problem)."""
+    X, s, _ = pu_mixture(0, 0.33, n_u=30, n_p=8)
     seeds = [r for r in range(20) if TIcE(random_state=r).fit(X, s).prior_ >= 1]
     if not seeds:
         pytest.skip("no degenerate estimate on this problem")
     monkeypatch.setattr(_pusvc, "AUTO_PRIOR_ESTIMATORS", ("TIcE",))
     with pytest.raises(ValueError, match="outside|inside \\(0, 1\\)"):
         PUSVC(prior="auto", random_state=seeds[0]).fit(X, s)
+
+
+def test_prior_auto_falls_back(monkeypatch):
+    """On 38 points TIcE may find no subset that bounds c above p / N and estimate 1: the
+    next estimator is used (and only when none gives a value in (0, 1) does fit refuse: the
+    test above, with TIcE alone). Bracket, the first, practically never gives 0 or 1 (a
+    midpoint), so TIcE stands first here for the mechanism."""
+    monkeypatch.setattr(_pusvc, "AUTO_PRIOR_ESTIMATORS", ("TIcE", "KM1", "KM2"))
+    X, s, _ = pu_mixture(0, 0.33, n_u=30, n_p=8)
+    seeds = [r for r in range(20) if TIcE(random_state=r).fit(X, s).prior_ >= 1]
+    if not seeds:
+        pytest.skip("no degenerate estimate on this problem")
+    clf = PUSVC(prior="auto", random_state=seeds[0]).fit(X, s)
+    assert clf.prior_estimator_ == "KM1" and clf.prior_interval_ is None
+    assert clf.prior_ == pytest.approx(KM1(random_state=seeds[0]).fit(X, s).prior_)

@@ -7,14 +7,13 @@ from math import comb
 
 import numpy as np
 import pytest
+from problems import POKER_COUNTS
 
 from unlabeled.datasets import make_adult_like, make_poker_hands, make_toes
 from unlabeled.datasets._clsst import TOES_COVS, TOES_MEANS
 from unlabeled.datasets._poker import _classify
 from unlabeled.datasets._tabular import ADULT_GROUPS
 
-# exact number of 5-card hands of each class out of C(52, 5) = 2,598,960
-POKER_COUNTS = np.array([1302540, 1098240, 123552, 54912, 10200, 5108, 3744, 624, 36, 4])
 SUITS = {"h": 1, "s": 2, "d": 3, "c": 4}
 RANKS = {"A": 1, "T": 10, "J": 11, "Q": 12, "K": 13, **{str(r): r for r in range(2, 10)}}
 

@@ -1,6 +1,7 @@
-"""The engine plumbing of ``unlabeled._shared``: the convergence warning, the threads the engine
-may use (cores busy elsewhere, n_jobs clipped) and the caps on a solver's steps (the default
-cap, and the inner solves of the label generation at their cap)."""
+"""The engine plumbing of ``unlabeled._solving`` and ``unlabeled._threads``: the convergence
+warning, the threads the engine may use (cores busy elsewhere, n_jobs clipped) and the caps on
+a solver's steps (the default cap, and the inner solves of the label generation at their
+cap)."""
 
 import threading
 import warnings
@@ -12,14 +13,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from unlabeled import PUSVC, _label_generation
 from unlabeled._engine import KernelSpec
-from unlabeled._shared import (
-    _own_running_threads,
-    available_cores,
-    default_max_iter,
-    engine_threads,
-    resolve_max_iter,
-    warn_not_converged,
-)
+from unlabeled._solving import default_max_iter, resolve_max_iter, warn_not_converged
+from unlabeled._threads import _own_running_threads, available_cores, engine_threads
 from unlabeled.pu import _pusvc
 
 

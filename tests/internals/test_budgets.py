@@ -5,14 +5,14 @@ import pytest
 from conftest import small_pu
 
 import unlabeled
-from unlabeled import _shared
-from unlabeled._shared import check_dense_budget
+from unlabeled import _budget
+from unlabeled._budget import check_dense_budget
 from unlabeled.exceptions import MemoryBudgetError
 from unlabeled.pu import priors
 
 
 def test_memory_available_is_a_limit_too(monkeypatch):
-    monkeypatch.setattr(_shared, "_available_bytes", lambda: 1000.0)
+    monkeypatch.setattr(_budget, "_available_bytes", lambda: 1000.0)
     with pytest.raises(MemoryBudgetError, match="of memory available; do this"):
         check_dense_budget(2000.0, "a matrix", "do this")
     check_dense_budget(999.0, "a matrix", "do this")

@@ -164,7 +164,7 @@ def test_score_over_m_rows_is_the_grouped_u_statistic(monkeypatch):
 
 def test_score_work_is_linear_in_the_rows(monkeypatch):
     """score on n rows evaluates at most 3 n m kernel values (m = _SCORE_ROWS), not 3 n^2:
-    30,000 rows took 84 s before (issue 44)."""
+    30,000 rows took 84 s before."""
     X, _ = make_gaussian_grid(40, random_state=0)
     pae = PlummerAutoencoder(hidden_layer_sizes=(8,), batch_size=40, max_iter=2, device="cpu",
                              random_state=0).fit(X)  # fmt: skip
