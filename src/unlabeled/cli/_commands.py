@@ -188,8 +188,11 @@ def _load(args, progress):
 
 
 def _family(est, meta: dict) -> Family:
-    """The family of a loaded model: its file's record, or its class's."""
-    family = FAMILIES.get(meta.get("family") or family_of_class(type(est).__name__) or "")
+    """The family of a loaded model: its file's record (when it names one: the record is read
+    from the file, so untrusted), or its class's."""
+    recorded = meta.get("family")
+    key = recorded if isinstance(recorded, str) and recorded in FAMILIES else None
+    family = FAMILIES.get(key or family_of_class(type(est).__name__) or "")
     if family is None:  # a model saved from Python, of a class the command does not fit
         raise CLIError(f"the command cannot use a {type(est).__name__} model")
     return family
