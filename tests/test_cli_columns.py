@@ -248,16 +248,36 @@ def test_a_damaged_record_of_the_training_columns_is_refused(files, tmp_path, ca
     model = tmp_path / "m.skops"
     argv = ["fit", files / "ssl.csv", "--estimator", "labeledsvm", "--label-column", "y"]
     assert run([*argv, "--ignore-column", "truth", "-o", model], capsys)[0] == 0
+    _rewrite_record(model, lambda meta: meta["data"].__setitem__(key, value))
+    assert_error_line(*run(["predict", model, files / "ssl.csv"], capsys), "damaged")
+
+
+def _rewrite_record(model, change):
+    """Apply ``change`` to the model file's record (its JSON member), keeping the rest."""
     with zipfile.ZipFile(model) as zf:
         members = [(info, zf.read(info)) for info in zf.infolist()]
     with zipfile.ZipFile(model, "w") as zf:
         for info, content in members:
             if info.filename == META_MEMBER:
                 meta = json.loads(content)
-                meta["data"][key] = value
+                change(meta)
                 content = json.dumps(meta).encode()
             zf.writestr(info, content)
-    assert_error_line(*run(["predict", model, files / "ssl.csv"], capsys), "damaged")
+
+
+@pytest.mark.parametrize("family", [["mil"], "nonsense", 7])
+def test_a_record_naming_no_family_falls_back_on_the_class(files, tmp_path, capsys, family):
+    """A model file whose record names no family the command knows (the record is JSON,
+    untrusted) is used as its class's family: a multi-instance model still predicts one row
+    per bag, the same as from the file as written."""
+    model = tmp_path / "m.skops"
+    argv = ["fit", files / "bags.csv", "--estimator", "misvm", "--bag-column", "bag"]
+    assert run([*argv, "--label-column", "y", "-o", model], capsys)[0] == 0
+    predict = ["predict", model, files / "bags.csv", "--decision"]
+    code, written, err = run(predict, capsys)
+    assert code == 0 and err == "" and written.startswith("bag,prediction,decision\n")
+    _rewrite_record(model, lambda meta: meta.__setitem__("family", family))
+    assert run(predict, capsys) == (0, written, "")
 
 
 def _read_text(text):

@@ -1,4 +1,9 @@
-"""The command's data files: CSV, svmlight and npz, read only through :mod:`unlabeled.datasets`.
+"""The command's data files: CSV, svmlight and npz, read through the package's file readers
+(``unlabeled._files``, which :mod:`unlabeled.datasets` uses too).
+
+The readers take explicit arguments: the file and how to read it (:class:`DataFile`), the
+columns named on the command line (:class:`Columns`) and what the model's family reads (a label
+column, bag ids), never the parsed command line.
 
 ``fit`` records how it read its training file (format, columns, keys) in the model file, and
 the header names of its feature columns as the model's ``feature_names_in_``; ``predict`` /
@@ -13,7 +18,9 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -33,6 +40,41 @@ from ._common import EXIT_USAGE, CLIError
 
 # --header -> load_csv's header
 _HEADER: dict[str, bool | str] = {"auto": "infer", "yes": True, "no": False}
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """A data file and how to read it (--format, --delimiter, --header, --x-key)."""
+
+    path: str
+    format: str = "auto"
+    delimiter: str = ","
+    header: str = "auto"
+    x_key: str = "X"
+
+    def csv_layout(self) -> dict:
+        return read_csv_layout(self.path, self.delimiter, _HEADER[self.header])
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The columns (npz: keys) named on the command line: --label-column, --ignore-column,
+    --bag-column, --privileged-columns (comma-separated)."""
+
+    label: str | None = None
+    ignore: tuple[str, ...] = ()
+    bag: str | None = None
+    privileged: str | None = None
+
+
+class ModelRows(NamedTuple):
+    """A file read for a model: ``X``, the labels, the true labels and the bag ids (None when
+    not asked for)."""
+
+    X: np.ndarray
+    y: Any  # each an array, or None when not asked for
+    y_true: Any
+    groups: Any
 
 
 def detect_format(path: str, fmt: str) -> str:
@@ -81,57 +123,56 @@ def _svmlight_read(path: str, n_features: int | None):
 
 
 # ---------------------------------------------------------------------- fit
-#: the families whose training file has a label column
-LABELED = ("pu", "ssl", "mil", "lupi")
-
-
-def load_training(args, family: str = "pu") -> tuple:
-    """``X``, the raw label vector (None for clustering and the autoencoder), the other arrays
-    of the family (``groups``: bag ids; ``X_star``: privileged features) and the record of
-    how they were read, for ``fit``."""
-    path = args.data
+def load_training(file: DataFile, columns: Columns, *, labels: bool, bags: bool) -> tuple:
+    """``X``, the raw label vector (None unless ``labels``), the other arrays named by
+    ``columns`` (``groups``: the bag ids when ``bags``; ``X_star``: privileged features) and
+    the record of how they were read, for ``fit``."""
+    path = file.path
+    bag = columns.bag if bags else None
+    if bags and bag is None:
+        raise CLIError("multi-instance data need --bag-column (each row's bag id)", EXIT_USAGE)
     existing(path)
-    fmt = detect_format(path, args.format)
+    fmt = detect_format(path, file.format)
     info = {"file": os.path.basename(path), "format": fmt}
     extra: dict = {}
-    if fmt != "csv" and args.privileged_columns:
+    if fmt != "csv" and columns.privileged:
         raise CLIError("--privileged-columns needs a CSV file", EXIT_USAGE)
     if fmt == "csv":
-        X, y, extra, how = _csv_training(args, family)
+        X, y, extra, how = _csv_training(file, columns, labels, bag)
         info.update(how)
     elif fmt == "npz":
-        if args.ignore_column:
+        if columns.ignore:
             raise CLIError("--ignore-column applies to CSV files only", EXIT_USAGE)
-        keys = [args.label_column or "y"] if family in LABELED else []
-        if family == "mil":
-            keys.append(args.bag_column)
-        X, ys = _npz_read(path, args.x_key, keys)
-        y = ys[0] if family in LABELED else None
-        info.update(x_key=args.x_key)
-        if family in LABELED:
+        keys = [columns.label or "y"] if labels else []
+        if bag is not None:
+            keys.append(bag)
+        X, ys = _npz_read(path, file.x_key, keys)
+        y = ys[0] if labels else None
+        info.update(x_key=file.x_key)
+        if labels:
             info.update(label=keys[0])
-        if family == "mil":
+        if bag is not None:
             extra["groups"] = ys[-1]
-            _check_bag_ids(ys[-1], path, f"array {args.bag_column!r}", npz=True)
-            info.update(bag=args.bag_column)
+            _check_bag_ids(ys[-1], path, f"array {bag!r}", npz=True)
+            info.update(bag=bag)
     else:
-        if args.label_column is not None or args.ignore_column:
+        if columns.label is not None or columns.ignore:
             raise CLIError(
                 "--label-column and --ignore-column do not apply to svmlight files: the label "
                 "is the first field of each line",
                 EXIT_USAGE,
             )
-        if family == "mil":
+        if bags:
             raise CLIError("multi-instance data need a bag column: give a CSV or npz file")
         X, y = _svmlight_read(path, None)
-        if family not in LABELED:
+        if not labels:
             y = None
     return X, y, extra, info
 
 
-def _csv_training(args, family: str) -> tuple:
-    path = args.data
-    layout = read_csv_layout(path, args.delimiter, _HEADER[args.header])
+def _csv_training(file: DataFile, columns: Columns, labels: bool, bag_spec: str | None) -> tuple:
+    path = file.path
+    layout = file.csv_layout()
     twice = sorted(c for c, k in Counter(layout["names"] or ()).items() if k > 1)
     if twice:  # predict and evaluate match the columns by name
         raise CLIError(
@@ -139,18 +180,16 @@ def _csv_training(args, family: str) -> tuple:
             "its own name"
         )
     lab = None
-    if family in LABELED:
-        lab = csv_column(args.label_column or "-1", layout, path, "--label-column")
-    ignored = {csv_column(c, layout, path, "--ignore-column") for c in args.ignore_column or ()}
+    if labels:
+        lab = csv_column(columns.label or "-1", layout, path, "--label-column")
+    ignored = {csv_column(c, layout, path, "--ignore-column") for c in columns.ignore}
     if lab in ignored:
         raise CLIError("--ignore-column names the label column (--label-column)", EXIT_USAGE)
     roles = {} if lab is None else {lab: "--label-column"}
-    bag = None
-    if family == "mil":
-        bag = csv_column(args.bag_column, layout, path, "--bag-column")
+    bag = None if bag_spec is None else csv_column(bag_spec, layout, path, "--bag-column")
     privileged = [
         csv_column(c.strip(), layout, path, "--privileged-columns")
-        for c in (args.privileged_columns or "").split(",")
+        for c in (columns.privileged or "").split(",")
         if c.strip()
     ]
     for option, j in [("--bag-column", bag)] + [("--privileged-columns", j) for j in privileged]:
@@ -162,7 +201,7 @@ def _csv_training(args, family: str) -> tuple:
         roles[j] = option
     features = [j for j in range(layout["n_columns"]) if j not in roles and j not in ignored]
     if not features:
-        what = "the label column" if family in LABELED else "the columns left out"
+        what = "the label column" if labels else "the columns left out"
         raise CLIError(f"{path!r} has no feature column left besides {what}")
     wanted = [j for j in (lab, bag) if j is not None]
     X, ys = _csv_read(path, layout, features, wanted)
@@ -177,7 +216,7 @@ def _csv_training(args, family: str) -> tuple:
         "n_columns": layout["n_columns"],
         "features": features,
         "label": lab,
-        "delimiter": args.delimiter,
+        "delimiter": file.delimiter,
     }
     if bag is not None:
         how["bag"] = bag
@@ -232,23 +271,31 @@ def check_training_record(train: dict, n_features: int, model: str) -> None:
 
 
 def load_for_model(
-    args, est, train: dict, want_labels: bool, true_spec: str | None, bags: bool = False
-):
-    """``X`` laid out as the model's training data, plus the labels (if ``want_labels``), the
-    true labels (if ``true_spec``) and the bag ids (if ``bags``) of the file ``args.data``,
-    for predict and evaluate."""
-    path = args.data
+    file: DataFile,
+    est,
+    train: dict,
+    model: str,
+    columns: Columns,
+    *,
+    want_labels: bool,
+    true_spec: str | None,
+    bags: bool,
+) -> ModelRows:
+    """``X`` laid out as the model's training data (``train``, the record of the model file
+    ``model``), plus the labels (if ``want_labels``), the true labels (if ``true_spec``) and
+    the bag ids (if ``bags``) of ``file``, for predict and evaluate; ``columns`` names the
+    label and bag columns (default: as in training)."""
+    path = file.path
     existing(path)
-    fmt = detect_format(path, args.format)
+    fmt = detect_format(path, file.format)
     n_features = int(est.n_features_in_)
-    check_training_record(train, n_features, str(args.model))
-    label_spec = getattr(args, "label_column", None)
-    bag_spec = getattr(args, "bag_column", None)
+    check_training_record(train, n_features, model)
+    label_spec, bag_spec = columns.label, columns.bag
     groups = None
     if fmt == "csv":
         X, y, y_true, groups = _csv_for_model(
             path,
-            read_csv_layout(path, args.delimiter, _HEADER[args.header]),
+            file.csv_layout(),
             train,
             model_feature_names(est, train),
             n_features,
@@ -259,7 +306,7 @@ def load_for_model(
             bags=bags,
         )
     elif fmt == "npz":
-        x_key = args.x_key if args.x_key != "X" else train.get("x_key", "X")
+        x_key = file.x_key if file.x_key != "X" else train.get("x_key", "X")
         X, y, y_true, groups = _npz_for_model(
             path, x_key, train, label_spec, bag_spec, want_labels, true_spec, bags
         )
@@ -288,7 +335,7 @@ def load_for_model(
             }[fmt]
             raise CLIError(f"--true-labels {true_spec!r} is {where}")
         y_true = read_label_file(true_spec, X.shape[0])
-    return X, y, y_true, groups
+    return ModelRows(X, y, y_true, groups)
 
 
 def _shown_names(names: list[str], limit: int = 8) -> str:
