@@ -31,6 +31,7 @@ from ..base import Fitted, set_init_params
 from ..exceptions import MemoryBudgetError
 from ._base import (
     KernelPUModel,
+    PUProblem,
     double_hinge_objective,
     double_hinge_offset,
     engine_kernel,
@@ -243,27 +244,18 @@ class USMOInit(KernelPUModel):
 
     def _fit(self, X, mask, params):
         """USMO's one-class-SVM start and the offset that follows, without iterations."""
-        prior, lam = params["prior"], params["lam"]
-        pos = np.flatnonzero(mask).astype(np.int32)
-        unl = np.flatnonzero(~mask).astype(np.int32)
-        p, n = pos.size, unl.size
-        c1, c2 = prior / (2 * lam * p), 1.0 / (2 * lam * n)
-        sigma0 = ocsvm_start(
-            X, pos, unl, self.kernel, self._gamma, self.degree, self.coef0, prior, c1 * p, c2
-        )
+        problem = PUProblem.from_mask(mask, params["prior"], params["lam"])
+        sigma0 = ocsvm_start(X, problem, self.kernel, self._gamma, self.degree, self.coef0)
         # zero iterations of the engine: the decision values and the offset of this start
         res = _engine.solve_pu(
             engine_data(X, self.kernel),
             **engine_kernel(self, 200, None),
-            pos=pos,
-            unl=unl,
-            c1=c1,
-            c2=c2,
+            **problem.engine_args(),
             options=_engine.SolverOptions(1.0, False, 0),
             solver=1,
             sigma0=sigma0,
         )
-        store_solution(self, X, pos, unl, res, c1, prior, lam)
+        store_solution(self, X, problem, res)
 
 
 class RampPU(KernelPUModel):
