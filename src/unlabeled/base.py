@@ -80,6 +80,7 @@ from ._validation import (
     check_gamma,
     check_kernel_scale,
     check_not_strings,
+    check_poly_diagonal,
     check_pu_labels,
     validate_params,
 )
@@ -679,16 +680,16 @@ class KernelMachine(ValidatedEstimator):
         limit = MAX_KERNEL_VALUE_F32 if X.dtype == np.float32 else MAX_KERNEL_VALUE
         sq = check_data_scale(X, f"the {self.kernel} kernel of this model", limit)
         if self.kernel == "poly":
-            with np.errstate(over="ignore", invalid="ignore"):
-                diag = (self._gamma * sq + abs(self.coef0)) ** self.degree
-            big = np.flatnonzero(~(diag <= limit))
-            if big.size:
-                raise ValueError(
-                    f"X is too large in scale for the poly kernel of this model: k(x, x) = "
-                    f"{diag[big[0]]:.3g} for row {big[0]} (at most {limit:g}, or the decision "
-                    "values overflow double precision). Rescale X as the training data were "
-                    "(e.g. with the same fitted StandardScaler)"
-                )
+            check_poly_diagonal(
+                sq,
+                self._gamma,
+                self.coef0,
+                self.degree,
+                limit,
+                "X is too large in scale for the poly kernel of this model: k(x, x)",
+                ", or the decision values overflow double precision",
+                "Rescale X as the training data were (e.g. with the same fitted StandardScaler)",
+            )
 
     def _decision_values(self, X) -> np.ndarray:
         """``f(x)`` on ``X`` already checked (as :meth:`decision_function` checks it, or the
