@@ -118,6 +118,17 @@ def set_init_params(est, params: dict) -> None:
             setattr(est, name, value)
 
 
+def fill_docstring(cls: type, texts: dict[str, str]) -> None:
+    """Write the text that several classes document alike into ``cls.__doc__``: each
+    ``%(name)s`` becomes ``texts[name]``, in the order of ``texts`` (so that one text may
+    hold a later one's placeholder)."""
+    doc = cls.__dict__.get("__doc__")
+    if doc is not None:  # None under python -OO
+        for name, text in texts.items():
+            doc = doc.replace(f"%({name})s", text)
+        cls.__doc__ = doc
+
+
 def _gram_as_c_array(K):
     """A square Gram matrix as the engine reads it, C-ordered float64, copied only when it
     must be: a Fortran-ordered one that is symmetric (a kernel matrix is) is its own

@@ -13,8 +13,8 @@ from .._kernels import compact_columns
 from .._label_generation import warn_if_solves_capped
 from .._shared import warn_not_converged
 from .._validation import MAX_C, Real
-from ..base import Fitted, set_init_params
-from ._base import MultiInstanceClassifier, fill_docstring
+from ..base import Fitted, fill_docstring, set_init_params
+from ._base import SHARED_DOC, MultiInstanceClassifier
 
 #: the fitted attributes that mi-SVM and MI-SVM document alike
 _FITTED = """key_instances_ : ndarray of int, shape (n_bags,)
@@ -293,8 +293,4 @@ def _sparse_product(M, X):
 
 
 for _cls in (miSVM, MISVM):
-    if _cls.__doc__ is not None:  # None under python -OO
-        _cls.__doc__ = _cls.__doc__.replace("%(kernel_and_solver)s", _KERNEL_AND_SOLVER).replace(
-            "%(fitted)s", _FITTED
-        )
-    fill_docstring(_cls)
+    fill_docstring(_cls, {"kernel_and_solver": _KERNEL_AND_SOLVER, "fitted": _FITTED, **SHARED_DOC})

@@ -104,15 +104,13 @@ S. Andrews, I. Tsochantaridis, T. Hofmann. Support vector machines for multiple-
     vector machines. Machine Learning 68, 2007."""
 
 
-def fill_docstring(cls) -> None:
-    """Write the shared parameter, attribute and reference text into ``cls.__doc__``."""
-    if cls.__doc__ is not None:  # None under python -OO
-        cls.__doc__ = (
-            cls.__doc__.replace("%(probability)s", PROBABILITY_DOC)
-            .replace("%(sigmoid)s", _SIGMOID_DOC)
-            .replace("%(references)s", "References\n    ----------\n    %(andrews_and_platt)s")
-            .replace("%(andrews_and_platt)s", _REFERENCES)
-        )
+#: the shared parameter, attribute and reference text (``fill_docstring(cls, SHARED_DOC)``)
+SHARED_DOC = {
+    "probability": PROBABILITY_DOC,
+    "sigmoid": _SIGMOID_DOC,
+    "references": "References\n    ----------\n    %(andrews_and_platt)s",
+    "andrews_and_platt": _REFERENCES,
+}
 
 
 #: bags: a sequence (or 3-D array) of 2-D arrays, one per bag, or a matrix of instances

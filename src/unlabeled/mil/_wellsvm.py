@@ -10,8 +10,8 @@ from .._kernels import as_float64
 from .._label_generation import MAX_CAPPED_SOLVES, label_generation, store_result
 from .._shared import check_dense_budget, resolve_max_iter, warn_not_converged
 from .._validation import MAX_C, VERBOSE, Integer, Options, Real
-from ..base import Fitted, set_init_params
-from ._base import MultiInstanceClassifier, fill_docstring
+from ..base import Fitted, fill_docstring, set_init_params
+from ._base import SHARED_DOC, MultiInstanceClassifier
 
 #: the rows of the instance kernel made elementwise at once (kept in the CPU's cache)
 _BLOCK_BYTES = 2**21
@@ -653,4 +653,4 @@ class MILWellSVM(MultiInstanceClassifier):
         return K[: backend.P] @ (res.alpha * y) - res.rho  # row by row: K @ v's values
 
 
-fill_docstring(MILWellSVM)
+fill_docstring(MILWellSVM, SHARED_DOC)

@@ -27,7 +27,7 @@ from .._shared import (
     warn_not_converged,
 )
 from .._validation import MAX_CACHE_MB, VERBOSE, Integer, Options, Real
-from ..base import Fitted, set_init_params
+from ..base import Fitted, fill_docstring, set_init_params
 from ..exceptions import MemoryBudgetError
 from ._base import (
     KernelPUModel,
@@ -44,6 +44,24 @@ from ._starts import ocsvm_start
 # Clarabel, Clarabel's KKT matrix and its LDL factor): 67 measured at 1,100 and 2,100 points
 # (growth of peak RSS, rbf kernel), rounded up. Used to refuse a problem before allocating.
 _QP_BYTES_PER_PAIR = 72
+
+
+_PROBABILITY_DOC = """probability : bool, default=False
+        Enable ``predict_proba``, as in :class:`~unlabeled.PUSVC` (5 more fits)."""
+_THRESHOLD_DOC = """threshold : {"prior", "zero"}, default="prior"
+        Where the decision threshold lies, as in :class:`~unlabeled.PUSVC`: at the prior's
+        quantile of the training unlabeled points' decision values, or at the solver's
+        offset ("zero", the paper's rule)."""
+#: the parameters the baselines document alike (written by fill_docstring at the end)
+_SHARED_DOC = {
+    "probability_to_threshold": _PROBABILITY_DOC
+    + """
+    random_state : int, RandomState instance or None, default=None
+        Draws the folds of ``probability=True``; nothing else is random.
+    """
+    + _THRESHOLD_DOC,
+    "probability_and_threshold": _PROBABILITY_DOC + "\n    " + _THRESHOLD_DOC,
+}
 
 
 def _require_clarabel(who):
@@ -83,14 +101,7 @@ class DoubleHingeQP(KernelPUModel):
         (``unlabeled.set_config(max_dense_bytes=...)``) bounds them too.
     verbose : bool, default=False
         Print Clarabel's iteration log.
-    probability : bool, default=False
-        Enable ``predict_proba``, as in :class:`~unlabeled.PUSVC` (5 more fits).
-    random_state : int, RandomState instance or None, default=None
-        Draws the folds of ``probability=True``; nothing else is random.
-    threshold : {"prior", "zero"}, default="prior"
-        Where the decision threshold lies, as in :class:`~unlabeled.PUSVC`: at the prior's
-        quantile of the training unlabeled points' decision values, or at the solver's
-        offset ("zero", the paper's rule).
+    %(probability_to_threshold)s
 
     Attributes
     ----------
@@ -202,14 +213,7 @@ class USMOInit(KernelPUModel):
     ----------
     prior, lam, kernel, gamma, degree, coef0
         As in :class:`~unlabeled.PUSVC`.
-    probability : bool, default=False
-        Enable ``predict_proba``, as in :class:`~unlabeled.PUSVC` (5 more fits).
-    random_state : int, RandomState instance or None, default=None
-        Draws the folds of ``probability=True``; nothing else is random.
-    threshold : {"prior", "zero"}, default="prior"
-        Where the decision threshold lies, as in :class:`~unlabeled.PUSVC`: at the prior's
-        quantile of the training unlabeled points' decision values, or at the solver's
-        offset ("zero", the paper's rule).
+    %(probability_to_threshold)s
 
     Attributes
     ----------
@@ -299,12 +303,7 @@ class RampPU(KernelPUModel):
         Draws the random start of ``init="random"`` and the folds of ``probability=True``.
     verbose : bool, default=False
         Print one line per CCCP round.
-    probability : bool, default=False
-        Enable ``predict_proba``, as in :class:`~unlabeled.PUSVC` (5 more fits).
-    threshold : {"prior", "zero"}, default="prior"
-        Where the decision threshold lies, as in :class:`~unlabeled.PUSVC`: at the prior's
-        quantile of the training unlabeled points' decision values, or at the solver's
-        offset ("zero", the paper's rule).
+    %(probability_and_threshold)s
 
     Attributes
     ----------
@@ -481,3 +480,7 @@ def _ramp_objective(margin, mask, prior, reg):
 
 
 __all__ = ["DoubleHingeQP", "RampPU", "USMOInit"]
+
+
+for _cls in (DoubleHingeQP, USMOInit, RampPU):
+    fill_docstring(_cls, _SHARED_DOC)

@@ -29,7 +29,7 @@ from .._validation import (
     check_kernel_scale,
     column_moments,
 )
-from ..base import Fitted, KernelClassifier, KernelMachine
+from ..base import Fitted, KernelClassifier, KernelMachine, fill_docstring
 
 UNLABELED = -1
 
@@ -204,11 +204,7 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
     def __init_subclass__(cls, **kwargs):
         """Write the shared text (:data:`_SHARED_DOC`) into the subclass's docstring."""
         super().__init_subclass__(**kwargs)
-        doc = cls.__dict__.get("__doc__")
-        if doc is not None:  # None under python -OO
-            for name, text in _SHARED_DOC.items():
-                doc = doc.replace(f"%({name})s", text)
-            cls.__doc__ = doc
+        fill_docstring(cls, _SHARED_DOC)
 
     _parameter_constraints: dict = {
         **KernelMachine._parameter_constraints,
