@@ -118,8 +118,7 @@ class DoubleHingeQP(KernelPUModel):
     Examples
     --------
     >>> import numpy as np
-    >>> from unlabeled import PUSVC
-    >>> from unlabeled.pu import DoubleHingeQP
+    >>> from unlabeled.pu import PUSVC, DoubleHingeQP
     >>> rng = np.random.default_rng(0)
     >>> X = np.r_[rng.normal(1, 1, (40, 2)), rng.normal(-1, 1, (40, 2))]
     >>> s = np.zeros(80, dtype=int); s[:12] = 1
