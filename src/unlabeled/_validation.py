@@ -669,6 +669,25 @@ def reads_as_number(v) -> bool:
     return True
 
 
+def refuse_above(values: np.ndarray, limit: float, what: str, why: str, fix: str) -> None:
+    """Refuse ``values`` (one per row) above ``limit`` or NaN: a ``ValueError`` naming
+    ``what`` the values are, the first such row, why the limit holds and the fix."""
+    big = np.flatnonzero(~(values <= limit))
+    if big.size:
+        raise ValueError(
+            f"{what} = {values[big[0]]:.3g} for row {big[0]} (at most {limit:g}{why}). {fix}"
+        )
+
+
+def check_poly_diagonal(sq, gamma, coef0, degree, limit: float, what: str, why: str, fix: str):
+    """Refuse a poly kernel's ``k(x, x) = (gamma ||x||^2 + |coef0|)^degree`` above ``limit``
+    (or overflowing), from the squared norms ``sq``: :func:`refuse_above`. It bounds
+    ``|k(x, x')|`` by Cauchy-Schwarz for every ``x'`` no larger than ``x``."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        diag = (gamma * sq + abs(coef0)) ** degree
+    refuse_above(diag, limit, what, why, fix)
+
+
 def check_data_scale(
     X, what: str, limit: float = MAX_KERNEL_VALUE, tiny: float = 0.0
 ) -> np.ndarray:
@@ -685,13 +704,13 @@ def check_data_scale(
             if sp.issparse(Xs)
             else np.einsum("ij,ij->i", Xs, Xs)
         )
-    big = np.flatnonzero(~(sq <= limit))
-    if big.size:
-        raise ValueError(
-            f"X is too large in scale for {what}: ||x||^2 = {sq[big[0]]:.3g} for row "
-            f"{big[0]} (at most {limit:g}, or it overflows double precision). Rescale the "
-            "features, e.g. with sklearn.preprocessing.StandardScaler"
-        )
+    refuse_above(
+        sq,
+        limit,
+        f"X is too large in scale for {what}: ||x||^2",
+        ", or it overflows double precision",
+        "Rescale the features, e.g. with sklearn.preprocessing.StandardScaler",
+    )
     top = float(sq.max(initial=0.0))
     if 0.0 < top < tiny:
         raise ValueError(

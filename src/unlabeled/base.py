@@ -81,6 +81,7 @@ from ._validation import (
     check_gamma,
     check_kernel_scale,
     check_not_strings,
+    check_poly_diagonal,
     check_pu_labels,
     validate_params,
 )
@@ -116,6 +117,17 @@ def set_init_params(est, params: dict) -> None:
     for name, value in params.items():
         if name not in ("self", "__class__"):
             setattr(est, name, value)
+
+
+def fill_docstring(cls: type, texts: dict[str, str]) -> None:
+    """Write the text that several classes document alike into ``cls.__doc__``: each
+    ``%(name)s`` becomes ``texts[name]``, in the order of ``texts`` (so that one text may
+    hold a later one's placeholder)."""
+    doc = cls.__dict__.get("__doc__")
+    if doc is not None:  # None under python -OO
+        for name, text in texts.items():
+            doc = doc.replace(f"%({name})s", text)
+        cls.__doc__ = doc
 
 
 def _gram_as_c_array(K):
@@ -680,16 +692,16 @@ class KernelMachine(ValidatedEstimator):
         limit = MAX_KERNEL_VALUE_F32 if X.dtype == np.float32 else MAX_KERNEL_VALUE
         sq = check_data_scale(X, f"the {self.kernel} kernel of this model", limit)
         if self.kernel == "poly":
-            with np.errstate(over="ignore", invalid="ignore"):
-                diag = (self._gamma * sq + abs(self.coef0)) ** self.degree
-            big = np.flatnonzero(~(diag <= limit))
-            if big.size:
-                raise ValueError(
-                    f"X is too large in scale for the poly kernel of this model: k(x, x) = "
-                    f"{diag[big[0]]:.3g} for row {big[0]} (at most {limit:g}, or the decision "
-                    "values overflow double precision). Rescale X as the training data were "
-                    "(e.g. with the same fitted StandardScaler)"
-                )
+            check_poly_diagonal(
+                sq,
+                self._gamma,
+                self.coef0,
+                self.degree,
+                limit,
+                "X is too large in scale for the poly kernel of this model: k(x, x)",
+                ", or the decision values overflow double precision",
+                "Rescale X as the training data were (e.g. with the same fitted StandardScaler)",
+            )
 
     def _decision_values(self, X) -> np.ndarray:
         """``f(x)`` on ``X`` already checked (as :meth:`decision_function` checks it, or the

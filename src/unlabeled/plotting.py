@@ -60,6 +60,14 @@ def _axes(ax: Axes | None) -> Axes:
     return ax
 
 
+def _labelled(ax: Axes, title: str, x: str = "feature 0", y: str = "feature 1") -> Axes:
+    """``ax`` with its title and axis labels set."""
+    ax.set_xlabel(x)
+    ax.set_ylabel(y)
+    ax.set_title(title)
+    return ax
+
+
 def _two_columns(X: Any, name: str = "X") -> np.ndarray:
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[1] < 2:
@@ -158,10 +166,7 @@ def plot_decision_boundary(
             name = (names or {}).get(value, str(value))
             ax.scatter(pts[:, 0], pts[:, 1], s=16, edgecolors="k", linewidths=0.3, label=name)
         ax.legend(loc="best", fontsize="small")
-    ax.set_xlabel("feature 0")
-    ax.set_ylabel("feature 1")
-    ax.set_title(title if title is not None else type(estimator).__name__)
-    return ax
+    return _labelled(ax, title if title is not None else type(estimator).__name__)
 
 
 def plot_clsst_components(
@@ -233,10 +238,7 @@ def plot_clsst_components(
             xytext=(4, 4),
             fontsize="small",
         )
-    ax.set_xlabel("feature 0")
-    ax.set_ylabel("feature 1")
-    ax.set_title(f"CLSST: {clsst.n_components_} clusters")
-    return ax
+    return _labelled(ax, f"CLSST: {clsst.n_components_} clusters")
 
 
 def plot_autoencoder_samples(
@@ -287,10 +289,7 @@ def plot_autoencoder_samples(
     ax.scatter(X[:, 0], X[:, 1], s=4, c="0.7", alpha=0.5, label="data")
     ax.scatter(S[:, 0], S[:, 1], s=4, c="C3", alpha=0.5, label="samples")
     ax.legend(loc="best", fontsize="small", markerscale=3)
-    ax.set_xlabel("feature 0")
-    ax.set_ylabel("feature 1")
-    ax.set_title(f"{type(autoencoder).__name__}: {n_samples} samples")
-    return ax
+    return _labelled(ax, f"{type(autoencoder).__name__}: {n_samples} samples")
 
 
 def plot_loss_history(estimator: Any, *, ax: Axes | None = None, log: bool = False) -> Axes:
@@ -348,10 +347,7 @@ def plot_loss_history(estimator: Any, *, ax: Axes | None = None, log: bool = Fal
         ax.legend(loc="best", fontsize="small")
     if log:
         ax.set_yscale("log")
-    ax.set_xlabel("iteration")
-    ax.set_ylabel(ylabel)
-    ax.set_title(f"{type(estimator).__name__}: {name}")
-    return ax
+    return _labelled(ax, f"{type(estimator).__name__}: {name}", "iteration", ylabel)
 
 
 def plot_prior_intervals(
@@ -413,7 +409,5 @@ def plot_prior_intervals(
     ax.set_yticks(range(len(names)))
     ax.set_yticklabels(names)
     ax.set_ylim(-0.5, len(names) - 0.5)
-    ax.set_xlabel("class prior among the unlabeled points")
-    ax.set_ylabel("estimator")
-    ax.set_title("Class-prior estimates and bootstrap intervals")
-    return ax
+    title = "Class-prior estimates and bootstrap intervals"
+    return _labelled(ax, title, "class prior among the unlabeled points", "estimator")

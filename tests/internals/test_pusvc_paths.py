@@ -108,9 +108,11 @@ def test_warm_start_derives_the_start_products(problem, kernel, monkeypatch):
     for lam, prior in [(1e-1, 0.4), (1e-2, 0.4), (3e-3, 0.45), (1e-2, 0.3)]:
         warm.set_params(lam=lam, prior=prior).fit(X, s)
     assert len(seen) == 3
-    for (_, _, c2, sigma0, upper, blas, _), out in seen:
+    for (_, problem, sigma0, upper, blas), out in seen:
+        np.testing.assert_array_equal(problem.unl, unl)
         direct = blas(unl, unl, np.c_[sigma0, upper])
-        np.testing.assert_allclose(out["start_products"], direct, rtol=1e-9, atol=1e-9 * c2)
+        atol = 1e-9 * problem.c2
+        np.testing.assert_allclose(out["start_products"], direct, rtol=1e-9, atol=atol)
 
 
 @pytest.mark.parametrize("cd", [0, 1])

@@ -86,22 +86,27 @@ void rbf_dense_times(const double* A, int64_t r, int64_t d, const double* Bt, in
     vbase::dense_entry(A, r, d, Bt, c, rs, cs, gamma, wt, k, out);
 }
 
-void rbf_gram_times(const double* D, int64_t r, int64_t c, const double* rs, const double* cs, double gamma,
-                    const double* wt, int64_t k, double* out) {
+namespace {
+// rbf_gram_times for either precision of the inner products D (gram_entry's two overloads)
+template <typename T>
+void gram_times(const T* D, int64_t r, int64_t c, const double* rs, const double* cs, double gamma,
+                const double* wt, int64_t k, double* out) {
 #ifdef UNL_X86_VERSIONS
     if (isa() == 2) return v512::gram_entry(D, r, c, rs, cs, gamma, wt, k, out);
     if (isa() == 1) return v256::gram_entry(D, r, c, rs, cs, gamma, wt, k, out);
 #endif
     vbase::gram_entry(D, r, c, rs, cs, gamma, wt, k, out);
 }
+}  // namespace
+
+void rbf_gram_times(const double* D, int64_t r, int64_t c, const double* rs, const double* cs, double gamma,
+                    const double* wt, int64_t k, double* out) {
+    gram_times(D, r, c, rs, cs, gamma, wt, k, out);
+}
 
 void rbf_gram_times(const float* D, int64_t r, int64_t c, const double* rs, const double* cs, double gamma,
                     const double* wt, int64_t k, double* out) {
-#ifdef UNL_X86_VERSIONS
-    if (isa() == 2) return v512::gram_entry(D, r, c, rs, cs, gamma, wt, k, out);
-    if (isa() == 1) return v256::gram_entry(D, r, c, rs, cs, gamma, wt, k, out);
-#endif
-    vbase::gram_entry(D, r, c, rs, cs, gamma, wt, k, out);
+    gram_times(D, r, c, rs, cs, gamma, wt, k, out);
 }
 
 void exp_nonpositive(double* x, int64_t n) {

@@ -32,6 +32,7 @@ from .._validation import (
     check_data_scale,
     check_gamma,
     check_kernel_scale,
+    check_poly_diagonal,
 )
 from ..base import (
     GAMMA_CONSTRAINT,
@@ -580,15 +581,16 @@ class SVMPlus(ProbabilisticMixin, KernelClassifier):
         except ValueError as exc:
             raise ValueError(str(exc).replace("X is", "X_star is", 1)) from None
         if self.kernel_plus == "poly":
-            with np.errstate(over="ignore", invalid="ignore"):
-                diag = (self._gamma_star * sq + abs(self.coef0)) ** self.degree
-            big = np.flatnonzero(~(diag <= limit))
-            if big.size:
-                raise ValueError(
-                    f"X_star is too large in scale for the poly kernel_plus of this model: "
-                    f"k(x*, x*) = {diag[big[0]]:.3g} for row {big[0]} (at most {limit:g}). "
-                    "Rescale X_star as the privileged features of fit were"
-                )
+            check_poly_diagonal(
+                sq,
+                self._gamma_star,
+                self.coef0,
+                self.degree,
+                limit,
+                "X_star is too large in scale for the poly kernel_plus of this model: k(x*, x*)",
+                "",
+                "Rescale X_star as the privileged features of fit were",
+            )
 
 
 # ---------------------------------------------------------------------- helpers

@@ -13,8 +13,8 @@ from .._kernels import compact_columns
 from .._label_generation import warn_if_solves_capped
 from .._solving import warn_not_converged
 from .._validation import MAX_C, Real
-from ..base import Fitted, set_init_params
-from ._base import MultiInstanceClassifier, fill_docstring
+from ..base import Fitted, fill_docstring, set_init_params
+from ._base import SHARED_DOC, MultiInstanceClassifier
 
 #: the fitted attributes that mi-SVM and MI-SVM document alike
 _FITTED = """key_instances_ : ndarray of int, shape (n_bags,)
@@ -138,11 +138,7 @@ class miSVM(_Alternating):  # noqa: N801 - the method's published name
     MISVM : One witness per positive bag instead of instance labels.
     MILWellSVM : The convex relaxation.
 
-    References
-    ----------
-    S. Andrews, I. Tsochantaridis, T. Hofmann. Support vector machines for multiple-instance
-    learning. NIPS 15, 2003.
-    %(platt)s
+    %(references)s
 
     Examples
     --------
@@ -229,23 +225,18 @@ class MISVM(_Alternating):
     miSVM : Instance labels instead of witnesses.
     MILWellSVM : The convex relaxation of the same problem.
 
-    References
-    ----------
-    S. Andrews, I. Tsochantaridis, T. Hofmann. Support vector machines for multiple-instance
-    learning. NIPS 15, 2003.
-    %(platt)s
+    %(references)s
 
     Examples
     --------
     >>> import numpy as np
     >>> from unlabeled.mil import MISVM
-    >>> rng = np.random.default_rng(0)
-    >>> bags = [rng.normal(0, 1, (5, 2)) for _ in range(20)]
-    >>> for b in bags[:10]:
-    ...     b[0] += 4  # one key instance per positive bag
+    >>> X = np.random.default_rng(0).normal(0, 1, (100, 2))  # 20 bags of 5, bag by bag
+    >>> X[:50:5] += 4  # one key instance in each of the first 10 (positive) bags
+    >>> groups = np.repeat(np.arange(20), 5)
     >>> y = np.repeat([1, 0], 10)
-    >>> clf = MISVM(C=10.0).fit(bags, y)
-    >>> clf.score(bags, y) > 0.9
+    >>> clf = MISVM(C=10.0).fit(X, y, groups=groups)
+    >>> clf.score(X, y, groups=groups) > 0.9
     True
     """
 
@@ -302,8 +293,4 @@ def _sparse_product(M, X):
 
 
 for _cls in (miSVM, MISVM):
-    if _cls.__doc__ is not None:  # None under python -OO
-        _cls.__doc__ = _cls.__doc__.replace("%(kernel_and_solver)s", _KERNEL_AND_SOLVER).replace(
-            "%(fitted)s", _FITTED
-        )
-    fill_docstring(_cls)
+    fill_docstring(_cls, {"kernel_and_solver": _KERNEL_AND_SOLVER, "fitted": _FITTED, **SHARED_DOC})

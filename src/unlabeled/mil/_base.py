@@ -93,20 +93,24 @@ PROBABILITY_DOC = r"""probability : bool, default=False
 _SIGMOID_DOC = """probA_, probB_ : ndarray of shape (1,)
         ``A`` and ``B_0`` of the sigmoid of ``predict_proba``; ``probability=True`` only."""
 
-_PLATT_REFERENCE = """J. Platt. Probabilistic outputs for support vector machines and comparisons to
+#: the references of the three classes (``%(andrews_and_platt)s``; ``%(references)s``: the
+#: section of those two): the bag problem, then the sigmoid of ``probability=True``
+_REFERENCES = """\
+S. Andrews, I. Tsochantaridis, T. Hofmann. Support vector machines for multiple-instance
+    learning. NIPS 15, 2003.
+    J. Platt. Probabilistic outputs for support vector machines and comparisons to
     regularized likelihood methods. Advances in Large Margin Classifiers, 1999.
     H.-T. Lin, C.-J. Lin, R. C. Weng. A note on Platt's probabilistic outputs for support
     vector machines. Machine Learning 68, 2007."""
 
 
-def fill_docstring(cls) -> None:
-    """Write the shared parameter, attribute and reference text into ``cls.__doc__``."""
-    if cls.__doc__ is not None:  # None under python -OO
-        cls.__doc__ = (
-            cls.__doc__.replace("%(probability)s", PROBABILITY_DOC)
-            .replace("%(sigmoid)s", _SIGMOID_DOC)
-            .replace("%(platt)s", _PLATT_REFERENCE)
-        )
+#: the shared parameter, attribute and reference text (``fill_docstring(cls, SHARED_DOC)``)
+SHARED_DOC = {
+    "probability": PROBABILITY_DOC,
+    "sigmoid": _SIGMOID_DOC,
+    "references": "References\n    ----------\n    %(andrews_and_platt)s",
+    "andrews_and_platt": _REFERENCES,
+}
 
 
 #: bags: a sequence (or 3-D array) of 2-D arrays, one per bag, or a matrix of instances

@@ -11,8 +11,8 @@ from .._kernels import as_float64
 from .._label_generation import MAX_CAPPED_SOLVES, label_generation, store_result
 from .._solving import resolve_max_iter, warn_not_converged
 from .._validation import MAX_C, VERBOSE, Integer, Options, Real
-from ..base import Fitted, set_init_params
-from ._base import MultiInstanceClassifier, fill_docstring
+from ..base import Fitted, fill_docstring, set_init_params
+from ._base import SHARED_DOC, MultiInstanceClassifier
 
 #: the rows of the instance kernel made elementwise at once (kept in the CPU's cache)
 _BLOCK_BYTES = 2**21
@@ -462,18 +462,15 @@ class MILWellSVM(MultiInstanceClassifier):
     ----------
     Y.-F. Li, I. W. Tsang, J. T. Kwok, Z.-H. Zhou. Convex and scalable weakly labeled SVMs.
     JMLR 14:2151-2188, 2013 (Section 4.2).
-    S. Andrews, I. Tsochantaridis, T. Hofmann. Support vector machines for multiple-instance
-    learning. NIPS 15, 2003.
-    %(platt)s
+    %(andrews_and_platt)s
 
     Examples
     --------
     >>> import numpy as np
     >>> from unlabeled.mil import MILWellSVM
     >>> rng = np.random.default_rng(0)
-    >>> bags = [rng.normal(0, 1, (5, 2)) for _ in range(20)]
-    >>> for b in bags[:10]:
-    ...     b[0] += 4  # one key instance per positive bag
+    >>> bags = rng.normal(0, 1, (20, 5, 2))  # 20 bags of 5 instances, as a 3-D array
+    >>> bags[:10, 0] += 4  # one key instance per positive bag
     >>> y = np.repeat([1, 0], 10)
     >>> clf = MILWellSVM(gamma=0.5).fit(bags, y)
     >>> clf.score(bags, y) > 0.9
@@ -657,4 +654,4 @@ class MILWellSVM(MultiInstanceClassifier):
         return K[: backend.P] @ (res.alpha * y) - res.rho  # row by row: K @ v's values
 
 
-fill_docstring(MILWellSVM)
+fill_docstring(MILWellSVM, SHARED_DOC)

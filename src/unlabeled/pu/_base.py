@@ -5,6 +5,7 @@ the double hinge loss."""
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
@@ -313,16 +314,51 @@ def engine_kernel(est, cache_size, n_jobs):
     return {"kernel": kernel, "cache_bytes": float(cache_size) * 2**20}
 
 
-def store_solution(est, X, pos, unl, res, c1, prior, lam, g_pos=None):
-    """Set the fitted attributes of a PU double-hinge model from the engine's result (with
-    ``g_pos``, g at the positives, when computed outside the engine)."""
-    sigma, beta = res.sigma, float(res.beta)
+@dataclass(frozen=True, eq=False)
+class PUProblem:
+    """The double-hinge dual of one fit, built once: the rows of the labeled positives
+    (``pos``) and of the unlabeled points (``unl``), the prior and ``lam``, every positive's
+    coefficient ``c1 = pi / (2 lam p)`` and the unlabeled points' bound ``c2 = 1 / (2 lam n)``
+    (``0 <= sigma_u <= c2``)."""
+
+    pos: np.ndarray
+    unl: np.ndarray
+    prior: float
+    lam: float
+    c1: float
+    c2: float
+
+    @classmethod
+    def of(cls, pos: np.ndarray, unl: np.ndarray, prior: float, lam: float) -> PUProblem:
+        """The problem on the rows ``pos`` and ``unl``, with its bounds."""
+        return cls(pos, unl, prior, lam, prior / (2 * lam * pos.size), 1.0 / (2 * lam * unl.size))
+
+    @classmethod
+    def from_mask(cls, mask: np.ndarray, prior: float, lam: float) -> PUProblem:
+        """The problem of the labeled positives ``mask`` (int32 rows, as the engine takes)."""
+        pos = np.flatnonzero(mask).astype(np.int32)
+        return cls.of(pos, np.flatnonzero(~mask).astype(np.int32), prior, lam)
+
+    @property
+    def total(self) -> float:
+        """``c1 p``: what the equality constraint makes ``sum_u sigma_u``."""
+        return self.c1 * self.pos.size
+
+    def engine_args(self) -> dict:
+        """The problem's arguments of the engine's ``solve_pu``."""
+        return {"pos": self.pos, "unl": self.unl, "c1": self.c1, "c2": self.c2}
+
+
+def store_solution(est, X, problem: PUProblem, res, g_pos=None):
+    """Set the fitted attributes of a PU double-hinge model from the engine's result on
+    ``problem`` (with ``g_pos``, g at the positives, when computed outside the engine)."""
+    sigma, beta, c1 = res.sigma, float(res.beta), problem.c1
     g_pos, g_unl = res.g_pos if g_pos is None else g_pos, res.g_unl
     alpha = np.empty(X.shape[0])
-    alpha[pos] = c1
-    alpha[unl] = -sigma
+    alpha[problem.pos] = c1
+    alpha[problem.unl] = -sigma
     est._set_expansion(X, alpha, beta, w=res.w if est.kernel == "linear" else None)
     est.n_iter_ = int(res.n_iter)
-    est.prior_ = prior
+    est.prior_ = problem.prior
     norm2 = c1 * g_pos.sum() - sigma @ g_unl  # alpha' K alpha
-    est.objective_ = double_hinge_objective(g_pos, g_unl, norm2, beta, prior, lam)
+    est.objective_ = double_hinge_objective(g_pos, g_unl, norm2, beta, problem.prior, problem.lam)

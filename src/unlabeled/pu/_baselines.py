@@ -22,10 +22,11 @@ from .._budget import check_dense_budget
 from .._clarabel import clarabel_qp, upper_csc
 from .._solving import default_max_iter, engine_data, warn_not_converged
 from .._validation import MAX_CACHE_MB, VERBOSE, Integer, Options, Real
-from ..base import Fitted, set_init_params
+from ..base import Fitted, fill_docstring, set_init_params
 from ..exceptions import MemoryBudgetError
 from ._base import (
     KernelPUModel,
+    PUProblem,
     double_hinge_objective,
     double_hinge_offset,
     engine_kernel,
@@ -38,6 +39,24 @@ from ._starts import ocsvm_start
 # Clarabel, Clarabel's KKT matrix and its LDL factor): 67 measured at 1,100 and 2,100 points
 # (growth of peak RSS, rbf kernel), rounded up. Used to refuse a problem before allocating.
 _QP_BYTES_PER_PAIR = 72
+
+
+_PROBABILITY_DOC = """probability : bool, default=False
+        Enable ``predict_proba``, as in :class:`~unlabeled.PUSVC` (5 more fits)."""
+_THRESHOLD_DOC = """threshold : {"prior", "zero"}, default="prior"
+        Where the decision threshold lies, as in :class:`~unlabeled.PUSVC`: at the prior's
+        quantile of the training unlabeled points' decision values, or at the solver's
+        offset ("zero", the paper's rule)."""
+#: the parameters the baselines document alike (written by fill_docstring at the end)
+_SHARED_DOC = {
+    "probability_to_threshold": _PROBABILITY_DOC
+    + """
+    random_state : int, RandomState instance or None, default=None
+        Draws the folds of ``probability=True``; nothing else is random.
+    """
+    + _THRESHOLD_DOC,
+    "probability_and_threshold": _PROBABILITY_DOC + "\n    " + _THRESHOLD_DOC,
+}
 
 
 def _require_clarabel(who):
@@ -77,14 +96,7 @@ class DoubleHingeQP(KernelPUModel):
         (``unlabeled.set_config(max_dense_bytes=...)``) bounds them too.
     verbose : bool, default=False
         Print Clarabel's iteration log.
-    probability : bool, default=False
-        Enable ``predict_proba``, as in :class:`~unlabeled.PUSVC` (5 more fits).
-    random_state : int, RandomState instance or None, default=None
-        Draws the folds of ``probability=True``; nothing else is random.
-    threshold : {"prior", "zero"}, default="prior"
-        Where the decision threshold lies, as in :class:`~unlabeled.PUSVC`: at the prior's
-        quantile of the training unlabeled points' decision values, or at the solver's
-        offset ("zero", the paper's rule).
+    %(probability_to_threshold)s
 
     Attributes
     ----------
@@ -101,8 +113,7 @@ class DoubleHingeQP(KernelPUModel):
     Examples
     --------
     >>> import numpy as np
-    >>> from unlabeled import PUSVC
-    >>> from unlabeled.pu import DoubleHingeQP
+    >>> from unlabeled.pu import PUSVC, DoubleHingeQP
     >>> rng = np.random.default_rng(0)
     >>> X = np.r_[rng.normal(1, 1, (40, 2)), rng.normal(-1, 1, (40, 2))]
     >>> s = np.zeros(80, dtype=int); s[:12] = 1
@@ -196,14 +207,7 @@ class USMOInit(KernelPUModel):
     ----------
     prior, lam, kernel, gamma, degree, coef0
         As in :class:`~unlabeled.PUSVC`.
-    probability : bool, default=False
-        Enable ``predict_proba``, as in :class:`~unlabeled.PUSVC` (5 more fits).
-    random_state : int, RandomState instance or None, default=None
-        Draws the folds of ``probability=True``; nothing else is random.
-    threshold : {"prior", "zero"}, default="prior"
-        Where the decision threshold lies, as in :class:`~unlabeled.PUSVC`: at the prior's
-        quantile of the training unlabeled points' decision values, or at the solver's
-        offset ("zero", the paper's rule).
+    %(probability_to_threshold)s
 
     Attributes
     ----------
@@ -238,27 +242,18 @@ class USMOInit(KernelPUModel):
 
     def _fit(self, X, mask, params):
         """USMO's one-class-SVM start and the offset that follows, without iterations."""
-        prior, lam = params["prior"], params["lam"]
-        pos = np.flatnonzero(mask).astype(np.int32)
-        unl = np.flatnonzero(~mask).astype(np.int32)
-        p, n = pos.size, unl.size
-        c1, c2 = prior / (2 * lam * p), 1.0 / (2 * lam * n)
-        sigma0 = ocsvm_start(
-            X, pos, unl, self.kernel, self._gamma, self.degree, self.coef0, prior, c1 * p, c2
-        )
+        problem = PUProblem.from_mask(mask, params["prior"], params["lam"])
+        sigma0 = ocsvm_start(X, problem, self.kernel, self._gamma, self.degree, self.coef0)
         # zero iterations of the engine: the decision values and the offset of this start
         res = _engine.solve_pu(
             engine_data(X, self.kernel),
             **engine_kernel(self, 200, None),
-            pos=pos,
-            unl=unl,
-            c1=c1,
-            c2=c2,
+            **problem.engine_args(),
             options=_engine.SolverOptions(1.0, False, 0),
             solver=1,
             sigma0=sigma0,
         )
-        store_solution(self, X, pos, unl, res, c1, prior, lam)
+        store_solution(self, X, problem, res)
 
 
 class RampPU(KernelPUModel):
@@ -302,12 +297,7 @@ class RampPU(KernelPUModel):
         Draws the random start of ``init="random"`` and the folds of ``probability=True``.
     verbose : bool, default=False
         Print one line per CCCP round.
-    probability : bool, default=False
-        Enable ``predict_proba``, as in :class:`~unlabeled.PUSVC` (5 more fits).
-    threshold : {"prior", "zero"}, default="prior"
-        Where the decision threshold lies, as in :class:`~unlabeled.PUSVC`: at the prior's
-        quantile of the training unlabeled points' decision values, or at the solver's
-        offset ("zero", the paper's rule).
+    %(probability_and_threshold)s
 
     Attributes
     ----------
@@ -484,3 +474,7 @@ def _ramp_objective(margin, mask, prior, reg):
 
 
 __all__ = ["DoubleHingeQP", "RampPU", "USMOInit"]
+
+
+for _cls in (DoubleHingeQP, USMOInit, RampPU):
+    fill_docstring(_cls, _SHARED_DOC)

@@ -12,7 +12,7 @@ from .._solving import EngineProgress, engine_data
 from .._validation import MAX_CACHE_MB, VERBOSE, Boolean, Integer, Options, Real
 from ..base import ArrayLike, Fitted, MatrixLike, set_init_params
 from . import _starts, priors
-from ._base import KernelPUModel, engine_kernel, store_solution
+from ._base import KernelPUModel, PUProblem, engine_kernel, store_solution
 from ._dask_linear import fit_linear_dask
 
 _SOLVERS = ("auto", "smo", "usmo")
@@ -420,18 +420,14 @@ class PUSVC(KernelPUModel):
             init = "ocsvm" if solver == "usmo" else "pilot"
         rng = check_random_state(self.random_state)
 
-        pos = np.flatnonzero(mask).astype(np.int32)
-        unl = np.flatnonzero(~mask).astype(np.int32)
-        p = pos.size
-        c1, c2 = prior / (2 * lam * p), 1.0 / (2 * lam * unl.size)
-
+        problem = PUProblem.from_mask(mask, prior, lam)
         data = engine_data(X, self.kernel)
         kparams = engine_kernel(self, self.cache_size, self.n_jobs)
         kparams["cache_float32"] = self.cache_dtype == "float32" or (
             self.cache_dtype == "auto" and data.float32
         )
         seed = int(rng.randint(np.iinfo(np.int32).max))
-        start = self._start(X, mask, data, kparams, solver, init, prior, lam, seed)
+        start = self._start(X, mask, data, kparams, solver, init, problem, seed)
         sigma0, beta0, products, blas, warm_key = start
 
         linear = self.kernel == "linear"
@@ -440,10 +436,7 @@ class PUSVC(KernelPUModel):
         res = _engine.solve_pu(
             data,
             **kparams,
-            pos=pos,
-            unl=unl,
-            c1=c1,
-            c2=c2,
+            **problem.engine_args(),
             options=_engine.SolverOptions(
                 float(self.tol),
                 bool(self.shrinking),
@@ -462,8 +455,10 @@ class PUSVC(KernelPUModel):
 
         g_pos = None
         if blas is not None:
-            g_pos = blas(pos, np.r_[pos, unl], np.r_[np.full(p, c1), -res.sigma])[:, 0]
-        store_solution(self, X, pos, unl, res, c1, prior, lam, g_pos)
+            pos, unl = problem.pos, problem.unl
+            coef = np.r_[np.full(pos.size, problem.c1), -res.sigma]
+            g_pos = blas(pos, np.r_[pos, unl], coef)[:, 0]
+        store_solution(self, X, problem, res, g_pos)
         self.cache_stats_ = {
             "hits": int(res.cache_hits),
             "misses": int(res.cache_misses),
@@ -476,13 +471,11 @@ class PUSVC(KernelPUModel):
             self._warm = _starts.warm_state(warm_key, lam, res)
         return res.g_unl + float(res.beta)
 
-    def _start(self, X, mask, data, kparams, solver, init, prior, lam, seed):
-        """The solver's start (see :mod:`unlabeled.pu._starts`): (sigma0 or None for the
-        engine's mean-kernel start, the linear solver's offset guess beta0 or NaN, the
-        engine's start products, the BLAS helper or None, the warm-start key or None)."""
-        pos = np.flatnonzero(mask).astype(np.int32)
-        unl = np.flatnonzero(~mask).astype(np.int32)
-        c1, c2 = prior / (2 * lam * pos.size), 1.0 / (2 * lam * unl.size)
+    def _start(self, X, mask, data, kparams, solver, init, problem, seed):
+        """The solver's start on ``problem`` (see :mod:`unlabeled.pu._starts`): (sigma0 or
+        None for the engine's mean-kernel start, the linear solver's offset guess beta0 or
+        NaN, the engine's start products, the BLAS helper or None, the warm-start key or
+        None)."""
         sigma0, beta0 = None, np.nan
         # hashing X costs a pass over the data: only when a warm start may use it
         warm_key = None
@@ -493,28 +486,17 @@ class PUSVC(KernelPUModel):
         warm = getattr(self, "_warm", None) if self.warm_start else None
         warm_products = None
         if warm is not None and warm["key"] == warm_key:
-            beta0, sigma0 = warm["beta"], _starts.warm_sigma(warm, lam, prior, c2)
+            beta0, sigma0 = warm["beta"], _starts.warm_sigma(warm, problem)
             if warm["products"] is not None and self.kernel in ("rbf", "poly"):
                 warm_products = warm  # (kernel_products evaluates these kernels only)
         elif init == "ocsvm":
             sigma0 = _starts.ocsvm_start(
-                X,
-                pos,
-                unl,
-                self.kernel,
-                self._gamma,
-                self.degree,
-                self.coef0,
-                prior,
-                c1 * pos.size,
-                c2,
+                X, problem, self.kernel, self._gamma, self.degree, self.coef0
             )
-        elif init == "pilot" and unl.size > 4 * _starts.PILOT_SIZE:
-            sigma0, beta0 = _starts.pilot_start(
-                self, X, data, kparams, pos, unl, prior, lam, c2, seed
-            )
+        elif init == "pilot" and problem.unl.size > 4 * _starts.PILOT_SIZE:
+            sigma0, beta0 = _starts.pilot_start(self, X, data, kparams, problem, seed)
         sigma0, products, blas = _starts.start_products(
-            self, X, kparams, solver, pos, unl, sigma0, c1, c2, lam, warm_products
+            self, X, kparams, solver, problem, sigma0, warm_products
         )
         return sigma0, beta0, products, blas, warm_key
 

@@ -29,6 +29,7 @@ from sklearn.svm import OneClassSVM
 from .. import _engine
 from .._products import KernelProducts
 from .._solving import default_max_iter
+from ._base import PUProblem
 
 PILOT_SIZE = 1000  # unlabeled points in the pilot problem of init="pilot"
 # Kernel work (multiply-adds) from which the start's products K_UP 1 and K_UU sigma0, and g at
@@ -72,9 +73,10 @@ def mean_kernel_start(h, total, c2):
     return repair_sum(np.zeros(h.size), h, total, c2)
 
 
-def ocsvm_start(X, pos, unl, kernel, gamma, degree, coef0, prior, total, c2):
+def ocsvm_start(X, problem: PUProblem, kernel, gamma, degree, coef0):
     """The paper's section 4.5: rank U by a one-class SVM trained on P, then fill the states
     5, 4, 3, 2, 1 from the top with group sizes from its eq. 18."""
+    pos, unl, prior, c2 = problem.pos, problem.unl, problem.prior, problem.c2
     n = unl.size
     cap = default_max_iter(pos.size)  # LIBSVM's own default in sklearn is no cap at all
     if kernel == "precomputed":
@@ -86,7 +88,7 @@ def ocsvm_start(X, pos, unl, kernel, gamma, degree, coef0, prior, total, c2):
         )
         score = oc.decision_function(X[unl])
     order = np.argsort(score, kind="stable")  # ascending: state 1 first
-    a, b, c, s2, s4 = _eq18_groups(n, prior, total, c2)
+    a, b, c, s2, s4 = _eq18_groups(n, prior, problem.total, c2)
     n1 = int(round((1 - prior) * a * n))
     n2 = max(1, int(round(b * n)))
     n4 = max(1, int(round(c * n)))
@@ -100,7 +102,7 @@ def ocsvm_start(X, pos, unl, kernel, gamma, degree, coef0, prior, total, c2):
     sigma_sorted = np.pad(sigma_sorted, (0, n - sigma_sorted.size), constant_values=c2)
     sigma = np.empty(n)
     sigma[order] = sigma_sorted
-    return repair_sum(sigma, score, total, c2)
+    return repair_sum(sigma, score, problem.total, c2)
 
 
 def _eq18_groups(n, prior, total, c2):
@@ -126,26 +128,26 @@ def _eq18_groups(n, prior, total, c2):
     return minimize(resid, x0, bounds=bounds, constraints=cons, method="SLSQP").x
 
 
-def pilot_start(est, X, data, kparams, pos, unl, prior, lam, c2, seed):
+def pilot_start(est, X, data, kparams, problem: PUProblem, seed):
     """Solve the same problem (same lam and prior) loosely on a random subsample, then start
     every unlabeled point in the state that the pilot's f(x) suggests: sigma = 0, c2/2 or
     c2 for f <= -1, |f| < 1, f >= 1. Which state dominates depends on lam and the data, so
     this beats any fixed-shape start; it costs O(n * pilot size) kernel evaluations.
     Returns the start and the pilot's offset (the linear solver's first guess)."""
+    pos, unl, prior, lam, c2 = problem.pos, problem.unl, problem.prior, problem.lam, problem.c2
     rng = np.random.default_rng(seed)
     sub_u = np.sort(rng.choice(unl, PILOT_SIZE, replace=False)).astype(np.int32)
     sub_p = pos
     if pos.size > PILOT_SIZE:
         sub_p = np.sort(rng.choice(pos, PILOT_SIZE, replace=False)).astype(np.int32)
-    c1s, c2s = prior / (2 * lam * sub_p.size), 1.0 / (2 * lam * sub_u.size)
-    problem = {"pos": sub_p, "unl": sub_u, "c1": c1s, "c2": c2s}
+    pilot_problem = PUProblem.of(sub_p, sub_u, prior, lam)
     report, t0 = _reporter(est), time.perf_counter()
     if report is not None:
         report(f"start: pilot problem on {sub_p.size:,} positives and {sub_u.size:,} unlabeled")
     pilot = _engine.solve_pu(
         data,
         **kparams,
-        **problem,
+        **pilot_problem.engine_args(),
         options=_engine.SolverOptions(1e-2, True, default_max_iter(sub_p.size + sub_u.size)),
         seed=seed,
     )
@@ -153,7 +155,7 @@ def pilot_start(est, X, data, kparams, pos, unl, prior, lam, c2, seed):
         report(f"start: pilot solved, {time.perf_counter() - t0:.2f}s")
     nz = pilot.sigma > 0
     sv = np.r_[sub_p, sub_u[nz]]
-    coef = np.r_[np.full(sub_p.size, c1s), -pilot.sigma[nz]]
+    coef = np.r_[np.full(sub_p.size, pilot_problem.c1), -pilot.sigma[nz]]
     if est.kernel == "linear":
         f = np.asarray(X @ pilot.w, dtype=np.float64).ravel()[unl]  # no copy of the rows
     elif est.kernel == "precomputed":
@@ -175,11 +177,13 @@ def fingerprint(X, mask, *params):
     return h.hexdigest()
 
 
-def warm_sigma(warm, lam, prior, c2):
+def warm_sigma(warm, problem: PUProblem):
     """The previous solution as a start for the new ``lam`` and ``prior``: c1 and c2 scale
     with 1/lam, so rescaling keeps sigma feasible for the new lam, and the repair (in the
     order of the previous decision values) moves the sum to the new prior."""
-    return repair_sum(warm["sigma"] * (warm["lam"] / lam), warm["f_unl"], prior / (2 * lam), c2)
+    prior, lam = problem.prior, problem.lam
+    sigma = warm["sigma"] * (warm["lam"] / lam)
+    return repair_sum(sigma, warm["f_unl"], prior / (2 * lam), problem.c2)
 
 
 def warm_state(key, lam, res):
@@ -197,13 +201,14 @@ def warm_state(key, lam, res):
     }
 
 
-def warm_products(warm, lam, c2, sigma0, upper, blas, unl):
+def warm_products(warm, problem: PUProblem, sigma0, upper, blas):
     """The engine's start products for a warm start, from those of the previous solution.
 
     c1, c2 and sigma all scale with 1/lam, so K_UU sigma and K_UU upper scale by lam_old / lam
     and keep their states; only the points that the prior's repair moved (or whose state
     changed) need kernel work, usually none along a lam path."""
-    ratio = warm["lam"] / lam
+    c2, unl = problem.c2, problem.unl
+    ratio = warm["lam"] / problem.lam
     _, upper_old = _engine.pu_start_weights(warm["sigma"], c2 / ratio)
     delta = np.c_[sigma0 - ratio * warm["sigma"], upper - ratio * upper_old]
     delta[np.abs(delta) <= 1e-12 * c2] = 0.0  # rounding of the rescaling, not a move
@@ -233,10 +238,11 @@ def _reporter(est):
     return lambda text: print(f"{prefix} {text}", file=sys.stderr, flush=True)
 
 
-def start_products(est, X, kparams, solver, pos, unl, sigma0, c1, c2, lam, warm):
+def start_products(est, X, kparams, solver, problem: PUProblem, sigma0, warm):
     """Products of the SMO solver's start computed here rather than row by row in the
     engine: from a warm start's previous ones, or through BLAS on large rbf/poly problems.
     Returns (sigma0, the engine's extra arguments, the BLAS helper or None)."""
+    pos, unl, c2 = problem.pos, problem.unl, problem.c2
     blas = None
     if solver == "smo" and est.kernel in ("rbf", "poly"):
         per_entry = X.nnz / max(X.shape[0], 1) if sp.issparse(X) else X.shape[1]
@@ -245,12 +251,12 @@ def start_products(est, X, kparams, solver, pos, unl, sigma0, c1, c2, lam, warm)
     if warm is not None:
         sigma0, upper = _engine.pu_start_weights(sigma0, c2)
         helper = blas or BlasProducts(est, X, kparams)
-        return sigma0, warm_products(warm, lam, c2, sigma0, upper, helper, unl), blas
+        return sigma0, warm_products(warm, problem, sigma0, upper, helper), blas
     if blas is None:
         return sigma0, {}, None
     h = blas(unl, pos, np.ones(pos.size), "start: h = K_UP 1")[:, 0]
     if sigma0 is None:  # the engine's default start: largest h first at sigma = c2
-        sigma0 = mean_kernel_start(h, c1 * pos.size, c2)
+        sigma0 = mean_kernel_start(h, problem.total, c2)
     sigma0, upper = _engine.pu_start_weights(sigma0, c2)
     start = blas(unl, unl, np.c_[sigma0, upper], "start: K_UU [sigma0, upper]")
     return sigma0, {"h": h, "start_products": start, "positive_g": False}, blas

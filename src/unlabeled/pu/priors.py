@@ -320,6 +320,15 @@ def _stacked(Xp, Xu):
     return X, np.r_[np.ones(Xp.shape[0], dtype=int), np.zeros(Xu.shape[0], dtype=int)]
 
 
+def _check_classifier(est, needs: tuple[str, ...], example: str) -> None:
+    """``estimator``: None or a classifier with ``fit`` and one of the methods ``needs``."""
+    if est is not None and not (hasattr(est, "fit") and any(hasattr(est, m) for m in needs)):
+        raise InvalidParameterError(
+            f"estimator must be a classifier with fit and {' or '.join(needs)} (e.g. "
+            f"{example}), got {est!r}"
+        )
+
+
 def _sq_dists(A, B=None):
     D = euclidean_distances(A, A if B is None else B, squared=True)
     return np.maximum(D, 0.0, out=D)
@@ -871,24 +880,15 @@ class ElkanNoto(_PriorEstimator):
     }
 
     def __init__(
-        self,
-        estimator: BaseEstimator | None = None,
-        *,
-        cv: int = 5,
-        n_bootstrap: int = 0,
-        confidence: float = 0.95,
-        random_state: int | np.random.RandomState | None = None,
-    ) -> None:
+        self, estimator: BaseEstimator | None = None, *, cv: int = 5, n_bootstrap: int = 0,
+        confidence: float = 0.95, random_state: int | np.random.RandomState | None = None,
+    ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
     def _check_values(self, params):
         """``estimator``: None or a classifier with ``fit`` and ``predict_proba``."""
-        est = self.estimator
-        if est is not None and not (hasattr(est, "fit") and hasattr(est, "predict_proba")):
-            raise InvalidParameterError(
-                "estimator must be a classifier with fit and predict_proba (e.g. "
-                f"LogisticRegression() or CalibratedClassifierCV(SVC())), got {est!r}"
-            )
+        example = "LogisticRegression() or CalibratedClassifierCV(SVC())"
+        _check_classifier(self.estimator, ("predict_proba",), example)
         return params
 
     def _check_sizes(self, n_labeled, n_unlabeled, params):
@@ -1320,29 +1320,16 @@ class BestBin(_PriorEstimator):
     }
 
     def __init__(
-        self,
-        estimator: BaseEstimator | None = None,
-        *,
-        cv: int = 5,
-        delta: float = 0.1,
-        gamma: float = 0.01,
-        n_bootstrap: int = 0,
-        confidence: float = 0.95,
+        self, estimator: BaseEstimator | None = None, *, cv: int = 5, delta: float = 0.1,
+        gamma: float = 0.01, n_bootstrap: int = 0, confidence: float = 0.95,
         random_state: int | np.random.RandomState | None = None,
-    ) -> None:
+    ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
     def _check_values(self, params):
         """``estimator``: None or a classifier with ``fit`` and a score method."""
-        est = self.estimator
-        if est is not None and not (
-            hasattr(est, "fit")
-            and (hasattr(est, "decision_function") or hasattr(est, "predict_proba"))
-        ):
-            raise InvalidParameterError(
-                "estimator must be a classifier with fit and decision_function or "
-                f"predict_proba (e.g. LogisticRegression()), got {est!r}"
-            )
+        needs = ("decision_function", "predict_proba")
+        _check_classifier(self.estimator, needs, "LogisticRegression()")
         return params
 
     def _check_sizes(self, n_labeled, n_unlabeled, params):

@@ -29,7 +29,7 @@ from .._validation import (
     check_kernel_scale,
     column_moments,
 )
-from ..base import Fitted, KernelClassifier, KernelMachine
+from ..base import Fitted, KernelClassifier, KernelMachine, fill_docstring
 
 UNLABELED = -1
 
@@ -171,10 +171,40 @@ def divide_columns(X, scale):
     return X / s
 
 
+_PROBABILITY_DOC = """probability : bool, default=False
+        Enable ``predict_proba``: Platt's sigmoid ``1 / (1 + exp(A f + B))`` fitted on
+        held-out decision values of the labeled points (5 stratified folds, fewer when a
+        class has fewer than 5 labeled points; each fold refits the method with that fold's
+        labels hidden). Off by default because it costs 5 more fits; ``decision_function``
+        and ``predict`` are those of the fit on all the data either way."""
+_RANDOM_STATE_AND_STANDARDIZE_DOC = """random_state : int, RandomState or None, default=None
+        Draws the folds of ``probability=True``; nothing else is random.
+    standardize : bool, default=True
+        Divide each feature by its standard deviation over the training points before the
+        kernel (``scale_``), as for :class:`WellSVM`: the model does not depend on the
+        features' units. Ignored for ``kernel="precomputed"``."""
+
+#: text the semi-supervised SVMs' docstrings share, written where they hold ``%(name)s``
+_SHARED_DOC = {
+    "probability": _PROBABILITY_DOC,
+    "random_state_and_standardize": _RANDOM_STATE_AND_STANDARDIZE_DOC,
+    "probability_to_standardize": _PROBABILITY_DOC + "\n    " + _RANDOM_STATE_AND_STANDARDIZE_DOC,
+    "wellsvm_attributes": """probA_, probB_ : ndarray of shape (1,)
+        As for :class:`WellSVM`; ``probability=True`` only.
+    scale_ : ndarray of shape (1, n_features), CSR matrix of that shape, or None
+        As for :class:`WellSVM`.""",
+}
+
+
 class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
     """Base of the semi-supervised SVMs: targets with ``-1`` for unlabeled points, the
     kernel on the engine, the start from an SVM on the labeled points, ``score``, and
     ``predict_proba`` with ``probability=True`` (:meth:`_calibrate`)."""
+
+    def __init_subclass__(cls, **kwargs):
+        """Write the shared text (:data:`_SHARED_DOC`) into the subclass's docstring."""
+        super().__init_subclass__(**kwargs)
+        fill_docstring(cls, _SHARED_DOC)
 
     _parameter_constraints: dict = {
         **KernelMachine._parameter_constraints,

@@ -36,21 +36,13 @@ class LabeledSVM(SemiSupervisedSVM):
         class has fewer than 5 labeled points; each fold is an SVM on the other labeled
         points). Off by default because it costs 5 more fits; ``decision_function`` and
         ``predict`` are those of the fit on all the data either way.
-    random_state : int, RandomState or None, default=None
-        Draws the folds of ``probability=True``; nothing else is random.
-    standardize : bool, default=True
-        Divide each feature by its standard deviation over the training points before the
-        kernel (``scale_``), as for :class:`WellSVM`: the model does not depend on the
-        features' units. Ignored for ``kernel="precomputed"``.
+    %(random_state_and_standardize)s
 
     Attributes
     ----------
     classes_, transduction_, dual_coef_, support_, support_vectors_, intercept_
         As for :class:`WellSVM`; ``transduction_`` is ``predict`` on the unlabeled points.
-    probA_, probB_ : ndarray of shape (1,)
-        As for :class:`WellSVM`; ``probability=True`` only.
-    scale_ : ndarray of shape (1, n_features), CSR matrix of that shape, or None
-        As for :class:`WellSVM`.
+    %(wellsvm_attributes)s
 
     See Also
     --------
@@ -61,10 +53,11 @@ class LabeledSVM(SemiSupervisedSVM):
     >>> import numpy as np
     >>> from unlabeled.ssl import LabeledSVM
     >>> rng = np.random.default_rng(0)
+    >>> truth = np.repeat([0, 1], 50)
     >>> X = np.r_[rng.normal(-2, 1, (50, 2)), rng.normal(2, 1, (50, 2))]
     >>> y = np.full(100, -1); y[:3] = 0; y[50:53] = 1          # -1: ignored
     >>> clf = LabeledSVM(gamma=0.5).fit(X, y)
-    >>> float(clf.score(X, np.repeat([0, 1], 50))) > 0.9
+    >>> float(clf.score(X, truth)) > 0.9
     True
     """
 

@@ -53,27 +53,13 @@ class LapSVM(SemiSupervisedSVM):
         KKT tolerance of the SVM.
     max_iter : int, default=100000
         Solver iterations at most.
-    probability : bool, default=False
-        Enable ``predict_proba``: Platt's sigmoid ``1 / (1 + exp(A f + B))`` fitted on
-        held-out decision values of the labeled points (5 stratified folds, fewer when a
-        class has fewer than 5 labeled points; each fold refits the method with that fold's
-        labels hidden). Off by default because it costs 5 more fits; ``decision_function``
-        and ``predict`` are those of the fit on all the data either way.
-    random_state : int, RandomState or None, default=None
-        Draws the folds of ``probability=True``; nothing else is random.
-    standardize : bool, default=True
-        Divide each feature by its standard deviation over the training points before the
-        kernel (``scale_``), as for :class:`WellSVM`: the model does not depend on the
-        features' units. Ignored for ``kernel="precomputed"``.
+    %(probability_to_standardize)s
 
     Attributes
     ----------
     classes_, transduction_, dual_coef_, support_, support_vectors_, intercept_
         As for :class:`WellSVM`.
-    probA_, probB_ : ndarray of shape (1,)
-        As for :class:`WellSVM`; ``probability=True`` only.
-    scale_ : ndarray of shape (1, n_features), CSR matrix of that shape, or None
-        As for :class:`WellSVM`.
+    %(wellsvm_attributes)s
     n_iter_ : int
         Iterations of the SVM solver.
 
@@ -91,10 +77,11 @@ class LapSVM(SemiSupervisedSVM):
     >>> import numpy as np
     >>> from unlabeled.ssl import LapSVM
     >>> rng = np.random.default_rng(0)
-    >>> X = np.r_[rng.normal(-2, 1, (50, 2)), rng.normal(2, 1, (50, 2))]
-    >>> y = np.full(100, -1); y[:3] = 0; y[50:53] = 1          # -1: unlabeled
-    >>> clf = LapSVM(gamma=0.5).fit(X, y)
-    >>> float(clf.score(X, np.repeat([0, 1], 50))) > 0.9
+    >>> truth = np.repeat([0, 1], 50)
+    >>> X = rng.normal(0, 1, (100, 2)) + np.where(truth[:, None] == 1, 2.0, -2.0)
+    >>> y = np.where(np.isin(np.arange(100), [0, 1, 2, 50, 51, 52]), truth, -1)  # -1: unlabeled
+    >>> clf = LapSVM(gamma=0.5, n_neighbors=7).fit(X, y)
+    >>> float(clf.score(X, truth)) > 0.9
     True
     """
 

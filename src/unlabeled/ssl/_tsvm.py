@@ -56,18 +56,7 @@ class TSVM(SemiSupervisedSVM):
     cache_size : float, default=200
         Kernel-row cache in MB, shared by every solve of the fit.
     verbose : bool, default=False
-    probability : bool, default=False
-        Enable ``predict_proba``: Platt's sigmoid ``1 / (1 + exp(A f + B))`` fitted on
-        held-out decision values of the labeled points (5 stratified folds, fewer when a
-        class has fewer than 5 labeled points; each fold refits the method with that fold's
-        labels hidden). Off by default because it costs 5 more fits; ``decision_function``
-        and ``predict`` are those of the fit on all the data either way.
-    random_state : int, RandomState or None, default=None
-        Draws the folds of ``probability=True``; nothing else is random.
-    standardize : bool, default=True
-        Divide each feature by its standard deviation over the training points before the
-        kernel (``scale_``), as for :class:`WellSVM`: the model does not depend on the
-        features' units. Ignored for ``kernel="precomputed"``.
+    %(probability_to_standardize)s
 
     Attributes
     ----------
@@ -77,10 +66,7 @@ class TSVM(SemiSupervisedSVM):
         SVM solves run.
     n_switches_ : int
         Labels swapped in all (two per pair).
-    probA_, probB_ : ndarray of shape (1,)
-        As for :class:`WellSVM`; ``probability=True`` only.
-    scale_ : ndarray of shape (1, n_features), CSR matrix of that shape, or None
-        As for :class:`WellSVM`.
+    %(wellsvm_attributes)s
 
     See Also
     --------

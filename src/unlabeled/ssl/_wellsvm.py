@@ -118,12 +118,7 @@ class WellSVM(SemiSupervisedSVM):
         Used by ``init="alignment"`` and to draw the folds of ``probability=True``.
     verbose : bool, default=False
         Print one line per cutting-plane step to stderr.
-    probability : bool, default=False
-        Enable ``predict_proba``: Platt's sigmoid ``1 / (1 + exp(A f + B))`` fitted on
-        held-out decision values of the labeled points (5 stratified folds, fewer when a
-        class has fewer than 5 labeled points; each fold refits the method with that fold's
-        labels hidden). Off by default because it costs 5 more fits; ``decision_function``
-        and ``predict`` are those of the fit on all the data either way.
+    %(probability)s
     standardize : bool, default=True
         Divide each feature by its standard deviation over the training points (labeled
         and unlabeled) before the kernel, in ``fit`` and every prediction. The kernel is
