@@ -184,11 +184,10 @@ public:
         const T* row = R_.row(point_[t], len == l_);
         double* b = buf_[next_].data();
         next_ ^= 1;
-        if (all_plus_ && m_ == 1) {
-            for (int64_t s = 0; s < len; ++s) b[s] = mu_[0] * row[point_[s]];
-        } else if (m_ == 1) {
-            const double yt = mu_[0] * labels_[t];
-            for (int64_t s = 0; s < len; ++s) b[s] = yt * labels_[s] * row[point_[s]];
+        if (m_ == 1) {
+            const bool plus = all_plus_;
+            scaled_row(plus ? mu_[0] : mu_[0] * labels_[t], plus ? nullptr : labels_.data(), row,
+                       point_.data(), len, b);
         } else {
             for (int64_t k = 0; k < m_; ++k) weights_[k] = mu_[k] * labels_[k * l_ + t];
             mixed_row(weights_.data(), labels_.data(), m_, l_, row, point_.data(), len, b);

@@ -6,8 +6,13 @@
 // the label-mixed Q rows, whose inner sum over the label vectors was a chain of dependent adds.
 #include "sweeps.hpp"
 
+#include <immintrin.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "blocks.hpp"
 #include "common.hpp"
@@ -19,7 +24,11 @@
 namespace unl {
 namespace {
 namespace v512 {
+#define UNL_GATHER 8
+#define UNL_W 8
 #include "sweeps_impl.inc"
+#undef UNL_W
+#undef UNL_GATHER
 }  // namespace v512
 }  // namespace
 }  // namespace unl
@@ -29,7 +38,11 @@ namespace v512 {
 namespace unl {
 namespace {
 namespace v256 {
+#define UNL_GATHER 4
+#define UNL_W 4
 #include "sweeps_impl.inc"
+#undef UNL_W
+#undef UNL_GATHER
 }  // namespace v256
 }  // namespace
 }  // namespace unl
@@ -39,7 +52,11 @@ namespace v256 {
 namespace unl {
 namespace {
 namespace vbase {
+#define UNL_GATHER 0
+#define UNL_W 2
 #include "sweeps_impl.inc"
+#undef UNL_W
+#undef UNL_GATHER
 }  // namespace vbase
 }  // namespace
 
@@ -59,6 +76,24 @@ void mixed_row(const double* w, const int8_t* Y, int64_t m, int64_t stride, cons
     if (isa_level() == 1) return v256::mixed_entry(w, Y, m, stride, row, point, len, b);
 #endif
     vbase::mixed_entry(w, Y, m, stride, row, point, len, b);
+}
+
+void scaled_row(double c, const int8_t* Y, const double* row, const int64_t* point, int64_t len,
+                double* b) {
+#ifdef UNL_X86_VERSIONS
+    if (isa_level() == 2) return v512::scaled_entry(c, Y, row, point, len, b);
+    if (isa_level() == 1) return v256::scaled_entry(c, Y, row, point, len, b);
+#endif
+    vbase::scaled_entry(c, Y, row, point, len, b);
+}
+
+void scaled_row(double c, const int8_t* Y, const float* row, const int64_t* point, int64_t len,
+                double* b) {
+#ifdef UNL_X86_VERSIONS
+    if (isa_level() == 2) return v512::scaled_entry(c, Y, row, point, len, b);
+    if (isa_level() == 1) return v256::scaled_entry(c, Y, row, point, len, b);
+#endif
+    vbase::scaled_entry(c, Y, row, point, len, b);
 }
 
 double box_gains(const double* G, const int8_t* status, const double* QD, double tau, int64_t n,
