@@ -77,6 +77,14 @@ int isa() {
 #endif
 }  // namespace
 
+int isa_level() {
+#ifdef UNL_X86_VERSIONS
+    return isa();
+#else
+    return 0;
+#endif
+}
+
 void rbf_dense_times(const double* A, int64_t r, int64_t d, const double* Bt, int64_t c, const double* rs,
                      const double* cs, double gamma, const double* wt, int64_t k, double* out) {
 #ifdef UNL_X86_VERSIONS

@@ -17,6 +17,10 @@ void rbf_gram_times(const double* D, int64_t r, int64_t c, const double* rs, con
 void rbf_gram_times(const float* D, int64_t r, int64_t c, const double* rs, const double* cs, double gamma,
                     const double* wt, int64_t k, double* out);
 
+// The instruction set of the vector code chosen for this CPU (once per process): 2 AVX-512,
+// 1 AVX2 with FMA, 0 the baseline. blocks.* and sweeps.* dispatch on it.
+int isa_level();
+
 // exp(x) for x <= 0 by blocks.cpp's own vector exp (within 2 ulp of exp; 0 below -708), for tests
 void exp_nonpositive(double* x, int64_t n);
 

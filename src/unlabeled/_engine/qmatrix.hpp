@@ -20,6 +20,7 @@
 #include "cache.hpp"
 #include "kernels.hpp"
 #include "solver.hpp"
+#include "sweeps.hpp"
 
 namespace unl {
 
@@ -159,10 +160,13 @@ public:
 
     // Label-mixed Q: labels holds m label vectors as an l x m row-major matrix of +1 / -1
     // (variable t's labels are labels[t m .. t m + m - 1]), mu their m non-negative weights.
+    // They are kept label by label (m x l), so that a row sums over the labels in vectors.
     PointQMatrix(PointRows<T>& rows, std::vector<int64_t> var_point, std::vector<int8_t> labels,
                  std::vector<double> mu, int64_t m)
         : R_(rows), l_(static_cast<int64_t>(var_point.size())), m_(m),
-          point_(std::move(var_point)), labels_(std::move(labels)), mu_(std::move(mu)) {
+          point_(std::move(var_point)), labels_(labels.size()), mu_(std::move(mu)) {
+        for (int64_t t = 0; t < l_; ++t)  // label by label: the mixed row is a vector sweep
+            for (int64_t k = 0; k < m_; ++k) labels_[k * l_ + t] = labels[t * m_ + k];
         if (mu_.empty()) mu_.assign(1, 1.0);
         double mu_sum = 0.0;
         for (double v : mu_) mu_sum += v;
@@ -180,20 +184,13 @@ public:
         const T* row = R_.row(point_[t], len == l_);
         double* b = buf_[next_].data();
         next_ ^= 1;
-        if (all_plus_ && m_ == 1) {
-            for (int64_t s = 0; s < len; ++s) b[s] = mu_[0] * row[point_[s]];
-        } else if (m_ == 1) {
-            const double yt = mu_[0] * labels_[t];
-            for (int64_t s = 0; s < len; ++s) b[s] = yt * labels_[s] * row[point_[s]];
+        if (m_ == 1) {
+            const bool plus = all_plus_;
+            scaled_row(plus ? mu_[0] : mu_[0] * labels_[t], plus ? nullptr : labels_.data(), row,
+                       point_.data(), len, b);
         } else {
-            const int8_t* Yt = labels_.data() + t * m_;
-            for (int64_t k = 0; k < m_; ++k) weights_[k] = mu_[k] * Yt[k];
-            for (int64_t s = 0; s < len; ++s) {
-                const int8_t* Ys = labels_.data() + s * m_;
-                double c = 0.0;
-                for (int64_t k = 0; k < m_; ++k) c += weights_[k] * Ys[k];
-                b[s] = c * row[point_[s]];
-            }
+            for (int64_t k = 0; k < m_; ++k) weights_[k] = mu_[k] * labels_[k * l_ + t];
+            mixed_row(weights_.data(), labels_.data(), m_, l_, row, point_.data(), len, b);
         }
         if (!extra_.empty() && t < len) b[t] += extra_[t];
         return b;
@@ -203,7 +200,7 @@ public:
         std::swap(point_[i], point_[j]);
         std::swap(QD_[i], QD_[j]);
         if (!extra_.empty()) std::swap(extra_[i], extra_[j]);
-        for (int64_t k = 0; k < m_; ++k) std::swap(labels_[i * m_ + k], labels_[j * m_ + k]);
+        for (int64_t k = 0; k < m_; ++k) std::swap(labels_[k * l_ + i], labels_[k * l_ + j]);
     }
     void prefetch(const int64_t* vars, int k, int64_t len) override {
         int64_t us[kPrefetch];
@@ -227,7 +224,7 @@ private:
     PointRows<T>& R_;
     int64_t l_, m_;
     std::vector<int64_t> point_;
-    std::vector<int8_t> labels_;  // l x m, in the solver's current variable order
+    std::vector<int8_t> labels_;  // m x l (label k of variable t at k l + t), in the solver's order
     std::vector<double> mu_, weights_, QD_, extra_;
     bool all_plus_ = true;
     std::vector<double> buf_[2];

@@ -1,5 +1,7 @@
 #include "solver.hpp"
 
+#include "sweeps.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -326,16 +328,27 @@ double BoxSolver::projected(int64_t t) const {
 }
 
 bool BoxSolver::select_working_set(int64_t& out_i, int64_t& out_j, double& violation) {
-    double best = -INF, worst = 0.0;
+    // gains and the gap in one vector sweep (sweeps.hpp), then the scalar selection replayed
+    // only on the blocks that can change it: those holding a gain above the smallest of the
+    // top 8 (when 8 are held; TopK::add drops the others, and the best exceeds that smallest)
+    gain_.resize(static_cast<size_t>(active_size_));
+    const double worst = box_gains(G_.data(), status_.data(), QD_, TAU, active_size_, gain_.data());
+    constexpr int64_t kBlock = 16;
+    double best = -INF;
     int64_t idx = -1;
     TopK<8> next;  // the next steps' likely variables, whose rows a problem may compute at once
-    for (int64_t t = 0; t < active_size_; ++t) {
-        const double pg = projected(t);
-        if (pg == 0.0) continue;
-        worst = std::max(worst, std::fabs(pg));
-        const double gain = pg * pg / (QD_[t] > 0 ? QD_[t] : TAU);
-        next.add(gain, t);
-        if (gain > best) { best = gain; idx = t; }
+    for (int64_t a = 0; a < active_size_; a += kBlock) {
+        const int64_t e = std::min(a + kBlock, active_size_);
+        const double floor = next.n == 8 ? next.val[7] : -INF;
+        bool replay = false;
+        for (int64_t t = a; t < e; ++t) replay |= !(gain_[t] <= floor);  // a NaN replays
+        if (!replay) continue;
+        for (int64_t t = a; t < e; ++t) {
+            const double gain = gain_[t];
+            if (gain == -INF) continue;  // a zero projected gradient: no step
+            next.add(gain, t);
+            if (gain > best) { best = gain; idx = t; }
+        }
     }
     violation = worst;
     if (idx < 0 || worst < eps_) return false;

@@ -126,6 +126,7 @@ protected:
 
 private:
     double projected(int64_t t) const;
+    std::vector<double> gain_;  // the selection's gains, per active variable
 };
 
 }  // namespace unl

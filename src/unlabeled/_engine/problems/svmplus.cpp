@@ -363,18 +363,17 @@ private:
         for (int64_t p = 0; p < k; ++p) nx_[act[p]] -= c1 * a1(act[p]) + c2;
     }
 
-    // Newton steps on the free set, dropping each variable that reaches 0 and solving again
-    // on the rest (a primal active-set method; variables enter through the SMO steps); false
-    // when it cannot move (then SMO carries on).
-    bool newton_step() {
+    // The Newton step's variables: the free alphas (at most kNewtonAlphas: beyond, per class in
+    // proportion those of smallest and largest G, the ones I2 would lower and raise; the others
+    // stay fixed), then the free betas (at most the room left: beyond, those of smallest and
+    // largest s, the ones SMO would lower and raise): a subspace step. Returns their count.
+    int64_t newton_variables() {
         nvar_.clear();
         for (int64_t i = 0; i < n_; ++i)
             if (alpha_[i] > 0) nvar_.push_back(i);
         nalpha_ = static_cast<int64_t>(nvar_.size());
         const int64_t cap_alpha = kNewtonAlphas;
         if (nalpha_ > cap_alpha) {
-            // too many free alphas: per class (in proportion) those of smallest and largest G,
-            // the ones I2 would lower and raise; the others stay fixed
             auto by_G = [&](int64_t a, int64_t b) { return G_[a] < G_[b]; };
             std::vector<int64_t> keep;
             for (int c = 0; c < 2; ++c) {
@@ -394,8 +393,6 @@ private:
             nvar_.swap(keep);
             nalpha_ = static_cast<int64_t>(nvar_.size());
         }
-        // the free betas, or when there are too many, those of smallest and largest s (the
-        // ones SMO would lower and raise): the others stay fixed, a subspace step
         nbeta_.clear();
         for (int64_t i = 0; i < n_; ++i)
             if (beta_[i] > 0) nbeta_.push_back(i);
@@ -408,10 +405,12 @@ private:
             nbeta_.erase(nbeta_.begin() + lo, nbeta_.end() - hi);
         }
         nvar_.insert(nvar_.end(), nbeta_.begin(), nbeta_.end());
-        const int64_t m = static_cast<int64_t>(nvar_.size());
-        if (m < 3) return false;
-        // H from the rows of K (alphas) and K* (all), read one row at a time; the missing rows
-        // are computed kPrefetch at a time (one pass over the data for all of them)
+        return static_cast<int64_t>(nvar_.size());
+    }
+
+    // H (m x m) of the Newton step's variables from the rows of K (alphas) and K* (all), read
+    // one row at a time; the missing rows are computed kPrefetch at a time (one data pass)
+    void newton_hessian(int64_t m) {
         nH_.assign(static_cast<size_t>(m * m), 0.0);
         for (int64_t u = 0; u < m; ++u) {
             const int64_t i = nvar_[u];
@@ -428,6 +427,49 @@ private:
                 for (int64_t v = 0; v < nalpha_; ++v) Hu[v] += y_[i] * y_[nvar_[v]] * rk[nvar_[v]];
             }
         }
+    }
+
+    // One move along the Newton direction nx_ on the active set `act`: the exact line search,
+    // clipped where the first variable reaches 0 (`hit`, set to exactly 0). Updates val, dx
+    // and step; returns the step length t (not > 0 or not finite: no move) and its cap.
+    double newton_move(const std::vector<int64_t>& act, int64_t m, std::vector<double>& val,
+                       std::vector<double>& dx, std::vector<double>& step, double& cap,
+                       int64_t& hit) const {
+        double slope = 0.0, curv = 0.0;
+        for (int64_t u : act) {
+            slope += ng_[u] * nx_[u];
+            const double* Hu = nH_.data() + u * m;
+            double hx = 0.0;
+            for (int64_t v : act) hx += Hu[v] * nx_[v];
+            curv += nx_[u] * hx;
+        }
+        if (!(slope > 0)) return 0.0;
+        cap = INF;
+        hit = -1;
+        for (int64_t u : act)
+            if (nx_[u] < 0) {
+                const double t = val[u] / -nx_[u];
+                if (t < cap) { cap = t; hit = u; }
+            }
+        const double tstar = curv > 0 ? slope / curv : INF;
+        const double t = std::min(tstar, cap);
+        if (!(t > 0) || !std::isfinite(t)) return t;
+        for (int64_t u : act) {
+            const double nv = u == hit && t >= cap ? 0.0 : std::max(val[u] + t * nx_[u], 0.0);
+            step[u] = nv - val[u];
+            dx[u] += step[u];
+            val[u] = nv;
+        }
+        return t;
+    }
+
+    // Newton steps on the free set, dropping each variable that reaches 0 and solving again
+    // on the rest (a primal active-set method; variables enter through the SMO steps); false
+    // when it cannot move (then SMO carries on).
+    bool newton_step() {
+        const int64_t m = newton_variables();
+        if (m < 3) return false;
+        newton_hessian(m);
         std::vector<double> val(static_cast<size_t>(m)), dx(static_cast<size_t>(m), 0.0),
             step(static_cast<size_t>(m), 0.0);
         ng_.resize(static_cast<size_t>(m));
@@ -443,31 +485,10 @@ private:
         if (!newton_factor(act, m)) return false;
         for (int64_t round = 0; round < m && act.size() >= 2; ++round) {
             newton_direction(act, m);
-            double slope = 0.0, curv = 0.0;
-            for (int64_t u : act) {
-                slope += ng_[u] * nx_[u];
-                const double* Hu = nH_.data() + u * m;
-                double hx = 0.0;
-                for (int64_t v : act) hx += Hu[v] * nx_[v];
-                curv += nx_[u] * hx;
-            }
-            if (!(slope > 0)) break;
             double cap = INF;
             int64_t hit = -1;
-            for (int64_t u : act)
-                if (nx_[u] < 0) {
-                    const double t = val[u] / -nx_[u];
-                    if (t < cap) { cap = t; hit = u; }
-                }
-            const double tstar = curv > 0 ? slope / curv : INF;
-            const double t = std::min(tstar, cap);
+            const double t = newton_move(act, m, val, dx, step, cap, hit);
             if (!(t > 0) || !std::isfinite(t)) break;
-            for (int64_t u : act) {
-                const double nv = u == hit && t >= cap ? 0.0 : std::max(val[u] + t * nx_[u], 0.0);
-                step[u] = nv - val[u];
-                dx[u] += step[u];
-                val[u] = nv;
-            }
             moved = true;
             if (t < cap) break;  // the free set's optimum: done
             // the gradient after this move: g -= H step (only the active entries are used)
