@@ -81,7 +81,8 @@ def cpp_lengths(source: str) -> dict[str, int]:
             lead = _ACCESS.match(raw).end()  # type: ignore[union-attr]
             lead += len(raw) - lead - len(raw[lead:].lstrip())
             header = raw[lead:].strip()
-            words = re.findall(r"[A-Za-z_]\w*", header)
+            # a template's parameter list is not the declaration's first words
+            words = re.findall(r"[A-Za-z_]\w*", re.sub(r"^template\s*<[^{;]*?>", "", header))
             is_function = (
                 not any(s is not None for s in stack)
                 and bool(words)
@@ -89,6 +90,7 @@ def cpp_lengths(source: str) -> dict[str, int]:
                 and not _TYPE_KEYS & set(words[:2])
                 and _TAIL.search(header) is not None
                 and "=" not in header.split("(")[0]
+                and re.search(r"[~\w:]+\s*\(", header) is not None
             )
             if is_function:
                 name = re.findall(r"([~\w:]+)\s*\(", header)[0]
@@ -156,6 +158,12 @@ struct S : Base {
 };
 template <typename T>
 T twice(T x) { return x + x; }
+template <class T>
+void scale(T* a, int n) {
+    for (int k = 0; k < n; ++k) {
+        a[k] *= 2;
+    }
+}
 }  // namespace ns
 NB_MODULE(_core, m) {
     m.def("f", [](int x) { return x; });
@@ -169,7 +177,8 @@ def test_cpp_matcher_on_a_sample():
         "get:6": 1,
         "step:8": 9,
         "twice:19": 2,
-        "NB_MODULE:22": 3,
+        "scale:21": 6,
+        "NB_MODULE:28": 3,
     }
 
 
