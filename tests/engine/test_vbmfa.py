@@ -490,3 +490,13 @@ def test_the_search_on_a_sample_counts_its_share_and_ends_at_the_full_search(mon
     assert (fast.transduction_ == y).mean() >= (full.transduction_ == y).mean() - 1e-3
     assert fast.n_iter_ <= full.n_iter_ / 2, (fast.n_iter_, full.n_iter_)
     assert fast.n_iter_ >= len(fast.lower_bound_history_)  # the runs over all points
+
+
+def test_the_rise_to_come_is_the_geometric_tail_of_the_last_two():
+    from unlabeled.ssl._clsst import _rest
+
+    assert _rest(0.5, 1.0) == pytest.approx(0.5)  # 1/4 + 1/8 + ...
+    assert _rest(0.1, 1.0) == pytest.approx(0.1 / 9)
+    assert _rest(1.0, 1.0) == np.inf and _rest(2.0, 1.0) == np.inf  # not shrinking
+    assert _rest(0.0, 1.0) == 0.0 and _rest(-1e-12, 1.0) == 0.0  # F did not rise
+    assert _rest(0.5, np.inf) == np.inf  # after a start or a death: one rise, no ratio
