@@ -678,7 +678,9 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         sub = VBMFA(model.Y[rows], model.allowed[rows], model.k, pca=model.pca)
         share = len(rows) / model.n
         sub.work_cap = model.work_cap / share
+        self._say(f"search on a sample of {len(rows):,} of the {model.n:,} points")
         self._search(sub, init, None)
+        self._say(f"sample searched: S = {sub.S}; converging on all points")
         model.work += sub.work * share
         model.unconverged += sub.unconverged
         model.out_of_work = sub.out_of_work
