@@ -435,3 +435,68 @@ def test_score_samples_is_the_per_point_bound():
     F = clf.score_samples(X).sum() + glob
     assert F >= clf.lower_bound_ - 1e-9 * abs(F)
     assert F - clf.lower_bound_ < 1e-3
+
+
+# ---- the search on a sample of many points --------------------------------------------
+def test_the_search_sample_keeps_the_labeled_points():
+    from unlabeled.ssl._clsst import _sample_rows
+
+    rng = np.random.default_rng(0)
+    allowed = np.ones((1000, 2), dtype=bool)
+    allowed[:10, 1] = allowed[10:20, 0] = False  # 10 labeled points per class
+    rows = _sample_rows(allowed, 100, rng)
+    assert len(rows) == len(np.unique(rows)) == 100 and np.isin(np.arange(20), rows).all()
+    allowed[20:620, 1] = False  # 610 labeled points of class 0: a random draw, 2 of class 1 kept
+    rows = _sample_rows(allowed, 100, rng)
+    assert 100 <= len(rows) <= 104 and np.isin([10, 11], rows).all()
+
+
+def test_a_model_carried_from_a_sample_is_the_samples_on_its_points():
+    """adopt: the sample's globals, counts scaled; on the sample itself (ratio 1) an E-step
+    gives the sample's bound again."""
+    rng = np.random.default_rng(0)
+    Y = np.r_[rng.normal(-2, 1, (200, 3)), rng.normal(2, 1, (200, 3))]
+    allowed = np.ones((400, 1), dtype=bool)
+    a = VBMFA(Y, allowed, 1)
+    a.start(np.array([[-2.0] * 3, [2.0] * 3]), np.zeros((2, 3, 1)) + 0.1, np.ones(3))
+    for _ in range(5):
+        a.sweep()
+    b = VBMFA(Y, allowed, 1)
+    b.adopt(a, 1.0)
+    assert np.isclose(b.e_step(), a.e_step(), rtol=1e-12)
+    c = VBMFA(np.r_[Y, Y], np.ones((800, 1), dtype=bool), 1)
+    c.adopt(a, 2.0)
+    np.testing.assert_allclose(c.u - c.alpha / 2, 2 * (a.u - a.alpha / 2))
+
+
+def test_the_search_on_a_sample_counts_its_share_and_ends_at_the_full_search(monkeypatch):
+    """CLSST+ above SEARCH_POINTS points: the search on a sample of a fifth of them finds the
+    same three components as the search on all points, at least at its bound (relative
+    1e-6) and accuracy, in at most half its sweeps (the sample's counting a fifth each)."""
+    from unlabeled.ssl import _clsst
+
+    rng = np.random.default_rng(0)
+    n = 10_000
+    y = rng.integers(0, 3, n)
+    X = rng.normal(0, 1.5, (3, 6))[y] + rng.normal(size=(n, 6))
+    yy = np.full(n, -1)
+    lab = rng.choice(n, 30, replace=False)
+    yy[lab] = y[lab]
+    full = CLSST(random_state=0).fit(X, yy)
+    monkeypatch.setattr(_clsst, "SEARCH_POINTS", 2_000)
+    fast = CLSST(random_state=0).fit(X, yy)
+    assert fast.n_components_ == full.n_components_ == 3
+    assert fast.lower_bound_ >= full.lower_bound_ - 1e-6 * abs(full.lower_bound_)
+    assert (fast.transduction_ == y).mean() >= (full.transduction_ == y).mean() - 1e-3
+    assert fast.n_iter_ <= full.n_iter_ / 2, (fast.n_iter_, full.n_iter_)
+    assert fast.n_iter_ >= len(fast.lower_bound_history_)  # the runs over all points
+
+
+def test_the_rise_to_come_is_the_geometric_tail_of_the_last_two():
+    from unlabeled.ssl._clsst import _rest
+
+    assert _rest(0.5, 1.0) == pytest.approx(0.5)  # 1/4 + 1/8 + ...
+    assert _rest(0.1, 1.0) == pytest.approx(0.1 / 9)
+    assert _rest(1.0, 1.0) == np.inf and _rest(2.0, 1.0) == np.inf  # not shrinking
+    assert _rest(0.0, 1.0) == 0.0 and _rest(-1e-12, 1.0) == 0.0  # F did not rise
+    assert _rest(0.5, np.inf) == np.inf  # after a start or a death: one rise, no ratio

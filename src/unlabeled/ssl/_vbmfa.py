@@ -709,6 +709,16 @@ class VBMFA:
         point)."""
         return self.Y.mean(0), self.Y.var(0, ddof=1) if self.n > 1 else np.ones(self.p)
 
+    def adopt(self, other, ratio) -> None:
+        """The global factors of ``other``, a model of a sample of these points, with its
+        counts (the Dirichlet posteriors' data parts) times ``ratio`` (n / the sample's
+        size). X and Q are left to the next :meth:`e_step` (a run of sweeps starts with
+        one)."""
+        for name in ("M", "Sig", "b", "psii", "mustar", "nustar"):
+            setattr(self, name, getattr(other, name).copy())
+        self.u = self.alpha / other.S + ratio * (other.u - self.alpha / other.S)
+        self.g = self.gamma / self.K + ratio * (other.g - self.gamma / self.K)
+
     def point_clusters(self):
         """The most probable component of each point, argmax_s sum_l Q[s, l, n]."""
         return self.resp()[0].argmax(0)
