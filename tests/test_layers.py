@@ -2,7 +2,8 @@
 
 Layers, lowest first; a module imports only from lower layers or from its own package:
 
-0. ``_engine`` (the compiled code), ``_kernels`` (kernel blocks), ``_version``, ``exceptions``
+0. ``_engine`` (the compiled code), ``_kernels`` (kernel blocks), ``_version``, ``exceptions``,
+   ``registry`` (the one list of estimators)
 1. ``_validation`` (checks and parameter constraints)
 2. ``_config`` (global settings)
 3. ``_shared`` (engine plumbing, budgets, progress, warnings)
@@ -31,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "unlabeled"
 
 LAYERS = {
-    **dict.fromkeys(["_engine", "_kernels", "_version", "exceptions"], 0),
+    **dict.fromkeys(["_engine", "_kernels", "_version", "exceptions", "registry"], 0),
     "_validation": 1,
     "_config": 2,
     "_shared": 3,

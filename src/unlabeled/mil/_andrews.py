@@ -14,6 +14,7 @@ from .._label_generation import warn_if_solves_capped
 from .._shared import warn_not_converged
 from .._validation import MAX_C, Real
 from ..base import Fitted, set_init_params
+from ..registry import Case, register
 from ._base import MultiInstanceClassifier, fill_docstring
 
 #: the fitted attributes that mi-SVM and MI-SVM document alike
@@ -107,6 +108,11 @@ def _warn_if_one_class(who: str, f, bag, n_bags: int) -> None:
         )
 
 
+@register(
+    family="mil",
+    command="mi-svm",
+    summary="mi-SVM (Andrews et al.), instance-level alternation",
+)
 class miSVM(_Alternating):  # noqa: N801 - the method's published name
     r"""mi-SVM: instance labels and an SVM by alternation (Andrews et al. 2003).
 
@@ -187,6 +193,12 @@ class miSVM(_Alternating):  # noqa: N801 - the method's published name
         return self._finish(X, coef, b, f, bag, n_bags, it, converged, backend)
 
 
+@register(
+    family="mil",
+    command="misvm",
+    summary="MI-SVM (Andrews et al.), bag-level alternation",
+    cases=(Case(), Case({"probability": True, "random_state": 0}, name="proba")),
+)
 class MISVM(_Alternating):
     r"""MI-SVM: one witness per positive bag and an SVM by alternation (Andrews et al. 2003).
 

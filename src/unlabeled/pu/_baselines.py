@@ -29,6 +29,7 @@ from .._shared import (
 from .._validation import MAX_CACHE_MB, VERBOSE, Integer, Options, Real
 from ..base import Fitted, set_init_params
 from ..exceptions import MemoryBudgetError
+from ..registry import Case, register
 from ._base import (
     KernelPUModel,
     double_hinge_objective,
@@ -52,6 +53,12 @@ def _require_clarabel(who):
         raise ImportError(f"{who} needs the Clarabel QP solver: pip install clarabel") from exc
 
 
+@register(
+    family="pu",
+    summary="the double-hinge PU dual by a general QP solver (Clarabel): a reference",
+    cases=(Case({"prior": 0.4}),),
+    needs=("clarabel",),
+)
 class DoubleHingeQP(KernelPUModel):
     r"""PU learning with the double hinge loss by a generic QP solver on the full Gram matrix.
 
@@ -189,6 +196,11 @@ class DoubleHingeQP(KernelPUModel):
         self.prior_ = prior
 
 
+@register(
+    family="pu",
+    summary="the USMO paper's initialisation as a PU classifier (a baseline)",
+    cases=(Case({"prior": 0.4}),),
+)
 class USMOInit(KernelPUModel):
     """The one-class-SVM start of USMO (paper section 4.5) used alone as a classifier.
 
@@ -266,6 +278,11 @@ class USMOInit(KernelPUModel):
         store_solution(self, X, pos, unl, res, c1, prior, lam)
 
 
+@register(
+    family="pu",
+    summary="the ramp-loss PU classifier by CCCP (a baseline)",
+    cases=(Case({"prior": 0.4}),),
+)
 class RampPU(KernelPUModel):
     r"""PU learning with the non-convex ramp loss, by the concave-convex procedure (CCCP).
 

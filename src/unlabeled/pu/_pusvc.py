@@ -11,6 +11,7 @@ from .._products import PATHS
 from .._shared import EngineProgress, engine_data
 from .._validation import MAX_CACHE_MB, VERBOSE, Boolean, Integer, Options, Real
 from ..base import ArrayLike, Fitted, MatrixLike, set_init_params
+from ..registry import Case, register
 from . import _starts, priors
 from ._base import KernelPUModel, engine_kernel, store_solution
 from ._dask_linear import fit_linear_dask
@@ -27,6 +28,17 @@ AUTO_PRIOR_ESTIMATORS = ("Bracket", "KM1", "KM2")
 _LINEAR_CD = -1
 
 
+@register(
+    family="pu",
+    command="pusvc",
+    summary="positive-unlabeled double-hinge SVM (the default)",
+    cases=(
+        Case({"prior": 0.4}),
+        Case({"prior": 0.4, "probability": True}, data="sparse", name="sparse-proba"),
+        Case({"prior": 0.4, "kernel": "linear"}, name="linear"),
+        Case({"prior": 0.4, "kernel": "precomputed"}, data="precomputed", name="precomputed"),
+    ),
+)
 class PUSVC(KernelPUModel):
     r"""Positive-unlabeled kernel classifier with the double hinge loss, solved exactly.
 

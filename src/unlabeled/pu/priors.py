@@ -71,17 +71,9 @@ from ..base import (
     ValidatedEstimator,
     set_init_params,
 )
+from ..registry import Case, exported, register
 
-__all__ = [
-    "BestBin",
-    "Bracket",
-    "KM1",
-    "KM2",
-    "PenalizedL1",
-    "ElkanNoto",
-    "TIcE",
-    "prior_from_label_frequency",
-]
+__all__ = [*exported(__name__), "prior_from_label_frequency"]
 
 
 def prior_from_label_frequency(c: float, n_labeled: int, n_unlabeled: int) -> float:
@@ -562,6 +554,7 @@ _KM_DOC_PARAMS = """
 
 
 @_shared_docs("the subsamples", example=(0.2, 0.4), see_also=("KM2", "PenalizedL1"))
+@register(family="pu", summary="class prior: kernel mean embedding (KM1)")
 class KM1(_KernelMean):
     __doc__ = (
         r"""Class prior by kernel mean embedding, KM1 threshold (Ramaswamy et al., ICML 2016).
@@ -589,6 +582,11 @@ class KM1(_KernelMean):
 
 
 @_shared_docs("the subsamples", example=(0.2, 0.4), see_also=("KM1", "PenalizedL1"))
+@register(
+    family="pu",
+    summary="class prior: kernel mean embedding (KM2)",
+    cases=(Case({"n_bootstrap": 3, "random_state": 0}),),
+)
 class KM2(_KernelMean):
     __doc__ = (
         r"""Class prior by kernel mean embedding, KM2 threshold (Ramaswamy et al., ICML 2016).
@@ -622,6 +620,7 @@ class KM2(_KernelMean):
 
 # ------------------------------------------------------------------------- penalised L1
 @_shared_docs("the centres, the folds", example=(0.15, 0.45), see_also=("KM2", "TIcE"))
+@register(family="pu", summary="class prior: penalised L1 divergence")
 class PenalizedL1(_PriorEstimator):
     r"""Class prior by penalised L1-distance minimisation (du Plessis, Niu, Sugiyama, ACML 2015).
 
@@ -809,6 +808,7 @@ def _warn_range(name, prior, c, p, n):
 
 
 @_shared_docs("the folds", example=(0.2, 0.4), see_also=("TIcE", "KM2"))
+@register(family="pu", summary="class prior: Elkan and Noto's estimator")
 class ElkanNoto(_PriorEstimator):
     r"""Class prior from the label frequency of Elkan and Noto (KDD 2008), estimator e1.
 
@@ -914,6 +914,7 @@ _TICE_MAX_ITER = 10_000
 
 
 @_shared_docs("the halvings", example=(0.1, 0.5), see_also=("ElkanNoto", "KM2"))
+@register(family="pu", summary="class prior: tree induction (TIcE)")
 class TIcE(_PriorEstimator):
     r"""Class prior from the label frequency by tree induction (Bekker and Davis, AAAI 2018).
 
@@ -1230,6 +1231,11 @@ def _binomial_interval(k, n, level):
 
 
 @_shared_docs("the cross-fitting folds", example=(0.2, 0.4), see_also=("TIcE", "KM1"))
+@register(
+    family="pu",
+    summary="class prior: the best bin of a classifier's scores",
+    cases=(Case({"random_state": 0}),),
+)
 class BestBin(_PriorEstimator):
     r"""Class prior by best-bin estimation (BBE) of Garg, Wu, Smola, Balakrishnan and Lipton
     (NeurIPS 2021) on held-out scores of a classifier of labeled against unlabeled points.
@@ -1363,6 +1369,11 @@ class BestBin(_PriorEstimator):
 
 @_shared_docs(
     "the estimators' folds and halvings", example=(0.2, 0.45), see_also=("BestBin", "TIcE")
+)
+@register(
+    family="pu",
+    summary="class prior: an interval bracketing several estimators",
+    cases=(Case({"random_state": 0}),),
 )
 class Bracket(_PriorEstimator):
     r"""Class prior as the midpoint of an interval of plausible priors: the default of

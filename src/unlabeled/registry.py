@@ -1,0 +1,290 @@
+"""The one list of the library's estimators: each declares itself once, with :func:`register`.
+
+Everything that needs the set of estimators reads it here: the lazy top-level names of
+``unlabeled`` (those with a command-line name), the types that model files may hold
+(:data:`unlabeled.model_io.TRUSTED_TYPES`), the command line's ``--estimator`` list, the
+documentation's estimator table and the tests that run on every estimator (the common suite,
+from each entry's :class:`Case` list).
+
+The library's own declarations are also read from the source, without importing it (a
+decorator's arguments are literals): ``import unlabeled`` and ``unlabeled --help`` must not load
+NumPy or scikit-learn to know which estimators exist. A class registered at run time (a
+test's toy estimator, a plug-in) joins the declared ones until :func:`unregister`.
+
+This module imports nothing of the package (layer 0 of ARCHITECTURE.md).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import os
+import re
+from collections.abc import Callable
+from typing import Any, NamedTuple, TypeVar
+
+__all__ = ["Case", "Entry", "all_estimators", "exported", "register", "unregister"]
+
+T = TypeVar("T", bound=type)
+
+#: the data layouts, as the command line and the common suite read them
+FAMILIES = ("pu", "ssl", "mil", "lupi", "cluster", "generative")
+#: how a case's data is made: dense X, a CSR copy, the rbf Gram matrix (kernel="precomputed"),
+#: or X alone (no labels: fit(X))
+DATA = ("dense", "sparse", "precomputed", "unlabeled")
+
+
+class Case(NamedTuple):
+    """One instance that the common suite fits and checks.
+
+    Parameters
+    ----------
+    params : dict
+        Constructor parameters (small, fast settings).
+    data : {"dense", "sparse", "precomputed", "unlabeled"}
+        The training data: the family's dense data, a CSR copy, its rbf Gram matrix, or the
+        points without labels.
+    name : str
+        Added to the estimator's name in the test's id (empty for the first case).
+
+    Examples
+    --------
+    >>> from unlabeled.registry import Case
+    >>> Case({"prior": 0.4}, data="sparse", name="sparse").data
+    'sparse'
+    """
+
+    params: dict = {}  # noqa: RUF012 - a NamedTuple's default, never changed
+    data: str = "dense"
+    name: str = ""
+
+
+class Entry(NamedTuple):
+    """A registered estimator.
+
+    Attributes
+    ----------
+    name : str
+        The class's name.
+    module : str
+        The module that defines it.
+    family : str
+        Its data layout: one of ``"pu"``, ``"ssl"``, ``"mil"``, ``"lupi"``, ``"cluster"``,
+        ``"generative"``.
+    command : str or None
+        Its ``unlabeled fit --estimator`` name; an estimator with one is also a top-level name
+        of ``unlabeled``.
+    summary : str
+        One line of help.
+    cases : tuple of Case
+        The instances the common suite tests (empty until its module is imported).
+    needs : tuple of str
+        Optional modules it needs to fit (``"torch"``, ``"clarabel"``).
+
+    Examples
+    --------
+    >>> from unlabeled.registry import all_estimators
+    >>> next(e for e in all_estimators() if e.name == "PUSVC").command
+    'pusvc'
+    """
+
+    name: str
+    module: str
+    family: str
+    command: str | None = None
+    summary: str = ""
+    cases: tuple[Case, ...] = ()
+    needs: tuple[str, ...] = ()
+    cls: type | None = None  # a class registered at run time inside a function
+
+    @property
+    def path(self) -> str:
+        """``module.name``, as a model file names the class."""
+        return f"{self.module}.{self.name}"
+
+    @property
+    def home(self) -> str:
+        """The public module that exports it: its module up to the first private part."""
+        parts = self.module.split(".")
+        private = [i for i, part in enumerate(parts) if part.startswith("_")]
+        return ".".join(parts[: private[0]]) if private and private[0] else self.module
+
+    def load(self) -> type:
+        """The class (importing its public module, and so the method's subpackage)."""
+        if self.cls is not None:
+            return self.cls
+        return getattr(importlib.import_module(self.home), self.name)
+
+
+#: the entries registered at run time, by path (classes defined or imported so far)
+_REGISTERED: dict[str, Entry] = {}
+
+
+def register(
+    *,
+    family: str,
+    command: str | None = None,
+    summary: str = "",
+    cases: tuple[Case, ...] = (Case(),),
+    needs: tuple[str, ...] = (),
+) -> Callable[[T], T]:
+    """Declare an estimator class: the decorator that puts it on the library's one list.
+
+    Its arguments other than ``cases`` must be literals (they are read from the source).
+
+    Parameters
+    ----------
+    family : str
+        Its data layout (see :class:`Entry`).
+    command : str, optional
+        Its ``--estimator`` name (and so a top-level name of ``unlabeled``).
+    summary : str
+        One line of help for the command line and the documentation.
+    cases : tuple of Case
+        The instances the common suite fits and checks.
+    needs : tuple of str
+        Optional modules that fitting it needs.
+
+    Returns
+    -------
+    decorator : callable
+        Registers the class and returns it unchanged.
+
+    Examples
+    --------
+    >>> from unlabeled.registry import register, unregister
+    >>> @register(family="cluster", summary="a toy")
+    ... class Toy:
+    ...     pass
+    >>> unregister(Toy)
+    """
+    if family not in FAMILIES:
+        raise ValueError(f"register: family must be one of {FAMILIES}, got {family!r}")
+    if not isinstance(cases, tuple) or not all(isinstance(c, Case) for c in cases):
+        raise TypeError(f"register: cases must be a tuple of Case, got {cases!r}")
+    bad = [c.data for c in cases if c.data not in DATA]
+    if bad:
+        raise ValueError(f"register: a case's data must be one of {DATA}, got {bad[0]!r}")
+
+    def decorate(cls: T) -> T:
+        entry = Entry(cls.__qualname__, cls.__module__, family, command, summary, cases, needs)
+        if command is not None:
+            clash = [e.path for e in all_estimators() if e.command == command]
+            if clash and clash != [entry.path]:
+                raise ValueError(f"register: command {command!r} is already {clash[0]}'s")
+        local = "<locals>" in cls.__qualname__  # a class inside a function: kept by reference
+        _REGISTERED[entry.path] = entry._replace(cls=cls if local else None)
+        return cls
+
+    return decorate
+
+
+def unregister(cls: type) -> None:
+    """Remove a class registered at run time (a test's toy estimator) from the list.
+
+    Parameters
+    ----------
+    cls : type
+        The class.
+
+    Examples
+    --------
+    >>> from unlabeled.registry import register, unregister
+    >>> Toy = register(family="pu")(type("Toy", (), {}))
+    >>> unregister(Toy)
+    """
+    _REGISTERED.pop(f"{cls.__module__}.{cls.__qualname__}", None)
+
+
+def all_estimators(*, family: str | None = None, load: bool = False) -> list[Entry]:
+    """The registered estimators, sorted by name (a stable order: the tests' seeds depend on it).
+
+    Parameters
+    ----------
+    family : str, optional
+        Only those of this family.
+    load : bool
+        Import the method subpackages first, so that every entry has its cases (the tests).
+        Without it nothing is imported.
+
+    Returns
+    -------
+    entries : list of Entry
+
+    Examples
+    --------
+    >>> from unlabeled.registry import all_estimators
+    >>> [e.command for e in all_estimators(family="lupi")]
+    ['svmplus']
+    """
+    found = {e.path: e for e in _declared()}
+    if load:
+        for entry in found.values():
+            importlib.import_module(entry.home)
+    found.update(_REGISTERED)
+    entries = sorted(found.values(), key=lambda e: (e.name.lower(), e.name, e.module))
+    return [e for e in entries if family is None or e.family == family]
+
+
+def exported(module: str) -> list[str]:
+    """The names of the estimators that a public module exports (its ``__all__``'s share).
+
+    Parameters
+    ----------
+    module : str
+        The public module, such as ``"unlabeled.ssl"``.
+
+    Returns
+    -------
+    names : list of str
+
+    Examples
+    --------
+    >>> from unlabeled.registry import exported
+    >>> exported("unlabeled.lupi")
+    ['SVMPlus']
+    """
+    return [e.name for e in all_estimators() if e.home == module]
+
+
+# ---------------------------------------------------------------------- the declarations
+_DECORATED = re.compile(r"@register\((.*?)\)\n(?:@.*\n)*class (\w+)", re.S)
+_LITERALS = ("family", "command", "summary", "needs")
+
+
+_DECLARED: list[Entry] = []
+
+
+def _declared() -> list[Entry]:
+    """The package's own declarations, read from its source once (no import: a few ms)."""
+    if _DECLARED:
+        return _DECLARED
+    root = os.path.dirname(os.path.abspath(__file__))
+    package = os.path.basename(root)
+    for folder, dirs, files in sorted(os.walk(root)):
+        dirs[:] = sorted(d for d in dirs if d not in ("_engine", "cli", "__pycache__"))
+        for filename in sorted(f for f in files if f.endswith(".py") and f != "registry.py"):
+            with open(os.path.join(folder, filename), encoding="utf-8") as f:
+                text = f.read()
+            if "\n@register(" not in text:
+                continue
+            parts = os.path.relpath(os.path.join(folder, filename[:-3]), root).split(os.sep)
+            _DECLARED.extend(_parse(text, ".".join([package, *parts])))
+    return _DECLARED
+
+
+def _parse(text: str, module: str) -> list[Entry]:
+    entries = []
+    start = text.find("\n@register(")
+    while start >= 0:
+        m = _DECORATED.match(text, start + 1)
+        start = text.find("\n@register(", start + 1)
+        if m is None:
+            continue
+        call = ast.parse(f"register({m.group(1)})", mode="eval").body
+        assert isinstance(call, ast.Call)
+        kw: dict[str, Any] = {
+            k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg in _LITERALS
+        }
+        entries.append(Entry(m.group(2), module, **kw))
+    return entries

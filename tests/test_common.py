@@ -1,0 +1,181 @@
+"""The common suite: every registered estimator (``unlabeled.registry``), each of its declared
+cases, fitted on its family's data: its fit is transactional, its outputs are finite, its
+probabilities are a distribution, and ``unlabeled.save`` / ``unlabeled.load`` round-trip it
+with identical outputs.
+
+Nothing here names an estimator: a class joins by its ``@register`` line (tests/test_registry.py
+runs these checks on a toy one). The cases' data and fitted models are shared with the model
+files' tampering tests (tests/test_model_files_all.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.metrics.pairwise import rbf_kernel
+
+import unlabeled
+from unlabeled.registry import Case, Entry, all_estimators
+
+OUTPUTS = ("decision_function", "predict", "predict_proba", "transform", "inverse_transform")
+
+
+def _data():
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(1, 1, (20, 2)), rng.normal(-1, 1, (20, 2))]
+    y = np.r_[np.ones(20, int), np.zeros(20, int)]
+    y_ssl = np.full(40, -1)
+    y_ssl[:4], y_ssl[20:24] = 1, 0
+    s = np.r_[np.ones(8, int), np.zeros(32, int)]
+    bags = [X[i : i + 4] for i in range(0, 40, 4)]
+    return X, y, y_ssl, s, bags, np.r_[np.ones(5, int), np.zeros(5, int)]
+
+
+X, Y, Y_SSL, S, BAGS, Y_BAGS = _data()
+X_CSR = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
+GRAM = rbf_kernel(X)
+
+
+def points(case: Case):
+    """The case's points: dense, CSR or the Gram matrix."""
+    return {"dense": X, "unlabeled": X, "sparse": X_CSR, "precomputed": GRAM}[case.data]
+
+
+def fit_args(entry: Entry, case: Case) -> tuple:
+    """fit's arguments for a family's data."""
+    Xc = points(case)
+    if case.data == "unlabeled" or entry.family in ("cluster", "generative"):
+        return (Xc,)
+    return {
+        "pu": (Xc, S),
+        "ssl": (Xc, Y_SSL),
+        "mil": (BAGS, Y_BAGS),
+        "lupi": (Xc, Y, X[:, ::-1]),
+    }[entry.family]
+
+
+def compare_data(entry: Entry, case: Case):
+    """The data its outputs are compared on (None: a class-prior estimator, which has none)."""
+    if entry.family == "mil":
+        return BAGS
+    est = make(entry, case)
+    if not any(hasattr(est, m) for m in OUTPUTS):
+        return None
+    return points(case)
+
+
+def make(entry: Entry, case: Case):
+    return entry.load()(**case.params)
+
+
+def case_id(entry: Entry, case: Case) -> str:
+    return f"{entry.name}-{case.name}" if case.name else entry.name
+
+
+def cases(entries=None) -> dict[str, tuple[Entry, Case]]:
+    """id -> (entry, case) for every registered estimator's cases, in the registry's order."""
+    entries = all_estimators(load=True) if entries is None else entries
+    return {case_id(e, c): (e, c) for e in entries for c in e.cases}
+
+
+def params(table: dict) -> list:
+    """pytest parameters: a case whose optional module is missing is skipped."""
+    out = []
+    for key, (entry, _) in table.items():
+        missing = [m for m in entry.needs if importlib.util.find_spec(m) is None]
+        marks = pytest.mark.skip(reason=f"needs {missing}") if missing else ()
+        out.append(pytest.param(key, marks=marks, id=key))
+    return out
+
+
+CASES = cases()
+_FITTED: dict[str, object] = {}
+
+
+def fitted(key: str, table: dict | None = None):
+    """The case fitted once per session (the toy's table is passed in)."""
+    if key not in _FITTED or table is not None:
+        entry, case = (table or CASES)[key]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = make(entry, case).fit(*fit_args(entry, case))
+        if table is not None:
+            return model
+        _FITTED[key] = model
+    return _FITTED[key]
+
+
+def outputs(est, data) -> dict:
+    if data is None:
+        return {"prior_": est.prior_}
+    out = {}
+    for method in OUTPUTS:
+        if method == "inverse_transform":
+            if "transform" in out:
+                out[method] = est.inverse_transform(out["transform"])
+            continue
+        try:
+            fn = getattr(est, method)
+        except AttributeError:
+            continue
+        out[method] = fn(data)
+    return out
+
+
+# ---------------------------------------------------------------------- the checks
+def check_fit_is_transactional(entry, case, est):
+    assert getattr(type(est).fit, "_transactional", False), entry.name
+
+
+def check_outputs(entry, case, est):
+    """Finite outputs; probabilities are rows of a distribution; predictions are classes."""
+    out = outputs(est, compare_data(entry, case))
+    assert out, f"{entry.name}: no outputs"
+    for key, value in out.items():
+        value = np.asarray(value)
+        if value.dtype.kind in "fc":
+            assert np.all(np.isfinite(value)), key
+    if "predict_proba" in out:
+        proba = np.asarray(out["predict_proba"])
+        assert proba.ndim == 2 and np.all((proba >= 0) & (proba <= 1))
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-9)
+    if "predict" in out and hasattr(est, "classes_"):
+        assert set(np.unique(out["predict"])) <= set(est.classes_)
+
+
+def check_round_trip(entry, case, est, tmp_path):
+    """save / load: the same class, parameters and outputs, bit for bit; probabilities kept
+    wherever they exist (a plain method, or with probability=True)."""
+    data = compare_data(entry, case)
+    path = tmp_path / f"{case_id(entry, case)}.skops"
+    unlabeled.save(est, path)
+    back = unlabeled.load(path)
+    assert type(back) is type(est) and back.get_params() == est.get_params()
+    before, after = outputs(est, data), outputs(back, data)
+    assert before and before.keys() == after.keys()
+    for key, value in before.items():
+        np.testing.assert_array_equal(after[key], value, err_msg=key)
+    raw = inspect.getattr_static(type(est), "predict_proba", None)
+    if (raw is not None and not hasattr(raw, "fn")) or getattr(est, "probability", False):
+        assert "predict_proba" in before
+
+
+def run_checks(entry, case, est, tmp_path) -> None:
+    """Every check of the suite on one fitted case (the toy estimator's test calls it)."""
+    check_fit_is_transactional(entry, case, est)
+    check_outputs(entry, case, est)
+    check_round_trip(entry, case, est, tmp_path)
+
+
+@pytest.mark.parametrize("key", params(CASES))
+def test_common(key, tmp_path):
+    entry, case = CASES[key]
+    run_checks(entry, case, fitted(key), tmp_path)
+
+
+def test_every_registered_estimator_has_a_case():
+    assert {e.name for e in all_estimators()} == {e.name for e, _ in CASES.values()}
