@@ -1,7 +1,9 @@
 """The common suite: every registered estimator (``unlabeled.registry``), each of its declared
 cases, fitted on its family's data: its fit is transactional, its outputs are finite, its
-probabilities are a distribution, and ``unlabeled.save`` / ``unlabeled.load`` round-trip it
-with identical outputs.
+probabilities are a distribution, ``unlabeled.save`` / ``unlabeled.load`` round-trip it
+with identical outputs, and its prediction methods, called from 8 threads together on one
+fitted model, return the serial results bit for bit and leave the model as it was (issue 44,
+item 4: 1 of 400 concurrent ``PlummerAutoencoder.transform`` calls failed).
 
 Nothing here names an estimator: a class joins by its ``@register`` line (tests/test_registry.py
 runs these checks on a toy one). The cases' data and fitted models are shared with the model
@@ -11,6 +13,9 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import pickle
+import sys
+import threading
 import warnings
 
 import numpy as np
@@ -38,6 +43,7 @@ def _data():
 X, Y, Y_SSL, S, BAGS, Y_BAGS = _data()
 X_CSR = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
 GRAM = rbf_kernel(X)
+X_TEST = np.random.default_rng(1).normal(scale=2.0, size=(2000, 2))  # calls that overlap
 
 
 def points(case: Case):
@@ -164,11 +170,100 @@ def check_round_trip(entry, case, est, tmp_path):
         assert "predict_proba" in before
 
 
+N_THREADS, N_CALLS = 8, 6
+#: the prediction methods, each called on the test data (inverse_transform on the codes)
+METHODS = ("predict", "transform", "predict_proba", "predict_log_proba", "decision_function",
+           "score_samples", "inverse_transform")  # fmt: skip
+
+
+def thread_data(entry: Entry, case: Case):
+    """Many test points (calls long enough to overlap), in the case's layout."""
+    if entry.family == "mil":
+        return [X_TEST[i : i + 5] for i in range(0, len(X_TEST), 5)]
+    if case.data == "sparse":
+        return sp.csr_matrix(X_TEST)
+    return rbf_kernel(X_TEST, X) if case.data == "precomputed" else X_TEST
+
+
+def prediction_calls(est, data) -> dict:
+    """The prediction calls the estimator offers: name -> zero-argument function."""
+    calls = {}
+    for method in METHODS:
+        if not hasattr(est, method):  # (probabilities only with probability=True)
+            continue
+        arg = est.transform(data) if method == "inverse_transform" else data
+        calls[method] = (lambda f, a: lambda: f(a))(getattr(est, method), arg)
+    if hasattr(est, "sample"):  # a generative model: its score and sampler are predictions too
+        calls["score"] = lambda: est.score(data[:500])
+        calls["sample"] = lambda: est.sample(300, random_state=0)
+    return calls
+
+
+def in_threads(call):
+    """``call()`` N_CALLS times in each of N_THREADS threads started together: the results,
+    or the first exception raised in a thread."""
+    start = threading.Barrier(N_THREADS)
+    results, errors = [], []
+
+    def work():
+        start.wait()
+        try:
+            for _ in range(N_CALLS):
+                results.append(call())
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(N_THREADS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return results
+
+
+def _as_array(value):
+    if isinstance(value, list):  # BagTransformer: a list of bags
+        return np.concatenate(value)
+    return np.asarray(value)
+
+
+def _torch_threads():
+    torch = sys.modules.get("torch")
+    return None if torch is None else torch.get_num_threads()
+
+
+def check_threads_equal_serial(name, est, data):
+    """Every prediction method from many threads at once: the serial result, the model
+    unchanged, torch's thread count restored."""
+    calls = prediction_calls(est, data)
+    assert calls, f"{name} offers no prediction method"
+    state, torch_threads = pickle.dumps(est), _torch_threads()
+    for method, call in calls.items():
+        serial = _as_array(call())
+        results = in_threads(call)
+        assert len(results) == N_THREADS * N_CALLS
+        for got in results:
+            np.testing.assert_array_equal(_as_array(got), serial, err_msg=f"{name}.{method}")
+    assert pickle.dumps(est) == state, f"{name}: a prediction changed the fitted model"
+    assert _torch_threads() == torch_threads  # the process's count restored
+
+
+def check_threads(entry, case, est):
+    if compare_data(entry, case) is None:  # a class-prior estimator: its result is prior_
+        offered = [m for m in (*METHODS, "score", "sample") if hasattr(est, m)]
+        assert not offered, f"{entry.name} now has {offered}: give it test data"
+        return
+    check_threads_equal_serial(case_id(entry, case), est, thread_data(entry, case))
+
+
 def run_checks(entry, case, est, tmp_path) -> None:
     """Every check of the suite on one fitted case (the toy estimator's test calls it)."""
     check_fit_is_transactional(entry, case, est)
     check_outputs(entry, case, est)
     check_round_trip(entry, case, est, tmp_path)
+    check_threads(entry, case, est)
 
 
 @pytest.mark.parametrize("key", params(CASES))

@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
-from test_common import CASES, X, Y, fitted as fit_case, make, params
+from test_common import CASES, X, Y, make, params
+from test_common import fitted as fit_case
 
 import unlabeled
 from unlabeled.exceptions import ModelFileError

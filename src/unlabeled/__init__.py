@@ -16,17 +16,41 @@ from ._version import __version__ as __version__
 if TYPE_CHECKING:  # what the lazy names are, for type checkers
     from . import (
         base as base,
+    )
+    from . import (
         cluster as cluster,
+    )
+    from . import (
         datasets as datasets,
+    )
+    from . import (
         exceptions as exceptions,
+    )
+    from . import (
         generative as generative,
+    )
+    from . import (
         lupi as lupi,
+    )
+    from . import (
         metrics as metrics,
+    )
+    from . import (
         mil as mil,
+    )
+    from . import (
         model_io as model_io,
+    )
+    from . import (
         model_selection as model_selection,
+    )
+    from . import (
         plotting as plotting,
+    )
+    from . import (
         pu as pu,
+    )
+    from . import (
         ssl as ssl,
     )
 
@@ -34,20 +58,35 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers
     # that these are exactly the registered ones with a command-line name)
     from ._config import (
         config_context as config_context,
+    )
+    from ._config import (
         get_config as get_config,
+    )
+    from ._config import (
         set_config as set_config,
     )
     from .cluster import WellSVMClustering as WellSVMClustering
     from .generative import PlummerAutoencoder as PlummerAutoencoder
     from .lupi import SVMPlus as SVMPlus
-    from .mil import MISVM as MISVM, MILWellSVM as MILWellSVM, miSVM as miSVM
-    from .model_io import load as load, save as save
+    from .mil import MISVM as MISVM
+    from .mil import MILWellSVM as MILWellSVM
+    from .mil import miSVM as miSVM
+    from .model_io import load as load
+    from .model_io import save as save
     from .pu import PUSVC as PUSVC
     from .ssl import (
         CLSST as CLSST,
+    )
+    from .ssl import (
         TSVM as TSVM,
+    )
+    from .ssl import (
         LabeledSVM as LabeledSVM,
+    )
+    from .ssl import (
         LapSVM as LapSVM,
+    )
+    from .ssl import (
         WellSVM as WellSVM,
     )
 
@@ -67,9 +106,11 @@ _HOMES = {
 
 
 def _estimators() -> dict[str, str]:
-    """Each top-level estimator's name -> its public module (read from the declarations, so
-    that finding a name imports only its subpackage)."""
-    return {e.name: e.home for e in registry.all_estimators() if e.command is not None}
+    """Each top-level estimator's name -> its public module: the library's registered
+    estimators with a command-line name, read from their declarations (so that finding a name
+    imports only its subpackage)."""
+    entries = registry.all_estimators()
+    return {e.name: e.home for e in entries if e.command and e.module.startswith(f"{__name__}.")}
 
 
 def _public_names() -> list[str]:

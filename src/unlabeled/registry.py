@@ -16,12 +16,11 @@ This module imports nothing of the package (layer 0 of ARCHITECTURE.md).
 
 from __future__ import annotations
 
-import ast
 import importlib
 import os
 import re
 from collections.abc import Callable
-from typing import Any, NamedTuple, TypeVar
+from typing import NamedTuple, TypeVar
 
 __all__ = ["Case", "Entry", "all_estimators", "exported", "register", "unregister"]
 
@@ -80,6 +79,8 @@ class Entry(NamedTuple):
         The instances the common suite tests (empty until its module is imported).
     needs : tuple of str
         Optional modules it needs to fit (``"torch"``, ``"clarabel"``).
+    cls : type or None
+        The class, once registered (None: only declared, its module not imported yet).
 
     Examples
     --------
@@ -95,7 +96,7 @@ class Entry(NamedTuple):
     summary: str = ""
     cases: tuple[Case, ...] = ()
     needs: tuple[str, ...] = ()
-    cls: type | None = None  # a class registered at run time inside a function
+    cls: type | None = None
 
     @property
     def path(self) -> str:
@@ -130,7 +131,9 @@ def register(
 ) -> Callable[[T], T]:
     """Declare an estimator class: the decorator that puts it on the library's one list.
 
-    Its arguments other than ``cases`` must be literals (they are read from the source).
+    It is the last decorator, directly above the class, and its arguments other than
+    ``cases`` are literals: strings in double quotes without escapes (a tuple of them for
+    ``needs``), as they are read from the source without importing it.
 
     Parameters
     ----------
@@ -172,8 +175,7 @@ def register(
             clash = [e.path for e in all_estimators() if e.command == command]
             if clash and clash != [entry.path]:
                 raise ValueError(f"register: command {command!r} is already {clash[0]}'s")
-        local = "<locals>" in cls.__qualname__  # a class inside a function: kept by reference
-        _REGISTERED[entry.path] = entry._replace(cls=cls if local else None)
+        _REGISTERED[entry.path] = entry._replace(cls=cls)
         return cls
 
     return decorate
@@ -197,7 +199,7 @@ def unregister(cls: type) -> None:
 
 
 def all_estimators(*, family: str | None = None, load: bool = False) -> list[Entry]:
-    """The registered estimators, sorted by name (a stable order: the tests' seeds depend on it).
+    """The registered estimators, sorted by name (a stable order).
 
     Parameters
     ----------
@@ -249,7 +251,9 @@ def exported(module: str) -> list[str]:
 
 # ---------------------------------------------------------------------- the declarations
 _DECORATED = re.compile(r"@register\((.*?)\)\n(?:@.*\n)*class (\w+)", re.S)
-_LITERALS = ("family", "command", "summary", "needs")
+#: the arguments read from the source: strings and tuples of strings, in double quotes, without
+#: escapes (what ruff format writes; tests/test_registry.py checks them against the classes)
+_LITERAL = re.compile(r'\b(family|command|summary|needs)=("[^"\\]*"|\((?:\s*"[^"\\]*",?)*\s*\))')
 
 
 _DECLARED: list[Entry] = []
@@ -274,6 +278,8 @@ def _declared() -> list[Entry]:
 
 
 def _parse(text: str, module: str) -> list[Entry]:
+    """The entries that a module's ``@register(...)`` lines declare (no ``ast``: a regular
+    expression per argument keeps the command line's start-up at a few milliseconds)."""
     entries = []
     start = text.find("\n@register(")
     while start >= 0:
@@ -281,10 +287,9 @@ def _parse(text: str, module: str) -> list[Entry]:
         start = text.find("\n@register(", start + 1)
         if m is None:
             continue
-        call = ast.parse(f"register({m.group(1)})", mode="eval").body
-        assert isinstance(call, ast.Call)
-        kw: dict[str, Any] = {
-            k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg in _LITERALS
-        }
+        kw: dict = {}
+        for key, value in _LITERAL.findall(m.group(1)):
+            strings = re.findall(r'"([^"]*)"', value)
+            kw[key] = tuple(strings) if value.startswith("(") else strings[0]
         entries.append(Entry(m.group(2), module, **kw))
     return entries

@@ -23,6 +23,8 @@ from ._evaluation import (
 )
 from ._pae import (
     PlummerAutoencoder as PlummerAutoencoder,
+)
+from ._pae import (
     TrainingDivergedError,
     import_torch_ops,
 )

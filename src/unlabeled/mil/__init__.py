@@ -5,7 +5,8 @@ BagTransformer, which puts a list of bags through a scikit-learn transformer (a 
 pipeline."""
 
 from ..registry import exported
-from ._andrews import MISVM as MISVM, miSVM as miSVM
+from ._andrews import MISVM as MISVM
+from ._andrews import miSVM as miSVM
 from ._base import as_instances
 from ._transform import BagTransformer
 from ._wellsvm import MILWellSVM as MILWellSVM

@@ -313,7 +313,7 @@ def _sparse_product(M, X):
     return sp.csr_matrix((P.data, used[P.indices], P.indptr), shape=(M.shape[0], X.shape[1]))
 
 
-for _cls in (miSVM, MISVM):
+for _cls in _Alternating.__subclasses__():  # the shared docstring parts
     if _cls.__doc__ is not None:  # None under python -OO
         _cls.__doc__ = _cls.__doc__.replace("%(kernel_and_solver)s", _KERNEL_AND_SOLVER).replace(
             "%(fitted)s", _FITTED

@@ -3,7 +3,9 @@ estimation (:mod:`unlabeled.pu.priors`)."""
 
 from ..registry import exported
 from . import priors as priors
-from ._baselines import DoubleHingeQP as DoubleHingeQP, RampPU as RampPU, USMOInit as USMOInit
+from ._baselines import DoubleHingeQP as DoubleHingeQP
+from ._baselines import RampPU as RampPU
+from ._baselines import USMOInit as USMOInit
 from ._pusvc import PUSVC as PUSVC
 
 __all__ = [*exported(__name__), "priors"]

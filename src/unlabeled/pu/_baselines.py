@@ -503,6 +503,3 @@ def _ramp_objective(margin, mask, prior, reg):
     """J of RampPU from the margins y_i f(x_i) (y = +1 on P, -1 on U) and lam ||f||^2."""
     ramp = 0.5 * np.clip(1 - margin, 0.0, 2.0)
     return float(2 * prior * ramp[mask].mean() + ramp[~mask].mean() + reg - prior)
-
-
-__all__ = ["DoubleHingeQP", "RampPU", "USMOInit"]

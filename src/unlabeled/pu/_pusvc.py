@@ -22,7 +22,7 @@ _INITS = ("auto", "pilot", "ocsvm", "mean-kernel")
 # (benchmarks/results/bench_pu_defaults.md at 1% to 20% of the positives labeled, then
 # bench_priors.md); the first whose estimate lies in (0, 1) is used (Bracket can give 0 or
 # 1 where both its estimates do on small samples)
-AUTO_PRIOR_ESTIMATORS = ("Bracket", "KM1", "KM2")
+AUTO_PRIOR_ESTIMATORS = ("Bracket", "KM1", "KM2")  # registry: an order of choice
 # linear kernel: the engine's offset search by coordinate descent before the pair solver
 # (-1: from 5,000 unlabeled points on; tests force 0 or 1 to check both paths)
 _LINEAR_CD = -1

@@ -314,7 +314,7 @@ def _sq_dists(A, B=None):
 
 
 # ------------------------------------------------------------------------- shared docs
-_SEE_ALSO = {
+_SEE_ALSO = {  # registry: the See Also line of each
     "BestBin": "BestBin : best-bin estimation on held-out scores of labeled against unlabeled.",
     "Bracket": "Bracket : the midpoint of BestBin (errs high) and TIcE (errs low).",
     "KM1": "KM1 : kernel mean embedding, KM1 threshold.",
@@ -325,7 +325,7 @@ _SEE_ALSO = {
 }
 
 
-def _shared_docs(draws: str, *, example: tuple[float, float], see_also: tuple[str, ...]):
+def _shared_docs(draws: str, *, example: tuple[float, float], see_also: str):
     """Fill the blocks that every estimator's docstring shares: the bootstrap parameters and
     attributes, a See Also section (before References) and the example on two Gaussians, in
     which the true prior among the unlabeled points is 0.3 and the estimate lies in
@@ -345,7 +345,7 @@ def _shared_docs(draws: str, *, example: tuple[float, float], see_also: tuple[st
         The estimates on the bootstrap resamples.
     n_labeled_, n_unlabeled_, n_features_in_ : int
         The labeled positives, unlabeled points and features seen by ``fit``."""
-        others = "\n".join(f"    {_SEE_ALSO[other]}" for other in see_also)
+        others = "\n".join(f"    {_SEE_ALSO[other]}" for other in see_also.split())
         see = f"""See Also
     --------
     prior_from_label_frequency : the prior implied by a label frequency ``c``.
@@ -553,7 +553,7 @@ _KM_DOC_PARAMS = """
 """
 
 
-@_shared_docs("the subsamples", example=(0.2, 0.4), see_also=("KM2", "PenalizedL1"))
+@_shared_docs("the subsamples", example=(0.2, 0.4), see_also="KM2 PenalizedL1")
 @register(family="pu", summary="class prior: kernel mean embedding (KM1)")
 class KM1(_KernelMean):
     __doc__ = (
@@ -581,7 +581,7 @@ class KM1(_KernelMean):
         return thr
 
 
-@_shared_docs("the subsamples", example=(0.2, 0.4), see_also=("KM1", "PenalizedL1"))
+@_shared_docs("the subsamples", example=(0.2, 0.4), see_also="KM1 PenalizedL1")
 @register(
     family="pu",
     summary="class prior: kernel mean embedding (KM2)",
@@ -619,7 +619,7 @@ class KM2(_KernelMean):
 
 
 # ------------------------------------------------------------------------- penalised L1
-@_shared_docs("the centres, the folds", example=(0.15, 0.45), see_also=("KM2", "TIcE"))
+@_shared_docs("the centres, the folds", example=(0.15, 0.45), see_also="KM2 TIcE")
 @register(family="pu", summary="class prior: penalised L1 divergence")
 class PenalizedL1(_PriorEstimator):
     r"""Class prior by penalised L1-distance minimisation (du Plessis, Niu, Sugiyama, ACML 2015).
@@ -807,7 +807,7 @@ def _warn_range(name, prior, c, p, n):
         )
 
 
-@_shared_docs("the folds", example=(0.2, 0.4), see_also=("TIcE", "KM2"))
+@_shared_docs("the folds", example=(0.2, 0.4), see_also="TIcE KM2")
 @register(family="pu", summary="class prior: Elkan and Noto's estimator")
 class ElkanNoto(_PriorEstimator):
     r"""Class prior from the label frequency of Elkan and Noto (KDD 2008), estimator e1.
@@ -913,7 +913,7 @@ class ElkanNoto(_PriorEstimator):
 _TICE_MAX_ITER = 10_000
 
 
-@_shared_docs("the halvings", example=(0.1, 0.5), see_also=("ElkanNoto", "KM2"))
+@_shared_docs("the halvings", example=(0.1, 0.5), see_also="ElkanNoto KM2")
 @register(family="pu", summary="class prior: tree induction (TIcE)")
 class TIcE(_PriorEstimator):
     r"""Class prior from the label frequency by tree induction (Bekker and Davis, AAAI 2018).
@@ -1230,7 +1230,7 @@ def _binomial_interval(k, n, level):
     return lo, hi
 
 
-@_shared_docs("the cross-fitting folds", example=(0.2, 0.4), see_also=("TIcE", "KM1"))
+@_shared_docs("the cross-fitting folds", example=(0.2, 0.4), see_also="TIcE KM1")
 @register(
     family="pu",
     summary="class prior: the best bin of a classifier's scores",
@@ -1367,9 +1367,7 @@ class BestBin(_PriorEstimator):
         return min(1.0, qu / qp), info
 
 
-@_shared_docs(
-    "the estimators' folds and halvings", example=(0.2, 0.45), see_also=("BestBin", "TIcE")
-)
+@_shared_docs("the estimators' folds and halvings", example=(0.2, 0.45), see_also="BestBin TIcE")
 @register(
     family="pu",
     summary="class prior: an interval bracketing several estimators",
