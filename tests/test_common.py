@@ -1,7 +1,8 @@
 """The common suite: every registered estimator (``unlabeled.registry``), each of its declared
 cases, fitted on its family's data: its fit is transactional, its outputs are finite, its
 probabilities are a distribution, ``unlabeled.save`` / ``unlabeled.load`` round-trip it
-with identical outputs, and its prediction methods, called from 8 threads together on one
+with identical outputs, the command line (``fit --estimator NAME``, in process) makes the
+model the Python fit makes, and its prediction methods, called from 8 threads together on one
 fitted model, return the serial results bit for bit and leave the model as it was (issue 44,
 item 4: 1 of 400 concurrent ``PlummerAutoencoder.transform`` calls failed).
 
@@ -258,12 +259,75 @@ def check_threads(entry, case, est):
     check_threads_equal_serial(case_id(entry, case), est, thread_data(entry, case))
 
 
+def _csv(entry: Entry, path) -> tuple[list[str], tuple, dict]:
+    """The family's data as a CSV file (floats by repr: the file holds X exactly): the
+    command's options for it, fit's arguments on the same data, and fit's keywords."""
+    rows = [[*map(repr, x)] for x in X.tolist()]
+    header, options, args, kwargs = ["a", "b"], [], (X,), {}
+    if entry.family in ("pu", "ssl", "lupi"):
+        labels = {"pu": S, "ssl": Y_SSL, "lupi": Y}[entry.family]
+        header, options, args = [*header, "y"], ["--label-column", "y"], (X, labels)
+        rows = [[*r, str(v)] for r, v in zip(rows, labels, strict=True)]
+    if entry.family == "lupi":
+        header = ["a", "b", "p1", "p2", "y"]
+        rows = [[a, b, b, a, v] for a, b, v in rows]
+        options, args = [*options, "--privileged-columns", "p1,p2"], (X, Y, X[:, ::-1])
+    if entry.family == "mil":
+        bag = np.arange(len(X)) // 4
+        header, options = ["bag", "a", "b", "y"], ["--bag-column", "bag", "--label-column", "y"]
+        rows = [[str(g), *r, str(Y_BAGS[g])] for g, r in zip(bag, rows, strict=True)]
+        args, kwargs = (X, Y_BAGS[bag]), {"groups": bag}
+    path.write_text("\n".join(",".join(r) for r in [header, *rows]) + "\n")
+    return options, args, kwargs
+
+
+def _option(name: str, value) -> list[str]:
+    option = "--" + name.replace("_", "-")
+    if isinstance(value, bool):
+        return [option if value else "--no-" + option[2:]]
+    if isinstance(value, tuple):
+        return [option, ",".join(map(str, value))]
+    return [option, str(value)]
+
+
+def check_cli_round_trip(entry, case, tmp_path):
+    """``unlabeled fit --estimator NAME`` with the case's parameters as options, in process,
+    makes the model that the Python fit makes on the same data; ``predict`` runs on it."""
+    from unlabeled.cli import main
+
+    if entry.command is None or case.data != "dense":
+        return  # the command line reads dense files; precomputed kernels are not its
+    data, model = tmp_path / "data.csv", tmp_path / "cli.skops"
+    options, args, kwargs = _csv(entry, data)
+    params = dict(case.params)
+    if "random_state" in entry.load()._get_param_names():  # the same folds, starts, draws
+        params.setdefault("random_state", 0)
+    for name, value in params.items():
+        options += _option(name, value)
+    argv = ["fit", str(data), "--estimator", entry.command, *options, "-o", str(model), "-q"]
+    assert main(argv) == 0, argv
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api = entry.load()(**params).fit(*args, **kwargs)
+    back = unlabeled.load(model)
+    assert type(back) is type(api)
+    before, after = (
+        outputs(api, compare_data(entry, case)),
+        outputs(back, compare_data(entry, case)),
+    )
+    assert before.keys() == after.keys()
+    for key, value in before.items():
+        np.testing.assert_allclose(after[key], value, rtol=1e-5, atol=1e-6, err_msg=key)
+    assert main(["predict", str(model), str(data), "-q", "-o", str(tmp_path / "p.csv")]) == 0
+
+
 def run_checks(entry, case, est, tmp_path) -> None:
     """Every check of the suite on one fitted case (the toy estimator's test calls it)."""
     check_fit_is_transactional(entry, case, est)
     check_outputs(entry, case, est)
     check_round_trip(entry, case, est, tmp_path)
     check_threads(entry, case, est)
+    check_cli_round_trip(entry, case, tmp_path)
 
 
 @pytest.mark.parametrize("key", params(CASES))

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import test_common
+from test_common import X
 
 import unlabeled
-from unlabeled.cli import main
 from unlabeled.model_io import trusted_types
 from unlabeled.registry import Case, all_estimators, register, unregister
 from unlabeled.ssl import LabeledSVM
@@ -51,33 +51,19 @@ def _everywhere() -> dict[str, bool]:
     }
 
 
-def test_a_registered_toy_is_found_everywhere(toy, tmp_path, capsys):
+def test_a_registered_toy_is_found_everywhere(toy, tmp_path):
     assert all(_everywhere().values()), _everywhere()
-    # the common suite's checks (fit, outputs, probabilities, save / load round trip)
+    # the common suite's checks: fit, outputs, probabilities, save / load, threads, and the
+    # command line in process (fit --estimator toy --C1 2.0 makes the model LabeledSVM's fit
+    # makes under this name; predict runs on its file)
     table = test_common.cases([e for e in all_estimators() if e.name == "Toy"])
     entry, case = table["Toy"]
+    assert entry.command == "toy" and case.params == {"C1": 2.0}
     model = test_common.fitted("Toy", table)
     assert isinstance(model, Toy) and model.C1 == 2.0
     test_common.run_checks(entry, case, model, tmp_path)
-    # the command line, in process: fit --estimator toy, then predict with the model file
-    rng = np.random.default_rng(0)
-    X = np.r_[rng.normal(1, 1, (12, 2)), rng.normal(-1, 1, (12, 2))]
-    y = np.r_[np.ones(12, int), np.zeros(12, int)]
-    y[::3] = -1
-    data = tmp_path / "train.csv"
-    data.write_text(
-        "a,b,y\n" + "".join(f"{a!r},{b!r},{c}\n" for (a, b), c in zip(X.tolist(), y, strict=True))
-    )
-    out = tmp_path / "toy.skops"
-    argv = ["fit", str(data), "--estimator", "toy", "--label-column", "y", "-o", str(out)]
-    assert main([*argv, "--C1", "2"]) == 0, capsys.readouterr().err
-    assert type(unlabeled.load(out)) is Toy and unlabeled.load(out).C1 == 2.0
-    capsys.readouterr()
-    assert main(["predict", str(out), str(data), "--label-column", "y"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    predicted = lines[lines.index("prediction") + 1 :]
-    expected = LabeledSVM(C1=2.0).fit(X, y).predict(X)
-    assert [int(float(v)) for v in predicted] == expected.tolist()
+    expected = LabeledSVM(C1=2.0).fit(*test_common.fit_args(entry, case))
+    np.testing.assert_array_equal(model.decision_function(X), expected.decision_function(X))
 
 
 def test_without_its_line_the_toy_is_nowhere():
