@@ -265,15 +265,15 @@ def _declared() -> list[Entry]:
         return _DECLARED
     root = os.path.dirname(os.path.abspath(__file__))
     package = os.path.basename(root)
-    for folder, dirs, files in sorted(os.walk(root)):
-        dirs[:] = sorted(d for d in dirs if d not in ("_engine", "cli", "__pycache__"))
-        for filename in sorted(f for f in files if f.endswith(".py") and f != "registry.py"):
-            with open(os.path.join(folder, filename), encoding="utf-8") as f:
-                text = f.read()
-            if "\n@register(" not in text:
+    for folder, dirs, files in os.walk(root):  # top-down: the pruned folders are not read
+        dirs[:] = [d for d in dirs if d not in ("_engine", "cli", "__pycache__")]
+        for filename in (f for f in files if f.endswith(".py") and f != "registry.py"):
+            with open(os.path.join(folder, filename), "rb") as f:
+                raw = f.read()
+            if b"\n@register(" not in raw:
                 continue
             parts = os.path.relpath(os.path.join(folder, filename[:-3]), root).split(os.sep)
-            _DECLARED.extend(_parse(text, ".".join([package, *parts])))
+            _DECLARED.extend(_parse(raw.decode("utf-8"), ".".join([package, *parts])))
     return _DECLARED
 
 
