@@ -17,6 +17,7 @@ import test_common
 from test_common import X
 
 import unlabeled
+from unlabeled import registry
 from unlabeled.model_io import trusted_types
 from unlabeled.registry import Case, all_estimators, register, unregister
 from unlabeled.ssl import LabeledSVM
@@ -92,6 +93,16 @@ def test_declarations_read_from_the_source_are_the_classes():
         assert (cls.__module__, cls.__qualname__) == (entry.module, entry.name)
         assert entry.cases, f"{entry.name}: no case for the common suite"
         assert entry.name in importlib.import_module(entry.home).__all__
+
+
+def test_without_its_sources_the_registry_imports_the_subpackages(monkeypatch):
+    """An install without .py files (only compiled ones) finds the same declarations by
+    importing the method subpackages."""
+    expected = {e.path: e._replace(cases=(), cls=None) for e in all_estimators(load=True)}
+    monkeypatch.setattr(registry, "_DECLARED", [])
+    monkeypatch.setattr(registry.os, "walk", lambda root: iter(()))
+    found = {e.path: e._replace(cases=(), cls=None) for e in registry._declared()}
+    assert found == expected
 
 
 def test_top_level_names_are_the_registered_commands():

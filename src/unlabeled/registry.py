@@ -274,7 +274,18 @@ def _declared() -> list[Entry]:
                 continue
             parts = os.path.relpath(os.path.join(folder, filename[:-3]), root).split(os.sep)
             _DECLARED.extend(_parse(raw.decode("utf-8"), ".".join([package, *parts])))
+    if not _DECLARED:  # an install without its sources: import the subpackages instead
+        _DECLARED.extend(_imported(root, package))
     return _DECLARED
+
+
+def _imported(root: str, package: str) -> list[Entry]:
+    """The package's registrations after importing each of its public subpackages."""
+    for name in sorted(os.listdir(root)):
+        inits = [os.path.join(root, name, f"__init__.{ext}") for ext in ("py", "pyc")]
+        if name[0] != "_" and name != "cli" and any(map(os.path.exists, inits)):
+            importlib.import_module(f"{package}.{name}")
+    return [e._replace(cls=None) for e in _REGISTERED.values() if e.module.startswith(package)]
 
 
 def _parse(text: str, module: str) -> list[Entry]:
