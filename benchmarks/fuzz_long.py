@@ -40,7 +40,8 @@ def main(argv=None):
     ap.add_argument("--first", type=int, default=1000, help="first seed (1000)")
     args = bench.parse(ap, argv)
     test_fuzz = load_test_module("test_fuzz")
-    load_test_module("test_model_files_all")  # (test_fuzz_files imports its helpers)
+    load_test_module("test_common")  # (test_fuzz_files imports the common suite's cases
+    load_test_module("test_model_files_all")  # and these helpers)
     test_files = load_test_module("test_fuzz_files")
     if args.quick:
         args.cases = 1

@@ -32,6 +32,9 @@ if (ROOT / "src" / "unlabeled" / "_engine").is_dir() and "unlabeled" not in sys.
 
 from sphinx_gallery.sorting import ExplicitOrder  # noqa: E402
 
+sys.path.insert(0, str(HERE))  # docs/estimator_table.py
+from estimator_table import estimator_table  # noqa: E402
+
 import unlabeled  # noqa: E402
 
 # -- project ------------------------------------------------------------------------------------
@@ -118,6 +121,7 @@ PUBLIC_MODULES = [
     "unlabeled.model_io",
     "unlabeled.exceptions",
     "unlabeled.base",
+    "unlabeled.registry",
     "unlabeled.plotting",
 ]
 #: what each public constant is (module-level data carry no docstring of their own)
@@ -215,6 +219,7 @@ def _write_api() -> None:
         "Every public name of the package, by module. The main estimators are importable from",
         "``unlabeled`` itself and have their page there; their subpackages list them again.",
         "",
+        *estimator_table(),
     ]
     missing = []
     for module, rows in _SECTIONS:

@@ -14,14 +14,12 @@ from conftest import time_limit
 from sklearn.exceptions import ConvergenceWarning
 
 import unlabeled
-import unlabeled.pu
+from unlabeled.registry import all_estimators
 
 
 def _public_estimators():
-    """The estimator classes of the public API (top level and unlabeled.pu)."""
-    names = [(unlabeled, n) for n in unlabeled.__all__ if n[:1].isupper()]
-    names += [(unlabeled.pu, n) for n in unlabeled.pu.__all__ if n[:1].isupper()]
-    return {n: getattr(mod, n) for mod, n in names if isinstance(getattr(mod, n), type)}
+    """The registered estimator classes (unlabeled.registry), by name."""
+    return {e.name: e.load() for e in all_estimators(load=True)}
 
 
 # ------------------------------------------------------------------------------ max_time

@@ -30,6 +30,7 @@ from unlabeled import (
     miSVM,
 )
 from unlabeled.cli import build_parser, main
+from unlabeled.registry import all_estimators
 
 SRC = Path(unlabeled.__file__).resolve().parents[1]
 N = 40
@@ -126,13 +127,17 @@ CASES = [
 ]
 
 
+#: --estimator NAME -> its registry entry (every registered estimator with a command)
+COMMANDS = {e.command: e for e in all_estimators() if e.command}
+
+
 def _python_fit(est, name, f):
-    X = f["X"]
-    if name in ("wellsvm", "tsvm", "lapsvm", "labeledsvm", "clsst"):
+    X, family = f["X"], COMMANDS[name].family
+    if family == "ssl":
         return est.fit(X, f["ssl"])
-    if name in ("mil-wellsvm", "misvm", "mi-svm"):
+    if family == "mil":
         return est.fit(X, f["bag_label"], groups=f["bag"])
-    if name == "svmplus":
+    if family == "lupi":
         return est.fit(X, f["truth"], f["P"])
     return est.fit(X)
 
@@ -163,7 +168,7 @@ def test_fit_predict_evaluate_match_python(files, tmp_path, capsys, name, data, 
     np.testing.assert_array_equal([int(r[-1]) for r in rows], expected)
 
     argv = ["evaluate", model, path, "--json"]
-    if name in ("clustering", "wellsvm", "tsvm", "lapsvm", "labeledsvm", "clsst"):
+    if COMMANDS[name].family in ("cluster", "ssl"):
         argv += ["--true-labels", "truth"]
     code, out, err = run(argv, capsys)
     assert code == 0, err
@@ -292,16 +297,8 @@ def _fit_parser(name):
     return sub.choices["fit"]
 
 
-NAMES = [
-    "pusvc", "wellsvm", "tsvm", "lapsvm", "labeledsvm", "clsst", "mil-wellsvm", "misvm",
-    "mi-svm", "clustering", "svmplus", "autoencoder",
-]  # fmt: skip
-CLASSES = {
-    "pusvc": unlabeled.PUSVC, "wellsvm": WellSVM, "tsvm": TSVM, "lapsvm": LapSVM,
-    "labeledsvm": LabeledSVM, "clsst": CLSST, "mil-wellsvm": MILWellSVM, "misvm": MISVM,
-    "mi-svm": miSVM, "clustering": WellSVMClustering, "svmplus": SVMPlus,
-    "autoencoder": PlummerAutoencoder,
-}  # fmt: skip
+NAMES = list(COMMANDS)
+CLASSES = {name: e.load() for name, e in COMMANDS.items()}
 #: parameters that no command-line text can give (objects), or that mean nothing in a fresh
 #: process: they have no option
 NO_OPTION = {"classes", "warm_start"}
@@ -395,9 +392,10 @@ def test_help_loads_no_estimator_skops_or_sklearn():
         loaded = _loaded_after(*argv)
         heavy = {m for m in loaded if m.split(".")[0] in ("skops", "sklearn", "numpy", "torch")}
         assert heavy == set(), (argv, sorted(heavy)[:5])
+        # the registry (the estimator list, read from the source) but no estimator
         assert not {
             m for m in loaded if m.startswith("unlabeled.") and not m.startswith("unlabeled.cli")
-        } - {"unlabeled._version"}
+        } - {"unlabeled._version", "unlabeled.registry"}
     loaded = _loaded_after("fit", "--estimator", "wellsvm", "--help")
     assert "unlabeled.ssl" in loaded and "skops" not in loaded
     assert not {"unlabeled.pu", "unlabeled.mil", "unlabeled.cluster", "unlabeled.lupi"} & loaded

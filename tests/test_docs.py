@@ -94,6 +94,7 @@ _PUBLIC_MODULES = [
     "unlabeled.metrics", "unlabeled.datasets", "unlabeled.pu", "unlabeled.pu.priors",
     "unlabeled.ssl", "unlabeled.mil", "unlabeled.cluster", "unlabeled.lupi",
     "unlabeled.generative", "unlabeled.model_selection", "unlabeled.plotting",
+    "unlabeled.registry",
 ]  # fmt: skip
 
 

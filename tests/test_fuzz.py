@@ -39,6 +39,7 @@ from sklearn.exceptions import ConvergenceWarning
 import unlabeled
 from unlabeled import CLSST, PUSVC, TSVM, LabeledSVM, LapSVM, SVMPlus, WellSVM
 from unlabeled.pu import DoubleHingeQP, RampPU, USMOInit, priors
+from unlabeled.registry import all_estimators
 
 # per target (about 250 cases in all, 20 s); the long run is benchmarks/fuzz_long.py
 CASES = int(os.environ.get("UNLABELED_FUZZ_CASES", "14"))
@@ -568,7 +569,8 @@ TARGETS += [
 #: methods with local optima, discrete choices (folds, candidates) or random restarts: sparse
 #: products that round differently may lead them elsewhere, so only dense layouts (which the
 #: input layer turns into the same float64 array) are compared with the canonical copy
-NON_CONVEX = {"RampPU", "RampPU-precomputed", "WellSVM", "TSVM", "CLSST", "PlummerAutoencoder",
+NON_CONVEX = {  # registry: per-target data
+              "RampPU", "RampPU-precomputed", "WellSVM", "TSVM", "CLSST", "PlummerAutoencoder",
               "KM1", "KM2", "PenalizedL1", "ElkanNoto", "TIcE", "BestBin", "Bracket",
               "PUGridSearchCV",
               "WellSVMClustering", "mil.WellSVM", "miSVM", "MISVM"}  # fmt: skip
@@ -857,34 +859,31 @@ def test_fuzz_cli(tmp_path, capsys, seed):
         assert values.size == n and np.all(np.isfinite(values))
 
 
-def test_targets_cover_every_public_estimator():
-    """Every public estimator class is a target, and each target draws its current
-    parameters: the new ones of an estimator join its edges and bad values."""
-    import unlabeled.cluster
-    import unlabeled.mil
-    import unlabeled.model_selection
+def _target_of(cls):
+    """The first target that makes an instance of cls (None: none does)."""
+    return next((t for t in TARGETS if type(t.make({})) is cls), None)
 
+
+def test_targets_cover_every_registered_estimator():
+    """Every registered estimator (and the two wrappers) is a target, and each target draws
+    its current parameters: the new ones of an estimator join its edges and bad values."""
     made = {type(t.make({})).__name__ for t in TARGETS if t.needs is None or _has(t.needs)}
-    public = {n for n in unlabeled.__all__ if n[0].isupper() or n == "miSVM"}
-    public |= {n for n in unlabeled.pu.__all__ if n[0].isupper()}
-    public |= {n for n in priors.__all__ if n[0].isupper()}
+    public = {e.name for e in all_estimators() if all(_has(m) for m in e.needs)}
     public |= {"BagTransformer", "PUGridSearchCV"}
-    if not _has("torch"):
-        public.discard("PlummerAutoencoder")
-    if not _has("clarabel"):
-        public -= {"DoubleHingeQP", "RampPU", "SVMPlus"}
     assert public <= made, public - made
     drawn = {t.name: set(t.edges) | set(t.bad) for t in TARGETS}
     assert {"max_component_sweeps", "max_births"} <= drawn["CLSST"]
     assert "n_init" in drawn["WellSVMClustering"]
     assert 10_001 in next(t for t in TARGETS if t.name == "WellSVMClustering").bad["n_init"]
-    for name in ("miSVM", "MISVM", "mil.WellSVM"):
-        assert {"probability", "random_state"} <= drawn[name], name
-    for name in ("PUSVC", "DoubleHingeQP", "USMOInit", "RampPU", "SVMPlus", "WellSVM",
-                 "TSVM", "LapSVM", "LabeledSVM"):  # fmt: skip
-        assert "probability" in drawn[name], name
-    for name in ("WellSVM", "TSVM", "LapSVM", "LabeledSVM"):
-        assert "standardize" in drawn[name], name
+    for entry in all_estimators(load=True):
+        target, names = _target_of(entry.load()), entry.load()._get_param_names()
+        if target is None:
+            continue
+        for param in ("probability", "standardize"):  # each one's edges and bad values
+            if param in names:
+                assert param in drawn[target.name], (target.name, param)
+        if entry.family == "mil":
+            assert "random_state" in drawn[target.name], target.name
 
 
 def _has(module):
@@ -898,14 +897,13 @@ def _has(module):
 # ---------------------------------------------------------------------- every estimator's command
 #: --estimator NAME -> (its target above, whose edges and bad values give the options; its
 #: family: the layout of its data file)
-CLI_TARGETS = {"pusvc": ("PUSVC", "pu"), "wellsvm": ("WellSVM", "ssl"), "tsvm": ("TSVM", "ssl"),
-               "lapsvm": ("LapSVM", "ssl"), "labeledsvm": ("LabeledSVM", "ssl"),
-               "clsst": ("CLSST", "ssl"), "mil-wellsvm": ("mil.WellSVM", "mil"),
-               "misvm": ("MISVM", "mil"), "mi-svm": ("miSVM", "mil"),
-               "clustering": ("WellSVMClustering", "cluster"), "svmplus": ("SVMPlus", "lupi"),
-               "autoencoder": ("PlummerAutoencoder", "generative")}  # fmt: skip
+CLI_TARGETS = {
+    e.command: (_target_of(e.load()).name, e.family)
+    for e in all_estimators(load=True)
+    if e.command and _target_of(e.load()) is not None
+}
 #: options every case of the estimator gets first (a drawn value comes later and wins)
-CLI_DEFAULTS = {"pusvc": ["--prior", "0.4", "--n-jobs", "1"],
+CLI_DEFAULTS = {"pusvc": ["--prior", "0.4", "--n-jobs", "1"],  # registry: per-estimator
                 "clsst": ["--max-iter", "30", "--max-births", "2"],
                 "clustering": ["--n-init", "3"],
                 "autoencoder": ["--max-iter", "5", "--device", "cpu", "--n-jobs", "1"]}  # fmt: skip

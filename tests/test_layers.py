@@ -3,7 +3,7 @@
 Layers, lowest first; a module imports only from lower layers or from its own package:
 
 0. ``_engine`` (the compiled code), ``_kernels`` (kernel blocks), ``_threads`` (cores, BLAS
-   threads), ``_version``, ``exceptions``
+   threads), ``_version``, ``exceptions``, ``registry`` (the one list of estimators)
 1. ``_validation`` (checks and parameter constraints)
 2. ``_config`` (global settings)
 3. ``_budget`` (the dense-memory budget), ``_solving`` (engine data, step caps, progress, the
@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "unlabeled"
 
 LAYERS = {
-    **dict.fromkeys(["_engine", "_kernels", "_threads", "_version", "exceptions"], 0),
+    **dict.fromkeys(["_engine", "_kernels", "_threads", "_version", "exceptions", "registry"], 0),
     "_validation": 1,
     "_config": 2,
     **dict.fromkeys(["_budget", "_solving"], 3),

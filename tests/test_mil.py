@@ -26,6 +26,7 @@ import unlabeled
 from unlabeled.base import KernelMachine
 from unlabeled.datasets import load_mil
 from unlabeled.mil import MISVM, MILWellSVM, miSVM
+from unlabeled.registry import all_estimators
 
 cp = pytest.importorskip("cvxpy")
 
@@ -35,6 +36,9 @@ GAMMA = 0.5
 #: the defaults (C2 = 10) the start SVM fits several instances of a positive bag exactly at
 #: the margin (f = 1): that tie is broken by the order, and the fits may then differ
 ORDER_FREE = {"C1": 10.0, "C2": 1.0, "oracle": "ascent", "model": "rounded", "max_mkl_iter": 100}
+
+#: the multi-instance classifiers: the registered estimators of the "mil" family
+MIL_CLASSES = [e.load() for e in all_estimators(family="mil", load=True)]
 
 
 def tiny(seed):
@@ -162,7 +166,7 @@ def test_list_and_groups_conventions_agree():
     )
 
 
-@pytest.mark.parametrize("cls", [MILWellSVM, miSVM, MISVM])
+@pytest.mark.parametrize("cls", MIL_CLASSES)
 def test_fit_is_correct_pickles_and_leaves_inputs_alone(cls):
     bags, y, _ = planted(8, n_bags=16, size=4)
     for b in bags:
@@ -207,7 +211,7 @@ BAD_INPUTS = [
 
 
 @pytest.mark.parametrize("X, y, groups, match", BAD_INPUTS)
-@pytest.mark.parametrize("cls", [MILWellSVM, miSVM, MISVM])
+@pytest.mark.parametrize("cls", MIL_CLASSES)
 def test_bad_input_is_refused_before_any_work(cls, X, y, groups, match, monkeypatch):
     def no_work(*args, **kwargs):
         raise AssertionError("work started before the input was checked")
@@ -259,7 +263,7 @@ def manual_bag_scores(make, X, y, ids, cv):
     return np.array(scores)
 
 
-@pytest.mark.parametrize("cls", [MILWellSVM, miSVM, MISVM])
+@pytest.mark.parametrize("cls", MIL_CLASSES)
 def test_cross_val_score_with_routed_groups_scores_bags(cls):
     """With metadata routing on, params={"groups": ids} reaches the splitter, fit and score
     (groups is requested by default): the fold scores are the bag accuracies of a manual loop
@@ -317,7 +321,7 @@ def test_groups_routed_to_fit_only_are_refused_at_score():
         )  # fmt: skip
 
 
-@pytest.mark.parametrize("cls", [MILWellSVM, miSVM, MISVM])
+@pytest.mark.parametrize("cls", MIL_CLASSES)
 def test_bag_values_need_the_bags_after_a_multi_instance_fit(cls):
     bags, y, _ = planted(6, n_bags=12, size=4)
     X, ids = np.vstack(bags), np.repeat(np.arange(12), [len(b) for b in bags])
@@ -348,7 +352,7 @@ def test_one_instance_bags_on_purpose_do_not_warn():
 
 
 # ---------------------------------------------------------------------- scikit-learn
-@pytest.mark.parametrize("cls", [MILWellSVM, miSVM, MISVM])
+@pytest.mark.parametrize("cls", MIL_CLASSES)
 def test_check_estimator(cls):
     """Every check passes: a 2-D X without groups is a set of one-instance bags, an ordinary
     data matrix (with a warning: silenced here). (The pandas and array-API checks skip
@@ -383,7 +387,7 @@ def test_load_mil_shared_sets():
     assert np.array_equal(np.unique(bag), np.arange(92))
 
 
-@pytest.mark.parametrize("cls", [MISVM, miSVM, MILWellSVM])
+@pytest.mark.parametrize("cls", MIL_CLASSES)
 @pytest.mark.parametrize(
     "bags, i, shapes",
     [

@@ -36,8 +36,10 @@ from sklearn.utils.estimator_checks import check_estimator
 
 from unlabeled.exceptions import InvalidParameterError
 from unlabeled.mil import MISVM, BagTransformer, MILWellSVM, miSVM
+from unlabeled.registry import all_estimators
 
-CLASSES = [MILWellSVM, miSVM, MISVM]
+#: the registered estimators of the "mil" family
+CLASSES = [e.load() for e in all_estimators(family="mil", load=True)]
 TOLERANCE = 0.02
 
 

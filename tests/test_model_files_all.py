@@ -9,53 +9,27 @@ The tampering is generic: it reads each estimator's declared fitted attributes
 from __future__ import annotations
 
 import copy
-import inspect
 import io
 import json
 import subprocess
 import sys
-import warnings
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
+from test_common import CASES, X, Y, make, params
+from test_common import fitted as fit_case
 
 import unlabeled
-from unlabeled import (
-    CLSST,
-    MISVM,
-    PUSVC,
-    TSVM,
-    LabeledSVM,
-    LapSVM,
-    MILWellSVM,
-    PlummerAutoencoder,
-    SVMPlus,
-    WellSVM,
-    WellSVMClustering,
-    miSVM,
-)
 from unlabeled.exceptions import ModelFileError
 from unlabeled.model_io import TRUSTED_TYPES, model_bytes
-from unlabeled.pu import DoubleHingeQP, RampPU, USMOInit
-from unlabeled.pu.priors import KM1, KM2, BestBin, Bracket, ElkanNoto, PenalizedL1, TIcE
+from unlabeled.registry import all_estimators
 
 SRC = Path(unlabeled.__file__).resolve().parents[1]
-
-
-def _data():
-    rng = np.random.default_rng(0)
-    X = np.r_[rng.normal(1, 1, (20, 2)), rng.normal(-1, 1, (20, 2))]
-    y = np.r_[np.ones(20, int), np.zeros(20, int)]
-    y_ssl = np.full(40, -1)
-    y_ssl[:4], y_ssl[20:24] = 1, 0
-    s = np.r_[np.ones(8, int), np.zeros(32, int)]
-    bags = [X[i : i + 4] for i in range(0, 40, 4)]
-    return X, y, y_ssl, s, bags, np.r_[np.ones(5, int), np.zeros(5, int)]
+BAGS = [X[i : i + 4] for i in range(0, 40, 4)]
 
 
 def _has_torch() -> bool:
@@ -66,123 +40,30 @@ def _has_torch() -> bool:
     return True
 
 
-X, Y, Y_SSL, S, BAGS, Y_BAGS = _data()
-X_CSR = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
 PAE_SKIP = pytest.mark.skipif(not _has_torch(), reason="the autoencoder needs torch")
-
-#: name -> (estimator, fit arguments, data to compare outputs on); tiny and fast
-CASES = {
-    "PUSVC": (lambda: PUSVC(0.4), (X, S), X),
-    "PUSVC-sparse-proba": (lambda: PUSVC(0.4, probability=True), (X_CSR, S), X_CSR),
-    "PUSVC-linear": (lambda: PUSVC(0.4, kernel="linear"), (X, S), X),
-    "PUSVC-precomputed": (lambda: PUSVC(0.4, kernel="precomputed"), (X @ X.T, S), X @ X.T),
-    "DoubleHingeQP": (lambda: DoubleHingeQP(0.4), (X, S), X),
-    "RampPU": (lambda: RampPU(0.4), (X, S), X),
-    "USMOInit": (lambda: USMOInit(0.4), (X, S), X),
-    "WellSVM": (lambda: WellSVM(), (X, Y_SSL), X),
-    "TSVM": (lambda: TSVM(), (X, Y_SSL), X),
-    "LapSVM": (lambda: LapSVM(), (X, Y_SSL), X),
-    "LabeledSVM": (lambda: LabeledSVM(probability=True), (X, Y_SSL), X),
-    "CLSST": (lambda: CLSST(n_components=2, n_factors=1, max_iter=30, random_state=0),
-              (X, Y_SSL), X),  # fmt: skip
-    "CLSST-clusters": (lambda: CLSST(n_components=2, n_factors=1, max_iter=30, random_state=0),
-                       (X,), X),  # fmt: skip
-    "MILWellSVM": (lambda: MILWellSVM(), (BAGS, Y_BAGS), BAGS),
-    "MISVM": (lambda: MISVM(), (BAGS, Y_BAGS), BAGS),
-    "MISVM-proba": (lambda: MISVM(probability=True, random_state=0), (BAGS, Y_BAGS), BAGS),
-    "miSVM": (lambda: miSVM(), (BAGS, Y_BAGS), BAGS),
-    "WellSVMClustering": (lambda: WellSVMClustering(random_state=0), (X,), X),
-    "SVMPlus": (lambda: SVMPlus(), (X, Y, X[:, ::-1]), X),
-    "SVMPlus-dsvm": (lambda: SVMPlus(mode="dsvm+"), (X, Y, X[:, ::-1]), X),
-    "KM1": (lambda: KM1(), (X, S), None),
-    "KM2": (lambda: KM2(n_bootstrap=3, random_state=0), (X, S), None),
-    "PenalizedL1": (lambda: PenalizedL1(), (X, S), None),
-    "ElkanNoto": (lambda: ElkanNoto(), (X, S), None),
-    "TIcE": (lambda: TIcE(), (X, S), None),
-    "PlummerAutoencoder": (
-        lambda: PlummerAutoencoder(
-            hidden_layer_sizes=(8,), max_iter=5, batch_size=20, device="cpu", random_state=0,
-            n_jobs=1,
-        ),
-        (X,),
-        X,
-    ),
-    # after the others: a case's fuzz seeds draw from its position here
-    "BestBin": (lambda: BestBin(random_state=0), (X, S), None),
-    "Bracket": (lambda: Bracket(random_state=0), (X, S), None),
-}  # fmt: skip
-NAMES = [pytest.param(n, marks=PAE_SKIP) if n == "PlummerAutoencoder" else n for n in CASES]
-OUTPUTS = ("decision_function", "predict", "predict_proba", "transform", "inverse_transform")
+#: the common suite's cases (tests/test_common.py: every registered estimator's, which also
+#: round-trips each one through save / load)
+NAMES = params(CASES)
 
 
 @pytest.fixture(scope="module")
 def fitted():
     """The fitted models, one per case, fitted once."""
-    cache = {}
-
-    def get(name):
-        if name not in cache:
-            make, args, _ = CASES[name]
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                cache[name] = make().fit(*args)
-        return cache[name]
-
-    return get
+    return fit_case
 
 
-def _outputs(est, data):
-    out = {}
-    if data is None:
-        return {"prior_": est.prior_}
-    for method in OUTPUTS:
-        if method == "inverse_transform":
-            if "transform" in out:
-                out[method] = est.inverse_transform(out["transform"])
-            continue
-        try:
-            fn = getattr(est, method)
-        except AttributeError:
-            continue
-        out[method] = fn(data)
-    return out
-
-
-# ---------------------------------------------------------------------- round trips
-def test_every_public_estimator_is_covered():
-    classes = {type(make()).__name__ for make, _, _ in CASES.values()}
-    public = {n for n in unlabeled.__all__ if n[0].isupper() or n == "miSVM"}
-    assert public <= classes
-    assert set(unlabeled.pu.__all__) - {"priors"} <= classes
-    assert {n for n in unlabeled.pu.priors.__all__ if n[0].isupper()} <= classes
-    # and the allow-list holds exactly the library's estimators and the CSR matrix
-    holds = {
-        f"{type(make()).__module__}.{type(make()).__qualname__}" for make, *_ in CASES.values()
-    }
-    assert set(TRUSTED_TYPES) == holds | {"scipy.sparse._csr.csr_matrix"}
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_round_trip_identical_outputs(fitted, tmp_path, name):
-    est, data = fitted(name), CASES[name][2]
-    path = tmp_path / f"{name}.skops"
-    unlabeled.save(est, path)
-    back = unlabeled.load(path)
-    assert type(back) is type(est) and back.get_params() == est.get_params()
-    before, after = _outputs(est, data), _outputs(back, data)
-    assert before and before.keys() == after.keys()
-    for key, value in before.items():
-        np.testing.assert_array_equal(after[key], value, err_msg=key)
-    # probabilities round-trip where they exist: always (a plain method) or with probability=True
-    # (a descriptor that offers the method only then; every class holds it, wrapped for Dask)
-    raw = inspect.getattr_static(type(est), "predict_proba", None)
-    if (raw is not None and not hasattr(raw, "fn")) or getattr(est, "probability", False):
-        assert "predict_proba" in before
+# ---------------------------------------------------------------------- the allow-list
+def test_trusted_types_are_the_registered_estimators():
+    """The allow-list holds exactly the registered estimators and the CSR matrix."""
+    paths = {e.path for e in all_estimators()}
+    assert set(TRUSTED_TYPES) == paths | {"scipy.sparse._csr.csr_matrix"}
+    assert {f"{type(make(e, c)).__module__}.{type(make(e, c)).__qualname__}"
+            for e, c in CASES.values()} == paths  # fmt: skip
 
 
 def test_save_refuses_unfitted_and_foreign_objects(tmp_path):
     with pytest.raises(ModelFileError, match="not fitted.*fit"):
-        unlabeled.save(WellSVM(), tmp_path / "m.skops")
+        unlabeled.save(unlabeled.WellSVM(), tmp_path / "m.skops")
     svc = SVC().fit(X, Y)
     with pytest.raises(ModelFileError, match="estimators of unlabeled.*skops.io.dump"):
         unlabeled.save(svc, tmp_path / "m.skops")
@@ -434,13 +315,13 @@ def test_autoencoder_file_holds_arrays_and_warm_start_continues(tmp_path):
     warm_start=True continues training from the loaded weights."""
     import skops.io
 
-    pae = CASES["PlummerAutoencoder"][0]().set_params(max_iter=30).fit(X)
+    pae = make(*CASES["PlummerAutoencoder"]).set_params(max_iter=30).fit(X)
     path = tmp_path / "pae.skops"
     pae.save(path)  # the method is unlabeled.save
     assert skops.io.get_untrusted_types(file=path) == [
         "unlabeled.generative._pae.PlummerAutoencoder"
     ]
-    back = PlummerAutoencoder.load(path, device="cpu")
+    back = unlabeled.PlummerAutoencoder.load(path, device="cpu")
     np.testing.assert_array_equal(back.transform(X), pae.transform(X))
     start = back.transform(X)
     back.set_params(warm_start=True, max_iter=10).fit(X)
@@ -448,7 +329,7 @@ def test_autoencoder_file_holds_arrays_and_warm_start_continues(tmp_path):
     np.testing.assert_array_equal(back.loss_history_[:30], pae.loss_history_)
     assert not np.array_equal(back.transform(X), start)
     # a continuation, not a new start: the loss goes on from where it was
-    cold = CASES["PlummerAutoencoder"][0]().set_params(max_iter=1, random_state=1).fit(X)
+    cold = make(*CASES["PlummerAutoencoder"]).set_params(max_iter=1, random_state=1).fit(X)
     assert back.loss_history_[30] < cold.loss_history_[0]
     assert abs(back.loss_history_[30] - pae.loss_history_[-1]) < abs(
         cold.loss_history_[0] - pae.loss_history_[-1]
@@ -474,7 +355,7 @@ def test_autoencoder_earlier_torch_files_still_load(fitted, tmp_path):
     }
     path = tmp_path / "old.pt"
     torch.save(record, path)
-    back = PlummerAutoencoder.load(path, device="cpu")
+    back = unlabeled.PlummerAutoencoder.load(path, device="cpu")
     np.testing.assert_array_equal(back.transform(X), pae.transform(X))
 
 

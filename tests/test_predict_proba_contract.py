@@ -5,8 +5,8 @@ An estimator may refuse a test point whose kernel or density overflows double pr
 with a ValueError naming X (the numerical preflight of decision_function), never return
 NaN or a value outside [0, 1].
 
-The classifiers are listed from the public ``__all__`` of the package and its subpackages
-(:func:`test_every_public_predict_proba_is_covered`), so a new one must join :data:`MAKERS`.
+The classifiers are the registered estimators (``unlabeled.registry``) that have
+``predict_proba``, each made from its first declared case with ``probability=True``.
 """
 
 from __future__ import annotations
@@ -18,23 +18,10 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 import unlabeled
-import unlabeled.cluster
-import unlabeled.mil
-import unlabeled.pu
+from unlabeled.registry import all_estimators
 
 # far test points: each row a point with every coordinate at that value (and mixed signs)
 FAR = (1e6, -1e6, 1e150)
-
-
-def _public_classes():
-    """The public estimator classes of the package and its subpackages."""
-    found = {}
-    for module in (unlabeled, unlabeled.pu, unlabeled.mil, unlabeled.cluster):
-        for name in module.__all__:
-            obj = getattr(module, name)
-            if isinstance(obj, type) and hasattr(obj, "fit"):
-                found[f"{module.__name__}.{name}"] = obj
-    return found
 
 
 def _two_blobs(n=24, d=2, seed=0):
@@ -70,39 +57,31 @@ def _fit_flat(est, X, cls, kind):
     raise AssertionError(kind)
 
 
+def _with_proba(entry):
+    """The entry's first case with probabilities on (and a fixed seed), where it has any."""
+    cls = entry.load()
+    if not callable(getattr(cls, "predict_proba", None)):
+        return None
+    names = cls._get_param_names()
+    extra = {k: v for k, v in (("probability", True), ("random_state", 0)) if k in names}
+    return lambda: cls(**{**entry.cases[0].params, **extra})
+
+
 #: class name -> (a classifier with predict_proba available, the family of its data)
 MAKERS = {
-    "PUSVC": (lambda: unlabeled.PUSVC(prior=0.4, probability=True, random_state=0), "pu"),
-    "DoubleHingeQP": (
-        lambda: unlabeled.pu.DoubleHingeQP(prior=0.4, probability=True, random_state=0),
-        "pu",
-    ),
-    "RampPU": (lambda: unlabeled.pu.RampPU(prior=0.4, probability=True, random_state=0), "pu"),
-    "USMOInit": (
-        lambda: unlabeled.pu.USMOInit(prior=0.4, probability=True, random_state=0),
-        "pu",
-    ),
-    "SVMPlus": (lambda: unlabeled.SVMPlus(probability=True, random_state=0), "lupi"),
-    "WellSVM": (lambda: unlabeled.WellSVM(probability=True, random_state=0), "ssl"),
-    "TSVM": (lambda: unlabeled.TSVM(probability=True, random_state=0), "ssl"),
-    "LapSVM": (lambda: unlabeled.LapSVM(probability=True, random_state=0), "ssl"),
-    "LabeledSVM": (lambda: unlabeled.LabeledSVM(probability=True, random_state=0), "ssl"),
-    "CLSST": (lambda: unlabeled.CLSST(random_state=0, max_births=2), "ssl"),
-    "miSVM": (lambda: unlabeled.mil.miSVM(probability=True, random_state=0), "mil"),
-    "MISVM": (lambda: unlabeled.mil.MISVM(probability=True, random_state=0), "mil"),
-    "MILWellSVM": (lambda: unlabeled.mil.MILWellSVM(probability=True, random_state=0), "mil"),
+    e.name: (make, e.family)
+    for e in all_estimators(load=True)
+    if (make := _with_proba(e)) is not None
 }
-NEEDS_CLARABEL = {"DoubleHingeQP", "RampPU", "SVMPlus"}
+NEEDS = {e.name: e.needs for e in all_estimators()}
 
 
-def test_every_public_predict_proba_is_covered():
-    with_proba = set()
-    for qualified, cls in _public_classes().items():
-        # IfProbability: on the class, the method itself (present whatever probability is)
-        if callable(getattr(cls, "predict_proba", None)):
-            with_proba.add(qualified.rsplit(".", 1)[1])
-    assert with_proba, "no classifier found"
-    assert with_proba <= set(MAKERS), with_proba - set(MAKERS)
+def test_every_registered_predict_proba_is_covered():
+    assert len(MAKERS) >= 10 and {"PUSVC", "CLSST", "MISVM"} <= set(MAKERS)  # registry: a floor
+    for name, (make, kind) in MAKERS.items():
+        est = make()
+        assert getattr(est, "probability", True), name
+        assert kind in ("pu", "ssl", "mil", "lupi"), name
 
 
 def _check_rows(P, n):
@@ -142,8 +121,8 @@ KERNELS = ({}, {"kernel": "linear"}, {"gamma": 1.0})
     ids=lambda p: "-".join([p[0], *map(str, p[1].values())]),
 )
 def name(request):
-    if request.param[0] in NEEDS_CLARABEL:
-        pytest.importorskip("clarabel")
+    for module in NEEDS[request.param[0]]:
+        pytest.importorskip(module)
     return request.param
 
 

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 
 from . import _version
 from .exceptions import ModelFileError
+from .registry import all_estimators
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ModelFileError",
     "TRUSTED_TYPES",
+    "trusted_types",
     "check_model",
     "load",
     "load_model",
@@ -70,35 +72,38 @@ FORMAT_VERSION = 2
 READABLE_FORMATS = (1, 2)
 
 # every type a model file may hold beyond the ones skops trusts by default (numpy arrays,
-# builtins, scikit-learn's own estimators such as SVM+'s privileged SVC): the library's
-# estimators (the public ones, by the module that defines them), the sparse matrix of support
-# vectors fitted on CSR data. Anything else in a file is refused, not loaded. Strings, not
-# the classes: model_io does not import the methods (see tests/test_layers.py).
-TRUSTED_TYPES = (
-    "unlabeled.pu._pusvc.PUSVC",
-    "unlabeled.pu._baselines.DoubleHingeQP",
-    "unlabeled.pu._baselines.RampPU",
-    "unlabeled.pu._baselines.USMOInit",
-    "unlabeled.pu.priors.KM1",
-    "unlabeled.pu.priors.KM2",
-    "unlabeled.pu.priors.PenalizedL1",
-    "unlabeled.pu.priors.ElkanNoto",
-    "unlabeled.pu.priors.TIcE",
-    "unlabeled.pu.priors.BestBin",
-    "unlabeled.pu.priors.Bracket",
-    "unlabeled.ssl._wellsvm.WellSVM",
-    "unlabeled.ssl._tsvm.TSVM",
-    "unlabeled.ssl._lapsvm.LapSVM",
-    "unlabeled.ssl._labeled.LabeledSVM",
-    "unlabeled.ssl._clsst.CLSST",
-    "unlabeled.mil._wellsvm.MILWellSVM",
-    "unlabeled.mil._andrews.MISVM",
-    "unlabeled.mil._andrews.miSVM",
-    "unlabeled.cluster._wellsvm.WellSVMClustering",
-    "unlabeled.lupi._svmplus.SVMPlus",
-    "unlabeled.generative._pae.PlummerAutoencoder",
-    "scipy.sparse._csr.csr_matrix",
-)
+# builtins, scikit-learn's own estimators such as SVM+'s privileged SVC): the registered
+# estimators (unlabeled.registry: the library's, by the module that defines them, and any
+# class registered at run time while it is), the sparse matrix of support vectors fitted on
+# CSR data. Anything else in a file is refused, not loaded. Paths, not the classes: model_io
+# does not import the methods (see tests/test_layers.py).
+_CSR_MATRIX = "scipy.sparse._csr.csr_matrix"
+TRUSTED_TYPES: tuple[str, ...]  # read through __getattr__ below
+
+
+def trusted_types() -> tuple[str, ...]:
+    """The types a model file may hold beyond skops's defaults: every registered estimator
+    (by the module that defines it) and SciPy's CSR matrix; :data:`TRUSTED_TYPES` is this
+    tuple when read.
+
+    Returns
+    -------
+    paths : tuple of str
+        ``module.Class`` for each type.
+
+    Examples
+    --------
+    >>> from unlabeled.model_io import trusted_types
+    >>> "unlabeled.pu._pusvc.PUSVC" in trusted_types()
+    True
+    """
+    return (*(e.path for e in all_estimators()), _CSR_MATRIX)
+
+
+def __getattr__(name: str) -> object:
+    if name == "TRUSTED_TYPES":  # computed when read: a class registered later joins it
+        return trusted_types()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 #: the earlier versions whose files this one reads: 0.1.0 wrote PUSVC files of the same format
@@ -422,14 +427,13 @@ def _savable(estimator):
     from sklearn.utils.validation import check_is_fitted
 
     name = type(estimator).__name__
-    if class_path(estimator) not in TRUSTED_TYPES and class_path(estimator).startswith(
-        "unlabeled."
-    ):
+    trusted = trusted_types()
+    if class_path(estimator) not in trusted and class_path(estimator).startswith("unlabeled."):
         raise ModelFileError(  # mil.BagTransformer: a scikit-learn object whose fit is not ours
             f"cannot save a {name}: model files hold the library's models, whose fitted "
             "attributes they check; save it with skops.io.dump (or refit it)"
         )
-    if class_path(estimator) not in TRUSTED_TYPES:
+    if class_path(estimator) not in trusted:
         raise ModelFileError(
             f"cannot save a {class_path(estimator)}: model files hold the estimators of "
             "unlabeled only (for other objects use skops.io.dump)"
@@ -554,7 +558,7 @@ def _estimator_class(meta: dict, p: str):
     import importlib
 
     path = meta.get("estimator")
-    if not isinstance(path, str) or path not in TRUSTED_TYPES:
+    if not isinstance(path, str) or path not in trusted_types():
         raise ModelFileError(
             f"{p!r} is refused: its record names {str(path)[:80]!r}, not an estimator of unlabeled"
         )
@@ -708,7 +712,7 @@ def load_model(
         untrusted = set(sio.get_untrusted_types(data=raw))
     except Exception as exc:
         raise ModelFileError(f"{p!r} is a corrupt model file: {exc}") from exc
-    refused = sorted(untrusted - set(TRUSTED_TYPES) - _nested_types())
+    refused = sorted(untrusted - set(trusted_types()) - _nested_types())
     if refused:
         raise ModelFileError(
             f"{p!r} holds types that are not trusted and were not loaded: {refused}"

@@ -1,40 +1,51 @@
-"""The estimators the command fits: one table of names, classes and families.
+"""The estimators the command fits: their names, classes and families, from the registry.
 
 Nothing here imports an estimator at module level: ``unlabeled --help`` must not pay for
-scikit-learn. :func:`estimator_class` imports the one subpackage asked for.
+scikit-learn. The table is read from the declarations (:mod:`unlabeled.registry`, which reads
+the source), and :func:`estimator_class` imports the one subpackage asked for.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import NamedTuple
+
+from ..registry import all_estimators
 
 __all__ = ["ESTIMATORS", "FAMILIES", "estimator_class", "family_of_class"]
 
 
 class Entry(NamedTuple):
-    package: str  # the subpackage of unlabeled that defines it
+    package: str  # the public module of unlabeled that exports it
     cls: str
     family: str
     summary: str
 
 
-#: --estimator NAME -> where its class lives, its data layout (family) and a line of help
-ESTIMATORS: dict[str, Entry] = {
-    "pusvc": Entry("pu", "PUSVC", "pu", "positive-unlabeled double-hinge SVM (the default)"),
-    "wellsvm": Entry("ssl", "WellSVM", "ssl", "semi-supervised SVM, WellSVM's convex relaxation"),
-    "tsvm": Entry("ssl", "TSVM", "ssl", "transductive SVM (label switching)"),
-    "lapsvm": Entry("ssl", "LapSVM", "ssl", "Laplacian SVM (manifold regularisation)"),
-    "labeledsvm": Entry("ssl", "LabeledSVM", "ssl", "SVM on the labeled rows only (a baseline)"),
-    "clsst": Entry("ssl", "CLSST", "ssl", "variational Bayesian mixture of factor analysers"),
-    "mil-wellsvm": Entry("mil", "MILWellSVM", "mil", "multi-instance WellSVM"),
-    "misvm": Entry("mil", "MISVM", "mil", "MI-SVM (Andrews et al.), bag-level alternation"),
-    "mi-svm": Entry("mil", "miSVM", "mil", "mi-SVM (Andrews et al.), instance-level alternation"),
-    "clustering": Entry("cluster", "WellSVMClustering", "cluster", "maximum-margin clustering"),
-    "svmplus": Entry("lupi", "SVMPlus", "lupi", "SVM+ with privileged columns at fit time"),
-    "autoencoder": Entry(
-        "generative", "PlummerAutoencoder", "generative", "Plummer autoencoder (needs torch)"
-    ),
-}
+class _Table(Mapping[str, Entry]):
+    """--estimator NAME -> where its class lives, its data layout (family) and a line of help:
+    the registered estimators that have a command-line name, by family, read when used (a
+    class registered later joins it)."""
+
+    def _entries(self) -> dict[str, Entry]:
+        found = sorted(all_estimators(), key=lambda e: _ORDER.get(e.family, len(_ORDER)))
+        return {
+            e.command: Entry(e.home, e.name, e.family, e.summary)
+            for e in found  # by family, then by name
+            if e.command is not None and e.family in FAMILIES
+        }
+
+    def __getitem__(self, name: str) -> Entry:
+        return self._entries()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries())
+
+    def __len__(self) -> int:
+        return len(self._entries())
+
+
+ESTIMATORS: Mapping[str, Entry] = _Table()
 
 #: family -> how its data file is laid out, for the help
 FAMILIES = {
@@ -49,23 +60,14 @@ FAMILIES = {
 }
 
 
+_ORDER = {family: i for i, family in enumerate(FAMILIES)}
+
+
 def estimator_class(name: str) -> type:
     """The class of ``--estimator name``, importing only its subpackage (deferred: each costs
     scikit-learn and the engine, which ``--help`` of other commands must not load)."""
-    entry = ESTIMATORS[name]
-    if entry.package == "pu":
-        from .. import pu as module
-    elif entry.package == "ssl":
-        from .. import ssl as module  # type: ignore[no-redef]
-    elif entry.package == "mil":
-        from .. import mil as module  # type: ignore[no-redef]
-    elif entry.package == "cluster":
-        from .. import cluster as module  # type: ignore[no-redef]
-    elif entry.package == "lupi":
-        from .. import lupi as module  # type: ignore[no-redef]
-    else:
-        from .. import generative as module  # type: ignore[no-redef]
-    return getattr(module, entry.cls)
+    entry = next(e for e in all_estimators() if e.command == name)
+    return entry.load()
 
 
 def family_of_class(class_name: str) -> str | None:

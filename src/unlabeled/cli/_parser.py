@@ -358,7 +358,7 @@ def _add_fit_parser(sub, estimator: str | None) -> None:
         help="SVM+: the CSV columns (names or indices, comma-separated) of the privileged "
         "features, used by fit only",
     )
-    if estimator in ESTIMATORS:
+    if estimator is not None and estimator in ESTIMATORS:
         from ._estimators import estimator_class
         from ._options import add_parameter_options
 

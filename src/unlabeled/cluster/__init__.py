@@ -1,5 +1,6 @@
 """Clustering: maximum-margin clustering into two clusters by WellSVM's convex relaxation."""
 
-from ._wellsvm import WellSVMClustering
+from ..registry import exported
+from ._wellsvm import WellSVMClustering as WellSVMClustering
 
-__all__ = ["WellSVMClustering"]
+__all__ = exported(__name__)

@@ -30,6 +30,7 @@ from .._validation import (
     Real,
 )
 from ..base import Fitted, KernelMachine, MatrixLike, set_init_params
+from ..registry import Case, register
 
 
 def balance_range(n_samples: int, beta: float) -> tuple[int, int]:
@@ -242,6 +243,12 @@ MAX_STARTS = 1000
 MAX_N_INIT = 10_000
 
 
+@register(
+    family="cluster",
+    command="clustering",
+    summary="maximum-margin clustering",
+    cases=(Case({"random_state": 0}),),
+)
 class WellSVMClustering(ClusterMixin, KernelMachine):
     r"""Maximum-margin clustering into two clusters by WellSVM's convex relaxation.
 

@@ -6,6 +6,7 @@ resolved on first access. Without torch either raises an ``ImportError`` that sa
 it. The data generators and the evaluation measures are NumPy only.
 """
 
+from ..registry import exported
 from ._data import (
     embedded_means,
     grid_centres,
@@ -20,12 +21,18 @@ from ._evaluation import (
     mode_histogram_metrics,
     stacked_mnist_modes,
 )
-from ._pae import PlummerAutoencoder, TrainingDivergedError, import_torch_ops
+from ._pae import (
+    PlummerAutoencoder as PlummerAutoencoder,
+)
+from ._pae import (
+    TrainingDivergedError,
+    import_torch_ops,
+)
 
 _TORCH_NAMES = ("plummer_kernel", "mmd2_u", "pae_loss")
 
 __all__ = [
-    "PlummerAutoencoder",
+    *exported(__name__),
     "TrainingDivergedError",
     *_TORCH_NAMES,
     "embedded_means",

@@ -37,6 +37,7 @@ from .._validation import (
 )
 from ..base import Fitted, InvalidParameterError, ValidatedEstimator, set_init_params
 from ..exceptions import MemoryBudgetError, ModelFileError
+from ..registry import Case, register
 
 TORCH_HINT = (
     "PlummerAutoencoder needs PyTorch, which is not installed: pip install "
@@ -145,6 +146,24 @@ class TrainingDivergedError(FloatingPointError, ValueError):
     """
 
 
+@register(
+    family="generative",
+    command="autoencoder",
+    summary="Plummer autoencoder (needs torch)",
+    cases=(
+        Case(
+            {
+                "hidden_layer_sizes": (8,),
+                "max_iter": 5,
+                "batch_size": 20,
+                "device": "cpu",
+                "random_state": 0,
+                "n_jobs": 1,
+            }
+        ),
+    ),
+    needs=("torch",),
+)
 class PlummerAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ValidatedEstimator):
     r"""Plummer autoencoder (PAE): encode to a uniform latent law, sample by decoding noise.
 

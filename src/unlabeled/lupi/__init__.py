@@ -1,5 +1,6 @@
 """Learning using privileged information (LUPI): SVM+ with the aSMO and gSMO solvers."""
 
-from ._svmplus import SVMPlus
+from ..registry import exported
+from ._svmplus import SVMPlus as SVMPlus
 
-__all__ = ["SVMPlus"]
+__all__ = exported(__name__)

@@ -43,6 +43,7 @@ from ..base import (
     MatrixLike,
     set_init_params,
 )
+from ..registry import Case, register
 
 _KERNELS = ("linear", "poly", "rbf")
 _SOLVERS = ("asmo", "gsmo", "qp")
@@ -57,6 +58,12 @@ _QP_BYTES_PER_PAIR = 160
 _QP_MAX_MEMORY = 8 * 2**30
 
 
+@register(
+    family="lupi",
+    command="svmplus",
+    summary="SVM+ with privileged columns at fit time",
+    cases=(Case(), Case({"mode": "dsvm+"}, name="dsvm")),
+)
 class SVMPlus(ProbabilisticMixin, KernelClassifier):
     r"""SVM+ classifier: learning using privileged information (LUPI).
 

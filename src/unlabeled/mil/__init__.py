@@ -4,9 +4,11 @@ heuristics it replaces (mi-SVM and MI-SVM, Andrews et al. 2003), all on the engi
 BagTransformer, which puts a list of bags through a scikit-learn transformer (a scaler) in a
 pipeline."""
 
-from ._andrews import MISVM, miSVM
+from ..registry import exported
+from ._andrews import MISVM as MISVM
+from ._andrews import miSVM as miSVM
 from ._base import as_instances
 from ._transform import BagTransformer
-from ._wellsvm import MILWellSVM
+from ._wellsvm import MILWellSVM as MILWellSVM
 
-__all__ = ["BagTransformer", "MILWellSVM", "MISVM", "as_instances", "miSVM"]
+__all__ = ["BagTransformer", *exported(__name__), "as_instances"]

@@ -14,6 +14,7 @@ from .._label_generation import warn_if_solves_capped
 from .._solving import warn_not_converged
 from .._validation import MAX_C, Real
 from ..base import Fitted, fill_docstring, set_init_params
+from ..registry import Case, register
 from ._base import SHARED_DOC, MultiInstanceClassifier
 
 #: the fitted attributes that mi-SVM and MI-SVM document alike
@@ -107,6 +108,11 @@ def _warn_if_one_class(who: str, f, bag, n_bags: int) -> None:
         )
 
 
+@register(
+    family="mil",
+    command="mi-svm",
+    summary="mi-SVM (Andrews et al.), instance-level alternation",
+)
 class miSVM(_Alternating):  # noqa: N801 - the method's published name
     r"""mi-SVM: instance labels and an SVM by alternation (Andrews et al. 2003).
 
@@ -183,6 +189,12 @@ class miSVM(_Alternating):  # noqa: N801 - the method's published name
         return self._finish(X, coef, b, f, bag, n_bags, it, converged, backend)
 
 
+@register(
+    family="mil",
+    command="misvm",
+    summary="MI-SVM (Andrews et al.), bag-level alternation",
+    cases=(Case(), Case({"probability": True, "random_state": 0}, name="proba")),
+)
 class MISVM(_Alternating):
     r"""MI-SVM: one witness per positive bag and an SVM by alternation (Andrews et al. 2003).
 
@@ -292,5 +304,5 @@ def _sparse_product(M, X):
     return sp.csr_matrix((P.data, used[P.indices], P.indptr), shape=(M.shape[0], X.shape[1]))
 
 
-for _cls in (miSVM, MISVM):
+for _cls in _Alternating.__subclasses__():  # the shared docstring parts
     fill_docstring(_cls, {"kernel_and_solver": _KERNEL_AND_SOLVER, "fitted": _FITTED, **SHARED_DOC})

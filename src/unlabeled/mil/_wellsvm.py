@@ -12,6 +12,7 @@ from .._label_generation import MAX_CAPPED_SOLVES, label_generation, store_resul
 from .._solving import resolve_max_iter, warn_not_converged
 from .._validation import MAX_C, VERBOSE, Integer, Options, Real
 from ..base import Fitted, fill_docstring, set_init_params
+from ..registry import register
 from ._base import SHARED_DOC, MultiInstanceClassifier
 
 #: the rows of the instance kernel made elementwise at once (kept in the CPU's cache)
@@ -292,6 +293,7 @@ class KeyInstanceOracle:
         return s
 
 
+@register(family="mil", command="mil-wellsvm", summary="multi-instance WellSVM")
 class MILWellSVM(MultiInstanceClassifier):
     r"""Multi-instance SVM by WellSVM's convex relaxation and label generation.
 

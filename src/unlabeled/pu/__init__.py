@@ -1,8 +1,11 @@
 """Positive-unlabeled learning: PUSVC, the USMO paper's comparison methods, and class-prior
 estimation (:mod:`unlabeled.pu.priors`)."""
 
-from . import priors
-from ._baselines import DoubleHingeQP, RampPU, USMOInit
-from ._pusvc import PUSVC
+from ..registry import exported
+from . import priors as priors
+from ._baselines import DoubleHingeQP as DoubleHingeQP
+from ._baselines import RampPU as RampPU
+from ._baselines import USMOInit as USMOInit
+from ._pusvc import PUSVC as PUSVC
 
-__all__ = ["PUSVC", "DoubleHingeQP", "RampPU", "USMOInit", "priors"]
+__all__ = [*exported(__name__), "priors"]

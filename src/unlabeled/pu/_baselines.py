@@ -24,6 +24,7 @@ from .._solving import default_max_iter, engine_data, warn_not_converged
 from .._validation import MAX_CACHE_MB, VERBOSE, Integer, Options, Real
 from ..base import Fitted, fill_docstring, set_init_params
 from ..exceptions import MemoryBudgetError
+from ..registry import Case, register
 from ._base import (
     KernelPUModel,
     PUProblem,
@@ -66,6 +67,12 @@ def _require_clarabel(who):
         raise ImportError(f"{who} needs the Clarabel QP solver: pip install clarabel") from exc
 
 
+@register(
+    family="pu",
+    summary="the double-hinge PU dual by a general QP solver (Clarabel): a reference",
+    cases=(Case({"prior": 0.4}),),
+    needs=("clarabel",),
+)
 class DoubleHingeQP(KernelPUModel):
     r"""PU learning with the double hinge loss by a generic QP solver on the full Gram matrix.
 
@@ -195,6 +202,11 @@ class DoubleHingeQP(KernelPUModel):
         self.prior_ = prior
 
 
+@register(
+    family="pu",
+    summary="the USMO paper's initialisation as a PU classifier (a baseline)",
+    cases=(Case({"prior": 0.4}),),
+)
 class USMOInit(KernelPUModel):
     """The one-class-SVM start of USMO (paper section 4.5) used alone as a classifier.
 
@@ -256,6 +268,11 @@ class USMOInit(KernelPUModel):
         store_solution(self, X, problem, res)
 
 
+@register(
+    family="pu",
+    summary="the ramp-loss PU classifier by CCCP (a baseline)",
+    cases=(Case({"prior": 0.4}),),
+)
 class RampPU(KernelPUModel):
     r"""PU learning with the non-convex ramp loss, by the concave-convex procedure (CCCP).
 
@@ -473,8 +490,6 @@ def _ramp_objective(margin, mask, prior, reg):
     return float(2 * prior * ramp[mask].mean() + ramp[~mask].mean() + reg - prior)
 
 
-__all__ = ["DoubleHingeQP", "RampPU", "USMOInit"]
-
-
-for _cls in (DoubleHingeQP, USMOInit, RampPU):
-    fill_docstring(_cls, _SHARED_DOC)
+for _cls in KernelPUModel.__subclasses__():  # this module's baselines
+    if _cls.__module__ == __name__:
+        fill_docstring(_cls, _SHARED_DOC)

@@ -11,6 +11,7 @@ from .._products import PATHS
 from .._solving import EngineProgress, engine_data
 from .._validation import MAX_CACHE_MB, VERBOSE, Boolean, Integer, Options, Real
 from ..base import ArrayLike, Fitted, MatrixLike, set_init_params
+from ..registry import Case, register
 from . import _starts, priors
 from ._base import KernelPUModel, PUProblem, engine_kernel, store_solution
 from ._dask_linear import fit_linear_dask
@@ -21,12 +22,23 @@ _INITS = ("auto", "pilot", "ocsvm", "mean-kernel")
 # (benchmarks/results/bench_pu_defaults.md at 1% to 20% of the positives labeled, then
 # bench_priors.md); the first whose estimate lies in (0, 1) is used (Bracket can give 0 or
 # 1 where both its estimates do on small samples)
-AUTO_PRIOR_ESTIMATORS = ("Bracket", "KM1", "KM2")
+AUTO_PRIOR_ESTIMATORS = ("Bracket", "KM1", "KM2")  # registry: an order of choice
 # linear kernel: the engine's offset search by coordinate descent before the pair solver
 # (-1: from 5,000 unlabeled points on; tests force 0 or 1 to check both paths)
 _LINEAR_CD = -1
 
 
+@register(
+    family="pu",
+    command="pusvc",
+    summary="positive-unlabeled double-hinge SVM (the default)",
+    cases=(
+        Case({"prior": 0.4}),
+        Case({"prior": 0.4, "probability": True}, data="sparse", name="sparse-proba"),
+        Case({"prior": 0.4, "kernel": "linear"}, name="linear"),
+        Case({"prior": 0.4, "kernel": "precomputed"}, data="precomputed", name="precomputed"),
+    ),
+)
 class PUSVC(KernelPUModel):
     r"""Positive-unlabeled kernel classifier with the double hinge loss, solved exactly.
 

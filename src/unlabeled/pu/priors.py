@@ -75,17 +75,9 @@ from ..base import (
     ValidatedEstimator,
     set_init_params,
 )
+from ..registry import Case, exported, register
 
-__all__ = [
-    "BestBin",
-    "Bracket",
-    "KM1",
-    "KM2",
-    "PenalizedL1",
-    "ElkanNoto",
-    "TIcE",
-    "prior_from_label_frequency",
-]
+__all__ = [*exported(__name__), "prior_from_label_frequency"]
 
 
 def prior_from_label_frequency(c: float, n_labeled: int, n_unlabeled: int) -> float:
@@ -335,7 +327,7 @@ def _sq_dists(A, B=None):
 
 
 # ------------------------------------------------------------------------- shared docs
-_SEE_ALSO = {
+_SEE_ALSO = {  # registry: the See Also line of each
     "BestBin": "BestBin : best-bin estimation on held-out scores of labeled against unlabeled.",
     "Bracket": "Bracket : the midpoint of BestBin (errs high) and TIcE (errs low).",
     "KM1": "KM1 : kernel mean embedding, KM1 threshold.",
@@ -346,7 +338,7 @@ _SEE_ALSO = {
 }
 
 
-def _shared_docs(draws: str, *, example: tuple[float, float], see_also: tuple[str, ...]):
+def _shared_docs(draws: str, *, example: tuple[float, float], see_also: str):
     """Fill the blocks that every estimator's docstring shares: the bootstrap parameters and
     attributes, a See Also section (before References) and the example on two Gaussians, in
     which the true prior among the unlabeled points is 0.3 and the estimate lies in
@@ -366,7 +358,7 @@ def _shared_docs(draws: str, *, example: tuple[float, float], see_also: tuple[st
         The estimates on the bootstrap resamples.
     n_labeled_, n_unlabeled_, n_features_in_ : int
         The labeled positives, unlabeled points and features seen by ``fit``."""
-        others = "\n".join(f"    {_SEE_ALSO[other]}" for other in see_also)
+        others = "\n".join(f"    {_SEE_ALSO[other]}" for other in see_also.split())
         see = f"""See Also
     --------
     prior_from_label_frequency : the prior implied by a label frequency ``c``.
@@ -574,7 +566,8 @@ _KM_DOC_PARAMS = """
 """
 
 
-@_shared_docs("the subsamples", example=(0.2, 0.4), see_also=("KM2", "PenalizedL1"))
+@_shared_docs("the subsamples", example=(0.2, 0.4), see_also="KM2 PenalizedL1")
+@register(family="pu", summary="class prior: kernel mean embedding (KM1)")
 class KM1(_KernelMean):
     __doc__ = (
         r"""Class prior by kernel mean embedding, KM1 threshold (Ramaswamy et al., ICML 2016).
@@ -601,7 +594,12 @@ class KM1(_KernelMean):
         return thr
 
 
-@_shared_docs("the subsamples", example=(0.2, 0.4), see_also=("KM1", "PenalizedL1"))
+@_shared_docs("the subsamples", example=(0.2, 0.4), see_also="KM1 PenalizedL1")
+@register(
+    family="pu",
+    summary="class prior: kernel mean embedding (KM2)",
+    cases=(Case({"n_bootstrap": 3, "random_state": 0}),),
+)
 class KM2(_KernelMean):
     __doc__ = (
         r"""Class prior by kernel mean embedding, KM2 threshold (Ramaswamy et al., ICML 2016).
@@ -634,7 +632,8 @@ class KM2(_KernelMean):
 
 
 # ------------------------------------------------------------------------- penalised L1
-@_shared_docs("the centres, the folds", example=(0.15, 0.45), see_also=("KM2", "TIcE"))
+@_shared_docs("the centres, the folds", example=(0.15, 0.45), see_also="KM2 TIcE")
+@register(family="pu", summary="class prior: penalised L1 divergence")
 class PenalizedL1(_PriorEstimator):
     r"""Class prior by penalised L1-distance minimisation (du Plessis, Niu, Sugiyama, ACML 2015).
 
@@ -821,7 +820,8 @@ def _warn_range(name, prior, c, p, n):
         )
 
 
-@_shared_docs("the folds", example=(0.2, 0.4), see_also=("TIcE", "KM2"))
+@_shared_docs("the folds", example=(0.2, 0.4), see_also="TIcE KM2")
+@register(family="pu", summary="class prior: Elkan and Noto's estimator")
 class ElkanNoto(_PriorEstimator):
     r"""Class prior from the label frequency of Elkan and Noto (KDD 2008), estimator e1.
 
@@ -917,7 +917,8 @@ class ElkanNoto(_PriorEstimator):
 _TICE_MAX_ITER = 10_000
 
 
-@_shared_docs("the halvings", example=(0.1, 0.5), see_also=("ElkanNoto", "KM2"))
+@_shared_docs("the halvings", example=(0.1, 0.5), see_also="ElkanNoto KM2")
+@register(family="pu", summary="class prior: tree induction (TIcE)")
 class TIcE(_PriorEstimator):
     r"""Class prior from the label frequency by tree induction (Bekker and Davis, AAAI 2018).
 
@@ -1233,7 +1234,12 @@ def _binomial_interval(k, n, level):
     return lo, hi
 
 
-@_shared_docs("the cross-fitting folds", example=(0.2, 0.4), see_also=("TIcE", "KM1"))
+@_shared_docs("the cross-fitting folds", example=(0.2, 0.4), see_also="TIcE KM1")
+@register(
+    family="pu",
+    summary="class prior: the best bin of a classifier's scores",
+    cases=(Case({"random_state": 0}),),
+)
 class BestBin(_PriorEstimator):
     r"""Class prior by best-bin estimation (BBE) of Garg, Wu, Smola, Balakrishnan and Lipton
     (NeurIPS 2021) on held-out scores of a classifier of labeled against unlabeled points.
@@ -1352,8 +1358,11 @@ class BestBin(_PriorEstimator):
         return min(1.0, qu / qp), info
 
 
-@_shared_docs(
-    "the estimators' folds and halvings", example=(0.2, 0.45), see_also=("BestBin", "TIcE")
+@_shared_docs("the estimators' folds and halvings", example=(0.2, 0.45), see_also="BestBin TIcE")
+@register(
+    family="pu",
+    summary="class prior: an interval bracketing several estimators",
+    cases=(Case({"random_state": 0}),),
 )
 class Bracket(_PriorEstimator):
     r"""Class prior as the midpoint of an interval of plausible priors: the default of

@@ -34,6 +34,7 @@ from .._validation import (
     check_not_strings,
 )
 from ..base import Fitted, ValidatedEstimator, set_init_params
+from ..registry import Case, register
 from ._base import check_classes, unlabeled_mask
 from ._vbmfa import VBMFA, pd_loadings, softmax_points
 from ._vbmfa_dask import DaskVBMFA, prepare_dask, warn_one_class
@@ -179,6 +180,19 @@ def _encode_matrix(arr, n, classes):
 _NORMAL = float(np.finfo(np.float64).tiny)  # the smallest normal double
 
 
+@register(
+    family="ssl",
+    command="clsst",
+    summary="variational Bayesian mixture of factor analysers",
+    cases=(
+        Case({"n_components": 2, "n_factors": 1, "max_iter": 30, "random_state": 0}),
+        Case(
+            {"n_components": 2, "n_factors": 1, "max_iter": 30, "random_state": 0},
+            data="unlabeled",
+            name="clusters",
+        ),
+    ),
+)
 class CLSST(ClassifierMixin, ValidatedEstimator):
     """Semi-supervised classification and clustering ("classtering") with a variational Bayesian
     mixture of factor analysers.

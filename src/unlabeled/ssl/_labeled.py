@@ -6,9 +6,16 @@ import numpy as np
 
 from .._label_generation import warn_if_solves_capped
 from ..base import set_init_params
+from ..registry import Case, register
 from ._base import SemiSupervisedSVM
 
 
+@register(
+    family="ssl",
+    command="labeledsvm",
+    summary="SVM on the labeled rows only (a baseline)",
+    cases=(Case({"probability": True}),),
+)
 class LabeledSVM(SemiSupervisedSVM):
     r"""The SVM (with offset) trained on the labeled points only, ignoring the unlabeled ones.
 

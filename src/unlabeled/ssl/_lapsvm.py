@@ -11,9 +11,15 @@ from .._kernels import compact_columns
 from .._solving import warn_not_converged
 from .._validation import Integer, Options, Real
 from ..base import set_init_params
+from ..registry import register
 from ._base import SemiSupervisedSVM
 
 
+@register(
+    family="ssl",
+    command="lapsvm",
+    summary="Laplacian SVM (manifold regularisation)",
+)
 class LapSVM(SemiSupervisedSVM):
     r"""Laplacian SVM (manifold regularization) on a k-nearest-neighbour graph.
 

@@ -10,11 +10,13 @@ from .._label_generation import warn_if_solves_capped
 from .._solving import warn_not_converged
 from .._validation import VERBOSE
 from ..base import Fitted, set_init_params
+from ..registry import register
 from ._base import BalancedLabels, SemiSupervisedSVM, n_negative_unlabeled
 
 _C_START = 1e-5  # Joachims' first weight of the unlabeled points
 
 
+@register(family="ssl", command="tsvm", summary="transductive SVM (label switching)")
 class TSVM(SemiSupervisedSVM):
     r"""Transductive SVM by label switching (Joachims 1999), each step an SVM on the engine.
 

@@ -12,12 +12,18 @@ from .._label_generation import (
 )
 from .._validation import RANDOM_STATE, VERBOSE, Boolean, Integer, Options
 from ..base import Fitted, set_init_params
+from ..registry import register
 from ._base import BalancedLabels, SemiSupervisedSVM, n_negative_unlabeled
 
 _N_RANDOM_STARTS = 20  # the authors' code: the best of 20 random labelings by alignment
 _N_FINISH_ROUNDS = 10  # the authors' code: at most 10 self-training rounds at the end
 
 
+@register(
+    family="ssl",
+    command="wellsvm",
+    summary="semi-supervised SVM, WellSVM's convex relaxation",
+)
 class WellSVM(SemiSupervisedSVM):
     r"""Semi-supervised SVM by WellSVM's convex relaxation and label generation.
 
