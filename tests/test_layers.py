@@ -6,7 +6,8 @@ Layers, lowest first; a module imports only from lower layers or from its own pa
 1. ``_validation`` (checks and parameter constraints)
 2. ``_config`` (global settings)
 3. ``_shared`` (engine plumbing, budgets, progress, warnings)
-4. ``_files`` (the file readers), ``_products``, ``_label_generation``, ``metrics``
+4. ``_files`` (the file readers), ``_products``, ``_label_generation``, ``metrics``,
+   ``_calibration``, ``_dask`` (the Dask layer: input checks, blockwise methods, map-reduce)
 5. ``base`` (the public estimator base), ``model_io`` (model files)
 6. the methods and data: ``pu``, ``ssl``, ``lupi``, ``mil``, ``cluster``, ``generative``,
    ``datasets``, ``model_selection``
