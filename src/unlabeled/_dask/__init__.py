@@ -11,6 +11,7 @@ are imported inside the functions that received Dask input only.
 
 from ._cluster import (
     FAN_IN,
+    Stored,
     add,
     add_all,
     chunk_sources,
@@ -26,6 +27,7 @@ from ._memory import heap_temporaries, small_result
 
 __all__ = [
     "FAN_IN",
+    "Stored",
     "add",
     "add_all",
     "align_rows",
