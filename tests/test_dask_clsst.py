@@ -134,3 +134,36 @@ def test_a_worker_lost_in_a_fit_is_recomputed(own_cluster):
         thread.join()
         assert killed  # during the fit: no task runs after it, so no kill could come later
         _same_model(mem, dsk, X)
+
+
+def _per_row_arrays(est, n):
+    """The fitted attributes of ``est`` that hold n rows in this process: NumPy arrays with a
+    dimension of n, or lists and tuples of length n (a Dask array holds none here)."""
+    found = []
+    for name, value in vars(est).items():
+        if isinstance(value, np.ndarray) and n in value.shape:
+            found.append(name)
+        elif isinstance(value, (list, tuple)) and len(value) == n:
+            found.append(name)
+    return found
+
+
+@pytest.mark.parametrize("start", ["labels", "kmeans"])
+def test_the_client_holds_no_per_row_array(dask_client, start):
+    """Issue 43 item 3: after a Dask fit no fitted attribute is an array of n rows on the
+    client (transduction_ and labels_ are Dask arrays computed on the workers), and the bound
+    and the predictions are the in-memory fit's (labeled start and the k-means start, whose
+    first centre is drawn without n weights on the client)."""
+    X, truth, _ = make_toes(611, n_features=3, random_state=4)  # n unlike any model dimension
+    if start == "labels":
+        y, kw = np.where(np.arange(len(X)) % 15 == 0, truth, -1), {}
+    else:
+        y, kw = None, {"classes": [0, 1], "n_components": 2}
+    mem = CLSST(random_state=1, **kw, **FAST).fit(X, y)
+    Xd = da.from_array(X, chunks=200)
+    yd = None if y is None else da.from_array(y, chunks=200)
+    dsk = CLSST(random_state=1, **kw, **FAST).fit(Xd, yd)
+    assert _per_row_arrays(mem, len(X))  # the check sees the in-memory fit's arrays
+    assert _per_row_arrays(dsk, len(X)) == []
+    _same_model(mem, dsk, X)
+    np.testing.assert_array_equal(dsk.predict(Xd).compute(), mem.predict(X))

@@ -156,3 +156,22 @@ def test_a_worker_lost_in_a_round_is_recomputed(own_cluster, tmp_path):
     assert killed
     np.testing.assert_array_equal(got.coef_, want.coef_)
     assert got.intercept_[0] == want.intercept_[0] and got.n_rounds_ == want.n_rounds_
+
+
+def test_the_client_holds_no_per_row_array(dask_client):
+    """Issue 43 item 3, linear PUSVC: after a Dask fit no fitted attribute is an array with a
+    dimension of n (the model is w and the offset; support_ empty), and its predictions on
+    Dask input are the in-memory model's, block by block."""
+    X, s, prior = _problem(seed=3, n=1203)
+    model = PUSVC(prior=prior, kernel="linear", tol=TOL, random_state=0)
+    model.fit(da.from_array(X, chunks=300), da.from_array(s, chunks=300))
+    held = [
+        name
+        for name, value in vars(model).items()
+        if isinstance(value, np.ndarray) and len(X) in value.shape
+    ]
+    assert held == []
+    assert model.support_.shape == (0,) and model.coef_.shape == (1, X.shape[1])
+    _check_against(model, _reference(X, s, prior), X, s)
+    Xd = da.from_array(X, chunks=300)
+    np.testing.assert_array_equal(model.predict(Xd).compute(), model.predict(X))

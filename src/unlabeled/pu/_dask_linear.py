@@ -71,7 +71,18 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from .. import _engine
-from .._dask import align_rows, as_dask_array
+from .._dask import (
+    add,
+    align_rows,
+    as_dask_array,
+    chunk_sources,
+    get_client,
+    holders,
+    load,
+    on_worker,
+    spread,
+    tree_reduce,
+)
 from ._base import prior_threshold
 
 #: rounds when ``max_iter`` is None
@@ -89,32 +100,22 @@ SAMPLE_SHARE = 0.1
 SAMPLE_ROWS = 25_000
 #: rows per block of the dense products on a worker (bounded temporary memory)
 _BLOCK_ROWS = 1 << 16
-#: a chunk whose pickled graph is larger than this (and than an eighth of its data) carries
-#: its data: it is kept in the workers' memory rather than sent again every pass
-_GRAPH_BYTES = 1 << 16
-#: fan-in of the tree reduction of the per-chunk statistics
-_FAN_IN = 8
+#: the error without a distributed client
+_NO_CLIENT = (
+    "PUSVC.fit on Dask input runs on a dask.distributed cluster: install "
+    "dask[distributed] and create a distributed.Client first (e.g. "
+    "Client(LocalCluster())), or pass NumPy arrays (X.compute()) if the data fit in memory"
+)
+#: the merges of a chunk's checks: the first bad row, the first bad labels, any -1, any 0
+_FLAGS = {
+    "bad_row": lambda a, b: b if a < 0 else a,
+    "bad_labels": lambda a, b: a or b,
+    "neg_one": lambda a, b: a or b,
+    "zero": lambda a, b: a or b,
+}
 
 
 # ---------------------------------------------------------------------------------- workers
-class _Stored:
-    """A chunk read again from its source on every pass (X or s not persisted, and its Dask
-    graph small: it reads the data rather than carrying them): the chunk's Delayed, computed
-    on the worker by the synchronous scheduler, so that a worker holds one chunk at a time."""
-
-    def __init__(self, delayed):
-        self.delayed = delayed
-
-    def load(self):
-        import dask
-
-        return dask.compute(self.delayed, scheduler="sync")[0]
-
-
-def _load(value):
-    return value.load() if isinstance(value, _Stored) else value
-
-
 def _as_part(Xk, sk):
     """A chunk as the engine reads it: (X, unlabeled rows, labeled positive rows); dense
     float32 and float64 rows as they are, other dense types as float64, sparse as CSR."""
@@ -135,16 +136,16 @@ def _as_part(Xk, sk):
 def _part(source):
     """The chunk ``source`` as :func:`_as_part` gives it: ``source`` is that part already (made
     once where X is kept in memory), or ``(X_k, s_k)``, each held in memory or
-    :class:`_Stored` (made again on every pass)."""
+    :class:`~unlabeled._dask.Stored` (made again on every pass)."""
     if len(source) == 3:
         return source
-    return _as_part(_load(source[0]), _load(source[1]))
+    return _as_part(load(source[0]), load(source[1]))
 
 
 def _check_chunk(source, offset):
     """The checks and statistics of one chunk: its first row with NaN or infinity, its label
     values, its numbers of labeled positives and unlabeled rows, sum_P x and sum_U x."""
-    Xk, sk = _load(source[0]), _load(source[1])
+    Xk, sk = load(source[0]), load(source[1])
     Xk, unl, pos = _as_part(Xk, sk)
     sk = np.asarray(sk)
     stats = {"rows": Xk.shape[0], "bad_row": -1, "bad_labels": ()}
@@ -320,98 +321,32 @@ def _round(w, beta, c2, scale, tol, shrinking, epochs, seed, solve, state, *sour
 
 
 def _add_stats(*parts):
-    """The sum of per-chunk statistics (dicts of numbers and arrays); ``bad_*`` kept as found."""
-    out = dict(parts[0])
+    """The sum of per-chunk statistics (dicts of numbers and arrays, :func:`add`); the
+    checks' flags merged by :data:`_FLAGS` (the first bad row and labels kept as found)."""
+    out = parts[0]
     for other in parts[1:]:
-        for key, value in other.items():
-            if key == "bad_row":
-                out[key] = value if out[key] < 0 else out[key]
-            elif key == "bad_labels":
-                out[key] = out[key] or value
-            elif key in ("neg_one", "zero"):
-                out[key] = out[key] or value
-            elif key in out:
-                out[key] = out[key] + value
-            else:
-                out[key] = value
+        merged = add(
+            {k: v for k, v in out.items() if k not in _FLAGS},
+            {k: v for k, v in other.items() if k not in _FLAGS},
+        )
+        merged.update({k: f(out[k], other[k]) for k, f in _FLAGS.items() if k in out})
+        out = merged
     return out
 
 
 # ---------------------------------------------------------------------------------- client
-def _reduce(client, futures):
-    """Tree reduction of statistics futures on the workers; the sum, on the client."""
-    if len(futures) <= _FAN_IN:
-        return _add_stats(*client.gather(futures))
-    while len(futures) > 1:
-        futures = [
-            client.submit(_add_stats, *futures[i : i + _FAN_IN], pure=False)
-            for i in range(0, len(futures), _FAN_IN)
-        ]
-    return futures[0].result()
-
-
-def _client():
-    """The current dask.distributed client; a clear error without one."""
-    fix = (
-        "PUSVC.fit on Dask input runs on a dask.distributed cluster: install "
-        "dask[distributed] and create a distributed.Client first (e.g. "
-        "Client(LocalCluster())), or pass NumPy arrays (X.compute()) if the data fit in memory"
-    )
-    try:
-        import distributed
-    except ImportError:  # pragma: no cover - dask without distributed
-        raise ImportError(fix) from None
-    try:
-        return distributed.get_client()
-    except ValueError:
-        raise ValueError(fix) from None
-
-
-def _chunk_sources(client, A):
-    """The row chunks of the Dask array ``A`` as the workers use them: futures of chunks kept
-    in the workers' memory if ``A`` is persisted, or if a chunk's graph carries its data
-    (pickled, more than :data:`_GRAPH_BYTES` and an eighth of the chunk: e.g. ``from_array``
-    of an array in memory); otherwise :class:`_Stored` chunks, read again from their source
-    on every pass (a worker then holds one chunk at a time, so its memory stays flat in n)."""
-    import cloudpickle
-    from dask.core import flatten
-    from dask.delayed import Delayed
-    from dask.optimization import cull
+def _groups(client, sources, rows):
+    """[(workers, indices of their chunks)]: CoCoA+'s partitions, the chunks of one worker
+    (those it holds, or for chunks read from storage, runs of consecutive chunks with about
+    as many rows per worker)."""
     from distributed import Future
 
-    keys = list(flatten(A.__dask_keys__()))
-    graph = dict(A.__dask_graph__())
-    if not all(isinstance(graph.get(k), Future) for k in keys):
-        # each chunk with the tasks it needs alone (to_delayed would give each the whole graph)
-        chunks = [Delayed(k, cull(graph, [k])[0]) for k in keys]
-        first = np.prod([c[0] for c in A.chunks]) * A.dtype.itemsize
-        if len(cloudpickle.dumps(chunks[0])) <= max(_GRAPH_BYTES, first / 8):
-            return [_Stored(chunk) for chunk in chunks]
-    return client.compute(list(A.to_delayed(optimize_graph=False).ravel()))
-
-
-def _groups(client, sources, rows):
-    """[(worker address, indices of its chunks)]: the workers that hold X's chunks, or for
-    chunks read from storage, runs of consecutive chunks with about as many rows per worker."""
-    from distributed import Future, wait
-
     held = [x for x, _ in sources if isinstance(x, Future)]
-    if held:
-        wait(held)
-        who = client.who_has(held)
-        groups: dict = {}
-        for k, (x, _) in enumerate(sources):
-            holders = sorted(who.get(x.key, ())) or [None]
-            groups.setdefault(holders[0], []).append(k)
-        return list(groups.items())
-    workers = sorted(client.nthreads())
-    ends = np.cumsum(rows) / np.sum(rows)
-    share = np.minimum((ends * len(workers) - 1e-9).astype(int), len(workers) - 1)
-    return [
-        (w, np.flatnonzero(share == i).tolist())
-        for i, w in enumerate(workers)
-        if (share == i).any()
-    ]
+    where = holders(client, held) if held else spread(client, rows)
+    groups: dict = {}
+    for k, addr in enumerate(where):
+        groups.setdefault(None if addr is None else addr[0], []).append(k)
+    return [(None if a is None else [a], idx) for a, idx in groups.items()]
 
 
 def _certificate(history):
@@ -510,47 +445,18 @@ class _OffsetSearch:
 
 def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
     """Fit ``est`` (a PUSVC with ``kernel="linear"``) on Dask ``X`` and ``s``; sets its fitted
-    attributes, including ``duality_gap_`` and ``n_rounds_``. See the module's docstring."""
+    attributes, including ``duality_gap_`` and ``n_rounds_``. See the module's docstring.
+    Nothing of size n reaches the client: the chunks' states stay on the workers and the
+    model is ``w`` and the offset (``support_`` empty)."""
     X = as_dask_array(X, name="X")
     s = align_rows(X, s, x_name="X", y_name="s")
-    client = _client()
-    n_rows, d = X.shape
-    offsets = np.r_[0, np.cumsum(X.chunks[0])]
+    client = get_client(_NO_CLIENT)
     # the chunks: kept in the workers' memory where X (or s) is persisted or its graph carries
     # its data; otherwise read again from their source on every pass
-    sources = list(zip(_chunk_sources(client, X), _chunk_sources(client, s), strict=True))
-    part_stats = [
-        client.submit(_check_chunk, source, int(off), pure=False)
-        for source, off in zip(sources, offsets[:-1], strict=True)
-    ]
-    counts = client.gather([client.submit(_counts, f, pure=False) for f in part_stats])
-    info = _reduce(client, part_stats)
-    del part_stats
-    if info["bad_row"] >= 0:
-        raise ValueError(
-            f"Input X contains NaN or infinity (row {info['bad_row']}): PUSVC needs finite "
-            "features; drop or impute the missing values first"
-        )
-    expected = "s must hold 1 for labeled positives and 0 (or -1) for unlabeled points."
-    if info["bad_labels"]:
-        raise ValueError(f"{expected} Got the values {list(info['bad_labels'])}")
-    if info["neg_one"] and info["zero"]:
-        raise ValueError(f"{expected} Got both 0 and -1")
+    sources = list(zip(chunk_sources(client, X), chunk_sources(client, s), strict=True))
+    info, counts = _checked(client, sources, X.chunks[0])
     p, n = int(info["p"]), int(info["n"])
-    if p == 0:
-        raise ValueError(
-            "s marks no labeled positive: at least one entry of s must be 1 "
-            "(a PU classifier can't train when only one class is present)"
-        )
-    if n == 0:
-        raise ValueError(
-            "s marks no unlabeled point: at least one entry of s must be 0 (or -1) "
-            "(a PU classifier can't train when only one class is present)"
-        )
-
     c1, c2 = prior / (2 * lam * p), 1.0 / (2 * lam * n)
-    total = c1 * p
-    w_pos = c1 * np.asarray(info["sum_pos"], dtype=np.float64)
     seed0 = int(np.random.default_rng(_seed(est.random_state)).integers(2**31))
     # CoCoA+'s partitions: the chunks of one worker (those it holds, or an even share of
     # those read from storage) form one local subproblem, solved there against its copy of w;
@@ -569,78 +475,13 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
     # mean over P plus a mean over U, so sampling each at its own rate keeps it unbiased);
     # its decision values place every sigma_u as the separable problem would
     w_s, beta_s, X_unl = _sample_fit(client, sources, counts, est, prior, lam, seed0)
-    states = [
-        client.submit(
-            _init_group,
-            c2,
-            w_s,
-            beta_s,
-            *[sources[k] for k in idx],
-            workers=None if addr is None else [addr],
-            allow_other_workers=True,
-            pure=False,
-        )
-        for addr, idx in groups
-    ]
-    scale = float(len(groups))
-    v_sum = sum(client.gather([client.submit(_group_v, st, pure=False) for st in states]))
-    w = w_pos - np.asarray(v_sum, dtype=np.float64)
+    rounds = _Rounds(client, groups, sources, est, c2)
+    states, v_sum = rounds.start(w_s, beta_s)
+    problem = {"c1": c1, "c2": c2, "p": p, "lam": lam, "w_pos": c1 * info["sum_pos"]}
     max_rounds = DEFAULT_MAX_ROUNDS if est.max_iter is None else int(est.max_iter)
-    search = _OffsetSearch(beta_s)
-    beta = search.beta
-    history: list[dict] = []
-    n_iter, rounds, cert = 0, 0, None
-    target = np.inf
-
-    def run_round(states, w, beta, solve, seed):
-        """Submit one round; returns (new state futures, the summed statistics)."""
-        new_states, stat_futs = [], []
-        for g, (addr, idx) in enumerate(groups):
-            fut = client.submit(
-                _round,
-                w,
-                beta,
-                c2,
-                scale,
-                est.tol,
-                est.shrinking,
-                LOCAL_EPOCHS,
-                seed + 1009 * g,
-                solve,
-                states[g],
-                *[sources[k] for k in idx],
-                workers=None if addr is None else [addr],
-                allow_other_workers=True,
-                pure=False,
-            )
-            new_states.append(fut)
-            stat_futs.append(client.submit(operator.getitem, fut, 1, pure=False))
-        return new_states, _reduce(client, stat_futs)
-
-    while True:
-        last = rounds >= max_rounds
-        new_states, st = run_round(states, w, beta, not last, seed0 + 7919 * rounds)
-        ww = float(w @ w)
-        P = 0.5 * ww - c1 * (st["fp"] + p * beta) + c2 * st["dh"]
-        E = -0.5 * ww - st["vee"]
-        r = st["sig"] - total
-        gap_beta = P - E - beta * r
-        history.append({"P": P, "E": E, "r": r, "beta": beta, "w": w})
-        n_iter += int(st["iter"])
-        cert = _certificate(history)
-        best_upper = min(h["P"] for h in history)  # every P is an upper bound of the optimum
-        target = est.tol * max(1.0, 2 * lam * abs(best_upper)) / (2 * lam)
-        if (cert is not None and cert[3] - cert[4] <= target) or last:
-            del new_states
-            break
-        rounds += 1
-        states = new_states
-        w = w_pos - np.asarray(st["v_new"], dtype=np.float64)
-        # a state is solved well enough for the offset search when its gap is small next to
-        # the distance to the root that the search's next step expects (|r| times the step)
-        model = _model_step(st["hist"], r, c2)
-        if gap_beta <= max(0.5 * target, INNER_SHARE * abs(r) * search.expected_step(r, model)):
-            beta = search.step(r, model)
+    history, n_iter, states, cert, target = _search(
+        rounds, states, v_sum, beta_s, problem, est.tol, max_rounds, seed0
+    )
     converged = cert is not None and cert[3] - cert[4] <= target
     if cert is not None:
         i, j, theta, upper, lower = cert
@@ -650,7 +491,7 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
     else:  # no bracket: the last state, and no finite lower bound
         w_fit, beta_fit, lower = history[-1]["w"], history[-1]["beta"], -np.inf
     # the model's exact objective: one pass without a solve
-    st = run_round(states, w_fit, beta_fit, False, 0)[1]
+    st = rounds.run(states, w_fit, beta_fit, False, 0)[1]
     P_fit = 0.5 * float(w_fit @ w_fit) - c1 * (st["fp"] + p * beta_fit) + c2 * st["dh"]
     objective = 2 * lam * P_fit
     gap = 2 * lam * (P_fit - lower)
@@ -667,13 +508,132 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
     t = 0.0
     if est.threshold == "prior":
         t = prior_threshold(np.asarray(X_unl @ w_fit).ravel() + beta_fit, prior)
-    _store(est, n_rows, d, w_fit, beta_fit - t, sp_input=_is_sparse(X))
+    _store(est, X.shape[0], X.shape[1], w_fit, beta_fit - t, sp_input=_is_sparse(X))
     est.threshold_ = float(t)
     est.prior_ = float(prior)
     est.objective_ = float(objective)
     est.duality_gap_ = float(max(gap, 0.0))
     est.n_rounds_ = int(len(history))
     est.n_iter_ = int(n_iter)
+
+
+def _checked(client, sources, rows):
+    """The chunks' checks and sums, reduced (:func:`_check_chunk`), with the errors of bad
+    input raised; and each chunk's (labeled positives, unlabeled rows)."""
+    offsets = np.r_[0, np.cumsum(rows)]
+    part_stats = [
+        client.submit(_check_chunk, source, int(off), pure=False)
+        for source, off in zip(sources, offsets[:-1], strict=True)
+    ]
+    counts = client.gather([client.submit(_counts, f, pure=False) for f in part_stats])
+    info = tree_reduce(client, part_stats, merge=_add_stats)
+    if info["bad_row"] >= 0:
+        raise ValueError(
+            f"Input X contains NaN or infinity (row {info['bad_row']}): PUSVC needs finite "
+            "features; drop or impute the missing values first"
+        )
+    expected = "s must hold 1 for labeled positives and 0 (or -1) for unlabeled points."
+    if info["bad_labels"]:
+        raise ValueError(f"{expected} Got the values {list(info['bad_labels'])}")
+    if info["neg_one"] and info["zero"]:
+        raise ValueError(f"{expected} Got both 0 and -1")
+    if info["p"] == 0:
+        raise ValueError(
+            "s marks no labeled positive: at least one entry of s must be 1 "
+            "(a PU classifier can't train when only one class is present)"
+        )
+    if info["n"] == 0:
+        raise ValueError(
+            "s marks no unlabeled point: at least one entry of s must be 0 (or -1) "
+            "(a PU classifier can't train when only one class is present)"
+        )
+    info["sum_pos"] = np.asarray(info["sum_pos"], dtype=np.float64)
+    return info, counts
+
+
+class _Rounds:
+    """CoCoA+'s rounds on the workers: each group of chunks (``groups``, from :func:`_groups`)
+    runs its share of a round (:func:`_round`) where its chunks live; its state (the chunks'
+    sigma and X_U' sigma) stays there, as a future of its last round."""
+
+    def __init__(self, client, groups, sources, est, c2):
+        self.client, self.groups, self.sources = client, groups, sources
+        self.c2, self.scale = c2, float(len(groups))
+        self.tol, self.shrinking = est.tol, est.shrinking
+
+    def _chunks(self, idx):
+        return [self.sources[k] for k in idx]
+
+    def start(self, w, beta):
+        """The start states (futures, one per group) at the sample's model, and the sum of
+        their X_U' sigma."""
+        client = self.client
+        states = [
+            on_worker(client, where, _init_group, self.c2, w, beta, *self._chunks(idx))
+            for where, idx in self.groups
+        ]
+        v_sum = sum(client.gather([client.submit(_group_v, st, pure=False) for st in states]))
+        return states, np.asarray(v_sum, dtype=np.float64)
+
+    def run(self, states, w, beta, solve, seed):
+        """Submit one round; returns (new state futures, the summed statistics)."""
+        new_states, stat_futs = [], []
+        for g, (where, idx) in enumerate(self.groups):
+            fut = on_worker(
+                self.client,
+                where,
+                _round,
+                w,
+                beta,
+                self.c2,
+                self.scale,
+                self.tol,
+                self.shrinking,
+                LOCAL_EPOCHS,
+                seed + 1009 * g,
+                solve,
+                states[g],
+                *self._chunks(idx),
+            )
+            new_states.append(fut)
+            stat_futs.append(self.client.submit(operator.getitem, fut, 1, pure=False))
+        return new_states, tree_reduce(self.client, stat_futs, merge=_add_stats)
+
+
+def _search(rounds, states, v_sum, beta, problem, tol, max_rounds, seed0):
+    """The rounds of the offset search (see the module's docstring) from the start states:
+    returns (history of the states solved, coordinate updates, the last states, the
+    certificate or None, the target width of the certificate)."""
+    c1, c2, p, lam = problem["c1"], problem["c2"], problem["p"], problem["lam"]
+    w_pos, total = problem["w_pos"], c1 * p
+    w = w_pos - v_sum
+    search = _OffsetSearch(beta)
+    history: list[dict] = []
+    n_iter, done, cert, target = 0, 0, None, np.inf
+    while True:
+        last = done >= max_rounds
+        new_states, st = rounds.run(states, w, beta, not last, seed0 + 7919 * done)
+        ww = float(w @ w)
+        P = 0.5 * ww - c1 * (st["fp"] + p * beta) + c2 * st["dh"]
+        E = -0.5 * ww - st["vee"]
+        r = st["sig"] - total
+        gap_beta = P - E - beta * r
+        history.append({"P": P, "E": E, "r": r, "beta": beta, "w": w})
+        n_iter += int(st["iter"])
+        cert = _certificate(history)
+        best_upper = min(h["P"] for h in history)  # every P is an upper bound of the optimum
+        target = tol * max(1.0, 2 * lam * abs(best_upper)) / (2 * lam)
+        if (cert is not None and cert[3] - cert[4] <= target) or last:
+            del new_states
+            return history, n_iter, states, cert, target
+        done += 1
+        states = new_states
+        w = w_pos - np.asarray(st["v_new"], dtype=np.float64)
+        # a state is solved well enough for the offset search when its gap is small next to
+        # the distance to the root that the search's next step expects (|r| times the step)
+        model = _model_step(st["hist"], r, c2)
+        if gap_beta <= max(0.5 * target, INNER_SHARE * abs(r) * search.expected_step(r, model)):
+            beta = search.step(r, model)
 
 
 def _sample_fit(client, sources, counts, est, prior, lam, seed):

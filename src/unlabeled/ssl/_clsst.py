@@ -304,9 +304,10 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         E[beta_s]: the probability of each class within each cluster (the identity when
         fitted without labels).
     transduction_ : ndarray (n_samples,)
-        Class of each training point (argmax of its class posterior).
+        Class of each training point (argmax of its class posterior). Fitted on Dask input:
+        a Dask array computed on the workers (nothing of size n is kept on the client).
     labels_ : ndarray (n_samples,)
-        Cluster of each training point.
+        Cluster of each training point (a Dask array when fitted on Dask input).
     n_iter_ : int
         Sweeps run in all (with those that keep Q fixed after a birth), in passes over all
         the points: a sweep over a sample of m of the n points counts m / n (the total

@@ -7,36 +7,45 @@ q(x) map and the recipe of Q, see :class:`_Points`; Q itself only after a birth,
 or the k-means start).
 A pass runs the :mod:`._vbmfa` chunk kernels that it needs, back to back, as one task on
 each chunk (where its data lives: one pass per sweep, x, Q, responsibilities and statistics
-together) and adds the chunks' statistics by a tree reduction (:data:`FAN_IN` partial sums
-per node) whose root is the client: one round trip per pass. The client makes the global
-update with the in-memory code (:class:`DaskVBMFA` inherits every global update, SQUAREM,
-births, deaths and the bound from :class:`VBMFA`). Nothing of size n comes back: per-point
-results are Dask arrays built from the chunks. The kernels run with one BLAS thread and with
-their temporaries on the heap (:func:`heap_temporaries`), as in a plain process.
+together) and adds the chunks' statistics by the Dask layer's tree reduction
+(:func:`unlabeled._dask.tree_reduce`, its root the client): one round trip per pass. The
+client makes the global update with the in-memory code (:class:`DaskVBMFA` inherits every
+global update, SQUAREM, births, deaths and the bound from :class:`VBMFA`). Nothing of size n
+comes back or is made on the client: per-point results (the fitted ``transduction_`` and
+``labels_``) are Dask arrays built from the chunks, and the k-means start draws its first
+centre without an array of n weights (:func:`uniform_choice`). The kernels run with one BLAS
+thread and with their temporaries on the heap (the layer's ``heap_temporaries``), as in a
+plain process.
 
 Every quantity is the in-memory one summed in another order, so a fit gives the in-memory
 fit's model up to rounding (the same random_state: the same k-means start, whose draws are
 scikit-learn's k-means++ and Lloyd iterations replayed over the chunks).
 
-Dask is imported only here, inside functions that received Dask input.
+Dask is imported only inside functions that received Dask input; the client, placement,
+reduction and allocator tuning are the Dask layer's (:mod:`unlabeled._dask`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import functools
 import operator
-import os
-import sys
-import threading
 import warnings
 
 import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._dask import align_rows, as_dask_array
+from .._dask import (
+    align_rows,
+    as_dask_array,
+    get_client,
+    heap_temporaries,
+    holders,
+    on_worker,
+    small_result,
+    spread,
+    tree_reduce,
+)
 from .._threads import one_blas_thread
 from .._validation import MAX_KERNEL_VALUE
 from ._base import check_classes, unlabeled_mask
@@ -59,97 +68,8 @@ from ._vbmfa import (
     pd_loadings,
 )
 
-FAN_IN = 8  # partial sums added per node of the tree reduction
-
-
-# glibc's mallopt parameters, and the ceiling of its dynamic mmap threshold on 64 bits
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, HEAP_BELOW = -1, -3, 32 << 20
-_heap_lock = threading.Lock()
-_heap_users = 0  # threads inside heap_temporaries
-
-
-def _glibc_mallopt():
-    """glibc's mallopt, or None (another C library, or thresholds that glibc sets itself)."""
-    if not sys.platform.startswith("linux") or not (
-        "MALLOC_TRIM_THRESHOLD_" in os.environ or "MALLOC_MMAP_THRESHOLD_" in os.environ
-    ):
-        return None
-    try:
-        libc = ctypes.CDLL(None)
-        libc.gnu_get_libc_version  # noqa: B018  (glibc only)
-        return libc.mallopt
-    except (OSError, AttributeError, TypeError):  # pragma: no cover
-        return None
-
-
-@contextlib.contextmanager
-def heap_temporaries():
-    """Temporaries below 32 MiB from the heap, as in a plain Python process, while the kernels
-    of a pass run.
-
-    Dask's nanny starts each worker with ``MALLOC_TRIM_THRESHOLD_=65536``
-    (``distributed.nanny.pre-spawn-environ``), which fixes glibc's mmap threshold at 128 KiB:
-    every block temporary of a kernel (8,192 points: 0.6 MiB for y (p, block) at p = 10) is
-    then a fresh mmap whose pages fault in on first touch. The kernels of a pass ran 4.2 times
-    slower so (one e-step over 1,000,000 rows: 0.36 s against 0.085 s, one thread). Inside
-    this context glibc serves blocks below 32 MiB (the ceiling of its own dynamic threshold)
-    from the heap and keeps up to 256 MiB of free heap at its top; on leaving it the worker's
-    thresholds come back (those of its environment), so that its next frees trim the heap
-    again. (Trimming at once with ``malloc_trim(0)`` made the next pass fault its pages in
-    again: an e-step pass over 1,000,000 rows on two workers took 0.20 s against 0.09 s.) A
-    no-op outside glibc or when the environment leaves the thresholds to glibc, whose dynamic
-    threshold does this by itself."""
-    global _heap_users
-    mallopt = _glibc_mallopt()
-    if mallopt is None:
-        yield
-        return
-    with _heap_lock:
-        if _heap_users == 0:
-            mallopt(_M_MMAP_THRESHOLD, HEAP_BELOW)
-            mallopt(_M_TRIM_THRESHOLD, 256 << 20)
-        _heap_users += 1
-    try:
-        yield
-    finally:
-        with _heap_lock:
-            _heap_users -= 1
-            if _heap_users == 0:
-                env = os.environ
-                mallopt(_M_MMAP_THRESHOLD, int(env.get("MALLOC_MMAP_THRESHOLD_", 128 << 10)))
-                mallopt(_M_TRIM_THRESHOLD, int(env.get("MALLOC_TRIM_THRESHOLD_", 128 << 10)))
-
-
-def _small_result(fn):
-    """``fn`` (a reduction over a chunk to a few numbers) inside :func:`heap_temporaries`: its
-    temporaries of the chunk's size come from the heap; a result held beyond the task (a
-    chunk, Q) is made outside it, so that it never pins the heap."""
-
-    @functools.wraps(fn)
-    def run(*args):
-        with heap_temporaries():
-            return fn(*args)
-
-    return run
-
 
 # ---- on the workers ---------------------------------------------------------------------------
-def _add(a, b):
-    """a + b for (nested tuples, lists, dicts of) arrays and numbers."""
-    if isinstance(a, dict):
-        return {key: _add(a[key], b[key]) for key in a}
-    if isinstance(a, (tuple, list)):
-        return type(a)(_add(x, z) for x, z in zip(a, b, strict=False))
-    return a + b
-
-
-def _add_parts(*parts):
-    total = parts[0]
-    for part in parts[1:]:
-        total = _add(total, part)
-    return total
-
-
 def _w_transposed(X):
     """A raw block of X (m, p) as the columns Yt (p, m) of its chunk, always a new array (it is
     divided by the scale in place later, see :func:`_w_chunk`)."""
@@ -159,7 +79,7 @@ def _w_transposed(X):
     return {"Yt": Yt, "scale": None}
 
 
-@_small_result
+@small_result
 def _w_raw_summary(block, offset):
     """Finiteness, scale and sums of a raw block, its columns ``block["Yt"]`` (p, m)."""
     Yt = block["Yt"]
@@ -176,6 +96,11 @@ def _w_raw_summary(block, offset):
     return {"bad": bad, "big": first_big, "top": top, "sum": Yt.sum(1), "n": Yt.shape[1]}
 
 
+def _merge_summaries(*parts):
+    """The summary of several raw blocks (:func:`_w_raw_summary`), in their order."""
+    return functools.reduce(_merge_summary, parts)
+
+
 def _merge_summary(a, b):
     return {
         "bad": a["bad"] or b["bad"],
@@ -186,7 +111,7 @@ def _merge_summary(a, b):
     }
 
 
-@_small_result
+@small_result
 def _w_centred_squares(block, mean):
     """sum_n (x_n - mean)^2 (p,) of a raw block (its columns ``block["Yt"]``), by blocks of
     :data:`CHUNK` points (temporaries in cache)."""
@@ -237,7 +162,7 @@ def _w_chunk(block, y, scale, classes, K):
     }
 
 
-@_small_result
+@small_result
 def _w_moments(data):
     Yt = data["Yt"]
     single = data["allowed"].sum(1) == 1
@@ -250,7 +175,7 @@ def _w_moments(data):
     }
 
 
-@_small_result
+@small_result
 def _w_centred(data, mean):
     Z = data["Yt"] - mean[:, None]
     return (Z * Z).sum(1)
@@ -266,7 +191,7 @@ def _groups(data, groups):
     return np.where(single, allowed.argmax(1), -1)
 
 
-@_small_result
+@small_result
 def _w_group_sums(data, groups, G):
     g = _groups(data, groups)
     Yt = data["Yt"]
@@ -279,7 +204,7 @@ def _w_group_sums(data, groups, G):
     return counts, sums
 
 
-@_small_result
+@small_result
 def _w_group_scatter(data, groups, means):
     g = _groups(data, groups)
     out = []
@@ -505,6 +430,30 @@ def _w_contingency(labels1, labels2, S0):
     return table
 
 
+#: points per block of :func:`uniform_choice`
+_CHOICE_BLOCK = 1 << 16
+
+
+def uniform_choice(rs, n: int) -> int:
+    """``rs.choice(n, p=np.ones(n) / n)`` (scikit-learn's first k-means++ centre, unit
+    weights) without its arrays of n floats: the same draw (one ``random_sample``) and the
+    same index, from the same cumulative sums made a block at a time (NumPy's cumsum adds in
+    order, so a block that starts from the previous one's last sum gives the same numbers)."""
+    step = 1.0 / n  # every entry of np.ones(n) / n
+    total = 0.0
+    for start in range(0, n, _CHOICE_BLOCK):  # cdf[-1]: the last cumulative sum
+        m = min(_CHOICE_BLOCK, n - start)
+        total = float(np.cumsum(np.r_[total, np.full(m, step)])[-1])
+    u = rs.random_sample()
+    below, carry = 0, 0.0
+    for start in range(0, n, _CHOICE_BLOCK):  # searchsorted(cdf / cdf[-1], u, "right")
+        m = min(_CHOICE_BLOCK, n - start)
+        sums = np.cumsum(np.r_[carry, np.full(m, step)])
+        carry = float(sums[-1])
+        below += int(np.count_nonzero(sums[1:] / total <= u))
+    return below
+
+
 class DaskVBMFA(VBMFA):
     """:class:`VBMFA` whose points are chunks on the workers of a ``distributed`` client.
 
@@ -533,12 +482,7 @@ class DaskVBMFA(VBMFA):
         self.unconverged: list[float] = []
         self.passes = 0  # map-reduce rounds over the chunks
         self.bytes_out = 0  # bytes of global factors sent to the chunks
-        self.bytes_in = 0  # bytes of statistics that reached the client
-        from distributed import wait
-
-        wait(self._data)  # persisted: the worker of each chunk is known
-        who = client.who_has(self._data)
-        self._where = [list(who[c.key])[:1] or None for c in self._data]
+        self._where = holders(client, self._data)  # persisted: the worker of each chunk
         self._state = [_NO_STATE] * len(self._data)
         self._cache: dict = {}
         mom = self.reduce(_w_moments)
@@ -557,41 +501,21 @@ class DaskVBMFA(VBMFA):
     # ---- the map-reduce --------------------------------------------------------------------
     def submit(self, i, fn, *args):
         """fn(*args) on the worker that holds chunk i (another one if it is gone)."""
-        where = self._where[i]
-        if where is None:
-            return self.client.submit(fn, *args, pure=False)
-        return self.client.submit(fn, *args, pure=False, workers=where, allow_other_workers=True)
+        return on_worker(self.client, self._where[i], fn, *args)
 
     def _tree(self, parts, pairs=False):
         """The sum of the futures ``parts`` (of (state, statistics) ``pairs``: of their
-        statistics) by a tree whose inner nodes add :data:`FAN_IN` partial sums on the workers
-        and whose root is the client: it gathers the last FAN_IN (or fewer) and adds them in
-        order. (A root on a worker cost one more hop per pass: 28 ms against 20 ms for four
-        empty tasks on a 2-worker LocalCluster.)"""
+        statistics) by the layer's tree reduction (its root the client)."""
         if pairs:  # the statistics alone leave each chunk's worker, never its state
             parts = [self.submit(i, _w_out, pair) for i, pair in enumerate(parts)]
-        while len(parts) > FAN_IN:
-            parts = [
-                self.client.submit(_add_parts, *parts[i : i + FAN_IN], pure=False)
-                for i in range(0, len(parts), FAN_IN)
-            ]
-        gathered = self.client.gather(parts)
         self.passes += 1
-        self.bytes_in += sum(_nbytes(part) for part in gathered)
-        return _add_parts(*gathered)
+        return tree_reduce(self.client, parts)
 
-    def reduce(self, fn, *args, merge=_add_parts):
+    def reduce(self, fn, *args):
         """sum over the chunks of fn(chunk, *args)."""
         parts = [self.submit(i, fn, c, *args) for i, c in enumerate(self._data)]
         self.bytes_out += _nbytes(args) * len(parts)
-        if merge is _add_parts:
-            return self._tree(parts)
-        total = self.client.gather(parts)
-        self.passes += 1
-        out = total[0]
-        for part in total[1:]:
-            out = merge(out, part)
-        return out
+        return self._tree(parts)
 
     def _pass(self, steps, glob=None, state=None):
         """Run the kernels ``steps`` on every chunk; the state becomes the new one when a step
@@ -855,7 +779,7 @@ class DaskVBMFA(VBMFA):
         n, get = self.n, operator.itemgetter
         trials = 2 + int(np.log(S0))
         C = np.empty((S0, self.p))
-        C[0] = self._rows([rs.choice(n, p=np.ones(n) / n)], mean)[0]
+        C[0] = self._rows([uniform_choice(rs, n)], mean)[0]
         firsts = [self.submit(i, _w_pp_first, c, mean, C[0]) for i, c in enumerate(self._data)]
         closest = [self.submit(i, get(0), f) for i, f in enumerate(firsts)]
         totals = np.array(
@@ -951,23 +875,6 @@ def _nbytes(obj) -> int:
 
 
 # ---- preparing the data ------------------------------------------------------------------------
-def get_client():
-    try:
-        from distributed import get_client as _get
-    except ImportError as exc:  # pragma: no cover
-        raise ImportError(
-            "CLSST on Dask input runs on a dask.distributed cluster: pip install "
-            "'dask[distributed]'"
-        ) from exc
-    try:
-        return _get()
-    except ValueError as exc:
-        raise ValueError(
-            "CLSST on Dask input needs a dask.distributed Client: create one first "
-            "(distributed.Client(...), or a LocalCluster)"
-        ) from exc
-
-
 class Prepared:
     """Dask input checked and persisted: ``client``, ``chunks`` (futures), ``sizes``,
     ``shape`` (n, p), ``K``, ``classes`` (None: clustering), ``counts`` (labeled points per
@@ -1003,8 +910,6 @@ def prepare_dask(X, y, classes) -> Prepared:
     """Check the Dask input as :meth:`CLSST.fit` checks arrays, from one pass over the blocks
     before any sweep (NaN or infinite values, scale, labels; unknown chunk sizes and length
     mismatches from the metadata), then persist the chunks of X / scale on the workers."""
-    from sklearn.utils.validation import assert_all_finite
-
     Xd = as_dask_array(X, name="X")
     n, p = int(Xd.shape[0]), int(Xd.shape[1])
     if n < 2:
@@ -1018,97 +923,18 @@ def prepare_dask(X, y, classes) -> Prepared:
             "matrix is taken in memory only"
         )
     yd = None if y is None else align_rows(Xd, y)
-    client = get_client()
+    client = get_client(
+        "CLSST on Dask input runs on a dask.distributed cluster: install dask[distributed] "
+        "and create a distributed.Client first (distributed.Client(...), or a LocalCluster)"
+    )
     if Xd.dtype != np.float64:
         Xd = Xd.astype(np.float64)
-    import dask
-
-    # each block of X once, as the columns of its chunk (the raw blocks are intermediate); keys
-    # of this fit alone (pure=False): a chunk is made by dividing its block in place
-    transposed = dask.delayed(_w_transposed, pure=False)
-    raw = list(Xd.to_delayed().ravel())
-    # consecutive blocks to each worker in turn, as evenly as they divide (loosely: Dask may
-    # place them elsewhere): a pass lasts as long as its busiest worker, and the scheduler's
-    # own placement of the first blocks put all four of 1,000,000 rows on one of two workers
-    workers = sorted(client.scheduler_info().get("workers", {}))
-    xblocks = [
-        client.compute(
-            transposed(b),
-            workers=[workers[i * len(workers) // len(raw)]] if workers else None,
-            allow_other_workers=True,
-        )
-        for i, b in enumerate(raw)
-    ]
     sizes = [int(m) for m in Xd.chunks[0]]
-    offsets = np.cumsum([0, *sizes])
-    parts = [
-        client.submit(_w_raw_summary, b, int(o), pure=False)
-        for b, o in zip(xblocks, offsets, strict=False)
-    ]
-    gathered = client.gather(parts)  # one round trip, not one per block
-    summary = gathered[0]
-    for part in gathered[1:]:
-        summary = _merge_summary(summary, part)
-    if summary["bad"]:
-        bad = np.array([[np.nan if summary["bad"] == "nan" else np.inf]])
-        assert_all_finite(bad, estimator_name="CLSST", input_name="X")
-    if summary["big"] is not None:
-        row, value = summary["big"]
-        raise ValueError(
-            f"X is too large in scale for CLSST: ||x||^2 = {value:.3g} for row {row} (at most "
-            f"{MAX_KERNEL_VALUE:g}, or it overflows double precision). Rescale the features, "
-            "e.g. with sklearn.preprocessing.StandardScaler"
-        )
-    if 0.0 < summary["top"] < 1e-100:
-        raise ValueError(
-            f"X is too small in scale for CLSST: the largest ||x||^2 is {summary['top']:.3g} "
-            "(at least 1e-100, or its squares underflow double precision). Rescale the "
-            "features, e.g. with sklearn.preprocessing.StandardScaler"
-        )
-    mean = summary["sum"] / n
-    sq = client.gather([client.submit(_w_centred_squares, b, mean, pure=False) for b in xblocks])
-    var = sum(sq) / n
-    s = float(np.sqrt(np.mean(var)))
-    scale = s if np.isfinite(s) and s > 0 else 1.0
-
+    xblocks = _place_blocks(client, Xd, sizes)
+    scale = _checked_scale(client, xblocks, sizes)
     yblocks = [None] * len(xblocks) if yd is None else client.compute(list(yd.to_delayed()))
-    if yd is None:
-        classes_ = None if classes is None else check_classes(classes)
-        if classes_ is not None:
-            warn_one_class(classes_, given=True, stacklevel=5)
-    else:
-        per_block = client.gather([client.submit(_w_labels, b, pure=False) for b in yblocks])
-        values = np.concatenate([v for v, _ in per_block])
-        numbers = np.concatenate([c for _, c in per_block])
-        found = np.unique(values)
-        if len(found):
-            check_classification_targets(found)
-        if classes is None:
-            if not len(found):
-                raise ValueError(
-                    "y marks no labeled point (all -1): to cluster without labels call fit(X) "
-                    "(y=None); with known classes and no labels give them with classes=[...]"
-                )
-            classes_ = found
-            warn_one_class(classes_, given=False, stacklevel=5)
-        else:
-            classes_ = check_classes(classes)
-            outside = found[~np.isin(found, classes_)]
-            if len(outside):
-                raise ValueError(
-                    f"y holds labels outside classes={classes_.tolist()}: "
-                    f"{outside[:10].tolist()}; add them to classes or mark those rows "
-                    "unlabeled with -1"
-                )
-            warn_one_class(classes_, given=True, stacklevel=5)
-    K = 1 if classes_ is None else len(classes_)
-    # rows with one candidate class, per class: the labeled ones (every row when K = 1)
-    counts = np.zeros(K, dtype=np.int64)
-    if K == 1:
-        counts[0] = n
-    elif yd is not None and classes_ is not None:
-        for c, label in enumerate(classes_):
-            counts[c] = numbers[values == label].sum()
+    classes_, counts = _classes(client, yblocks if yd is not None else None, classes, n)
+    K = len(counts)
     chunks = [
         client.submit(_w_chunk, b, yb, scale, classes_, K, pure=False)
         for b, yb in zip(xblocks, yblocks, strict=False)
@@ -1135,4 +961,110 @@ def prepare_dask(X, y, classes) -> Prepared:
     )
 
 
-__all__ = ["PSI_MIN", "DaskVBMFA", "Prepared", "warn_one_class", "prepare_dask"]
+def _place_blocks(client, Xd, sizes):
+    """Each block of ``Xd`` once, as the columns of its chunk (the raw blocks are
+    intermediate; keys of this fit alone, pure=False: a chunk is made by dividing its block in
+    place), consecutive blocks to each worker in turn, as evenly as they divide (loosely: Dask
+    may place them elsewhere): a pass lasts as long as its busiest worker, and the scheduler's
+    own placement of the first blocks put all four of 1,000,000 rows on one of two workers."""
+    import dask
+
+    transposed = dask.delayed(_w_transposed, pure=False)
+    raw = list(Xd.to_delayed().ravel())
+    return [
+        client.compute(transposed(b), workers=where, allow_other_workers=True)
+        for b, where in zip(raw, spread(client, sizes), strict=True)
+    ]
+
+
+def _checked_scale(client, xblocks, sizes) -> float:
+    """The raw blocks checked (NaN, infinity, the scale of ||x||^2) in one round trip, then
+    the data's scale ``s`` (``s^2`` the mean variance of the features; 1 if it is 0)."""
+    from sklearn.utils.validation import assert_all_finite
+
+    offsets = np.cumsum([0, *sizes])
+    parts = [
+        client.submit(_w_raw_summary, b, int(o), pure=False)
+        for b, o in zip(xblocks, offsets, strict=False)
+    ]
+    summary = _merge_summaries(*client.gather(parts))  # in order: the sums as before
+    if summary["bad"]:
+        bad = np.array([[np.nan if summary["bad"] == "nan" else np.inf]])
+        assert_all_finite(bad, estimator_name="CLSST", input_name="X")
+    if summary["big"] is not None:
+        row, value = summary["big"]
+        raise ValueError(
+            f"X is too large in scale for CLSST: ||x||^2 = {value:.3g} for row {row} (at most "
+            f"{MAX_KERNEL_VALUE:g}, or it overflows double precision). Rescale the features, "
+            "e.g. with sklearn.preprocessing.StandardScaler"
+        )
+    if 0.0 < summary["top"] < 1e-100:
+        raise ValueError(
+            f"X is too small in scale for CLSST: the largest ||x||^2 is {summary['top']:.3g} "
+            "(at least 1e-100, or its squares underflow double precision). Rescale the "
+            "features, e.g. with sklearn.preprocessing.StandardScaler"
+        )
+    n = int(offsets[-1])
+    mean = summary["sum"] / n
+    sq = client.gather([client.submit(_w_centred_squares, b, mean, pure=False) for b in xblocks])
+    s = float(np.sqrt(np.mean(sum(sq) / n)))
+    return s if np.isfinite(s) and s > 0 else 1.0
+
+
+def _classes(client, yblocks, classes, n):
+    """(classes_ or None for clustering, the rows with one candidate class per class: the
+    labeled ones, every row when there is one class), from the labels of each block of y
+    (``yblocks``; None without y) and ``classes``, checked as in memory."""
+    if yblocks is None:
+        classes_ = None if classes is None else check_classes(classes)
+        if classes_ is not None:
+            warn_one_class(classes_, given=True, stacklevel=6)
+        values = numbers = np.empty(0)
+    else:
+        per_block = client.gather([client.submit(_w_labels, b, pure=False) for b in yblocks])
+        values = np.concatenate([v for v, _ in per_block])
+        numbers = np.concatenate([c for _, c in per_block])
+        classes_ = _classes_from_labels(np.unique(values), classes)
+    K = 1 if classes_ is None else len(classes_)
+    counts = np.zeros(K, dtype=np.int64)
+    if K == 1:
+        counts[0] = n
+    elif classes_ is not None:
+        for c, label in enumerate(classes_):
+            counts[c] = numbers[values == label].sum()
+    return classes_, counts
+
+
+def _classes_from_labels(found, classes):
+    """The classes of a fit with labels ``found`` (the distinct labeled values of y) and the
+    ``classes`` argument, checked as in memory."""
+    if len(found):
+        check_classification_targets(found)
+    if classes is None:
+        if not len(found):
+            raise ValueError(
+                "y marks no labeled point (all -1): to cluster without labels call fit(X) "
+                "(y=None); with known classes and no labels give them with classes=[...]"
+            )
+        warn_one_class(found, given=False, stacklevel=7)
+        return found
+    classes_ = check_classes(classes)
+    outside = found[~np.isin(found, classes_)]
+    if len(outside):
+        raise ValueError(
+            f"y holds labels outside classes={classes_.tolist()}: "
+            f"{outside[:10].tolist()}; add them to classes or mark those rows "
+            "unlabeled with -1"
+        )
+    warn_one_class(classes_, given=True, stacklevel=7)
+    return classes_
+
+
+__all__ = [
+    "PSI_MIN",
+    "DaskVBMFA",
+    "Prepared",
+    "prepare_dask",
+    "uniform_choice",
+    "warn_one_class",
+]
