@@ -9,7 +9,8 @@ Layers, lowest first; a module imports only from lower layers or from its own pa
 3. ``_budget`` (the dense-memory budget), ``_solving`` (engine data, step caps, progress, the
    convergence warning)
 4. ``_clarabel`` (the reference solvers' QPs), ``_files`` (the file readers), ``_products``,
-   ``_label_generation``, ``metrics``, ``_calibration``, ``_dask`` (the Dask layer: input checks, blockwise methods, map-reduce)
+   ``_label_generation``, ``metrics``, ``_calibration``, ``_dask`` (the Dask layer: input
+   checks, blockwise methods, map-reduce)
 5. ``base`` (the public estimator base), ``model_io`` (model files)
 6. the methods and data: ``pu``, ``ssl``, ``lupi``, ``mil``, ``cluster``, ``generative``,
    ``datasets``, ``model_selection``
