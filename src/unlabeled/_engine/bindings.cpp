@@ -556,7 +556,7 @@ struct NewArray {
 NewArray new_array(std::initializer_list<size_t> shape) {
     size_t size = 1;
     for (size_t v : shape) size *= v;
-    auto* data = new double[size ? size : 1]();
+    auto* data = new double[size ? size : 1];  // every entry written by the pass
     nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<double*>(p); });
     return {NpArray(data, shape.size(), shape.begin(), owner), data};
 }
