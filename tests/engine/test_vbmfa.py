@@ -4,6 +4,8 @@ computation (entropies from scipy.stats, Monte Carlo data term, the KL decomposi
 q(s, l)), monotonicity within a sweep and under SQUAREM, the blocked data passes, births and
 deaths, the class split, and the fitted CLSST's parameters read back into the core."""
 
+import functools
+
 import numpy as np
 import pytest
 from problems import cake_draw
@@ -483,6 +485,15 @@ def both(monkeypatch, fn, threads=1):
     return ref, fn()
 
 
+def flat(items):
+    """The arrays of nested tuples, in order (None left out)."""
+    for item in items:
+        if isinstance(item, tuple):
+            yield from flat(item)
+        elif item is not None:
+            yield item
+
+
 def assert_close(ref, got, rtol=1e-12, what=""):
     """Equal within rtol of each array's largest magnitude (tuples: item by item)."""
     refs, gots = (ref, got) if isinstance(ref, tuple) else ((ref,), (got,))
@@ -516,6 +527,12 @@ def test_engine_kernels_equal_the_numpy_kernels(monkeypatch, m, k, S, K, threads
     for name, fn in kernels.items():
         ref, got = both(monkeypatch, fn, threads)
         assert_close(ref, got, what=name)
+    args = (Yt, st["W"], st["c"], st["logC"], M, psii, terms, st["prior"])
+    for keep in (True, False):  # the fused pass: Xm, Q, lse, (R, sum_n Q), (Sry, T2)
+        e_step = functools.partial(_vbmfa.chunk_e_step, *args, keep=keep)
+        ref, got = both(monkeypatch, e_step, threads)
+        assert (got[0] is None, got[1] is None) == (not keep, not keep)
+        assert_close(tuple(flat(ref)), tuple(flat(got)), what=f"e_step keep={keep}")
     (Q_ref, lse_ref), (Q_eng, _) = both(monkeypatch, kernels["q"], threads)
     assert np.array_equal(Q_ref == 0, Q_eng == 0)  # the excluded classes exactly 0
     np.testing.assert_allclose(Q_eng.sum(axis=(0, 1)), 1.0, rtol=1e-14)
@@ -575,3 +592,5 @@ def test_engine_checks_its_arguments():
         _engine.vbmfa_q(Yt, Xm, np.zeros((2, 9)), M, np.ones(3), A, cs, prior)
     with pytest.raises(ValueError, match="Xm must have shape"):
         _engine.vbmfa_fit(Yt, Q, Xm[:, :, :9].copy(), M, np.ones(3), A, cs)
+    with pytest.raises(ValueError, match="cx must have shape"):
+        _engine.vbmfa_e_step(Yt, W, np.zeros((2, 2)), None, M, np.ones(3), A, cs, prior)

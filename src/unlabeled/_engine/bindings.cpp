@@ -649,7 +649,39 @@ nb::tuple vbmfa_q_sums(Arr3 Q, bool logs, int threads) {
     return nb::make_tuple(Qsum.array, qlogq.array);
 }
 
+nb::tuple vbmfa_e_step(Mat<double> Yt, Arr3 W, Mat<double> cx, std::optional<Mat<double>> logC, Arr3 M,
+                       Vec<double> psii, Arr3 A, Vec<double> c, Mat<double> prior, bool keep, int threads) {
+    expect(threads >= 1, "threads must be at least 1");
+    const unl::vbmfa::Dims dm{dim(W, 0), dim(prior, 1), dim(W, 1), dim(Yt, 0), dim(Yt, 1)};
+    expect(dim(W, 2) == dm.p, "W must have shape (S, k, p) for Yt of shape (p, m)");
+    expect(dim(cx, 0) == dm.S && dim(cx, 1) == dm.k, "cx must have shape (S, k)");
+    const unl::vbmfa::RhoTerms t = vbmfa_terms(dm, M, psii, A, c);
+    expect(dim(prior, 0) == dm.S, "prior must have shape (S, K)");
+    expect(!logC || (dim(*logC, 0) == dm.K && dim(*logC, 1) == dm.m), "logC must have shape (K, m) or be None");
+    const size_t S = size_t(dm.S), d = size_t(dm.k + 1);
+    NewArray Qsum = new_array({S, size_t(dm.K)}), Sry = new_array({S, size_t(dm.p), d}), T2 = new_array({S, d, d});
+    nb::object Xm = nb::none(), Q = nb::none();
+    double* xm = nullptr;
+    double* q = nullptr;
+    if (keep) {
+        NewArray a = new_array({S, size_t(dm.k), size_t(dm.m)}), b = new_array({S, size_t(dm.K), size_t(dm.m)});
+        xm = a.data, q = b.data;
+        Xm = nb::cast(a.array), Q = nb::cast(b.array);
+    }
+    double lse;
+    {
+        nb::gil_scoped_release release;
+        lse = unl::vbmfa::points_e_step(Yt.data(), W.data(), cx.data(), logC ? logC->data() : nullptr, t,
+                                        prior.data(), dm, Qsum.data, Sry.data, T2.data, xm, q, threads);
+    }
+    return nb::make_tuple(Xm, Q, lse, Qsum.array, nb::make_tuple(Sry.array, T2.array));
+}
+
 void register_vbmfa(nb::module_& m) {
+    m.def("vbmfa_e_step", &vbmfa_e_step, "Yt"_a, "W"_a, "cx"_a, "logC"_a.none(), "M"_a, "psii"_a, "A"_a, "c"_a,
+          "prior"_a, "keep"_a = true, "threads"_a = 1,
+          "(Xm, Q, lse, sum_n Q, (Sry, T2)): vbmfa_x, vbmfa_q, the sums of Q and vbmfa_stats in one pass "
+          "(Xm and Q None unless keep).");
     m.def("vbmfa_x", &vbmfa_x, "Yt"_a, "W"_a, "c"_a, "threads"_a = 1, "Xm[s, :, n] = W_s Yt[:, n] - c_s.");
     m.def("vbmfa_q", &vbmfa_q, "Yt"_a, "Xm"_a, "logC"_a.none(), "M"_a, "psii"_a, "A"_a, "c"_a, "prior"_a,
           "threads"_a = 1, "(Q, sum_n ln sum_{s,l} exp(phi)): CLSST's q(s, l) update (see _vbmfa.chunk_q).");

@@ -61,21 +61,22 @@ struct Table {
     decltype(&vbase::stats_block) stats;
     decltype(&vbase::fit_block) fit;
     decltype(&vbase::qsums_block) qsums;
+    decltype(&vbase::e_block) e;
 };
 
 const Table& table() {
 #ifdef UNL_VBMFA_X86
     static const Table t = __builtin_cpu_supports("avx512f")
                                ? Table{&v512::x_block, &v512::q_block, &v512::stats_block, &v512::fit_block,
-                                       &v512::qsums_block}
+                                       &v512::qsums_block, &v512::e_block}
                            : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
                                ? Table{&v256::x_block, &v256::q_block, &v256::stats_block, &v256::fit_block,
-                                       &v256::qsums_block}
+                                       &v256::qsums_block, &v256::e_block}
                                : Table{&vbase::x_block, &vbase::q_block, &vbase::stats_block, &vbase::fit_block,
-                                       &vbase::qsums_block};
+                                       &vbase::qsums_block, &vbase::e_block};
 #else
-    static const Table t{&vbase::x_block, &vbase::q_block, &vbase::stats_block, &vbase::fit_block,
-                         &vbase::qsums_block};
+    static const Table t{&vbase::x_block,     &vbase::q_block, &vbase::stats_block, &vbase::fit_block,
+                         &vbase::qsums_block, &vbase::e_block};
 #endif
     return t;
 }
@@ -116,7 +117,7 @@ void over_blocks(int64_t m, int threads, int64_t n_sums, int64_t n_scratch, doub
 void points_x(const double* Yt, const double* W, const double* c, const Dims& dm, double* Xm, int threads) {
     const auto x = table().x;
     over_blocks(dm.m, threads, 0, 0, nullptr,
-                [&](int64_t lo, int64_t hi, double*, double*) { x(Yt, W, c, dm, lo, hi, Xm); });
+                [&](int64_t lo, int64_t hi, double*, double*) { x(Yt, W, c, dm, lo, hi, Xm + lo, dm.m); });
 }
 
 double points_q(const double* Yt, const double* Xm, const double* logC, const RhoTerms& t, const double* prior,
@@ -125,7 +126,7 @@ double points_q(const double* Yt, const double* Xm, const double* logC, const Rh
     double lse = 0.0;
     over_blocks(dm.m, threads, 1, vbase::rho_scratch(dm) + (dm.S * dm.K + 2) * kBlock, &lse,
                 [&](int64_t lo, int64_t hi, double* sums, double* scratch) {
-                    sums[0] += q(Yt, Xm, logC, t, prior, dm, lo, hi, scratch, Q);
+                    sums[0] += q(Yt, Xm + lo, dm.m, logC, t, prior, dm, lo, hi, scratch, Q + lo, dm.m);
                 });
     return lse;
 }
@@ -137,7 +138,7 @@ void points_stats(const double* Yt, const double* Q, const double* Xm, const Dim
     std::vector<double> total(static_cast<size_t>(n_sry + dm.S * d * d));
     over_blocks(dm.m, threads, n_sry + dm.S * d * d, (dm.k + 1) * kBlock, total.data(),
                 [&](int64_t lo, int64_t hi, double* sums, double* scratch) {
-                    stats(Yt, Q, Xm, dm, lo, hi, sums, scratch);
+                    stats(Yt, Q + lo, dm.m, Xm + lo, dm.m, dm, lo, hi, sums, scratch);
                 });
     std::copy(total.begin(), total.begin() + n_sry, Sry);
     std::copy(total.begin() + n_sry, total.end(), T2);
@@ -161,6 +162,22 @@ void points_q_sums(const double* Q, const Dims& dm, double* Qsum, double* qlogq,
     });
     std::copy(total.begin(), total.begin() + SK, Qsum);
     if (qlogq) std::copy(total.begin() + SK, total.end(), qlogq);
+}
+
+double points_e_step(const double* Yt, const double* W, const double* c, const double* logC, const RhoTerms& t,
+                     const double* prior, const Dims& dm, double* Qsum, double* Sry, double* T2, double* Xm,
+                     double* Q, int threads) {
+    const auto e = table().e;
+    const int64_t SK = dm.S * dm.K, d = dm.k + 1, n_sry = dm.S * dm.p * d;
+    std::vector<double> total(static_cast<size_t>(1 + SK + n_sry + dm.S * d * d));
+    over_blocks(dm.m, threads, static_cast<int64_t>(total.size()), vbase::e_scratch(dm), total.data(),
+                [&](int64_t lo, int64_t hi, double* sums, double* scratch) {
+                    e(Yt, W, c, logC, t, prior, dm, lo, hi, sums, scratch, Xm, Q);
+                });
+    std::copy(total.begin() + 1, total.begin() + 1 + SK, Qsum);
+    std::copy(total.begin() + 1 + SK, total.begin() + 1 + SK + n_sry, Sry);
+    std::copy(total.begin() + 1 + SK + n_sry, total.end(), T2);
+    return total[0];
 }
 
 }  // namespace unl::vbmfa

@@ -42,4 +42,11 @@ void points_fit(const double* Yt, const double* Q, const double* Xm, const RhoTe
 // Qsum (S, K) = sum_n Q and, unless qlogq is null, qlogq (S,) = sum_{l, n} Q ln Q (0 ln 0 = 0)
 void points_q_sums(const double* Q, const Dims& dm, double* Qsum, double* qlogq, int threads);
 
+// points_x, points_q, the sums of Q and points_stats of the new Q and Xm in one pass, each
+// block's Xm and Q made and used in cache (copied to Xm, Q unless null): returns the sum of
+// ln sum exp(phi); Qsum (S, K), Sry, T2 as above
+double points_e_step(const double* Yt, const double* W, const double* c, const double* logC, const RhoTerms& t,
+                     const double* prior, const Dims& dm, double* Qsum, double* Sry, double* T2, double* Xm,
+                     double* Q, int threads);
+
 }  // namespace unl::vbmfa

@@ -22,7 +22,8 @@ adds their statistics by a tree reduction. The kernels run their chunk in blocks
 exactly the numbers of the in-memory passes.
 
 The kernels of the sweep (:func:`chunk_x`, :func:`chunk_q`, :func:`chunk_stats`,
-:func:`chunk_fit`, :func:`chunk_resp`, :func:`chunk_q_log_q`) run in the compiled engine
+:func:`chunk_fit`, :func:`chunk_resp`, :func:`chunk_q_log_q`, and :func:`chunk_e_step`, the
+first four in one pass) run in the compiled engine
 (``_engine/vbmfa.cpp``: one pass over the chunk's points per kernel, blocks over threads, without
 the GIL); their NumPy bodies are the reference that the engine is tested against, selected with
 ``_vbmfa._USE_ENGINE = False``.
@@ -166,6 +167,34 @@ def chunk_q(Yt, Xm, logC, M, psii, terms, prior):
         return float(lse.sum())
 
     return Q, sum(block(b) for b in block_slices(m))
+
+
+def chunk_e_step(Yt, W, c, logC, M, psii, terms, prior, keep=True):
+    """:func:`chunk_x` (the map ``W, c``), :func:`chunk_q` with those means, :func:`chunk_resp`
+    and :func:`chunk_stats` of the new Q and Xm, in one pass over the chunk: returns (Xm, Q,
+    sum_n ln sum exp(phi), (R, sum_n Q), (Sry, T2)). The engine makes each block's Xm and Q in
+    cache and stores them only with ``keep`` (else None for both): the Dask driver keeps the
+    recipe of Q, not Q."""
+    if not _USE_ENGINE:
+        Xm = chunk_x(Yt, W, c)
+        Q, lse = chunk_q(Yt, Xm, logC, M, psii, terms, prior)
+        out = (chunk_resp(Q), chunk_stats(Yt, Q, Xm))
+        return (Xm, Q, lse, *out) if keep else (None, None, lse, *out)
+    A, cs = terms
+    Xm, Q, lse, Qsum, stats = _engine.vbmfa_e_step(
+        _f64(Yt),
+        _f64(W),
+        _f64(c),
+        _log_c(logC),
+        _f64(M),
+        _f64(psii),
+        _f64(A),
+        _f64(cs),
+        _f64(prior),
+        keep=keep,
+        threads=_threads(Yt.shape[1]),
+    )
+    return Xm, Q, lse, (Qsum.sum(1), Qsum), stats
 
 
 def chunk_resp(Q):
