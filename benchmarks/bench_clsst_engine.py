@@ -1,7 +1,7 @@
 """CLSST's per-point passes in the engine against their NumPy reference, in one run.
 
-    python benchmarks/bench_clsst_engine.py           # sweeps: n = 1k, 1M; fits: CAKE, Atom, TOES 1M
-    python benchmarks/bench_clsst_engine.py --quick   # smoke: sweeps at n = 1,000, the CAKE fit
+    python benchmarks/bench_clsst_engine.py             # n = 1k, 1M; fits: CAKE, Atom, TOES 1M
+    python benchmarks/bench_clsst_engine.py --quick     # smoke: n = 1,000, the CAKE fit
 
 Two measurements, each in its own process, the NumPy kernels and the engine's in turn:
 
@@ -9,6 +9,8 @@ Two measurements, each in its own process, the NumPy kernels and the engine's in
   the data) on TOES-like rows (``make_toes(n, n_features=10)``, standardised, 10 labeled points
   per class), 5 components, 2 factors, from the same start: the best of three runs of a fixed
   number of sweeps, per sweep; the engine on 1 and 2 threads;
+- the E step's pass over one chunk of the Dask driver (q(x) means, Q, its sums and the
+  statistics: ``chunk_e_step`` without keeping Xm and Q), on the same rows and start;
 - whole default fits, ``CLSST(random_state=0).fit``: CAKE (``make_cake(1000)``, 50 labels per
   class) and FCPS Atom (40 per class; ../shared/data/fcps) as the authors' demos, and TOES with
   1,000,000 rows and 10 labels per class as ``bench_clsst_scale.py``; the engine with its own
@@ -52,25 +54,49 @@ def toes(n: int):
     return (X - X.mean(0)) / X.std(0), y, yl
 
 
-def sweep_child(mode: str, n: int) -> None:
-    from _harness.internals import VBMFA, clsst_kernels
+def sweep_model(n: int):
+    """The mixture on the TOES-like rows after one sweep from a fixed start."""
+    from _harness.internals import VBMFA
 
     Y, _, yl = toes(n)
     allowed = np.ones((n, 2), dtype=bool)
     allowed[yl >= 0] = np.eye(2, dtype=bool)[yl[yl >= 0]]
     rng = np.random.default_rng(0)
+    model = VBMFA(Y, allowed, 2)
+    model.start(Y[rng.choice(n, 5, replace=False)], 0.1 * rng.normal(size=(5, 10, 2)), Y.var(0))
+    model.sweep()
+    return model
+
+
+def best_time(fn, reps: int) -> float:
+    """The best of three runs of ``reps`` calls, per call."""
+    best = np.inf
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / reps)
+    return best
+
+
+def pass_child(mode: str, n: int) -> None:
+    from _harness.internals import chunk_e_step, clsst_kernels
+
     with clsst_kernels(*MODES[mode]):
-        model = VBMFA(Y, allowed, 2)
-        model.start(Y[rng.choice(n, 5, replace=False)], 0.1 * rng.normal(size=(5, 10, 2)), Y.var(0))
-        model.sweep()
-        reps = max(2, 100_000 // n)
-        best = np.inf
-        for _ in range(3):
-            t0 = time.perf_counter()
-            for _ in range(reps):
-                F = model.sweep()
-            best = min(best, (time.perf_counter() - t0) / reps)
-    bench.report_child(time=best, F=F)
+        m = sweep_model(n)
+        W, c = m.x_params()
+        args = (m.Yt, W, c, m.logC, m.M, m.psii, m.rho_terms(), m.prior())
+        sec = best_time(lambda: chunk_e_step(*args, keep=False), max(2, 100_000 // n))
+    bench.report_child(time=sec)
+
+
+def sweep_child(mode: str, n: int) -> None:
+    from _harness.internals import clsst_kernels
+
+    with clsst_kernels(*MODES[mode]):
+        m = sweep_model(n)
+        sec = best_time(m.sweep, max(2, 100_000 // n))
+    bench.report_child(time=sec, F=m.sweep())
 
 
 def fit_child(mode: str, name: str) -> None:
@@ -101,7 +127,10 @@ def main():
     args = bench.parse(ap)
     if args.child:
         kind, mode, what = args.child
-        sweep_child(mode, int(what)) if kind == "sweep" else fit_child(mode, what)
+        if kind == "fit":
+            fit_child(mode, what)
+        else:
+            (sweep_child if kind == "sweep" else pass_child)(mode, int(what))
         return
     os.environ.update(OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", OMP_NUM_THREADS="1")
     sizes = [1000] if args.quick else [int(s) for s in args.sizes.split(",") if s]
@@ -111,7 +140,7 @@ def main():
 
         sets = [s for s in sets if s != "Atom" or available(["Atom"])]
     rows = []
-    jobs = [("sweep", n, m) for n in sizes for m in SWEEP_MODES]
+    jobs = [(kind, n, m) for kind in ("sweep", "pass") for n in sizes for m in SWEEP_MODES]
     jobs += [("fit", s, m) for s in sets for m in FIT_MODES]
     for kind, what, mode in jobs:
         res = bench.run_child(__file__, [kind, mode, str(what)], args.time_limit)
@@ -136,6 +165,15 @@ def write(rows, args):
     ]
     sweeps = [dict(r, n=r["what"], method=r["mode"]) for r in rows if r["kind"] == "sweep"]
     lines += bench.table_rows(sweeps, ["n", "method"], _cells("sweep"), 2)
+    passes = [dict(r, n=r["what"], method=r["mode"]) for r in rows if r["kind"] == "pass"]
+    lines += [
+        "",
+        "## The E step's pass over one chunk (ms): X, Q, the sums of Q and the statistics",
+        "",
+        "| n | kernels | ms per pass | NumPy / this |",
+        "|---|---|---|---|",
+    ]
+    lines += bench.table_rows(passes, ["n", "method"], _cells("sweep"), 2)
     fits = [dict(r, method=r["mode"]) for r in rows if r["kind"] == "fit"]
     if fits:
         lines += [

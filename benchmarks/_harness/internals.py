@@ -17,8 +17,9 @@ measures or reuses something the public API does not expose:
 - :func:`small_default_cap` lowers the floor of the default iteration cap, as the test suite
   does (``fuzz_long.py``);
 - :func:`clsst_kernels` selects CLSST's per-point kernels (``unlabeled.ssl._vbmfa``: the
-  engine's or the NumPy reference) and the engine's threads, and ``VBMFA`` is the model those
-  kernels serve, swept on its own (``bench_clsst_engine.py`` times both paths in one run);
+  engine's or the NumPy reference) and the engine's threads, ``VBMFA`` is the model those
+  kernels serve, swept on its own, and ``chunk_e_step`` the E step's pass over one chunk (the
+  Dask driver's), timed on its own (``bench_clsst_engine.py`` times both paths in one run);
 - :func:`load_test_module` loads a module of ``tests/`` by its path (``fuzz_long.py`` runs the cases
   of ``tests/test_fuzz.py`` over many more seeds), without adding ``tests/`` to ``sys.path``.
 """
@@ -37,7 +38,7 @@ from unlabeled._products import KernelProducts
 from unlabeled.cluster._wellsvm import balance_range, balanced_threshold
 from unlabeled.ssl import _vbmfa
 from unlabeled.ssl._base import check_ssl_targets, n_negative_unlabeled
-from unlabeled.ssl._vbmfa import VBMFA
+from unlabeled.ssl._vbmfa import VBMFA, chunk_e_step
 
 __all__ = [
     "VBMFA",
@@ -46,6 +47,7 @@ __all__ = [
     "balance_range",
     "balanced_threshold",
     "check_ssl_targets",
+    "chunk_e_step",
     "clsst_kernels",
     "fit_phases",
     "load_test_module",
