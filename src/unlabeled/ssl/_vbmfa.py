@@ -84,8 +84,9 @@ def _threads(m: int) -> int:
     return 1 if m < PARALLEL_POINTS else engine_threads(None)
 
 
-def _f64(a):
-    return np.ascontiguousarray(a, dtype=np.float64)
+def _f64(*arrays):
+    """The arrays as the engine takes them: C-ordered float64 (copies only where needed)."""
+    return tuple(np.ascontiguousarray(a, dtype=np.float64) for a in arrays)
 
 
 def _log_c(logC):
@@ -93,13 +94,13 @@ def _log_c(logC):
     C-ordered."""
     if logC.ndim == 2 and logC.strides == (0, 0) and logC.size and logC.flat[0] == 0.0:
         return None
-    return _f64(logC)
+    return _f64(logC)[0]
 
 
 def chunk_x(Yt, W, c):
     """q(x_n | s) means of the chunk: Xm[s, :, n] = W_s y_n - c_s, (S, k, m)."""
     if _USE_ENGINE:
-        return _engine.vbmfa_x(_f64(Yt), _f64(W), _f64(c), threads=_threads(Yt.shape[1]))
+        return _engine.vbmfa_x(*_f64(Yt, W, c), threads=_threads(Yt.shape[1]))
     Xm = np.empty((c.shape[0], c.shape[1], Yt.shape[1]))
     for b in block_slices(Yt.shape[1]):
         np.subtract(np.matmul(W, Yt[:, b]), c[:, :, None], out=Xm[:, :, b])
@@ -110,7 +111,7 @@ def chunk_stats(Yt, Q, Xm):
     """The chunk's responsibility-weighted statistics: Sry (S, p, d) = sum_n r y x~m' and
     sum_n r xm~ xm~' (S, d, d) (without the q(x) covariance, added once by the caller)."""
     if _USE_ENGINE:
-        return _engine.vbmfa_stats(_f64(Yt), _f64(Q), _f64(Xm), threads=_threads(Yt.shape[1]))
+        return _engine.vbmfa_stats(*_f64(Yt, Q, Xm), threads=_threads(Yt.shape[1]))
     S, k, p = Xm.shape[0], Xm.shape[1], Yt.shape[0]
     d = k + 1
 
@@ -148,15 +149,7 @@ def chunk_q(Yt, Xm, logC, M, psii, terms, prior):
     if _USE_ENGINE:
         A, c = terms
         return _engine.vbmfa_q(
-            _f64(Yt),
-            _f64(Xm),
-            _log_c(logC),
-            _f64(M),
-            _f64(psii),
-            _f64(A),
-            _f64(c),
-            _f64(prior),
-            threads=_threads(m),
+            *_f64(Yt, Xm), _log_c(logC), *_f64(M, psii, A, c, prior), threads=_threads(m)
         )
     Q = np.empty((M.shape[0], prior.shape[1], m))
 
@@ -182,15 +175,9 @@ def chunk_e_step(Yt, W, c, logC, M, psii, terms, prior, keep=True):
         return (Xm, Q, lse, *out) if keep else (None, None, lse, *out)
     A, cs = terms
     Xm, Q, lse, Qsum, stats = _engine.vbmfa_e_step(
-        _f64(Yt),
-        _f64(W),
-        _f64(c),
+        *_f64(Yt, W, c),
         _log_c(logC),
-        _f64(M),
-        _f64(psii),
-        _f64(A),
-        _f64(cs),
-        _f64(prior),
+        *_f64(M, psii, A, cs, prior),
         keep=keep,
         threads=_threads(Yt.shape[1]),
     )
@@ -200,7 +187,7 @@ def chunk_e_step(Yt, W, c, logC, M, psii, terms, prior, keep=True):
 def chunk_resp(Q):
     """(sum_{l, n} Q[s, l, n] (S,), sum_n Q[s, l, n] (S, K)) of the chunk."""
     if _USE_ENGINE:
-        Qsum, _ = _engine.vbmfa_q_sums(_f64(Q), logs=False, threads=_threads(Q.shape[2]))
+        Qsum, _ = _engine.vbmfa_q_sums(*_f64(Q), logs=False, threads=_threads(Q.shape[2]))
         return Qsum.sum(1), Qsum
     return Q.sum(1).sum(1), Q.sum(2)
 
@@ -208,7 +195,7 @@ def chunk_resp(Q):
 def chunk_q_log_q(Q):
     """sum_{l, n} Q ln Q for each component, (S,)."""
     if _USE_ENGINE:
-        return _engine.vbmfa_q_sums(_f64(Q), threads=_threads(Q.shape[2]))[1]
+        return _engine.vbmfa_q_sums(*_f64(Q), threads=_threads(Q.shape[2]))[1]
     logs = np.log(Q, out=np.zeros_like(Q), where=Q > 0)
     return np.einsum("sln,sln->s", Q, logs)
 
@@ -217,16 +204,7 @@ def chunk_fit(Yt, Q, Xm, M, psii, terms):
     """sum_n r[s, n] rho[s, n] over the chunk, (S,)."""
     if _USE_ENGINE:
         A, c = terms
-        return _engine.vbmfa_fit(
-            _f64(Yt),
-            _f64(Q),
-            _f64(Xm),
-            _f64(M),
-            _f64(psii),
-            _f64(A),
-            _f64(c),
-            threads=_threads(Yt.shape[1]),
-        )
+        return _engine.vbmfa_fit(*_f64(Yt, Q, Xm, M, psii, A, c), threads=_threads(Yt.shape[1]))
     return sum(
         np.einsum("sn,sn->s", Q[:, :, b].sum(1), rho_points(Yt[:, b], Xm[:, :, b], M, psii, *terms))
         for b in block_slices(Yt.shape[1])
