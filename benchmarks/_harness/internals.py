@@ -16,6 +16,10 @@ measures or reuses something the public API does not expose:
   starts (``unlabeled.pu._starts``) to time the phases of a PUSVC fit (``profile_pusvc.py``);
 - :func:`small_default_cap` lowers the floor of the default iteration cap, as the test suite
   does (``fuzz_long.py``);
+- :func:`clsst_kernels` selects CLSST's per-point kernels (``unlabeled.ssl._vbmfa``: the
+  engine's or the NumPy reference) and the engine's threads, ``VBMFA`` is the model those
+  kernels serve, swept on its own, and ``chunk_e_step`` the E step's pass over one chunk (the
+  Dask driver's), timed on its own (``bench_clsst_engine.py`` times both paths in one run);
 - :func:`load_test_module` loads a module of ``tests/`` by its path (``fuzz_long.py`` runs the cases
   of ``tests/test_fuzz.py`` over many more seeds), without adding ``tests/`` to ``sys.path``.
 """
@@ -32,14 +36,19 @@ import unlabeled
 from unlabeled._label_generation import BalancedLabels, make_backend
 from unlabeled._products import KernelProducts
 from unlabeled.cluster._wellsvm import balance_range, balanced_threshold
+from unlabeled.ssl import _vbmfa
 from unlabeled.ssl._base import check_ssl_targets, n_negative_unlabeled
+from unlabeled.ssl._vbmfa import VBMFA, chunk_e_step
 
 __all__ = [
+    "VBMFA",
     "BalancedLabels",
     "KernelProducts",
     "balance_range",
     "balanced_threshold",
     "check_ssl_targets",
+    "chunk_e_step",
+    "clsst_kernels",
     "fit_phases",
     "load_test_module",
     "make_backend",
@@ -88,6 +97,18 @@ def fit_phases():
     finally:
         for u in undo:
             u()
+
+
+@contextlib.contextmanager
+def clsst_kernels(engine: bool, threads: int | None = None):
+    """Within the block CLSST's per-point passes run in the engine on ``threads`` threads (None:
+    its own choice) or, with ``engine=False``, as the NumPy reference kernels."""
+    before = _vbmfa._USE_ENGINE, _vbmfa._THREADS
+    _vbmfa._USE_ENGINE, _vbmfa._THREADS = engine, threads
+    try:
+        yield
+    finally:
+        _vbmfa._USE_ENGINE, _vbmfa._THREADS = before
 
 
 def small_default_cap(floor: int = 10**5) -> None:

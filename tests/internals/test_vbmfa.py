@@ -4,6 +4,8 @@ computation (entropies from scipy.stats, Monte Carlo data term, the KL decomposi
 q(s, l)), monotonicity within a sweep and under SQUAREM, the blocked data passes, births and
 deaths, the class split, and the fitted CLSST's parameters read back into the core."""
 
+import functools
+
 import numpy as np
 import pytest
 from problems import cake_draw
@@ -269,8 +271,9 @@ def test_bound_never_decreases_within_a_sweep(k, pca, K):
 
 
 def test_passes_block_by_block_equal_one_pass(monkeypatch):
-    """The data passes run block by block (_vbmfa.CHUNK points): blocks of 7 points, the last
+    """The NumPy passes run block by block (_vbmfa.CHUNK points): blocks of 7 points, the last
     one short, give the same state and bound as one block."""
+    monkeypatch.setattr(_vbmfa, "_USE_ENGINE", False)
     one, many = (tiny_model(10, n=40, p=4, k=2, K=3, S=3) for _ in range(2))
     F = []
     for m, chunk in ((one, 10**9), (many, 7)):
@@ -500,3 +503,159 @@ def test_the_rise_to_come_is_the_geometric_tail_of_the_last_two():
     assert _rest(1.0, 1.0) == np.inf and _rest(2.0, 1.0) == np.inf  # not shrinking
     assert _rest(0.0, 1.0) == 0.0 and _rest(-1e-12, 1.0) == 0.0  # F did not rise
     assert _rest(0.5, np.inf) == np.inf  # after a start or a death: one rise, no ratio
+
+
+# ---- the engine's passes (_engine/vbmfa.cpp) against the NumPy kernels ---------------------
+def chunk_state(seed, m, p=4, K=3, k=2, S=3, scale=1.0, labels=True):
+    """The inputs of every chunk kernel for ``m`` points, from a model in a generic state (the
+    data times ``scale``); labeled rows have exact zeros in Q and -inf in ln C."""
+    model = tiny_model(seed, n=max(m, 12), p=p, k=k, K=K, S=S)
+    rng = np.random.default_rng(seed)
+    Yt = scale * np.ascontiguousarray(rng.normal(size=(p, m)) * 2.0 + 1.0)
+    allowed = np.ones((m, K), dtype=bool)
+    if labels:
+        allowed[: m // 3] = np.eye(K, dtype=bool)[rng.integers(0, K, m // 3)]
+    logC = np.ascontiguousarray(np.where(allowed, 0.0, -np.inf).T)
+    W, c = model.x_params()
+    Xm = chunk_x_ref(Yt, W, c)
+    A, cs = model.rho_terms()
+    Q = rng.random((S, K, m)) * allowed.T[None]
+    Q /= Q.sum(axis=(0, 1))
+    return {
+        "Yt": Yt,
+        "W": W,
+        "c": c,
+        "Xm": Xm,
+        "logC": logC,
+        "M": model.M,
+        "psii": model.psii,
+        "terms": (A, cs),
+        "prior": model.prior(),
+        "Q": Q,
+    }
+
+
+def chunk_x_ref(Yt, W, c):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_vbmfa, "_USE_ENGINE", False)
+        return _vbmfa.chunk_x(Yt, W, c)
+
+
+def both(monkeypatch, fn, threads=1):
+    """fn() by the NumPy kernels, then by the engine on ``threads`` threads."""
+    monkeypatch.setattr(_vbmfa, "_USE_ENGINE", False)
+    ref = fn()
+    monkeypatch.setattr(_vbmfa, "_USE_ENGINE", True)
+    monkeypatch.setattr(_vbmfa, "_THREADS", threads)
+    return ref, fn()
+
+
+def flat(items):
+    """The arrays of nested tuples, in order (None left out)."""
+    for item in items:
+        if isinstance(item, tuple):
+            yield from flat(item)
+        elif item is not None:
+            yield item
+
+
+def assert_close(ref, got, rtol=1e-12, what=""):
+    """Equal within rtol of each array's largest magnitude (tuples: item by item)."""
+    refs, gots = (ref, got) if isinstance(ref, tuple) else ((ref,), (got,))
+    for a, b in zip(refs, gots, strict=True):
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        scale = max(np.max(np.abs(a), initial=0.0), 1e-300)
+        np.testing.assert_allclose(b, a, rtol=rtol, atol=rtol * scale, err_msg=what)
+
+
+@pytest.mark.parametrize(
+    "m, k, S, K, threads, scale, labels",
+    [
+        (1, 2, 3, 3, 1, 1.0, True),
+        (300, 0, 1, 2, 1, 1.0, False),  # a diagonal mixture, one component, no labels
+        (700, 2, 3, 3, 3, 1.0, True),  # blocks of 256 points split over three threads
+        (1000, 3, 4, 2, 2, 1e3, True),  # far points: rho of -1e7
+        (513, 1, 2, 4, 2, 1e-3, True),  # tight points
+    ],
+)
+def test_engine_kernels_equal_the_numpy_kernels(monkeypatch, m, k, S, K, threads, scale, labels):
+    st = chunk_state(m + k, m, K=K, k=k, S=S, scale=scale, labels=labels)
+    Yt, Xm, Q, M, psii, terms = st["Yt"], st["Xm"], st["Q"], st["M"], st["psii"], st["terms"]
+    kernels = {
+        "x": lambda: _vbmfa.chunk_x(Yt, st["W"], st["c"]),
+        "q": lambda: _vbmfa.chunk_q(Yt, Xm, st["logC"], M, psii, terms, st["prior"]),
+        "stats": lambda: _vbmfa.chunk_stats(Yt, Q, Xm),
+        "fit": lambda: _vbmfa.chunk_fit(Yt, Q, Xm, M, psii, terms),
+        "resp": lambda: _vbmfa.chunk_resp(Q),
+        "qlogq": lambda: _vbmfa.chunk_q_log_q(Q),
+    }
+    for name, fn in kernels.items():
+        ref, got = both(monkeypatch, fn, threads)
+        assert_close(ref, got, what=name)
+    args = (Yt, st["W"], st["c"], st["logC"], M, psii, terms, st["prior"])
+    for keep in (True, False):  # the fused pass: Xm, Q, lse, (R, sum_n Q), (Sry, T2)
+        e_step = functools.partial(_vbmfa.chunk_e_step, *args, keep=keep)
+        ref, got = both(monkeypatch, e_step, threads)
+        assert (got[0] is None, got[1] is None) == (not keep, not keep)
+        assert_close(tuple(flat(ref)), tuple(flat(got)), what=f"e_step keep={keep}")
+    (Q_ref, lse_ref), (Q_eng, _) = both(monkeypatch, kernels["q"], threads)
+    assert np.array_equal(Q_ref == 0, Q_eng == 0)  # the excluded classes exactly 0
+    np.testing.assert_allclose(Q_eng.sum(axis=(0, 1)), 1.0, rtol=1e-14)
+
+
+def test_engine_takes_the_dask_drivers_broadcast_log_c(monkeypatch):
+    """A chunk without labels: ln C as a broadcast zero (the Dask driver's) or as zeros."""
+    st = chunk_state(3, 400, labels=False)
+    args = (st["Yt"], st["Xm"])
+    rest = (st["M"], st["psii"], st["terms"], st["prior"])
+    zero = np.broadcast_to(0.0, st["logC"].shape)
+    ref, got = both(monkeypatch, lambda: _vbmfa.chunk_q(*args, st["logC"], *rest), 2)
+    _, got_b = both(monkeypatch, lambda: _vbmfa.chunk_q(*args, zero, *rest), 2)
+    for out in (got, got_b):
+        assert_close(ref, out)
+
+
+@pytest.mark.parametrize(
+    "k, pca, K, S, labels", [(2, False, 2, 3, True), (1, True, 3, 2, True), (0, False, 2, 4, False)]
+)
+def test_engine_sweeps_equal_the_numpy_sweeps(monkeypatch, k, pca, K, S, labels):
+    """A fixed number of sweeps (with and without the Q update, then a SQUAREM step) from the
+    same state give the same bounds to 1e-10 and the same state, the engine on two threads
+    over blocks of 256 points."""
+    runs = []
+    for engine in (False, True):
+        monkeypatch.setattr(_vbmfa, "_USE_ENGINE", engine)
+        monkeypatch.setattr(_vbmfa, "_THREADS", 2)
+        m = tiny_model(21 + k, n=600, p=5, k=k, K=K, S=S, pca=pca, partial=labels)
+        if not labels:
+            m = VBMFA(m.Y, np.ones((m.n, K), dtype=bool), k, pca=pca)
+            m.start(m.Y[:S], np.zeros((S, m.p, k)), m.Y.var(0))
+        F = [m.sweep() for _ in range(6)]
+        F += [m.sweep(with_q=False), m.bound(), *m.squarem(), *m.data_terms()]
+        runs.append((F, m.snapshot()))
+    (F_ref, ref), (F_eng, eng) = runs
+    np.testing.assert_allclose(F_eng, F_ref, rtol=1e-10)
+    for name in VBMFA.STATE:
+        assert_close(ref[name], eng[name], rtol=1e-9, what=name)
+
+
+def test_engine_checks_its_arguments():
+    from unlabeled import _engine
+
+    Yt, W, c = np.zeros((3, 10)), np.zeros((2, 1, 3)), np.zeros((2, 1))
+    with pytest.raises(ValueError, match="W must have shape"):
+        _engine.vbmfa_x(Yt, np.zeros((2, 1, 4)), c)
+    with pytest.raises(ValueError, match="threads"):
+        _engine.vbmfa_x(Yt, W, c, threads=0)
+    Xm, Q = np.zeros((2, 1, 10)), np.full((2, 2, 10), 0.25)
+    with pytest.raises(ValueError, match="Q must have shape"):
+        _engine.vbmfa_stats(Yt, Q[:, :, :9].copy(), Xm)
+    M, A, cs, prior = np.zeros((2, 3, 2)), np.zeros((2, 2, 2)), np.zeros(2), np.zeros((2, 2))
+    with pytest.raises(ValueError, match="psii"):
+        _engine.vbmfa_q(Yt, Xm, None, M, np.ones(4), A, cs, prior)
+    with pytest.raises(ValueError, match="logC"):
+        _engine.vbmfa_q(Yt, Xm, np.zeros((2, 9)), M, np.ones(3), A, cs, prior)
+    with pytest.raises(ValueError, match="Xm must have shape"):
+        _engine.vbmfa_fit(Yt, Q, Xm[:, :, :9].copy(), M, np.ones(3), A, cs)
+    with pytest.raises(ValueError, match="cx must have shape"):
+        _engine.vbmfa_e_step(Yt, W, np.zeros((2, 2)), None, M, np.ones(3), A, cs, prior)

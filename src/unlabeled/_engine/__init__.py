@@ -26,6 +26,12 @@ from ._core import (
     solve_linear_dual,
     solve_pu,
     solve_svmplus,
+    vbmfa_e_step,
+    vbmfa_fit,
+    vbmfa_q,
+    vbmfa_q_sums,
+    vbmfa_stats,
+    vbmfa_x,
 )
 
 __all__ = [
@@ -46,6 +52,12 @@ __all__ = [
     "solve_linear_dual",
     "solve_pu",
     "solve_svmplus",
+    "vbmfa_e_step",
+    "vbmfa_fit",
+    "vbmfa_q",
+    "vbmfa_q_sums",
+    "vbmfa_stats",
+    "vbmfa_x",
 ]
 
 

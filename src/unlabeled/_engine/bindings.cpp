@@ -6,6 +6,7 @@
 #include <nanobind/stl/optional.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -18,6 +19,7 @@
 #include "problems/svmplus.hpp"
 #include "blocks.hpp"
 #include "qmatrix.hpp"
+#include "vbmfa.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -540,6 +542,157 @@ void register_generic(nb::module_& m) {
           "p_t + jump_t on [kink_t, C_t] (no kink given: p'a): LIBLINEAR-style dual coordinate descent with w kept.");
 }
 
+// ---------------------------------------------------------------------------------------
+// CLSST's per-point passes (vbmfa.hpp): the shapes checked against each other here, the
+// results allocated, then the pass run without the GIL (the Dask driver's threads share it).
+using Arr3 = nb::ndarray<const double, nb::ndim<3>, nb::c_contig, nb::device::cpu>;
+using NpArray = nb::ndarray<nb::numpy, double>;
+
+struct NewArray {
+    NpArray array;
+    double* data;
+};
+
+NewArray new_array(std::initializer_list<size_t> shape) {
+    size_t size = 1;
+    for (size_t v : shape) size *= v;
+    auto* data = new double[size ? size : 1];  // every entry written by the pass
+    nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<double*>(p); });
+    return {NpArray(data, shape.size(), shape.begin(), owner), data};
+}
+
+template <class Arr>
+int64_t dim(const Arr& a, size_t i) { return static_cast<int64_t>(a.shape(i)); }
+
+void expect(bool ok, const char* what) {
+    if (!ok) throw nb::value_error(what);
+}
+
+// Dims from Yt (p, m) and Xm (S, k, m), K from Q or prior
+unl::vbmfa::Dims vbmfa_dims(const Mat<double>& Yt, const Arr3& Xm, int64_t K, int threads) {
+    expect(threads >= 1, "threads must be at least 1");
+    expect(dim(Xm, 2) == dim(Yt, 1), "Xm must have shape (S, k, m) for Yt of shape (p, m)");
+    return {dim(Xm, 0), K, dim(Xm, 1), dim(Yt, 0), dim(Yt, 1)};
+}
+
+unl::vbmfa::RhoTerms vbmfa_terms(const unl::vbmfa::Dims& dm, const Arr3& M, const Vec<double>& psii, const Arr3& A,
+                                 const Vec<double>& c) {
+    const int64_t d = dm.k + 1;
+    expect(dim(M, 0) == dm.S && dim(M, 1) == dm.p && dim(M, 2) == d, "M must have shape (S, p, k + 1)");
+    expect(dim(psii, 0) == dm.p, "psii must have shape (p,)");
+    expect(dim(A, 0) == dm.S && dim(A, 1) == d && dim(A, 2) == d, "A must have shape (S, k + 1, k + 1)");
+    expect(dim(c, 0) == dm.S, "c must have shape (S,)");
+    return {M.data(), psii.data(), A.data(), c.data()};
+}
+
+void check_q(const Arr3& Q, const unl::vbmfa::Dims& dm) {
+    expect(dim(Q, 0) == dm.S && dim(Q, 2) == dm.m, "Q must have shape (S, K, m)");
+}
+
+NpArray vbmfa_x(Mat<double> Yt, Arr3 W, Mat<double> c, int threads) {
+    expect(threads >= 1, "threads must be at least 1");
+    const unl::vbmfa::Dims dm{dim(W, 0), 1, dim(W, 1), dim(Yt, 0), dim(Yt, 1)};
+    expect(dim(W, 2) == dm.p, "W must have shape (S, k, p) for Yt of shape (p, m)");
+    expect(dim(c, 0) == dm.S && dim(c, 1) == dm.k, "c must have shape (S, k)");
+    NewArray Xm = new_array({size_t(dm.S), size_t(dm.k), size_t(dm.m)});
+    nb::gil_scoped_release release;
+    unl::vbmfa::points_x(Yt.data(), W.data(), c.data(), dm, Xm.data, threads);
+    return Xm.array;
+}
+
+nb::tuple vbmfa_q(Mat<double> Yt, Arr3 Xm, std::optional<Mat<double>> logC, Arr3 M, Vec<double> psii, Arr3 A,
+                  Vec<double> c, Mat<double> prior, int threads) {
+    const unl::vbmfa::Dims dm = vbmfa_dims(Yt, Xm, dim(prior, 1), threads);
+    const unl::vbmfa::RhoTerms t = vbmfa_terms(dm, M, psii, A, c);
+    expect(dim(prior, 0) == dm.S, "prior must have shape (S, K)");
+    expect(!logC || (dim(*logC, 0) == dm.K && dim(*logC, 1) == dm.m), "logC must have shape (K, m) or be None");
+    NewArray Q = new_array({size_t(dm.S), size_t(dm.K), size_t(dm.m)});
+    double lse;
+    {
+        nb::gil_scoped_release release;
+        lse = unl::vbmfa::points_q(Yt.data(), Xm.data(), logC ? logC->data() : nullptr, t, prior.data(), dm, Q.data,
+                                   threads);
+    }
+    return nb::make_tuple(Q.array, lse);
+}
+
+nb::tuple vbmfa_stats(Mat<double> Yt, Arr3 Q, Arr3 Xm, int threads) {
+    const unl::vbmfa::Dims dm = vbmfa_dims(Yt, Xm, dim(Q, 1), threads);
+    check_q(Q, dm);
+    const size_t d = size_t(dm.k + 1);
+    NewArray Sry = new_array({size_t(dm.S), size_t(dm.p), d}), T2 = new_array({size_t(dm.S), d, d});
+    {
+        nb::gil_scoped_release release;
+        unl::vbmfa::points_stats(Yt.data(), Q.data(), Xm.data(), dm, Sry.data, T2.data, threads);
+    }
+    return nb::make_tuple(Sry.array, T2.array);
+}
+
+NpArray vbmfa_fit(Mat<double> Yt, Arr3 Q, Arr3 Xm, Arr3 M, Vec<double> psii, Arr3 A, Vec<double> c, int threads) {
+    const unl::vbmfa::Dims dm = vbmfa_dims(Yt, Xm, dim(Q, 1), threads);
+    check_q(Q, dm);
+    const unl::vbmfa::RhoTerms t = vbmfa_terms(dm, M, psii, A, c);
+    NewArray fit = new_array({size_t(dm.S)});
+    nb::gil_scoped_release release;
+    unl::vbmfa::points_fit(Yt.data(), Q.data(), Xm.data(), t, dm, fit.data, threads);
+    return fit.array;
+}
+
+nb::tuple vbmfa_q_sums(Arr3 Q, bool logs, int threads) {
+    expect(threads >= 1, "threads must be at least 1");
+    const unl::vbmfa::Dims dm{dim(Q, 0), dim(Q, 1), 0, 0, dim(Q, 2)};
+    NewArray Qsum = new_array({size_t(dm.S), size_t(dm.K)}), qlogq = new_array({size_t(dm.S)});
+    {
+        nb::gil_scoped_release release;
+        unl::vbmfa::points_q_sums(Q.data(), dm, Qsum.data, logs ? qlogq.data : nullptr, threads);
+    }
+    return nb::make_tuple(Qsum.array, qlogq.array);
+}
+
+nb::tuple vbmfa_e_step(Mat<double> Yt, Arr3 W, Mat<double> cx, std::optional<Mat<double>> logC, Arr3 M,
+                       Vec<double> psii, Arr3 A, Vec<double> c, Mat<double> prior, bool keep, int threads) {
+    expect(threads >= 1, "threads must be at least 1");
+    const unl::vbmfa::Dims dm{dim(W, 0), dim(prior, 1), dim(W, 1), dim(Yt, 0), dim(Yt, 1)};
+    expect(dim(W, 2) == dm.p, "W must have shape (S, k, p) for Yt of shape (p, m)");
+    expect(dim(cx, 0) == dm.S && dim(cx, 1) == dm.k, "cx must have shape (S, k)");
+    const unl::vbmfa::RhoTerms t = vbmfa_terms(dm, M, psii, A, c);
+    expect(dim(prior, 0) == dm.S, "prior must have shape (S, K)");
+    expect(!logC || (dim(*logC, 0) == dm.K && dim(*logC, 1) == dm.m), "logC must have shape (K, m) or be None");
+    const size_t S = size_t(dm.S), d = size_t(dm.k + 1);
+    NewArray Qsum = new_array({S, size_t(dm.K)}), Sry = new_array({S, size_t(dm.p), d}), T2 = new_array({S, d, d});
+    nb::object Xm = nb::none(), Q = nb::none();
+    double* xm = nullptr;
+    double* q = nullptr;
+    if (keep) {
+        NewArray a = new_array({S, size_t(dm.k), size_t(dm.m)}), b = new_array({S, size_t(dm.K), size_t(dm.m)});
+        xm = a.data, q = b.data;
+        Xm = nb::cast(a.array), Q = nb::cast(b.array);
+    }
+    double lse;
+    {
+        nb::gil_scoped_release release;
+        lse = unl::vbmfa::points_e_step(Yt.data(), W.data(), cx.data(), logC ? logC->data() : nullptr, t,
+                                        prior.data(), dm, Qsum.data, Sry.data, T2.data, xm, q, threads);
+    }
+    return nb::make_tuple(Xm, Q, lse, Qsum.array, nb::make_tuple(Sry.array, T2.array));
+}
+
+void register_vbmfa(nb::module_& m) {
+    m.def("vbmfa_e_step", &vbmfa_e_step, "Yt"_a, "W"_a, "cx"_a, "logC"_a.none(), "M"_a, "psii"_a, "A"_a, "c"_a,
+          "prior"_a, "keep"_a = true, "threads"_a = 1,
+          "(Xm, Q, lse, sum_n Q, (Sry, T2)): vbmfa_x, vbmfa_q, the sums of Q and vbmfa_stats in one pass "
+          "(Xm and Q None unless keep).");
+    m.def("vbmfa_x", &vbmfa_x, "Yt"_a, "W"_a, "c"_a, "threads"_a = 1, "Xm[s, :, n] = W_s Yt[:, n] - c_s.");
+    m.def("vbmfa_q", &vbmfa_q, "Yt"_a, "Xm"_a, "logC"_a.none(), "M"_a, "psii"_a, "A"_a, "c"_a, "prior"_a,
+          "threads"_a = 1, "(Q, sum_n ln sum_{s,l} exp(phi)): CLSST's q(s, l) update (see _vbmfa.chunk_q).");
+    m.def("vbmfa_stats", &vbmfa_stats, "Yt"_a, "Q"_a, "Xm"_a, "threads"_a = 1,
+          "(Sry, T2): the responsibility-weighted statistics (see _vbmfa.chunk_stats).");
+    m.def("vbmfa_fit", &vbmfa_fit, "Yt"_a, "Q"_a, "Xm"_a, "M"_a, "psii"_a, "A"_a, "c"_a, "threads"_a = 1,
+          "sum_n r[s, n] rho[s, n] (see _vbmfa.chunk_fit).");
+    m.def("vbmfa_q_sums", &vbmfa_q_sums, "Q"_a, "logs"_a = true, "threads"_a = 1,
+          "(sum_n Q (S, K), sum_{l, n} Q ln Q (S,), zeros unless logs).");
+}
+
 #define UNL_ARRAY(Cls, name) .def_prop_ro(#name, [](const Cls& r) { return to_numpy(r.name); }, nb::rv_policy::automatic)
 #define UNL_VALUE(Cls, name) .def_ro(#name, &Cls::name)
 
@@ -590,4 +743,5 @@ NB_MODULE(_core, m) {
     register_types(m);
     register_generic(m);
     register_problems(m);
+    register_vbmfa(m);
 }

@@ -20,6 +20,13 @@ globals": :class:`VBMFA` holds all points as one chunk, and the Dask driver
 adds their statistics by a tree reduction. The kernels run their chunk in blocks of
 :data:`CHUNK` points (temporaries in cache) and add the blocks in order, so one chunk gives
 exactly the numbers of the in-memory passes.
+
+The kernels of the sweep (:func:`chunk_x`, :func:`chunk_q`, :func:`chunk_stats`,
+:func:`chunk_fit`, :func:`chunk_resp`, :func:`chunk_q_log_q`, and :func:`chunk_e_step`, the
+first four in one pass) run in the compiled engine
+(``_engine/vbmfa.cpp``: one pass over the chunk's points per kernel, blocks over threads, without
+the GIL); their NumPy bodies are the reference that the engine is tested against, selected with
+``_vbmfa._USE_ENGINE = False``.
 """
 
 from __future__ import annotations
@@ -27,9 +34,18 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import digamma, gammaln
 
+from .. import _engine
+from .._shared import engine_threads
+
 PSI_MIN = 1e-5  # smallest noise variance (the authors' psimin)
 LOG_2PI = np.log(2.0 * np.pi)
 CHUNK = 8192  # points per block of a pass over the data: its (S, K, block) arrays stay in cache
+# The engine runs the sweep's kernels (False: their NumPy reference, for tests and benchmarks);
+# _THREADS fixes its threads per pass (None: one below PARALLEL_POINTS points, where a pass
+# takes well under a millisecond, else the idle cores, engine_threads(None))
+_USE_ENGINE = True
+_THREADS: int | None = None
+PARALLEL_POINTS = 4 * CHUNK
 
 
 def kl_dirichlet(p, q):
@@ -61,8 +77,30 @@ def block_slices(m: int) -> list[slice]:
     return [slice(i, min(i + CHUNK, m)) for i in range(0, max(m, 1), CHUNK)]
 
 
+def _threads(m: int) -> int:
+    """The engine's threads for a pass over ``m`` points."""
+    if _THREADS is not None:
+        return _THREADS
+    return 1 if m < PARALLEL_POINTS else engine_threads(None)
+
+
+def _f64(*arrays):
+    """The arrays as the engine takes them: C-ordered float64 (copies only where needed)."""
+    return tuple(np.ascontiguousarray(a, dtype=np.float64) for a in arrays)
+
+
+def _log_c(logC):
+    """ln C for the engine: None for no labels (the Dask driver's broadcast zero), else
+    C-ordered."""
+    if logC.ndim == 2 and logC.strides == (0, 0) and logC.size and logC.flat[0] == 0.0:
+        return None
+    return _f64(logC)[0]
+
+
 def chunk_x(Yt, W, c):
     """q(x_n | s) means of the chunk: Xm[s, :, n] = W_s y_n - c_s, (S, k, m)."""
+    if _USE_ENGINE:
+        return _engine.vbmfa_x(*_f64(Yt, W, c), threads=_threads(Yt.shape[1]))
     Xm = np.empty((c.shape[0], c.shape[1], Yt.shape[1]))
     for b in block_slices(Yt.shape[1]):
         np.subtract(np.matmul(W, Yt[:, b]), c[:, :, None], out=Xm[:, :, b])
@@ -72,6 +110,8 @@ def chunk_x(Yt, W, c):
 def chunk_stats(Yt, Q, Xm):
     """The chunk's responsibility-weighted statistics: Sry (S, p, d) = sum_n r y x~m' and
     sum_n r xm~ xm~' (S, d, d) (without the q(x) covariance, added once by the caller)."""
+    if _USE_ENGINE:
+        return _engine.vbmfa_stats(*_f64(Yt, Q, Xm), threads=_threads(Yt.shape[1]))
     S, k, p = Xm.shape[0], Xm.shape[1], Yt.shape[0]
     d = k + 1
 
@@ -106,6 +146,11 @@ def chunk_q(Yt, Xm, logC, M, psii, terms, prior):
     """q(s_n, l_n) of the chunk, softmax over (s, l) of phi = rho + prior + ln C; returns
     (Q (S, K, m), sum_n ln sum_{s,l} exp(phi))."""
     m = Yt.shape[1]
+    if _USE_ENGINE:
+        A, c = terms
+        return _engine.vbmfa_q(
+            *_f64(Yt, Xm), _log_c(logC), *_f64(M, psii, A, c, prior), threads=_threads(m)
+        )
     Q = np.empty((M.shape[0], prior.shape[1], m))
 
     def block(b):
@@ -117,19 +162,49 @@ def chunk_q(Yt, Xm, logC, M, psii, terms, prior):
     return Q, sum(block(b) for b in block_slices(m))
 
 
+def chunk_e_step(Yt, W, c, logC, M, psii, terms, prior, keep=True):
+    """:func:`chunk_x` (the map ``W, c``), :func:`chunk_q` with those means, :func:`chunk_resp`
+    and :func:`chunk_stats` of the new Q and Xm, in one pass over the chunk: returns (Xm, Q,
+    sum_n ln sum exp(phi), (R, sum_n Q), (Sry, T2)). The engine makes each block's Xm and Q in
+    cache and stores them only with ``keep`` (else None for both): the Dask driver keeps the
+    recipe of Q, not Q."""
+    if not _USE_ENGINE:
+        Xm = chunk_x(Yt, W, c)
+        Q, lse = chunk_q(Yt, Xm, logC, M, psii, terms, prior)
+        out = (chunk_resp(Q), chunk_stats(Yt, Q, Xm))
+        return (Xm, Q, lse, *out) if keep else (None, None, lse, *out)
+    A, cs = terms
+    Xm, Q, lse, Qsum, stats = _engine.vbmfa_e_step(
+        *_f64(Yt, W, c),
+        _log_c(logC),
+        *_f64(M, psii, A, cs, prior),
+        keep=keep,
+        threads=_threads(Yt.shape[1]),
+    )
+    return Xm, Q, lse, (Qsum.sum(1), Qsum), stats
+
+
 def chunk_resp(Q):
     """(sum_{l, n} Q[s, l, n] (S,), sum_n Q[s, l, n] (S, K)) of the chunk."""
+    if _USE_ENGINE:
+        Qsum, _ = _engine.vbmfa_q_sums(*_f64(Q), logs=False, threads=_threads(Q.shape[2]))
+        return Qsum.sum(1), Qsum
     return Q.sum(1).sum(1), Q.sum(2)
 
 
 def chunk_q_log_q(Q):
     """sum_{l, n} Q ln Q for each component, (S,)."""
+    if _USE_ENGINE:
+        return _engine.vbmfa_q_sums(*_f64(Q), threads=_threads(Q.shape[2]))[1]
     logs = np.log(Q, out=np.zeros_like(Q), where=Q > 0)
     return np.einsum("sln,sln->s", Q, logs)
 
 
 def chunk_fit(Yt, Q, Xm, M, psii, terms):
     """sum_n r[s, n] rho[s, n] over the chunk, (S,)."""
+    if _USE_ENGINE:
+        A, c = terms
+        return _engine.vbmfa_fit(*_f64(Yt, Q, Xm, M, psii, A, c), threads=_threads(Yt.shape[1]))
     return sum(
         np.einsum("sn,sn->s", Q[:, :, b].sum(1), rho_points(Yt[:, b], Xm[:, :, b], M, psii, *terms))
         for b in block_slices(Yt.shape[1])

@@ -54,6 +54,7 @@ from ._vbmfa import (
     VBMFA,
     block_slices,
     chunk_class_sums,
+    chunk_e_step,
     chunk_fit,
     chunk_label_mistakes,
     chunk_labeled_held,
@@ -293,6 +294,11 @@ def _no_xm(S):
 def _pass_steps(data, pair, steps, glob):
     pts = _Points(data, pair[0])
     Yt, allowed = data["Yt"], data["allowed"]
+    if tuple(steps) == ("x", "q", "resp", "stats"):  # the E step: one pass, Q left as a recipe
+        pts.set_x(glob["x"])
+        pts.Qr = (pts.x, glob["M"], glob["psii"], glob["terms"], glob["prior"])
+        _, _, lse, resp, stats = chunk_e_step(Yt, *pts.x, _logC(data), *pts.Qr[1:], keep=False)
+        return pts.state(), {"lse": lse, "resp": resp, "stats": stats}
     out = {}
     for step in steps:
         if step == "x":
