@@ -35,7 +35,7 @@ import numpy as np
 from scipy.special import digamma, gammaln
 
 from .. import _engine
-from .._shared import engine_threads
+from .._threads import engine_threads
 
 PSI_MIN = 1e-5  # smallest noise variance (the authors' psimin)
 LOG_2PI = np.log(2.0 * np.pi)
