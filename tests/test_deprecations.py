@@ -8,37 +8,33 @@ import inspect
 import warnings
 
 import pytest
-import test_model_files_all as files
 from sklearn.base import clone
+from test_common import CASES, compare_data, fit_args, make, outputs
 
 DEPRECATIONS = (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
 
 
 def _cases():
-    """Every model of the model-file suite, and with probability=True where it is offered."""
-    for name, (make, args, data) in files.CASES.items():
-        yield name, make, args, data
-        if "probability" in inspect.signature(type(make())).parameters:
-            yield (
-                f"{name}-proba",
-                lambda make=make: clone(make()).set_params(probability=True, random_state=0),
-                args,
-                data,
-            )
+    """Every case of the common suite, and with probability=True where it is offered."""
+    for key, (entry, case) in CASES.items():
+        build = lambda entry=entry, case=case: make(entry, case)  # noqa: E731
+        yield key, entry, case, build
+        if "probability" in inspect.signature(entry.load()).parameters:
+            proba = lambda build=build: clone(build()).set_params(probability=True, random_state=0)  # noqa: E731
+            yield f"{key}-proba", entry, case, proba
 
 
-CASES = list(_cases())
+CASES_PROBA = list(_cases())
 
 
-@pytest.mark.parametrize("name, make, args, data", CASES, ids=[c[0] for c in CASES])
-def test_no_deprecation_warning_in_fit_and_predict(name, make, args, data):
-    if name.startswith("PlummerAutoencoder"):
-        pytest.importorskip("torch")
+@pytest.mark.parametrize("name, entry, case, build", CASES_PROBA, ids=[c[0] for c in CASES_PROBA])
+def test_no_deprecation_warning_in_fit_and_predict(name, entry, case, build):
+    for module in entry.needs:
+        pytest.importorskip(module)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        est = make().fit(*args)
-        if data is not None:
-            files._outputs(est, data)
+        est = build().fit(*fit_args(entry, case))
+        outputs(est, compare_data(entry, case))
     found = [f"{w.category.__name__}: {w.message} ({w.filename}:{w.lineno})" for w in caught
              if issubclass(w.category, DEPRECATIONS)]  # fmt: skip
     assert not found, found
