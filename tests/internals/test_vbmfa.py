@@ -607,7 +607,8 @@ def test_a_dask_fit_searches_on_the_in_memory_sample(dask_client, monkeypatch):
     monkeypatch.setattr(_clsst, "SEARCH_POINTS", 3_000)
     X, y, yy = _three_blobs(30_000, seed=1)
     mem = CLSST(random_state=0).fit(X, yy)
-    dsk = CLSST(random_state=0).fit(da.from_array(X, chunks=(7_000, 6)), yy)
+    # 10 chunks: more than the tree reduction's FAN_IN, so the smallest keys merge on workers
+    dsk = CLSST(random_state=0).fit(da.from_array(X, chunks=(3_000, 6)), yy)
     assert dsk.n_components_ == mem.n_components_ == 3
     assert dsk.n_births_ == mem.n_births_ and dsk.n_iter_ == mem.n_iter_
     assert dsk.lower_bound_ == pytest.approx(mem.lower_bound_, rel=1e-8)
