@@ -329,7 +329,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
     (each sweep over the sample counts 20,000 / n of one in ``n_iter_`` and in
     ``max_component_sweeps``): the births and deaths need hundreds of sweeps, each
     candidate judged by its converged bound, and a sample of 20,000 finds the components
-    that all the points do on TOES and on Gaussian mixtures (1,000,000 TOES points: 39
+    that all the points do on TOES and on Gaussian mixtures (1,000,000 TOES points: 36
     sweeps, 897 over all points before). On Dask input the sample is drawn on the workers
     and is the same rows as in memory (each row's random key depends on the seed and its
     index alone, not on the chunks), so the fit follows the in-memory fit's path. CLSST+
