@@ -237,7 +237,9 @@ def run_pu(args) -> list[str]:
 
 # ---- CLSST (engineer C) --------------------------------------------------------------------
 CLSST_D = 10  # TOES in the first two features, eight N(0, 1) noise features
-FULL_SWEEPS = 897  # sweeps of the default in-memory fit of 1,000,000 TOES points (clsst_scale.md)
+# sweeps of a default fit of 1,000,000 TOES points searching on all of them (clsst_scale.md),
+# as capped fits are estimated (a default fit now searches on a sample: 39 in memory)
+FULL_SWEEPS = 897
 
 
 def write_toes(folder: Path, n: int, chunk_rows: int) -> list[tuple[Path, Path, int]]:
@@ -406,7 +408,10 @@ def clsst_notes(rows, load) -> list[str]:
         f"Dask {seconds(first['times'])} (one cluster; the first fit with cold workers), in "
         f"memory {seconds(m['times'])}. Load average (1 minute) when the CLSST part started "
         f"and ended: {load[0]:.1f}, {os.getloadavg()[0]:.1f} (the machine has 2 cores; the "
-        "Dask fit itself runs 3 processes).",
+        "Dask fit itself runs 3 processes; a higher load is other jobs sharing the machine).",
+        "CLSST+ on more than 20,000 points searches its births and deaths on a sample of "
+        "20,000 (in memory, drawn on the workers for Dask input: the same rows), then "
+        "converges on all points: sweeps count the sample's at 20,000 / n each.",
         f"Peak worker memory, largest n against smallest: "
         f"{rows[-1]['peak_mb'] / first['peak_mb']:.2f}x (idle worker before the fit: "
         f"{first['idle_mb']:.0f} MB).",

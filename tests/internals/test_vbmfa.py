@@ -442,16 +442,86 @@ def test_score_samples_is_the_per_point_bound():
 
 # ---- the search on a sample of many points --------------------------------------------
 def test_the_search_sample_keeps_the_labeled_points():
-    from unlabeled.ssl._clsst import _sample_rows
+    from unlabeled.ssl._vbmfa import sample_rows
 
-    rng = np.random.default_rng(0)
     allowed = np.ones((1000, 2), dtype=bool)
     allowed[:10, 1] = allowed[10:20, 0] = False  # 10 labeled points per class
-    rows = _sample_rows(allowed, 100, rng)
+    rows = sample_rows(allowed, 100, 0)
     assert len(rows) == len(np.unique(rows)) == 100 and np.isin(np.arange(20), rows).all()
     allowed[20:620, 1] = False  # 610 labeled points of class 0: a random draw, 2 of class 1 kept
-    rows = _sample_rows(allowed, 100, rng)
+    rows = sample_rows(allowed, 100, 0)
     assert 100 <= len(rows) <= 104 and np.isin([10, 11], rows).all()
+    assert np.array_equal(rows, np.unique(rows))
+
+
+def _sample_by_chunks(allowed, m, seed, sizes):
+    """The sample drawn as the Dask fit draws it (the kernels on each chunk, the smallest keys
+    merged pairwise), in memory."""
+    from unlabeled.ssl._vbmfa import (
+        chunk_sample_counts,
+        chunk_sample_rows,
+        chunk_sample_smallest,
+        sample_plan,
+        smallest,
+    )
+
+    starts = np.cumsum([0, *sizes[:-1]])
+    parts = [allowed[a : a + m_j] for a, m_j in zip(starts, sizes, strict=True)]
+    labeled, single = zip(*map(chunk_sample_counts, parts), strict=True)
+    everyone, draws, first = sample_plan(labeled, np.array(single), m)
+    keys = [
+        chunk_sample_smallest(a, s, seed, draws, everyone)
+        for a, s in zip(parts, starts, strict=True)
+    ]
+    while len(keys) > 1:  # a tree of pairs
+        keys = [smallest(draws, *keys[i : i + 2]) for i in range(0, len(keys), 2)]
+    top = keys[0][-1]
+    return np.concatenate(
+        [
+            s + chunk_sample_rows(a, s, seed, top, everyone, first[j])
+            for j, (a, s) in enumerate(zip(parts, starts, strict=True))
+        ]
+    )
+
+
+@pytest.mark.parametrize("labels", [0, 30, 400])
+def test_the_search_sample_is_the_same_however_the_rows_are_chunked(labels):
+    """The sample of the chunk kernels (Dask input) is the in-memory one row for row, with
+    few labeled points (all kept), many (two per class kept, across chunk boundaries) or none."""
+    from unlabeled.ssl._vbmfa import sample_rows
+
+    rng = np.random.default_rng(1)
+    n, K = 3_000, 3
+    allowed = np.ones((n, K), dtype=bool)
+    rows = rng.choice(n, labels, replace=False)
+    allowed[rows] = np.eye(K, dtype=bool)[rng.integers(0, K, labels)]
+    for seed in (0, 7):
+        one = sample_rows(allowed, 500, seed)
+        assert len(one) >= 500 and np.isin(rows, one).all() == (labels <= 250)
+        for sizes in ([n], [1000, 1, 999, 1000], [700] * 4 + [200]):
+            np.testing.assert_array_equal(_sample_by_chunks(allowed, 500, seed, sizes), one)
+
+
+def test_the_search_sample_is_uniform():
+    """Each unlabeled row is drawn with probability (m - labeled) / (n - labeled): over 2,000
+    seeds its count is binomial (within 5 standard deviations, and their spread that of a
+    binomial within 10%), and the draws of consecutive seeds are unrelated."""
+    from unlabeled.ssl._vbmfa import sample_rows
+
+    n, m, seeds = 500, 60, 2000
+    allowed = np.ones((n, 2), dtype=bool)
+    allowed[:10, 1] = False  # 10 labeled rows, always in
+    counts = np.zeros(n)
+    for seed in range(seeds):
+        counts[sample_rows(allowed, m, seed)] += 1
+    assert (counts[:10] == seeds).all()
+    p = (m - 10) / (n - 10)
+    sd = np.sqrt(seeds * p * (1 - p))
+    assert np.abs(counts[10:] - seeds * p).max() < 5 * sd
+    assert abs(counts[10:].std() / sd - 1) < 0.1
+    a, b = sample_rows(allowed, m, 0)[10:], sample_rows(allowed, m, 1)[10:]
+    for shift in (-1, 0, 1):  # about m p rows in common, not a copy shifted by a row
+        assert len(np.intersect1d(a, b + shift)) < 3 * m * p
 
 
 def test_a_model_carried_from_a_sample_is_the_samples_on_its_points():
@@ -659,3 +729,49 @@ def test_engine_checks_its_arguments():
         _engine.vbmfa_fit(Yt, Q, Xm[:, :, :9].copy(), M, np.ones(3), A, cs)
     with pytest.raises(ValueError, match="cx must have shape"):
         _engine.vbmfa_e_step(Yt, W, np.zeros((2, 2)), None, M, np.ones(3), A, cs, prior)
+
+
+def _three_blobs(n, seed=0, labels=30, p=6):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    X = rng.normal(0, 1.5, (3, p))[y] + rng.normal(size=(n, p))
+    yy = np.full(n, -1)
+    lab = rng.choice(n, labels, replace=False)
+    yy[lab] = y[lab]
+    return X, y, yy
+
+
+def test_plain_sweeps_after_the_search_on_a_sample(monkeypatch):
+    """accelerate=False above SEARCH_POINTS: the model carried from the sample gets its Q
+    first (a plain sweep starts from Q; it failed with an AttributeError), and ends at the
+    accelerated fit's components and bound."""
+    from unlabeled.ssl import _clsst
+
+    monkeypatch.setattr(_clsst, "SEARCH_POINTS", 1_000)
+    X, y, yy = _three_blobs(3_000)
+    fast = CLSST(random_state=0).fit(X, yy)
+    plain = CLSST(random_state=0, accelerate=False).fit(X, yy)
+    assert plain.n_components_ == fast.n_components_ == 3
+    assert plain.lower_bound_ == pytest.approx(fast.lower_bound_, rel=1e-5)
+    assert (plain.transduction_ == fast.transduction_).mean() > 0.999
+
+
+def test_a_dask_fit_searches_on_the_in_memory_sample(dask_client, monkeypatch):
+    """CLSST+ on Dask input above SEARCH_POINTS searches on the sample drawn on the workers,
+    the in-memory fit's row for row, then converges on all points: the in-memory model (the
+    same components, bound, sweeps and transduction), nothing of n rows on the client."""
+    da = pytest.importorskip("dask.array")
+    from unlabeled.ssl import _clsst
+
+    monkeypatch.setattr(_clsst, "SEARCH_POINTS", 3_000)
+    X, y, yy = _three_blobs(30_000, seed=1)
+    mem = CLSST(random_state=0).fit(X, yy)
+    # 10 chunks: more than the tree reduction's FAN_IN, so the smallest keys merge on workers
+    dsk = CLSST(random_state=0).fit(da.from_array(X, chunks=(3_000, 6)), yy)
+    assert dsk.n_components_ == mem.n_components_ == 3
+    assert dsk.n_births_ == mem.n_births_ and dsk.n_iter_ == mem.n_iter_
+    assert dsk.lower_bound_ == pytest.approx(mem.lower_bound_, rel=1e-8)
+    np.testing.assert_allclose(dsk.means_, mem.means_, rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(dsk.transduction_.compute(), mem.transduction_)
+    held = [k for k, v in vars(dsk).items() if isinstance(v, np.ndarray) and len(X) in v.shape]
+    assert held == []

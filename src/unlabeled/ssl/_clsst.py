@@ -56,8 +56,9 @@ MAX_DENSE_FLOPS = 1e11
 DENSE_COPIES = 8
 BIRTH_TOL = 1e-2  # |F change| that ends the Q-free sweeps after a birth (the authors' birthtol),
 # or tol per point when that is larger
-#: CLSST+ in memory on more points than this searches its components (births and deaths) on
-#: a random sample of this many, then converges on all points from the sample's model: a
+#: CLSST+ on more points than this (in memory or on Dask input) searches its components
+#: (births and deaths) on a random sample of this many (in memory, even from Dask input),
+#: then converges on all points from the sample's model: a
 #: sweep of the sample costs SEARCH_POINTS / n of one over all points (TOES, 1,000,000
 #: points: the search found the same 5 components in 1/50 of the work)
 SEARCH_POINTS = 20_000
@@ -71,21 +72,6 @@ def _data_scale(X) -> float:
     prediction) is the same for X in any units, up to rounding."""
     s = float(np.sqrt(np.mean(X.var(0))))
     return s if np.isfinite(s) and s > 0 else 1.0
-
-
-def _sample_rows(allowed, m, rng) -> np.ndarray:
-    """Sorted rows of a sample of about ``m`` of the points: every labeled one (a row that
-    excludes a class) when they are at most half of it, the rest drawn at random; with more
-    labeled points, a random draw plus two labeled points of each class (the labels' start
-    needs two)."""
-    n = len(allowed)
-    labeled = np.flatnonzero(~allowed.all(1))
-    if len(labeled) <= m // 2:
-        rest = np.setdiff1d(np.arange(n), labeled)
-        return np.sort(np.r_[labeled, rng.choice(rest, m - len(labeled), replace=False)])
-    single = allowed.sum(1) == 1
-    keep = [np.flatnonzero(single & allowed[:, c])[:2] for c in range(allowed.shape[1])]
-    return np.unique(np.concatenate([rng.choice(n, m, replace=False), *keep])).astype(np.intp)
 
 
 def _rest(rise, last) -> float:
@@ -273,7 +259,8 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
     random_state : int, RandomState or None, default=None
         Seeds the k-means start and, with ``n_components=None`` on more than 20,000 points,
         the sample that the births and deaths are searched on (None: the seed 0 for the
-        sample, so that such a fit with the labels' start is repeatable).
+        sample, so that such a fit with the labels' start is repeatable; the same sample
+        in memory and on Dask input, however the rows are chunked).
     verbose : bool or int, default=0
         Print the bound after each run of sweeps and each birth.
 
@@ -337,13 +324,15 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
     deaths (total responsibility below 1) are checked after each sweep (each SQUAREM step);
     classes are predicted by argmax; the sweeps are accelerated by SQUAREM (``accelerate``);
     sweeps and births are capped; CLSST+ (``n_components=None``) on more than 20,000 points
-    in memory searches its components on a random sample of 20,000 (every labeled point
+    searches its components on a random sample of 20,000 (every labeled point
     when they are at most half of it) and then converges the sample's model on all points
     (each sweep over the sample counts 20,000 / n of one in ``n_iter_`` and in
     ``max_component_sweeps``): the births and deaths need hundreds of sweeps, each
     candidate judged by its converged bound, and a sample of 20,000 finds the components
-    that all the points do on TOES and on Gaussian mixtures (1,000,000 TOES points: 39
-    sweeps, 897 over all points before); Dask input searches on all its points. CLSST+
+    that all the points do on TOES and on Gaussian mixtures (1,000,000 TOES points: 36
+    sweeps, 897 over all points before). On Dask input the sample is drawn on the workers
+    and is the same rows as in memory (each row's random key depends on the seed and its
+    index alone, not on the chunks), so the fit follows the in-memory fit's path. CLSST+
     returns, by default, the model of its birth path
     that mispredicts the fewest labeled points (``select``; the thesis returns the last); the
     fixed hyperparameters (alpha = gamma = a0 = b0 = 1) follow the code, not the thesis'
@@ -513,7 +502,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         # threaded BLAS on a busy machine was 25 times slower
         with one_blas_thread():
             try:
-                if S_fixed is None and model.n > SEARCH_POINTS and type(model) is VBMFA:
+                if S_fixed is None and model.n > SEARCH_POINTS:
                     self._search_on_sample(model, init)
                 else:
                     self._search(model, init, S_fixed)
@@ -687,16 +676,18 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
             model.out_of_work = "first run"
 
     def _search_on_sample(self, model, init):
-        """CLSST+ on many points (see :data:`SEARCH_POINTS`): the search on a sample, its
-        model carried to all points, then sweeps over them until F converges. The sample's
-        sweeps count ``m / n`` of a sweep each in ``n_iter_`` and in the work cap; the
-        bound's history holds the runs over all points only."""
+        """CLSST+ on many points (see :data:`SEARCH_POINTS`): the search on a sample (an
+        in-memory :class:`VBMFA` of its rows, drawn by ``model.sample``: on the workers for
+        Dask input, the same rows), its model carried to all points, then sweeps over them
+        until F converges. The sample's sweeps count ``m / n`` of a sweep each in
+        ``n_iter_`` and in the work cap; the bound's history holds the runs over all points
+        only."""
         rng = check_random_state(0 if self.random_state is None else self.random_state)
-        rows = _sample_rows(model.allowed, SEARCH_POINTS, rng)
-        sub = VBMFA(model.Y[rows], model.allowed[rows], model.k, pca=model.pca)
-        share = len(rows) / model.n
+        Y, allowed = model.sample(SEARCH_POINTS, int(rng.randint(np.iinfo(np.int64).max)))
+        sub = VBMFA(Y, allowed, model.k, pca=model.pca)
+        share = sub.n / model.n
         sub.work_cap = model.work_cap / share
-        self._say(f"search on a sample of {len(rows):,} of the {model.n:,} points")
+        self._say(f"search on a sample of {sub.n:,} of the {model.n:,} points")
         self._search(sub, init, None)
         self._say(f"sample searched: S = {sub.S}; converging on all points")
         model.work += sub.work * share
@@ -706,6 +697,8 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         self.lower_bound_history_ = []
         model.adopt(sub, 1.0 / share)
         try:
+            if not self.accelerate:  # a plain sweep starts from Q (SQUAREM from the globals)
+                model.e_step()
             self._converge(model, deaths=True, tail=True)
         except _OutOfWork:
             model.out_of_work = model.out_of_work or True

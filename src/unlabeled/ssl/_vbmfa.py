@@ -290,6 +290,102 @@ def chunk_side_scatter(Yt, Q, parent, point, direction, means):
     return out
 
 
+# ---- the sample that CLSST+ searches its components on ----------------------------------------
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mix64(z):
+    """splitmix64's finaliser: a bijection of the 64-bit integers (arrays wrap silently)."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def sample_keys(start: int, m: int, seed: int) -> np.ndarray:
+    """The random keys (uint64) of the points ``start .. start + m - 1`` (global row indices):
+    splitmix64's stream from a state made of ``seed`` (a non-negative int64), at those
+    positions. A key depends on the seed and the row's index alone, not on the chunks, and
+    distinct rows have distinct keys (a bijection), so "the m rows of smallest key" is a
+    uniform sample without replacement, the same however the rows are chunked. (The state is
+    the seed mixed, not the seed itself: seeds s and s + 1 would draw the same stream one row
+    apart.)"""
+    state = _mix64(np.array([seed], dtype=np.uint64) * _GOLDEN)  # wraps, as splitmix64
+    return _mix64(state + np.arange(start + 1, start + m + 1, dtype=np.uint64) * _GOLDEN)
+
+
+def _eligible(allowed, everyone):
+    """The chunk's rows that the random draw takes from: all, or the unlabeled ones."""
+    return np.ones(len(allowed), dtype=bool) if everyone else allowed.all(1)
+
+
+def chunk_sample_counts(allowed):
+    """(labeled rows, rows of one candidate class per class (K,)) of the chunk: what the
+    sample's plan (:func:`sample_plan`) needs of each chunk."""
+    single = allowed.sum(1) == 1
+    return int((~allowed.all(1)).sum()), (allowed & single[:, None]).sum(0)
+
+
+def sample_plan(labeled, single, m):
+    """The sample of about ``m`` points as :func:`sample_rows` draws it, from the counts of
+    each chunk (:func:`chunk_sample_counts`: ``labeled`` (chunks,), ``single`` (chunks, K)):
+    (everyone, draws, first). With at most ``m // 2`` labeled rows the sample is every one of
+    them and the ``draws = m - labeled`` unlabeled rows of smallest key (everyone False);
+    otherwise the ``m`` rows of smallest key (everyone True) and the first two rows of one
+    candidate class of each class (the labels' start needs two): ``first[j, c]`` of them in
+    chunk j, the chunks in row order."""
+    single = np.asarray(single, dtype=np.int64)
+    total = int(np.sum(labeled))
+    if total <= m // 2:
+        return False, m - total, np.zeros_like(single)
+    before = np.cumsum(single, 0) - single
+    return True, m, np.clip(2 - before, 0, single)
+
+
+def chunk_sample_smallest(allowed, start, seed, draws, everyone):
+    """The ``draws`` smallest keys (sorted) of the chunk's rows that the draw takes from; the
+    chunk starts at global row ``start``."""
+    keys = sample_keys(start, len(allowed), seed)[_eligible(allowed, everyone)]
+    return smallest(draws, keys)
+
+
+def smallest(count, *parts):
+    """The ``count`` smallest of the keys in ``parts`` (sorted): the merge of
+    :func:`chunk_sample_smallest`'s results, associative."""
+    keys = np.concatenate(parts)
+    if len(keys) > count:
+        keys = np.partition(keys, count - 1)[:count]
+    return np.sort(keys)
+
+
+def chunk_sample_rows(allowed, start, seed, top, everyone, first):
+    """The chunk's sample rows (local, sorted): its rows of the draw whose key is at most
+    ``top`` (the largest key drawn; None: none drawn), with every labeled row (``everyone``
+    False) or the first ``first[c]`` rows of one candidate class of each class c."""
+    take = np.zeros(len(allowed), dtype=bool)
+    if top is not None:
+        take = _eligible(allowed, everyone) & (sample_keys(start, len(allowed), seed) <= top)
+    if not everyone:
+        take |= ~allowed.all(1)
+    single = allowed.sum(1) == 1
+    for c, count in enumerate(first):
+        take[np.flatnonzero(single & allowed[:, c])[:count]] = True
+    return np.flatnonzero(take)
+
+
+def sample_rows(allowed, m, seed) -> np.ndarray:
+    """Sorted rows of a sample of about ``m`` of the points whose candidate classes are
+    ``allowed`` (n, K): every labeled one (a row that excludes a class) when they are at most
+    half of it, the rest the unlabeled rows of smallest key (:func:`sample_keys`); with more
+    labeled points, the ``m`` rows of smallest key plus two labeled points of each class
+    (the labels' start needs two). The kernels above on one chunk: on Dask input the same
+    sample, drawn on the workers."""
+    labeled, single = chunk_sample_counts(allowed)
+    everyone, draws, first = sample_plan([labeled], single[None], m)
+    keys = chunk_sample_smallest(allowed, 0, seed, draws, everyone)
+    top = keys[-1] if draws and len(keys) else None
+    return chunk_sample_rows(allowed, 0, seed, top, everyone, first[0])
+
+
 class VBMFA:
     """State and updates of the semi-supervised VB mixture of factor analysers.
 
@@ -784,11 +880,17 @@ class VBMFA:
         point)."""
         return self.Y.mean(0), self.Y.var(0, ddof=1) if self.n > 1 else np.ones(self.p)
 
+    def sample(self, m: int, seed: int):
+        """(Y, allowed) of the sample of about ``m`` of the points that :func:`sample_rows`
+        draws with ``seed``, in row order."""
+        rows = sample_rows(self.allowed, m, seed)
+        return self.Y[rows], self.allowed[rows]
+
     def adopt(self, other, ratio) -> None:
         """The global factors of ``other``, a model of a sample of these points, with its
         counts (the Dirichlet posteriors' data parts) times ``ratio`` (n / the sample's
-        size). X and Q are left to the next :meth:`e_step` (a run of sweeps starts with
-        one)."""
+        size). X and Q are left to the next :meth:`e_step` (a run of SQUAREM steps starts
+        with one; for a Dask model it remakes them on the workers from these globals)."""
         for name in ("M", "Sig", "b", "psii", "mustar", "nustar"):
             setattr(self, name, getattr(other, name).copy())
         self.u = self.alpha / other.S + ratio * (other.u - self.alpha / other.S)

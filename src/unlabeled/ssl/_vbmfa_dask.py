@@ -19,7 +19,9 @@ plain process.
 
 Every quantity is the in-memory one summed in another order, so a fit gives the in-memory
 fit's model up to rounding (the same random_state: the same k-means start, whose draws are
-scikit-learn's k-means++ and Lloyd iterations replayed over the chunks).
+scikit-learn's k-means++ and Lloyd iterations replayed over the chunks; above
+``SEARCH_POINTS`` the same sample for CLSST+'s search, drawn on the workers by the
+:mod:`._vbmfa` sample kernels and searched in memory, see :meth:`DaskVBMFA.sample`).
 
 Dask is imported only inside functions that received Dask input; the client, placement,
 reduction and allocator tuning are the Dask layer's (:mod:`unlabeled._dask`).
@@ -62,11 +64,16 @@ from ._vbmfa import (
     chunk_q_log_q,
     chunk_remove,
     chunk_resp,
+    chunk_sample_counts,
+    chunk_sample_rows,
+    chunk_sample_smallest,
     chunk_side_scatter,
     chunk_split,
     chunk_stats,
     chunk_x,
     pd_loadings,
+    sample_plan,
+    smallest,
 )
 
 
@@ -370,6 +377,24 @@ def _w_classes(data, pair, classes):
 
 def _w_allowed(data):
     return data["allowed"]
+
+
+# ---- the sample of CLSST+'s search, drawn on the workers ---------------------------------------
+@small_result
+def _w_sample_counts(data):
+    return chunk_sample_counts(data["allowed"])
+
+
+@small_result
+def _w_sample_smallest(data, start, seed, draws, everyone):
+    return chunk_sample_smallest(data["allowed"], start, seed, draws, everyone)
+
+
+def _w_sample(data, start, seed, top, everyone, first):
+    """The chunk's rows of the sample: (their points (r, p), their allowed (r, K))."""
+    allowed = data["allowed"]
+    rows = chunk_sample_rows(allowed, start, seed, top, everyone, first)
+    return np.ascontiguousarray(data["Yt"][:, rows].T), np.array(allowed[rows])
 
 
 # ---- k-means on the workers: scikit-learn's KMeans replayed ----------------------------------
@@ -755,6 +780,32 @@ class DaskVBMFA(VBMFA):
             for c, a in zip(self._data, assign, strict=False)
         ]
         self.start(centers, np.array(loads), psi0, Q0=Q0)
+
+    def sample(self, m: int, seed: int):
+        """(Y, allowed) of the sample of :meth:`VBMFA.sample`, drawn on the workers: the same
+        rows as in memory (:func:`._vbmfa.sample_rows`: the keys are those of the global row
+        indices, whatever the chunks). Three rounds: the counts of each chunk (a few numbers
+        each), the smallest keys by the tree reduction (at most ``FAN_IN`` times the draws at
+        the root), then each chunk's rows of the sample; the client holds the sample alone."""
+        starts = np.cumsum([0, *self.sizes[:-1]]).tolist()
+        chunks = list(enumerate(self._data))
+        counts = self.client.gather([self.submit(i, _w_sample_counts, c) for i, c in chunks])
+        labeled, single = zip(*counts, strict=True)
+        everyone, draws, first = sample_plan(labeled, np.array(single), m)
+        parts = [
+            self.submit(i, _w_sample_smallest, c, starts[i], seed, draws, everyone)
+            for i, c in chunks
+        ]
+        keys = tree_reduce(self.client, parts, functools.partial(smallest, draws))
+        top = keys[-1] if len(keys) else None
+        rows = self.client.gather(
+            [
+                self.submit(i, _w_sample, c, starts[i], seed, top, everyone, first[i])
+                for i, c in chunks
+            ]
+        )
+        self.passes += 3
+        return np.concatenate([Y for Y, _ in rows]), np.concatenate([a for _, a in rows])
 
     # ---- k-means ------------------------------------------------------------------------------
     def _rows(self, ids, mean):
