@@ -44,8 +44,10 @@ ALL = registered(is_prior)
 # subsets, so it errs on the side of a larger prior, by up to 0.15 on 600 points. BestBin's top
 # bin is nearly free of negatives 3 standard deviations apart (a few hundredths). Bracket is
 # the midpoint of an interval from TIcE's estimate to BestBin's upper bound at 0.95.
-TOL = {KM1: 0.15, KM2: 0.15, PenalizedL1: 0.1, ElkanNoto: 0.08, TIcE: 0.15, BestBin: 0.08,
-       Bracket: 0.15}  # fmt: skip  # registry: each estimator's tolerance, with its reason
+TOL = {  # registry: each estimator's tolerance, with its reason above
+    KM1: 0.15, KM2: 0.15, PenalizedL1: 0.1, ElkanNoto: 0.08, TIcE: 0.15, BestBin: 0.08,
+    Bracket: 0.15,
+}  # fmt: skip
 
 # PUSVC(prior="auto") tries Bracket first, as its docstring states (the most accurate first;
 # the whole order: tests/internals/test_pusvc_paths.py)
