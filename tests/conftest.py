@@ -138,6 +138,11 @@ def is_prior(entry) -> bool:
     return entry.home == "unlabeled.pu.priors"
 
 
+def is_kernel_mean(entry) -> bool:
+    """A class-prior estimator on kernel mean embeddings (n x n distance matrices)."""
+    return is_prior(entry) and declares(entry.load(), "kernel_width")
+
+
 def is_kernel_machine(entry) -> bool:
     """A kernel expansion f(x) = sum_i alpha_i k(x_i, x) (+ b): unlabeled.base.KernelMachine."""
     from unlabeled.base import KernelMachine

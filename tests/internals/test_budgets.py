@@ -2,7 +2,7 @@
 allocation, the budget is checked before the matrices are made, and LapSVM's own limit."""
 
 import pytest
-from conftest import by_name, declares, is_prior, registered, small_pu
+from conftest import by_name, is_kernel_mean, registered, small_pu
 
 import unlabeled
 from unlabeled import _budget
@@ -18,11 +18,7 @@ def test_memory_available_is_a_limit_too(monkeypatch):
     check_dense_budget(999.0, "a matrix", "do this")
 
 
-#: the class-prior estimators that make n x n distance matrices (the kernel-mean ones)
-KERNEL_MEAN = registered(lambda e: is_prior(e) and declares(e.load(), "kernel_width"))
-
-
-@pytest.mark.parametrize("cls", KERNEL_MEAN, ids=by_name)
+@pytest.mark.parametrize("cls", registered(is_kernel_mean), ids=by_name)
 def test_prior_budget_checked_before_the_distances(monkeypatch, cls):
     """The budget check of tests/test_limits.py comes before the distance matrices: with the
     function that computes them gone, the fit is still refused for the budget."""
