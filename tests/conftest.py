@@ -128,6 +128,22 @@ def registered(where=None, *, family=None) -> list[type]:
     return [e.load() for e in entries if where is None or where(e)]
 
 
+def registered_params(where=None, *, family=None) -> list:
+    """pytest parameters of the registered entries for which ``where(entry)`` holds, by name; one
+    whose optional modules (``needs``) are missing is skipped."""
+    import importlib.util
+
+    from unlabeled.registry import all_estimators
+
+    out = []
+    for e in all_estimators(family=family, load=True):
+        if where is None or where(e):
+            missing = [m for m in e.needs if importlib.util.find_spec(m) is None]
+            marks = pytest.mark.skip(reason=f"needs {missing}") if missing else ()
+            out.append(pytest.param(e, marks=marks, id=e.name))
+    return out
+
+
 def declares(cls, *params) -> bool:
     """Whether the estimator class declares every one of ``params``."""
     return set(params) <= set(cls._get_param_names())
