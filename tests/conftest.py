@@ -118,6 +118,59 @@ def make_pu(seed, n=120, d=3, p=25, shift=1.0, prior=0.4):
     return X, s, float(y_u.mean()) if y_u.any() else prior
 
 
+# ------------------------------------------------------------------ the registry's estimators
+def registered(where=None, *, family=None) -> list[type]:
+    """The registered estimator classes (unlabeled.registry) for which ``where(entry)`` holds,
+    by name: a test's estimators derived by what it is about, never a list typed by hand."""
+    from unlabeled.registry import all_estimators
+
+    entries = all_estimators(family=family, load=True)
+    return [e.load() for e in entries if where is None or where(e)]
+
+
+def registered_params(where=None, *, family=None) -> list:
+    """pytest parameters of the registered entries for which ``where(entry)`` holds, by name; one
+    whose optional modules (``needs``) are missing is skipped."""
+    import importlib.util
+
+    from unlabeled.registry import all_estimators
+
+    out = []
+    for e in all_estimators(family=family, load=True):
+        if where is None or where(e):
+            missing = [m for m in e.needs if importlib.util.find_spec(m) is None]
+            marks = pytest.mark.skip(reason=f"needs {missing}") if missing else ()
+            out.append(pytest.param(e, marks=marks, id=e.name))
+    return out
+
+
+def declares(cls, *params) -> bool:
+    """Whether the estimator class declares every one of ``params``."""
+    return set(params) <= set(cls._get_param_names())
+
+
+def is_prior(entry) -> bool:
+    """A class-prior estimator: one of unlabeled.pu.priors."""
+    return entry.home == "unlabeled.pu.priors"
+
+
+def is_kernel_mean(entry) -> bool:
+    """A class-prior estimator on kernel mean embeddings (n x n distance matrices)."""
+    return is_prior(entry) and declares(entry.load(), "kernel_width")
+
+
+def is_kernel_machine(entry) -> bool:
+    """A kernel expansion f(x) = sum_i alpha_i k(x_i, x) (+ b): unlabeled.base.KernelMachine."""
+    from unlabeled.base import KernelMachine
+
+    return issubclass(entry.load(), KernelMachine)
+
+
+def by_name(cls) -> str:
+    """A class's test id."""
+    return cls.__name__
+
+
 def small_pu(d=3):
     """A 50-point PU problem (10 labeled positives) for checks of errors and limits."""
     X, s, _ = make_pu(1, n=40, d=d, p=10)

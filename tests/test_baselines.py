@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import assert_passes_check_estimator, make_pu, small_pu
+from conftest import assert_passes_check_estimator, declares, make_pu, small_pu
 from oracle import assert_dual_structure, gram, primal_objective, solve_primal
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
@@ -13,6 +13,7 @@ from sklearn.svm import SVC
 
 from unlabeled import PUSVC
 from unlabeled.pu import DoubleHingeQP, RampPU, USMOInit
+from unlabeled.registry import all_estimators
 
 
 @pytest.fixture(scope="module")
@@ -185,23 +186,34 @@ ESTIMATORS = [
 
 
 # --------------------------------------------------------------------------- solver errors
-@pytest.mark.parametrize("which", ["DoubleHingeQP", "RampPU", "SVMPlus"])
-def test_qp_status_becomes_an_actionable_error(which):
+def _qp_solvers() -> list:
+    """(entry, its QP settings): every estimator that solves by Clarabel (it needs clarabel,
+    or its solver or inner_solver offers "qp"), with that option."""
+    out = []
+    for entry in all_estimators(load=True):
+        constraints = getattr(entry.load(), "_parameter_constraints", {})
+        qp = {p: "qp" for p in ("solver", "inner_solver") if "'qp'" in repr(constraints.get(p))}
+        if qp or "clarabel" in entry.needs:
+            out.append(pytest.param(entry, qp, id=entry.name))
+    return out
+
+
+#: a degenerate problem per family: a vanishing weight of the data term
+DEGENERATE = {"pu": {"prior": 0.4, "lam": 1e-12}, "lupi": {"C": 1e-12}}
+
+
+@pytest.mark.parametrize("entry, qp", _qp_solvers())
+def test_qp_status_becomes_an_actionable_error(entry, qp):
     pytest.importorskip("clarabel")
-    from unlabeled import SVMPlus
     from unlabeled.exceptions import QPSolverError
 
     X, s = small_pu()
+    est = entry.load()(**DEGENERATE[entry.family], **qp)
     with pytest.raises(QPSolverError) as info:
-        if which == "DoubleHingeQP":
-            DoubleHingeQP(prior=0.4, lam=1e-12).fit(X, s)
-        elif which == "RampPU":
-            RampPU(prior=0.4, lam=1e-12, inner_solver="qp").fit(X, s)
-        else:
-            SVMPlus(C=1e-12, solver="qp").fit(X, s, X[:, :1])
+        est.fit(X, s, X[:, :1]) if entry.family == "lupi" else est.fit(X, s)
     message = str(info.value)
     assert isinstance(info.value, ValueError) and isinstance(info.value, RuntimeError)
-    assert ("bring lam closer" in message) == (which != "SVMPlus")
+    assert ("bring lam closer" in message) == declares(entry.load(), "lam")
     assert "status" in message and "SMO" in message
 
 

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import time_limit
+from conftest import is_kernel_machine, registered, time_limit
 from sklearn.exceptions import ConvergenceWarning
 
 import unlabeled
@@ -62,8 +62,8 @@ def test_max_time_is_obeyed(name):
 _WIDE = """if True:
     import json, resource, warnings
     import numpy as np, scipy.sparse as sp
-    import unlabeled
-    from unlabeled.pu import DoubleHingeQP, RampPU, USMOInit
+    from unlabeled.base import KernelMachine
+    from unlabeled.registry import all_estimators
     warnings.simplefilter("ignore")
     # a 4 GiB allocation fails here (a raw MemoryError) instead of being made lazily: LapSVM's
     # neighbours made scipy hold an index per column (4 GiB) under a limit of 6 GiB
@@ -79,36 +79,28 @@ _WIDE = """if True:
     ys[:4] = [0, 1, 0, 1]
     s = (np.arange(n) < 8).astype(int)
     groups, yb = np.arange(n) // 4, np.array([1, 0] * 5)
-    fits = {
-        "LapSVM": lambda: unlabeled.LapSVM().fit(X, ys),
-        "TSVM": lambda: unlabeled.TSVM().fit(X, ys),
-        "WellSVM": lambda: unlabeled.WellSVM().fit(X, ys),
-        "LabeledSVM": lambda: unlabeled.LabeledSVM().fit(X, ys),
-        "SVMPlus": lambda: unlabeled.SVMPlus().fit(X, 2 * y - 1, Xd[:, :1]),
-        "PUSVC": lambda: unlabeled.PUSVC(prior=0.4).fit(X, s),
-        "RampPU": lambda: RampPU(prior=0.4).fit(X, s),
-        "DoubleHingeQP": lambda: DoubleHingeQP(prior=0.4).fit(X, s),
-        "USMOInit": lambda: USMOInit(prior=0.4).fit(X, s),
-        "miSVM": lambda: unlabeled.miSVM().fit(X, yb, groups=groups),
-        "MISVM": lambda: unlabeled.MISVM().fit(X, yb, groups=groups),
-        "MILWellSVM": lambda: unlabeled.MILWellSVM().fit(X, yb, groups=groups),
-        "WellSVMClustering": lambda: unlabeled.WellSVMClustering(random_state=0).fit(X),
-    }
+    # fit's arguments and decision_function's keywords, by family
+    data = {"pu": ((X, s), {}), "ssl": ((X, ys), {}), "lupi": ((X, 2 * y - 1, Xd[:, :1]), {}),
+            "mil": ((X, yb), {"groups": groups}), "cluster": ((X,), {})}
     out = {}
-    for name, fit in fits.items():
+    for e in all_estimators(load=True):
+        cls = e.load()
+        if not issubclass(cls, KernelMachine):
+            continue
+        names = cls._get_param_names()
+        params = {k: v for k, v in (("prior", 0.4), ("random_state", 0)) if k in names}
+        args, kw = data[e.family]
         try:
-            est = fit()
-            kw = {"groups": groups} if name in ("miSVM", "MISVM", "MILWellSVM") else {}
+            est = cls(**params).fit(*args, **kw)
             f = est.decision_function(X, **kw)
-            out[name] = "ok" if np.all(np.isfinite(f)) else "not finite"
+            out[e.name] = "ok" if np.all(np.isfinite(f)) else "not finite"
         except Exception as exc:
-            out[name] = f"{type(exc).__name__}: {exc}"
+            out[e.name] = f"{type(exc).__name__}: {exc}"
     print(json.dumps(out))
 """
 
-WIDE_ESTIMATORS = ["LapSVM", "TSVM", "WellSVM", "LabeledSVM", "SVMPlus", "PUSVC", "RampPU",
-                   "DoubleHingeQP", "USMOInit", "miSVM", "MISVM", "MILWellSVM",
-                   "WellSVMClustering"]  # fmt: skip
+#: every kernel machine: the estimators that read only the columns in use
+WIDE_ESTIMATORS = [c.__name__ for c in registered(is_kernel_machine)]
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,13 @@ import zipfile
 
 import numpy as np
 import pytest
+from conftest import declares
+from test_common import _option
 
 import unlabeled
 from unlabeled.cli import main
 from unlabeled.model_io import META_MEMBER
+from unlabeled.registry import all_estimators
 
 N = 40
 
@@ -82,33 +85,40 @@ def files(tmp_path_factory):
     return d
 
 
-# family -> (its training file, fit options, the evaluate options)
+# family -> (its training file, the options that read it, the evaluate options)
 TRUTH = "--true-labels truth"
 FAMILIES = {
-    "pusvc": ("pu.csv", "--label-column y --prior 0.4 --n-jobs 1", ""),
-    "wellsvm": ("ssl.csv", "--label-column y --ignore-column truth --random-state 0", TRUTH),
-    "mi-svm": ("bags.csv", "--bag-column bag --max-iter 20", ""),
-    "svmplus": ("lupi.csv", "--privileged-columns p1,p2", ""),
-    "clustering": ("points.csv", "--ignore-column truth --n-init 3 --random-state 0", TRUTH),
-    "autoencoder": (
-        "points.csv",
-        "--ignore-column truth --max-iter 5 --hidden-layer-sizes 8 --batch-size 20 "
-        "--random-state 0 --device cpu",
-        "",
-    ),
+    "pu": ("pu.csv", "--label-column y", ""),
+    "ssl": ("ssl.csv", "--label-column y --ignore-column truth", TRUTH),
+    "mil": ("bags.csv", "--bag-column bag", ""),
+    "lupi": ("lupi.csv", "--privileged-columns p1,p2", ""),
+    "cluster": ("points.csv", "--ignore-column truth", TRUTH),
+    "generative": ("points.csv", "--ignore-column truth", ""),
 }
+#: every estimator of the command line, by its --estimator name
+COMMANDS = {e.command: e for e in all_estimators(load=True) if e.command}
 
 
-@pytest.fixture(scope="module", params=sorted(FAMILIES))
+def _options(entry) -> list[str]:
+    """The options of the estimator's first common case (tests/test_common.py: small, fast
+    settings), seeded where it has a random_state."""
+    params = dict(entry.cases[0].params)
+    if declares(entry.load(), "random_state"):
+        params.setdefault("random_state", 0)
+    return [o for name, value in params.items() for o in _option(name, value)]
+
+
+@pytest.fixture(scope="module", params=sorted(COMMANDS))
 def fitted(request, files, tmp_path_factory):
-    """(estimator name, model file, training file), fitted once per family."""
+    """(estimator name, model file, training file), fitted once per estimator."""
     name = request.param
-    if name == "autoencoder":
-        pytest.importorskip("torch")
-    data, options, _ = FAMILIES[name]
+    entry = COMMANDS[name]
+    for module in entry.needs:
+        pytest.importorskip(module)
+    data, options, _ = FAMILIES[entry.family]
     model = tmp_path_factory.mktemp(name) / "m.skops"
-    argv = ["fit", files / data, "--estimator", name, *options.split(), "-o", model, "-q"]
-    assert main(list(map(str, argv))) == 0
+    argv = ["fit", files / data, "--estimator", name, *options.split(), *_options(entry)]
+    assert main(list(map(str, [*argv, "-o", model, "-q"]))) == 0
     return name, model, files / data
 
 
@@ -116,7 +126,7 @@ def _commands(name, model, path):
     """predict and evaluate of the family on ``path``."""
     return [
         ["predict", model, path],
-        ["evaluate", model, path, "--json", *FAMILIES[name][2].split()],
+        ["evaluate", model, path, "--json", *FAMILIES[COMMANDS[name].family][2].split()],
     ]
 
 
@@ -163,10 +173,10 @@ def test_label_column_in_place_of_a_feature_is_refused_for_every_estimator(files
     (the PU and semi-supervised estimators)."""
     _columns(tmp_path / "train.csv", files / "pu.csv", ["a", "b", "y"])
     test = _columns(tmp_path / "test.csv", files / "pu.csv", ["a", "y"])
-    for name in ("pusvc", "wellsvm", "tsvm", "lapsvm", "labeledsvm", "clsst"):
+    for name in (n for n, e in COMMANDS.items() if e.family in ("pu", "ssl")):
         model = tmp_path / f"{name}.skops"
         argv = ["fit", tmp_path / "train.csv", "--estimator", name, "--label-column", "y", "-q"]
-        argv += ["--prior", "0.4"] if name == "pusvc" else []
+        argv += _options(COMMANDS[name])
         code, _, err = run([*argv, "-o", model], capsys)
         assert code == 0, err
         assert_error_line(*run(["predict", model, test], capsys), "no column ['b']")

@@ -9,7 +9,7 @@ import textwrap
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import small_pu
+from conftest import is_kernel_machine, registered, small_pu
 from problems import kernel_data
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.metrics.pairwise import pairwise_kernels
@@ -170,7 +170,7 @@ def test_validate_params_alternatives():
 
 
 # --------------------------------------------------------------------------- Ctrl-C
-CTRL_C_FITS = {
+CTRL_C_FITS = {  # registry: a long fit of each engine solver's estimator (PU, SVM+)
     "PUSVC": (
         "from unlabeled import PUSVC\n"
         "X = rng.normal(size=(30000, 10)); s = np.zeros(30000, int); s[:100] = 1; X[:100] += 1\n"
@@ -269,5 +269,8 @@ def test_every_kernel_machine_fit_is_transactional():
             yield from subclasses(sub)
 
     found = [c for c in subclasses(KernelMachine) if "fit" in c.__dict__]
-    assert {c.__name__ for c in found} >= {"PUSVC", "SVMPlus", "KernelPUModel"}
     assert all(getattr(c.__dict__["fit"], "_transactional", False) for c in found)
+    # every registered kernel machine's fit is one of them (its own or inherited)
+    machines = registered(is_kernel_machine)
+    assert machines and all(getattr(c.fit, "_transactional", False) for c in machines)
+    assert all(any(c.fit is f.__dict__["fit"] for f in found) for c in machines)

@@ -4,16 +4,19 @@ canonical dense fit, use no more memory than they need and are left as they were
 DataFrame's column names are kept without warnings."""
 
 import warnings
+from functools import partial
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import make_pu, small_pu
+from conftest import declares, is_prior, make_pu, registered_params, small_pu
 from problems import layouts
 from sklearn.exceptions import ConvergenceWarning
+from test_common import case_id
 
-from unlabeled import PUSVC, TSVM, LabeledSVM, LapSVM, SVMPlus, WellSVM, WellSVMClustering
-from unlabeled.pu import DoubleHingeQP, RampPU, USMOInit, priors
+from unlabeled import PUSVC, SVMPlus
+from unlabeled.pu import RampPU
+from unlabeled.registry import all_estimators
 
 
 # ---------------------------------------------------------------------- dense and sparse layouts
@@ -36,7 +39,6 @@ def test_decision_function_is_the_same_for_every_dense_layout(settings):
     """RampPU with lam=1e-30 on identical points: a model with coefficients of 2e17 whose
     decision values cancel to -1 on a C-ordered X gave -16 on the same X in Fortran order
     (its products rounded differently). Prediction takes dense X in C order, as fit does."""
-    from unlabeled.pu import RampPU
 
     settings(min_default_max_iter=10**4)  # the problem hits its cap
     X = np.tile(np.random.default_rng(0).normal(size=(1, 4)), (15, 1))
@@ -100,43 +102,41 @@ def test_csr_with_duplicates_read_as_scipy_sums_them():
     assert all(np.array_equal(u, v) for u, v in zip(before, after, strict=True))
 
 
-def _dup_estimators():
-    from unlabeled import SVMPlus
-    from unlabeled.pu import DoubleHingeQP, RampPU, USMOInit, priors
-
-    pu = {"prior": 0.4}
-    return {
-        # tight tolerances: sparse and dense kernel values round differently, and a solver
-        # stopped at tol=1e-3 may stop elsewhere (by 4e-4 for RampPU); the duplicates made
-        # differences of up to 1.6
-        "PUSVC": lambda: PUSVC(**pu, tol=1e-9, n_jobs=1, random_state=0),
-        "PUSVC-linear": lambda: PUSVC(**pu, kernel="linear", tol=1e-9, n_jobs=1),
-        "USMOInit": lambda: USMOInit(**pu),
-        "RampPU": lambda: RampPU(**pu, tol=1e-9, random_state=0, init="zero"),
-        "SVMPlus": lambda: SVMPlus(tol=1e-9),
-        "DoubleHingeQP": lambda: DoubleHingeQP(**pu),
-        "KM1": lambda: priors.KM1(random_state=0),
-        "KM2": lambda: priors.KM2(random_state=0),
-        "PenalizedL1": lambda: priors.PenalizedL1(random_state=0),
-    }
+#: tight tolerances: sparse and dense kernel values round differently, and a solver stopped at
+#: tol=1e-3 may stop elsewhere (by 4e-4 for RampPU); the duplicates made differences of up to 1.6
+TIGHT = {"tol": 1e-9, "n_jobs": 1, "random_state": 0}
 
 
-def _fit_output(name, est, X, s):
-    if name == "SVMPlus":
+def _dup_cases() -> dict:
+    """id -> (entry, its maker): every case of the PU and LUPI estimators (the layouts that
+    read X with labels) on X itself (not a Gram matrix), with the TIGHT settings it declares."""
+    out = {}
+    for entry in all_estimators(load=True):
+        cls = entry.load()
+        tight = {k: v for k, v in TIGHT.items() if declares(cls, k)}
+        for case in entry.cases if entry.family in ("pu", "lupi") else ():
+            if case.data != "precomputed":
+                out[case_id(entry, case)] = (entry, partial(cls, **{**case.params, **tight}))
+    return out
+
+
+def _fit_output(entry, est, X, s):
+    if entry.family == "lupi":
         y = np.where(s == 1, 1, -1)
         return est.fit(X, y, np.arange(len(s), dtype=float)[:, None] % 3).decision_function(X)
     est.fit(X, s)
-    return np.array([est.prior_]) if name.startswith(("KM", "Pen")) else est.decision_function(X)
+    return np.array([est.prior_]) if is_prior(entry) else est.decision_function(X)
 
 
-@pytest.mark.parametrize("name", list(_dup_estimators()))
+@pytest.mark.parametrize("name", list(_dup_cases()))
 def test_duplicate_and_unsorted_sparse_entries_read_as_scipy_sums_them(name):
     """Duplicate entries moved decision values by up to 1.6 from the dense fit (and the linear
     kernel never returned), and unsorted ones were sorted in the caller's CSR in place. For
     every estimator here, a CSR matrix holding each entry twice, as two halves in shuffled
     order, gives the dense fit and is left as it was."""
-    if name in ("RampPU", "SVMPlus", "DoubleHingeQP"):
-        pytest.importorskip("clarabel")
+    entry, make = _dup_cases()[name]
+    for module in entry.needs:
+        pytest.importorskip(module)
     X, s = small_pu()
     X = np.round(X, 3)  # halves exact
     dup = layouts(X)["csr_dup"]
@@ -147,10 +147,9 @@ def test_duplicate_and_unsorted_sparse_entries_read_as_scipy_sums_them(name):
         dup.indices[lo:hi], dup.data[lo:hi] = dup.indices[order], dup.data[order]
     dup.has_sorted_indices = False
     before = [a.copy() for a in (dup.data, dup.indices, dup.indptr)]
-    make = _dup_estimators()[name]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        out, ref = _fit_output(name, make(), dup, s), _fit_output(name, make(), X, s)
+        out, ref = _fit_output(entry, make(), dup, s), _fit_output(entry, make(), X, s)
     np.testing.assert_allclose(out, ref, rtol=1e-6, atol=1e-6 * (1 + np.abs(ref).max()))
     assert all(
         np.array_equal(a, b)
@@ -235,40 +234,35 @@ def _frame(X, prefix="x"):
     return pd.DataFrame(X, columns=[f"{prefix}{j}" for j in range(X.shape[1])])
 
 
-_SSL = [WellSVM, TSVM, LapSVM, LabeledSVM]
-
-
-_PU = [
-    lambda: PUSVC(prior=0.4, n_jobs=1),
-    lambda: DoubleHingeQP(prior=0.4),
-    lambda: USMOInit(prior=0.4),
-    lambda: RampPU(prior=0.4, random_state=0),
-]
-
-
-@pytest.mark.parametrize("make", _SSL + _PU + [WellSVMClustering, SVMPlus, priors.TIcE])
-def test_dataframes_fit_and_predict_without_feature_name_warnings(make):
+@pytest.mark.parametrize("entry", registered_params())
+def test_dataframes_fit_and_predict_without_feature_name_warnings(entry):
     """Fitted on a DataFrame and used on one: no "X does not have valid feature names"
-    (an internal call used to pass the checked array back through the column-name check)."""
+    (an internal call used to pass the checked array back through the column-name check).
+    Every registered estimator, with its first common case's parameters."""
     X, s, _ = make_pu(0, n=60, d=3, p=15)
     df = _frame(X)
     y = np.where(X[:, 0] > 0.5, 1, 0)
-    est = make()
+    est = entry.load()(**entry.cases[0].params)
+    groups = np.arange(len(y)) // 3
+    kw = {"groups": groups} if entry.family == "mil" else {}
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message=".*feature names")
-        if make in _SSL:
+        if entry.family == "ssl":
             y_ssl = np.where(np.arange(len(y)) % 3 == 0, y, -1)
             est.fit(df, y_ssl)
             est.score(df, y_ssl)
-        elif make is WellSVMClustering:
+        elif entry.family == "cluster":
             est.fit_predict(df)
-        elif make is SVMPlus:
+        elif entry.family == "generative":
+            est.fit(df)
+        elif entry.family == "lupi":
             est.fit(df, y, _frame(X[:, :2] ** 2, "star"))
+        elif entry.family == "mil":
+            est.fit(df, y[::3], **kw)
         else:
             est.fit(df, s)
-        if hasattr(est, "predict"):
-            est.predict(df)
-        if hasattr(est, "decision_function"):
-            est.decision_function(df)
+        for method in ("predict", "decision_function", "transform"):
+            if hasattr(est, method):
+                getattr(est, method)(df, **kw)
     if hasattr(est, "feature_names_in_"):
         np.testing.assert_array_equal(est.feature_names_in_, ["x0", "x1", "x2"])

@@ -10,16 +10,24 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import make_pu, small_pu, time_limit
+from conftest import (
+    declares,
+    is_kernel_machine,
+    is_kernel_mean,
+    make_pu,
+    registered,
+    small_pu,
+    time_limit,
+)
 from problems import few_labels, shifted_bags
 from sklearn.exceptions import ConvergenceWarning
+from test_common import fit_args
 
 import unlabeled
 from unlabeled import (
     MISVM,
     PUSVC,
     TSVM,
-    LabeledSVM,
     LapSVM,
     MILWellSVM,
     WellSVM,
@@ -27,6 +35,7 @@ from unlabeled import (
     miSVM,
 )
 from unlabeled.exceptions import InvalidParameterError, MemoryBudgetError
+from unlabeled.registry import all_estimators
 
 
 # ---------------------------------------------------------------------- parameter bounds
@@ -60,29 +69,28 @@ def test_out_of_range_parameters_refused(make, params, phrase):
     assert "incompatible function arguments" not in str(info.value)
 
 
-@pytest.mark.parametrize(
-    "name, params",
-    [("WellSVM", {"C1": 1e301, "C2": 1e301}), ("WellSVM", {"C2": 1e301}), ("TSVM", {"C1": 1e31}),
-     ("LapSVM", {"C1": 1e301}), ("MILWellSVM", {"C2": 1e301}), ("miSVM", {"C": 1e301}),
-     ("MISVM", {"C": 1e301}), ("WellSVMClustering", {"C": 1e301}), ("SVMPlus", {"C": 1e301})],
-)  # fmt: skip
-def test_box_weights_beyond_their_range_name_the_parameter(name, params):
+def _box_weights() -> list:
+    """(entry, params): each box weight (C, C1, C2) that an estimator declares at 1e301 alone
+    and just past the bound (1e31), and all of its box weights at once."""
+    out = []
+    for e in all_estimators(load=True):
+        box = [p for p in ("C", "C1", "C2") if declares(e.load(), p)]
+        cases = [{p: v} for p in box for v in (1e301, 1e31)]
+        cases += [dict.fromkeys(box, 1e301)] if len(box) > 1 else []
+        ids = ["-".join(f"{p}={v:g}" for p, v in c.items()) for c in cases]
+        out += [pytest.param(e, c, id=f"{e.name}-{i}") for c, i in zip(cases, ids, strict=True)]
+    return out
+
+
+@pytest.mark.parametrize("entry, params", _box_weights())
+def test_box_weights_beyond_their_range_name_the_parameter(entry, params):
     """WellSVM(C1=1e301, C2=1e301) said "C must be positive and finite" (its squared hinge's
     box, 1e8 C, overflowed in the engine) without naming either parameter. Every C, C1 and C2
     is declared in (0, 1e30] and refused before any work, naming itself and the bound."""
-    est = getattr(unlabeled, name)(**params)
-    X, s = small_pu()
-    y = np.where(s == 1, 1, np.where(np.arange(s.size) % 3 == 0, 0, -1))
+    est = entry.load()(**{**entry.cases[0].params, **params})
     first = sorted(params)[0]
     with pytest.raises(InvalidParameterError, match=f"{first} must be <= 1e\\+30, got 1e\\+3"):
-        if name in ("MILWellSVM", "miSVM", "MISVM"):
-            est.fit(X, s[::5], groups=np.arange(s.size) // 5)
-        elif name == "SVMPlus":
-            est.fit(X, 2 * s - 1, X[:, :1])
-        elif name == "WellSVMClustering":
-            est.fit(X)
-        else:
-            est.fit(X, y)
+        est.fit(*fit_args(entry, entry.cases[0]))
 
 
 def test_largest_cache_accepted():
@@ -238,7 +246,11 @@ def test_ramp_pu_tolerance_below_rounding_stops_at_the_cap(settings):
 
 
 # ---------------------------------------------------------------------- memory budgets
-@pytest.mark.parametrize("which", ["RampPU", "KM1", "KM2"])
+#: RampPU's QP steps and the class-prior estimators that make n x n distance matrices
+DENSE_PU = ["RampPU", *(c.__name__ for c in registered(is_kernel_mean))]
+
+
+@pytest.mark.parametrize("which", DENSE_PU)
 def test_dense_allocations_checked_against_the_budget(monkeypatch, settings, which):
     """n x n matrices are refused before they are made, with the size and the argument to
     use instead, when over unlabeled.set_config(max_dense_bytes=...) (lowered here to 20 kB:
@@ -361,7 +373,7 @@ def test_dense_qp_under_an_address_space_limit_raises_instead_of_aborting():
     assert "of memory available; use PUSVC" in out.stdout
 
 
-@pytest.mark.parametrize("which", ["LapSVM", "MILWellSVM"])
+@pytest.mark.parametrize("which", ["LapSVM", "MILWellSVM"])  # registry: each one's peak below
 def test_dense_methods_follow_the_configured_budget(which):
     """LapSVM (five n x n matrices at its peak) and MILWellSVM (the n x n instance kernel and
     the q x q mixed kernel) are refused over the budget of set_config(max_dense_bytes=...),
@@ -417,7 +429,7 @@ def _huge_sparse(d, n=30, seed=0):
     return sp.csr_matrix((rng.normal(size=n) + 3, (np.arange(n), cols)), shape=(n, d))
 
 
-@pytest.mark.parametrize("which", ["LabeledSVM", "TSVM", "WellSVM", "MISVM", "WellSVMClustering"])
+@pytest.mark.parametrize("which", [c.__name__ for c in registered(is_kernel_machine)])
 def test_huge_sparse_feature_index_is_refused_before_the_work(which):
     """A CSR matrix declaring 2**31 - 2 columns: the linear paths allocated dense vectors of
     that length (bad_alloc, or the OS killing the process); now MemoryBudgetError naming the
@@ -426,21 +438,24 @@ def test_huge_sparse_feature_index_is_refused_before_the_work(which):
     code = textwrap.dedent(f"""
         import resource
         resource.setrlimit(resource.RLIMIT_AS, (4 * 2**30, 4 * 2**30))
-        import numpy as np, scipy.sparse as sp, unlabeled
+        import numpy as np, scipy.sparse as sp
         from unlabeled.exceptions import MemoryBudgetError
+        from unlabeled.registry import all_estimators
+        e = next(e for e in all_estimators(load=True) if e.name == "{which}")
         rng = np.random.default_rng(0)
         n, d = 30, 2**31 - 2
         cols = rng.integers(0, 4, n).astype(np.int64); cols[0] = d - 1
         X = sp.csr_matrix((rng.normal(size=n) + 3, (np.arange(n), cols)), shape=(n, d))
         y = np.full(n, -1); y[:3] = 0; y[3:6] = 1
+        ids = np.arange(n) // 3
+        args, kw = {{"ssl": ((X, y), {{}}), "pu": ((X, (y == 1).astype(int)), {{}}),
+                     "lupi": ((X, 2 * (ids % 2) - 1, np.ones((n, 1))), {{}}),
+                     "mil": ((X, ids % 2), {{"groups": ids}}), "cluster": ((X,), {{}})}}[e.family]
+        names = e.load()._get_param_names()
+        params = {{k: v for k, v in (("kernel", "linear"), ("cache_size", 0.001), ("prior", 0.4))
+                  if k in names}}
         try:
-            if "{which}" == "MISVM":
-                ids = np.arange(n) // 3
-                unlabeled.MISVM(kernel="linear").fit(X, ids % 2, groups=ids)
-            elif "{which}" == "WellSVMClustering":
-                unlabeled.WellSVMClustering(kernel="linear", cache_size=0.001).fit(X)
-            else:
-                unlabeled.{which}(kernel="linear", cache_size=0.001).fit(X, y)
+            e.load()(**params).fit(*args, **kw)
         except MemoryBudgetError as exc:
             print("refused:", exc)
     """)
@@ -461,18 +476,14 @@ def test_linear_solver_checks_its_weight_vectors():
 
 
 @pytest.mark.parametrize(
-    "make", [WellSVM, TSVM, LabeledSVM, WellSVMClustering, MISVM, miSVM, MILWellSVM]
+    "entry",
+    [e for e in all_estimators(load=True) if declares(e.load(), "cache_size")],
+    ids=lambda e: e.name,
 )
-def test_cache_size_is_bounded(make):
-    X, y, _ = few_labels()
+def test_cache_size_is_bounded(entry):
     with pytest.raises(InvalidParameterError, match=r"cache_size must be <= 1000000.0"):
-        est = make(cache_size=1e300)
-        if make in (MISVM, miSVM, MILWellSVM):
-            est.fit(*shifted_bags())
-        elif make is WellSVMClustering:
-            est.fit(X)
-        else:
-            est.fit(X, y)
+        est = entry.load()(**{**entry.cases[0].params, "cache_size": 1e300})
+        est.fit(*fit_args(entry, entry.cases[0]))
 
 
 def _unreachable_tol_fits():

@@ -35,7 +35,7 @@ from sklearn.preprocessing import MinMaxScaler, StandardScaler
 from sklearn.utils.estimator_checks import check_estimator
 
 from unlabeled.exceptions import InvalidParameterError
-from unlabeled.mil import MISVM, BagTransformer, MILWellSVM, miSVM
+from unlabeled.mil import MISVM, BagTransformer, MILWellSVM
 from unlabeled.registry import all_estimators
 
 #: the registered estimators of the "mil" family
@@ -195,7 +195,9 @@ def test_bad_probability_parameters_and_too_few_bags(cls):
         cls(gamma=0.5).fit(one_negative, [1, 1, 1, 1, 0])  # fine without probability
 
 
-@pytest.mark.parametrize("cls", [miSVM, MISVM])
+@pytest.mark.parametrize(
+    "cls", [c for c in CLASSES if c is not MILWellSVM], ids=lambda c: c.__name__
+)
 def test_check_estimator_with_probability(cls):
     """scikit-learn's checks with probability=True (one-instance bags). MILWellSVM has no
     offset: its sigmoid's midpoint need not be at F = 0, so the class of the larger

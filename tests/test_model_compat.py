@@ -14,6 +14,7 @@ import scipy.sparse as sp
 
 from unlabeled import PUSVC
 from unlabeled.model_io import load_model
+from unlabeled.registry import all_estimators
 
 DATA = Path(__file__).resolve().parent / "data"
 EXPECTED = np.load(DATA / "pusvc-0.1.0-expected.npz")
@@ -52,19 +53,24 @@ def test_earlier_model_files_load_and_predict_the_same(name, params):
 SSL_EXPECTED = np.load(DATA / "ssl-0.2.0-expected.npz")
 
 
-@pytest.mark.parametrize("name", ["wellsvm", "tsvm", "lapsvm", "labeledsvm"])
+#: the estimators that gained the standardize parameter after 0.2.0, by command name
+STANDARDIZED = {
+    e.command: e.load() for e in all_estimators(family="ssl", load=True)
+    if "standardize" in e.load()._get_param_names()
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(STANDARDIZED))
 def test_semi_supervised_files_before_standardize_predict_the_same(name):
     """Files of the semi-supervised SVMs written by 0.2.0 at commit 2424e5a, before the
     ``standardize`` parameter, on features of unequal scales: they load with
     ``standardize=False`` (model_io.ADDED_PARAMS) and no ``scale_``, and predict to the bit
     what that build computed; a refit with ``standardize=False`` is that model."""
-    from unlabeled import TSVM, LabeledSVM, LapSVM, WellSVM
-
     est, _ = load_model(DATA / f"{name}-0.2.0.skops")
     assert est.standardize is False and getattr(est, "scale_", None) is None
     Xt = SSL_EXPECTED["Xt"]
     np.testing.assert_array_equal(est.decision_function(Xt), SSL_EXPECTED[name])
-    cls = {"wellsvm": WellSVM, "tsvm": TSVM, "lapsvm": LapSVM, "labeledsvm": LabeledSVM}[name]
+    cls = STANDARDIZED[name]
     refit = cls(standardize=False).fit(SSL_EXPECTED["X"], SSL_EXPECTED["y"])
     np.testing.assert_allclose(refit.decision_function(Xt), SSL_EXPECTED[name], atol=1e-12)
     default = cls().fit(SSL_EXPECTED["X"], SSL_EXPECTED["y"])  # the new default differs

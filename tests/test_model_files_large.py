@@ -14,6 +14,7 @@ import zipfile
 import numpy as np
 import pytest
 import skops.io
+from test_common import CASES, fitted, params
 from test_model_files_all import _has_torch, _rewrite
 
 import unlabeled
@@ -65,7 +66,7 @@ def _large(name):
     return _pae((8,)).fit(X_MANY), _pae((600, 300), out_activation="sigmoid").fit(X_MANY), X_MANY
 
 
-LARGE = [
+LARGE = [  # registry: the estimators whose models grow with the data, each built by _large
     "CLSST",
     "PUSVC",
     "WellSVMClustering",
@@ -123,15 +124,15 @@ def test_format_1_file_of_a_long_fit_loads(tmp_path):
     assert _members(path.read_bytes()) < 30
 
 
-@pytest.mark.parametrize("name", ["PUSVC", "CLSST"])
-def test_more_members_than_the_class_makes_refused(name, tmp_path):
+#: every registered estimator's first case of the common suite (tests/test_common.py)
+FIRST_CASES = {key: (e, case) for key, (e, case) in CASES.items() if case == e.cases[0]}
+
+
+@pytest.mark.parametrize("key", params(FIRST_CASES))
+def test_more_members_than_the_class_makes_refused(key, tmp_path):
     """The limit follows from the class: a file at its class's limit loads, one member more
     is refused (format 2, and format 1 for a class without list attributes)."""
-    est = (
-        PUSVC(0.3).fit(X_MANY[:40], (np.arange(40) < 10).astype(int))
-        if name == "PUSVC"
-        else CLSST(n_components=2, n_factors=1, max_iter=5, random_state=0).fit(X_MANY[:40])
-    )
+    name, est = FIRST_CASES[key][0].name, fitted(key)
     path = tmp_path / "m.skops"
     unlabeled.save(est, path)
     raw = path.read_bytes()

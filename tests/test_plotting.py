@@ -11,6 +11,7 @@ import pytest
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from conftest import is_prior, registered  # noqa: E402
 
 from unlabeled import PUSVC, WellSVMClustering  # noqa: E402
 from unlabeled.datasets import make_cake, make_pu_labels  # noqa: E402
@@ -21,7 +22,7 @@ from unlabeled.plotting import (  # noqa: E402
     plot_loss_history,
     plot_prior_intervals,
 )
-from unlabeled.pu.priors import KM2, TIcE  # noqa: E402
+from unlabeled.pu.priors import TIcE  # noqa: E402
 from unlabeled.ssl import CLSST  # noqa: E402
 
 
@@ -89,13 +90,12 @@ def test_prior_intervals():
     s = np.zeros(300, dtype=int)
     s[:60] = 1
     X0 = X.copy()
-    ests = {
-        "TIcE": TIcE(n_bootstrap=5, random_state=0).fit(X, s),
-        "KM2": KM2(random_state=0).fit(X, s),
-    }
+    # every class-prior estimator, in the registry's order reversed: the labels keep the dict's
+    ests = {c.__name__: c(n_bootstrap=5, random_state=0).fit(X, s) for c in registered(is_prior)}
+    ests = dict(reversed(ests.items()))
     ax = plot_prior_intervals(ests, true_prior=90 / 240)
     _labelled(ax)
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["TIcE", "KM2"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == list(ests)
     np.testing.assert_array_equal(X, X0)
     with pytest.raises(ValueError, match="fit"):
         plot_prior_intervals([TIcE()])

@@ -6,7 +6,16 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import assert_random_state_validated, assert_same_state, raise_on_call, small_pu
+from conftest import (
+    assert_random_state_validated,
+    assert_same_state,
+    by_name,
+    declares,
+    is_prior,
+    raise_on_call,
+    registered,
+    small_pu,
+)
 from problems import pu_mixture
 from sklearn.base import clone
 
@@ -23,7 +32,7 @@ from unlabeled.pu.priors import (
     prior_from_label_frequency,
 )
 
-ALL = (KM1, KM2, PenalizedL1, ElkanNoto, TIcE, BestBin, Bracket)
+ALL = registered(is_prior)
 
 
 # Tolerances (absolute error on the share of positives among the unlabeled points), per
@@ -35,15 +44,18 @@ ALL = (KM1, KM2, PenalizedL1, ElkanNoto, TIcE, BestBin, Bracket)
 # subsets, so it errs on the side of a larger prior, by up to 0.15 on 600 points. BestBin's top
 # bin is nearly free of negatives 3 standard deviations apart (a few hundredths). Bracket is
 # the midpoint of an interval from TIcE's estimate to BestBin's upper bound at 0.95.
-TOL = {KM1: 0.15, KM2: 0.15, PenalizedL1: 0.1, ElkanNoto: 0.08, TIcE: 0.15, BestBin: 0.08,
-       Bracket: 0.15}  # fmt: skip
+TOL = {  # registry: each estimator's tolerance, with its reason above
+    KM1: 0.15, KM2: 0.15, PenalizedL1: 0.1, ElkanNoto: 0.08, TIcE: 0.15, BestBin: 0.08,
+    Bracket: 0.15,
+}  # fmt: skip
 
-# PUSVC(prior="auto") tries these in turn, as its docstring states (the most accurate first)
-AUTO_PRIOR_ESTIMATORS = ("Bracket", "KM1", "KM2")
+# PUSVC(prior="auto") tries Bracket first, as its docstring states (the most accurate first;
+# the whole order: tests/internals/test_pusvc_paths.py)
+FIRST_AUTO_PRIOR = Bracket
 
 
 @pytest.mark.parametrize("prior", [0.2, 0.5, 0.7])
-@pytest.mark.parametrize("cls", ALL)
+@pytest.mark.parametrize("cls", ALL, ids=by_name)
 def test_recovers_known_prior(cls, prior):
     X, s, truth = pu_mixture(1, prior)
     est = cls(random_state=0).fit(X, s)
@@ -52,7 +64,7 @@ def test_recovers_known_prior(cls, prior):
     assert est.prior_interval_ is None
 
 
-@pytest.mark.parametrize("cls", ALL)
+@pytest.mark.parametrize("cls", ALL, ids=by_name)
 def test_bootstrap_interval_contains_estimate_and_is_reproducible(cls):
     X, s, _ = pu_mixture(2, 0.4, n_u=200, n_p=100)
     a = cls(n_bootstrap=8, random_state=3).fit(X, s)
@@ -74,7 +86,7 @@ def test_bootstrap_interval_contains_estimate_and_is_reproducible(cls):
     assert cls(random_state=3).fit(X, s).prior_ == a.prior_
 
 
-@pytest.mark.parametrize("cls", ALL)
+@pytest.mark.parametrize("cls", ALL, ids=by_name)
 def test_inputs_unchanged_labels_minus_one_and_sparse(cls):
     X, s, _ = pu_mixture(3, 0.3, n_u=150, n_p=80)
     X0, s0 = X.copy(), s.copy()
@@ -89,7 +101,7 @@ def test_inputs_unchanged_labels_minus_one_and_sparse(cls):
     np.testing.assert_array_equal(Xs.toarray(), X0)
 
 
-@pytest.mark.parametrize("cls", ALL)
+@pytest.mark.parametrize("cls", ALL, ids=by_name)
 def test_pickle_roundtrip(cls):
     X, s, _ = pu_mixture(4, 0.3, n_u=120, n_p=60)
     est = cls(random_state=0).fit(X, s)
@@ -98,7 +110,7 @@ def test_pickle_roundtrip(cls):
     assert again.get_params() == est.get_params()
 
 
-@pytest.mark.parametrize("cls", ALL)
+@pytest.mark.parametrize("cls", ALL, ids=by_name)
 @pytest.mark.parametrize(
     "param, value, exc, words",
     [
@@ -135,7 +147,7 @@ def test_specific_parameter_errors(est, exc, words):
         est.fit(X, s)
 
 
-@pytest.mark.parametrize("cls", ALL)
+@pytest.mark.parametrize("cls", ALL, ids=by_name)
 def test_bad_data_errors(cls):
     X, s, _ = pu_mixture(6, 0.3, n_u=60, n_p=30)
     with pytest.raises(ValueError, match="no labeled positive"):
@@ -150,13 +162,14 @@ def test_bad_data_errors(cls):
         cls().fit(Xn, s)
 
 
-@pytest.mark.parametrize("name", ["KM1", "KM2"])
-def test_km_small_max_iter_message(name):
-    from unlabeled.pu import priors
-
+@pytest.mark.parametrize(
+    "cls", registered(lambda e: is_prior(e) and declares(e.load(), "max_iter")), ids=by_name
+)
+def test_km_small_max_iter_message(cls):
     X, s = small_pu()
-    with pytest.raises(RuntimeError, match=f"{name}: .*max_iter=1 .*increase max_iter"):
-        getattr(priors, name)(max_iter=1, random_state=0).fit(X, s)
+    match = f"{cls.__name__}: .*max_iter=1 .*increase max_iter"
+    with pytest.raises(RuntimeError, match=match):
+        cls(max_iter=1, random_state=0).fit(X, s)
 
 
 def test_elkan_noto_out_of_range_warns_and_is_not_clipped():
@@ -219,9 +232,8 @@ def test_pusvc_prior_auto_estimates_the_prior():
 
     X, s, truth = pu_mixture(8, 0.4, n_u=300, n_p=100)
     clf = PUSVC(prior="auto", random_state=0).fit(X, s)
-    assert clf.prior_estimator_ == AUTO_PRIOR_ESTIMATORS[0]
-    assert set(AUTO_PRIOR_ESTIMATORS) <= {c.__name__ for c in ALL}
-    cls = getattr(unlabeled.pu.priors, AUTO_PRIOR_ESTIMATORS[0])
+    cls = FIRST_AUTO_PRIOR
+    assert clf.prior_estimator_ == cls.__name__
     assert abs(clf.prior_ - truth) <= TOL[cls]  # the estimator's tolerance above
     expected = cls(random_state=0).fit(X, s)
     assert clf.prior_ == pytest.approx(expected.prior_)
@@ -304,7 +316,7 @@ def test_pusvc_prior_auto_interval_is_the_bracket():
 
 
 # ------------------------------------------------------------------ work and memory bounds
-@pytest.mark.parametrize("cls", ALL)
+@pytest.mark.parametrize("cls", ALL, ids=by_name)
 def test_bootstrap_count_checked_against_the_budget(cls):
     """n_bootstrap=10**9 ended in a raw 7.45 GiB MemoryError (the seeds); refused first."""
     from unlabeled.exceptions import MemoryBudgetError
@@ -364,16 +376,13 @@ def _pu_data():
     return X, np.r_[np.ones(60), np.zeros(90)]
 
 
-PRIOR_ESTIMATORS = [priors.KM1, priors.KM2, priors.PenalizedL1, priors.ElkanNoto, priors.TIcE]
-
-
-@pytest.mark.parametrize("make", PRIOR_ESTIMATORS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("make", ALL, ids=by_name)
 def test_random_state_validated_by_the_library(make):
     X, y = _pu_data()
     assert_random_state_validated(make, X, y, "prior_", n_bootstrap=3)
 
 
-@pytest.mark.parametrize("make", PRIOR_ESTIMATORS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("make", ALL, ids=by_name)
 def test_prior_fit_interrupted_in_the_bootstrap_leaves_it_as_it_was(monkeypatch, make):
     """Before: prior_, n_labeled_ and n_features_in_ of the new fit were kept beside the old
     interval when the bootstrap was interrupted."""

@@ -6,14 +6,13 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import assert_passes_check_estimator, make_pu, small_pu
+from conftest import assert_passes_check_estimator, by_name, declares, make_pu, registered, small_pu
 from oracle import gram
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
 from unlabeled import PUSVC
 from unlabeled.exceptions import InvalidParameterError
-from unlabeled.pu import DoubleHingeQP, RampPU, USMOInit
 
 
 @pytest.fixture(scope="module")
@@ -354,7 +353,9 @@ def test_a_model_of_one_class_warns_with_its_cause():
         assert 0 < np.mean(PUSVC(prior=0.6).fit(X, s).predict(X)) < 1
 
 
-@pytest.mark.parametrize("cls", [PUSVC, DoubleHingeQP, USMOInit, RampPU])
+@pytest.mark.parametrize(
+    "cls", registered(lambda e: declares(e.load(), "prior"), family="pu"), ids=by_name
+)
 def test_missing_prior_names_it_and_the_choices(cls):
     X, s = small_pu()
     est = cls()

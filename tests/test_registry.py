@@ -128,8 +128,9 @@ def test_top_level_names_are_the_registered_commands():
 #: an algorithm's choice among them), not a list of the library's estimators
 PRAGMA = "# registry: "
 #: the test files whose estimator lists are not yet derived from the registry, and how many
-#: such literals they hold together: lower it as they go (a new one fails)
-LEFT = 40
+#: such literals each holds: lower it as they go (a new one fails). The Dask tests' two lists
+#: are their owner's to derive.
+LEFT = {"test_dask_predict.py": 2}
 
 
 def _named(node, names) -> str | None:
@@ -166,13 +167,11 @@ def test_no_hand_written_list_of_estimators():
     derived = {"test_common.py", "test_registry.py", "test_model_files_all.py", "test_fuzz.py",
                "test_cli_families.py", "test_threads.py", "test_transactional.py",
                "test_predict_proba_contract.py"}  # fmt: skip
-    strict, rest = [], []
+    strict = []
     for path in sorted([*(ROOT / "src").rglob("*.py"), *(ROOT / "tests").rglob("*.py")]):
         found = _lists(path, names)
-        (strict if "src" in path.parts or path.name in derived else rest).extend(found)
+        if "src" in path.parts or path.name in derived or len(found) > LEFT.get(path.name, 0):
+            strict.extend(found)
     assert not strict, "derive these from unlabeled.registry.all_estimators():\n" + "\n".join(
         strict
-    )
-    assert len(rest) <= LEFT, "a new list of estimators: derive it from the registry\n" + "\n".join(
-        rest
     )

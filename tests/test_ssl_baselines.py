@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.csgraph
+from conftest import declares, registered
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.neighbors import kneighbors_graph
 from sklearn.utils.estimator_checks import check_estimator
@@ -180,7 +181,8 @@ def test_lapsvm_singular_system_names_gamma_i():
 
 
 # ---------------------------------------------------------------------------- standardize
-SSL_CLASSES = [WellSVM, TSVM, LapSVM, LabeledSVM]
+#: the semi-supervised SVMs, the estimators with a standardize parameter
+SSL_CLASSES = registered(lambda e: declares(e.load(), "standardize"), family="ssl")
 
 
 def _units_problem(seed=3):

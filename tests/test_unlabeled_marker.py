@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import is_kernel_machine, registered
 from problems import ssl_problem
 
-from unlabeled.ssl import CLSST, TSVM, LabeledSVM, LapSVM, WellSVM
+from unlabeled.ssl import CLSST
 
-SVMS = [WellSVM, TSVM, LapSVM, LabeledSVM]
+#: the semi-supervised SVMs (the kernel machines of the family)
+SVMS = registered(is_kernel_machine, family="ssl")
 NAMES = np.array(["no", "yes"])
 
 
@@ -41,7 +43,7 @@ def test_svms_read_minus_one_in_every_dtype(cls):
     assert ref.score(X, test_y) == expected
 
 
-@pytest.mark.parametrize("cls", [*SVMS, CLSST], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", registered(family="ssl"), ids=lambda c: c.__name__)
 def test_a_string_minus_one_is_refused(cls):
     """Before: LabeledSVM on y in {"yes", "-1"} made "-1" a class and predicted it on all 46
     points; CLSST on {"no", "yes", "-1"} the same."""
@@ -54,7 +56,7 @@ def test_a_string_minus_one_is_refused(cls):
         with pytest.raises(ValueError, match=r"string '-1'.*integer -1.*dtype=object"):
             est.fit(X, bad)
         assert not hasattr(est, "classes_")  # a failed fit leaves it unfitted
-    if cls is not CLSST:
+    if cls in SVMS:
         clf = cls().fit(X, y)
         with pytest.raises(ValueError, match="string '-1'"):
             clf.score(X, as_text)

@@ -2,7 +2,7 @@
 allocation, the budget is checked before the matrices are made, and LapSVM's own limit."""
 
 import pytest
-from conftest import small_pu
+from conftest import by_name, is_kernel_mean, registered, small_pu
 
 import unlabeled
 from unlabeled import _budget
@@ -18,12 +18,12 @@ def test_memory_available_is_a_limit_too(monkeypatch):
     check_dense_budget(999.0, "a matrix", "do this")
 
 
-@pytest.mark.parametrize("which", ["KM1", "KM2"])
-def test_prior_budget_checked_before_the_distances(monkeypatch, which):
+@pytest.mark.parametrize("cls", registered(is_kernel_mean), ids=by_name)
+def test_prior_budget_checked_before_the_distances(monkeypatch, cls):
     """The budget check of tests/test_limits.py comes before the distance matrices: with the
     function that computes them gone, the fit is still refused for the budget."""
     monkeypatch.setattr(priors, "_sq_dists", None)
     X, s = small_pu()
     with unlabeled.config_context(max_dense_bytes=20_000):
         with pytest.raises(MemoryBudgetError, match="50 x 50"):
-            getattr(priors, which)(max_samples=None).fit(X, s)
+            cls(max_samples=None).fit(X, s)

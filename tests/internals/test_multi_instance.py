@@ -10,13 +10,14 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import by_name, declares, registered
 from oracle import svm_dual_cvxpy
 from problems import planted
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel
 
 from unlabeled._label_generation import KernelBackend
-from unlabeled.mil import MISVM, MILWellSVM, _wellsvm, miSVM
+from unlabeled.mil import MILWellSVM, _wellsvm, miSVM
 from unlabeled.mil._wellsvm import KeyInstanceBackend, KeyInstanceOracle
 
 cp = pytest.importorskip("cvxpy")
@@ -79,7 +80,9 @@ def test_wellsvm_start_svm_matches_cvxpy(monkeypatch):
     assert_close_to_optimum(dual_value(K, yi, alpha), svm_dual_cvxpy(K, yi, C, True))
 
 
-@pytest.mark.parametrize("cls", [miSVM, MISVM])
+@pytest.mark.parametrize(
+    "cls", registered(lambda e: declares(e.load(), "C_negative"), family="mil"), ids=by_name
+)
 def test_alternating_every_svm_matches_cvxpy(cls, monkeypatch):
     """Each SVM (with offset) that mi-SVM / MI-SVM trains is the optimum of its dual; the
     Gram matrix is rebuilt here from the instances and, for MI-SVM, the bag centroids."""

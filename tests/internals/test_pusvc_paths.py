@@ -6,13 +6,13 @@ start's sum, and the refusal of prior="auto" when no estimator gives a prior in 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import make_pu
+from conftest import is_prior, make_pu, registered
 from oracle import check_against, solve_primal
 from problems import pu_mixture
 
 from unlabeled import PUSVC, _products
-from unlabeled.pu import _pusvc, _starts
-from unlabeled.pu.priors import KM1, TIcE
+from unlabeled.pu import _pusvc, _starts, priors
+from unlabeled.pu.priors import TIcE
 
 LAMS = [1e-4, 1e-3, 1e-2, 1e-1]
 
@@ -200,7 +200,9 @@ def test_random_problems_blas_start(monkeypatch, lam):
 def test_prior_auto_order_is_the_documented_one():
     """PUSVC's docstring: Bracket first, then KM1 and KM2 (tests/test_priors.py relies on
     it)."""
-    assert _pusvc.AUTO_PRIOR_ESTIMATORS == ("Bracket", "KM1", "KM2")
+    documented = ("Bracket", "KM1", "KM2")  # registry: PUSVC's docstring's order, the data
+    assert _pusvc.AUTO_PRIOR_ESTIMATORS == documented
+    assert set(documented) <= {c.__name__ for c in registered(is_prior)}
 
 
 def test_prior_auto_refuses_when_no_estimate_is_inside_0_1(monkeypatch):
@@ -220,11 +222,13 @@ def test_prior_auto_falls_back(monkeypatch):
     next estimator is used (and only when none gives a value in (0, 1) does fit refuse: the
     test above, with TIcE alone). Bracket, the first, practically never gives 0 or 1 (a
     midpoint), so TIcE stands first here for the mechanism."""
-    monkeypatch.setattr(_pusvc, "AUTO_PRIOR_ESTIMATORS", ("TIcE", "KM1", "KM2"))
+    fallback = ("TIcE", *_pusvc.AUTO_PRIOR_ESTIMATORS[1:])  # TIcE in Bracket's place
+    monkeypatch.setattr(_pusvc, "AUTO_PRIOR_ESTIMATORS", fallback)
     X, s, _ = pu_mixture(0, 0.33, n_u=30, n_p=8)
     seeds = [r for r in range(20) if TIcE(random_state=r).fit(X, s).prior_ >= 1]
     if not seeds:
         pytest.skip("no degenerate estimate on this problem")
     clf = PUSVC(prior="auto", random_state=seeds[0]).fit(X, s)
-    assert clf.prior_estimator_ == "KM1" and clf.prior_interval_ is None
-    assert clf.prior_ == pytest.approx(KM1(random_state=seeds[0]).fit(X, s).prior_)
+    assert clf.prior_estimator_ == fallback[1] and clf.prior_interval_ is None
+    second = getattr(priors, fallback[1])
+    assert clf.prior_ == pytest.approx(second(random_state=seeds[0]).fit(X, s).prior_)
