@@ -211,10 +211,19 @@ def _csv_text(header: list[str], columns: list) -> str:
     return out.getvalue()
 
 
-def cmd_predict(args) -> int:
-    """One row per data row (per bag), with what the family's models predict."""
+def _write(text: str, output, progress: Progress, what: str) -> None:
+    """``text`` to standard output, or atomically to ``output`` with a note of ``what``."""
     from ..model_io import write_atomic
 
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        write_atomic(output, text)
+        progress.note(f"wrote {what} to {output}")
+
+
+def cmd_predict(args) -> int:
+    """One row per data row (per bag), with what the family's models predict."""
     progress = Progress(args.quiet)
     if args.output is not None:
         _check_output(args.output, args.model, args.data)
@@ -246,12 +255,7 @@ def cmd_predict(args) -> int:
         kept = np.flatnonzero(unlabeled_rows(rows.y))
         header = ["row", *header]
         columns = [kept.tolist(), *([c[i] for i in kept] for c in columns)]
-    text = _csv_text(header, columns)
-    if args.output is None:
-        sys.stdout.write(text)
-    else:
-        write_atomic(args.output, text)
-        progress.note(f"wrote {family.wrote(columns)} to {args.output}")
+    _write(_csv_text(header, columns), args.output, progress, family.wrote(columns))
     return 0
 
 
@@ -321,8 +325,6 @@ def _points_csv(header: list[str], points: np.ndarray, block: int = 65536) -> st
 
 def cmd_sample(args) -> int:
     """Points drawn from a saved autoencoder, as CSV."""
-    from ..model_io import write_atomic
-
     progress = Progress(args.quiet)
     if args.output is not None:
         _check_output(args.output, args.model)
@@ -337,10 +339,5 @@ def cmd_sample(args) -> int:
     names = model_feature_names(est, train)
     if names is None or len(names) != points.shape[1]:
         names = [f"x{j}" for j in range(points.shape[1])]
-    text = _points_csv(names, points)
-    if args.output is None:
-        sys.stdout.write(text)
-    else:
-        write_atomic(args.output, text)
-        progress.note(f"wrote {points.shape[0]} points to {args.output}")
+    _write(_points_csv(names, points), args.output, progress, f"{points.shape[0]} points")
     return 0
