@@ -60,40 +60,47 @@ namespace vbase {
 }  // namespace vbase
 }  // namespace
 
-void mixed_row(const double* w, const int8_t* Y, int64_t m, int64_t stride, const double* row,
+namespace {
+// one dispatch per entry point, for rows of either precision
+template <class T>
+void mixed_any(const double* w, const int8_t* Y, int64_t m, int64_t stride, const T* row,
                const int64_t* point, int64_t len, double* b) {
 #ifdef UNL_X86_VERSIONS
     if (isa_level() == 2) return v512::mixed_entry(w, Y, m, stride, row, point, len, b);
     if (isa_level() == 1) return v256::mixed_entry(w, Y, m, stride, row, point, len, b);
 #endif
     vbase::mixed_entry(w, Y, m, stride, row, point, len, b);
+}
+
+template <class T>
+void scaled_any(double c, const int8_t* Y, const T* row, const int64_t* point, int64_t len,
+                double* b) {
+#ifdef UNL_X86_VERSIONS
+    if (isa_level() == 2) return v512::scaled_entry(c, Y, row, point, len, b);
+    if (isa_level() == 1) return v256::scaled_entry(c, Y, row, point, len, b);
+#endif
+    vbase::scaled_entry(c, Y, row, point, len, b);
+}
+}  // namespace
+
+void mixed_row(const double* w, const int8_t* Y, int64_t m, int64_t stride, const double* row,
+               const int64_t* point, int64_t len, double* b) {
+    mixed_any(w, Y, m, stride, row, point, len, b);
 }
 
 void mixed_row(const double* w, const int8_t* Y, int64_t m, int64_t stride, const float* row,
                const int64_t* point, int64_t len, double* b) {
-#ifdef UNL_X86_VERSIONS
-    if (isa_level() == 2) return v512::mixed_entry(w, Y, m, stride, row, point, len, b);
-    if (isa_level() == 1) return v256::mixed_entry(w, Y, m, stride, row, point, len, b);
-#endif
-    vbase::mixed_entry(w, Y, m, stride, row, point, len, b);
+    mixed_any(w, Y, m, stride, row, point, len, b);
 }
 
 void scaled_row(double c, const int8_t* Y, const double* row, const int64_t* point, int64_t len,
                 double* b) {
-#ifdef UNL_X86_VERSIONS
-    if (isa_level() == 2) return v512::scaled_entry(c, Y, row, point, len, b);
-    if (isa_level() == 1) return v256::scaled_entry(c, Y, row, point, len, b);
-#endif
-    vbase::scaled_entry(c, Y, row, point, len, b);
+    scaled_any(c, Y, row, point, len, b);
 }
 
 void scaled_row(double c, const int8_t* Y, const float* row, const int64_t* point, int64_t len,
                 double* b) {
-#ifdef UNL_X86_VERSIONS
-    if (isa_level() == 2) return v512::scaled_entry(c, Y, row, point, len, b);
-    if (isa_level() == 1) return v256::scaled_entry(c, Y, row, point, len, b);
-#endif
-    vbase::scaled_entry(c, Y, row, point, len, b);
+    scaled_any(c, Y, row, point, len, b);
 }
 
 double box_gains(const double* G, const int8_t* status, const double* QD, double tau, int64_t n,
