@@ -351,7 +351,11 @@ def main():
         default="both",
         help="which half of the suite (both)",
     )
-    ap.add_argument("--tables", type=csv(str), help="comma-separated table names (the half's)")
+    ap.add_argument(
+        "--tables",
+        type=csv(str),
+        help="comma-separated table names (default: the tables of --half; overrides it)",
+    )
     ap.add_argument(
         "--rates",
         type=csv(float),
