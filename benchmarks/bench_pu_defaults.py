@@ -7,6 +7,12 @@ reported separately.
     python benchmarks/bench_pu_defaults.py --half tuning --seeds 1 --max-rows 5000
     python benchmarks/bench_pu_defaults.py --quick      # smoke: 2 small tables, rate 0.2, seed 0
 
+The first command, with the Adult and Shuttle files, took 14 minutes (344 s of CPU) on 2 shared
+cores with PUSVC's defaults of 2026-12-07; seed 0 alone took 8 minutes (the prior's spread
+runs on seed 0 only). At the default --max-rows (pu_tables.MAX_ROWS) the eight tables above
+10,000 rows grow superlinearly in cost: about twice as long (estimated from the
+per-table CPU at 5,000 and 10,000 rows, not measured).
+
 Tables: the 26 of benchmarks/_harness/pu_tables.py, split once (before any default was chosen)
 into a TUNING half and a CONFIRMATION half. Defaults are chosen on the tuning half only; the
 confirmation half only reports. --half picks the half (both), --tables a subset by name. Adult
