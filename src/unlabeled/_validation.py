@@ -519,7 +519,7 @@ def check_gamma(gamma, kernel: str, X) -> float:
                     "the same. Pass gamma as a number, or give points that differ"
                 )
             return 1.0
-        if gamma == "scale":
+        if gamma in ("scale", "cv"):  # "cv": the unit of the search grid (PUSVC's gamma)
             if kernel in ("precomputed", "linear"):
                 return 1.0  # unused by these kernels; the variance costs a pass over X
             var, sq = _variance(X)
