@@ -99,5 +99,5 @@ def cv_selection(est, X, mask, prior: float, gammas, lams, seed: int):
                 f = fold_est.decision_function(X_te)
                 hits[a, b] += held_out_recall(f[m_te], f[~m_te], prior)
     recall = hits / ms.sum()
-    a, b = np.unravel_index(int(np.argmax(recall)), recall.shape)  # the first of the best
-    return gammas[a], lams[b], recall
+    first, second = np.unravel_index(int(np.argmax(recall)), recall.shape)  # first of the best
+    return gammas[int(first)], lams[int(second)], recall
