@@ -8,6 +8,7 @@ from sklearn.preprocessing import StandardScaler
 
 from unlabeled import PUSVC
 from unlabeled.exceptions import InvalidParameterError
+from unlabeled.model_selection import DEFAULT_GAMMA_FACTORS, default_param_grid
 
 
 def labeled(X, y, n_labeled, seed=2):
@@ -157,3 +158,12 @@ def test_standardize_scales_sparse_input_without_centring():
     np.testing.assert_array_equal(sparse.mean_, 0.0)
     np.testing.assert_allclose(sparse.scale_[:3], X[:, :3].std(axis=0), rtol=1e-12)
     assert not np.allclose(dense.mean_[:3], 0.0)  # dense input is centred as well
+
+
+def test_default_grid_measures_scale_on_the_standardised_features():
+    X, y = mixed_table(200, 2)
+    Z = X.copy()
+    Z[:, :4] = StandardScaler().fit_transform(X[:, :4])
+    grid = default_param_grid(PUSVC(0.4, standardize=True), X)
+    scale = 1.0 / (Z.shape[1] * Z.var())
+    np.testing.assert_allclose(grid["gamma"], [c * scale for c in DEFAULT_GAMMA_FACTORS])

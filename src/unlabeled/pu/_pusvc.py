@@ -18,6 +18,8 @@ from .._validation import (
     Real,
     check_gamma,
     check_kernel_scale,
+    standardize_moments,
+    standardize_rows,
 )
 from ..base import ArrayLike, Fitted, MatrixLike, set_init_params
 from ..registry import Case, register
@@ -25,7 +27,6 @@ from . import _starts, priors
 from ._base import MIN_LAM, KernelPUModel, PUProblem, engine_kernel, store_solution
 from ._dask_linear import fit_linear_dask
 from ._select import CV_GAMMA_FACTORS, CV_LAMS, cv_selection
-from ._standardize import feature_moments, standardize_rows
 
 _SOLVERS = ("auto", "smo", "usmo")
 _INITS = ("auto", "pilot", "ocsvm", "mean-kernel")
@@ -556,12 +557,12 @@ class PUSVC(KernelPUModel):
 
     def _standardize(self, X, standardize: bool):
         """``X`` with ``standardize=True`` (and a kernel on features): its non-binary columns
-        centred and scaled (``mean_``, ``scale_``; :mod:`unlabeled.pu._standardize`), the kernel
-        width and the numerical preflight redone on them; else ``X`` itself."""
+        centred and scaled (``mean_``, ``scale_``: ``_validation.standardize_moments``), the
+        kernel width and the numerical preflight redone on them; else ``X`` itself."""
         self.mean_, self.scale_ = None, None
         if not standardize or self.kernel == "precomputed":
             return X
-        self.mean_, self.scale_ = feature_moments(X)
+        self.mean_, self.scale_ = standardize_moments(X)
         X = standardize_rows(X, self.mean_, self.scale_)
         self._gamma = check_gamma(self.gamma, self.kernel, X)
         check_kernel_scale(X, self.kernel, self._gamma, self.degree, self.coef0)
