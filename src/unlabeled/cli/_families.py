@@ -161,7 +161,8 @@ class _PU(Family):
         n, p = training.args[1].size, training.record["n_labeled"]
         return (
             f"{type(estimator).__name__}(kernel={estimator.kernel!r}, "
-            f"lam={estimator.lam:g}, prior={estimator.prior_:.4g}) fitted on {n} points "
+            f"lam={getattr(estimator, 'lam_', estimator.lam):g}, prior={estimator.prior_:.4g}) "
+            f"fitted on {n} points "
             f"({p} labeled positive): objective {estimator.objective_:.6g}, "
             f"{estimator.n_iter_} iterations, {len(estimator.support_)} support vectors; "
             f"saved to {output}"

@@ -37,6 +37,8 @@ from .._validation import (
     Integer,
     check_gamma,
     check_pu_labels,
+    standardize_moments,
+    standardize_rows,
 )
 from ..base import ValidatedEstimator
 from ..exceptions import InvalidParameterError
@@ -77,7 +79,8 @@ def default_param_grid(estimator: Any, X: Any) -> dict[str, list]:
 
     ``lam`` over ``DEFAULT_LAMS`` (1e-4 to 1e-1, 7 values) and, for the ``rbf`` and ``poly``
     kernels, ``gamma`` over ``DEFAULT_GAMMA_FACTORS`` times the ``"scale"`` value of ``X``
-    (``1 / (n_features * X.var())``, as in :class:`sklearn.svm.SVC`). The prior is the
+    (``1 / (n_features * X.var())``, as in :class:`sklearn.svm.SVC`; of ``X`` standardised
+    as the estimator's ``standardize=True`` does it). The prior is the
     estimator's own (searching it needs an explicit grid and a fixed evaluation prior).
     For a :class:`~sklearn.pipeline.Pipeline`, the grid is that of its last step, with the
     step's prefix (``{"pusvc__lam": [...], "pusvc__gamma": [...]}``), ``"scale"`` measured on
@@ -129,6 +132,8 @@ def default_param_grid(estimator: Any, X: Any) -> dict[str, list]:
     if params.get("kernel") in ("rbf", "poly") and "gamma" in params:
         X = _final_input(estimator, X)
         X = X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+        if params.get("standardize") is True:  # PUSVC's: "scale" of the features it sees
+            X = standardize_rows(X, *standardize_moments(X))
         scale = check_gamma("scale", params["kernel"], X)
         grid[f"{prefix}gamma"] = [float(scale * c) for c in DEFAULT_GAMMA_FACTORS]
     return grid

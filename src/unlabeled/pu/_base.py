@@ -173,7 +173,10 @@ class KernelPUModel(ProbabilisticMixin, KernelClassifier):
         gram = self.kernel == "precomputed"
         f = np.empty(mask.size)
         for train, test in folds:
-            est = fold_estimator(self, prior=float(self.prior_))
+            fixed = {"prior": float(self.prior_)}
+            if isinstance(getattr(self, "lam", None), str):  # lam="cv": the lam chosen
+                fixed["lam"] = float(self.lam_)
+            est = fold_estimator(self, **fixed)
             est.fit(X[np.ix_(train, train)] if gram else X[train], mask[train].astype(np.int8))
             f[test] = est.decision_function(X[np.ix_(test, train)] if gram else X[test])
         self._set_sigmoid(*pu_sigmoid(f[mask], f[~mask], self.prior_))
