@@ -565,6 +565,17 @@ TARGETS += [
         {"cv": [1, 0, "x"], "delta": [0, 1, np.nan], "gamma": [-1]},
     ),
     _prior_target("Bracket", {}, {"upper": ["x"], "lower": [1]}),
+    _prior_target(
+        "Blend",
+        {"n_repeats": [1, 2], "cv": [2, 5], "max_samples": [2, None], "scorers": [[]]},
+        {
+            "n_repeats": [0, 101, 1.5],
+            "cv": [1],
+            "max_samples": [1],
+            "scorers": ["x", [1]],
+            "lower": [1],
+        },
+    ),
 ]
 #: methods with local optima, discrete choices (folds, candidates) or random restarts: sparse
 #: products that round differently may lead them elsewhere, so only dense layouts (which the
@@ -572,7 +583,7 @@ TARGETS += [
 NON_CONVEX = {  # registry: per-target data
               "RampPU", "RampPU-precomputed", "WellSVM", "TSVM", "CLSST", "PlummerAutoencoder",
               "KM1", "KM2", "PenalizedL1", "ElkanNoto", "TIcE", "BestBin", "Bracket",
-              "PUGridSearchCV",
+              "Blend", "PUGridSearchCV",
               "WellSVMClustering", "mil.WellSVM", "miSVM", "MISVM"}  # fmt: skip
 for _t in TARGETS:
     _t.convex = _t.name not in NON_CONVEX

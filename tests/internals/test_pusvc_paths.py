@@ -198,9 +198,9 @@ def test_random_problems_blas_start(monkeypatch, lam):
 
 # --------------------------------------------------------------------------- prior="auto"
 def test_prior_auto_order_is_the_documented_one():
-    """PUSVC's docstring: Bracket first, then KM1 and KM2 (tests/test_priors.py relies on
+    """PUSVC's docstring: Blend first, then KM1 and KM2 (tests/test_priors.py relies on
     it)."""
-    documented = ("Bracket", "KM1", "KM2")  # registry: PUSVC's docstring's order, the data
+    documented = ("Blend", "KM1", "KM2")  # registry: PUSVC's docstring's order, the data
     assert _pusvc.AUTO_PRIOR_ESTIMATORS == documented
     assert set(documented) <= {c.__name__ for c in registered(is_prior)}
 
@@ -220,9 +220,9 @@ def test_prior_auto_refuses_when_no_estimate_is_inside_0_1(monkeypatch):
 def test_prior_auto_falls_back(monkeypatch):
     """On 38 points TIcE may find no subset that bounds c above p / N and estimate 1: the
     next estimator is used (and only when none gives a value in (0, 1) does fit refuse: the
-    test above, with TIcE alone). Bracket, the first, practically never gives 0 or 1 (a
-    midpoint), so TIcE stands first here for the mechanism."""
-    fallback = ("TIcE", *_pusvc.AUTO_PRIOR_ESTIMATORS[1:])  # TIcE in Bracket's place
+    test above, with TIcE alone). Blend, the first, keeps its estimate inside (0, 1), so
+    TIcE stands first here for the mechanism."""
+    fallback = ("TIcE", *_pusvc.AUTO_PRIOR_ESTIMATORS[1:])  # TIcE in Blend's place
     monkeypatch.setattr(_pusvc, "AUTO_PRIOR_ESTIMATORS", fallback)
     X, s, _ = pu_mixture(0, 0.33, n_u=30, n_p=8)
     seeds = [r for r in range(20) if TIcE(random_state=r).fit(X, s).prior_ >= 1]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.utils import check_random_state
 
@@ -31,10 +33,12 @@ from ._select import CV_GAMMA_FACTORS, CV_LAMS, cv_selection
 _SOLVERS = ("auto", "smo", "usmo")
 _INITS = ("auto", "pilot", "ocsvm", "mean-kernel")
 # prior="auto": the class-prior estimators of unlabeled.pu.priors, most accurate first
-# (benchmarks/results/bench_pu_defaults.md at 1% to 20% of the positives labeled, then
-# bench_priors.md); the first whose estimate lies in (0, 1) is used (Bracket can give 0 or
-# 1 where both its estimates do on small samples)
-AUTO_PRIOR_ESTIMATORS = ("Bracket", "KM1", "KM2")  # registry: an order of choice
+# (Blend: the mean absolute error on the tuning half of the issue-51 suite, against every
+# single estimator, in its docstring); the first whose estimate lies in (0, 1) is used
+# (Blend keeps its estimate inside (0, 1), so the others are a guard)
+AUTO_PRIOR_ESTIMATORS = ("Blend", "KM1", "KM2")  # registry: an order of choice
+#: prior="auto" warns when its interval (prior_interval_) is wider than this
+AUTO_PRIOR_WARN_WIDTH = 0.3
 # linear kernel: the engine's offset search by coordinate descent before the pair solver
 # (-1: from 5,000 unlabeled points on; tests force 0 or 1 to check both paths)
 _LINEAR_CD = -1
@@ -76,15 +80,22 @@ class PUSVC(KernelPUModel):
     prior : float in (0, 1), "auto" or None, default=None
         Class prior ``pi``: the proportion of positives among the unlabeled points. Required:
         None makes ``fit`` raise an error that names the choices. ``"auto"`` estimates it
-        from ``X`` and ``s`` with :class:`~unlabeled.pu.priors.Bracket`, seeded with
-        ``random_state``: the midpoint of an interval of plausible priors, from the lower of
-        :class:`~unlabeled.pu.priors.TIcE`'s estimate and the low end of
-        :class:`~unlabeled.pu.priors.BestBin`'s interval to ``BestBin``'s upper confidence
-        bound; ``prior_interval_`` is that interval. It is the most accurate for the
-        classifier at labeling rates from 1% to 20% in
-        ``benchmarks/results/bench_pu_defaults.md``. Where it gives no value in (0, 1),
-        ``KM1`` and ``KM2`` are tried in turn, and ``prior_estimator_`` names the one used.
-        If none gives a value in (0, 1), ``fit`` raises ``ValueError``: pass a number then.
+        from ``X`` and ``s`` with :class:`~unlabeled.pu.priors.Blend`, seeded with
+        ``random_state``: the mean of an estimate that errs high (best-bin estimation on
+        held-out scores of labeled against unlabeled points, by a class-mean difference and
+        a Gaussian-kernel density ratio, the lower of the two) and one that errs low with
+        few labels (:class:`~unlabeled.pu.priors.TIcE`), each averaged over repeated random
+        splits so that ``random_state`` moves it little. ``prior_interval_`` is its
+        interval of plausible priors, inside (0, 1). When that interval is wider than 0.3
+        the data say little about the prior (typically few labeled positives), and ``fit``
+        warns (``UserWarning``): pass ``prior=`` if you know it, even roughly. With
+        ``threshold="prior"``, on the tuning half of the PU suite
+        (``benchmarks/_harness/pu_tables.py``, 1% / 5% / 20% of the positives labeled), the
+        true prior plus 0.1 lowered the mean test F1 from 0.595 / 0.687 / 0.773 to 0.573 /
+        0.651 / 0.698, minus 0.1 to 0.473 / 0.551 / 0.654: a prior too high costs less than
+        one too low. Where the estimate is not in (0, 1), ``KM1`` and ``KM2`` are tried in
+        turn, and ``prior_estimator_`` names the one used. If none gives a value in (0, 1),
+        ``fit`` raises ``ValueError``: pass a number then.
         Not available with ``kernel="precomputed"``, which gives no feature vectors to
         estimate it from.
     lam : float >= 1e-30 or "cv", default=0.01
@@ -272,9 +283,10 @@ class PUSVC(KernelPUModel):
         Name of the class-prior estimator used by ``prior="auto"``; None when the prior was
         given.
     prior_interval_ : tuple (lo, hi) or None
-        With ``prior="auto"`` and ``Bracket``: its ``bracket_``, the interval whose midpoint
-        is ``prior_`` (how often it holds the truth: ``bench_pu_defaults.md``). None
-        otherwise.
+        With ``prior="auto"``: the estimator's interval of plausible priors (``Blend``'s
+        ``bracket_``, whose ends lie inside ``[1 / (2 n), 1 - 1 / (2 n)]`` for ``n``
+        unlabeled points; an upper end there means that the data bound the prior by nothing
+        better than 1), with ``prior_`` inside it. None otherwise.
     probA_, probB_ : ndarray of shape (1,)
         ``A`` and ``B`` of the sigmoid of :meth:`predict_proba`; ``probability=True`` only.
     duality_gap_ : float
@@ -495,6 +507,7 @@ class PUSVC(KernelPUModel):
             prior, self.prior_estimator_, self.prior_interval_ = _auto_prior(
                 X, mask, self.random_state
             )
+            _warn_wide_interval(self.prior_interval_, prior)
         solver = "smo" if self.solver == "auto" else self.solver
         init = self.init
         if init == "auto":
@@ -636,6 +649,22 @@ def _auto_prior(X, mask, random_state):
         "prior='auto': no estimator gave a proportion of positives among the unlabeled points "
         f"inside (0, 1) ({', '.join(found)}), which PUSVC needs; pass the prior as a number "
         "in (0, 1)"
+    )
+
+
+def _warn_wide_interval(interval, prior):
+    """prior="auto": a UserWarning when the interval of plausible priors is wider than
+    AUTO_PRIOR_WARN_WIDTH."""
+    if interval is None or not interval[1] - interval[0] > AUTO_PRIOR_WARN_WIDTH:
+        return
+    warnings.warn(
+        f"prior='auto' estimated the class prior at {prior:.3g}, but the data leave it "
+        f"anywhere in [{interval[0]:.3g}, {interval[1]:.3g}] (prior_interval_, wider than "
+        f"{AUTO_PRIOR_WARN_WIDTH}): too few labeled positives or too much overlap to tell. "
+        "If you know the proportion of positives among the unlabeled points, even roughly, "
+        "pass it as prior=",
+        UserWarning,
+        stacklevel=7,  # the caller, past this, _fit, the base fit, PUSVC.fit and their wrappers
     )
 
 
