@@ -417,11 +417,12 @@ _KM_MAX_POINTS = 4_000
 
 #: the pairwise solver's stopping tolerance on the KKT violation of a simplex QP (the
 #: gradient K (v - u) is in kernel units): the distances then agree with the exact active-set
-#: solution to about 1e-10 (benchmarks/results/bench_km.md)
+#: solution to about 1e-10, and the estimates of benchmarks/results/bench_km.md with the
+#: active-set method's alone to the bit
 _KM_TOL = 1e-8
 #: the pairwise solver's steps per point before a QP goes to the active-set method: a QP whose
 #: target lies close to the hull of an ill-conditioned kernel converges slowly by pairs
-_KM_SMO_STEPS = 20
+_KM_SMO_STEPS = 50
 
 
 def _smo_simplex(rows, K, u, start, max_iter):
@@ -541,7 +542,7 @@ class _KernelMean(_PriorEstimator):
         info = {"kernel_width_": float(width), "rkhs_distance_": float(dist)}
         if not dist > 1e-12:
             return 0.0, info
-        d = _km_distance(K, N, M, params["max_iter"] or 10 * (N + M), type(self).__name__)
+        d = _km_distance(K, N, M, params["max_iter"], type(self).__name__)
         # the initial slope, d(1) = 0: asked for by KM2, and by KM1 only when its own
         # threshold is too close to the final slope
         thr = self._threshold(lambda: (d(1.05) - d(1.0)) / 0.05, dist, N, M)
@@ -603,6 +604,8 @@ def _km_distance(K, N, M, max_iter, who):
     rows = KernelRows(
         Data.dense(K), KernelSpec(3), np.arange(m, dtype=np.int32), cache_bytes=_km_cache_bytes(m)
     )
+    steps = _KM_SMO_STEPS * m if max_iter is None else min(_KM_SMO_STEPS * m, max_iter)
+    max_iter = 10 * m if max_iter is None else max_iter
     solved = {1.0: np.r_[np.full(N, 1.0 / N), np.zeros(M)]}
     state = {"hard": 1.0, "R": None}
 
@@ -614,7 +617,7 @@ def _km_distance(K, N, M, max_iter, who):
         v = None
         if lam > state["hard"]:
             start = solved[min(solved, key=lambda done: abs(done - lam))]
-            v = _smo_simplex(rows, K, u, start, _KM_SMO_STEPS * m)
+            v = _smo_simplex(rows, K, u, start, steps)
         if v is None:
             state["hard"] = max(state["hard"], lam)
             if state["R"] is None:
@@ -640,8 +643,9 @@ _KM_DOC_PARAMS = """
         choice, among 0.1, 0.32, 1, 3.2 and 10 times the median pairwise distance the one
         that maximises the RKHS distance between the embeddings of ``U`` and ``P``.
     max_iter : int >= 1 or None, default=None
-        Cap on the active-set iterations of one QP that goes to the active-set method (see
-        :class:`KM2`); None: 10 times its size.
+        Cap on the iterations of one QP (see :class:`KM2`): the pairwise solver's steps (at
+        most 50 per point before the active-set method takes over) and the active-set
+        method's iterations, whose cap it is (None: 10 times the QP's size).
     %(bootstrap_params)s
 
     Attributes
@@ -714,7 +718,7 @@ class KM2(_KernelMean):
 
     over the simplex weights ``w`` on all sample points (a QP: first by the engine's pairwise
     solver, warm-started from the solution at the nearest ``lambda`` already solved, to a KKT
-    tolerance of 1e-8; a QP it does not finish in 20 steps per point, and any at a smaller
+    tolerance of 1e-8; a QP it does not finish in 50 steps per point, and any at a smaller
     ``lambda``, exactly as a non-negative least-squares problem on a pivoted-Cholesky factor of
     the kernel matrix; ``d(1) = 0`` needs no QP),
     ``d`` is about zero up to ``lambda* = 1 / (1 - kappa*)`` (where ``G`` itself is
