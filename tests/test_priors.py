@@ -11,12 +11,14 @@ from conftest import (
     assert_same_state,
     by_name,
     declares,
+    is_kernel_mean,
     is_prior,
     raise_on_call,
     registered,
     small_pu,
 )
 from problems import pu_mixture
+from scipy.optimize import nnls
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
@@ -420,14 +422,78 @@ def test_pusvc_prior_auto_warns_when_the_interval_is_wide():
 
 
 # ------------------------------------------------------------------ work and memory bounds
+@pytest.mark.parametrize("n_bootstrap", [1_001, 10_000, 10**9])
 @pytest.mark.parametrize("cls", ALL, ids=by_name)
-def test_bootstrap_count_checked_against_the_budget(cls):
-    """n_bootstrap=10**9 ended in a raw 7.45 GiB MemoryError (the seeds); refused first."""
-    from unlabeled.exceptions import MemoryBudgetError
+def test_bootstrap_count_is_bounded(cls, n_bootstrap):
+    """Bracket(n_bootstrap=10_000) on 500 points ran for about 8 minutes (TIcE likewise) and
+    n_bootstrap=10**9 ended in a raw 7.45 GiB MemoryError (the seeds): the bootstrap's work is
+    n_bootstrap fits, refused above 1,000 by the parameter check, before any estimate."""
+    from unlabeled.exceptions import InvalidParameterError
 
     X, s = small_pu()
-    with pytest.raises(MemoryBudgetError, match="n_bootstrap=1,000,000,000"):
-        cls(n_bootstrap=10**9).fit(X, s)
+    est = cls(n_bootstrap=n_bootstrap)
+    match = f"n_bootstrap={n_bootstrap:,} .*at most 1,000 resamples.*lower n_bootstrap"
+    with pytest.raises(InvalidParameterError, match=match):
+        est.fit(X, s)
+    assert not hasattr(est, "prior_")
+
+
+@pytest.mark.parametrize("cls", registered(is_kernel_mean), ids=by_name)
+def test_km_points_are_bounded(cls):
+    """KM1(max_samples=2**31-1) on 8,000 points grew by 2.4 GB in dense QPs over all of them:
+    more than 4,000 points in the QPs is refused before any work, naming max_samples."""
+    rng = np.random.default_rng(0)
+    X, s = rng.normal(size=(8_000, 2)), np.r_[np.ones(2_000, int), np.zeros(6_000, int)]
+    for cap in (2**31 - 1, None, 2_001):
+        with pytest.raises(ValueError, match=f"max_samples={cap} solves its QPs over"):
+            cls(max_samples=cap).fit(X, s)
+    assert cls(max_samples=3, random_state=0).fit(X, s).prior_ >= 0  # 6 points: allowed
+
+
+def _km_reference(X, s, width, km1):
+    """The paper's bisection (KM2's threshold, or KM1's) with every d(lambda) from an exact QP
+    written independently: NNLS (scipy's active set) on a square root of K from its
+    eigendecomposition, the simplex's sum held by a row of weight 1e4."""
+    Xu, Xp = X[s == 0], X[s == 1]
+    Z = np.r_[Xu, Xp]
+    N, M = len(Xu), len(Xp)
+    K = np.exp(-((Z[:, None, :] - Z[None, :, :]) ** 2).sum(-1) / (2 * width**2))
+    w, V = np.linalg.eigh(K)
+    L = V * np.sqrt(np.clip(w, 0, None))
+    big = 1e4
+    A = np.r_[L.T, np.full((1, N + M), big)]
+
+    def d(lam):
+        u = np.r_[np.full(N, lam / N), np.full(M, (1 - lam) / M)]
+        v = nnls(A, np.r_[L.T @ u, big], maxiter=50 * (N + M))[0]
+        r = u - v / v.sum()
+        return np.sqrt(max(r @ K @ r, 0.0))
+
+    e = np.r_[np.full(N, 1 / N), np.full(M, -1 / M)]
+    dist = np.sqrt(e @ K @ e)
+    thr = 0.8 * (d(1.05) - d(1.0)) / 0.05 + 0.2 * dist
+    if km1 and 1 / np.sqrt(min(N, M)) / dist <= 0.9:
+        thr = 1 / np.sqrt(min(N, M))
+    left, right = 1.0, 8.0
+    while right - left > 0.04:
+        mid = (left + right) / 2
+        if (d(mid + 0.02) - d(mid)) / 0.02 > thr:
+            right = mid
+        else:
+            left = mid
+    return thr, (left + right) / 2
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("cls", registered(is_kernel_mean), ids=by_name)
+def test_km_bisection_matches_an_exact_qp(cls, seed):
+    """The QPs of d(lambda) (the engine's pairwise solver, warm-started, with an active-set
+    fallback) against an independent exact solver: the same threshold and the same lambda."""
+    X, s, _ = pu_mixture(seed, 0.4, n_u=120, n_p=50, shift=2.0)
+    est = cls(max_samples=None, random_state=0).fit(X, s)
+    thr, lam = _km_reference(X, s, est.kernel_width_, km1=cls.__name__ == "KM1")
+    assert est.threshold_ == pytest.approx(thr, rel=1e-6, abs=1e-9)
+    assert est.lambda_ == lam and est.prior_ == (lam - 1) / lam
 
 
 def test_tice_iterations_are_read_off_their_cycle_and_capped():

@@ -64,6 +64,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from .._budget import check_dense_budget
+from .._engine import Data, KernelRows, KernelSpec, SolverOptions, solve_kernel_qp
 from .._validation import (
     RANDOM_STATE,
     Instance,
@@ -132,6 +133,12 @@ def prior_from_label_frequency(c: float, n_labeled: int, n_unlabeled: int) -> fl
     return n_labeled * (1.0 - c) / (c * n_unlabeled)
 
 
+#: the bootstrap refits the estimator once per resample: its work is n_bootstrap fits, so
+#: n_bootstrap is bounded (Bracket(n_bootstrap=10_000) on 500 points ran for 8 minutes); 1,000
+#: is the usual count for a percentile interval at level 0.95 (Efron and Tibshirani, 1993)
+_MAX_BOOTSTRAP = 1_000
+
+
 # ---------------------------------------------------------------------------- the base class
 class _PriorEstimator(ValidatedEstimator):
     """fit(X, s) -> prior_, and the bootstrap interval; subclasses supply _estimate.
@@ -174,9 +181,17 @@ class _PriorEstimator(ValidatedEstimator):
         """The declared constraints, then what they cannot say: ``n_bootstrap`` is not 1, and
         each estimator's own checks of :meth:`_check_values`. Returns the checked values."""
         params = super()._validate_params()
-        if params["n_bootstrap"] == 1:
+        nb = params["n_bootstrap"]
+        if nb == 1:
             raise InvalidParameterError(
                 "n_bootstrap must be 0 (no interval) or at least 2 (an interval needs a spread)"
+            )
+        if nb > _MAX_BOOTSTRAP:
+            raise InvalidParameterError(
+                f"n_bootstrap={nb:,} would refit {type(self).__name__} {nb:,} times: at most "
+                f"{_MAX_BOOTSTRAP:,} resamples (the bootstrap's work is n_bootstrap fits); lower "
+                "n_bootstrap (a 95% percentile interval settles within a few hundred to a "
+                "thousand resamples)"
             )
         return self._check_values(params)
 
@@ -352,8 +367,9 @@ def _shared_docs(draws: str, *, example: tuple[float, float], see_also: str):
 
     def decorate(cls):
         name = cls.__name__
-        params = f"""n_bootstrap : int, default=0
-        Bootstrap resamples for ``prior_interval_``; 0 for none, else at least 2.
+        params = f"""n_bootstrap : int in [0, 1000], default=0
+        Bootstrap resamples for ``prior_interval_``; 0 for none, else at least 2. Each
+        resample refits the estimator, hence the cap.
     confidence : float in (0, 1), default=0.95
         Level of the percentile interval.
     random_state : int, RandomState instance or None, default=None
@@ -399,6 +415,34 @@ def _shared_docs(draws: str, *, example: tuple[float, float], see_also: str):
 _KM_WIDTH_FACTORS = np.logspace(-1, 1, 5)  # times the median distance, as in the paper's code
 _KM_LAMBDA_MAX = 8.0  # lambda = 1 / (1 - kappa) searched in [1, 8]: kappa in [0, 7/8]
 _KM_EPS = 0.04  # bisection resolution in lambda and the step of the slope
+#: the most points (both subsamples) in the QPs: each of the ~17 QPs is dense in them, and
+#: its active-set fallback's work grows as their cube (1,600 points, the default's, take
+#: seconds); the paper's samples are of a few hundred to 2,000 points each
+_KM_MAX_POINTS = 4_000
+
+
+#: the pairwise solver's stopping tolerance on the KKT violation of a simplex QP (the
+#: gradient K (v - u) is in kernel units): the distances then agree with the exact active-set
+#: solution to about 1e-10, and the estimates of benchmarks/results/bench_km.md with the
+#: active-set method's alone to the bit
+_KM_TOL = 1e-8
+#: the pairwise solver's steps per point before a QP goes to the active-set method: a QP whose
+#: target lies close to the hull of an ill-conditioned kernel converges slowly by pairs
+_KM_SMO_STEPS = 50
+
+
+def _smo_simplex(rows, K, u, start, max_iter):
+    """argmin over the probability simplex of (u - v)' K (u - v) from the feasible ``start``,
+    or None when not converged in ``max_iter`` steps.
+
+    The dual of an SVM without labels: min 1/2 v'Kv - (Ku)'v over 0 <= v <= 1 with 1'v = 1,
+    by the engine's pairwise (SMO) solver on the precomputed ``K`` (its kernel ``rows``) to
+    the KKT tolerance ``_KM_TOL``, warm-started from the solution at a nearby lambda."""
+    res = solve_kernel_qp(
+        rows, np.arange(u.size, dtype=np.int64), -(K @ u), np.ones(u.size), start,
+        options=SolverOptions(tol=_KM_TOL, max_iter=max_iter),
+    )  # fmt: skip
+    return np.clip(np.asarray(res.alpha), 0.0, 1.0) if res.converged else None
 
 
 def _low_rank_factor(K):
@@ -470,54 +514,44 @@ class _KernelMean(_PriorEstimator):
         set_init_params(self, locals())
 
     def _threshold(self, begin_slope, dist, n_mix, n_comp):  # pragma: no cover
+        """The slope threshold of the bisection; ``begin_slope()`` computes d'(1)."""
         raise NotImplementedError
 
-    def _estimate(self, Xp, Xu, rng, params):
+    def _check_memory(self, n_labeled, n_unlabeled, n_features, params):
+        """The distances and one kernel matrix at a time (two m x m arrays, m the subsampled
+        points), the pairwise solver's cache of kernel rows and, for the QPs it leaves to the
+        active-set method, the kernel's factor and the least-squares matrix (two more); the
+        bootstrap resamples keep m."""
+        super()._check_memory(n_labeled, n_unlabeled, n_features, params)
         cap = params["max_samples"]
-        F = _subsample(Xu, cap, rng)
-        H = _subsample(Xp, cap, rng)
-        N, M = F.shape[0], H.shape[0]
-        X = sp.vstack([F, H], format="csr") if sp.issparse(F) else np.vstack([F, H])
-        m, name = N + M, type(self).__name__
-        check_dense_budget(  # D, K, the Cholesky factor and the NNLS matrix: four m x m
-            32.0 * m * m,
-            f"{name} with max_samples={cap} builds {m:,} x {m:,} kernel matrices",
+        m = n_unlabeled + n_labeled if cap is None else min(cap, n_unlabeled) + min(cap, n_labeled)
+        if m > _KM_MAX_POINTS:
+            raise ValueError(
+                f"{type(self).__name__} with max_samples={cap} solves its QPs over {m:,} points "
+                f"({min(n_unlabeled, cap or n_unlabeled):,} unlabeled and "
+                f"{min(n_labeled, cap or n_labeled):,} labeled), over the {_KM_MAX_POINTS:,} "
+                "that bound its work; lower max_samples (default 800), which subsamples each "
+                "sample to that size"
+            )
+        check_dense_budget(
+            32.0 * m * m + _km_cache_bytes(m),
+            f"{type(self).__name__} with max_samples={cap} builds {m:,} x {m:,} kernel matrices",
             "lower max_samples (default 800), which subsamples each sample to that size",
         )
-        D = _sq_dists(X)
-        diff = np.r_[np.full(N, 1.0 / N), np.full(M, -1.0 / M)]
-        if params["kernel_width"] is None:
-            # the paper's code: the width among 0.1..10 times the median distance that
-            # maximises the RKHS distance between the two samples' embeddings
-            med = np.sqrt(np.median(D))
-            if not med > 0:
-                med = np.sqrt(np.median(D[D > 0])) if (D > 0).any() else 1.0
-            best = None
-            for w in _KM_WIDTH_FACTORS * med:
-                K = np.exp(-D / (2.0 * w * w))
-                dist = np.sqrt(max(diff @ K @ diff, 0.0))
-                if best is None or dist > best[2]:
-                    best = (w, K, dist)
-            width, K, dist = best
-        else:
-            width = params["kernel_width"]
-            K = np.exp(-D / (2.0 * width * width))
-            dist = np.sqrt(max(diff @ K @ diff, 0.0))
-        del D
-        R = _low_rank_factor(K)
-        max_iter = params["max_iter"] or 10 * (N + M)
 
-        def d(lam):
-            # u = lam * (uniform on F) + (1 - lam) * (uniform on H)
-            u = np.r_[np.full(N, lam / N), np.full(M, (1.0 - lam) / M)]
-            v = _simplex_qp(R, u, max_iter, type(self).__name__)
-            r = u - v
-            return np.sqrt(max(r @ K @ r, 0.0))
-
+    def _estimate(self, Xp, Xu, rng, params):
+        F = _subsample(Xu, params["max_samples"], rng)
+        H = _subsample(Xp, params["max_samples"], rng)
+        N, M = F.shape[0], H.shape[0]
+        X = sp.vstack([F, H], format="csr") if sp.issparse(F) else np.vstack([F, H])
+        K, width, dist = _km_kernel(X, N, M, params["kernel_width"])
+        info = {"kernel_width_": float(width), "rkhs_distance_": float(dist)}
         if not dist > 1e-12:
-            return 0.0, {"kernel_width_": float(width), "rkhs_distance_": float(dist)}
-        begin_slope = (d(1.05) - d(1.0)) / 0.05
-        thr = self._threshold(begin_slope, dist, N, M)
+            return 0.0, info
+        d = _km_distance(K, N, M, params["max_iter"], type(self).__name__)
+        # the initial slope, d(1) = 0: asked for by KM2, and by KM1 only when its own
+        # threshold is too close to the final slope
+        thr = self._threshold(lambda: (d(1.05) - d(1.0)) / 0.05, dist, N, M)
         left, right = 1.0, _KM_LAMBDA_MAX
         while right - left > _KM_EPS:
             mid = (left + right) / 2.0
@@ -527,13 +561,79 @@ class _KernelMean(_PriorEstimator):
             else:
                 left = mid
         lam = (left + right) / 2.0
-        info = {
-            "kernel_width_": float(width),
-            "rkhs_distance_": float(dist),
-            "threshold_": float(thr),
-            "lambda_": float(lam),
-        }
+        info.update(threshold_=float(thr), lambda_=float(lam))
         return (lam - 1.0) / lam, info
+
+
+def _km_cache_bytes(m):
+    """The solver's cache of kernel rows: 64 rows (a row of the precomputed kernel is a copy
+    of one of K's, so a larger cache would only duplicate K)."""
+    return 8.0 * m * min(m, 64)
+
+
+def _km_kernel(X, N, M, kernel_width):
+    """(K, w, ||phi(F) - phi(H)||) for the Gaussian kernel of width ``kernel_width``, or, for
+    None, the paper's code's choice: the width among 0.1..10 times the median distance that
+    maximises the RKHS distance between the two samples' embeddings. Two m x m arrays at a
+    time: the distances and one kernel matrix."""
+    D = _sq_dists(X)
+    diff = np.r_[np.full(N, 1.0 / N), np.full(M, -1.0 / M)]
+    K = np.empty_like(D)
+
+    def gram(w):  # exp(-D / (2 w^2)) into K, the same bits as that expression
+        np.exp(np.divide(D, -(2.0 * w * w), out=K), out=K)
+        return np.sqrt(max(diff @ K @ diff, 0.0))
+
+    if kernel_width is not None:
+        return K, kernel_width, gram(kernel_width)
+    med = np.sqrt(np.median(D))
+    if not med > 0:
+        med = np.sqrt(np.median(D[D > 0])) if (D > 0).any() else 1.0
+    best = None
+    for w in _KM_WIDTH_FACTORS * med:
+        dist = gram(w)
+        if best is None or dist > best[1]:
+            best = (w, dist)
+    width, dist = best
+    gram(width)
+    return K, width, dist
+
+
+def _km_distance(K, N, M, max_iter, who):
+    """d(lambda), the RKHS distance from lambda phi(F) + (1 - lambda) phi(H) to the convex hull
+    of the sample points' embeddings. At lambda = 1 the target, the uniform weights on F, is
+    on the simplex: the distance is 0. Beyond, each QP goes first to the pairwise solver,
+    started from the solution at the nearest lambda solved so far, for ``_KM_SMO_STEPS``
+    steps per point; one that does not converge, and every later one at a lambda no larger
+    (closer to the hull, harder), to the exact active-set method (:func:`_simplex_qp`)."""
+    m = N + M
+    rows = KernelRows(
+        Data.dense(K), KernelSpec(3), np.arange(m, dtype=np.int32), cache_bytes=_km_cache_bytes(m)
+    )
+    steps = _KM_SMO_STEPS * m if max_iter is None else min(_KM_SMO_STEPS * m, max_iter)
+    max_iter = 10 * m if max_iter is None else max_iter
+    solved = {1.0: np.r_[np.full(N, 1.0 / N), np.zeros(M)]}
+    state = {"hard": 1.0, "R": None}
+
+    def d(lam):
+        # u = lam * (uniform on F) + (1 - lam) * (uniform on H)
+        u = np.r_[np.full(N, lam / N), np.full(M, (1.0 - lam) / M)]
+        if lam <= 1.0:
+            return 0.0
+        v = None
+        if lam > state["hard"]:
+            start = solved[min(solved, key=lambda done: abs(done - lam))]
+            v = _smo_simplex(rows, K, u, start, steps)
+        if v is None:
+            state["hard"] = max(state["hard"], lam)
+            if state["R"] is None:
+                state["R"] = _low_rank_factor(K)
+            v = _simplex_qp(state["R"], u, max_iter, who)
+        solved[lam] = v
+        r = u - v
+        return np.sqrt(max(r @ K @ r, 0.0))
+
+    return d
 
 
 _KM_DOC_PARAMS = """
@@ -543,12 +643,15 @@ _KM_DOC_PARAMS = """
         At most this many labeled positives and this many unlabeled points (drawn at random
         without replacement) enter the QPs, whose size is their sum and whose kernel matrix is
         built densely; the paper uses samples of a few hundred to 2,000 points. None: all.
+        The QPs take at most 4,000 points in all: more is refused before any work.
     kernel_width : float > 0 or None, default=None
         Width ``w`` of the Gaussian kernel ``exp(-||x - y||^2 / (2 w^2))``. None: the paper's
         choice, among 0.1, 0.32, 1, 3.2 and 10 times the median pairwise distance the one
         that maximises the RKHS distance between the embeddings of ``U`` and ``P``.
     max_iter : int >= 1 or None, default=None
-        Cap on the active-set iterations of one QP; None: 10 times its size.
+        Cap on the iterations of one QP (see :class:`KM2`): the pairwise solver's steps (at
+        most 50 per point before the active-set method takes over) and the active-set
+        method's iterations, whose cap it is (None: 10 times the QP's size).
     %(bootstrap_params)s
 
     Attributes
@@ -596,7 +699,7 @@ class KM1(_KernelMean):
     def _threshold(self, begin_slope, dist, n_mix, n_comp):
         thr = 1.0 / np.sqrt(min(n_mix, n_comp))
         if thr / dist > 0.9:
-            thr = 0.8 * begin_slope + 0.2 * dist
+            thr = 0.8 * begin_slope() + 0.2 * dist
         return thr
 
 
@@ -619,8 +722,11 @@ class KM2(_KernelMean):
         d(\lambda) = \min_{w \in \Delta} \bigl\| \lambda \hat\phi(F) + (1 - \lambda)
         \hat\phi(H) - \textstyle\sum_i w_i \phi(x_i) \bigr\|
 
-    over the simplex weights ``w`` on all sample points (a QP, solved here exactly as a
-    non-negative least-squares problem on a pivoted-Cholesky factor of the kernel matrix),
+    over the simplex weights ``w`` on all sample points (a QP: first by the engine's pairwise
+    solver, warm-started from the solution at the nearest ``lambda`` already solved, to a KKT
+    tolerance of 1e-8; a QP it does not finish in 50 steps per point, and any at a smaller
+    ``lambda``, exactly as a non-negative least-squares problem on a pivoted-Cholesky factor of
+    the kernel matrix; ``d(1) = 0`` needs no QP),
     ``d`` is about zero up to ``lambda* = 1 / (1 - kappa*)`` (where ``G`` itself is
     reached) and grows with slope near ``||phi(F) - phi(H)||`` beyond. KM2 (the gradient
     threshold of the paper's experiments) bisects ``lambda`` in ``[1, 8]`` to resolution 0.04
@@ -634,7 +740,7 @@ class KM2(_KernelMean):
     )
 
     def _threshold(self, begin_slope, dist, n_mix, n_comp):
-        return 0.8 * begin_slope + 0.2 * dist
+        return 0.8 * begin_slope() + 0.2 * dist
 
 
 # ------------------------------------------------------------------------- penalised L1
