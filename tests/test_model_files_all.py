@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import declares, registered_params
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from test_common import CASES, X, Y, make, params
@@ -401,3 +402,27 @@ def test_elkan_noto_estimate_outside_the_unit_interval_saves(fitted, tmp_path):
     est.prior_ = 1.0055  # the value a fresh install's fit gave on these data
     unlabeled.save(est, tmp_path / "en.skops")
     assert unlabeled.load(tmp_path / "en.skops").prior_ == 1.0055
+
+
+# ---------------------------------------------------------------------- text class labels
+@pytest.mark.parametrize("entry", registered_params(lambda e: e.family in ("ssl", "lupi")))
+def test_a_model_of_text_class_labels_round_trips(entry, tmp_path):
+    """A classifier fitted on text labels (an object array with the integer -1 for an
+    unlabeled point, scikit-learn's convention) saves and loads with the same predictions:
+    its ``classes_`` and ``transduction_`` are object arrays of strings (once refused by the
+    save's check, so that ``unlabeled fit`` on a CSV with text classes exited 1)."""
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(-2, 1, (20, 2)), rng.normal(2, 1, (20, 2))]
+    y = np.array(["cat"] * 20 + ["dog"] * 20, dtype=object)
+    cls = entry.load()
+    params = {"random_state": 0} if declares(cls, "random_state") else {}
+    if entry.family == "ssl":
+        y[rng.permutation(40)[:24]] = -1
+        est = cls(**params).fit(X, y)
+    else:  # learning using privileged information: a privileged feature per point
+        est = cls(**params).fit(X, y, np.abs(X[:, :1]))
+    assert est.classes_.dtype == object and set(est.predict(X)) <= {"cat", "dog"}
+    unlabeled.save(est, tmp_path / "m.skops")
+    back = unlabeled.load(tmp_path / "m.skops")
+    assert back.predict(X).tolist() == est.predict(X).tolist()
+    assert back.classes_.tolist() == est.classes_.tolist()

@@ -752,7 +752,7 @@ class KernelClassifier(ClassifierMixin, KernelMachine):
     """
 
     _fitted_attributes: dict = {
-        "classes_": Fitted("iufUSb", (2,)),
+        "classes_": Fitted("iufUSbO", (2,)),
         # predict_proba's sigmoid (probability=True, see unlabeled._calibration): both or
         # neither; A <= 0 as the probability is non-decreasing in f
         "probA_": Fitted("f", (1,), high=0.0, optional=True, needs=("probability", "probB_")),
