@@ -221,6 +221,29 @@ def test_standardized_model_does_not_depend_on_the_units(cls, kernel):
 
 
 @pytest.mark.parametrize("cls", SSL_CLASSES, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_standardized_model_does_not_depend_on_the_origin(cls, kernel):
+    """A feature with a large mean (1e8: 10^8 deviations) and one in units of 1e-300 (its
+    variance underflows): the standardised model is that of the centred, unit data (to the
+    solvers' tolerance, or for the non-convex WellSVM nearly the same labels), with the
+    classes found (once 0.5 accuracy for linear WellSVM and
+    LapSVM, a raw error for TSVM, and the 1e-300 column taken as constant). A column whose
+    mean is within the rbf kernel's ratio is not centred (``mean_`` None)."""
+    X, y, truth = _units_problem(6)
+    ref = cls(kernel=kernel).fit(X, y)
+    assert ref.mean_ is None or kernel == "linear"
+    shifted = X + [1e8, 0.0, 0.0, 0.0]
+    shifted[:, 3] *= 1e-300
+    model = cls(kernel=kernel).fit(shifted, y)
+    assert model.mean_ is not None and model.scale_[0, 3] > 0
+    np.testing.assert_allclose(model.scale_[0, 3], ref.scale_[0, 3] * 1e-300, rtol=1e-12)
+    f_ref, f = ref.decision_function(X), model.decision_function(shifted)
+    assert np.mean(np.sign(f) == np.sign(f_ref)) > 0.9
+    assert np.mean(model.predict(shifted) == truth) > 0.8
+    assert np.all(np.isfinite(f))
+
+
+@pytest.mark.parametrize("cls", SSL_CLASSES, ids=lambda c: c.__name__)
 def test_standardize_is_standard_scaler_then_the_raw_fit(cls):
     """For the rbf kernel (which depends on differences only) the default is StandardScaler
     followed by the fit with standardize=False, to the solvers' tolerance; sparse input is

@@ -420,10 +420,11 @@ def _variance(X) -> tuple[float, float]:
     return float(m2 / count), float(squares / count)
 
 
-def column_moments(X):
+def column_moments(X, *, with_mean: bool = False):
     """``(columns, var, big)``: each column's population variance and largest magnitude over
     the rows of ``X``, for the columns in ``columns`` (None: every column of a dense ``X``;
-    for sparse ``X`` those holding an entry, the others being all zero).
+    for sparse ``X`` those holding an entry, the others being all zero); with ``with_mean``,
+    ``(columns, var, big, mean)``.
 
     Two passes over the blocks of rows of :func:`_row_blocks`, reading the non-zeros only (no
     index per column: 2^30 columns), each column's sums taken in row-major order: the same
@@ -464,7 +465,7 @@ def column_moments(X):
         for cols, v in blocks():
             m2 += np.bincount(cols, weights=np.square(v - mean[cols]), minlength=k)
         var = (m2 + (n - count) * mean * mean) / max(n, 1)
-    return columns, var, big
+    return (columns, var, big, mean) if with_mean else (columns, var, big)
 
 
 def mean_squared_distance(X) -> float:
