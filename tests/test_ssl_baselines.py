@@ -331,3 +331,27 @@ def test_lapsvm_graph_is_the_knn_graph_without_ties():
     a = LapSVM(gamma=0.3, gamma_I=50.0).fit(X, y)
     b = LapSVM(gamma=0.3, gamma_I=50.0).fit(sp.csr_matrix(X), y)
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-9)
+
+
+@pytest.mark.parametrize("standardize", [True, False])
+def test_lapsvm_dense_sparse_and_float32_fits_agree_on_tied_integer_data(standardize):
+    """Integer features: many exactly tied k-NN distances and duplicated points (a degenerate
+    dual). The fits of the dense array, its CSR copy and its float32 copy are the same to
+    the bit, with ``standardize`` too (they differed by 1.4e-3 relative: the sparse Gram
+    rounded otherwise, float32 was divided in float32, and the solver stopped elsewhere
+    within tol on the tied points)."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 4, (60, 3)).astype(float)
+    y = np.where(X[:, 0] > 1, 1, 0)
+    y[rng.permutation(60)[:40]] = -1
+    ref = LapSVM(standardize=standardize).fit(X, y)
+    for data in (sp.csr_matrix(X), X.astype(np.float32)):
+        model = LapSVM(standardize=standardize).fit(data, y)
+        dual = model.dual_coef_.toarray() if sp.issparse(model.dual_coef_) else model.dual_coef_
+        np.testing.assert_array_equal(dual, ref.dual_coef_)
+        np.testing.assert_array_equal(model.intercept_, ref.intercept_)
+        np.testing.assert_array_equal(model.transduction_, ref.transduction_)
+        np.testing.assert_allclose(model.decision_function(X), ref.decision_function(X),
+                                   rtol=0, atol=1e-12)  # fmt: skip

@@ -565,18 +565,21 @@ class KernelMachine(ValidatedEstimator):
     #: solver's copies and factors), for the check of :meth:`_gram`
     _dense_bytes_per_pair = 8.0
 
-    def _gram(self, X) -> np.ndarray:
-        """The dense float64 Gram matrix of the rows of ``X`` (a copy of ``X`` itself for
-        ``kernel="precomputed"``): for the dense solvers only, n x n memory, checked first
-        against the budget of :func:`~check_dense_budget` (with
-        ``_dense_bytes_per_pair`` bytes per pair: the method's peak, not just this matrix)."""
-        n = X.shape[0]
+    def _check_gram(self, n: int) -> None:
+        """:meth:`_gram`'s check of the dense-memory budget for ``n`` training points."""
         check_dense_budget(
             self._dense_bytes_per_pair * float(n) ** 2,
             f"{type(self).__name__} is a dense method: {n:,} training points need "
             f"{n:,} x {n:,} matrices",
             self._dense_fix,
         )
+
+    def _gram(self, X) -> np.ndarray:
+        """The dense float64 Gram matrix of the rows of ``X`` (a copy of ``X`` itself for
+        ``kernel="precomputed"``): for the dense solvers only, n x n memory, checked first
+        against the budget of :func:`~check_dense_budget` (with
+        ``_dense_bytes_per_pair`` bytes per pair: the method's peak, not just this matrix)."""
+        self._check_gram(X.shape[0])
         if self.kernel == "precomputed":
             return np.array(X, dtype=np.float64)
         X = as_float64(X)

@@ -331,6 +331,10 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
         self._calibrate(X, signs, folds)
         return self
 
+    #: divide float32 input in float64 (a method that reads the features in float64 anyway):
+    #: the model of float32 data is then that of their float64 copy
+    _standardize_in_float64 = False
+
     def _standardize(self, X, standardize: bool):
         """``(scale_, mean_, (X - mean_) / scale_)`` for ``standardize=True``
         (:func:`feature_scale`), with the kernel width and the numerical preflight of the
@@ -339,6 +343,8 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
             return None, None, X
         ratio = CENTRE_RATIO.get(self.kernel, _CENTRE_RATIO_ORIGIN)
         scale, spread, centre = feature_scale(X, ratio)
+        if self._standardize_in_float64 and X.dtype == np.float32:
+            X = X.astype(np.float64)  # (exact) then divided in float64, as float64 input
         Xs = divide_columns(centre_columns(X, centre), scale)
         if isinstance(self.gamma, str) and self.gamma == "scale" and spread > 0:
             # 1 / (n_features * the variance of the centred standardised features): the
@@ -358,7 +364,11 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
         if scale is None or self.kernel == "linear":
             return super()._decision_values(X)
         centre = getattr(self, "mean_", None)  # (absent from a file of an earlier version)
-        sv = divide_columns(centre_columns(self.support_vectors_, centre), scale)
+        sv = self.support_vectors_
+        if self._standardize_in_float64:  # as fit divided them
+            sv = sv.astype(np.float64) if sv.dtype == np.float32 else sv
+            X = X.astype(np.float64) if X.dtype == np.float32 else X
+        sv = divide_columns(centre_columns(sv, centre), scale)
         step = max(1, 2**23 // max(X.shape[1], 1))  # 64 MB of divided rows at a time
         out = [
             self._kernel_dot(
