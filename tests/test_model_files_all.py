@@ -106,6 +106,13 @@ def _float_value(spec, v):
     return _float_array(spec, v) or (spec.kind == "float" and isinstance(v, float))
 
 
+def _bounded_float(spec, v):
+    """A float attribute under the bound of a fitted value (not the kernel's width, which
+    may be any finite value)."""
+    wide = isinstance(spec.high, float) and spec.high > 1e100
+    return _float_value(spec, v) and not wide
+
+
 def _index_array(spec, v):
     return isinstance(v, np.ndarray) and spec.below is not None and v.size > 0
 
@@ -138,7 +145,7 @@ TAMPERS = {
     "wrong_type": (lambda s, v: s.kind not in ("object",), _wrong_type, "must"),
     "wrong_shape": (_float_array, _wrong_shape, ""),
     "nan": (_float_value, _set_float(np.nan), "NaN"),
-    "huge": (_float_value, _set_float(1e300), "magnitude"),
+    "huge": (_bounded_float, _set_float(1e300), "magnitude"),
     "index": (_index_array, lambda e, n: vars(e)[n].__setitem__(0, 10**9), "must be <"),
     "missing": (lambda s, v: not s.optional, lambda e, n: delattr(e, n), "missing"),
 }
@@ -426,3 +433,23 @@ def test_a_model_of_text_class_labels_round_trips(entry, tmp_path):
     back = unlabeled.load(tmp_path / "m.skops")
     assert back.predict(X).tolist() == est.predict(X).tolist()
     assert back.classes_.tolist() == est.classes_.tolist()
+
+
+# ---------------------------------------------------------------------- a fitted width
+@pytest.mark.parametrize(
+    "entry",
+    registered_params(lambda e: declares(e.load(), "gamma", "prior"), family="pu"),
+)
+def test_a_model_of_tiny_features_saves_its_wide_kernel_width(entry, tmp_path):
+    """Features in units of 1e-150: ``gamma="scale"`` fits a width of about 1e299, which the
+    save's bound of 1e100 on a fitted float refused (the model fitted, then could not be
+    saved); the width may be any finite value, and the loaded model predicts the same."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    X[:10] += 1.0
+    X *= 1e-150
+    s = np.r_[np.ones(10, int), np.zeros(30, int)]
+    est = entry.load()(prior=0.4, random_state=0).fit(X, s)
+    unlabeled.save(est, tmp_path / "m.skops")
+    back = unlabeled.load(tmp_path / "m.skops")
+    np.testing.assert_array_equal(back.decision_function(X), est.decision_function(X))

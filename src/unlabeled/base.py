@@ -109,6 +109,8 @@ _DTYPES = [np.float64, np.float32]
 
 #: what a kernel width may be: resolved on the data by :func:`check_gamma` at fit time
 GAMMA_CONSTRAINT = [Options(("scale", "auto")), Real(0.0, low_open=False)]
+#: the largest fitted kernel width a model file may hold: any finite one
+MAX_GAMMA = float(np.finfo(np.float64).max)
 
 
 def set_init_params(est, params: dict) -> None:
@@ -437,7 +439,9 @@ class KernelMachine(ValidatedEstimator):
     # the expansion of _set_expansion; n_SV and n_train are bound by support_ and shape_fit_
     _fitted_attributes: dict = {
         "shape_fit_": Fitted("dims", ("n_train", "n_features_in_"), low=1),
-        "_gamma": Fitted("float", low=0.0),
+        # any finite width: the data's scale sets it (gamma="scale" is 1 / (d var)), and
+        # _check_fitted bounds the kernel on the support vectors
+        "_gamma": Fitted("float", low=0.0, high=MAX_GAMMA),
         "support_": Fitted("iu", ("n_SV",), low=0, below="n_train"),
         "dual_coef_": Fitted("f", (1, "n_SV")),
         "intercept_": Fitted("f", (1,)),
