@@ -146,6 +146,21 @@ def test_ramp_start_and_reproducibility(problem):
         RampPU(prior=prior, lam=1e-3, kernel="linear", random_state=0, max_cccp_iter=1).fit(X, s)
 
 
+def test_ramp_with_every_positive_on_the_flat_side_fits():
+    """Two labeled positives, both drawn on the flat side of the ramp by the random start and
+    no unlabeled point: the convex step's offset is minimal on a whole ray (the tangent's
+    term cancels the positives'), which raised a raw 'the offset is unbounded'. The end of
+    the ray is taken; the model is finite."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    s = np.r_[np.ones(2, int), np.zeros(28, int)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = RampPU(prior=0.3, random_state=11).fit(X, s)
+    assert np.all(np.isfinite(clf.decision_function(X))) and np.isfinite(clf.objective_)
+    assert set(clf.predict(X)) <= {0, 1}
+
+
 @pytest.mark.parametrize(
     "params, match",
     [

@@ -567,10 +567,14 @@ def check_binary_targets(y: ArrayLike, who: str) -> tuple[np.ndarray, np.ndarray
     return classes, np.where(y == classes[1], 1, -1).astype(np.int8)
 
 
-def check_pu_labels(s: ArrayLike | None, n_samples: int) -> np.ndarray:
+def check_pu_labels(
+    s: ArrayLike | None, n_samples: int, *, min_unlabeled: int = 1, who: str = ""
+) -> np.ndarray:
     """Turn PU labels into a boolean mask of labeled positives.
 
     Accepted encodings: 1 = labeled positive with 0 or -1 = unlabeled (not both), or booleans.
+    At least one labeled positive and ``min_unlabeled`` unlabeled points (``who``, the
+    estimator that needs them, is named in the error).
 
     Examples
     --------
@@ -607,6 +611,11 @@ def check_pu_labels(s: ArrayLike | None, n_samples: int) -> np.ndarray:
     else:
         if arr.dtype.kind not in "iuf":
             raise ValueError(f"{expected} Unknown label type: values of dtype {arr.dtype}")
+        if arr.dtype.kind == "f" and np.isnan(arr).any():
+            where = np.flatnonzero(np.isnan(arr))
+            raise ValueError(
+                f"s holds NaN ({where.size} entries, the first at index {where[0]}): {expected}"
+            )
         values = np.unique(arr)
         if not (set(values.tolist()) <= {0, 1} or set(values.tolist()) <= {-1, 1}):
             shown = values[:10].tolist()
@@ -625,6 +634,13 @@ def check_pu_labels(s: ArrayLike | None, n_samples: int) -> np.ndarray:
         raise ValueError(
             "s marks no unlabeled point: at least one entry of s must be 0 (or -1) "
             "(a PU classifier can't train when only one class is present)"
+        )
+    n_unlabeled = int(mask.size - mask.sum())
+    if n_unlabeled < min_unlabeled:
+        raise ValueError(
+            f"s marks {n_unlabeled} unlabeled point, and {who} needs at least {min_unlabeled} "
+            "(it trains a classifier of labeled against unlabeled points on folds, each "
+            "holding unlabeled points): mark more points 0 in s, or pass the prior as a number"
         )
     return mask
 
