@@ -78,6 +78,14 @@ def test_qp_refuses_what_does_not_fit(problem):
         DoubleHingeQP(prior=prior, max_memory=0).fit(X, s)
 
 
+def test_qp_refuses_more_points_than_its_limit_before_any_work():
+    """6,000 2-D points (under 1 MB, under the default max_memory): no answer in a minute; now
+    refused before any work (no Gram matrix, no solve), naming the limit and PUSVC."""
+    X, s, prior = make_pu(0, n=5_990, d=2, p=10)
+    with pytest.raises(ValueError, match=r"6,000 points is over its limit of 4,096.*PUSVC"):
+        DoubleHingeQP(prior=prior).fit(X, s)
+
+
 def test_qp_follows_the_configured_budget(problem):
     """set_config(max_dense_bytes=1e6) was ignored (max_memory was the only bound): +393 MB."""
     import unlabeled
