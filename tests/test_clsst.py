@@ -395,6 +395,23 @@ def test_wide_data_refused_before_any_work():
         CLSST(n_components=40).fit(X[:, :1000], y)
 
 
+def test_many_factors_refused_before_any_work():
+    """n_factors=200 on 400 x 200 (documented: k <= n_features) updates 200 loading
+    posteriors of 201 x 201 per component and sweep, and ran for days; refused before any
+    work, naming n_factors and the fix. 20 factors there still fit."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 200))
+    y = np.r_[[0] * 10, [1] * 10, [-1] * 380]
+    clf = CLSST(n_factors=200)
+    with pytest.raises(ValueError, match=r"n_factors=200 on n_features=200.*Lower n_factors"):
+        clf.fit(X, y)
+    assert not hasattr(clf, "n_components_")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fitted = CLSST(n_factors=20, n_components=2, max_iter=3, random_state=0).fit(X, y)
+    assert fitted.n_factors_ == 20
+
+
 def test_wide_data_memory_checked_against_the_budget():
     from unlabeled import config_context
     from unlabeled.exceptions import MemoryBudgetError

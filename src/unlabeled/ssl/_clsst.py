@@ -624,6 +624,21 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         births = min(params["max_births"], cap // 2 + 1) if S is None else max(S - S0, 0)
         count = S0 + 3 * births
         flops = count * float(p) ** 3
+        k = params["n_factors"]
+        k = min(2, p - 1) if k is None else k
+        # each sweep updates every feature's (k+1)-square loading posterior of every
+        # component, O(p (k+1)^3) whatever n: the start's first run alone (max_iter sweeps of
+        # S0 components) is bounded too (n_factors=200 on 400 x 200 ran for days)
+        factor_flops = S0 * params["max_iter"] * p * float(k + 1) ** 3
+        if factor_flops > MAX_DENSE_FLOPS:
+            raise ValueError(
+                f"CLSST with n_factors={k} on n_features={p:,} updates {p:,} matrices of "
+                f"{k + 1} x {k + 1} per component and sweep: about {factor_flops:.2g} flops "
+                f"for the first run ({S0} start components, max_iter={params['max_iter']}), "
+                f"over the {MAX_DENSE_FLOPS:.0e} that a fit may take. Lower n_factors (the "
+                "ARD prior prunes the factors the data do not need: a few usually suffice), "
+                "or reduce the features first (e.g. sklearn.decomposition.PCA)"
+            )
         if flops > MAX_DENSE_FLOPS:
             what = f"max_births={params['max_births']}" if S is None else f"n_components={S}"
             raise ValueError(
