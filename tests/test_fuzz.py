@@ -679,7 +679,8 @@ def _case(target, seed):
     # drawn from streams of their own, so that the cases drawn before them stay the same
     extra = np.random.default_rng([TARGETS.index(target), seed, 53])
     twisted = _twist(rng, points, twist)
-    if _scales(target) and twist not in ("nan", "inf") and extra.random() < UNITS_SHARE:
+    plain = twist in ("none", "constant", "duplicates", "identical")  # (not scaled already)
+    if _scales(target) and plain and extra.random() < UNITS_SHARE:
         twisted, twist = _units(extra, twisted), twist + "+units"
     if target.labels in ("ssl", "binary") and extra.random() < TEXT_SHARE:
         labels = _text_labels(labels)
