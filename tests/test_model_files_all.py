@@ -453,3 +453,26 @@ def test_a_model_of_tiny_features_saves_its_wide_kernel_width(entry, tmp_path):
     unlabeled.save(est, tmp_path / "m.skops")
     back = unlabeled.load(tmp_path / "m.skops")
     np.testing.assert_array_equal(back.decision_function(X), est.decision_function(X))
+
+
+@pytest.mark.parametrize(
+    "entry", registered_params(lambda e: declares(e.load(), "standardize"), family="ssl")
+)
+def test_a_linear_model_of_tiny_features_saves(entry, tmp_path):
+    """A linear kernel's w on X as given is w on the standardised features divided by the
+    features' scales: 1e150 for features in units of 1e-150, refused by the save's bound of
+    1e100 (found by the fuzz's save of every fit). The bound now holds on the standardised
+    features: the model saves and loads, and a file whose w is past it there is refused."""
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(-1, 1, (20, 2)), rng.normal(1, 1, (20, 2))] * 1e-150
+    y = np.r_[np.zeros(20, int), np.ones(20, int)]
+    y[rng.permutation(40)[:24]] = -1
+    est = entry.load()(kernel="linear").fit(X, y)
+    assert np.abs(est.coef_).max() > 1e100
+    unlabeled.save(est, tmp_path / "m.skops")
+    back = unlabeled.load(tmp_path / "m.skops")
+    np.testing.assert_array_equal(back.decision_function(X), est.decision_function(X))
+    tampered = copy.deepcopy(est)
+    tampered.coef_[0, 0] = 1e120 / est.scale_[0, 0]  # 1e120 on the standardised feature
+    with pytest.raises(ModelFileError, match="standardised features"):
+        unlabeled.save(tampered, tmp_path / "t.skops")

@@ -109,8 +109,10 @@ _DTYPES = [np.float64, np.float32]
 
 #: what a kernel width may be: resolved on the data by :func:`check_gamma` at fit time
 GAMMA_CONSTRAINT = [Options(("scale", "auto")), Real(0.0, low_open=False)]
-#: the largest fitted kernel width a model file may hold: any finite one
-MAX_GAMMA = float(np.finfo(np.float64).max)
+#: the declared ``high`` of a fitted value that may be any finite one (a kernel width set by
+#: the data's scale, an objective that predictions do not read): model files' cap of 1e100
+#: on fitted floats does not apply to it (``Fitted(..., high=ANY_FINITE)``)
+ANY_FINITE = float(np.finfo(np.float64).max)
 
 
 def set_init_params(est, params: dict) -> None:
@@ -441,7 +443,7 @@ class KernelMachine(ValidatedEstimator):
         "shape_fit_": Fitted("dims", ("n_train", "n_features_in_"), low=1),
         # any finite width: the data's scale sets it (gamma="scale" is 1 / (d var)), and
         # _check_fitted bounds the kernel on the support vectors
-        "_gamma": Fitted("float", low=0.0, high=MAX_GAMMA),
+        "_gamma": Fitted("float", low=0.0, high=ANY_FINITE),
         "support_": Fitted("iu", ("n_SV",), low=0, below="n_train"),
         "dual_coef_": Fitted("f", (1, "n_SV")),
         "intercept_": Fitted("f", (1,)),

@@ -15,7 +15,7 @@ from .._calibration import ProbabilisticMixin, calibration_folds, fold_estimator
 from .._kernels import KERNEL_CODES
 from .._threads import engine_threads
 from .._validation import RANDOM_STATE, Boolean, Options, Real, check_pu_labels
-from ..base import ArrayLike, Fitted, KernelClassifier, KernelMachine, MatrixLike
+from ..base import ANY_FINITE, ArrayLike, Fitted, KernelClassifier, KernelMachine, MatrixLike
 from ..metrics import pu_accuracy_score
 
 #: the smallest regularisation accepted by the PU learners (see their ``lam``)
@@ -66,7 +66,9 @@ class KernelPUModel(ProbabilisticMixin, KernelClassifier):
 
     _fitted_attributes: dict = {
         "prior_": Fitted("float", above=0.0, below=1.0),
-        "objective_": Fitted("float"),
+        # the objective at the solution: predictions do not read it (lam=1e-30 on data of a
+        # large range makes it 1e128), so any finite value
+        "objective_": Fitted("float", high=ANY_FINITE),
         "threshold_": Fitted("float"),
     }
 

@@ -29,7 +29,7 @@ from .._validation import (
     check_kernel_scale,
     column_moments,
 )
-from ..base import Fitted, KernelClassifier, KernelMachine, fill_docstring
+from ..base import ANY_FINITE, Fitted, KernelClassifier, KernelMachine, fill_docstring
 
 UNLABELED = -1
 
@@ -139,6 +139,9 @@ _CONSTANT_RTOL = 1e-12
 #: non-zeros than zeros); for the rbf kernel the model is the same bits as before the rule
 CENTRE_RATIO = {"rbf": 1e3}
 _CENTRE_RATIO_ORIGIN = 1.0  # linear and poly
+#: the bound of a linear model's w on the features its kernel saw (model files' bound on
+#: fitted values): ``_coef`` on X as given may exceed it by the features' units
+MAX_STANDARDISED_COEF = 1e100
 #: a variance below this (or not finite) is taken again in its column's own units (divided
 #: by its largest magnitude): a column in units of 1e-300 has a variance that underflows
 _VARIANCE_FLOOR = 1e-280
@@ -291,6 +294,9 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
         "scale_": Fitted("matrix", (1, "n_features_in_"), none=True, optional=True),
         # the means of the columns centred by standardize (feature_scale); None: none is
         "mean_": Fitted("matrix", (1, "n_features_in_"), none=True, optional=True),
+        # w on X as given: w on the standardised features divided by scale_ (1e150 for a
+        # feature in units of 1e-150), bounded on the standardised ones by _check_fitted
+        "_coef": Fitted("f", (1, "n_features_in_"), high=ANY_FINITE),
     }
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> SemiSupervisedSVM:
@@ -395,6 +401,17 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
             values = scale.data if sp.issparse(scale) else scale
             if not np.all(values > 0):
                 raise ValueError("scale_ must hold positive scales")
+        coef = vars(self).get("_coef")
+        if coef is not None:  # w on the features the kernel saw: a fitted value's bound
+            dense = scale.toarray() if sp.issparse(scale) else scale
+            w = coef if scale is None else coef * np.where(dense > 0, dense, 1.0)
+            with np.errstate(over="ignore"):
+                big = float(np.abs(w).max(initial=0.0))
+            if not big <= MAX_STANDARDISED_COEF:
+                raise ValueError(
+                    f"_coef holds values of magnitude {big:.3g} on the standardised features "
+                    f"(a fitted model's are at most {MAX_STANDARDISED_COEF:g})"
+                )
 
     def _calibrate(self, X, signs, folds) -> None:
         """With ``folds`` (``probability=True``): Platt's sigmoid on held-out labeled points.
