@@ -567,3 +567,22 @@ def test_clsst_work_cap_in_the_first_run(clsst_data):
 def test_random_state_validated_by_the_library(clsst_data):
     X, y, _ = clsst_data
     assert_random_state_validated(CLSST, X, y, "transduction_", init="kmeans")
+
+
+@pytest.mark.parametrize("n", [2_000, 20_000])
+def test_a_lone_label_of_a_class_is_predicted_at_any_size(n):
+    """Two Gaussians 6 sd apart, n / 10 labels of the first class and one label of the
+    second: the second blob (and its labeled point) is that class. At 19,999 points and above
+    it was never predicted: the sweeps move the split of a component's unlabeled mass
+    between classes by about 1/U a sweep (U its unlabeled points), below tol; the fit now
+    solves that split's limit (a Dirichlet fixed point) where it changes a class."""
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0, 1, (n // 2, 2)), rng.normal(6, 1, (n - n // 2, 2))]
+    y = np.full(n, -1)
+    y[rng.choice(n // 2, n // 10, replace=False)] = 0
+    y[-1] = 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        pred = CLSST(random_state=0).fit(X, y).predict(X)
+    assert pred[-1] == 1
+    assert np.mean(pred[n // 2 :] == 1) > 0.99 and np.mean(pred[: n // 2] == 0) > 0.99
