@@ -78,6 +78,14 @@ def test_qp_refuses_what_does_not_fit(problem):
         DoubleHingeQP(prior=prior, max_memory=0).fit(X, s)
 
 
+def test_qp_refuses_more_points_than_its_limit_before_any_work():
+    """6,000 2-D points (under 1 MB, under the default max_memory): no answer in a minute; now
+    refused before any work (no Gram matrix, no solve), naming the limit and PUSVC."""
+    X, s, prior = make_pu(0, n=5_990, d=2, p=10)
+    with pytest.raises(ValueError, match=r"6,000 points is over its limit of 4,096.*PUSVC"):
+        DoubleHingeQP(prior=prior).fit(X, s)
+
+
 def test_qp_follows_the_configured_budget(problem):
     """set_config(max_dense_bytes=1e6) was ignored (max_memory was the only bound): +393 MB."""
     import unlabeled
@@ -144,6 +152,21 @@ def test_ramp_start_and_reproducibility(problem):
     # a fixed point: the last round's tangent is taken where it was solved
     with pytest.warns(ConvergenceWarning, match="max_cccp_iter"):
         RampPU(prior=prior, lam=1e-3, kernel="linear", random_state=0, max_cccp_iter=1).fit(X, s)
+
+
+def test_ramp_with_every_positive_on_the_flat_side_fits():
+    """Two labeled positives, both drawn on the flat side of the ramp by the random start and
+    no unlabeled point: the convex step's offset is minimal on a whole ray (the tangent's
+    term cancels the positives'), which raised a raw 'the offset is unbounded'. The end of
+    the ray is taken; the model is finite."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    s = np.r_[np.ones(2, int), np.zeros(28, int)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = RampPU(prior=0.3, random_state=11).fit(X, s)
+    assert np.all(np.isfinite(clf.decision_function(X))) and np.isfinite(clf.objective_)
+    assert set(clf.predict(X)) <= {0, 1}
 
 
 @pytest.mark.parametrize(

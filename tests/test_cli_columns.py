@@ -275,11 +275,13 @@ def _rewrite_record(model, change):
             zf.writestr(info, content)
 
 
-@pytest.mark.parametrize("family", [["mil"], "nonsense", 7])
+# registry: the families of the command's estimators other than the model's (mil)
+@pytest.mark.parametrize("family", [["mil"], "nonsense", 7, "ssl", "pu", "lupi", "cluster"])
 def test_a_record_naming_no_family_falls_back_on_the_class(files, tmp_path, capsys, family):
-    """A model file whose record names no family the command knows (the record is JSON,
-    untrusted) is used as its class's family: a multi-instance model still predicts one row
-    per bag, the same as from the file as written."""
+    """A model file whose record names no family the command knows, or another family than
+    its class's (the record is JSON, untrusted), is used as its class's family: a
+    multi-instance model still predicts one row per bag, the same as from the file as
+    written (an edit to another family once leaked an AttributeError)."""
     model = tmp_path / "m.skops"
     argv = ["fit", files / "bags.csv", "--estimator", "misvm", "--bag-column", "bag"]
     assert run([*argv, "--label-column", "y", "-o", model], capsys)[0] == 0
@@ -316,6 +318,23 @@ def test_an_empty_bag_id_is_an_error_naming_row_and_column(files, tmp_path, caps
     )
     argv = ["fit", npz, "--estimator", "misvm", "--bag-column", "bag", "-o", tmp_path / "n.skops"]
     assert_error_line(*run(argv, capsys), "array 'bag'", "index 5", "empty bag id")
+
+
+@pytest.mark.parametrize("name", sorted(n for n, e in COMMANDS.items() if e.family == "ssl"))
+def test_an_empty_label_cell_is_an_error_naming_the_row(files, tmp_path, capsys, name):
+    """A blank label cell is neither a class nor -1: every semi-supervised estimator refuses
+    it by row, on fit and evaluate (CLSST, multi-class, once learned a class '')."""
+    header, rows = _read(files / "ssl.csv")
+    rows[5][2] = ""
+    holed = tmp_path / "holed.csv"
+    _write(holed, header, rows)
+    model = tmp_path / "m.skops"
+    argv = ["fit", "--estimator", name, "--label-column", "y", "--ignore-column", "truth"]
+    assert_error_line(*run([*argv, holed, "-o", model], capsys), "data row 6", "empty label")
+    assert not model.exists()
+    assert run([*argv, files / "ssl.csv", "-o", model, *_options(COMMANDS[name])], capsys)[0] == 0
+    code, out, err = run(["evaluate", model, holed, "--label-column", "y"], capsys)
+    assert_error_line(code, out, err, "data row 6", "empty label")
 
 
 def test_clsst_with_one_labeled_class_warns_in_one_line(files, tmp_path, capsys):

@@ -395,6 +395,23 @@ def test_wide_data_refused_before_any_work():
         CLSST(n_components=40).fit(X[:, :1000], y)
 
 
+def test_many_factors_refused_before_any_work():
+    """n_factors=200 on 400 x 200 (documented: k <= n_features) updates 200 loading
+    posteriors of 201 x 201 per component and sweep, and ran for days; refused before any
+    work, naming n_factors and the fix. 20 factors there still fit."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 200))
+    y = np.r_[[0] * 10, [1] * 10, [-1] * 380]
+    clf = CLSST(n_factors=200)
+    with pytest.raises(ValueError, match=r"n_factors=200 on n_features=200.*Lower n_factors"):
+        clf.fit(X, y)
+    assert not hasattr(clf, "n_components_")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fitted = CLSST(n_factors=20, n_components=2, max_iter=3, random_state=0).fit(X, y)
+    assert fitted.n_factors_ == 20
+
+
 def test_wide_data_memory_checked_against_the_budget():
     from unlabeled import config_context
     from unlabeled.exceptions import MemoryBudgetError
@@ -550,3 +567,22 @@ def test_clsst_work_cap_in_the_first_run(clsst_data):
 def test_random_state_validated_by_the_library(clsst_data):
     X, y, _ = clsst_data
     assert_random_state_validated(CLSST, X, y, "transduction_", init="kmeans")
+
+
+@pytest.mark.parametrize("n", [2_000, 20_000])
+def test_a_lone_label_of_a_class_is_predicted_at_any_size(n):
+    """Two Gaussians 6 sd apart, n / 10 labels of the first class and one label of the
+    second: the second blob (and its labeled point) is that class. At 19,999 points and above
+    it was never predicted: the sweeps move the split of a component's unlabeled mass
+    between classes by about 1/U a sweep (U its unlabeled points), below tol; the fit now
+    solves that split's limit (a Dirichlet fixed point) where it changes a class."""
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0, 1, (n // 2, 2)), rng.normal(6, 1, (n - n // 2, 2))]
+    y = np.full(n, -1)
+    y[rng.choice(n // 2, n // 10, replace=False)] = 0
+    y[-1] = 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        pred = CLSST(random_state=0).fit(X, y).predict(X)
+    assert pred[-1] == 1
+    assert np.mean(pred[n // 2 :] == 1) > 0.99 and np.mean(pred[: n // 2] == 0) > 0.99

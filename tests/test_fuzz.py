@@ -2,7 +2,9 @@
 the command line.
 
 Each case draws, from its own seed, a small data set with one twist (extreme scales, a huge
-dynamic range, constant columns, duplicated or identical rows, NaN or infinity), one input
+dynamic range, constant columns, duplicated or identical rows, NaN or infinity; for an
+estimator that scales its features, also each column in units of its own from 1e-300 to
+1e300 and some far from the origin), labels that are text for some classifiers' cases, one input
 layout (C or Fortran order, a non-contiguous view, read-only, float32, integers, nested lists,
 CSR with unsorted and duplicate entries, CSC, COO) and parameters at or past the edges of
 their ranges. The contract, checked for every case under a time limit:
@@ -12,7 +14,8 @@ their ranges. The contract, checked for every case under a time limit:
 * or a fitted model whose outputs on the training data are finite and equal (to a stated
   tolerance) to those of a fit on a canonical copy (dense, C-ordered float64, sparse
   duplicates summed);
-* and in both cases the caller's arrays unchanged, byte for byte.
+* and in both cases the caller's arrays unchanged, byte for byte; a fitted model of the
+  library saves and loads with the same outputs to the bit.
 
 ``ConvergenceWarning`` is allowed (pathological cases stop at the iteration cap, lowered here
 to keep the suite fast: the formula of ``default_max_iter`` is kept, only its floor changes);
@@ -290,7 +293,7 @@ TARGETS = [
             "solver": ["asmo", "gsmo", "qp"],
             "kernel_plus": ["rbf", "linear", "poly"],
             "mode": ["svm+", "dsvm+"],
-            "tol": [1e-300, 1e-3],
+            "tol": [1e-12, 1e-3],  # (the floor: below it the SMO solvers only ran to the cap)
         },
         {
             **_KERNEL_BAD,
@@ -298,6 +301,7 @@ TARGETS = [
             "gamma_plus": [0.0, "1"],
             "solver": ["x"],
             "mode": ["svm"],
+            "tol": [1e-300, 0.0],
             "max_iter": [0, 2**40],
             **_PROBA_BAD,
         },
@@ -607,6 +611,44 @@ def _labels(rng, kind, n):
     return None, cls
 
 
+# ---------------------------------------------------------------------- issue 53's inputs
+#: the share of cases of an estimator that scales its features (below) whose columns get
+#: their own units and offsets, and of classifiers' cases whose labels are text
+UNITS_SHARE = float(os.environ.get("UNLABELED_FUZZ_UNITS_SHARE", "0.3"))
+TEXT_SHARE = float(os.environ.get("UNLABELED_FUZZ_TEXT_SHARE", "0.3"))
+
+
+def _scales(target) -> bool:
+    """Whether the target's estimator rescales its features itself: a ``standardize``
+    parameter (the semi-supervised SVMs), or CLSST's per-feature scale."""
+    est = target.make({})
+    return "standardize" in est.get_params() or target.name == "CLSST"  # registry: CLSST
+
+
+def _units(rng, X):
+    """Each column in units of its own (10^-300 to 10^300) and, for some, far from the origin
+    (a mean of 10^4 to 10^8 deviations): what found the unscaled offsets and the underflowing
+    variances of issue 53."""
+    X = X.copy()
+    d = X.shape[1]
+    exps = rng.choice([-300, -150, -12, 0, 0, 12, 150, 300], size=d)
+    with np.errstate(over="ignore", under="ignore"):
+        for j in range(d):
+            if rng.random() < 0.5:
+                X[:, j] += 10.0 ** rng.choice([4, 8]) * rng.choice([-1, 1])
+            X[:, j] *= 10.0 ** exps[j]
+    return X
+
+
+def _text_labels(labels):
+    """The labels as text (an object array; -1 stays the integer that marks an unlabeled
+    point of a semi-supervised target), in the numbers' order: the same decision values."""
+    if not (labels == 0).any():  # binary: -1 and 1 are the classes
+        return np.array(["a-no" if v == -1 else "b-yes" for v in labels], dtype=object)
+    return np.array([-1 if v == -1 else ("a-no" if v == 0 else "b-yes") for v in labels],
+                    dtype=object)  # fmt: skip
+
+
 # ---------------------------------------------------------------------- the contract
 _DATA_WORDS = r"\b(X|X_star|y|s|data|features|points|point|samples|gamma|coef0|degree|kernel)\b"
 
@@ -645,7 +687,15 @@ def _case(target, seed):
     if target.gram:
         sq = np.einsum("ij,ij->i", points, points)
         points = np.exp(-np.maximum(sq[:, None] + sq[None, :] - 2 * points @ points.T, 0) / d)
-    X, canon = _layout(rng, _twist(rng, points, twist), layout)
+    # drawn from streams of their own, so that the cases drawn before them stay the same
+    extra = np.random.default_rng([TARGETS.index(target), seed, 53])
+    twisted = _twist(rng, points, twist)
+    plain = twist in ("none", "constant", "duplicates", "identical")  # (not scaled already)
+    if _scales(target) and plain and extra.random() < UNITS_SHARE:
+        twisted, twist = _units(extra, twisted), twist + "+units"
+    if target.labels in ("ssl", "binary") and extra.random() < TEXT_SHARE:
+        labels = _text_labels(labels)
+    X, canon = _layout(rng, twisted, layout)
     params = {}
     for name in rng.permutation(sorted(target.edges))[: int(rng.integers(0, 3))]:
         values = target.edges[name]
@@ -715,6 +765,7 @@ def check_case(target, seed) -> str:
         with time_limit(TIME_LIMIT):
             _check_far_probabilities(target, est, canon, where)
             _check_threads(target, est, canon, where)
+            _check_saved(target, est, X, out, where)
         if layout not in ("C", "float32"):  # the same fit on the canonical copy
             with time_limit(TIME_LIMIT):
                 ref = _fit(target, params, canon, labels, X_star)
@@ -734,6 +785,35 @@ def check_case(target, seed) -> str:
             )
             assert rounding or _close(out, ref_out), f"{where}: differs from the canonical copy"
     return "fit"
+
+
+#: targets whose fits are not yet saved by the fuzz, with the reason: found by this check
+#: (issue 53), to fix in unlabeled.pu.priors (under change elsewhere): KM1 and KM2 fit a
+#: kernel_width_ past the save's bound of 1e100 (1.07e100, twist "range") or not finite
+#: (KM2, "huge"), PenalizedL1 a non-finite penalized_l1_ ("huge")
+UNSAVED = {"KM1", "KM2", "PenalizedL1"}  # registry: per-target findings
+
+
+def _check_saved(target, est, X, out, where):
+    """A fitted model of the library saves and loads (unlabeled.save / load: the fit's own
+    values within the file's bounds), with the same outputs to the bit."""
+    import tempfile
+
+    from unlabeled.model_io import TRUSTED_TYPES
+
+    if f"{type(est).__module__}.{type(est).__qualname__}" not in TRUSTED_TYPES:
+        return  # (a wrapper: the search, BagTransformer)
+    if target.name in UNSAVED:
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "m.skops")
+        try:
+            unlabeled.save(est, path)
+        except Exception as exc:  # noqa: BLE001 - any refusal of a fitted model is a failure
+            raise AssertionError(f"{where}: the fitted model cannot be saved: {exc!r}") from exc
+        back = unlabeled.load(path)
+    again = np.asarray(target.output(back, X), dtype=np.float64)
+    np.testing.assert_array_equal(again, out, err_msg=f"{where}: saved and loaded")
 
 
 def _check_far_probabilities(target, est, canon, where):
@@ -944,8 +1024,13 @@ def _cli_value(name, value):
     return [opt, str(value)]
 
 
-def _cli_data(rng, family, content):
-    """(the CSV text, the extra fit options it needs, its number of predicted rows)."""
+#: the class labels of a case with text labels (-1 stays: it marks an unlabeled row)
+_CLI_WORDS = {0: "no", 1: "yes", -1: "no"}
+
+
+def _cli_data(rng, family, content, text=False):
+    """(the CSV text, the extra fit options it needs, its number of predicted rows); with
+    ``text``, the classes of a classifier's label column are words."""
     n, d = int(rng.integers(4, 30)), int(rng.integers(1, 4))
     cls = (rng.random(n) < 0.5).astype(int)
     cls[:2], cls[-2:] = 1, 0
@@ -975,7 +1060,12 @@ def _cli_data(rng, family, content):
     else:
         label = None
     if label is not None:
-        cols = [[*c, str(t)] for c, t in zip(cols, label, strict=True)]
+        words = text and family in ("ssl", "lupi", "mil")
+        shown = [
+            ("-1" if family == "ssl" and t == -1 else _CLI_WORDS[int(t)]) if words else str(t)
+            for t in label
+        ]
+        cols = [[*c, t] for c, t in zip(cols, shown, strict=True)]
     width = len(cols[0])
     header = ",".join(f"c{j}" for j in range(width))
     if content == "nan":
@@ -1050,7 +1140,10 @@ def check_cli_case(estimator, seed, folder, capsys=None) -> str:
     target = next(t for t in TARGETS if t.name == CLI_TARGETS[estimator][0])
     rng = np.random.default_rng([1000 + sorted(CLI_TARGETS).index(estimator), seed])
     content = CLI_CONTENTS[int(rng.integers(len(CLI_CONTENTS)))]
-    text, extra, rows = _cli_data(rng, CLI_TARGETS[estimator][1], content)
+    # (a stream of its own: the cases drawn before it stay the same)
+    words = np.random.default_rng([1000 + sorted(CLI_TARGETS).index(estimator), seed, 53])
+    words = words.random() < TEXT_SHARE
+    text, extra, rows = _cli_data(rng, CLI_TARGETS[estimator][1], content, words)
     data = folder / "train.csv"
     data.write_text(text)
     raw = data.read_bytes()
@@ -1074,7 +1167,7 @@ def check_cli_case(estimator, seed, folder, capsys=None) -> str:
         keep.append(tok)
         i += 1
     argv = keep
-    where = f"cli {estimator} seed={seed} content={content} argv={argv[1:]}"
+    where = f"cli {estimator} seed={seed} content={content} words={words} argv={argv[1:]}"
     capture = capsys if capsys is not None else _Capture()
     with contextlib.ExitStack() as stack:
         if capsys is None:
@@ -1099,7 +1192,10 @@ def check_cli_case(estimator, seed, folder, capsys=None) -> str:
         lines = pred.read_text().splitlines()
         assert len(lines) == rows + 1, f"{where}: {len(lines) - 1} predictions for {rows} rows"
         for line in lines[1:]:
-            values = [float(v) for v in line.split(",")]
+            fields = line.split(",")
+            named = [v for v in fields if v in _CLI_WORDS.values()]  # a predicted class
+            assert words or not named, f"{where}: a word predicted from numbers {line}"
+            values = [float(v) for v in fields if v not in named]
             assert np.all(np.isfinite(values)), f"{where}: non-finite prediction {line}"
         if content == "header":
             _check_cli_columns(estimator, seed, folder, text, argv, lines, capture, where)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import declares, registered_params
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from test_common import CASES, X, Y, make, params
@@ -105,6 +106,13 @@ def _float_value(spec, v):
     return _float_array(spec, v) or (spec.kind == "float" and isinstance(v, float))
 
 
+def _bounded_float(spec, v):
+    """A float attribute under the bound of a fitted value (not the kernel's width, which
+    may be any finite value)."""
+    wide = isinstance(spec.high, float) and spec.high > 1e100
+    return _float_value(spec, v) and not wide
+
+
 def _index_array(spec, v):
     return isinstance(v, np.ndarray) and spec.below is not None and v.size > 0
 
@@ -137,7 +145,7 @@ TAMPERS = {
     "wrong_type": (lambda s, v: s.kind not in ("object",), _wrong_type, "must"),
     "wrong_shape": (_float_array, _wrong_shape, ""),
     "nan": (_float_value, _set_float(np.nan), "NaN"),
-    "huge": (_float_value, _set_float(1e300), "magnitude"),
+    "huge": (_bounded_float, _set_float(1e300), "magnitude"),
     "index": (_index_array, lambda e, n: vars(e)[n].__setitem__(0, 10**9), "must be <"),
     "missing": (lambda s, v: not s.optional, lambda e, n: delattr(e, n), "missing"),
 }
@@ -401,3 +409,70 @@ def test_elkan_noto_estimate_outside_the_unit_interval_saves(fitted, tmp_path):
     est.prior_ = 1.0055  # the value a fresh install's fit gave on these data
     unlabeled.save(est, tmp_path / "en.skops")
     assert unlabeled.load(tmp_path / "en.skops").prior_ == 1.0055
+
+
+# ---------------------------------------------------------------------- text class labels
+@pytest.mark.parametrize("entry", registered_params(lambda e: e.family in ("ssl", "lupi")))
+def test_a_model_of_text_class_labels_round_trips(entry, tmp_path):
+    """A classifier fitted on text labels (an object array with the integer -1 for an
+    unlabeled point, scikit-learn's convention) saves and loads with the same predictions:
+    its ``classes_`` and ``transduction_`` are object arrays of strings (once refused by the
+    save's check, so that ``unlabeled fit`` on a CSV with text classes exited 1)."""
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(-2, 1, (20, 2)), rng.normal(2, 1, (20, 2))]
+    y = np.array(["cat"] * 20 + ["dog"] * 20, dtype=object)
+    cls = entry.load()
+    params = {"random_state": 0} if declares(cls, "random_state") else {}
+    if entry.family == "ssl":
+        y[rng.permutation(40)[:24]] = -1
+        est = cls(**params).fit(X, y)
+    else:  # learning using privileged information: a privileged feature per point
+        est = cls(**params).fit(X, y, np.abs(X[:, :1]))
+    assert est.classes_.dtype == object and set(est.predict(X)) <= {"cat", "dog"}
+    unlabeled.save(est, tmp_path / "m.skops")
+    back = unlabeled.load(tmp_path / "m.skops")
+    assert back.predict(X).tolist() == est.predict(X).tolist()
+    assert back.classes_.tolist() == est.classes_.tolist()
+
+
+# ---------------------------------------------------------------------- a fitted width
+@pytest.mark.parametrize(
+    "entry",
+    registered_params(lambda e: declares(e.load(), "gamma", "prior"), family="pu"),
+)
+def test_a_model_of_tiny_features_saves_its_wide_kernel_width(entry, tmp_path):
+    """Features in units of 1e-150: ``gamma="scale"`` fits a width of about 1e299, which the
+    save's bound of 1e100 on a fitted float refused (the model fitted, then could not be
+    saved); the width may be any finite value, and the loaded model predicts the same."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    X[:10] += 1.0
+    X *= 1e-150
+    s = np.r_[np.ones(10, int), np.zeros(30, int)]
+    est = entry.load()(prior=0.4, random_state=0).fit(X, s)
+    unlabeled.save(est, tmp_path / "m.skops")
+    back = unlabeled.load(tmp_path / "m.skops")
+    np.testing.assert_array_equal(back.decision_function(X), est.decision_function(X))
+
+
+@pytest.mark.parametrize(
+    "entry", registered_params(lambda e: declares(e.load(), "standardize"), family="ssl")
+)
+def test_a_linear_model_of_tiny_features_saves(entry, tmp_path):
+    """A linear kernel's w on X as given is w on the standardised features divided by the
+    features' scales: 1e150 for features in units of 1e-150, refused by the save's bound of
+    1e100 (found by the fuzz's save of every fit). The bound now holds on the standardised
+    features: the model saves and loads, and a file whose w is past it there is refused."""
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(-1, 1, (20, 2)), rng.normal(1, 1, (20, 2))] * 1e-150
+    y = np.r_[np.zeros(20, int), np.ones(20, int)]
+    y[rng.permutation(40)[:24]] = -1
+    est = entry.load()(kernel="linear").fit(X, y)
+    assert np.abs(est.coef_).max() > 1e100
+    unlabeled.save(est, tmp_path / "m.skops")
+    back = unlabeled.load(tmp_path / "m.skops")
+    np.testing.assert_array_equal(back.decision_function(X), est.decision_function(X))
+    tampered = copy.deepcopy(est)
+    tampered.coef_[0, 0] = 1e120 / est.scale_[0, 0]  # 1e120 on the standardised feature
+    with pytest.raises(ModelFileError, match="standardised features"):
+        unlabeled.save(tampered, tmp_path / "t.skops")

@@ -575,3 +575,41 @@ def test_prior_bad_size_found_late_leaves_it_as_it_was():
         est.set_params(n_folds=70).fit(X[:, :1], s)  # 60 positives
     before["n_folds"] = 70
     assert_same_state(est, before)
+
+
+# ---------------------------------------------------------------------- issue 53, item 7
+@pytest.mark.parametrize("cls", ALL, ids=by_name)
+def test_one_unlabeled_point_fits_or_names_s_and_the_fix(cls):
+    """One unlabeled point: an estimator that trains a classifier of labeled against
+    unlabeled points on folds refuses it up front, naming s and the fix (it raised
+    scikit-learn's LogisticRegression error, also through PUSVC(prior="auto")); the others
+    give a prior in [0, 1]."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(21, 2))
+    s = np.r_[np.ones(20, int), 0]
+    try:
+        est = cls(random_state=0).fit(X, s)
+    except ValueError as exc:  # (or the estimator's own check of its folds, as PenalizedL1)
+        named = "s marks 1 unlabeled point" in str(exc) and "prior as a number" in str(exc)
+        assert named or "n_folds" in str(exc), exc
+    else:  # (TIcE gives 1 + 4e-16 here: rounding, reported separately)
+        assert -1e-12 <= est.prior_ <= 1.0 + 1e-12
+
+
+def test_one_unlabeled_point_with_prior_auto_names_s():
+    from unlabeled import PUSVC
+
+    X = np.random.default_rng(0).normal(size=(21, 2))
+    with pytest.raises(ValueError, match=r"s marks 1 unlabeled point.*Bracket"):
+        PUSVC(prior="auto").fit(X, np.r_[np.ones(20, int), 0])
+
+
+@pytest.mark.parametrize("cls", ALL, ids=by_name)
+def test_nan_in_s_names_s(cls):
+    """NaN among the PU labels: the error names s and says where (it was scikit-learn's
+    "Input contains NaN", which names no argument)."""
+    X, s = small_pu()[:2]
+    s = s.astype(float)
+    s[3] = np.nan
+    with pytest.raises(ValueError, match=r"s holds NaN \(1 entries, the first at index 3\)"):
+        cls().fit(X, s)

@@ -221,6 +221,29 @@ def test_standardized_model_does_not_depend_on_the_units(cls, kernel):
 
 
 @pytest.mark.parametrize("cls", SSL_CLASSES, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_standardized_model_does_not_depend_on_the_origin(cls, kernel):
+    """A feature with a large mean (1e8: 10^8 deviations) and one in units of 1e-300 (its
+    variance underflows): the standardised model is that of the centred, unit data (to the
+    solvers' tolerance, or for the non-convex WellSVM nearly the same labels), with the
+    classes found (once 0.5 accuracy for linear WellSVM and
+    LapSVM, a raw error for TSVM, and the 1e-300 column taken as constant). A column whose
+    mean is within the rbf kernel's ratio is not centred (``mean_`` None)."""
+    X, y, truth = _units_problem(6)
+    ref = cls(kernel=kernel).fit(X, y)
+    assert ref.mean_ is None or kernel == "linear"
+    shifted = X + [1e8, 0.0, 0.0, 0.0]
+    shifted[:, 3] *= 1e-300
+    model = cls(kernel=kernel).fit(shifted, y)
+    assert model.mean_ is not None and model.scale_[0, 3] > 0
+    np.testing.assert_allclose(model.scale_[0, 3], ref.scale_[0, 3] * 1e-300, rtol=1e-12)
+    f_ref, f = ref.decision_function(X), model.decision_function(shifted)
+    assert np.mean(np.sign(f) == np.sign(f_ref)) > 0.9
+    assert np.mean(model.predict(shifted) == truth) > 0.8
+    assert np.all(np.isfinite(f))
+
+
+@pytest.mark.parametrize("cls", SSL_CLASSES, ids=lambda c: c.__name__)
 def test_standardize_is_standard_scaler_then_the_raw_fit(cls):
     """For the rbf kernel (which depends on differences only) the default is StandardScaler
     followed by the fit with standardize=False, to the solvers' tolerance; sparse input is
@@ -308,3 +331,27 @@ def test_lapsvm_graph_is_the_knn_graph_without_ties():
     a = LapSVM(gamma=0.3, gamma_I=50.0).fit(X, y)
     b = LapSVM(gamma=0.3, gamma_I=50.0).fit(sp.csr_matrix(X), y)
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-9)
+
+
+@pytest.mark.parametrize("standardize", [True, False])
+def test_lapsvm_dense_sparse_and_float32_fits_agree_on_tied_integer_data(standardize):
+    """Integer features: many exactly tied k-NN distances and duplicated points (a degenerate
+    dual). The fits of the dense array, its CSR copy and its float32 copy are the same to
+    the bit, with ``standardize`` too (they differed by 1.4e-3 relative: the sparse Gram
+    rounded otherwise, float32 was divided in float32, and the solver stopped elsewhere
+    within tol on the tied points)."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 4, (60, 3)).astype(float)
+    y = np.where(X[:, 0] > 1, 1, 0)
+    y[rng.permutation(60)[:40]] = -1
+    ref = LapSVM(standardize=standardize).fit(X, y)
+    for data in (sp.csr_matrix(X), X.astype(np.float32)):
+        model = LapSVM(standardize=standardize).fit(data, y)
+        dual = model.dual_coef_.toarray() if sp.issparse(model.dual_coef_) else model.dual_coef_
+        np.testing.assert_array_equal(dual, ref.dual_coef_)
+        np.testing.assert_array_equal(model.intercept_, ref.intercept_)
+        np.testing.assert_array_equal(model.transduction_, ref.transduction_)
+        np.testing.assert_allclose(model.decision_function(X), ref.decision_function(X),
+                                   rtol=0, atol=1e-12)  # fmt: skip

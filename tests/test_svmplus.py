@@ -339,7 +339,9 @@ def test_pickle_and_clone():
         ({"gamma": -1.0}, ValueError, "gamma must be >= 0"),
         ({"gamma_star": "wide"}, ValueError, "gamma_star must be 'scale', 'auto'"),
         ({"mode": "svm"}, ValueError, "mode must be one of"),
-        ({"tol": 0.0}, ValueError, "tol must be > 0"),
+        ({"tol": 0.0}, ValueError, "tol must be >= 1e-12"),
+        # below rounding: the SMO solvers only ran to 10^7 steps (8 s on 50 examples)
+        ({"tol": 1e-300}, ValueError, "tol must be >= 1e-12"),
         ({"max_iter": 0}, ValueError, "max_iter must be >= 1"),
         ({"cache_size": -5}, ValueError, "cache_size must be > 0"),
     ],
@@ -348,6 +350,16 @@ def test_bad_params(params, err, match):
     X, y, X_star = make_lupi(0, n=20)
     with pytest.raises(err, match=match):
         SVMPlus(**params).fit(X, y, X_star)
+
+
+def test_qp_refuses_more_examples_than_its_limit():
+    """solver='qp' on 4,000 examples (under 1 MB) grew by 2 GB for minutes; now refused before
+    any work, naming the limit and solver='asmo'; tol=1e-12, the floor, is accepted."""
+    X, y, X_star = make_lupi(0, n=4000)
+    with pytest.raises(ValueError, match=r"4,000 examples is over its limit of 2,048.*asmo"):
+        SVMPlus(solver="qp").fit(X, y, X_star)
+    X, y, X_star = make_lupi(0, n=20)
+    assert SVMPlus(tol=1e-12, max_iter=10**4).fit(X, y, X_star).predict(X).shape == (20,)
 
 
 def test_bad_data():

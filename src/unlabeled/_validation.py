@@ -420,10 +420,11 @@ def _variance(X) -> tuple[float, float]:
     return float(m2 / count), float(squares / count)
 
 
-def column_moments(X):
+def column_moments(X, *, with_mean: bool = False):
     """``(columns, var, big)``: each column's population variance and largest magnitude over
     the rows of ``X``, for the columns in ``columns`` (None: every column of a dense ``X``;
-    for sparse ``X`` those holding an entry, the others being all zero).
+    for sparse ``X`` those holding an entry, the others being all zero); with ``with_mean``,
+    ``(columns, var, big, mean)``.
 
     Two passes over the blocks of rows of :func:`_row_blocks`, reading the non-zeros only (no
     index per column: 2^30 columns), each column's sums taken in row-major order: the same
@@ -464,7 +465,7 @@ def column_moments(X):
         for cols, v in blocks():
             m2 += np.bincount(cols, weights=np.square(v - mean[cols]), minlength=k)
         var = (m2 + (n - count) * mean * mean) / max(n, 1)
-    return columns, var, big
+    return (columns, var, big, mean) if with_mean else (columns, var, big)
 
 
 def mean_squared_distance(X) -> float:
@@ -611,10 +612,14 @@ def check_binary_targets(y: ArrayLike, who: str) -> tuple[np.ndarray, np.ndarray
     return classes, np.where(y == classes[1], 1, -1).astype(np.int8)
 
 
-def check_pu_labels(s: ArrayLike | None, n_samples: int) -> np.ndarray:
+def check_pu_labels(
+    s: ArrayLike | None, n_samples: int, *, min_unlabeled: int = 1, who: str = ""
+) -> np.ndarray:
     """Turn PU labels into a boolean mask of labeled positives.
 
     Accepted encodings: 1 = labeled positive with 0 or -1 = unlabeled (not both), or booleans.
+    At least one labeled positive and ``min_unlabeled`` unlabeled points (``who``, the
+    estimator that needs them, is named in the error).
 
     Examples
     --------
@@ -651,6 +656,11 @@ def check_pu_labels(s: ArrayLike | None, n_samples: int) -> np.ndarray:
     else:
         if arr.dtype.kind not in "iuf":
             raise ValueError(f"{expected} Unknown label type: values of dtype {arr.dtype}")
+        if arr.dtype.kind == "f" and np.isnan(arr).any():
+            where = np.flatnonzero(np.isnan(arr))
+            raise ValueError(
+                f"s holds NaN ({where.size} entries, the first at index {where[0]}): {expected}"
+            )
         values = np.unique(arr)
         if not (set(values.tolist()) <= {0, 1} or set(values.tolist()) <= {-1, 1}):
             shown = values[:10].tolist()
@@ -669,6 +679,13 @@ def check_pu_labels(s: ArrayLike | None, n_samples: int) -> np.ndarray:
         raise ValueError(
             "s marks no unlabeled point: at least one entry of s must be 0 (or -1) "
             "(a PU classifier can't train when only one class is present)"
+        )
+    n_unlabeled = int(mask.size - mask.sum())
+    if n_unlabeled < min_unlabeled:
+        raise ValueError(
+            f"s marks {n_unlabeled} unlabeled point, and {who} needs at least {min_unlabeled} "
+            "(it trains a classifier of labeled against unlabeled points on folds, each "
+            "holding unlabeled points): mark more points 0 in s, or pass the prior as a number"
         )
     return mask
 

@@ -109,6 +109,10 @@ _DTYPES = [np.float64, np.float32]
 
 #: what a kernel width may be: resolved on the data by :func:`check_gamma` at fit time
 GAMMA_CONSTRAINT = [Options(("scale", "auto")), Real(0.0, low_open=False)]
+#: the declared ``high`` of a fitted value that may be any finite one (a kernel width set by
+#: the data's scale, an objective that predictions do not read): model files' cap of 1e100
+#: on fitted floats does not apply to it (``Fitted(..., high=ANY_FINITE)``)
+ANY_FINITE = float(np.finfo(np.float64).max)
 
 
 def set_init_params(est, params: dict) -> None:
@@ -437,7 +441,9 @@ class KernelMachine(ValidatedEstimator):
     # the expansion of _set_expansion; n_SV and n_train are bound by support_ and shape_fit_
     _fitted_attributes: dict = {
         "shape_fit_": Fitted("dims", ("n_train", "n_features_in_"), low=1),
-        "_gamma": Fitted("float", low=0.0),
+        # any finite width: the data's scale sets it (gamma="scale" is 1 / (d var)), and
+        # _check_fitted bounds the kernel on the support vectors
+        "_gamma": Fitted("float", low=0.0, high=ANY_FINITE),
         "support_": Fitted("iu", ("n_SV",), low=0, below="n_train"),
         "dual_coef_": Fitted("f", (1, "n_SV")),
         "intercept_": Fitted("f", (1,)),
@@ -565,18 +571,21 @@ class KernelMachine(ValidatedEstimator):
     #: solver's copies and factors), for the check of :meth:`_gram`
     _dense_bytes_per_pair = 8.0
 
-    def _gram(self, X) -> np.ndarray:
-        """The dense float64 Gram matrix of the rows of ``X`` (a copy of ``X`` itself for
-        ``kernel="precomputed"``): for the dense solvers only, n x n memory, checked first
-        against the budget of :func:`~check_dense_budget` (with
-        ``_dense_bytes_per_pair`` bytes per pair: the method's peak, not just this matrix)."""
-        n = X.shape[0]
+    def _check_gram(self, n: int) -> None:
+        """:meth:`_gram`'s check of the dense-memory budget for ``n`` training points."""
         check_dense_budget(
             self._dense_bytes_per_pair * float(n) ** 2,
             f"{type(self).__name__} is a dense method: {n:,} training points need "
             f"{n:,} x {n:,} matrices",
             self._dense_fix,
         )
+
+    def _gram(self, X) -> np.ndarray:
+        """The dense float64 Gram matrix of the rows of ``X`` (a copy of ``X`` itself for
+        ``kernel="precomputed"``): for the dense solvers only, n x n memory, checked first
+        against the budget of :func:`~check_dense_budget` (with
+        ``_dense_bytes_per_pair`` bytes per pair: the method's peak, not just this matrix)."""
+        self._check_gram(X.shape[0])
         if self.kernel == "precomputed":
             return np.array(X, dtype=np.float64)
         X = as_float64(X)
@@ -752,7 +761,7 @@ class KernelClassifier(ClassifierMixin, KernelMachine):
     """
 
     _fitted_attributes: dict = {
-        "classes_": Fitted("iufUSb", (2,)),
+        "classes_": Fitted("iufUSbO", (2,)),
         # predict_proba's sigmoid (probability=True, see unlabeled._calibration): both or
         # neither; A <= 0 as the probability is non-decreasing in f
         "probA_": Fitted("f", (1,), high=0.0, optional=True, needs=("probability", "probB_")),

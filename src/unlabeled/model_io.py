@@ -835,7 +835,9 @@ def _bound(value, dims):
 
 def _check_range(name, values, spec, dims, numeric=True):
     """The values (an array or a scalar) within the declared bounds; floats finite and within
-    :data:`MAX_FITTED_VALUE`."""
+    :data:`MAX_FITTED_VALUE`, or a numeric ``high`` declared above it (the kernel's fitted
+    width: ``gamma="scale"`` on features in units of 1e-150 is about 1e299, and the kernel's
+    own checks bound what it makes)."""
     import numpy as np
 
     a = np.asarray(values)
@@ -844,10 +846,13 @@ def _check_range(name, values, spec, dims, numeric=True):
     if a.dtype.kind == "f":
         if not np.isfinite(a).all():
             raise ValueError(f"{name} holds NaN or infinite values")
-        if np.abs(a).max() > MAX_FITTED_VALUE:
+        cap = MAX_FITTED_VALUE
+        if isinstance(spec.high, (int, float)) and spec.high > cap:
+            cap = float(spec.high)
+        if np.abs(a).max() > cap:
             raise ValueError(
                 f"{name} holds values of magnitude {np.abs(a).max():.3g} (a fitted model's "
-                f"are at most {MAX_FITTED_VALUE:g})"
+                f"are at most {cap:g})"
             )
     lo, hi = a.min(), a.max()
     for bound, ok, word in (

@@ -188,11 +188,13 @@ def _load(args, progress):
 
 
 def _family(est, meta: dict) -> Family:
-    """The family of a loaded model: its file's record (when it names one: the record is read
-    from the file, so untrusted), or its class's."""
+    """The family of a loaded model: its class's, or for a class the command does not fit
+    its file's record (when it names one). The class comes first: the record is read from the
+    file, so untrusted, and a record edited to another family would read the model's rows in
+    a layout its methods do not take."""
     recorded = meta.get("family")
     key = recorded if isinstance(recorded, str) and recorded in FAMILIES else None
-    family = FAMILIES.get(key or family_of_class(type(est).__name__) or "")
+    family = FAMILIES.get(family_of_class(type(est).__name__) or key or "")
     if family is None:  # a model saved from Python, of a class the command does not fit
         raise CLIError(f"the command cannot use a {type(est).__name__} model")
     return family

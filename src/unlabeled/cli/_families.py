@@ -249,11 +249,26 @@ def _true_metrics(f: np.ndarray, labeled: np.ndarray, y_true, request: Request) 
     }
 
 
+def _check_no_empty_label(y: np.ndarray, data: str) -> None:
+    """Refuse a blank label cell: it is neither a class nor the unlabeled marker -1 (as a
+    class of its own, ``''``, a multi-class model would learn and predict it)."""
+    if y.dtype.kind not in "US":
+        return
+    empty = np.flatnonzero(np.char.strip(y) == "")
+    if empty.size:
+        raise CLIError(
+            f"{data!r}: data row {empty[0] + 1} has an empty label ({empty.size} empty in "
+            "all); write -1 in the label column of an unlabeled row",
+            EXIT_USAGE,
+        )
+
+
 @dataclass(frozen=True)
 class _SemiSupervised(Family):
     """Two classes, -1 marks an unlabeled row."""
 
     def training(self, X, y, extra: dict, data: str, positive_value: str | None) -> Training:
+        _check_no_empty_label(y, data)
         n, n_unl = X.shape[0], int(unlabeled_rows(y).sum())
         if n_unl == 0:
             warnings.warn(
@@ -271,6 +286,7 @@ class _SemiSupervised(Family):
         """Accuracy on the labeled rows, and with true labels on all rows or the unlabeled."""
         from sklearn.metrics import accuracy_score
 
+        _check_no_empty_label(rows.y, request.data)
         pred = est.predict(rows.X)
         unl = unlabeled_rows(rows.y)
         given = ~unl

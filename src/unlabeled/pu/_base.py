@@ -15,7 +15,7 @@ from .._calibration import ProbabilisticMixin, calibration_folds, fold_estimator
 from .._kernels import KERNEL_CODES
 from .._threads import engine_threads
 from .._validation import RANDOM_STATE, Boolean, Options, Real, check_pu_labels
-from ..base import ArrayLike, Fitted, KernelClassifier, KernelMachine, MatrixLike
+from ..base import ANY_FINITE, ArrayLike, Fitted, KernelClassifier, KernelMachine, MatrixLike
 from ..metrics import pu_accuracy_score
 
 #: the smallest regularisation accepted by the PU learners (see their ``lam``)
@@ -66,7 +66,9 @@ class KernelPUModel(ProbabilisticMixin, KernelClassifier):
 
     _fitted_attributes: dict = {
         "prior_": Fitted("float", above=0.0, below=1.0),
-        "objective_": Fitted("float"),
+        # the objective at the solution: predictions do not read it (lam=1e-30 on data of a
+        # large range makes it 1e128), so any finite value
+        "objective_": Fitted("float", high=ANY_FINITE),
         "threshold_": Fitted("float"),
     }
 
@@ -271,7 +273,10 @@ def optimal_offset(a, sign, weight, slope) -> float:
 
     The function is convex and piecewise linear; its derivative grows by weight_i at the kink
     b = -sign_i a_i, so the minimiser is the kink where the derivative turns non-negative, or
-    the midpoint of the flat piece when it is exactly zero there. Exact, O(m log m).
+    the midpoint of the flat piece when it is exactly zero there. A derivative exactly zero
+    left of every kink (RampPU's step when every labeled positive is on the flat side of the
+    ramp, and no unlabeled point: the tangent's term cancels theirs) makes the whole left
+    ray minimal: its end, the first kink, is returned. Exact, O(m log m).
     """
     a, sign, weight = (np.asarray(v, dtype=np.float64) for v in (a, sign, weight))
     kinks = -sign * a
@@ -281,7 +286,7 @@ def optimal_offset(a, sign, weight, slope) -> float:
     left = slope - weight[sign < 0].sum()
     d = left + np.cumsum(w)  # derivative right of kink k
     k = int(np.searchsorted(d, 0.0, side="left"))
-    if left >= 0 or k >= kinks.size:
+    if left > 0 or k >= kinks.size:  # (not reached by the callers' terms: a safeguard)
         raise ValueError("the offset is unbounded: no data term bounds it on one side")
     scale = max(float(np.abs(w).sum()), abs(slope), 1e-300)
     if abs(d[k]) <= 1e-12 * scale and k + 1 < kinks.size:

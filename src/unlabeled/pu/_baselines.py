@@ -40,6 +40,10 @@ from ._starts import ocsvm_start
 # Clarabel, Clarabel's KKT matrix and its LDL factor): 67 measured at 1,100 and 2,100 points
 # (growth of peak RSS, rbf kernel), rounded up. Used to refuse a problem before allocating.
 _QP_BYTES_PER_PAIR = 72
+#: the most training points DoubleHingeQP takes: Clarabel's time on the dense QP grows like
+#: n^2 to n^3 (1.3 s at 1,000 points, 5 s at 2,000 on one core; 6,000 gave no answer in a
+#: minute), whatever max_memory allows. PUSVC solves the same problem exactly
+MAX_QP_POINTS = 4096
 
 
 _PROBABILITY_DOC = """probability : bool, default=False
@@ -88,8 +92,9 @@ class DoubleHingeQP(KernelPUModel):
 
     is handed to the interior-point solver Clarabel with the dense ``n x n`` matrix
     ``K_UU``, so time grows like ``n^3`` and memory like ``n^2``. It is the reference that
-    PUSVC is measured against, not a method to use on large data: a problem whose memory
-    estimate exceeds ``max_memory`` is refused before anything is allocated. The offset is
+    PUSVC is measured against, not a method to use on large data: a problem of more than
+    4,096 training points (``MAX_QP_POINTS``), or whose memory estimate exceeds
+    ``max_memory``, is refused before anything is allocated. The offset is
     the exact minimiser of ``J`` for the solution's coefficients.
 
     Parameters
@@ -158,6 +163,13 @@ class DoubleHingeQP(KernelPUModel):
         n_pts, need = X.shape[0], self.memory_needed(X.shape[0])
         what = f"DoubleHingeQP needs a dense QP for {n_pts:,} points (Gram matrix and factors)"
         fix = "use PUSVC, whose memory is linear in n"
+        if n_pts > MAX_QP_POINTS:
+            raise ValueError(
+                f"DoubleHingeQP on {n_pts:,} points is over its limit of {MAX_QP_POINTS:,} "
+                "training points: it is a reference solver, an interior-point method on the "
+                f"dense n x n QP whose time grows like n^3; {fix} (the same objective, solved "
+                "exactly)"
+            )
         if need > params["max_memory"]:
             raise MemoryBudgetError(
                 f"DoubleHingeQP needs about {need:,.0f} MB for {n_pts:,} points (dense Gram "

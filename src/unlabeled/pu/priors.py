@@ -201,6 +201,10 @@ class _PriorEstimator(ValidatedEstimator):
         (a grid as an array, say)."""
         return params
 
+    #: the fewest unlabeled points the estimate takes (checked with s: 2 for a classifier of
+    #: labeled against unlabeled points on folds, whose every training set needs one)
+    _min_unlabeled = 1
+
     def _check_sizes(self, n_labeled: int, n_unlabeled: int, params: dict) -> None:
         """The checks of the parameters against the data (folds against the points), before
         any estimate; the bootstrap resamples keep both numbers."""
@@ -249,7 +253,9 @@ class _PriorEstimator(ValidatedEstimator):
             reset=True,
         )
         X = canonical_sparse(X)
-        mask = check_pu_labels(s, X.shape[0])
+        mask = check_pu_labels(
+            s, X.shape[0], min_unlabeled=self._min_unlabeled, who=type(self).__name__
+        )
         Xp, Xu = X[mask], X[~mask]
         self._check_sizes(Xp.shape[0], Xu.shape[0], params)
         self._check_memory(Xp.shape[0], Xu.shape[0], X.shape[1], params)
@@ -978,6 +984,8 @@ class ElkanNoto(_PriorEstimator):
 
     """
 
+    _min_unlabeled = 2  # (its folds' classifiers)
+
     _parameter_constraints: dict = {
         **_PriorEstimator._parameter_constraints,
         # "estimator" is checked by its methods (fit and predict_proba), in _check_values
@@ -1422,6 +1430,8 @@ class BestBin(_PriorEstimator):
 
     """
 
+    _min_unlabeled = 2  # (its folds' classifiers)
+
     _parameter_constraints: dict = {
         **_PriorEstimator._parameter_constraints,
         # "estimator" is checked by its methods, in _check_values
@@ -1526,6 +1536,8 @@ class Bracket(_PriorEstimator):
     induction", AAAI 2018.
 
     """
+
+    _min_unlabeled = 2  # (its folds' classifiers)
 
     _parameter_constraints: dict = {
         **_PriorEstimator._parameter_constraints,

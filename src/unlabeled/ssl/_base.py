@@ -29,7 +29,7 @@ from .._validation import (
     check_kernel_scale,
     column_moments,
 )
-from ..base import Fitted, KernelClassifier, KernelMachine, fill_docstring
+from ..base import ANY_FINITE, Fitted, KernelClassifier, KernelMachine, fill_docstring
 
 UNLABELED = -1
 
@@ -131,22 +131,89 @@ def n_negative_unlabeled(signs, balance) -> int:
 _CONSTANT_RTOL = 1e-12
 
 
-def feature_scale(X):
-    """``scale_`` of ``standardize=True`` and the spread ``sum_j var(x_j / s_j)``.
+#: a column whose mean is over this many standard deviations is centred by ``standardize``
+#: (``mean_``), by kernel: a linear or polynomial kernel depends on the origin (an offset of
+#: a few deviations flips a linear WellSVM), the rbf kernel only through the cancellation of
+#: the terms of its squared distances (``|x|^2 + |x'|^2 - 2 x.x'``) far from the origin.
+#: Below the ratio nothing is centred (a sparse column is centred only when it holds more
+#: non-zeros than zeros); for the rbf kernel the model is the same bits as before the rule
+CENTRE_RATIO = {"rbf": 1e3}
+_CENTRE_RATIO_ORIGIN = 1.0  # linear and poly
+#: the bound of a linear model's w on the features its kernel saw (model files' bound on
+#: fitted values): ``_coef`` on X as given may exceed it by the features' units
+MAX_STANDARDISED_COEF = 1e100
+#: a variance below this (or not finite) is taken again in its column's own units (divided
+#: by its largest magnitude): a column in units of 1e-300 has a variance that underflows
+_VARIANCE_FLOOR = 1e-280
+
+
+def feature_scale(X, centre_ratio: float = _CENTRE_RATIO_ORIGIN):
+    """``scale_`` and ``mean_`` of ``standardize=True`` and the spread ``sum_j var(x_j / s_j)``.
 
     ``s_j`` is the (population) standard deviation of column ``j`` over the rows of ``X``, or 1
     for a column that is constant (to rounding: :data:`_CONSTANT_RTOL`). Dense ``X``: a (1,
     n_features) array. Sparse ``X``: a (1, n_features) CSR row holding ``s_j`` on the columns
     that hold an entry; the others are zero in every training row, constant, of scale 1. Read
     from the non-zeros (:func:`column_moments`: the same bits for every layout), so dividing
-    by these scales keeps the sparsity; nothing is centred (see ``standardize``)."""
-    columns, var, big = column_moments(X)
-    s = np.sqrt(var)
-    s = np.where(s > _CONSTANT_RTOL * big, s, 1.0)
-    spread = math.fsum(var / s**2)  # exactly rounded: the same for every layout
+    by these scales keeps the sparsity. A column whose variance underflows (or overflows) is
+    measured again divided by its largest magnitude. Only the columns whose mean exceeds
+    ``centre_ratio`` standard deviations (:data:`CENTRE_RATIO`) are centred: ``mean_`` (same
+    layout as ``scale_``) holds their means, or is None when there is none (see ``standardize``)."""
+    columns, var, big, mean = column_moments(X, with_mean=True)
+    s, ratio = np.sqrt(var), np.ones_like(var)
+    redo = (~np.isfinite(var) | (var < _VARIANCE_FLOOR)) & (big > 0) & np.isfinite(big)
+    if redo.any():
+        unit = np.where(redo, big, 1.0)
+        _, var_u, _, mean_u = column_moments(
+            divide_columns(X, _as_row(unit, columns, X)), with_mean=True
+        )
+        s = np.where(redo, unit * np.sqrt(var_u), s)
+        mean = np.where(redo, unit * mean_u, mean)
+        ratio = np.where(redo, var_u / np.where(var_u > 0, var_u, 1.0), 1.0)
+    varying = s > _CONSTANT_RTOL * big
+    with np.errstate(divide="ignore", invalid="ignore"):
+        spread = math.fsum(np.where(redo, ratio * varying, var / np.where(varying, s, 1.0) ** 2))
+    s = np.where(varying, s, 1.0)
+    centred = np.abs(mean) > centre_ratio * s
+    centre = None
+    if centred.any():
+        centre = _as_row(np.where(centred, mean, 0.0), columns, X, keep=centred)
+    return _as_row(s, columns, X), spread, centre
+
+
+def _as_row(values, columns, X, keep=None):
+    """Per-column ``values`` as ``feature_scale`` gives them: a (1, n_features) array for
+    dense ``X`` (``columns`` None), a CSR row on ``columns`` (where ``keep``) for sparse."""
     if columns is None:
-        return s[None, :], spread
-    return sp.csr_matrix((s, columns, [0, columns.size]), shape=(1, X.shape[1])), spread
+        return np.asarray(values, dtype=np.float64)[None, :]
+    if keep is not None:
+        columns, values = columns[keep], values[keep]
+    return sp.csr_matrix((values, columns, [0, columns.size]), shape=(1, X.shape[1]))
+
+
+def centre_columns(X, centre):
+    """A copy of ``X`` (dense or CSR, its dtype kept) less ``centre`` (``feature_scale``'s
+    ``mean_``; None: ``X`` itself). A sparse ``X`` gains entries on the centred columns only
+    (nearly full already: a column whose mean is many deviations is non-zero nearly
+    everywhere); each entry is ``x - m``, the same bits as the dense subtraction."""
+    if centre is None:
+        return X
+    if sp.issparse(centre):
+        if not sp.issparse(X):
+            X = np.array(X, order="C")
+            X[:, centre.indices] -= centre.data.astype(X.dtype)
+            return X
+        ones = sp.csr_matrix(np.ones((X.shape[0], 1), dtype=X.dtype))
+        out = sp.csr_matrix(X - ones @ centre.astype(X.dtype))
+        out.sum_duplicates()
+        return out
+    c = centre[0].astype(X.dtype)
+    if sp.issparse(X):
+        ones = sp.csr_matrix(np.ones((X.shape[0], 1), dtype=X.dtype))
+        out = sp.csr_matrix(X - ones @ sp.csr_matrix(c[None, :]))
+        out.sum_duplicates()
+        return out
+    return X - c
 
 
 def divide_columns(X, scale):
@@ -181,8 +248,9 @@ _RANDOM_STATE_AND_STANDARDIZE_DOC = """random_state : int, RandomState or None, 
         Draws the folds of ``probability=True``; nothing else is random.
     standardize : bool, default=True
         Divide each feature by its standard deviation over the training points before the
-        kernel (``scale_``), as for :class:`WellSVM`: the model does not depend on the
-        features' units. Ignored for ``kernel="precomputed"``."""
+        kernel (``scale_``; a feature far from the origin is centred first, ``mean_``), as
+        for :class:`WellSVM`: the model does not depend on the features' units.
+        Ignored for ``kernel="precomputed"``."""
 
 #: text the semi-supervised SVMs' docstrings share, written where they hold ``%(name)s``
 _SHARED_DOC = {
@@ -191,7 +259,7 @@ _SHARED_DOC = {
     "probability_to_standardize": _PROBABILITY_DOC + "\n    " + _RANDOM_STATE_AND_STANDARDIZE_DOC,
     "wellsvm_attributes": """probA_, probB_ : ndarray of shape (1,)
         As for :class:`WellSVM`; ``probability=True`` only.
-    scale_ : ndarray of shape (1, n_features), CSR matrix of that shape, or None
+    scale_, mean_ : ndarray of shape (1, n_features), CSR matrix of that shape, or None
         As for :class:`WellSVM`.""",
 }
 
@@ -222,8 +290,13 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
     # the features' scales of standardize=True (None otherwise, or absent: a file written
     # before the parameter, which holds standardize=False from model_io.ADDED_PARAMS)
     _fitted_attributes: dict = {
-        "transduction_": Fitted("iufUSb", ("n_train",)),
+        "transduction_": Fitted("iufUSbO", ("n_train",)),
         "scale_": Fitted("matrix", (1, "n_features_in_"), none=True, optional=True),
+        # the means of the columns centred by standardize (feature_scale); None: none is
+        "mean_": Fitted("matrix", (1, "n_features_in_"), none=True, optional=True),
+        # w on X as given: w on the standardised features divided by scale_ (1e150 for a
+        # feature in units of 1e-150), bounded on the standardised ones by _check_fitted
+        "_coef": Fitted("f", (1, "n_features_in_"), high=ANY_FINITE),
     }
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> SemiSupervisedSVM:
@@ -250,24 +323,35 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
             lab = signs[signs != 0]
             names = tuple(f"labeled points of class {c!r}" for c in classes)
             folds = calibration_folds(lab, names, self.random_state)
-        scale, Xs = self._standardize(X, params["standardize"])
-        self.scale_ = None  # the method runs on Xs: its own decision values need no scaling
+        scale, centre, Xs = self._standardize(X, params["standardize"])
+        self.scale_ = self.mean_ = None  # the method runs on Xs: its decision values as given
         self._fit(params, Xs, classes, signs)
         if scale is not None:  # the model on X: support vectors as given, w in X's units
             self.support_vectors_ = X[self.support_]
             if self.kernel == "linear":
                 self._coef = divide_columns(self._coef, scale)
-            self.scale_ = scale
+                if centre is not None:  # w.(x - m) + b = w.x + (b - w.m)
+                    m = centre.toarray() if sp.issparse(centre) else centre
+                    self.intercept_ = self.intercept_ - float(self._coef[0] @ m[0])
+            self.scale_, self.mean_ = scale, centre
         self._calibrate(X, signs, folds)
         return self
 
+    #: divide float32 input in float64 (a method that reads the features in float64 anyway):
+    #: the model of float32 data is then that of their float64 copy
+    _standardize_in_float64 = False
+
     def _standardize(self, X, standardize: bool):
-        """``(scale_, X / scale_)`` for ``standardize=True`` (:func:`feature_scale`), with the
-        kernel width and the numerical preflight of the divided data, else ``(None, X)``."""
+        """``(scale_, mean_, (X - mean_) / scale_)`` for ``standardize=True``
+        (:func:`feature_scale`), with the kernel width and the numerical preflight of the
+        divided data, else ``(None, None, X)``."""
         if not standardize or self.kernel == "precomputed":
-            return None, X
-        scale, spread = feature_scale(X)
-        Xs = divide_columns(X, scale)
+            return None, None, X
+        ratio = CENTRE_RATIO.get(self.kernel, _CENTRE_RATIO_ORIGIN)
+        scale, spread, centre = feature_scale(X, ratio)
+        if self._standardize_in_float64 and X.dtype == np.float32:
+            X = X.astype(np.float64)  # (exact) then divided in float64, as float64 input
+        Xs = divide_columns(centre_columns(X, centre), scale)
         if isinstance(self.gamma, str) and self.gamma == "scale" and spread > 0:
             # 1 / (n_features * the variance of the centred standardised features): the
             # value of StandardScaler followed by gamma="scale" (1 / n_features without
@@ -276,7 +360,7 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
         else:
             self._gamma = check_gamma(self.gamma, self.kernel, Xs)
         check_kernel_scale(Xs, self.kernel, self._gamma, self.degree, self.coef0)
-        return scale, Xs
+        return scale, centre, Xs
 
     def _decision_values(self, X) -> np.ndarray:
         """``f(x)`` on checked ``X``: the kernel of the standardised points when the model
@@ -285,10 +369,19 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
         scale = getattr(self, "scale_", None)
         if scale is None or self.kernel == "linear":
             return super()._decision_values(X)
-        sv = divide_columns(self.support_vectors_, scale)
+        centre = getattr(self, "mean_", None)  # (absent from a file of an earlier version)
+        sv = self.support_vectors_
+        if self._standardize_in_float64:  # as fit divided them
+            sv = sv.astype(np.float64) if sv.dtype == np.float32 else sv
+            X = X.astype(np.float64) if X.dtype == np.float32 else X
+        sv = divide_columns(centre_columns(sv, centre), scale)
         step = max(1, 2**23 // max(X.shape[1], 1))  # 64 MB of divided rows at a time
         out = [
-            self._kernel_dot(divide_columns(X[r : r + step], scale), sv, self.dual_coef_[0])
+            self._kernel_dot(
+                divide_columns(centre_columns(X[r : r + step], centre), scale),
+                sv,
+                self.dual_coef_[0],
+            )
             for r in range(0, X.shape[0], step)
         ]
         return (np.concatenate(out) if out else np.empty(0)) + self.intercept_[0]
@@ -308,6 +401,17 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
             values = scale.data if sp.issparse(scale) else scale
             if not np.all(values > 0):
                 raise ValueError("scale_ must hold positive scales")
+        coef = vars(self).get("_coef")
+        if coef is not None:  # w on the features the kernel saw: a fitted value's bound
+            dense = scale.toarray() if sp.issparse(scale) else scale
+            w = coef if scale is None else coef * np.where(dense > 0, dense, 1.0)
+            with np.errstate(over="ignore"):
+                big = float(np.abs(w).max(initial=0.0))
+            if not big <= MAX_STANDARDISED_COEF:
+                raise ValueError(
+                    f"_coef holds values of magnitude {big:.3g} on the standardised features "
+                    f"(a fitted model's are at most {MAX_STANDARDISED_COEF:g})"
+                )
 
     def _calibrate(self, X, signs, folds) -> None:
         """With ``folds`` (``probability=True``): Platt's sigmoid on held-out labeled points.

@@ -113,10 +113,18 @@ class LapSVM(SemiSupervisedSVM):
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
+    #: the standardised features in float64 whatever X's dtype (its Gram matrix is float64)
+    _standardize_in_float64 = True
+
     def _fit(self, params, X, classes, signs):
         n, lab = X.shape[0], np.flatnonzero(signs != 0)
-        K = self._gram(X)  # checked against the dense-memory budget first
-        A = _manifold_solve(K, _laplacian(X, min(params["n_neighbors"], n - 1)),
+        self._check_gram(n)  # the dense-memory budget first
+        # sparse X no wider than the Gram matrix: its dense copy (no more memory) for the
+        # Gram and the graph, the same bits as dense X (the sparse products round
+        # otherwise, and the dual of tied points, degenerate, moved within tol)
+        Xd = X.toarray() if sp.issparse(X) and X.shape[1] <= n else X
+        K = self._gram(Xd)
+        A = _manifold_solve(K, _laplacian(Xd, min(params["n_neighbors"], n - 1)),
                             params["gamma_I"] / n, lab)  # fmt: skip
         Kt = K[lab] @ A  # J K (I + lambda L K)^-1 J'
         Kt = np.ascontiguousarray((Kt + Kt.T) / 2)

@@ -137,12 +137,17 @@ class WellSVM(SemiSupervisedSVM):
         powers of 2), and with ``gamma="scale"`` the width is ``1 / (n_features * var)``,
         ``var`` the variance of the centred standardised features: the width that
         :class:`~sklearn.preprocessing.StandardScaler` followed by ``gamma="scale"`` gives
-        (``1 / n_features`` without constant features). Nothing is subtracted: sparse data
-        stay sparse (only the columns holding entries are divided), and the rbf kernel
-        depends on differences only, so the model equals that of ``StandardScaler`` then
-        this estimator with ``standardize=False``; the linear and polynomial kernels see
-        the features' means as they are. ``support_vectors_`` stay in ``X``'s units and
-        ``coef_`` is ``w`` on ``X`` (``f(x) = coef_ x + b``). Ignored for
+        (``1 / n_features`` without constant features). A feature whose mean exceeds its
+        standard deviation is centred first for the linear and polynomial kernels (which
+        depend on the origin: an offset of a few deviations flipped a linear fit), for the
+        rbf kernel only past 1,000 deviations (it depends on differences only, but their
+        squares lose their digits far from the origin): ``mean_``. Otherwise nothing is
+        subtracted: sparse data stay sparse (only the columns holding entries are divided;
+        a centred column holds more non-zeros than zeros), and for the rbf kernel the model
+        equals that of ``StandardScaler`` then this estimator with ``standardize=False``. A
+        feature in units so small (or large) that its variance underflows (or overflows) is
+        measured in its own units. ``support_vectors_`` stay in ``X``'s units and ``coef_``
+        is ``w`` on ``X`` (``f(x) = coef_ x + b``, the centring in ``b``). Ignored for
         ``kernel="precomputed"``. ``False``: the kernel on ``X`` as given (the paper's
         protocol; earlier versions' only behaviour): on the Statlog shuttle table at 1%
         labeled it loses to an SVC on the labeled points, see Notes.
@@ -179,6 +184,10 @@ class WellSVM(SemiSupervisedSVM):
         The standard deviations ``s_j`` of ``standardize=True``: an array for dense
         training data; for sparse data a CSR row holding those of the features with an
         entry (the others are 1). None for ``standardize=False`` or a precomputed kernel.
+    mean_ : ndarray of shape (1, n_features), CSR matrix of that shape, or None
+        The means subtracted by ``standardize=True`` from the features it centres (0 for
+        the others; a CSR row on the centred features for sparse data); None when it
+        centres none.
 
     Notes
     -----
