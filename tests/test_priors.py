@@ -613,3 +613,18 @@ def test_nan_in_s_names_s(cls):
     s[3] = np.nan
     with pytest.raises(ValueError, match=r"s holds NaN \(1 entries, the first at index 3\)"):
         cls().fit(X, s)
+
+
+def test_tice_prior_at_the_floor_of_c_is_at_most_one(tmp_path):
+    """Where TIcE's label frequency sits at its floor p / N the prior is 1 exactly; rounding
+    once gave 1 + 2e-16, a value that the model file's declaration (at most 1) refused."""
+    import unlabeled
+    from unlabeled.pu.priors import TIcE, prior_from_label_frequency
+
+    assert prior_from_label_frequency(1 / 6, 1, 5) > 1.0  # the rounding this guards against
+    X = np.zeros((6, 2))  # one labeled point among identical ones: every subset gives c = p/N
+    s = np.r_[1, np.zeros(5, dtype=int)]
+    est = TIcE(random_state=0).fit(X, s)
+    assert est.prior_ == 1.0
+    unlabeled.save(est, tmp_path / "tice.skops")
+    assert unlabeled.load(tmp_path / "tice.skops").prior_ == 1.0
