@@ -403,8 +403,10 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
                 raise ValueError("scale_ must hold positive scales")
         coef = vars(self).get("_coef")
         if coef is not None:  # w on the features the kernel saw: a fitted value's bound
-            dense = scale.toarray() if sp.issparse(scale) else scale
-            w = coef if scale is None else coef * np.where(dense > 0, dense, 1.0)
+            w = coef
+            if scale is not None:
+                dense = scale.toarray() if sp.issparse(scale) else scale
+                w = coef * np.where(dense > 0, dense, 1.0)
             with np.errstate(over="ignore"):
                 big = float(np.abs(w).max(initial=0.0))
             if not big <= MAX_STANDARDISED_COEF:
