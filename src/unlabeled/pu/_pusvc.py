@@ -107,7 +107,7 @@ class PUSVC(KernelPUModel):
         ``beta + (pi mean_P k(x_i, x) - mean_U k(x_u, x) / 2) / (2 lam)``, a kernel-mean
         score; smaller values fit the labeled positives more closely. The default needs no
         labels; the ``lam`` chosen with the true labels (``PUSVC-hindsight`` in
-        ``benchmarks/results/bench_pu_defaults.md``) gains little over it.
+        ``benchmarks/archive/bench_pu_defaults-2026-11-28.md``) gains little over it.
         ``"cv"``: chosen from the PU data among 1e-2 and 1e-3 (``lam_``), as for
         ``gamma="cv"``.
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
@@ -220,7 +220,7 @@ class PUSVC(KernelPUModel):
         0)``, is least at ``beta = -1``), so with few labeled positives no point need cross
         zero although the ranking is good: on Adult ``"zero"`` predicted no positive at
         all at 1%, 5% and 20% of the positives labeled. In
-        ``benchmarks/results/bench_pu_defaults.md`` (12 UCI sets, Adult, Shuttle; those
+        ``benchmarks/archive/bench_pu_defaults-2026-11-28.md`` (12 UCI sets, Adult, Shuttle; those
         rates; ``prior="auto"``) ``"prior"`` had a mean F1 of 0.732 against 0.624 for
         ``"zero"``, which predicted a single class in 22 of 197 labelings (``"prior"`` in
         none). On Dask input the quantile is taken over the unlabeled rows of the start's

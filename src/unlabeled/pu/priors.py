@@ -1507,7 +1507,8 @@ class Bracket(_PriorEstimator):
     cannot score them held out and ``high = 1`` (the data bound nothing), so the estimate is
     ``(low + 1) / 2``. Measured with ``PUSVC(prior="auto")`` on the 12 UCI sets and the Adult
     and Shuttle tables at 1%, 5% and 20% of the positives labeled in
-    ``benchmarks/results/bench_pu_defaults.md``.
+    ``benchmarks/archive/bench_pu_defaults-2026-11-28.md``; :class:`Blend` replaced it as the
+    default (``benchmarks/results/bench_pu_defaults.md``).
 
     Parameters
     ----------
