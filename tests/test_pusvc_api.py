@@ -377,3 +377,30 @@ def test_pusvc_verbose_reports_the_start(capsys):
     assert err.index("start: K_UU") < err.index("[PUSVC] done")
     PUSVC(prior=0.4, lam=1e-3, n_jobs=1).fit(X, s)
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.filterwarnings("ignore:prior='auto' estimated")
+def test_auto_prior_threshold_share_is_blends_best_bin_estimate():
+    """prior="auto": threshold="prior" predicts positive the share of Blend's best-bin
+    estimate (never below prior_, at most the interval's end); with one labeled positive
+    (no held-out estimate) and with a given prior, the prior's share."""
+    from unlabeled.pu.priors import Blend
+
+    rng = np.random.default_rng(4)
+    X = np.r_[rng.normal(1, 1, (150, 2)), rng.normal(-1, 1, (250, 2))]
+    s = np.zeros(400, dtype=int)
+    s[:40] = 1
+    clf = PUSVC(prior="auto", random_state=0).fit(X, s)
+    ref = Blend(random_state=0).fit(X, s)
+    assert clf.prior_ == ref.prior_
+    share = min(max(ref.upper_estimate_, ref.prior_), ref.bracket_[1])
+    assert clf.positive_share_ == share > clf.prior_
+    f_unl = clf.decision_function(X[s == 0])
+    assert np.sum(f_unl > 0) == round(share * f_unl.size)
+
+    s1 = np.zeros(400, dtype=int)
+    s1[0] = 1
+    one = PUSVC(prior="auto", random_state=0).fit(X, s1)
+    assert one.positive_share_ == one.prior_
+    assert np.sum(one.decision_function(X[1:]) > 0) == round(one.prior_ * 399)
+    assert PUSVC(prior=0.3).fit(X, s).positive_share_ == 0.3

@@ -132,7 +132,8 @@ class KernelPUModel(ProbabilisticMixin, KernelClassifier):
             )
         else:
             cause = (
-                f"round(prior_ * n_unlabeled) = round({self.prior_:.3g} x {positive.size}) "
+                f"round(share * n_unlabeled) = round({self._threshold_share():.3g} x "
+                f"{positive.size}) "
                 "unlabeled points are predicted positive: check the prior, or give more "
                 "unlabeled points"
             )
@@ -141,6 +142,11 @@ class KernelPUModel(ProbabilisticMixin, KernelClassifier):
             UserWarning,
             stacklevel=4,  # the caller of fit, past this, fit and its transactional wrapper
         )
+
+    def _threshold_share(self) -> float:
+        """The share of the training unlabeled points that ``threshold="prior"`` predicts
+        positive: the prior here (a subclass may lean above an estimated one)."""
+        return float(self.prior_)
 
     def _set_threshold(self, f_unl, rule) -> None:
         r"""Move the decision threshold by the rule ``threshold`` (see :data:`THRESHOLDS`).
@@ -152,7 +158,7 @@ class KernelPUModel(ProbabilisticMixin, KernelClassifier):
         (``dual_coef_``, ``objective_``) is that of the solver; ``threshold_ = t`` keeps
         ``beta = intercept_ + threshold_``. ``"zero"``: ``t = 0``, the solver's ``beta``.
         """
-        t = prior_threshold(f_unl, self.prior_) if rule == "prior" else 0.0
+        t = prior_threshold(f_unl, self._threshold_share()) if rule == "prior" else 0.0
         self.intercept_ = self.intercept_ - t
         self.threshold_ = float(t)
 
