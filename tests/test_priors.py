@@ -596,12 +596,20 @@ def test_one_unlabeled_point_fits_or_names_s_and_the_fix(cls):
         assert -1e-12 <= est.prior_ <= 1.0 + 1e-12
 
 
-def test_one_unlabeled_point_with_prior_auto_names_s():
+def test_one_unlabeled_point_names_s_or_fits():
+    """One unlabeled point: Bracket (its classifier of labeled against unlabeled points needs
+    two) names s; PUSVC(prior="auto") (Blend) fits, with the prior and the share inside
+    (0, 1)."""
     from unlabeled import PUSVC
+    from unlabeled.pu.priors import Bracket
 
     X = np.random.default_rng(0).normal(size=(21, 2))
+    s = np.r_[np.ones(20, int), 0]
     with pytest.raises(ValueError, match=r"s marks 1 unlabeled point.*Bracket"):
-        PUSVC(prior="auto").fit(X, np.r_[np.ones(20, int), 0])
+        Bracket().fit(X, s)
+    clf = PUSVC(prior="auto", random_state=0).fit(X, s)
+    assert 0 < clf.prior_ < 1 and 0 < clf.positive_share_ < 1
+    assert np.isfinite(clf.decision_function(X)).all()
 
 
 @pytest.mark.parametrize("cls", ALL, ids=by_name)
