@@ -236,10 +236,12 @@ TARGETS = [
             "init": ["auto", "ocsvm", "pilot"],
             "cache_size": [1e-6, 1e6],
             "cache_dtype": ["float32", "float64"],
+            **_STD_EDGES,
         },
         {
             **_PU_BAD,
             **_KERNEL_BAD,
+            **_STD_BAD,
             "tol": [0.0, -1e-3],
             "max_iter": [0, 2**31, 1.0],
             "cache_size": [0.0, 1e30],

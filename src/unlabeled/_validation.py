@@ -519,7 +519,8 @@ def standardize_moments(X):
     sd = np.sqrt(var)
     scale[cols] = np.where(sd > _STANDARDIZE_CONSTANT_RTOL * big, sd, 1.0)
     if sp.issparse(X):
-        M = sp.csr_matrix(X)
+        M = sp.csr_matrix(X, copy=True)
+        M.sum_duplicates()  # duplicate entries are one value, their sum (as scipy reads them)
         other = np.zeros(d, dtype=bool)  # a column holding a value other than 0 and 1
         other[np.unique(M.indices[M.data != 1])] = True
     else:
@@ -539,6 +540,18 @@ def standardize_rows(X, mean, scale):
         return X
     A = np.asarray(X)
     return np.ascontiguousarray(((A - mean) / scale).astype(A.dtype, copy=False))
+
+
+def standardized_gamma(gamma, kernel: str, X) -> float:
+    """:func:`check_gamma` on features standardised by :func:`standardize_rows`, but with
+    ``"scale"`` (and PUSVC's ``"cv"``, its unit) ``1 / sum_j Var(column j)``: the value of
+    ``1 / (n_features X.var())`` once every column is centred, so that a dense ``X`` (centred)
+    and its sparse copy (scaled only) get the same width, to rounding."""
+    if gamma in ("scale", "cv") and kernel in ("rbf", "poly"):
+        total = float(np.sum(column_moments(X)[1]))
+        if np.isfinite(total) and total > 0:
+            return 1.0 / total
+    return check_gamma(gamma, kernel, X)
 
 
 def check_gamma(gamma, kernel: str, X) -> float:

@@ -39,6 +39,7 @@ from .._validation import (
     check_pu_labels,
     standardize_moments,
     standardize_rows,
+    standardized_gamma,
 )
 from ..base import ValidatedEstimator
 from ..exceptions import InvalidParameterError
@@ -134,7 +135,9 @@ def default_param_grid(estimator: Any, X: Any) -> dict[str, list]:
         X = X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
         if params.get("standardize") is True:  # PUSVC's: "scale" of the features it sees
             X = standardize_rows(X, *standardize_moments(X))
-        scale = check_gamma("scale", params["kernel"], X)
+            scale = standardized_gamma("scale", params["kernel"], X)
+        else:
+            scale = check_gamma("scale", params["kernel"], X)
         grid[f"{prefix}gamma"] = [float(scale * c) for c in DEFAULT_GAMMA_FACTORS]
     return grid
 

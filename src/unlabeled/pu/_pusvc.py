@@ -18,10 +18,10 @@ from .._validation import (
     Integer,
     Options,
     Real,
-    check_gamma,
     check_kernel_scale,
     standardize_moments,
     standardize_rows,
+    standardized_gamma,
 )
 from ..base import ArrayLike, Fitted, MatrixLike, set_init_params
 from ..registry import Case, register
@@ -279,8 +279,10 @@ class PUSVC(KernelPUModel):
     prior_ : float
         The class prior used (the estimate when ``prior="auto"``).
     gamma_ : float
-        The kernel width fitted with: ``gamma`` resolved (``"scale"`` on the standardised
-        features with ``standardize=True``), or the one ``gamma="cv"`` chose.
+        The kernel width fitted with: ``gamma`` resolved (with ``standardize=True``,
+        ``"scale"`` is ``1 / sum_j Var(x_j)`` on the standardised features: ``1 / (n_features
+        X.var())`` once every column is centred, the same for dense and sparse ``X``), or
+        the one ``gamma="cv"`` chose.
     lam_ : float
         The regularisation fitted with: ``lam``, or the one ``lam="cv"`` chose.
     mean_, scale_ : ndarray of shape (n_features,) or None
@@ -599,7 +601,7 @@ class PUSVC(KernelPUModel):
             return X
         self.mean_, self.scale_ = standardize_moments(X)
         X = standardize_rows(X, self.mean_, self.scale_)
-        self._gamma = check_gamma(self.gamma, self.kernel, X)
+        self._gamma = standardized_gamma(self.gamma, self.kernel, X)
         check_kernel_scale(X, self.kernel, self._gamma, self.degree, self.coef0)
         return X
 
