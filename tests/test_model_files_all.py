@@ -456,6 +456,34 @@ def test_a_model_of_tiny_features_saves_its_wide_kernel_width(entry, tmp_path):
 
 
 @pytest.mark.parametrize(
+    "entry",
+    registered_params(lambda e: declares(e.load(), "gamma", "prior", "lam"), family="pu"),
+)
+def test_a_model_of_a_wide_gram_saves_its_offset(entry, tmp_path):
+    """A precomputed Gram matrix with a column in units of 1e100 and ``lam=1e-30`` (the dual's
+    box C ~ 1e30): the offset and the threshold are in the decision values' units, about
+    1e128 for USMOInit (RampPU: 6.9e126 in the fuzz), which the save's bound of 1e100 on a
+    fitted float refused. They may be any finite value; the loaded model decides the same."""
+    rng = np.random.default_rng(0)
+    P = rng.normal(size=(40, 2))
+    P[:10] += 1.0
+    sq = (P**2).sum(1)
+    K = np.exp(-np.maximum(sq[:, None] + sq[None, :] - 2 * P @ P.T, 0) / 2)
+    K[:, 0] *= 1e100
+    s = np.r_[np.ones(10, int), np.zeros(30, int)]
+    est = entry.load()(prior=0.4, lam=1e-30, kernel="precomputed", random_state=0)
+    try:
+        est.fit(K, s)
+    except ValueError as exc:  # DoubleHingeQP's interior-point solver: "rescale the data"
+        assert "lam" in str(exc)
+        return
+    unlabeled.save(est, tmp_path / "m.skops")
+    back = unlabeled.load(tmp_path / "m.skops")
+    np.testing.assert_array_equal(back.decision_function(K), est.decision_function(K))
+    np.testing.assert_array_equal(back.predict(K), est.predict(K))
+
+
+@pytest.mark.parametrize(
     "entry", registered_params(lambda e: declares(e.load(), "standardize"), family="ssl")
 )
 def test_a_linear_model_of_tiny_features_saves(entry, tmp_path):

@@ -446,7 +446,9 @@ class KernelMachine(ValidatedEstimator):
         "_gamma": Fitted("float", low=0.0, high=ANY_FINITE),
         "support_": Fitted("iu", ("n_SV",), low=0, below="n_train"),
         "dual_coef_": Fitted("f", (1, "n_SV")),
-        "intercept_": Fitted("f", (1,)),
+        # any finite offset: it is in the decision function's units, up to the kernel's
+        # scale (a precomputed Gram of 1e100) times the dual's box (lam = 1e-30: C ~ 1e30)
+        "intercept_": Fitted("f", (1,), high=ANY_FINITE),
         "support_vectors_": Fitted("matrix", ("n_SV", "n_features_in_")),
         "_coef": Fitted("f", (1, "n_features_in_")),
         "n_iter_": Fitted("int", low=0, optional=True),
