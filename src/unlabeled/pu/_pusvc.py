@@ -23,7 +23,7 @@ from .._validation import (
     standardize_moments,
     standardize_rows,
 )
-from ..base import ArrayLike, Fitted, MatrixLike, set_init_params
+from ..base import ANY_FINITE, ArrayLike, Fitted, MatrixLike, set_init_params
 from ..registry import Case, register
 from . import _starts, priors
 from ._base import MIN_LAM, KernelPUModel, PUProblem, engine_kernel, store_solution
@@ -379,7 +379,7 @@ class PUSVC(KernelPUModel):
         "cache_stats_": Fitted("dict", choices=PATHS),
         "solver_": Fitted("str", choices=("smo", "usmo")),
         # the values fitted with (chosen by gamma="cv" / lam="cv"); absent from older files
-        "gamma_": Fitted("float", low=0.0, optional=True),
+        "gamma_": Fitted("float", low=0.0, high=ANY_FINITE, optional=True),  # as _gamma
         "lam_": Fitted("float", low=MIN_LAM, optional=True),
         # standardize=True: the features' centres and scales (None otherwise, or absent: a
         # file written before the parameter, which holds standardize=False)
