@@ -266,6 +266,11 @@ def test_crafted_support_vectors_of_1e300_do_not_predict_inf(fitted, tmp_path):
         ("KM2", "bootstrap_priors_", lambda v: v[:2], "n_bootstrap"),
         ("PUSVC", "cache_stats_", lambda v: {**v, "kernel_path": "evil"}, "cache_stats_"),
         ("PUSVC", "shape_fit_", lambda v: [*v], "shape_fit_"),
+        # a Python int past 64 bits as a float (or int) scalar: loaded as it was, numpy held
+        # it as an object, not a number (the fuzz, seed 9054: ElkanNoto's prior_ of 2**64)
+        ("ElkanNoto", "prior_", lambda v: 2**64, "prior_ holds an integer beyond 64 bits"),
+        ("ElkanNoto", "prior_", lambda v: -(10**30), "prior_ holds an integer beyond 64"),
+        ("ElkanNoto", "n_labeled_", lambda v: 2**64, "n_labeled_ holds an integer beyond"),
     ],
 )
 def test_specific_crafted_values_refused(fitted, tmp_path, name, attr, change, phrase):

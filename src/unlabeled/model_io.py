@@ -899,6 +899,10 @@ def _check_value(name, value, spec, dims) -> None:
             if spec.choices is not None and value not in spec.choices:
                 raise ValueError(f"{name} must be one of {list(spec.choices)}, got {value!r:.60}")
             return
+        if isinstance(value, int) and not -(2**63) <= value < 2**63:  # (as in the lists)
+            # kept as it is, a loaded float of 2**64 was a Python int that numpy holds as
+            # an object, not a number (found by the fuzz: ElkanNoto's prior_)
+            raise ValueError(f"{name} holds an integer beyond 64 bits")
         if kind == "int":  # a dimension that shapes may name
             _dim(name, int(value), dims, name)
         _check_range(name, float(value) if kind == "float" else int(value), spec, dims)
