@@ -271,6 +271,9 @@ def test_crafted_support_vectors_of_1e300_do_not_predict_inf(fitted, tmp_path):
         ("ElkanNoto", "prior_", lambda v: 2**64, "prior_ holds an integer beyond 64 bits"),
         ("ElkanNoto", "prior_", lambda v: -(10**30), "prior_ holds an integer beyond 64"),
         ("ElkanNoto", "n_labeled_", lambda v: 2**64, "n_labeled_ holds an integer beyond"),
+        # standardize=True: mean_ None beside scale_ loaded, then predict raised TypeError
+        ("PUSVC-cv-scaled", "mean_", lambda v: None, "mean_ must be an array"),
+        ("PUSVC-cv-scaled", "scale_", lambda v: v * 0, "scale_ must hold positive"),
     ],
 )
 def test_specific_crafted_values_refused(fitted, tmp_path, name, attr, change, phrase):
@@ -280,6 +283,16 @@ def test_specific_crafted_values_refused(fitted, tmp_path, name, attr, change, p
     with pytest.raises(ModelFileError, match="not a valid model") as info:
         unlabeled.load(_tampered_file(fitted(name), tmp_path, tamper))
     assert phrase in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("attr", ["mean_", "scale_"])
+def test_standardized_pusvc_without_its_moments_is_refused(fitted, tmp_path, attr):
+    """A PUSVC fitted with ``standardize=True`` whose file lacks ``mean_`` or ``scale_``
+    (optional: files from before the parameter hold standardize=False) loaded, then failed
+    in ``predict`` with an AttributeError (the fuzz, seed 12120)."""
+    path = _tampered_file(fitted("PUSVC-cv-scaled"), tmp_path, lambda e, _: delattr(e, attr))
+    with pytest.raises(ModelFileError, match=rf"{attr} must be an array when standardize=True"):
+        unlabeled.load(path)
 
 
 def test_probability_sigmoid_checked_for_every_probabilistic_model(fitted, tmp_path):

@@ -568,6 +568,22 @@ class PUSVC(KernelPUModel):
             self._warm = _starts.warm_state(warm_key, lam, res)
         return res.g_unl + float(res.beta)
 
+    def _check_fitted(self) -> None:
+        """The base's checks, and ``mean_`` and ``scale_`` as ``fit`` makes them: both arrays
+        exactly when ``standardize`` (and a kernel on features), else both None or absent (a
+        file written before the parameter); the scales positive. (A file with ``mean_`` None
+        or missing beside ``scale_`` loaded, then failed in ``predict``.)"""
+        super()._check_fitted()
+        wanted = bool(self.standardize) and self.kernel != "precomputed"
+        for name in ("mean_", "scale_"):
+            if (getattr(self, name, None) is not None) != wanted:
+                raise ValueError(
+                    f"{name} must be {'an array' if wanted else 'None'} when standardize="
+                    f"{self.standardize} and kernel={self.kernel!r}"
+                )
+        if wanted and not np.all(self.scale_ > 0):
+            raise ValueError("scale_ must hold positive scales")
+
     def _standardize(self, X, standardize: bool):
         """``X`` with ``standardize=True`` (and a kernel on features): its non-binary columns
         centred and scaled (``mean_``, ``scale_``: ``_validation.standardize_moments``), the
