@@ -392,8 +392,11 @@ def test_blend_max_samples_bounds_the_training_points():
 
 def test_blend_scorers_checked():
     X, s, _ = pu_mixture(8, 0.3, n_u=60, n_p=20)
-    for bad in ("x", [1], LogisticRegression()):
-        with pytest.raises(ValueError, match="scorers|estimator"):
+    for bad in ("x", LogisticRegression()):
+        with pytest.raises(ValueError, match="scorers must be None or a sequence"):
+            Blend(scorers=bad).fit(X, s)
+    for bad in ([1], [LogisticRegression(), None]):  # (the entry named: it said "estimator")
+        with pytest.raises(ValueError, match=rf"scorers\[{len(bad) - 1}\] must be a classifier"):
             Blend(scorers=bad).fit(X, s)
     with pytest.raises(ValueError, match="lower"):
         Blend(lower=LogisticRegression()).fit(X, s)

@@ -339,11 +339,16 @@ def _stacked(Xp, Xu):
     return X, np.r_[np.ones(Xp.shape[0], dtype=int), np.zeros(Xu.shape[0], dtype=int)]
 
 
-def _check_classifier(est, needs: tuple[str, ...], example: str) -> None:
-    """``estimator``: None or a classifier with ``fit`` and one of the methods ``needs``."""
-    if est is not None and not (hasattr(est, "fit") and any(hasattr(est, m) for m in needs)):
+def _check_classifier(
+    est, needs: tuple[str, ...], example: str, name: str = "estimator", none: bool = True
+) -> None:
+    """The parameter ``name`` (``estimator``, or an entry of ``scorers``): None (where
+    ``none``) or a classifier with ``fit`` and one of the methods ``needs``."""
+    if est is None and none:
+        return
+    if not (hasattr(est, "fit") and any(hasattr(est, m) for m in needs)):
         raise InvalidParameterError(
-            f"estimator must be a classifier with fit and {' or '.join(needs)} (e.g. "
+            f"{name} must be a classifier with fit and {' or '.join(needs)} (e.g. "
             f"{example}), got {est!r}"
         )
 
@@ -1831,9 +1836,9 @@ class Blend(_PriorEstimator):
                     f"[LogisticRegression()]), got {scorers!r}"
                 )
             scorers = tuple(scorers)
-            for est in scorers:
+            for i, est in enumerate(scorers):
                 needs = ("decision_function", "predict_proba")
-                _check_classifier(est, needs, "LogisticRegression()")
+                _check_classifier(est, needs, "LogisticRegression()", f"scorers[{i}]", none=False)
         return {**params, "scorers": scorers}
 
     def _check_memory(self, n_labeled, n_unlabeled, n_features, params):
