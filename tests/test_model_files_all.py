@@ -110,6 +110,7 @@ def _bounded_float(spec, v):
     """A float attribute under the bound of a fitted value (not the kernel's width, which
     may be any finite value)."""
     wide = isinstance(spec.high, float) and spec.high > 1e100
+    wide = wide or (isinstance(spec.low, float) and spec.low < -1e100)
     return _float_value(spec, v) and not wide
 
 
@@ -499,6 +500,26 @@ def test_a_model_of_a_wide_gram_saves_its_offset(entry, tmp_path):
     back = unlabeled.load(tmp_path / "m.skops")
     np.testing.assert_array_equal(back.decision_function(K), est.decision_function(K))
     np.testing.assert_array_equal(back.predict(K), est.predict(K))
+
+
+def test_a_sigmoid_of_a_tiny_gram_saves_its_slope(tmp_path):
+    """A precomputed Gram matrix in units of 1e-150 with ``probability=True``: the decision
+    values are about 1e-150, so the sigmoid's slope ``probA_`` is about -1e150 (the fuzz,
+    seed 15074: -1.17e150), which the save's bound of 1e100 refused. The slope may be any
+    finite value (non-positive); the loaded model gives the same probabilities."""
+    from unlabeled import PUSVC
+
+    rng = np.random.default_rng(0)
+    P = rng.normal(size=(60, 2))
+    P[:20] += 2.0
+    sq = (P**2).sum(1)
+    K = np.exp(-np.maximum(sq[:, None] + sq[None, :] - 2 * P @ P.T, 0) / 2) * 1e-150
+    s = np.r_[np.ones(15, int), np.zeros(45, int)]
+    est = PUSVC(prior=0.4, kernel="precomputed", probability=True, random_state=0).fit(K, s)
+    assert est.probA_[0] < -1e100
+    unlabeled.save(est, tmp_path / "m.skops")
+    back = unlabeled.load(tmp_path / "m.skops")
+    np.testing.assert_array_equal(back.predict_proba(K), est.predict_proba(K))
 
 
 @pytest.mark.parametrize(

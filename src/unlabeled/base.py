@@ -765,8 +765,11 @@ class KernelClassifier(ClassifierMixin, KernelMachine):
     _fitted_attributes: dict = {
         "classes_": Fitted("iufUSbO", (2,)),
         # predict_proba's sigmoid (probability=True, see unlabeled._calibration): both or
-        # neither; A <= 0 as the probability is non-decreasing in f
-        "probA_": Fitted("f", (1,), high=0.0, optional=True, needs=("probability", "probB_")),
+        # neither; A <= 0 as the probability is non-decreasing in f, of any finite size: it is
+        # in the inverse units of f (a Gram matrix in units of 1e-150 gave A of -1.2e150)
+        "probA_": Fitted(
+            "f", (1,), low=-ANY_FINITE, high=0.0, optional=True, needs=("probability", "probB_")
+        ),
         "probB_": Fitted("f", (1,), optional=True, needs=("probability", "probA_")),
     }
 

@@ -837,7 +837,8 @@ def _check_range(name, values, spec, dims, numeric=True):
     """The values (an array or a scalar) within the declared bounds; floats finite and within
     :data:`MAX_FITTED_VALUE`, or a numeric ``high`` declared above it (the kernel's fitted
     width: ``gamma="scale"`` on features in units of 1e-150 is about 1e299, and the kernel's
-    own checks bound what it makes)."""
+    own checks bound what it makes), or a ``low`` declared below its negative (the sigmoid's
+    slope ``probA_``)."""
     import numpy as np
 
     a = np.asarray(values)
@@ -849,6 +850,8 @@ def _check_range(name, values, spec, dims, numeric=True):
         cap = MAX_FITTED_VALUE
         if isinstance(spec.high, (int, float)) and spec.high > cap:
             cap = float(spec.high)
+        if isinstance(spec.low, (int, float)) and -spec.low > cap:  # (a negative value's)
+            cap = -float(spec.low)
         if np.abs(a).max() > cap:
             raise ValueError(
                 f"{name} holds values of magnitude {np.abs(a).max():.3g} (a fitted model's "
