@@ -110,6 +110,7 @@ def _bounded_float(spec, v):
     """A float attribute under the bound of a fitted value (not the kernel's width, which
     may be any finite value)."""
     wide = isinstance(spec.high, float) and spec.high > 1e100
+    wide = wide or (isinstance(spec.low, float) and spec.low < -1e100)
     return _float_value(spec, v) and not wide
 
 
@@ -266,6 +267,14 @@ def test_crafted_support_vectors_of_1e300_do_not_predict_inf(fitted, tmp_path):
         ("KM2", "bootstrap_priors_", lambda v: v[:2], "n_bootstrap"),
         ("PUSVC", "cache_stats_", lambda v: {**v, "kernel_path": "evil"}, "cache_stats_"),
         ("PUSVC", "shape_fit_", lambda v: [*v], "shape_fit_"),
+        # a Python int past 64 bits as a float (or int) scalar: loaded as it was, numpy held
+        # it as an object, not a number (the fuzz, seed 9054: ElkanNoto's prior_ of 2**64)
+        ("ElkanNoto", "prior_", lambda v: 2**64, "prior_ holds an integer beyond 64 bits"),
+        ("ElkanNoto", "prior_", lambda v: -(10**30), "prior_ holds an integer beyond 64"),
+        ("ElkanNoto", "n_labeled_", lambda v: 2**64, "n_labeled_ holds an integer beyond"),
+        # standardize=True: mean_ None beside scale_ loaded, then predict raised TypeError
+        ("PUSVC-cv-scaled", "mean_", lambda v: None, "mean_ must be an array"),
+        ("PUSVC-cv-scaled", "scale_", lambda v: v * 0, "scale_ must hold positive"),
     ],
 )
 def test_specific_crafted_values_refused(fitted, tmp_path, name, attr, change, phrase):
@@ -275,6 +284,16 @@ def test_specific_crafted_values_refused(fitted, tmp_path, name, attr, change, p
     with pytest.raises(ModelFileError, match="not a valid model") as info:
         unlabeled.load(_tampered_file(fitted(name), tmp_path, tamper))
     assert phrase in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("attr", ["mean_", "scale_"])
+def test_standardized_pusvc_without_its_moments_is_refused(fitted, tmp_path, attr):
+    """A PUSVC fitted with ``standardize=True`` whose file lacks ``mean_`` or ``scale_``
+    (optional: files from before the parameter hold standardize=False) loaded, then failed
+    in ``predict`` with an AttributeError (the fuzz, seed 12120)."""
+    path = _tampered_file(fitted("PUSVC-cv-scaled"), tmp_path, lambda e, _: delattr(e, attr))
+    with pytest.raises(ModelFileError, match=rf"{attr} must be an array when standardize=True"):
+        unlabeled.load(path)
 
 
 def test_probability_sigmoid_checked_for_every_probabilistic_model(fitted, tmp_path):
@@ -453,6 +472,54 @@ def test_a_model_of_tiny_features_saves_its_wide_kernel_width(entry, tmp_path):
     unlabeled.save(est, tmp_path / "m.skops")
     back = unlabeled.load(tmp_path / "m.skops")
     np.testing.assert_array_equal(back.decision_function(X), est.decision_function(X))
+
+
+@pytest.mark.parametrize(
+    "entry",
+    registered_params(lambda e: declares(e.load(), "gamma", "prior", "lam"), family="pu"),
+)
+def test_a_model_of_a_wide_gram_saves_its_offset(entry, tmp_path):
+    """A precomputed Gram matrix with a column in units of 1e100 and ``lam=1e-30`` (the dual's
+    box C ~ 1e30): the offset and the threshold are in the decision values' units, about
+    1e128 for USMOInit (RampPU: 6.9e126 in the fuzz), which the save's bound of 1e100 on a
+    fitted float refused. They may be any finite value; the loaded model decides the same."""
+    rng = np.random.default_rng(0)
+    P = rng.normal(size=(40, 2))
+    P[:10] += 1.0
+    sq = (P**2).sum(1)
+    K = np.exp(-np.maximum(sq[:, None] + sq[None, :] - 2 * P @ P.T, 0) / 2)
+    K[:, 0] *= 1e100
+    s = np.r_[np.ones(10, int), np.zeros(30, int)]
+    est = entry.load()(prior=0.4, lam=1e-30, kernel="precomputed", random_state=0)
+    try:
+        est.fit(K, s)
+    except ValueError as exc:  # DoubleHingeQP's interior-point solver: "rescale the data"
+        assert "lam" in str(exc)
+        return
+    unlabeled.save(est, tmp_path / "m.skops")
+    back = unlabeled.load(tmp_path / "m.skops")
+    np.testing.assert_array_equal(back.decision_function(K), est.decision_function(K))
+    np.testing.assert_array_equal(back.predict(K), est.predict(K))
+
+
+def test_a_sigmoid_of_a_tiny_gram_saves_its_slope(tmp_path):
+    """A precomputed Gram matrix in units of 1e-150 with ``probability=True``: the decision
+    values are about 1e-150, so the sigmoid's slope ``probA_`` is about -1e150 (the fuzz,
+    seed 15074: -1.17e150), which the save's bound of 1e100 refused. The slope may be any
+    finite value (non-positive); the loaded model gives the same probabilities."""
+    from unlabeled import PUSVC
+
+    rng = np.random.default_rng(0)
+    P = rng.normal(size=(60, 2))
+    P[:20] += 2.0
+    sq = (P**2).sum(1)
+    K = np.exp(-np.maximum(sq[:, None] + sq[None, :] - 2 * P @ P.T, 0) / 2) * 1e-150
+    s = np.r_[np.ones(15, int), np.zeros(45, int)]
+    est = PUSVC(prior=0.4, kernel="precomputed", probability=True, random_state=0).fit(K, s)
+    assert est.probA_[0] < -1e100
+    unlabeled.save(est, tmp_path / "m.skops")
+    back = unlabeled.load(tmp_path / "m.skops")
+    np.testing.assert_array_equal(back.predict_proba(K), est.predict_proba(K))
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,7 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 
+import unlabeled
 import unlabeled.pu
 from unlabeled.pu import priors
 from unlabeled.pu.priors import (
@@ -391,8 +392,11 @@ def test_blend_max_samples_bounds_the_training_points():
 
 def test_blend_scorers_checked():
     X, s, _ = pu_mixture(8, 0.3, n_u=60, n_p=20)
-    for bad in ("x", [1], LogisticRegression()):
-        with pytest.raises(ValueError, match="scorers|estimator"):
+    for bad in ("x", LogisticRegression()):
+        with pytest.raises(ValueError, match="scorers must be None or a sequence"):
+            Blend(scorers=bad).fit(X, s)
+    for bad in ([1], [LogisticRegression(), None]):  # (the entry named: it said "estimator")
+        with pytest.raises(ValueError, match=rf"scorers\[{len(bad) - 1}\] must be a classifier"):
             Blend(scorers=bad).fit(X, s)
     with pytest.raises(ValueError, match="lower"):
         Blend(lower=LogisticRegression()).fit(X, s)
@@ -636,3 +640,46 @@ def test_tice_prior_at_the_floor_of_c_is_at_most_one(tmp_path):
     assert est.prior_ == 1.0
     unlabeled.save(est, tmp_path / "tice.skops")
     assert unlabeled.load(tmp_path / "tice.skops").prior_ == 1.0
+
+
+# ------------------------------------------------------------------ kernel widths at any scale
+WIDTH = {KM1: "kernel_width_", KM2: "kernel_width_", PenalizedL1: "sigma_"}  # registry: kernels
+
+
+@pytest.mark.parametrize("scale", [2.0**600, 2.0**-600, 1e160, 1e-160])
+@pytest.mark.parametrize("cls", list(WIDTH), ids=by_name)
+def test_kernel_priors_do_not_depend_on_the_points_units(cls, scale, tmp_path):
+    """The Gaussian kernel of KM1, KM2 and PenalizedL1 reads ``||x - y|| / w`` with ``w`` a
+    multiple of the median distance, so the estimate cannot depend on the points' units.
+    Points of 1e160 made the squared distances (and the width) infinite, and the fitted
+    model could not be saved; those of 1e-160 made them 0. Under a power of two the fit is
+    the same to the bit and the width scaled exactly; under 1e160 the same up to rounding.
+    The fitted model saves and loads (a width of any finite value)."""
+    X, s, _ = pu_mixture(1, 0.5, n_u=120, n_p=60)
+    kw = {"n_basis": 40} if cls is PenalizedL1 else {}
+    ref = cls(random_state=0, **kw).fit(X, s)
+    est = cls(random_state=0, **kw).fit(X * scale, s)
+    name = WIDTH[cls]
+    if np.log2(scale) % 1 == 0:
+        assert est.prior_ == ref.prior_
+        assert getattr(est, name) == getattr(ref, name) * scale
+    else:
+        assert est.prior_ == pytest.approx(ref.prior_, abs=0.02)
+        assert getattr(est, name) == pytest.approx(getattr(ref, name) * scale, rel=1e-6)
+    unlabeled.save(est, tmp_path / "m.skops")
+    assert unlabeled.load(tmp_path / "m.skops").prior_ == est.prior_
+
+
+@pytest.mark.parametrize("cls", registered(is_kernel_mean), ids=by_name)
+def test_km_of_coinciding_samples_has_no_threshold_and_saves(cls, tmp_path):
+    """Labeled and unlabeled points all alike: their embeddings coincide (the RKHS distance
+    is 0), no bisection runs and the prior is 0 with lambda 1; threshold_ is None (it was
+    missing, and the fitted model could not be saved)."""
+    X = np.ones((30, 2))
+    s = np.r_[np.ones(10, int), np.zeros(20, int)]
+    est = cls(random_state=0).fit(X, s)
+    assert (est.prior_, est.lambda_, est.threshold_) == (0.0, 1.0, None)
+    assert est.rkhs_distance_ <= 1e-12
+    unlabeled.save(est, tmp_path / "m.skops")
+    back = unlabeled.load(tmp_path / "m.skops")
+    assert (back.prior_, back.lambda_, back.threshold_) == (0.0, 1.0, None)

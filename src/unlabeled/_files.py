@@ -344,6 +344,27 @@ def _first_field_count_problem(path, delimiter: str, skip: int, n_cols: int):
     return None
 
 
+def _first_blank_row(path, delimiter: str, layout: dict) -> int | None:
+    """The line of the first blank line before a data line in a file of one column, or None.
+
+    There a blank line is a row whose one value is missing, not a line to skip: numpy's
+    reader (and :func:`csv_layout`, before the first row) skipped it, and ``predict`` wrote
+    one row fewer than the file holds (the fuzz: 13 predictions for 14 rows, the first
+    value empty). Blank lines before a header line and after the last row are left out."""
+    start = layout["skiprows"] if layout["names"] is not None else 0
+    blank = None
+    with open(path, newline="", encoding=ENCODING) as f:
+        reader = csv.reader(f, delimiter=delimiter)
+        for row in reader:
+            if reader.line_num <= start:
+                continue
+            if not row:
+                blank = reader.line_num if blank is None else blank
+            elif blank is not None:
+                return blank
+    return None
+
+
 def _check_field_counts(p: Path, delimiter: str, skip: int, n_cols: int) -> None:
     """Refuse a data line with another number of fields than the first line, which
     :func:`numpy.loadtxt` reads without complaint when it has more (it reads the columns it
@@ -574,6 +595,12 @@ def read_csv_columns(
         raise ValueError(
             f"cannot read {path!r} as CSV: line {problem[0]} has {problem[1]} fields, expected "
             f"{n_columns} as in the first line"
+        )
+    blank = _first_blank_row(path, layout["delimiter"], layout) if n_columns == 1 else None
+    if blank is not None:
+        raise ValueError(
+            f"cannot read {path!r} as CSV: line {blank} is blank, which in a file of one "
+            "column is a row whose value is missing; impute the value or delete the line"
         )
     if X.shape[0] == 0:
         raise ValueError(f"{path!r} has no data rows")

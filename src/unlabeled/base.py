@@ -446,7 +446,9 @@ class KernelMachine(ValidatedEstimator):
         "_gamma": Fitted("float", low=0.0, high=ANY_FINITE),
         "support_": Fitted("iu", ("n_SV",), low=0, below="n_train"),
         "dual_coef_": Fitted("f", (1, "n_SV")),
-        "intercept_": Fitted("f", (1,)),
+        # any finite offset: it is in the decision function's units, up to the kernel's
+        # scale (a precomputed Gram of 1e100) times the dual's box (lam = 1e-30: C ~ 1e30)
+        "intercept_": Fitted("f", (1,), high=ANY_FINITE),
         "support_vectors_": Fitted("matrix", ("n_SV", "n_features_in_")),
         "_coef": Fitted("f", (1, "n_features_in_")),
         "n_iter_": Fitted("int", low=0, optional=True),
@@ -763,8 +765,11 @@ class KernelClassifier(ClassifierMixin, KernelMachine):
     _fitted_attributes: dict = {
         "classes_": Fitted("iufUSbO", (2,)),
         # predict_proba's sigmoid (probability=True, see unlabeled._calibration): both or
-        # neither; A <= 0 as the probability is non-decreasing in f
-        "probA_": Fitted("f", (1,), high=0.0, optional=True, needs=("probability", "probB_")),
+        # neither; A <= 0 as the probability is non-decreasing in f, of any finite size: it is
+        # in the inverse units of f (a Gram matrix in units of 1e-150 gave A of -1.2e150)
+        "probA_": Fitted(
+            "f", (1,), low=-ANY_FINITE, high=0.0, optional=True, needs=("probability", "probB_")
+        ),
         "probB_": Fitted("f", (1,), optional=True, needs=("probability", "probA_")),
     }
 

@@ -837,7 +837,8 @@ def _check_range(name, values, spec, dims, numeric=True):
     """The values (an array or a scalar) within the declared bounds; floats finite and within
     :data:`MAX_FITTED_VALUE`, or a numeric ``high`` declared above it (the kernel's fitted
     width: ``gamma="scale"`` on features in units of 1e-150 is about 1e299, and the kernel's
-    own checks bound what it makes)."""
+    own checks bound what it makes), or a ``low`` declared below its negative (the sigmoid's
+    slope ``probA_``)."""
     import numpy as np
 
     a = np.asarray(values)
@@ -849,6 +850,8 @@ def _check_range(name, values, spec, dims, numeric=True):
         cap = MAX_FITTED_VALUE
         if isinstance(spec.high, (int, float)) and spec.high > cap:
             cap = float(spec.high)
+        if isinstance(spec.low, (int, float)) and -spec.low > cap:  # (a negative value's)
+            cap = -float(spec.low)
         if np.abs(a).max() > cap:
             raise ValueError(
                 f"{name} holds values of magnitude {np.abs(a).max():.3g} (a fitted model's "
@@ -899,6 +902,10 @@ def _check_value(name, value, spec, dims) -> None:
             if spec.choices is not None and value not in spec.choices:
                 raise ValueError(f"{name} must be one of {list(spec.choices)}, got {value!r:.60}")
             return
+        if isinstance(value, int) and not -(2**63) <= value < 2**63:  # (as in the lists)
+            # kept as it is, a loaded float of 2**64 was a Python int that numpy holds as
+            # an object, not a number (found by the fuzz: ElkanNoto's prior_)
+            raise ValueError(f"{name} holds an integer beyond 64 bits")
         if kind == "int":  # a dimension that shapes may name
             _dim(name, int(value), dims, name)
         _check_range(name, float(value) if kind == "float" else int(value), spec, dims)

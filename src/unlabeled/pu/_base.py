@@ -69,7 +69,8 @@ class KernelPUModel(ProbabilisticMixin, KernelClassifier):
         # the objective at the solution: predictions do not read it (lam=1e-30 on data of a
         # large range makes it 1e128), so any finite value
         "objective_": Fitted("float", high=ANY_FINITE),
-        "threshold_": Fitted("float"),
+        # a cut on the decision values, in their units as intercept_ (any finite value)
+        "threshold_": Fitted("float", high=ANY_FINITE),
     }
 
     def fit(self, X: MatrixLike, s: ArrayLike) -> KernelPUModel:

@@ -22,7 +22,7 @@ from .._budget import check_dense_budget
 from .._clarabel import clarabel_qp, upper_csc
 from .._solving import default_max_iter, engine_data, warn_not_converged
 from .._validation import MAX_CACHE_MB, VERBOSE, Integer, Options, Real
-from ..base import Fitted, fill_docstring, set_init_params
+from ..base import ANY_FINITE, Fitted, fill_docstring, set_init_params
 from ..exceptions import MemoryBudgetError
 from ..registry import Case, register
 from ._base import (
@@ -375,7 +375,7 @@ class RampPU(KernelPUModel):
     }
 
     _fitted_attributes: dict = {
-        "objective_path_": Fitted("f", ("n_cccp_iter_",)),
+        "objective_path_": Fitted("f", ("n_cccp_iter_",), high=ANY_FINITE),  # as objective_
         "n_cccp_iter_": Fitted("int", low=1),
         "n_iter_": Fitted("int", low=0),
     }

@@ -23,7 +23,7 @@ from .._validation import (
     standardize_rows,
     standardized_gamma,
 )
-from ..base import ArrayLike, Fitted, MatrixLike, set_init_params
+from ..base import ANY_FINITE, ArrayLike, Fitted, MatrixLike, set_init_params
 from ..registry import Case, register
 from . import _starts, priors
 from ._base import MIN_LAM, KernelPUModel, PUProblem, engine_kernel, store_solution
@@ -395,7 +395,7 @@ class PUSVC(KernelPUModel):
         "cache_stats_": Fitted("dict", choices=PATHS),
         "solver_": Fitted("str", choices=("smo", "usmo")),
         # the values fitted with (chosen by gamma="cv" / lam="cv"); absent from older files
-        "gamma_": Fitted("float", low=0.0, optional=True),
+        "gamma_": Fitted("float", low=0.0, high=ANY_FINITE, optional=True),  # as _gamma
         "lam_": Fitted("float", low=MIN_LAM, optional=True),
         # standardize=True: the features' centres and scales (None otherwise, or absent: a
         # file written before the parameter, which holds standardize=False)
@@ -591,6 +591,22 @@ class PUSVC(KernelPUModel):
         """``positive_share_`` (older model files: the prior)."""
         share = getattr(self, "positive_share_", None)
         return super()._threshold_share() if share is None else float(share)
+
+    def _check_fitted(self) -> None:
+        """The base's checks, and ``mean_`` and ``scale_`` as ``fit`` makes them: both arrays
+        exactly when ``standardize`` (and a kernel on features), else both None or absent (a
+        file written before the parameter); the scales positive. (A file with ``mean_`` None
+        or missing beside ``scale_`` loaded, then failed in ``predict``.)"""
+        super()._check_fitted()
+        wanted = bool(self.standardize) and self.kernel != "precomputed"
+        for name in ("mean_", "scale_"):
+            if (getattr(self, name, None) is not None) != wanted:
+                raise ValueError(
+                    f"{name} must be {'an array' if wanted else 'None'} when standardize="
+                    f"{self.standardize} and kernel={self.kernel!r}"
+                )
+        if wanted and not np.all(self.scale_ > 0):
+            raise ValueError("scale_ must hold positive scales")
 
     def _standardize(self, X, standardize: bool):
         """``X`` with ``standardize=True`` (and a kernel on features): its non-binary columns

@@ -74,6 +74,7 @@ from .._validation import (
     check_pu_labels,
 )
 from ..base import (
+    ANY_FINITE,
     ArrayLike,
     Fitted,
     InvalidParameterError,
@@ -338,11 +339,16 @@ def _stacked(Xp, Xu):
     return X, np.r_[np.ones(Xp.shape[0], dtype=int), np.zeros(Xu.shape[0], dtype=int)]
 
 
-def _check_classifier(est, needs: tuple[str, ...], example: str) -> None:
-    """``estimator``: None or a classifier with ``fit`` and one of the methods ``needs``."""
-    if est is not None and not (hasattr(est, "fit") and any(hasattr(est, m) for m in needs)):
+def _check_classifier(
+    est, needs: tuple[str, ...], example: str, name: str = "estimator", none: bool = True
+) -> None:
+    """The parameter ``name`` (``estimator``, or an entry of ``scorers``): None (where
+    ``none``) or a classifier with ``fit`` and one of the methods ``needs``."""
+    if est is None and none:
+        return
+    if not (hasattr(est, "fit") and any(hasattr(est, m) for m in needs)):
         raise InvalidParameterError(
-            f"estimator must be a classifier with fit and {' or '.join(needs)} (e.g. "
+            f"{name} must be a classifier with fit and {' or '.join(needs)} (e.g. "
             f"{example}), got {est!r}"
         )
 
@@ -350,6 +356,61 @@ def _check_classifier(est, needs: tuple[str, ...], example: str) -> None:
 def _sq_dists(A, B=None):
     D = euclidean_distances(A, A if B is None else B, squared=True)
     return np.maximum(D, 0.0, out=D)
+
+
+#: the largest magnitudes whose squared distances stay normal floats: outside
+#: [2**-300, 2**300], the kernel estimators compute in units of a power of two
+_UNIT_RANGE = (2.0**-300, 2.0**300)
+
+
+def _unit_exponent(*arrays) -> int:
+    """``k`` such that the points over ``2**k`` have their largest magnitude in [0.5, 1),
+    when it lies outside :data:`_UNIT_RANGE`; else 0 (the points as they are, to the bit).
+
+    The Gaussian kernels of KM1, KM2 and PenalizedL1 depend on the points only through
+    ``||x - y|| / w``, with the width ``w`` a multiple of the median distance (or given in
+    the points' units): scaling the points and the width by ``2**-k`` is exact and leaves
+    the kernel unchanged, while the squared distances of points of 1e160 overflow (the
+    width was infinite) and those of points of 1e-160 underflow to 0."""
+    top = 0.0
+    for a in arrays:
+        values = a.data if sp.issparse(a) else a
+        if values.size:
+            top = max(top, float(np.max(np.abs(values))))
+    if top == 0.0 or _UNIT_RANGE[0] <= top <= _UNIT_RANGE[1]:
+        return 0
+    return int(np.frexp(top)[1])
+
+
+def _in_units(X, k: int):
+    """``X / 2**k``, exactly (a copy; ``X`` itself when ``k`` is 0)."""
+    if k == 0:
+        return X
+    if sp.issparse(X):
+        X = X.copy()
+        X.data = np.ldexp(X.data, -k)
+        return X
+    return np.ldexp(X, -k)
+
+
+def _at_zero_width(K, D, w) -> None:
+    """``K = exp(-D / (2 w^2))`` where ``2 w^2`` underflows to 0 (a width of 1e-3 given for
+    points of 1e300, 1e-303 in their units): the limit, 1 at distance 0 (not 0/0, NaN) and
+    0 elsewhere (as computed). Nothing to do for any other width."""
+    if not 2.0 * w * w > 0.0:
+        K[D == 0.0] = 1.0
+
+
+def _width_in_data_units(width: float, k: int, name: str) -> float:
+    """A width found in units of ``2**k`` back in the data's units; a ValueError naming X
+    when it is past the largest float (points spread over more than about 1e307)."""
+    out = float(np.ldexp(width, k))
+    if not np.isfinite(out):
+        raise ValueError(
+            f"{name}: the points of X are spread so far (up to {np.ldexp(1.0, k):.3g}) that "
+            "the kernel's width is past the largest float; rescale X"
+        )
+    return out
 
 
 # ------------------------------------------------------------------------- shared docs
@@ -501,9 +562,10 @@ class _KernelMean(_PriorEstimator):
     }
 
     _fitted_attributes: dict = {
-        "kernel_width_": Fitted("float", above=0.0),
+        # in the points' units (a multiple of their median distance): any finite value
+        "kernel_width_": Fitted("float", above=0.0, high=ANY_FINITE),
         "rkhs_distance_": Fitted("float", low=0.0),
-        "threshold_": Fitted("float"),
+        "threshold_": Fitted("float", none=True),
         "lambda_": Fitted("float"),
     }
 
@@ -550,9 +612,10 @@ class _KernelMean(_PriorEstimator):
         H = _subsample(Xp, params["max_samples"], rng)
         N, M = F.shape[0], H.shape[0]
         X = sp.vstack([F, H], format="csr") if sp.issparse(F) else np.vstack([F, H])
-        K, width, dist = _km_kernel(X, N, M, params["kernel_width"])
+        K, width, dist = _km_kernel(X, N, M, params["kernel_width"], type(self).__name__)
         info = {"kernel_width_": float(width), "rkhs_distance_": float(dist)}
-        if not dist > 1e-12:
+        if not dist > 1e-12:  # (no bisection: lambda = 1, the prior 0, and no threshold)
+            info.update(threshold_=None, lambda_=1.0)
             return 0.0, info
         d = _km_distance(K, N, M, params["max_iter"], type(self).__name__)
         # the initial slope, d(1) = 0: asked for by KM2, and by KM1 only when its own
@@ -577,21 +640,24 @@ def _km_cache_bytes(m):
     return 8.0 * m * min(m, 64)
 
 
-def _km_kernel(X, N, M, kernel_width):
+def _km_kernel(X, N, M, kernel_width, who):
     """(K, w, ||phi(F) - phi(H)||) for the Gaussian kernel of width ``kernel_width``, or, for
     None, the paper's code's choice: the width among 0.1..10 times the median distance that
     maximises the RKHS distance between the two samples' embeddings. Two m x m arrays at a
     time: the distances and one kernel matrix."""
-    D = _sq_dists(X)
+    k = _unit_exponent(X)  # (in units of 2**k: the same kernel, finite distances)
+    D = _sq_dists(_in_units(X, k))
     diff = np.r_[np.full(N, 1.0 / N), np.full(M, -1.0 / M)]
     K = np.empty_like(D)
 
     def gram(w):  # exp(-D / (2 w^2)) into K, the same bits as that expression
-        np.exp(np.divide(D, -(2.0 * w * w), out=K), out=K)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            np.exp(np.divide(D, -(2.0 * w * w), out=K), out=K)
+        _at_zero_width(K, D, w)
         return np.sqrt(max(diff @ K @ diff, 0.0))
 
     if kernel_width is not None:
-        return K, kernel_width, gram(kernel_width)
+        return K, kernel_width, gram(float(np.ldexp(kernel_width, -k)))
     med = np.sqrt(np.median(D))
     if not med > 0:
         med = np.sqrt(np.median(D[D > 0])) if (D > 0).any() else 1.0
@@ -602,7 +668,7 @@ def _km_kernel(X, N, M, kernel_width):
             best = (w, dist)
     width, dist = best
     gram(width)
-    return K, width, dist
+    return K, _width_in_data_units(width, k, who), dist
 
 
 def _km_distance(K, N, M, max_iter, who):
@@ -668,10 +734,11 @@ _KM_DOC_PARAMS = """
     kernel_width_ : float
     rkhs_distance_ : float
         RKHS distance between the kernel mean embeddings of ``U`` and ``P``.
-    threshold_ : float
-        The slope threshold used in the bisection.
+    threshold_ : float or None
+        The slope threshold used in the bisection; None when the two samples' embeddings
+        coincide (``rkhs_distance_`` of 1e-12 or less: no bisection, ``prior_`` is 0).
     lambda_ : float
-        The estimate of ``lambda* = 1 / (1 - prior)``.
+        The estimate of ``lambda* = 1 / (1 - prior)`` (1 when the embeddings coincide).
     %(bootstrap_attributes)s
 
     References
@@ -819,7 +886,7 @@ class PenalizedL1(_PriorEstimator):
     _fitted_attributes: dict = {
         "penalized_l1_": Fitted("f", ("n_grid",)),
         "theta_grid_": Fitted("f", ("n_grid",)),
-        "sigma_": Fitted("float", above=0.0),
+        "sigma_": Fitted("float", above=0.0, high=ANY_FINITE),  # (as KM's kernel_width_)
         "lambda_": Fitted("float", low=0.0),
     }
 
@@ -882,11 +949,15 @@ class PenalizedL1(_PriorEstimator):
         folds = params["n_folds"]
         b = min(params["n_basis"], n)
         centres = Xu[np.sort(rng.choice(n, b, replace=False))]
+        unit = _unit_exponent(Xp, Xu)  # (in units of 2**unit: the same kernel, finite)
+        Xp, Xu, centres = _in_units(Xp, unit), _in_units(Xu, unit), _in_units(centres, unit)
         dp, du = _sq_dists(Xp, centres), _sq_dists(Xu, centres)
         sigmas = params["sigmas"]
         if sigmas is None:
             med = np.sqrt(np.median(du))
             sigmas = (med if med > 0 else 1.0) * np.logspace(-2, 1, 10)
+        else:  # (given in the points' units)
+            sigmas = np.ldexp(sigmas, -unit)
         lambdas = params["lambdas"]
         if lambdas is None:
             lambdas = np.logspace(-3, 1, 10)
@@ -896,7 +967,9 @@ class PenalizedL1(_PriorEstimator):
         # score[s, l, t]: cross-validated -alpha_train' beta_test for sigma s, lambda l, theta t
         score = np.zeros((sigmas.size, lambdas.size, grid.size))
         for si, sigma in enumerate(sigmas):
-            Kp, Ku = np.exp(-dp / (2 * sigma**2)), np.exp(-du / (2 * sigma**2))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                Kp, Ku = np.exp(-dp / (2 * sigma**2)), np.exp(-du / (2 * sigma**2))
+            _at_zero_width(Kp, dp, sigma), _at_zero_width(Ku, du, sigma)
             for k in range(folds):
                 hp_tr, hp_te = Kp[fold_p != k].mean(0), Kp[fold_p == k].mean(0)
                 hu_tr, hu_te = Ku[fold_u != k].mean(0), Ku[fold_u == k].mean(0)
@@ -910,8 +983,10 @@ class PenalizedL1(_PriorEstimator):
         for t, theta in enumerate(grid):
             si, li = np.unravel_index(int(np.argmin(flat[:, t])), score.shape[:2])
             sigma, lam = sigmas[si], lambdas[li]
-            hp = np.exp(-dp / (2 * sigma**2)).mean(0)
-            hu = np.exp(-du / (2 * sigma**2)).mean(0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                Kp, Ku = np.exp(-dp / (2 * sigma**2)), np.exp(-du / (2 * sigma**2))
+            _at_zero_width(Kp, dp, sigma), _at_zero_width(Ku, du, sigma)
+            hp, hu = Kp.mean(0), Ku.mean(0)
             beta = theta * hp - hu
             pl1[t] = np.maximum(beta, 0) @ beta / lam - theta + 1
             chosen.append((sigma, lam))
@@ -919,7 +994,7 @@ class PenalizedL1(_PriorEstimator):
         info = {
             "penalized_l1_": pl1,
             "theta_grid_": grid.copy(),
-            "sigma_": float(chosen[best][0]),
+            "sigma_": _width_in_data_units(chosen[best][0], unit, "PenalizedL1"),
             "lambda_": float(chosen[best][1]),
         }
         return float(grid[best]), info
@@ -1762,9 +1837,9 @@ class Blend(_PriorEstimator):
                     f"[LogisticRegression()]), got {scorers!r}"
                 )
             scorers = tuple(scorers)
-            for est in scorers:
+            for i, est in enumerate(scorers):
                 needs = ("decision_function", "predict_proba")
-                _check_classifier(est, needs, "LogisticRegression()")
+                _check_classifier(est, needs, "LogisticRegression()", f"scorers[{i}]", none=False)
         return {**params, "scorers": scorers}
 
     def _check_memory(self, n_labeled, n_unlabeled, n_features, params):
