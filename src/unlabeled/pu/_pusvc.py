@@ -605,7 +605,7 @@ class PUSVC(KernelPUModel):
                     f"{name} must be {'an array' if wanted else 'None'} when standardize="
                     f"{self.standardize} and kernel={self.kernel!r}"
                 )
-        if wanted and not np.all(self.scale_ > 0):
+        if wanted and not np.all(np.asarray(self.scale_) > 0):
             raise ValueError("scale_ must hold positive scales")
 
     def _standardize(self, X, standardize: bool):
