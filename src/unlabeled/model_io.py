@@ -773,11 +773,11 @@ def check_model(est: BaseEstimator) -> None:
     >>> X = np.random.default_rng(0).normal(size=(30, 2)); s = np.r_[np.ones(8), np.zeros(22)]
     >>> clf = PUSVC(0.3).fit(X, s)
     >>> check_model(clf)  # a fitted model passes
-    >>> clf.intercept_ = np.array([1e300])
+    >>> clf.prior_ = 1.5
     >>> check_model(clf)
     Traceback (most recent call last):
     ...
-    ValueError: intercept_ holds values of magnitude 1e+300 (a fitted model's are at most 1e+100)
+    ValueError: prior_ must be < 1.0, got values in [1.5, 1.5]
     """
     declarations = getattr(est, "_fitted_declarations", None)
     if declarations is None:
