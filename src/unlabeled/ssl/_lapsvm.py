@@ -36,7 +36,9 @@ class LapSVM(SemiSupervisedSVM):
     .. math:: \tilde K = J K (I + \lambda L K)^{-1} J', \qquad \lambda = \gamma_I / n,
 
     solved on the engine (as a precomputed kernel, with offset); then
-    ``alpha = (I + lambda L K)^{-1} J' (beta .* y)``.
+    ``alpha = (I + lambda L K)^{-1} J' (beta .* y)``. With more than two classes, one such
+    model per class against the others (one-vs-rest, ``estimators_``), each on the graph
+    of all the points.
 
     Dense: the Gram matrix and the n x n system are formed, so it is a small-data baseline.
     Its peak is five n x n float64 matrices (the Gram matrix, ``L K``, the solver's copy,
