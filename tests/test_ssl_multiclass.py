@@ -145,7 +145,7 @@ def test_linear_coef_has_a_row_per_class():
 def test_no_unlabeled_point_warns(cls):
     """A fit that sees no -1 warns (not the labeled-only baseline), naming the wrapper that
     causes it: OneVsRestClassifier makes -1 a class and hands each estimator none."""
-    warns = getattr(cls, "_learns_from_unlabeled")
+    warns = cls._learns_from_unlabeled
     y_full = TRUTH
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -209,7 +209,7 @@ def _other_params(e):
 
 
 def _two_classes(e):
-    e.classes_, e.estimators_ = e.classes_[:2], e.estimators_[:2]
+    e.classes_, e.estimators_, e.n_iter_ = e.classes_[:2], e.estimators_[:2], e.n_iter_[:2]
 
 
 @pytest.mark.parametrize(
@@ -221,6 +221,7 @@ def _two_classes(e):
         (_set("estimators_", "x"), None, "must be a list of models"),
         (lambda e: e.estimators_.append(e.estimators_[0]), None, "axis 0 of estimators_"),
         (None, {"nested_estimators": 2}, "holds 4 nested models but its record says 2"),
+        (None, {"nested_estimators": 0}, "holds 4 nested models but its record says 0"),
         (None, {"nested_estimators": 10**6}, "not a count from 0 to"),
     ],
 )

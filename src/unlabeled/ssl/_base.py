@@ -311,9 +311,10 @@ _SHARED_DOC = {
         fitting ``y_k = where(y == -1, -1, y == classes_[k])`` gives. Column ``k`` of
         ``decision_function`` is its decision value, ``predict`` the class of the largest,
         and ``predict_proba`` each one's sigmoid normalised over the classes. The model's
-        other attributes are then ``classes_``, ``transduction_`` and what
-        :meth:`fit` checks (``n_features_in_``, ``shape_fit_``); the per-class expansions
-        (``dual_coef_``, ``support_``, ...) are the binary models'.""",
+        other attributes are then ``classes_``, ``transduction_``, ``n_iter_`` (an array:
+        each binary model's) and what :meth:`fit` checks (``n_features_in_``,
+        ``shape_fit_``); the per-class expansions (``dual_coef_``, ``support_``, ...) are
+        the binary models'.""",
 }
 
 
@@ -399,7 +400,7 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
             warnings.warn(_NO_UNLABELED.format(who=who), UserWarning, stacklevel=3)
         if classes.size > 2:
             return self._fit_one_vs_rest(params, X, y, unlabeled, classes)
-        vars(self).pop("estimators_", None)  # (a model of more classes fitted before)
+        self.__dict__.pop("estimators_", None)  # (a model of more classes fitted before)
         signs = binary_signs(y, unlabeled, classes)
         folds = None
         if params["probability"]:
@@ -512,7 +513,6 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
         labeled points, -1 on the unlabeled ones: the same model as fitting that ``y_c`` by
         hand). With ``balance=None`` each subproblem's balance is then its class's share of
         the labeled points."""
-        who = type(self).__name__
         if params.get("balance") is not None:
             raise ValueError(
                 f"balance={params['balance']} is the share of classes_[1] among the unlabeled "
@@ -528,17 +528,24 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
                     f"which needs at least 2 labeled points of every class; the classes "
                     f"{few[:5]} have fewer: label more, or pass probability=False"
                 )
-        estimators = []
+        estimators: list = []
+        shared: dict = {}  # what every subproblem computes alike (LapSVM's graph and solve)
         for c in classes:
             y_c = np.where(unlabeled, UNLABELED, np.where(y == c, 1, 0))
-            with warnings.catch_warnings():  # (fit warned already)
-                warnings.filterwarnings("ignore", ".*received no unlabeled point", UserWarning)
-                estimators.append(clone(self).fit(X, y_c))
+            est = clone(self)
+            est._shared = shared
+            try:
+                with warnings.catch_warnings():  # (fit warned already)
+                    warnings.filterwarnings("ignore", ".*received no unlabeled point")
+                    estimators.append(est.fit(X, y_c))
+            finally:
+                del est._shared
         for name in list(vars(self)):  # a binary model fitted before
             if name not in self._get_param_names() and name not in _ONE_VS_REST_ATTRIBUTES:
                 del self.__dict__[name]
         self.estimators_, self.classes_, self.shape_fit_ = estimators, classes, X.shape
         self._gamma = estimators[0]._gamma  # (the standardised data's)
+        self.n_iter_ = np.array([e.n_iter_ for e in estimators])  # per class
         index = np.argmax(self._decision_values(X), axis=1)
         index[~unlabeled] = np.searchsorted(classes, y[~unlabeled])
         self.transduction_ = classes[index]
@@ -575,6 +582,7 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
         out["classes_"] = Fitted("iufUSbO", ("n_classes",))
         path = f"{type(self).__module__}.{type(self).__qualname__}"
         out["estimators_"] = Fitted("estimators", ("n_classes",), choices=(path,))
+        out["n_iter_"] = Fitted("iu", ("n_classes",), low=0)  # each class's
         return out
 
     def predict(self, X: MatrixLike) -> np.ndarray:
