@@ -267,3 +267,23 @@ def test_command_line_on_a_three_class_csv(tmp_path):
     header, *lines = out.read_text().splitlines()
     assert header == "prediction,decision_ant,decision_bee,decision_cat"
     assert [line.split(",")[0] for line in lines] == api.predict(Xc).tolist()
+
+
+def test_dask_and_threads_predict_as_in_memory(fitted):
+    """Row-wise methods on a Dask array (block by block: the in-memory method on the same
+    blocks) and from several threads at once (the serial result), bit for bit, the (n,
+    n_classes) outputs included."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    da = pytest.importorskip("dask.array")
+    clf = fitted[ONE]
+    chunks = da.from_array(X, chunks=(37, 3))
+    for method in ("decision_function", "predict", "predict_proba"):
+        serial = getattr(clf, method)(X)
+        blocks = np.concatenate([getattr(clf, method)(X[i : i + 37]) for i in range(0, len(X), 37)])
+        lazy = getattr(clf, method)(chunks)
+        np.testing.assert_array_equal(lazy.compute(scheduler="synchronous"), blocks)
+        call = getattr(clf, method)
+        with ThreadPoolExecutor(4) as pool:
+            for got in pool.map(lambda _, f=call: f(X), range(8)):
+                np.testing.assert_array_equal(got, serial)
