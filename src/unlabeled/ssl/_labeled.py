@@ -27,7 +27,8 @@ class LabeledSVM(SemiSupervisedSVM):
     the same interface (``y = -1`` marks an unlabeled point) so that it can be compared with
     them in one loop. It is solved on the engine's SMO solver (the linear dual solver for
     ``kernel="linear"`` once the Gram matrix outgrows ``cache_size``) and equals
-    :class:`sklearn.svm.SVC` on the labeled points.
+    :class:`sklearn.svm.SVC` on the labeled points. With more than two classes it is
+    one-vs-rest (``estimators_``; SVC is one-vs-one), as the other semi-supervised SVMs.
 
     Parameters
     ----------
@@ -73,6 +74,8 @@ class LabeledSVM(SemiSupervisedSVM):
         for k, v in SemiSupervisedSVM._parameter_constraints.items()
         if k not in ("C2", "balance")
     }
+
+    _learns_from_unlabeled = False  # (no warning when y marks no point unlabeled)
 
     def __init__(
         self, C1: float = 1.0, *, kernel: str = "rbf", gamma: str | float = "scale",
