@@ -1,0 +1,562 @@
+r"""Learning when the labels are not selected completely at random (SAR).
+
+Every PU method that assumes "selected completely at random" (SCAR) takes the labeled
+positives for a random sample of the positives: the propensity ``e(x) = P(s=1 | y=1, x)`` is a
+constant ``c``. When the labeling depends on the features (a clinic that tests the sicker
+patients, a curator who labels the documents that look most typical), the labeled positives
+are a biased sample and a SCAR fit learns the labeled part of the positive class only.
+
+This module gives the three steps of Bekker, Robberechts and Davis (ECML-PKDD 2019):
+
+- :func:`scar_check`: do the labeled positives differ from the likely positives among the
+  unlabeled points? Warns with :class:`~unlabeled.exceptions.SCARViolationWarning`.
+- :class:`SAREM`: estimates ``e(x)`` (a logistic model on the propensity attributes) jointly
+  with the classifier ``P(y=1 | x)`` by expectation-maximisation.
+- inverse-propensity weighting: ``PUSVC().fit(X, s, propensity=SAREM(...).fit(X, s)
+  .propensity(X))`` weights each labeled positive by ``(1 - e) / e``.
+
+References
+----------
+J. Bekker, P. Robberechts, J. Davis, "Beyond the Selected Completely At Random Assumption for
+Learning from Positive and Unlabeled Data", ECML-PKDD 2019.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import minimize
+from scipy.special import expit, log_expit
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from .._validation import Instance, Integer, Real, canonical_sparse, check_pu_labels
+from ..base import ArrayLike, Fitted, MatrixLike, ValidatedEstimator
+from ..exceptions import InvalidParameterError, SCARViolationWarning
+from ..registry import Case, exported, register
+
+__all__ = [*exported(__name__), "ScarCheckResult", "propensity_weights", "scar_check"]
+
+#: the propensities are kept in [_E_MIN, 1]: a weight (1 - e) / e at most about 1e6
+_E_MIN = 1e-6
+
+
+def _logistic_fit(X, q, w, C, start):
+    r"""``argmin_{theta, b} sum_i w_i [log(1 + exp(z_i)) - q_i z_i] + ||theta||^2 / (2C)``,
+    ``z = X theta + b``: a logistic regression on soft targets ``q`` in [0, 1] (the same
+    minimiser as scikit-learn's ``LogisticRegression(C=C)`` on the rows duplicated with labels
+    1 and 0 and weights ``w q`` and ``w (1 - q)``), by L-BFGS from ``start`` (coefficients,
+    intercept last)."""
+
+    def value(v):
+        z = X @ v[:-1] + v[-1]
+        loss = float(w @ (np.logaddexp(0.0, z) - q * z)) + v[:-1] @ v[:-1] / (2 * C)
+        r = w * (expit(z) - q)
+        grad = np.r_[X.T @ r + v[:-1] / C, r.sum()]
+        return loss, grad
+
+    res = minimize(value, start, jac=True, method="L-BFGS-B", options={"maxiter": 500})
+    return res.x
+
+
+def _columns(X, cols):
+    """The propensity attributes of ``X``."""
+    return X[:, cols]
+
+
+@register(
+    family="pu",
+    summary="propensity and classifier by SAR-EM (labels not selected at random)",
+    cases=(Case({"propensity_features": [0]}),),
+)
+class SAREM(ValidatedEstimator):
+    r"""Propensity ``e(x) = P(s=1 | y=1, x)`` and classifier ``P(y=1 | x)`` by SAR-EM
+    (Bekker, Robberechts and Davis, ECML-PKDD 2019).
+
+    Under "selected at random" (SAR) a positive is labeled with a probability ``e(x)`` that
+    depends on its features, so ``P(s=1 | x) = f(x) e(x)`` with ``f(x) = P(y=1 | x)``. Both are
+    logistic models, the propensity on the propensity attributes ``x_e`` only:
+
+    .. math::
+
+        f(x) = \sigma(w^\top x + b), \qquad e(x) = \sigma(v^\top x_e + a).
+
+    SAR-EM maximises the likelihood of the PU labels,
+    ``sum_i s_i log f(x_i) e(x_i) + (1 - s_i) log(1 - f(x_i) e(x_i))``, by alternating
+
+    - E step: the posterior of an unlabeled point,
+      ``q_i = P(y=1 | x_i, s=0) = f (1 - e) / (1 - f e)``; ``q_i = 1`` on the labeled points;
+    - M step: ``f`` refitted to the soft targets ``q`` (a logistic regression on every point),
+      ``e`` refitted to ``s`` over the expected positives (weights ``q``).
+
+    It starts as the authors' code does: ``f`` a classifier of labeled against unlabeled points
+    reweighted to an expected prior of 1/2, then ``e`` from it. The model is identified only when
+    the propensity attributes are not all the classifier's (a labeling that depends on every
+    feature is indistinguishable from a different class boundary); with
+    ``propensity_features=[]`` the propensity is a constant: SCAR.
+
+    Parameters
+    ----------
+    propensity_features : sequence of int, boolean mask or None, default=None
+        The columns the labeling may depend on (the propensity attributes ``x_e``). None: all
+        columns (then the model rests on its logistic forms alone: give the columns you
+        suspect, such as the one that decided who was tested).
+    C : float > 0, default=1.0
+        Inverse L2 regularisation of both logistic models (scikit-learn's ``C``: the penalty
+        ``||w||^2 / (2 C)`` against the sum of the losses). The features are used as given:
+        scale them first.
+    max_iter : int >= 1, default=100
+        EM iterations at most.
+    tol : float > 0, default=1e-6
+        Stop when the mean log-likelihood gains less than this in an iteration.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        ``w``, the classifier's coefficients.
+    intercept_ : float
+    propensity_features_ : ndarray of int
+        The propensity attributes' columns.
+    propensity_coef_ : ndarray of shape (len(propensity_features_),)
+        ``v``.
+    propensity_intercept_ : float
+        ``a``.
+    prior_ : float
+        The share of positives among the unlabeled training points, ``mean_U q``: a prior for
+        :class:`~unlabeled.PUSVC` that needs no SCAR.
+    label_frequency_ : float
+        ``c = P(s=1 | y=1)``, the labeled share of the positives: ``p / (p + sum_U q)``.
+    log_likelihood_ : float
+        The mean log-likelihood of the PU labels at the solution.
+    n_iter_ : int
+    classes_ : ndarray of shape (2,)
+        ``[0, 1]``.
+
+    References
+    ----------
+    J. Bekker, P. Robberechts, J. Davis, "Beyond the Selected Completely At Random Assumption
+    for Learning from Positive and Unlabeled Data", ECML-PKDD 2019.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.pu.sar import SAREM
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(4000, 2))
+    >>> y = rng.random(4000) < 1 / (1 + np.exp(-3 * X[:, 0]))
+    >>> e = 1 / (1 + np.exp(-2 * X[:, 1]))  # the labeling depends on column 1
+    >>> s = (y & (rng.random(4000) < e)).astype(int)
+    >>> sar = SAREM(propensity_features=[1]).fit(X, s)
+    >>> bool(np.abs(sar.propensity(X) - e).mean() < 0.05)
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "propensity_features": [None, Instance((list, tuple, np.ndarray), "a list of columns")],
+        "C": [Real(0.0)],
+        "max_iter": [Integer(1)],
+        "tol": [Real(0.0)],
+    }
+
+    _fitted_attributes: dict = {
+        "coef_": Fitted("f", ("n_features_in_",)),
+        "intercept_": Fitted("float"),
+        "propensity_features_": Fitted("iu", (None,), low=0, below="n_features_in_"),
+        "propensity_coef_": Fitted("f", (None,)),
+        "propensity_intercept_": Fitted("float"),
+        "prior_": Fitted("float", low=0.0, high=1.0),
+        "label_frequency_": Fitted("float", low=0.0, high=1.0),
+        "log_likelihood_": Fitted("float", high=0.0),
+        "n_iter_": Fitted("int", low=0),
+        "classes_": Fitted("iu", (2,)),
+    }
+
+    def __init__(
+        self,
+        propensity_features: ArrayLike | None = None,
+        *,
+        C: float = 1.0,
+        max_iter: int = 100,
+        tol: float = 1e-6,
+    ) -> None:
+        self.propensity_features = propensity_features
+        self.C = C
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def _feature_columns(self, n_features: int) -> np.ndarray:
+        """``propensity_features`` as sorted column indices, checked against ``X``."""
+        spec = self.propensity_features
+        if spec is None:
+            return np.arange(n_features)
+        arr = np.asarray(spec)
+        if arr.dtype == bool:
+            if arr.shape != (n_features,):
+                raise InvalidParameterError(
+                    f"propensity_features as a boolean mask needs one entry per column of X "
+                    f"({n_features}), got shape {arr.shape}"
+                )
+            return np.flatnonzero(arr)
+        if arr.size == 0:
+            return np.arange(0)
+        if arr.ndim != 1 or arr.dtype.kind not in "iu":
+            raise InvalidParameterError(
+                "propensity_features must be column indices (integers) or a boolean mask, "
+                f"got {spec!r}"
+            )
+        if arr.min() < -n_features or arr.max() >= n_features:
+            raise InvalidParameterError(
+                f"propensity_features holds a column outside X's {n_features} columns: {spec!r}"
+            )
+        cols = np.unique(np.where(arr < 0, arr + n_features, arr))
+        if cols.size != arr.size:
+            raise InvalidParameterError(f"propensity_features names a column twice: {spec!r}")
+        return cols
+
+    def fit(self, X: MatrixLike, s: ArrayLike) -> SAREM:
+        """Fit the classifier and the propensity model to ``X`` and the PU labels ``s``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Not modified.
+        s : array-like of shape (n_samples,)
+            1 for labeled positives, 0 (or -1) for unlabeled points, or booleans.
+
+        Returns
+        -------
+        self : SAREM
+        """
+        params = self._validate_params()
+        X = canonical_sparse(
+            validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=True)
+        )
+        mask = check_pu_labels(s, X.shape[0], who="SAREM")
+        cols = self._feature_columns(X.shape[1])
+        Xe = _columns(X, cols)
+        sf = mask.astype(np.float64)
+        C, n = float(params["C"]), X.shape[0]
+        # start: labeled against unlabeled, reweighted to an expected prior of 1/2
+        share = sf.mean()
+        theta = _logistic_fit(
+            X, sf, sf * (1 - share) + (1 - sf) * share, C, np.zeros(X.shape[1] + 1)
+        )
+        f = expit(X @ theta[:-1] + theta[-1])
+        phi = _logistic_fit(Xe, sf, sf + (1 - sf) * f, C, np.zeros(cols.size + 1))
+        ll, it = -np.inf, 0
+        while it < params["max_iter"]:
+            it += 1
+            e = expit(Xe @ phi[:-1] + phi[-1])
+            q = np.where(mask, 1.0, f * (1 - e) / np.maximum(1 - f * e, 1e-300))
+            phi = _logistic_fit(Xe, sf, q, C, phi)
+            theta = _logistic_fit(X, q, np.ones(n), C, theta)
+            z = X @ theta[:-1] + theta[-1]
+            f = expit(z)
+            new = _log_likelihood(z, Xe @ phi[:-1] + phi[-1], mask)
+            if new - ll < params["tol"]:
+                ll = max(ll, new)
+                break
+            ll = new
+        e = expit(Xe @ phi[:-1] + phi[-1])
+        q_unl = (f * (1 - e) / np.maximum(1 - f * e, 1e-300))[~mask]
+        self.coef_, self.intercept_ = theta[:-1].copy(), float(theta[-1])
+        self.propensity_features_ = cols.astype(np.int64)
+        self.propensity_coef_, self.propensity_intercept_ = phi[:-1].copy(), float(phi[-1])
+        self.prior_ = float(q_unl.mean())
+        self.label_frequency_ = float(mask.sum() / (mask.sum() + q_unl.sum()))
+        self.log_likelihood_ = float(min(ll, 0.0))
+        self.n_iter_ = int(it)
+        self.classes_ = np.array([0, 1])
+        return self
+
+    def _checked(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
+        """The classifier's logit ``w'x + b`` (positive where ``P(y=1 | x) > 1/2``)."""
+        X = self._checked(X)
+        return np.asarray(X @ self.coef_ + self.intercept_, dtype=np.float64)
+
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
+        """``[P(y=0 | x), P(y=1 | x)]`` by the classifier ``f``."""
+        f = expit(self.decision_function(X))
+        return np.column_stack([1 - f, f])
+
+    def predict(self, X: MatrixLike) -> np.ndarray:
+        """1 where ``P(y=1 | x) > 1/2``, else 0."""
+        return (self.decision_function(X) > 0).astype(np.int64)
+
+    def propensity(self, X: MatrixLike) -> np.ndarray:
+        """``e(x) = P(s=1 | y=1, x)``, in ``[1e-6, 1]`` (for the weights ``(1 - e) / e``)."""
+        X = self._checked(X)
+        z = _columns(X, self.propensity_features_) @ self.propensity_coef_
+        return np.maximum(expit(np.asarray(z) + self.propensity_intercept_), _E_MIN)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.input_tags.sparse = True
+        return tags
+
+
+def _log_likelihood(z_f, z_e, mask) -> float:
+    """Mean ``s log(f e) + (1 - s) log(1 - f e)`` from the two logits, stably."""
+    log_fe = log_expit(z_f) + log_expit(z_e)
+    log_not = np.log1p(-np.minimum(np.exp(log_fe), 1 - 1e-16))
+    return float(np.where(mask, log_fe, log_not).mean())
+
+
+def propensity_weights(propensity: ArrayLike, s: ArrayLike) -> np.ndarray:
+    r"""The weights that make the labeled positives stand for the unlabeled positives:
+    ``(1 - e) / e`` at the labeled positives, 0 at the unlabeled points.
+
+    Labeled positives are drawn from ``e(x) p(x | y=1)``, the positives among the unlabeled
+    points from ``(1 - e(x)) p(x | y=1)``: the ratio is ``(1 - e) / e``, the inverse-propensity
+    weight ``1 / e`` of Bekker et al. less the labeled point itself. Their sum estimates the
+    number of positives among the unlabeled points (``sum / n_unlabeled`` is the prior).
+
+    Parameters
+    ----------
+    propensity : array-like of shape (n_samples,)
+        ``e(x_i)`` in (0, 1] (read at the labeled positives only).
+    s : array-like of shape (n_samples,)
+        PU labels: 1 = labeled positive, 0 (or -1) = unlabeled.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+
+    Examples
+    --------
+    >>> from unlabeled.pu.sar import propensity_weights
+    >>> propensity_weights([0.5, 0.2, 0.9], [1, 1, 0]).tolist()
+    [1.0, 4.0, 0.0]
+    """
+    e = np.asarray(propensity, dtype=np.float64)
+    mask = check_pu_labels(s, e.shape[0] if e.ndim == 1 else -1)
+    if e.ndim != 1:
+        raise ValueError(f"propensity must be a 1-d array, got shape {e.shape}")
+    ep = e[mask]
+    if not np.all((ep > 0) & (ep <= 1)):
+        bad = ep[~((ep > 0) & (ep <= 1))][0]
+        raise ValueError(
+            f"propensity must lie in (0, 1] at the labeled positives, got {bad!r}: it is the "
+            "probability P(s=1 | y=1, x) that a positive is labeled"
+        )
+    w = np.zeros(e.shape[0])
+    w[mask] = (1 - ep) / ep
+    return w
+
+
+@dataclass(frozen=True)
+class ScarCheckResult:
+    """What :func:`scar_check` found.
+
+    Attributes
+    ----------
+    flagged : bool
+        The labeled positives differ from the likely positives among the unlabeled points:
+        ``p_value < alpha`` and ``max |effect| >= min_effect``.
+    p_value : float
+        The permutation p-value of ``statistic`` (NaN when the region held too few points).
+    statistic : float
+        ``max_j |effect_j|``.
+    effect : ndarray of shape (n_features,)
+        Per feature, the score-stratified mean of labeled minus unlabeled points in the region,
+        in units of the feature's standard deviation there.
+    n_labeled, n_unlabeled : int
+        Labeled positives and unlabeled points in the region of likely positives.
+    top_features : tuple of int
+        The columns of the largest ``|effect|``, largest first (at most 5).
+    """
+
+    flagged: bool
+    p_value: float
+    statistic: float
+    effect: np.ndarray
+    n_labeled: int
+    n_unlabeled: int
+    top_features: tuple
+
+
+def _cross_fitted_scores(X, mask, cv, seed):
+    """Held-out ``P(s=1 | x)`` by a standardised logistic regression on ``cv`` folds."""
+    scores = np.empty(mask.size)
+    folds = StratifiedKFold(min(cv, int(mask.sum()), int((~mask).sum())), shuffle=True,
+                            random_state=seed)  # fmt: skip
+    for train, test in folds.split(np.zeros(mask.size), mask):
+        model = make_pipeline(
+            StandardScaler(with_mean=not sp.issparse(X)), LogisticRegression(max_iter=1000)
+        ).fit(X[train], mask[train])
+        scores[test] = model.predict_proba(X[test])[:, 1]
+    return scores
+
+
+def _stratified_effects(X, labels, strata, sd):
+    """Per feature, the mean over strata (weighted by their labeled points) of the labeled
+    minus unlabeled means, over ``sd``; ``labels`` of shape (B, m) gives B statistics."""
+    total = np.zeros((labels.shape[0], X.shape[1]))
+    weight = np.zeros((labels.shape[0], 1))
+    for k in np.unique(strata):
+        idx = np.flatnonzero(strata == k)
+        L = labels[:, idx].astype(np.float64)
+        nl = L.sum(axis=1, keepdims=True)
+        nu = idx.size - nl
+        ok = (nl > 0) & (nu > 0)
+        Xk = X[idx]
+        ml = (L @ Xk) / np.maximum(nl, 1)
+        mu = ((1 - L) @ Xk) / np.maximum(nu, 1)
+        total += np.where(ok, nl * (ml - mu), 0.0)
+        weight += np.where(ok, nl, 0.0)
+    return total / np.maximum(weight, 1) / sd
+
+
+def scar_check(
+    X: MatrixLike,
+    s: ArrayLike,
+    *,
+    scores: ArrayLike | None = None,
+    quantile: float = 0.5,
+    n_strata: int = 5,
+    n_permutations: int = 200,
+    alpha: float = 0.01,
+    min_effect: float = 0.2,
+    cv: int = 5,
+    random_state: int | np.random.RandomState | None = None,
+    warn: bool = True,
+) -> ScarCheckResult:
+    r"""Test whether the labeled positives look like the likely positives among the unlabeled
+    points, as they do when the labels were selected completely at random (SCAR).
+
+    Under SCAR, ``P(s=1 | x) = c f(x)``: among points of the same score ``P(s=1 | x)``,
+    whether a point is labeled does not depend on its features where the points are positive.
+    The check takes the region of likely positives, the points (labeled or not) scoring at
+    least the ``quantile`` of the labeled positives' scores, splits it into ``n_strata`` bins of
+    equal counts by score, and compares the labeled with the unlabeled points in each bin: per
+    feature, the bins' mean differences (weighted by their labeled points) over the feature's
+    standard deviation in the region, ``effect_j``. The statistic ``max_j |effect_j|`` is
+    referred to its distribution when the labels are permuted within the bins (the SCAR null),
+    and the labeling is flagged when ``p_value < alpha`` and the statistic is at least
+    ``min_effect`` (a difference large enough to matter, not only detectable): then a
+    :class:`~unlabeled.exceptions.SCARViolationWarning` names the features that differ most.
+    Without ``scores``, they are held-out predictions of a standardised logistic regression of
+    ``s`` on ``X`` (``cv`` folds), so that the labeled points' scores are not inflated by the
+    fit.
+
+    The test is heuristic where negatives fall in the region: a classifier's score does not
+    separate them from positives, and their features may differ from the labeled ones'. It
+    compares the labeled with the unlabeled points at equal score, so a labeling that depends
+    on a feature only through the class (SCAR) is not flagged, while one that favours part of
+    the positives (SAR) is.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    s : array-like of shape (n_samples,)
+        PU labels: 1 = labeled positive, 0 (or -1) = unlabeled.
+    scores : array-like of shape (n_samples,), optional
+        A score that grows with ``P(y=1 | x)`` (held out, if from a model fitted on ``X``).
+    quantile : float in [0, 1), default=0.5
+        Where the region of likely positives starts, as a quantile of the labeled scores.
+    n_strata : int >= 1, default=5
+    n_permutations : int >= 19, default=200
+    alpha : float in (0, 1), default=0.01
+    min_effect : float >= 0, default=0.2
+        The smallest standardised difference that is flagged.
+    cv : int >= 2, default=5
+    random_state : int, RandomState instance or None, default=None
+        Draws the folds and the permutations.
+    warn : bool, default=True
+        Warn (``SCARViolationWarning``) when flagged.
+
+    Returns
+    -------
+    ScarCheckResult
+
+    References
+    ----------
+    J. Bekker, P. Robberechts, J. Davis, "Beyond the Selected Completely At Random Assumption
+    for Learning from Positive and Unlabeled Data", ECML-PKDD 2019 (section 3: SCAR and SAR).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.pu.sar import scar_check
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(2000, 3))
+    >>> y = X[:, 0] > 0
+    >>> scar = y & (rng.random(2000) < 0.3)
+    >>> scar_check(X, scar, random_state=0).flagged
+    False
+    >>> sar = y & (rng.random(2000) < 1 / (1 + np.exp(-3 * X[:, 1])))
+    >>> result = scar_check(X, sar, random_state=0, warn=False)
+    >>> result.flagged, result.top_features[0]
+    (True, 1)
+    """
+    for name, value, ok, need in (
+        ("quantile", quantile, 0 <= quantile < 1, "in [0, 1)"),
+        ("n_strata", n_strata, isinstance(n_strata, int) and n_strata >= 1, "an int >= 1"),
+        ("n_permutations", n_permutations,
+         isinstance(n_permutations, int) and n_permutations >= 19, "an int >= 19"),
+        ("alpha", alpha, 0 < alpha < 1, "in (0, 1)"),
+        ("min_effect", min_effect, min_effect >= 0, ">= 0"),
+        ("cv", cv, isinstance(cv, int) and cv >= 2, "an int >= 2"),
+    ):  # fmt: skip
+        if not ok:
+            raise InvalidParameterError(f"{name} must be {need}, got {value!r}")
+    X = canonical_sparse(check_array(X, accept_sparse="csr", dtype=np.float64))
+    mask = check_pu_labels(s, X.shape[0], min_unlabeled=2, who="scar_check")
+    rng = check_random_state(random_state)
+    seed = int(rng.randint(np.iinfo(np.int32).max))
+    if scores is None:
+        if mask.sum() < 2:
+            raise ValueError("scar_check needs at least 2 labeled positives to score the points")
+        sc = _cross_fitted_scores(X, mask, cv, seed)
+    else:
+        sc = np.asarray(scores, dtype=np.float64)
+        if sc.shape != (X.shape[0],) or not np.all(np.isfinite(sc)):
+            raise ValueError(f"scores must be {X.shape[0]} finite numbers, one per row of X")
+    region = np.flatnonzero(sc >= np.quantile(sc[mask], quantile))
+    labels = mask[region]
+    Xr = X[region].toarray() if sp.issparse(X) else X[region]
+    n_lab, n_unl = int(labels.sum()), int((~labels).sum())
+    if n_lab < 2 or n_unl < 2:
+        empty = np.zeros(X.shape[1])
+        return ScarCheckResult(False, float("nan"), 0.0, empty, n_lab, n_unl, ())
+    order = np.argsort(np.argsort(sc[region], kind="stable"), kind="stable")
+    strata = order * min(n_strata, region.size // 2 or 1) // region.size
+    sd = Xr.std(axis=0)
+    sd = np.where(sd > 0, sd, 1.0)
+    effect = _stratified_effects(Xr, labels[None, :], strata, sd)[0]
+    stat = float(np.abs(effect).max())
+    perms = np.empty((n_permutations, labels.size), dtype=bool)
+    for b in range(n_permutations):
+        perm = labels.copy()
+        for k in np.unique(strata):
+            idx = np.flatnonzero(strata == k)
+            perm[idx] = labels[idx][rng.permutation(idx.size)]
+        perms[b] = perm
+    null = np.abs(_stratified_effects(Xr, perms, strata, sd)).max(axis=1)
+    p_value = float((1 + np.sum(null >= stat - 1e-12)) / (1 + n_permutations))
+    top = tuple(int(j) for j in np.argsort(-np.abs(effect), kind="stable")[:5])
+    flagged = bool(p_value < alpha and stat >= min_effect)
+    if flagged and warn:
+        named = ", ".join(f"column {j} ({effect[j]:+.2f} sd)" for j in top[:3])
+        warnings.warn(
+            f"The labeled positives differ from the unlabeled points that score as high "
+            f"(p = {p_value:.3g}; {named}): the labels were likely not selected completely "
+            "at random (SCAR), which PU methods assume. Model the labeling with "
+            "unlabeled.pu.sar.SAREM(propensity_features=...) and fit with "
+            "PUSVC().fit(X, s, propensity=...)",
+            SCARViolationWarning,
+            stacklevel=2,
+        )
+    return ScarCheckResult(flagged, p_value, stat, effect, n_lab, n_unl, top)
