@@ -462,7 +462,7 @@ class PUSVC(KernelPUModel):
             ``warm_start`` has no effect). A constant ``e`` is the unweighted problem. None
             (the default): SCAR, the model bit for bit as without the argument. Not with
             ``prior="auto"`` (pass a number, e.g. ``SAREM``'s ``prior_``), ``gamma="cv"``,
-            ``lam="cv"`` or Dask input.
+            ``lam="cv"``, ``probability=True`` (its PU sigmoid assumes SCAR) or Dask input.
 
         Returns
         -------
@@ -489,11 +489,6 @@ class PUSVC(KernelPUModel):
             return super().fit(X, s)
         finally:
             del self._sar
-
-    def _fold_fit_params(self, train) -> dict:
-        """``propensity`` for the fold refits of ``probability=True``."""
-        sar = getattr(self, "_sar", None)
-        return {} if sar is None else {"propensity": sar[1][train]}
 
     def _fit_dask(self, X, s) -> PUSVC:
         """``fit`` on Dask input: the distributed linear solver of
@@ -567,7 +562,7 @@ class PUSVC(KernelPUModel):
         if sar is not None:
             kparams = engine_kernel(self, self.cache_size, self.n_jobs)
             self.solver_ = "smo"
-            return fit_weighted(self, X, mask, prior, lam, sar[0], kparams)
+            return fit_weighted(self, X, mask, prior, lam, sar, kparams)
 
         problem = PUProblem.from_mask(mask, prior, lam)
         data = engine_data(X, self.kernel)
@@ -710,12 +705,13 @@ class PUSVC(KernelPUModel):
 
 # ---------------------------------------------------------------------- helpers
 def _check_propensity(est, X, s, propensity):
-    """``fit(propensity=...)``: (the weights of the labeled positives, in row order; the
-    propensities), after refusing what the weighted path does not do."""
+    """``fit(propensity=...)``: the weights of the labeled positives, in row order, after
+    refusing what the weighted path does not do."""
     for name, bad, fix in (
         ("prior", est.prior == "auto", "pass a number, e.g. SAREM(...).fit(X, s).prior_"),
         ("lam", est.lam == "cv", "pass lam as a number"),
         ("gamma", est.gamma == "cv", "pass gamma as a number or 'scale'"),
+        ("probability", est.probability, "use probability=False (its sigmoid assumes SCAR)"),
     ):
         if bad:
             raise ValueError(
@@ -733,7 +729,7 @@ def _check_propensity(est, X, s, propensity):
             "propensity is 1 at every labeled positive: then no positive is left among the "
             "unlabeled points (prior 0); check the propensities, or fit without propensity="
         )
-    return w[mask], e
+    return w[mask]
 
 
 def _auto_prior(X, mask, random_state):

@@ -424,7 +424,7 @@ def scar_check(
     s: ArrayLike,
     *,
     scores: ArrayLike | None = None,
-    quantile: float = 0.5,
+    quantile: float = 0.25,
     n_strata: int = 5,
     n_permutations: int = 200,
     alpha: float = 0.01,
@@ -464,7 +464,7 @@ def scar_check(
         PU labels: 1 = labeled positive, 0 (or -1) = unlabeled.
     scores : array-like of shape (n_samples,), optional
         A score that grows with ``P(y=1 | x)`` (held out, if from a model fitted on ``X``).
-    quantile : float in [0, 1), default=0.5
+    quantile : float in [0, 1), default=0.25
         Where the region of likely positives starts, as a quantile of the labeled scores.
     n_strata : int >= 1, default=5
     n_permutations : int >= 19, default=200

@@ -1,0 +1,195 @@
+"""Labels not selected completely at random: SAREM's propensity against the true one,
+PUSVC's propensity-weighted fit against cvxpy + Clarabel, and scar_check's flags."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import expit
+from sklearn.metrics.pairwise import rbf_kernel
+
+from unlabeled import PUSVC
+from unlabeled.exceptions import InvalidParameterError, SCARViolationWarning
+from unlabeled.pu.sar import SAREM, propensity_weights, scar_check
+
+
+def _sar_data(n, seed, frequency=None, slope=3.0, e_slope=2.0):
+    """y from x0 and x2, labels from x1 (SAR) or at a constant frequency (SCAR)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    f = expit(slope * X[:, 0] + X[:, 2])
+    y = rng.random(n) < f
+    e = expit(e_slope * X[:, 1] - 0.5) if frequency is None else np.full(n, frequency)
+    return X, y, f, e, (y & (rng.random(n) < e)).astype(int)
+
+
+def test_sarem_recovers_the_propensity():
+    # n = 3,000: the estimate's error shrinks as the sample grows (0.007 at n = 20,000)
+    X, y, f, e, s = _sar_data(3000, 0)
+    sar = SAREM(propensity_features=[1]).fit(X, s)
+    assert np.abs(sar.propensity(X) - e).mean() < 0.06
+    assert np.abs(sar.predict_proba(X)[:, 1] - f).mean() < 0.1
+    assert abs(sar.prior_ - y[s == 0].mean()) < 0.1
+    assert sar.log_likelihood_ < 0 and sar.n_iter_ >= 1
+    np.testing.assert_allclose(sar.predict_proba(X).sum(axis=1), 1.0)
+    # the EM's classifier beats taking the labeled positives for all of them (SCAR)
+    scar = SAREM(propensity_features=[]).fit(X, s)
+    assert np.ptp(scar.propensity(X)) < 1e-12  # no propensity attributes: a constant
+    assert (
+        np.abs(scar.predict_proba(X)[:, 1] - f).mean()
+        > np.abs(sar.predict_proba(X)[:, 1] - f).mean()
+    )
+
+
+def test_sarem_scar_labeling_gives_a_flat_propensity():
+    X, y, f, e, s = _sar_data(2000, 1, frequency=0.4)
+    sar = SAREM(propensity_features=[1]).fit(X, s)
+    assert np.abs(sar.propensity(X) - 0.4).mean() < 0.08
+    assert abs(sar.label_frequency_ - s.sum() / y.sum()) < 0.08
+
+
+def test_sarem_checks_its_columns_before_work():
+    X, _, _, _, s = _sar_data(50, 2)
+    for bad in ([3], [0, 0], ["a"], np.ones(2, bool)):
+        with pytest.raises(InvalidParameterError, match="propensity_features"):
+            SAREM(propensity_features=bad).fit(X, s)
+    assert not hasattr(SAREM(propensity_features=[3]), "coef_")
+    # a boolean mask and negative indices name the same columns
+    a = SAREM(propensity_features=np.array([False, True, False])).fit(X, s)
+    b = SAREM(propensity_features=[-2]).fit(X, s)
+    np.testing.assert_array_equal(a.propensity_features_, b.propensity_features_)
+    np.testing.assert_allclose(a.propensity(X), b.propensity(X))
+
+
+def test_propensity_weights_closed_form_and_errors():
+    np.testing.assert_allclose(propensity_weights([0.25, 0.5, 0.0], [1, 1, 0]), [3.0, 1.0, 0.0])
+    with pytest.raises(ValueError, match=r"\(0, 1\]"):
+        propensity_weights([0.0, 0.5], [1, 0])
+    with pytest.raises(ValueError, match="entries"):
+        propensity_weights([0.5, 0.5, 0.5], [1, 0])
+
+
+def _weighted_primal(X, s, e, prior, lam, kernel, gamma):
+    """The weighted PU risk of PUSVC.fit(propensity=e) solved by cvxpy + Clarabel."""
+    import cvxpy as cp
+
+    mask = s == 1
+    w = (1 - e[mask]) / e[mask]
+    a = prior * w / w.sum()
+    if kernel == "linear":
+        V = X
+    else:
+        ev, Q = np.linalg.eigh(rbf_kernel(X, gamma=gamma))
+        keep = ev > 1e-12 * ev.max()
+        V = Q[:, keep] * np.sqrt(ev[keep])
+    theta, b = cp.Variable(V.shape[1]), cp.Variable()
+    f = V @ theta + b
+    fu = f[~mask]
+    loss = cp.sum(cp.maximum(cp.maximum(fu, (1 + fu) / 2), 0)) / (~mask).sum()
+    problem = cp.Problem(cp.Minimize(-a @ f[mask] + loss + lam * cp.sum_squares(theta)))
+    problem.solve(solver=cp.CLARABEL)
+    return problem.value
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_weighted_pusvc_matches_cvxpy(kernel):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    X[:15] += 1
+    s = np.r_[np.ones(15, int), np.zeros(45, int)]
+    e = rng.uniform(0.1, 0.9, 60)
+    clf = PUSVC(prior=0.4, lam=0.05, kernel=kernel, gamma=0.5, tol=1e-6).fit(X, s, propensity=e)
+    reference = _weighted_primal(X, s, e, 0.4, 0.05, kernel, 0.5)
+    assert abs(clf.objective_ - reference) <= 1e-6 * max(1.0, abs(reference))
+    # the objective of the model itself, from its expansion (not the solver's own sum)
+    f = clf.decision_function(X) + clf.threshold_
+    mask = s == 1
+    w = (1 - e[mask]) / e[mask]
+    K = X @ X.T if kernel == "linear" else rbf_kernel(X, gamma=0.5)
+    alpha = np.zeros(60)
+    alpha[clf.support_] = clf.dual_coef_[0]
+    fu = f[~mask]
+    J = (
+        -0.4 * (w / w.sum()) @ f[mask]
+        + np.maximum(np.maximum(fu, (1 + fu) / 2), 0).mean()
+        + 0.05 * alpha @ K @ alpha
+    )
+    assert abs(J - reference) <= 1e-5 * max(1.0, abs(reference))
+
+
+def test_constant_propensity_is_the_unweighted_fit():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(80, 3))
+    s = (rng.random(80) < 0.3).astype(int)
+    plain = PUSVC(prior=0.3, tol=1e-6).fit(X, s)
+    same = PUSVC(prior=0.3, tol=1e-6).fit(X, s, propensity=None)
+    np.testing.assert_array_equal(plain.dual_coef_, same.dual_coef_)  # the SCAR path itself
+    flat = PUSVC(prior=0.3, tol=1e-6).fit(X, s, propensity=np.full(80, 0.2))
+    assert abs(flat.objective_ - plain.objective_) <= 1e-6 * abs(plain.objective_)
+    np.testing.assert_allclose(flat.decision_function(X), plain.decision_function(X), atol=1e-4)
+
+
+def test_weighted_pusvc_refusals_leave_the_estimator_as_it_was():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(40, 2))
+    s = np.r_[np.ones(10, int), np.zeros(30, int)]
+    e = np.full(40, 0.5)
+    clf = PUSVC(prior=0.3).fit(X, s)
+    before = clf.decision_function(X)
+    for params, match in (
+        ({"prior": "auto"}, "prior='auto'"),
+        ({"lam": "cv"}, "lam='cv'"),
+        ({"gamma": "cv"}, "gamma='cv'"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            clf.set_params(**params).fit(X, s, propensity=e)
+        clf.set_params(prior=0.3, lam=0.01, gamma="scale")
+    for bad, match in ((np.ones(40), "no positive"), (np.zeros(40), r"\(0, 1\]")):
+        with pytest.raises(ValueError, match=match):
+            clf.fit(X, s, propensity=bad)
+    np.testing.assert_array_equal(clf.decision_function(X), before)
+    assert not hasattr(clf, "_sar")
+
+
+def test_weighted_pusvc_ranks_better_than_the_scar_fit():
+    from sklearn.metrics import roc_auc_score
+
+    X, y, f, e, s = _sar_data(300, 3)
+    sar = PUSVC(prior=0.4).fit(X, s, propensity=e)
+    scar = PUSVC(prior=0.4).fit(X, s)
+    assert roc_auc_score(y, sar.decision_function(X)) > roc_auc_score(y, scar.decision_function(X))
+    with pytest.raises(ValueError, match="probability=True"):
+        PUSVC(prior=0.4, probability=True).fit(X, s, propensity=e)
+
+
+def test_scar_check_flags_sar_and_stays_quiet_on_scar():
+    flags = {"sar": 0, "scar": 0}
+    for seed in range(10):
+        for kind, frequency in (("sar", None), ("scar", 0.3)):
+            # well-separated classes: the likely positives are positives
+            X, _, _, _, s = _sar_data(1500, 100 + seed, frequency, slope=8.0)
+            result = scar_check(X, s, n_permutations=100, random_state=seed, warn=False)
+            flags[kind] += result.flagged
+            if result.flagged and kind == "sar":
+                assert result.top_features[0] == 1  # the column the labeling depends on
+    assert flags["scar"] <= 1  # false alarms in at most 1 of 10
+    # the power is modest: 6 of 10 measured (a score of s on X absorbs part of the
+    # labeling's dependence; see scar_check's notes)
+    assert flags["sar"] >= 5
+
+
+def test_scar_check_warns_and_checks_its_arguments():
+    rng = np.random.default_rng(0)  # the docstring's example
+    X = rng.normal(size=(2000, 3))
+    s = (X[:, 0] > 0) & (rng.random(2000) < 1 / (1 + np.exp(-3 * X[:, 1])))
+    with pytest.warns(SCARViolationWarning, match="column 1"):
+        scar_check(X, s, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SCARViolationWarning)
+        assert scar_check(X, s, random_state=0, warn=False).p_value < 0.05
+    with pytest.raises(InvalidParameterError, match="quantile"):
+        scar_check(X, s, quantile=1.0)
+    with pytest.raises(ValueError, match="scores"):
+        scar_check(X, s, scores=np.zeros(3))
