@@ -1,6 +1,6 @@
 """Labels not selected completely at random (SAR): the SCAR fit, the SAR path and pulearn.
 
-    python benchmarks/bench_sar.py            # generated data and 6 tables, 3 labelings each
+    python benchmarks/bench_sar.py            # generated data and 9 tables, 3 labelings each
     python benchmarks/bench_sar.py --quick    # smoke: generated data and banknote, 1 labeling
 
 Data. Generated: 4 standard normal features, P(y=1 | x) = sigmoid(3 x0 + x2 - 1), and the
@@ -47,7 +47,10 @@ from sklearn.model_selection import train_test_split
 from unlabeled import PUSVC
 from unlabeled.pu.sar import SAREM, scar_check
 
-TABLES = ("australian", "winequality-white", "krvskp", "diabetes", "banknote", "phoneme")
+TABLES = (
+    "australian", "winequality-white", "krvskp",  # tuning half
+    "diabetes", "banknote", "phoneme", "breast_cancer", "pendigits", "abalone",  # confirmation
+)  # fmt: skip
 QUICK_TABLES = ("banknote",)
 METHODS = ("SCAR", "SAR", "SAR-oracle", "SAREM", "pulearn-SAR")
 MAX_ROWS = 2000
