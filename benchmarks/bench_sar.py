@@ -18,7 +18,7 @@ training unlabeled points above the threshold (threshold="prior" at the true pri
 so F1 measures the ranking, not the prior estimate):
   SCAR        PUSVC(prior=true) on (X, s): the default, SCAR path
   SAR         SAREM(propensity_features=[j]) estimates e(x); PUSVC(prior=true).fit(X, s,
-              propensity=max(e, 0.05)) (the labeled positives weighted by (1 - e) / e)
+              propensity=max(e, 0.05)): Bekker et al.'s SAR risk, labeled positives by 1 / e
   SAR-oracle  the same with the true e(x)
   SAREM       SAREM's own logistic classifier P(y=1 | x)
   pulearn-SAR pulearn 0.2.0's SAR weighting: compute_inverse_propensity_weights (1 / e,

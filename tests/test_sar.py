@@ -64,20 +64,22 @@ def test_sarem_checks_its_columns_before_work():
 
 
 def test_propensity_weights_closed_form_and_errors():
-    np.testing.assert_allclose(propensity_weights([0.25, 0.5, 0.0], [1, 1, 0]), [3.0, 1.0, 0.0])
+    np.testing.assert_allclose(propensity_weights([0.25, 0.5, 0.0], [1, 1, 0]), [4.0, 2.0, 0.0])
     with pytest.raises(ValueError, match=r"\(0, 1\]"):
         propensity_weights([0.0, 0.5], [1, 0])
     with pytest.raises(ValueError, match="entries"):
         propensity_weights([0.5, 0.5, 0.5], [1, 0])
 
 
-def _weighted_primal(X, s, e, prior, lam, kernel, gamma):
-    """The weighted PU risk of PUSVC.fit(propensity=e) solved by cvxpy + Clarabel."""
+def _sar_primal(X, s, e, prior, lam, kernel, gamma):
+    """The SAR risk of PUSVC.fit(propensity=e) solved by cvxpy + Clarabel: every point in the
+    loss term, the labeled positives weighted by 1 / e at the share of positives overall."""
     import cvxpy as cp
 
     mask = s == 1
-    w = (1 - e[mask]) / e[mask]
-    a = prior * w / w.sum()
+    share = (mask.sum() + prior * (~mask).sum()) / s.size
+    w = 1 / e[mask]
+    a = share * w / w.sum()
     if kernel == "linear":
         V = X
     else:
@@ -86,11 +88,10 @@ def _weighted_primal(X, s, e, prior, lam, kernel, gamma):
         V = Q[:, keep] * np.sqrt(ev[keep])
     theta, b = cp.Variable(V.shape[1]), cp.Variable()
     f = V @ theta + b
-    fu = f[~mask]
-    loss = cp.sum(cp.maximum(cp.maximum(fu, (1 + fu) / 2), 0)) / (~mask).sum()
+    loss = cp.sum(cp.maximum(cp.maximum(f, (1 + f) / 2), 0)) / s.size
     problem = cp.Problem(cp.Minimize(-a @ f[mask] + loss + lam * cp.sum_squares(theta)))
     problem.solve(solver=cp.CLARABEL)
-    return problem.value
+    return problem.value, share, a
 
 
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])
@@ -101,34 +102,40 @@ def test_weighted_pusvc_matches_cvxpy(kernel):
     s = np.r_[np.ones(15, int), np.zeros(45, int)]
     e = rng.uniform(0.1, 0.9, 60)
     clf = PUSVC(prior=0.4, lam=0.05, kernel=kernel, gamma=0.5, tol=1e-6).fit(X, s, propensity=e)
-    reference = _weighted_primal(X, s, e, 0.4, 0.05, kernel, 0.5)
+    reference, share, a = _sar_primal(X, s, e, 0.4, 0.05, kernel, 0.5)
     assert abs(clf.objective_ - reference) <= 1e-6 * max(1.0, abs(reference))
-    # the objective of the model itself, from its expansion (not the solver's own sum)
+    assert clf.positive_share_ == pytest.approx(share) and clf.prior_ == 0.4
+    # the objective of the model itself, from its expansion (not the solver's own sums)
     f = clf.decision_function(X) + clf.threshold_
-    mask = s == 1
-    w = (1 - e[mask]) / e[mask]
     K = X @ X.T if kernel == "linear" else rbf_kernel(X, gamma=0.5)
     alpha = np.zeros(60)
     alpha[clf.support_] = clf.dual_coef_[0]
-    fu = f[~mask]
-    J = (
-        -0.4 * (w / w.sum()) @ f[mask]
-        + np.maximum(np.maximum(fu, (1 + fu) / 2), 0).mean()
-        + 0.05 * alpha @ K @ alpha
-    )
+    J = -a @ f[s == 1] + np.maximum(np.maximum(f, (1 + f) / 2), 0).mean() + 0.05 * alpha @ K @ alpha
     assert abs(J - reference) <= 1e-5 * max(1.0, abs(reference))
+    # threshold="prior": the share of positives among all training points above it
+    assert (clf.decision_function(X) > 0).mean() == pytest.approx(share, abs=1 / 60)
 
 
-def test_constant_propensity_is_the_unweighted_fit():
+def test_constant_propensity_is_the_unweighted_fit_on_the_population():
+    # a constant e weights every labeled positive alike: the unweighted PUSVC on the data where
+    # each labeled point is also an unlabeled one (the population sample), at the share of
+    # positives among all points
     rng = np.random.default_rng(1)
     X = rng.normal(size=(80, 3))
     s = (rng.random(80) < 0.3).astype(int)
     plain = PUSVC(prior=0.3, tol=1e-6).fit(X, s)
     same = PUSVC(prior=0.3, tol=1e-6).fit(X, s, propensity=None)
     np.testing.assert_array_equal(plain.dual_coef_, same.dual_coef_)  # the SCAR path itself
-    flat = PUSVC(prior=0.3, tol=1e-6).fit(X, s, propensity=np.full(80, 0.2))
-    assert abs(flat.objective_ - plain.objective_) <= 1e-6 * abs(plain.objective_)
-    np.testing.assert_allclose(flat.decision_function(X), plain.decision_function(X), atol=1e-4)
+    flat = PUSVC(prior=0.3, gamma=0.5, tol=1e-7).fit(X, s, propensity=np.full(80, 0.2))
+    lab = np.flatnonzero(s == 1)
+    Xa, sa = np.r_[X, X[lab]], np.r_[s, np.zeros(lab.size, int)]
+    ref = PUSVC(prior=flat.positive_share_, gamma=0.5, tol=1e-7).fit(Xa, sa)
+    assert abs(flat.objective_ - ref.objective_) <= 1e-6 * abs(ref.objective_)
+    np.testing.assert_allclose(
+        flat.decision_function(X) + flat.threshold_,
+        ref.decision_function(X) + ref.threshold_,
+        atol=1e-4,
+    )
 
 
 def test_weighted_pusvc_refusals_leave_the_estimator_as_it_was():
@@ -146,7 +153,7 @@ def test_weighted_pusvc_refusals_leave_the_estimator_as_it_was():
         with pytest.raises(ValueError, match=match):
             clf.set_params(**params).fit(X, s, propensity=e)
         clf.set_params(prior=0.3, lam=0.01, gamma="scale")
-    for bad, match in ((np.ones(40), "no positive"), (np.zeros(40), r"\(0, 1\]")):
+    for bad, match in ((np.full(40, 1.5), r"\(0, 1\]"), (np.zeros(40), r"\(0, 1\]")):
         with pytest.raises(ValueError, match=match):
             clf.fit(X, s, propensity=bad)
     np.testing.assert_array_equal(clf.decision_function(X), before)

@@ -30,7 +30,7 @@ from . import _starts, priors
 from ._base import MIN_LAM, KernelPUModel, PUProblem, engine_kernel, store_solution
 from ._dask_linear import fit_linear_dask
 from ._select import CV_GAMMA_FACTORS, CV_LAMS, cv_selection
-from ._weighted import fit_weighted
+from ._weighted import fit_weighted, population_share
 from .sar import propensity_weights
 
 _SOLVERS = ("auto", "smo", "usmo")
@@ -408,7 +408,7 @@ class PUSVC(KernelPUModel):
         "duality_gap_": Fitted("float", low=0.0, optional=True),
         "n_rounds_": Fitted("int", low=1, optional=True),
         "_warm": None,  # the warm start's state: a loaded model starts cold
-        "_sar": None,  # fit(propensity=...)'s weights, during fit only
+        "_sar": None,  # fit(propensity=...)'s propensities, during fit only
     }
 
     # ------------------------------------------------------------------ fitting
@@ -453,14 +453,23 @@ class PUSVC(KernelPUModel):
         propensity : array-like of shape (n_samples,), optional
             For labels not selected completely at random: ``e(x_i) = P(s=1 | y=1, x_i)``, the
             probability that a positive like ``x_i`` is labeled (read at the labeled
-            positives; :class:`unlabeled.pu.sar.SAREM` estimates it). Each labeled positive
-            then stands for the ``(1 - e) / e`` positives like it among the unlabeled points
-            (:func:`unlabeled.pu.sar.propensity_weights`): the first term of ``J`` becomes
-            ``-pi sum_P w_p f(x_p) / sum_P w_p`` with ``w_p = (1 - e_p) / e_p``, the SAR risk of
-            Bekker, Robberechts and Davis (2019) for the unlabeled points' positives, solved
-            by the engine's general pair solver (``solver`` and ``init`` do not apply;
-            ``warm_start`` has no effect). A constant ``e`` is the unweighted problem. None
-            (the default): SCAR, the model bit for bit as without the argument. Not with
+            positives; :class:`unlabeled.pu.sar.SAREM` estimates it). Then ``J`` becomes the
+            SAR risk of Bekker, Robberechts and Davis (2019): every training point, labeled
+            or not, is a draw of the population, and each labeled positive stands for
+            ``1 / e`` of its positives (:func:`unlabeled.pu.sar.propensity_weights`),
+
+            .. math::
+
+                J(f) = -\pi_N \frac{\sum_P f(x_p) / e_p}{\sum_P 1 / e_p}
+                       + \frac1N \sum_{i=1}^N \max\bigl(f(x_i), \tfrac{1+f(x_i)}{2},
+                       0\bigr) + \lambda \|f\|^2 ,
+
+            with ``pi_N = (p + prior n) / N`` the share of positives among the ``N`` points
+            (``positive_share_``: ``threshold="prior"`` puts that share of the training
+            points above the threshold), solved by the engine's general pair solver
+            (``solver`` and ``init`` do not apply, ``warm_start`` has no effect). Small
+            propensities make large weights: clip them (``np.maximum(e, 0.05)``). None (the
+            default): SCAR, the model bit for bit as without the argument. Not with
             ``prior="auto"`` (pass a number, e.g. ``SAREM``'s ``prior_``), ``gamma="cv"``,
             ``lam="cv"``, ``probability=True`` (its PU sigmoid assumes SCAR) or Dask input.
 
@@ -562,6 +571,7 @@ class PUSVC(KernelPUModel):
         if sar is not None:
             kparams = engine_kernel(self, self.cache_size, self.n_jobs)
             self.solver_ = "smo"
+            self.positive_share_ = population_share(mask, prior)
             return fit_weighted(self, X, mask, prior, lam, sar, kparams)
 
         problem = PUProblem.from_mask(mask, prior, lam)
@@ -705,7 +715,7 @@ class PUSVC(KernelPUModel):
 
 # ---------------------------------------------------------------------- helpers
 def _check_propensity(est, X, s, propensity):
-    """``fit(propensity=...)``: the weights of the labeled positives, in row order, after
+    """``fit(propensity=...)``: the propensities of the labeled positives, in row order, after
     refusing what the weighted path does not do."""
     for name, bad, fix in (
         ("prior", est.prior == "auto", "pass a number, e.g. SAREM(...).fit(X, s).prior_"),
@@ -722,14 +732,8 @@ def _check_propensity(est, X, s, propensity):
             "propensity= is not available on Dask input: pass NumPy arrays (X.compute())"
         )
     e = np.asarray(propensity, dtype=np.float64)
-    w = propensity_weights(e, s)
-    mask = check_pu_labels(s, e.shape[0])
-    if not w.sum() > 0:
-        raise ValueError(
-            "propensity is 1 at every labeled positive: then no positive is left among the "
-            "unlabeled points (prior 0); check the propensities, or fit without propensity="
-        )
-    return w[mask]
+    propensity_weights(e, s)  # its checks: one value per point, in (0, 1] where labeled
+    return e[check_pu_labels(s, e.shape[0])]
 
 
 def _auto_prior(X, mask, random_state):

@@ -1,19 +1,26 @@
-r"""PUSVC with weighted labeled positives (``fit(X, s, propensity=...)``): the double-hinge
-dual with one coefficient per positive, on the engine's general pair solver.
+r"""PUSVC with labels not selected completely at random (``fit(X, s, propensity=e)``): the SAR
+risk of Bekker, Robberechts and Davis (ECML-PKDD 2019) with the double hinge loss, on the
+engine's general pair solver.
 
-With weights ``a_p >= 0`` summing to ``pi`` over the labeled positives (``pi w_p / sum w``),
+A labeled positive with propensity ``e_p = P(s=1 | y=1, x_p)`` stands for ``1 / e_p``
+positives of the population; every training point, labeled or not, is a draw of the population
+``p(x)``. With ``N`` points, ``pi_N`` the share of positives among them and
+``a_p = pi_N (1 / e_p) / sum_q (1 / e_q)``,
 
 .. math::
 
-    J(f) = -\sum_{p\in P} a_p f(x_p) + \frac1n\sum_{u\in U}\max\bigl(f(x_u), \tfrac{1+f(x_u)}{2},
-           0\bigr) + \lambda\|f\|^2 ,
+    J(f) = -\sum_{p\in P} a_p f(x_p) + \frac1N\sum_{i=1}^{N}\max\bigl(f(x_i),
+           \tfrac{1+f(x_i)}{2}, 0\bigr) + \lambda\|f\|^2 ,
 
-whose dual is that of the spec (``../shared/spec/usmo.md``) with ``alpha_p = a_p / (2 lam)`` in
-place of ``c1``: ``min 1/2 sigma' K_UU sigma - (K_UP alpha_P)' sigma + sum_u max(-sigma_u,
-sigma_u - c2)`` over ``0 <= sigma_u <= c2 = 1/(2 lam n)``, ``sum_u sigma_u = sum_p alpha_p``.
-Each ``sigma_u`` is split as ``a_u + b_u`` with ``a_u, b_u`` in ``[0, c2/2]`` and costs
-``-a_u + b_u`` (two variables on one point): a problem of :func:`unlabeled._engine.
-solve_kernel_qp`. Equal weights give the unweighted problem (``alpha_p = c1``)."""
+the PU risk of du Plessis et al. with the positives' expectation taken by inverse-propensity
+weights. Its dual is that of the spec (``../shared/spec/usmo.md``) over all ``N`` points in
+place of the unlabeled ones, with ``alpha_p = a_p / (2 lam)`` in place of ``c1``:
+``min 1/2 sigma' K sigma - (K_:P alpha_P)' sigma + sum_i max(-sigma_i, sigma_i - c2)`` over
+``0 <= sigma_i <= c2 = 1/(2 lam N)``, ``sum_i sigma_i = sum_p alpha_p``; a labeled point's
+coefficient is ``alpha_p - sigma_p``. Each ``sigma_i`` is split as ``a_i + b_i`` with
+``a_i, b_i`` in ``[0, c2/2]`` and costs ``-a_i + b_i`` (two variables on one point): a problem
+of :func:`unlabeled._engine.solve_kernel_qp`. A constant propensity gives the unweighted
+problem on the data where each labeled point is also an unlabeled one."""
 
 from __future__ import annotations
 
@@ -35,23 +42,31 @@ def _products(est, X):
     return lambda rows, cols, v: prod(rows, cols, np.asarray(v)[:, None])[:, 0]
 
 
-def fit_weighted(est, X, mask, prior, lam, weights, kparams):
-    """Solve the weighted problem on checked ``X`` (``weights`` at the labeled positives, in
-    row order), store the model in ``est`` and return the decision values at the unlabeled
-    points."""
+def population_share(mask, prior) -> float:
+    """``pi_N``: the share of positives among all points when the share among the unlabeled
+    ones is ``prior`` (every labeled point is positive)."""
+    return float((mask.sum() + prior * (~mask).sum()) / mask.size)
+
+
+def fit_weighted(est, X, mask, prior, lam, propensity, kparams):
+    """Solve the SAR problem on checked ``X`` (``propensity`` at the labeled positives, in row
+    order; ``prior`` the share of positives among the unlabeled points), store the model in
+    ``est`` and return the decision values at every training point."""
     pos = np.flatnonzero(mask)
-    unl = np.flatnonzero(~mask)
+    unl = np.arange(mask.size)  # the population sample: every point
     n = unl.size
-    a = prior * weights / weights.sum()
+    share = population_share(mask, prior)
+    weights = 1.0 / propensity
+    a = share * weights / weights.sum()
     alpha_p = a / (2 * lam)
     c2 = 1.0 / (2 * lam * n)
     prod = _products(est, X)
-    h = prod(unl, pos, alpha_p)  # K_UP alpha_P
+    h = prod(unl, pos, alpha_p)  # K_:P alpha_P
     rows = _engine.KernelRows(
         engine_data(X, est.kernel), kparams["kernel"], unl.astype(np.int32),
         kparams["cache_bytes"],
     )  # fmt: skip
-    sigma0 = np.full(n, alpha_p.sum() / n)  # = prior c2: feasible
+    sigma0 = np.full(n, alpha_p.sum() / n)  # = share c2: feasible
     half = c2 / 2
     start = np.r_[np.minimum(sigma0, half), np.maximum(sigma0 - half, 0.0)]
     cap = est._max_iter(2 * n)
@@ -62,14 +77,14 @@ def fit_weighted(est, X, mask, prior, lam, weights, kparams):
     )  # fmt: skip
     est._warn_if_not_converged(res, "PUSVC", limit=cap)
     sigma = res.alpha[:n] + res.alpha[n:]
-    g_unl = -(res.G[:n] + 1.0)  # G = K_UU sigma - h - 1 on the a part
-    g_pos = prod(pos, np.r_[pos, unl], np.r_[alpha_p, -sigma])
-    beta = double_hinge_offset(g_pos, g_unl, prior)
-    alpha = np.empty(X.shape[0])
-    alpha[pos], alpha[unl] = alpha_p, -sigma
+    g_unl = -(res.G[:n] + 1.0)  # G = K sigma - h - 1 on the a part
+    g_pos = g_unl[pos]
+    beta = double_hinge_offset(g_pos, g_unl, share)
+    alpha = -sigma
+    alpha[pos] += alpha_p
     est._set_expansion(X, alpha, beta)
     f_pos, f_unl = g_pos + beta, g_unl + beta
-    norm2 = alpha_p @ g_pos - sigma @ g_unl
+    norm2 = alpha_p @ g_pos - sigma @ g_unl  # alpha' K alpha
     loss_u = np.maximum(np.maximum(f_unl, (1 + f_unl) / 2), 0).mean()
     est.objective_ = float(-a @ f_pos + loss_u + lam * norm2)
     est.n_iter_ = int(res.n_iter)

@@ -12,8 +12,9 @@ This module gives the three steps of Bekker, Robberechts and Davis (ECML-PKDD 20
   unlabeled points? Warns with :class:`~unlabeled.exceptions.SCARViolationWarning`.
 - :class:`SAREM`: estimates ``e(x)`` (a logistic model on the propensity attributes) jointly
   with the classifier ``P(y=1 | x)`` by expectation-maximisation.
-- inverse-propensity weighting: ``PUSVC().fit(X, s, propensity=SAREM(...).fit(X, s)
-  .propensity(X))`` weights each labeled positive by ``(1 - e) / e``.
+- inverse-propensity weighting: ``PUSVC(prior=...).fit(X, s, propensity=e)`` with ``e`` from
+  ``SAREM(...).fit(X, s).propensity(X)`` fits the SAR risk, each labeled positive weighted by
+  ``1 / e``.
 
 References
 ----------
@@ -44,7 +45,7 @@ from ..registry import Case, exported, register
 
 __all__ = [*exported(__name__), "ScarCheckResult", "propensity_weights", "scar_check"]
 
-#: the propensities are kept in [_E_MIN, 1]: a weight (1 - e) / e at most about 1e6
+#: the propensities are kept in [_E_MIN, 1]: a weight 1 / e at most 1e6
 _E_MIN = 1e-6
 
 
@@ -295,7 +296,7 @@ class SAREM(ValidatedEstimator):
         return (self.decision_function(X) > 0).astype(np.int64)
 
     def propensity(self, X: MatrixLike) -> np.ndarray:
-        """``e(x) = P(s=1 | y=1, x)``, in ``[1e-6, 1]`` (for the weights ``(1 - e) / e``)."""
+        """``e(x) = P(s=1 | y=1, x)``, in ``[1e-6, 1]`` (for the weights ``1 / e``)."""
         X = self._checked(X)
         z = _columns(X, self.propensity_features_) @ self.propensity_coef_
         return np.maximum(expit(np.asarray(z) + self.propensity_intercept_), _E_MIN)
@@ -315,13 +316,14 @@ def _log_likelihood(z_f, z_e, mask) -> float:
 
 
 def propensity_weights(propensity: ArrayLike, s: ArrayLike) -> np.ndarray:
-    r"""The weights that make the labeled positives stand for the unlabeled positives:
-    ``(1 - e) / e`` at the labeled positives, 0 at the unlabeled points.
+    r"""The inverse-propensity weights of Bekker et al.: ``1 / e`` at the labeled positives,
+    0 at the unlabeled points.
 
-    Labeled positives are drawn from ``e(x) p(x | y=1)``, the positives among the unlabeled
-    points from ``(1 - e(x)) p(x | y=1)``: the ratio is ``(1 - e) / e``, the inverse-propensity
-    weight ``1 / e`` of Bekker et al. less the labeled point itself. Their sum estimates the
-    number of positives among the unlabeled points (``sum / n_unlabeled`` is the prior).
+    Labeled positives are drawn from ``e(x) p(x | y=1)``: weighted by ``1 / e`` they stand for
+    the positives of the whole population, ``p(x | y=1)``, which a SAR risk needs (the
+    weighted mean over the labeled points of a function of ``x`` estimates its mean over the
+    positives). ``sum / n_samples`` estimates the share of positives. ``PUSVC.fit(X, s,
+    propensity=e)`` weights its labeled positives so.
 
     Parameters
     ----------
@@ -338,12 +340,12 @@ def propensity_weights(propensity: ArrayLike, s: ArrayLike) -> np.ndarray:
     --------
     >>> from unlabeled.pu.sar import propensity_weights
     >>> propensity_weights([0.5, 0.2, 0.9], [1, 1, 0]).tolist()
-    [1.0, 4.0, 0.0]
+    [2.0, 5.0, 0.0]
     """
     e = np.asarray(propensity, dtype=np.float64)
-    mask = check_pu_labels(s, e.shape[0] if e.ndim == 1 else -1)
     if e.ndim != 1:
         raise ValueError(f"propensity must be a 1-d array, got shape {e.shape}")
+    mask = check_pu_labels(s, e.shape[0])
     ep = e[mask]
     if not np.all((ep > 0) & (ep <= 1)):
         bad = ep[~((ep > 0) & (ep <= 1))][0]
@@ -352,7 +354,7 @@ def propensity_weights(propensity: ArrayLike, s: ArrayLike) -> np.ndarray:
             "probability P(s=1 | y=1, x) that a positive is labeled"
         )
     w = np.zeros(e.shape[0])
-    w[mask] = (1 - ep) / ep
+    w[mask] = 1.0 / ep
     return w
 
 
