@@ -20,7 +20,7 @@ so F1 measures the ranking, not the prior estimate):
   SAR         SAREM(propensity_features=[j]) estimates e(x); PUSVC(prior=true).fit(X, s,
               propensity=max(e, 0.05)): Bekker et al.'s SAR risk, labeled positives by 1 / e
   SAR-oracle  the same with the true e(x)
-  SAREM       SAREM's own logistic classifier P(y=1 | x)
+  SAREM       SAREM's own classifier P(y=1 | x) (logistic on the columns and their squares)
   pulearn-SAR pulearn 0.2.0's SAR weighting: compute_inverse_propensity_weights (1 / e,
               clipped at 0.05, normalised) of the same SAREM propensities as sample weights
               of the labeled positives in pulearn's BaggingPuClassifier(SVC, 10 estimators)

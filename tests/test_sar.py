@@ -43,11 +43,14 @@ def test_sarem_recovers_the_propensity():
     )
 
 
-def test_sarem_scar_labeling_gives_a_flat_propensity():
+@pytest.mark.parametrize("classifier, tolerance", [("linear", 0.08), ("quadratic", 0.12)])
+def test_sarem_scar_labeling_gives_a_flat_propensity(classifier, tolerance):
+    # the data's own (linear) classifier, and the default with its squares: more variance
     X, y, f, e, s = _sar_data(2000, 1, frequency=0.4)
-    sar = SAREM(propensity_features=[1]).fit(X, s)
-    assert np.abs(sar.propensity(X) - 0.4).mean() < 0.08
-    assert abs(sar.label_frequency_ - s.sum() / y.sum()) < 0.08
+    sar = SAREM(propensity_features=[1], classifier=classifier).fit(X, s)
+    assert np.abs(sar.propensity(X) - 0.4).mean() < tolerance
+    assert abs(sar.label_frequency_ - s.sum() / y.sum()) < tolerance
+    assert sar.coef_.shape == ((3,) if classifier == "linear" else (6,))
 
 
 def test_sarem_checks_its_columns_before_work():
