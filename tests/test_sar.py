@@ -50,7 +50,15 @@ def test_sarem_scar_labeling_gives_a_flat_propensity(classifier, tolerance):
     sar = SAREM(propensity_features=[1], classifier=classifier).fit(X, s)
     assert np.abs(sar.propensity(X) - 0.4).mean() < tolerance
     assert abs(sar.label_frequency_ - s.sum() / y.sum()) < tolerance
-    assert sar.coef_.shape == ((3,) if classifier == "linear" else (6,))
+    assert (sar.quadratic_coef_ is None) == (classifier == "linear")
+
+
+def test_sarem_warns_at_its_iteration_cap():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, _, _, _, s = _sar_data(300, 4)
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        SAREM(propensity_features=[1], max_iter=1).fit(X, s)
 
 
 def test_sarem_checks_its_columns_before_work():
@@ -213,3 +221,23 @@ def test_scar_check_warns_and_checks_its_arguments():
             scar_check(X, s, **{name: bad})
     with pytest.raises(ValueError, match="2 labeled"):
         scar_check(X, np.r_[1, np.zeros(999, int)])
+
+
+def test_weighted_pusvc_on_a_gram_matrix_and_sparse_rows():
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(60, 4))
+    X[:15] += 1
+    X[np.abs(X) < 0.5] = 0
+    s = np.r_[np.ones(15, int), np.zeros(45, int)]
+    e = rng.uniform(0.2, 0.9, 60)
+    dense = PUSVC(prior=0.3, gamma=0.5, tol=1e-7).fit(X, s, propensity=e)
+    gram = PUSVC(prior=0.3, kernel="precomputed", tol=1e-7)
+    gram.fit(rbf_kernel(X, gamma=0.5), s, propensity=e)
+    sparse = PUSVC(prior=0.3, gamma=0.5, tol=1e-7).fit(sp.csr_matrix(X), s, propensity=e)
+    for other in (gram, sparse):
+        assert abs(other.objective_ - dense.objective_) <= 1e-9 * abs(dense.objective_)
+    np.testing.assert_allclose(
+        gram.decision_function(rbf_kernel(X, gamma=0.5)), dense.decision_function(X), atol=1e-9
+    )

@@ -38,6 +38,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .._budget import check_dense_budget
+from .._solving import warn_not_converged
 from .._validation import Instance, Integer, Options, Real, canonical_sparse, check_pu_labels
 from ..base import ArrayLike, Fitted, MatrixLike, ValidatedEstimator
 from ..exceptions import InvalidParameterError, SCARViolationWarning
@@ -133,15 +134,17 @@ class SAREM(ValidatedEstimator):
         Inverse L2 regularisation of both logistic models (scikit-learn's ``C``: the penalty
         ``||w||^2 / (2 C)`` against the sum of the losses). The features are used as given:
         scale them first.
-    max_iter : int >= 1, default=100
-        EM iterations at most.
+    max_iter : int >= 1, default=300
+        EM iterations at most; reaching it warns (``ConvergenceWarning``).
     tol : float > 0, default=1e-6
         Stop when the mean log-likelihood gains less than this in an iteration.
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features,) or (2 n_features,)
-        The classifier's coefficients: ``w``, then ``u`` with ``classifier="quadratic"``.
+    coef_ : ndarray of shape (n_features,)
+        ``w``, the classifier's coefficients of the columns.
+    quadratic_coef_ : ndarray of shape (n_features,) or None
+        ``u``, those of their squares (None with ``classifier="linear"``).
     intercept_ : float
     propensity_features_ : ndarray of int
         The propensity attributes' columns.
@@ -188,10 +191,11 @@ class SAREM(ValidatedEstimator):
     }
 
     _fitted_attributes: dict = {
-        "coef_": Fitted("f", (None,)),
+        "coef_": Fitted("f", ("n_features_in_",)),
+        "quadratic_coef_": Fitted("f", ("n_features_in_",), none=True),
         "intercept_": Fitted("float"),
-        "propensity_features_": Fitted("iu", (None,), low=0, below="n_features_in_"),
-        "propensity_coef_": Fitted("f", (None,)),
+        "propensity_features_": Fitted("iu", ("n_e",), low=0, below="n_features_in_"),
+        "propensity_coef_": Fitted("f", ("n_e",)),
         "propensity_intercept_": Fitted("float"),
         "prior_": Fitted("float", low=0.0, high=1.0),
         "label_frequency_": Fitted("float", low=0.0, high=1.0),
@@ -206,7 +210,7 @@ class SAREM(ValidatedEstimator):
         *,
         classifier: str = "quadratic",
         C: float = 1.0,
-        max_iter: int = 100,
+        max_iter: int = 300,
         tol: float = 1e-6,
     ) -> None:
         self.propensity_features = propensity_features
@@ -275,7 +279,7 @@ class SAREM(ValidatedEstimator):
         )
         f = expit(X @ theta[:-1] + theta[-1])
         phi = _logistic_fit(Xe, sf, sf + (1 - sf) * f, C, np.zeros(cols.size + 1))
-        ll, it = -np.inf, 0
+        ll, it, converged = -np.inf, 0, False
         while it < params["max_iter"]:
             it += 1
             e = expit(Xe @ phi[:-1] + phi[-1])
@@ -286,12 +290,22 @@ class SAREM(ValidatedEstimator):
             f = expit(z)
             new = _log_likelihood(z, Xe @ phi[:-1] + phi[-1], mask)
             if new - ll < params["tol"]:
-                ll = max(ll, new)
+                ll, converged = max(ll, new), True
                 break
             ll = new
+        if not converged:
+            warn_not_converged(
+                "SAREM",
+                limit=params["max_iter"],
+                used=it,
+                detail=f" (the log-likelihood still gained >= tol={params['tol']})",
+                stacklevel=3,
+            )
         e = expit(Xe @ phi[:-1] + phi[-1])
         q_unl = (f * (1 - e) / np.maximum(1 - f * e, 1e-300))[~mask]
-        self.coef_, self.intercept_ = theta[:-1].copy(), float(theta[-1])
+        d = self.n_features_in_
+        self.coef_, self.intercept_ = theta[:d].copy(), float(theta[-1])
+        self.quadratic_coef_ = theta[d:-1].copy() if params["classifier"] == "quadratic" else None
         self.propensity_features_ = cols.astype(np.int64)
         self.propensity_coef_, self.propensity_intercept_ = phi[:-1].copy(), float(phi[-1])
         self.prior_ = float(q_unl.mean())
@@ -307,8 +321,11 @@ class SAREM(ValidatedEstimator):
 
     def decision_function(self, X: MatrixLike) -> np.ndarray:
         """The classifier's logit ``w'x + b`` (positive where ``P(y=1 | x) > 1/2``)."""
-        X = _design(self._checked(X), self.classifier)
-        return np.asarray(X @ self.coef_ + self.intercept_, dtype=np.float64)
+        X = self._checked(X)
+        z = X @ self.coef_ + self.intercept_
+        if self.quadratic_coef_ is not None:
+            z = z + (X.multiply(X) if sp.issparse(X) else X * X) @ self.quadratic_coef_
+        return np.asarray(z, dtype=np.float64)
 
     def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """``[P(y=0 | x), P(y=1 | x)]`` by the classifier ``f``."""
