@@ -1,7 +1,7 @@
 """Labels not selected completely at random (SAR): the SCAR fit, the SAR path and pulearn.
 
     python benchmarks/bench_sar.py            # generated data and 9 tables, 3 labelings each
-    python benchmarks/bench_sar.py --quick    # smoke: generated data and banknote, 1 labeling
+    python benchmarks/bench_sar.py --quick    # smoke: 600 rows of generated data and banknote
 
 Data. Generated: 4 standard normal features, P(y=1 | x) = sigmoid(3 x0 + x2 - 1), and the
 labeling depends on x1, a feature independent of the class: a positive is labeled with
@@ -66,9 +66,9 @@ def generated(n, seed):
     return X, y, expit(3 * X[:, 1] - 1.5), 1
 
 
-def table(name):
+def table(name, max_rows=MAX_ROWS):
     """(X standardised, y, propensity column) of a table."""
-    X, y = pu_tables.load(name, max_rows=MAX_ROWS)
+    X, y = pu_tables.load(name, max_rows=max_rows)
     sd = X.std(axis=0)
     X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
     distinct = np.array([np.unique(c).size for c in X.T])
@@ -182,7 +182,9 @@ def summary(name, half, rows):
 
 
 def main():
-    ap = bench.parser(__doc__, quick="a smoke run: generated data and banknote, 1 labeling")
+    ap = bench.parser(
+        __doc__, quick="a smoke run: 600 rows of generated data and of banknote, 1 labeling"
+    )
     args = bench.parse(ap)
     seeds = range(1 if args.quick else 3)
     names = QUICK_TABLES if args.quick else TABLES
@@ -199,14 +201,14 @@ def main():
     all_rows = []
     gen_rows = []
     for seed in seeds:
-        X, y, e, col = generated(1000 if args.quick else 3000, seed)
+        X, y, e, col = generated(600 if args.quick else 3000, seed)
         gen_rows.append(one_labeling(X, y, e, col, seed))
     line, _, _ = summary("generated", "-", gen_rows)
     lines.append(line)
     print(line, flush=True)
     for name in names:
         try:
-            X, y, col = table(name)
+            X, y, col = table(name, 600 if args.quick else MAX_ROWS)
         except FileNotFoundError as exc:
             bench.skip(name, str(exc))
             continue

@@ -85,7 +85,7 @@ def _columns(X, cols):
 @register(
     family="pu",
     summary="propensity and classifier by SAR-EM (labels not selected at random)",
-    cases=(Case({"propensity_features": [0]}),),
+    cases=(Case({"propensity_features": [0], "tol": 1e-4}),),
 )
 class SAREM(ValidatedEstimator):
     r"""Propensity ``e(x) = P(s=1 | y=1, x)`` and classifier ``P(y=1 | x)`` by SAR-EM
