@@ -186,18 +186,9 @@ class KernelPUModel(ProbabilisticMixin, KernelClassifier):
             if isinstance(getattr(self, "lam", None), str):  # lam="cv": the lam chosen
                 fixed["lam"] = float(self.lam_)
             est = fold_estimator(self, **fixed)
-            est.fit(
-                X[np.ix_(train, train)] if gram else X[train],
-                mask[train].astype(np.int8),
-                **self._fold_fit_params(train),
-            )
+            est.fit(X[np.ix_(train, train)] if gram else X[train], mask[train].astype(np.int8))
             f[test] = est.decision_function(X[np.ix_(test, train)] if gram else X[test])
         self._set_sigmoid(*pu_sigmoid(f[mask], f[~mask], self.prior_))
-
-    def _fold_fit_params(self, train) -> dict:
-        """Arguments of ``fit`` beside ``X`` and ``s`` for the fold refits of :meth:`_calibrate`
-        (``train``: the fold's training rows)."""
-        return {}
 
     def _fit(self, X, mask, params: dict) -> np.ndarray | None:
         """The subclass's solver on checked data, ``mask`` marking the labeled positives;
