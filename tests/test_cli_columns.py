@@ -184,7 +184,14 @@ def test_label_column_in_place_of_a_feature_is_refused_for_every_estimator(files
 
 def test_columns_named_on_the_command_line_may_stay(files, tmp_path, capsys):
     model = tmp_path / "c.skops"
-    argv = ["fit", files / "points.csv", "--estimator", "cluster-wellsvm", "--ignore-column", "truth"]
+    argv = [
+        "fit",
+        files / "points.csv",
+        "--estimator",
+        "cluster-wellsvm",
+        "--ignore-column",
+        "truth",
+    ]
     assert run([*argv, "--n-init", "3", "-o", model], capsys)[0] == 0
     data = _columns(tmp_path / "d.csv", files / "points.csv", ["b", "other", "a"])
     code, out, err = run(["evaluate", model, data, "--true-labels", "other", "--json"], capsys)
@@ -316,7 +323,16 @@ def test_an_empty_bag_id_is_an_error_naming_row_and_column(files, tmp_path, caps
     np.savez(
         npz, X=np.array([r[1:3] for r in rows], float), y=np.array([r[3] for r in rows]), bag=bag
     )
-    argv = ["fit", npz, "--estimator", "misvm-bag", "--bag-column", "bag", "-o", tmp_path / "n.skops"]
+    argv = [
+        "fit",
+        npz,
+        "--estimator",
+        "misvm-bag",
+        "--bag-column",
+        "bag",
+        "-o",
+        tmp_path / "n.skops",
+    ]
     assert_error_line(*run(argv, capsys), "array 'bag'", "index 5", "empty bag id")
 
 
