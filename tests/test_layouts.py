@@ -16,7 +16,7 @@ from test_common import case_id
 
 from unlabeled import PUSVC, SVMPlus
 from unlabeled.pu import RampPU
-from unlabeled.registry import all_estimators
+from unlabeled.registry import FAMILIES, all_estimators
 
 
 # ---------------------------------------------------------------------- dense and sparse layouts
@@ -244,23 +244,19 @@ def test_dataframes_fit_and_predict_without_feature_name_warnings(entry):
     y = np.where(X[:, 0] > 0.5, 1, 0)
     est = entry.load()(**entry.cases[0].params)
     groups = np.arange(len(y)) // 3
-    kw = {"groups": groups} if entry.family == "mil" else {}
+    family = FAMILIES[entry.family]  # fit's arguments, as the family declares them
+    y_ssl = np.where(np.arange(len(y)) % 3 == 0, y, -1)
+    labels = {"ssl": y_ssl, "pu": s}.get(family.labels, y[::3] if family.keywords else y)
+    data = {"X": df, "s": s, "y": labels, "X_star": _frame(X[:, :2] ** 2, "star")}
+    args, kw = family.arguments({**data, "groups": groups})
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message=".*feature names")
-        if entry.family == "ssl":
-            y_ssl = np.where(np.arange(len(y)) % 3 == 0, y, -1)
-            est.fit(df, y_ssl)
-            est.score(df, y_ssl)
-        elif entry.family == "cluster":
-            est.fit_predict(df)
-        elif entry.family == "generative":
-            est.fit(df)
-        elif entry.family == "lupi":
-            est.fit(df, y, _frame(X[:, :2] ** 2, "star"))
-        elif entry.family == "mil":
-            est.fit(df, y[::3], **kw)
+        if hasattr(est, "fit_predict"):
+            est.fit_predict(*args, **kw)
         else:
-            est.fit(df, s)
+            est.fit(*args, **kw)
+        if family.labels == "ssl":
+            est.score(df, y_ssl)
         for method in ("predict", "decision_function", "transform"):
             if hasattr(est, method):
                 getattr(est, method)(df, **kw)
