@@ -25,7 +25,7 @@ from ._families import Family, Request, is_nan, of
 from ._io import (
     Columns,
     DataFile,
-    check_training_record,
+    TrainingRecord,
     load_for_model,
     load_training,
     model_feature_names,
@@ -39,8 +39,9 @@ __all__ = ["cmd_evaluate", "cmd_fit", "cmd_predict", "cmd_sample"]
 def _names(test: Callable[[Family], bool], classes: bool = False) -> str:
     """The estimators (with ``classes``, their classes) whose family passes ``test``."""
     families = {e.family: of(e.family) for e in ESTIMATORS.values()}
+    passes = {k: f is not None and test(f) for k, f in families.items()}
     return ", ".join(
-        e.name if classes else name for name, e in ESTIMATORS.items() if test(families[e.family])
+        e.name if classes else name for name, e in ESTIMATORS.items() if passes[e.family]
     )
 
 
@@ -139,7 +140,7 @@ def cmd_fit(args) -> int:
         args.label_column, tuple(args.ignore_column or ()), args.bag_column, args.privileged_columns
     )
     with progress.step(f"reading {args.data}"):
-        X, y, extra, info = load_training(
+        X, y, extra, record = load_training(
             _data_file(args), columns, labels=family.labels, bags=family.bags
         )
     training = family.training(X, y, extra, args.data, args.positive_value)
@@ -155,11 +156,13 @@ def cmd_fit(args) -> int:
                 estimator.fit(*training.args, **training.kwargs)
             except InvalidParameterError as exc:
                 raise _option_error(exc, params) from exc
-    info.update(n_samples=int(X.shape[0]), n_features=int(X.shape[1]), **training.record)
-    _record_feature_names(estimator, info)
+    record = record._replace(
+        n_samples=int(X.shape[0]), n_features=int(X.shape[1]), **training.record
+    )
+    _record_feature_names(estimator, record)
     meta = {
         "params": {k: _plain(v) for k, v in estimator.get_params().items()},
-        **family.model_record(estimator, args.estimator, info, search),
+        **family.model_record(estimator, args.estimator, record.as_dict(), search),
     }
     save_model(estimator, args.output, meta)
     print(family.fitted(estimator, params, training, args.output))
@@ -170,13 +173,13 @@ def cmd_fit(args) -> int:
 _INSTALL = {"torch": "PyTorch, which is not installed: pip install 'torch>=2.2,<=2.13.0'"}
 
 
-def _record_feature_names(estimator, info: dict) -> None:
+def _record_feature_names(estimator, record: TrainingRecord) -> None:
     """The header names of the training file's feature columns as the model's
     ``feature_names_in_`` (scikit-learn's attribute): predict and evaluate match a file's
     columns to them by name."""
-    names = info.get("names")
+    names = record.feature_names()
     if names:
-        estimator.feature_names_in_ = np.asarray([names[j] for j in info["features"]], object)
+        estimator.feature_names_in_ = np.asarray(names, object)
 
 
 def _plain(v):
@@ -288,7 +291,11 @@ def cmd_evaluate(args) -> int:
             bags=family.bags,
         )
     request = Request(
-        str(args.data), args.unlabeled_only, args.positive_value, args.true_positive_value, train
+        str(args.data),
+        args.unlabeled_only,
+        args.positive_value,
+        args.true_positive_value,
+        rows.train,
     )
     result = {"model": str(args.model), "data": str(args.data), "n_samples": rows.X.shape[0]}
     result.update(family.evaluate(est, rows, request, progress))
@@ -334,8 +341,8 @@ def cmd_sample(args) -> int:
     est, meta = _load(args, progress)
     if _family(est, meta) is None or not hasattr(est, "sample"):
         raise CLIError(f"sample needs an autoencoder model, not {type(est).__name__}")
-    train, n_features = meta.get("data", {}), int(est.n_features_in_)
-    check_training_record(train, n_features, str(args.model))
+    n_features = int(est.n_features_in_)
+    train = TrainingRecord.read(meta.get("data", {}), n_features, str(args.model))
     _check_sample_size(args.n_samples, n_features)
     with progress.step(f"sampling {args.n_samples} points"):
         points = est.sample(args.n_samples, random_state=args.random_state)

@@ -20,7 +20,7 @@ from ..metrics import pu_risk
 from ..registry import FAMILIES
 from ..registry import Family as Declared
 from ._common import EXIT_USAGE, CLIError
-from ._io import ModelRows, matches, pu_mask, ssl_targets, unlabeled_rows
+from ._io import ModelRows, TrainingRecord, matches, pu_mask, ssl_targets, unlabeled_rows
 
 __all__ = ["Family", "Request", "Training", "is_nan", "of"]
 
@@ -43,7 +43,7 @@ class Request:
     unlabeled_only: bool
     positive_value: str | None  # PU: --positive-value (None: as in training)
     true_positive_value: str  # PU: --true-positive-value
-    train: dict  # the model file's record of its training data
+    train: TrainingRecord  # the model file's record of its training data
 
 
 def _floats(values) -> list[str]:
@@ -199,7 +199,7 @@ def _attributes(est, *shown) -> list[str]:
         v = getattr(est, attribute, None) if attribute else None
         if v is None and parameter:
             v = getattr(est, parameter, None)
-        if v is None or (fmt != "r" and not isinstance(v, (int, float, np.number))):
+        if v is None or (fmt not in "rs" and not isinstance(v, (int, float, np.number))):
             continue
         out.append(text.format(format(v, fmt) if fmt != "r" else repr(v)))
     return out
@@ -261,7 +261,8 @@ class _PU(Family):
     def evaluate(self, est, rows: ModelRows, request: Request, progress) -> dict:
         """The PU risk from the file's PU labels, and with true labels F1, precision, recall
         and ROC AUC (of the decision values, or else of the probabilities)."""
-        value = request.positive_value or str(request.train.get("positive_value", "1"))
+        recorded = request.train.positive_value
+        value = request.positive_value or ("1" if recorded is None else str(recorded))
         labeled = pu_mask(rows.y, value, repr(request.data))
         with progress.step(f"predicting {rows.X.shape[0]} points"):
             f = _scores(est, rows.X)
@@ -441,4 +442,4 @@ def of(name: str) -> Family | None:
     declared = FAMILIES.get(name)
     if declared is None:
         return None
-    return _BY_LABELS[declared.labels](declared, _UNLABELED_ONLY.get(declared.labels, ()))
+    return _BY_LABELS[declared.labels](declared, _UNLABELED_ONLY.get(declared.labels or "", ()))
