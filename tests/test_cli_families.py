@@ -424,3 +424,33 @@ def test_pusvc_is_the_default_and_gives_probabilities(cli_data, tmp_path, capsys
     got = np.array(rows, dtype=float)
     np.testing.assert_array_equal(got[:, 0], api.predict(X))
     np.testing.assert_allclose(got[:, 1:], api.predict_proba(X), rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------------- former names
+@pytest.mark.parametrize(
+    "old, new",
+    [(e.aliases[0], e.command) for e in COMMANDS.values() if e.aliases and not e.needs],
+)
+def test_former_names_still_fit_with_a_deprecation_warning(files, tmp_path, capsys, old, new):
+    """A script written for a former --estimator name keeps working: the same model, and
+    one warning line that names the new name."""
+    data = files["dir"] / ("bags.csv" if new.startswith("misvm") else "points.csv")
+    options = ["--bag-column", "bag"] if new.startswith("misvm") else ["--ignore-column", "truth"]
+    models = []
+    for name in (old, new):
+        model = tmp_path / f"{name}.skops"
+        code, out, err = run(["fit", data, "--estimator", name, *options, "-o", model], capsys)
+        assert code == 0, err
+        models.append(model)
+        warned = [line for line in err.splitlines() if "deprecated" in line]
+        if name == old:
+            assert warned == [
+                f"unlabeled: warning: --estimator {old} is deprecated and will be removed: "
+                f"use --estimator {new}"
+            ]
+        else:
+            assert warned == []
+    outputs = [run(["predict", m, data, "--decision"], capsys)[1] for m in models]
+    assert outputs[0] == outputs[1]
+    code, out, _ = run(["fit", f"--est={old}", "--help"], capsys)
+    assert code == 0 and f"{COMMANDS[new].name} parameters (--estimator {new};" in out
