@@ -121,10 +121,9 @@ def _dup_cases() -> dict:
 
 
 def _fit_output(entry, est, X, s):
-    if entry.family == "lupi":
-        y = np.where(s == 1, 1, -1)
-        return est.fit(X, y, np.arange(len(s), dtype=float)[:, None] % 3).decision_function(X)
-    est.fit(X, s)
+    X_star = np.arange(len(s), dtype=float)[:, None] % 3
+    data = {"X": X, "s": s, "y": np.where(s == 1, 1, -1), "X_star": X_star}
+    est.fit(*FAMILIES[entry.family].arguments(data)[0])
     return np.array([est.prior_]) if is_prior(entry) else est.decision_function(X)
 
 
