@@ -1,4 +1,5 @@
-"""The one list of the library's estimators: each declares itself once, with :func:`register`.
+"""The one list of the library's estimators: each declares itself once, with :func:`register`;
+and of their families (:data:`FAMILIES`: each data layout declared once, as a :class:`Family`).
 
 Everything that needs the set of estimators reads it here: the lazy top-level names of
 ``unlabeled`` (those with a command-line name), the types that model files may hold

@@ -93,7 +93,7 @@ def _estimator_arg(text: str) -> str:
 
 
 def _estimator_table() -> str:
-    rows = [f"  {name:<15} {e.name:<19} {e.summary}" for name, e in ESTIMATORS.items()]
+    rows = [f"  {name:<16} {e.name:<19} {e.summary}" for name, e in ESTIMATORS.items()]
     return "\n".join(rows)
 
 
