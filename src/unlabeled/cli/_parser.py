@@ -259,6 +259,12 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--x-key", default="X", help="npz: name of the feature array (default X)")
 
 
+def _families_with(test) -> str:
+    """The families (their titles, from the registry's declarations) that pass ``test``: who
+    an option of one data layout is for."""
+    return " and ".join(f.title for f in FAMILIES.values() if test(f))
+
+
 def _add_label_options(p: argparse.ArgumentParser, fit: bool):
     g = p.add_argument_group("labels")
     default = (
@@ -274,8 +280,9 @@ def _add_label_options(p: argparse.ArgumentParser, fit: bool):
         "--positive-value",
         metavar="V",
         default=None,
-        help="PU: the label value that marks a labeled positive; all other values are "
-        "unlabeled " + ("(default 1)" if fit else "(default: as in training)"),
+        help=f"{_families_with(lambda f: f.labels == 'pu')}: the label value that marks a "
+        "labeled positive; all other values are unlabeled "
+        + ("(default 1)" if fit else "(default: as in training)"),
     )
     return g
 
@@ -284,8 +291,8 @@ def _add_bag_option(g, fit: bool) -> None:
     g.add_argument(
         "--bag-column",
         metavar="NAME_OR_INDEX",
-        help="multi-instance: the column (npz: key) of each row's bag id"
-        + ("" if fit else " (default: as in the training file)"),
+        help=f"{_families_with(lambda f: 'groups' in f.keywords)}: the column (npz: key) of "
+        "each row's bag id" + ("" if fit else " (default: as in the training file)"),
     )
 
 
@@ -363,8 +370,8 @@ def _add_fit_parser(sub, estimator: str | None) -> None:
     labels.add_argument(
         "--privileged-columns",
         metavar="A,B,...",
-        help="SVM+: the CSV columns (names or indices, comma-separated) of the privileged "
-        "features, used by fit only",
+        help=f"{_families_with(lambda f: 'X_star' in f.fit)}: the CSV columns (names or "
+        "indices, comma-separated) of the privileged features, used by fit only",
     )
     estimator = None if estimator is None else canonical(estimator)
     if estimator is not None and estimator in ESTIMATORS:
