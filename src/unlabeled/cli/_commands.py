@@ -21,7 +21,7 @@ from .._config import dense_budget
 from ..exceptions import InvalidParameterError
 from ._common import EXIT_USAGE, PROCESS, CLIError, Progress
 from ._estimators import ESTIMATORS, estimator_class, family_of_class
-from ._families import Family, Request, is_nan, of
+from ._families import Commands, Request, is_nan, of
 from ._io import (
     Columns,
     DataFile,
@@ -36,7 +36,7 @@ from ._options import given_params, option_name
 __all__ = ["cmd_evaluate", "cmd_fit", "cmd_predict", "cmd_sample"]
 
 
-def _names(test: Callable[[Family], bool], classes: bool = False) -> str:
+def _names(test: Callable[[Commands], bool], classes: bool = False) -> str:
     """The estimators (with ``classes``, their classes) whose family passes ``test``."""
     families = {e.family: of(e.family) for e in ESTIMATORS.values()}
     passes = {k: f is not None and test(f) for k, f in families.items()}
@@ -50,7 +50,7 @@ def _data_file(args) -> DataFile:
 
 
 # ---------------------------------------------------------------------- fit
-def _check_family_options(args, family: Family) -> None:
+def _check_family_options(args, family: Commands) -> None:
     """Options that the family's data layout does not use are refused, not ignored."""
     name = args.estimator
     if args.options_for != name:  # the parser generated another estimator's options
@@ -199,7 +199,7 @@ def _load(args, progress):
     return model
 
 
-def _family(est, meta: dict) -> Family:
+def _family(est, meta: dict) -> Commands:
     """The family of a loaded model: its class's, or for a class the command does not fit
     its file's record (when it names one). The class comes first: the record is read from the
     file, so untrusted, and a record edited to another family would read the model's rows in
@@ -212,7 +212,7 @@ def _family(est, meta: dict) -> Family:
     return family
 
 
-def _check_unlabeled_only(family: Family, command: str, unlabeled_only: bool) -> None:
+def _check_unlabeled_only(family: Commands, command: str, unlabeled_only: bool) -> None:
     if unlabeled_only and command not in family.unlabeled_only:
         raise CLIError("--unlabeled-only is for semi-supervised models", EXIT_USAGE)
 

@@ -22,7 +22,7 @@ from ..registry import Family as Declared
 from ._common import EXIT_USAGE, CLIError
 from ._io import ModelRows, TrainingRecord, matches, pu_mask, ssl_targets, unlabeled_rows
 
-__all__ = ["Family", "Request", "Training", "is_nan", "of"]
+__all__ = ["Commands", "Request", "Training", "is_nan", "of"]
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def _points(X: np.ndarray) -> str:
 
 
 @dataclass(frozen=True)
-class Family:
+class Commands:
     """A family's commands: its declaration (``declared``, the data layout) and the steps of
     the commands that differ between families (the methods; this class's are those of
     classifiers on a label column)."""
@@ -206,7 +206,7 @@ def _attributes(est, *shown) -> list[str]:
 
 
 @dataclass(frozen=True)
-class _PU(Family):
+class _PU(Commands):
     """Positive-unlabeled: --positive-value marks the labeled positives. What is reported of a
     fit is what the estimator has of a kernel, a lambda, a prior, an objective, iterations and
     support vectors."""
@@ -359,7 +359,7 @@ def _check_no_empty_label(y: np.ndarray, data: str) -> None:
 
 
 @dataclass(frozen=True)
-class _SemiSupervised(Family):
+class _SemiSupervised(Commands):
     """Two classes, -1 marks an unlabeled row."""
 
     def _targets(self, y, data: str, positive_value: str | None) -> tuple[dict, str, dict]:
@@ -398,7 +398,7 @@ class _SemiSupervised(Family):
 
 
 @dataclass(frozen=True)
-class _Unlabeled(Family):
+class _Unlabeled(Commands):
     """No label column: a model that predicts (clusters, evaluated against true labels by the
     adjusted Rand index), or one that transforms (latent codes; evaluated by its score)."""
 
@@ -427,16 +427,16 @@ class _Unlabeled(Family):
 
 
 #: the commands' behaviour by what a family's label column holds
-_BY_LABELS: dict[str | None, type[Family]] = {
+_BY_LABELS: dict[str | None, type[Commands]] = {
     "pu": _PU,
     "ssl": _SemiSupervised,
-    "classes": Family,
+    "classes": Commands,
     None: _Unlabeled,
 }
 _UNLABELED_ONLY = {"pu": ("evaluate",), "ssl": ("predict", "evaluate")}
 
 
-def of(name: str) -> Family | None:
+def of(name: str) -> Commands | None:
     """The commands of the family ``name`` (a key of the registry's ``FAMILIES``), or None
     for a name that is none."""
     declared = FAMILIES.get(name)
