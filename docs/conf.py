@@ -129,6 +129,10 @@ PUBLIC_MODULES = [
 DATA_DOCS = {
     "unlabeled.__version__": "The version of the package, as a string (model files record it).",
     "unlabeled.metrics.LOSSES": "The loss names that :func:`unlabeled.metrics.pu_risk` accepts.",
+    "unlabeled.registry.FAMILIES": (
+        "The families of estimators by name, one :class:`unlabeled.registry.Family` each: the "
+        "data layouts that ``register(family=...)`` names."
+    ),
     "unlabeled.metrics.SCORING_NAMES": (
         "The metric names that :func:`unlabeled.metrics.make_pu_scorer` and "
         "``PUGridSearchCV(scoring=...)`` accept."

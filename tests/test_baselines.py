@@ -13,7 +13,7 @@ from sklearn.svm import SVC
 
 from unlabeled import PUSVC
 from unlabeled.pu import DoubleHingeQP, RampPU, USMOInit
-from unlabeled.registry import all_estimators
+from unlabeled.registry import FAMILIES, all_estimators
 
 
 @pytest.fixture(scope="module")
@@ -233,7 +233,7 @@ def test_qp_status_becomes_an_actionable_error(entry, qp):
     X, s = small_pu()
     est = entry.load()(**DEGENERATE[entry.family], **qp)
     with pytest.raises(QPSolverError) as info:
-        est.fit(X, s, X[:, :1]) if entry.family == "lupi" else est.fit(X, s)
+        est.fit(*FAMILIES[entry.family].arguments({"X": X, "s": s, "y": s, "X_star": X[:, :1]})[0])
     message = str(info.value)
     assert isinstance(info.value, ValueError) and isinstance(info.value, RuntimeError)
     assert ("bring lam closer" in message) == declares(entry.load(), "lam")

@@ -63,7 +63,7 @@ _WIDE = """if True:
     import json, resource, warnings
     import numpy as np, scipy.sparse as sp
     from unlabeled.base import KernelMachine
-    from unlabeled.registry import all_estimators
+    from unlabeled.registry import FAMILIES, all_estimators
     warnings.simplefilter("ignore")
     # a 4 GiB allocation fails here (a raw MemoryError) instead of being made lazily: LapSVM's
     # neighbours made scipy hold an index per column (4 GiB) under a limit of 6 GiB
@@ -79,9 +79,8 @@ _WIDE = """if True:
     ys[:4] = [0, 1, 0, 1]
     s = (np.arange(n) < 8).astype(int)
     groups, yb = np.arange(n) // 4, np.array([1, 0] * 5)
-    # fit's arguments and decision_function's keywords, by family
-    data = {"pu": ((X, s), {}), "ssl": ((X, ys), {}), "lupi": ((X, 2 * y - 1, Xd[:, :1]), {}),
-            "mil": ((X, yb), {"groups": groups}), "cluster": ((X,), {})}
+    # fit's arguments and decision_function's keywords, as each family declares them
+    data = {"X": X, "s": s, "X_star": Xd[:, :1], "groups": groups}
     out = {}
     for e in all_estimators(load=True):
         cls = e.load()
@@ -89,7 +88,9 @@ _WIDE = """if True:
             continue
         names = cls._get_param_names()
         params = {k: v for k, v in (("prior", 0.4), ("random_state", 0)) if k in names}
-        args, kw = data[e.family]
+        family = FAMILIES[e.family]
+        labels = {"pu": s, "ssl": ys}.get(family.labels, yb if family.keywords else 2 * y - 1)
+        args, kw = family.arguments({**data, "y": labels})
         try:
             est = cls(**params).fit(*args, **kw)
             f = est.decision_function(X, **kw)

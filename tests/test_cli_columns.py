@@ -184,7 +184,14 @@ def test_label_column_in_place_of_a_feature_is_refused_for_every_estimator(files
 
 def test_columns_named_on_the_command_line_may_stay(files, tmp_path, capsys):
     model = tmp_path / "c.skops"
-    argv = ["fit", files / "points.csv", "--estimator", "clustering", "--ignore-column", "truth"]
+    argv = [
+        "fit",
+        files / "points.csv",
+        "--estimator",
+        "cluster-wellsvm",
+        "--ignore-column",
+        "truth",
+    ]
     assert run([*argv, "--n-init", "3", "-o", model], capsys)[0] == 0
     data = _columns(tmp_path / "d.csv", files / "points.csv", ["b", "other", "a"])
     code, out, err = run(["evaluate", model, data, "--true-labels", "other", "--json"], capsys)
@@ -283,7 +290,7 @@ def test_a_record_naming_no_family_falls_back_on_the_class(files, tmp_path, caps
     multi-instance model still predicts one row per bag, the same as from the file as
     written (an edit to another family once leaked an AttributeError)."""
     model = tmp_path / "m.skops"
-    argv = ["fit", files / "bags.csv", "--estimator", "misvm", "--bag-column", "bag"]
+    argv = ["fit", files / "bags.csv", "--estimator", "misvm-bag", "--bag-column", "bag"]
     assert run([*argv, "--label-column", "y", "-o", model], capsys)[0] == 0
     predict = ["predict", model, files / "bags.csv", "--decision"]
     code, written, err = run(predict, capsys)
@@ -303,10 +310,10 @@ def test_an_empty_bag_id_is_an_error_naming_row_and_column(files, tmp_path, caps
     holed = tmp_path / "holed.csv"
     _write(holed, header, rows)
     model = tmp_path / "m.skops"
-    argv = ["fit", holed, "--estimator", "misvm", "--bag-column", "bag", "-o", model]
+    argv = ["fit", holed, "--estimator", "misvm-bag", "--bag-column", "bag", "-o", model]
     assert_error_line(*run(argv, capsys), "column 'bag'", "data row 6", "empty bag id")
     assert not model.exists()
-    argv = ["fit", files / "bags.csv", "--estimator", "misvm", "--bag-column", "bag"]
+    argv = ["fit", files / "bags.csv", "--estimator", "misvm-bag", "--bag-column", "bag"]
     assert run([*argv, "-o", model], capsys)[0] == 0
     for command in (["predict"], ["evaluate"]):
         code, out, err = run([*command, model, holed], capsys)
@@ -316,7 +323,16 @@ def test_an_empty_bag_id_is_an_error_naming_row_and_column(files, tmp_path, caps
     np.savez(
         npz, X=np.array([r[1:3] for r in rows], float), y=np.array([r[3] for r in rows]), bag=bag
     )
-    argv = ["fit", npz, "--estimator", "misvm", "--bag-column", "bag", "-o", tmp_path / "n.skops"]
+    argv = [
+        "fit",
+        npz,
+        "--estimator",
+        "misvm-bag",
+        "--bag-column",
+        "bag",
+        "-o",
+        tmp_path / "n.skops",
+    ]
     assert_error_line(*run(argv, capsys), "array 'bag'", "index 5", "empty bag id")
 
 
@@ -346,13 +362,13 @@ def test_a_blank_line_in_a_file_of_one_column_is_a_missing_value(tmp_path, capsy
     values = [f"{v:.6f}" for v in np.r_[rng.normal(-3, 1, 7), rng.normal(3, 1, 7)]]
     clean, model, pred = tmp_path / "clean.csv", tmp_path / "m.skops", tmp_path / "p.csv"
     clean.write_text("\n".join(values) + "\n\n\n")  # (trailing blank lines)
-    assert run(["fit", clean, "--estimator", "clustering", "-o", model], capsys)[0] == 0
+    assert run(["fit", clean, "--estimator", "cluster-wellsvm", "-o", model], capsys)[0] == 0
     assert run(["predict", model, clean, "-o", pred], capsys)[0] == 0
     assert len(pred.read_text().splitlines()) == 1 + len(values)
     for at, line in ((0, 1), (5, 6)):
         holed = tmp_path / f"holed{at}.csv"
         holed.write_text("\n".join([*values[:at], "", *values[at + 1 :]]) + "\n")
-        argv = ["fit", holed, "--estimator", "clustering", "-o", tmp_path / "h.skops"]
+        argv = ["fit", holed, "--estimator", "cluster-wellsvm", "-o", tmp_path / "h.skops"]
         assert_error_line(*run(argv, capsys), f"line {line} is blank", "missing")
         assert not (tmp_path / "h.skops").exists()
         code, out, err = run(["predict", model, holed, "-o", pred], capsys)
@@ -378,7 +394,7 @@ def test_clsst_with_one_labeled_class_warns_in_one_line(files, tmp_path, capsys)
 def test_sample_over_the_memory_budget_is_refused_before_drawing(files, tmp_path, capsys):
     pytest.importorskip("torch")
     model = tmp_path / "pae.skops"
-    argv = ["fit", files / "points.csv", "--estimator", "autoencoder", "--ignore-column", "truth"]
+    argv = ["fit", files / "points.csv", "--estimator", "pae", "--ignore-column", "truth"]
     argv += ["--max-iter", "2", "--hidden-layer-sizes", "4", "--device", "cpu"]
     assert run([*argv, "-o", model], capsys)[0] == 0
     out = tmp_path / "s.csv"

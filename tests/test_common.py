@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from sklearn.metrics.pairwise import rbf_kernel
 
 import unlabeled
-from unlabeled.registry import Case, Entry, all_estimators
+from unlabeled.registry import FAMILIES, Case, Entry, all_estimators
 
 OUTPUTS = ("decision_function", "predict", "predict_proba", "transform", "inverse_transform")
 
@@ -52,17 +52,20 @@ def points(case: Case):
     return {"dense": X, "unlabeled": X, "sparse": X_CSR, "precomputed": GRAM}[case.data]
 
 
+def _labels(family) -> np.ndarray:
+    """The labels of the family's data, by what its label column holds (bags: per bag)."""
+    return {"pu": S, "ssl": Y_SSL}.get(family.labels, Y_BAGS if family.keywords else Y)
+
+
 def fit_args(entry: Entry, case: Case) -> tuple:
-    """fit's arguments for a family's data."""
-    Xc = points(case)
-    if case.data == "unlabeled" or entry.family in ("cluster", "generative"):
-        return (Xc,)
-    return {
-        "pu": (Xc, S),
-        "ssl": (Xc, Y_SSL),
-        "mil": (BAGS, Y_BAGS),
-        "lupi": (Xc, Y, X[:, ::-1]),
-    }[entry.family]
+    """fit's arguments as the entry's family declares them, on its data (bags as a list of
+    arrays, which needs no groups)."""
+    family = FAMILIES[entry.family]
+    if case.data == "unlabeled":
+        return (points(case),)
+    Xc = BAGS if family.keywords else points(case)
+    data = {"X": Xc, "s": S, "y": _labels(family), "X_star": X[:, ::-1], "groups": None}
+    return family.arguments(data)[0]
 
 
 def compare_data(entry: Entry, case: Case):
@@ -260,24 +263,29 @@ def check_threads(entry, case, est):
 
 
 def _csv(entry: Entry, path) -> tuple[list[str], tuple, dict]:
-    """The family's data as a CSV file (floats by repr: the file holds X exactly): the
-    command's options for it, fit's arguments on the same data, and fit's keywords."""
-    rows = [[*map(repr, x)] for x in X.tolist()]
-    header, options, args, kwargs = ["a", "b"], [], (X,), {}
-    if entry.family in ("pu", "ssl", "lupi"):
-        labels = {"pu": S, "ssl": Y_SSL, "lupi": Y}[entry.family]
-        header, options, args = [*header, "y"], ["--label-column", "y"], (X, labels)
-        rows = [[*r, str(v)] for r, v in zip(rows, labels, strict=True)]
-    if entry.family == "lupi":
-        header = ["a", "b", "p1", "p2", "y"]
-        rows = [[a, b, b, a, v] for a, b, v in rows]
-        options, args = [*options, "--privileged-columns", "p1,p2"], (X, Y, X[:, ::-1])
-    if entry.family == "mil":
-        bag = np.arange(len(X)) // 4
-        header, options = ["bag", "a", "b", "y"], ["--bag-column", "bag", "--label-column", "y"]
-        rows = [[str(g), *r, str(Y_BAGS[g])] for g, r in zip(bag, rows, strict=True)]
-        args, kwargs = (X, Y_BAGS[bag]), {"groups": bag}
-    path.write_text("\n".join(",".join(r) for r in [header, *rows]) + "\n")
+    """The family's data as a CSV file (floats by repr: the file holds X exactly), laid out
+    as its declaration says: the command's options for it, fit's arguments on the same data,
+    and fit's keywords."""
+    family = FAMILIES[entry.family]
+    bag = np.arange(len(X)) // 4
+    y = _labels(family)[bag] if family.keywords else _labels(family)
+    columns: dict = {"a": X[:, 0], "b": X[:, 1]}
+    options: list[str] = []
+    if "groups" in family.keywords:
+        columns, options = {"bag": bag, **columns}, ["--bag-column", "bag"]
+    if "X_star" in family.fit:
+        columns.update(p1=X[:, 1], p2=X[:, 0])
+        options += ["--privileged-columns", "p1,p2"]
+    if family.labels is not None:
+        columns["y"] = y
+        options += ["--label-column", "y"]
+    cells = [
+        [repr(v) if isinstance(v, float) else str(v) for v in c.tolist()] for c in columns.values()
+    ]
+    rows = [list(columns), *map(list, zip(*cells, strict=True))]
+    path.write_text("\n".join(",".join(r) for r in rows) + "\n")
+    data = {"X": X, "s": S, "y": y, "X_star": X[:, ::-1], "groups": bag}
+    args, kwargs = family.arguments(data)
     return options, args, kwargs
 
 

@@ -996,8 +996,8 @@ CLI_TARGETS = {
 #: options every case of the estimator gets first (a drawn value comes later and wins)
 CLI_DEFAULTS = {"pusvc": ["--prior", "0.4", "--n-jobs", "1"],  # registry: per-estimator
                 "clsst": ["--max-iter", "30", "--max-births", "2"],
-                "clustering": ["--n-init", "3"],
-                "autoencoder": ["--max-iter", "5", "--device", "cpu", "--n-jobs", "1"]}  # fmt: skip
+                "cluster-wellsvm": ["--n-init", "3"],
+                "pae": ["--max-iter", "5", "--device", "cpu", "--n-jobs", "1"]}  # fmt: skip
 CLI_CONTENTS = ["none", "none", "none", "empty", "header_only", "header", "nan", "extra_field",
                 "huge", "no_label", "tokens", "blank_lines"]  # fmt: skip
 
@@ -1241,7 +1241,7 @@ def test_fuzz_cli_estimators(tmp_path, capsys, estimator, seed):
     """Every estimator of the command, random options (valid and invalid values of its
     constraints) and odd CSV content: exit 0 with finite predictions, or 1/2 with one line
     ``unlabeled: error: ...`` on stderr (never a traceback); the data file unchanged."""
-    if estimator == "autoencoder":
+    if estimator == "pae":
         pytest.importorskip("torch")
     check_cli_case(estimator, seed, tmp_path, capsys)
 

@@ -16,7 +16,7 @@ from test_common import case_id
 
 from unlabeled import PUSVC, SVMPlus
 from unlabeled.pu import RampPU
-from unlabeled.registry import all_estimators
+from unlabeled.registry import FAMILIES, all_estimators
 
 
 # ---------------------------------------------------------------------- dense and sparse layouts
@@ -121,10 +121,9 @@ def _dup_cases() -> dict:
 
 
 def _fit_output(entry, est, X, s):
-    if entry.family == "lupi":
-        y = np.where(s == 1, 1, -1)
-        return est.fit(X, y, np.arange(len(s), dtype=float)[:, None] % 3).decision_function(X)
-    est.fit(X, s)
+    X_star = np.arange(len(s), dtype=float)[:, None] % 3
+    data = {"X": X, "s": s, "y": np.where(s == 1, 1, -1), "X_star": X_star}
+    est.fit(*FAMILIES[entry.family].arguments(data)[0])
     return np.array([est.prior_]) if is_prior(entry) else est.decision_function(X)
 
 
@@ -244,23 +243,19 @@ def test_dataframes_fit_and_predict_without_feature_name_warnings(entry):
     y = np.where(X[:, 0] > 0.5, 1, 0)
     est = entry.load()(**entry.cases[0].params)
     groups = np.arange(len(y)) // 3
-    kw = {"groups": groups} if entry.family == "mil" else {}
+    family = FAMILIES[entry.family]  # fit's arguments, as the family declares them
+    y_ssl = np.where(np.arange(len(y)) % 3 == 0, y, -1)
+    labels = {"ssl": y_ssl, "pu": s}.get(family.labels, y[::3] if family.keywords else y)
+    data = {"X": df, "s": s, "y": labels, "X_star": _frame(X[:, :2] ** 2, "star")}
+    args, kw = family.arguments({**data, "groups": groups})
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message=".*feature names")
-        if entry.family == "ssl":
-            y_ssl = np.where(np.arange(len(y)) % 3 == 0, y, -1)
-            est.fit(df, y_ssl)
-            est.score(df, y_ssl)
-        elif entry.family == "cluster":
-            est.fit_predict(df)
-        elif entry.family == "generative":
-            est.fit(df)
-        elif entry.family == "lupi":
-            est.fit(df, y, _frame(X[:, :2] ** 2, "star"))
-        elif entry.family == "mil":
-            est.fit(df, y[::3], **kw)
+        if hasattr(est, "fit_predict"):
+            est.fit_predict(*args, **kw)
         else:
-            est.fit(df, s)
+            est.fit(*args, **kw)
+        if family.labels == "ssl":
+            est.score(df, y_ssl)
         for method in ("predict", "decision_function", "transform"):
             if hasattr(est, method):
                 getattr(est, method)(df, **kw)

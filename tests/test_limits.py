@@ -439,7 +439,7 @@ def test_huge_sparse_feature_index_is_refused_before_the_work(which):
         resource.setrlimit(resource.RLIMIT_AS, (4 * 2**30, 4 * 2**30))
         import numpy as np, scipy.sparse as sp
         from unlabeled.exceptions import MemoryBudgetError
-        from unlabeled.registry import all_estimators
+        from unlabeled.registry import FAMILIES, all_estimators
         e = next(e for e in all_estimators(load=True) if e.name == "{which}")
         rng = np.random.default_rng(0)
         n, d = 30, 2**31 - 2
@@ -447,9 +447,11 @@ def test_huge_sparse_feature_index_is_refused_before_the_work(which):
         X = sp.csr_matrix((rng.normal(size=n) + 3, (np.arange(n), cols)), shape=(n, d))
         y = np.full(n, -1); y[:3] = 0; y[3:6] = 1
         ids = np.arange(n) // 3
-        args, kw = {{"ssl": ((X, y), {{}}), "pu": ((X, (y == 1).astype(int)), {{}}),
-                     "lupi": ((X, 2 * (ids % 2) - 1, np.ones((n, 1))), {{}}),
-                     "mil": ((X, ids % 2), {{"groups": ids}}), "cluster": ((X,), {{}})}}[e.family]
+        family = FAMILIES[e.family]  # fit's arguments, as the family declares them
+        classes = ids % 2 if family.keywords else 2 * (ids % 2) - 1
+        labels = {{"ssl": y, "pu": (y == 1).astype(int)}}.get(family.labels, classes)
+        data = {{"X": X, "s": labels, "y": labels, "X_star": np.ones((n, 1)), "groups": ids}}
+        args, kw = family.arguments(data)
         names = e.load()._get_param_names()
         params = {{k: v for k, v in (("kernel", "linear"), ("cache_size", 0.001), ("prior", 0.4))
                   if k in names}}

@@ -19,7 +19,7 @@ from test_common import X
 import unlabeled
 from unlabeled import registry
 from unlabeled.model_io import trusted_types
-from unlabeled.registry import Case, all_estimators, register, unregister
+from unlabeled.registry import Case, all_estimators, command_of, register, unregister
 from unlabeled.ssl import LabeledSVM
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,6 +80,21 @@ def test_register_refuses_bad_declarations():
         register(family="pu", cases=[Case()])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="command 'pusvc' is already"):
         register(family="pu", command="pusvc")(Toy)
+    with pytest.raises(ValueError, match="command 'clustering' is already"):
+        register(family="pu", command="toy", aliases=("clustering",))(Toy)  # a former name
+    with pytest.raises(ValueError, match="aliases are former command names"):
+        register(family="pu", aliases=("toy",))
+    assert "Toy" not in [e.name for e in all_estimators()]
+
+
+def test_former_command_names_resolve_to_the_current_ones():
+    """Each alias names one estimator, which has its own command; no alias is a command."""
+    commands = {e.command for e in all_estimators() if e.command}
+    for entry in (e for e in all_estimators() if e.aliases):
+        for alias in entry.aliases:
+            assert alias not in commands and command_of(alias) == (entry, True)
+        assert command_of(entry.command) == (entry, False)
+    assert command_of("nonsense") is None
 
 
 def test_declarations_read_from_the_source_are_the_classes():

@@ -1,4 +1,5 @@
-"""The one list of the library's estimators: each declares itself once, with :func:`register`.
+"""The one list of the library's estimators: each declares itself once, with :func:`register`;
+and of their families (:data:`FAMILIES`: each data layout declared once, as a :class:`Family`).
 
 Everything that needs the set of estimators reads it here: the lazy top-level names of
 ``unlabeled`` (those with a command-line name), the types that model files may hold
@@ -19,18 +20,113 @@ from __future__ import annotations
 import importlib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import NamedTuple, TypeVar
 
-__all__ = ["Case", "Entry", "all_estimators", "exported", "register", "unregister"]
+__all__ = [
+    "FAMILIES",
+    "Case",
+    "Entry",
+    "Family",
+    "all_estimators",
+    "command_of",
+    "exported",
+    "register",
+    "unregister",
+]
 
 T = TypeVar("T", bound=type)
 
-#: the data layouts, as the command line and the common suite read them
-FAMILIES = ("pu", "ssl", "mil", "lupi", "cluster", "generative")
 #: how a case's data is made: dense X, a CSR copy, the rbf Gram matrix (kernel="precomputed"),
 #: or X alone (no labels: fit(X))
 DATA = ("dense", "sparse", "precomputed", "unlabeled")
+
+
+class Family(NamedTuple):
+    """A family of estimators: one data layout, declared once (:data:`FAMILIES`).
+
+    Everything that differs between families follows from these fields: what ``fit`` is
+    given (the common suite's data, the command line's reading of a data file), the help on
+    the data file's layout, and what the command line does with the label column. The rest
+    of the command's behaviour is read from each estimator (its methods and fitted
+    attributes), so that a new estimator of a family needs no edit of the command line.
+
+    Attributes
+    ----------
+    name : str
+        The family's one name: its subpackage of ``unlabeled`` and ``register(family=)``.
+    title : str
+        What it is, in words.
+    fit : tuple of str
+        ``fit``'s positional arguments, by role: ``"X"`` the points, ``"s"`` the PU labels
+        (1: labeled positive, 0: unlabeled), ``"y"`` the labels, ``"X_star"`` the privileged
+        features.
+    keywords : tuple of str
+        ``fit``'s keyword arguments by role, which the row-wise methods (``predict``,
+        ``score``) take too: ``"groups"``, the bag of each row.
+    labels : {"pu", "ssl", "classes"} or None
+        What a data file's label column holds: the labeled positives (``--positive-value``),
+        two classes with -1 for an unlabeled row, classes; None: no label column.
+    layout : str
+        The data file's layout, for the command line's help.
+
+    Examples
+    --------
+    >>> from unlabeled.registry import FAMILIES
+    >>> FAMILIES["lupi"].arguments({"X": 1, "y": 2, "X_star": 3, "s": 4})
+    ((1, 2, 3), {})
+    """
+
+    name: str
+    title: str
+    fit: tuple[str, ...]
+    keywords: tuple[str, ...] = ()
+    labels: str | None = "classes"
+    layout: str = ""
+
+    def arguments(self, data: Mapping[str, object]) -> tuple[tuple, dict]:
+        """``fit``'s positional and keyword arguments, taken by role from ``data``."""
+        return tuple(data[k] for k in self.fit), {k: data[k] for k in self.keywords}
+
+
+_NO_LABELS = "no label column (every column but --ignore-column is a feature)"
+#: the families, by name: the data layouts, as the command line and the common suite read them
+FAMILIES: dict[str, Family] = {
+    f.name: f
+    for f in (
+        Family(
+            "pu",
+            "positive-unlabeled",
+            ("X", "s"),
+            labels="pu",
+            layout="label column: --positive-value (default 1) marks the labeled positives, "
+            "anything else is unlabeled",
+        ),
+        Family(
+            "ssl",
+            "semi-supervised",
+            ("X", "y"),
+            labels="ssl",
+            layout="label column: the classes (two or more), -1 marks an unlabeled row",
+        ),
+        Family(
+            "mil",
+            "multi-instance",
+            ("X", "y"),
+            ("groups",),
+            layout="--bag-column holds each row's bag id, the label column the bag's label "
+            "(the same on each of its rows); predictions are one per bag",
+        ),
+        Family(
+            "lupi",
+            "learning using privileged information",
+            ("X", "y", "X_star"),
+            layout="label column with two classes; --privileged-columns a,b,c are used by fit only",
+        ),
+        Family("cluster", "clustering", ("X",), labels=None, layout=_NO_LABELS),
+        Family("generative", "generative models", ("X",), labels=None, layout=_NO_LABELS),
+    )
+}
 
 
 class Case(NamedTuple):
@@ -68,8 +164,8 @@ class Entry(NamedTuple):
     module : str
         The module that defines it.
     family : str
-        Its data layout: one of ``"pu"``, ``"ssl"``, ``"mil"``, ``"lupi"``, ``"cluster"``,
-        ``"generative"``.
+        Its data layout, a key of :data:`FAMILIES`: ``"pu"``, ``"ssl"``, ``"mil"``,
+        ``"lupi"``, ``"cluster"``, ``"generative"``.
     command : str or None
         Its ``unlabeled fit --estimator`` name; an estimator with one is also a top-level name
         of ``unlabeled``.
@@ -79,6 +175,8 @@ class Entry(NamedTuple):
         The instances the common suite tests (empty until its module is imported).
     needs : tuple of str
         Optional modules it needs to fit (``"torch"``, ``"clarabel"``).
+    aliases : tuple of str
+        Former ``--estimator`` names, still accepted with a deprecation warning.
     cls : type or None
         The class, once registered (None: only declared, its module not imported yet).
 
@@ -96,6 +194,7 @@ class Entry(NamedTuple):
     summary: str = ""
     cases: tuple[Case, ...] = ()
     needs: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
     cls: type | None = None
 
     @property
@@ -128,6 +227,7 @@ def register(
     summary: str = "",
     cases: tuple[Case, ...] = (Case(),),
     needs: tuple[str, ...] = (),
+    aliases: tuple[str, ...] = (),
 ) -> Callable[[T], T]:
     """Declare an estimator class: the decorator that puts it on the library's one list.
 
@@ -147,6 +247,8 @@ def register(
         The instances the common suite fits and checks.
     needs : tuple of str
         Optional modules that fitting it needs.
+    aliases : tuple of str
+        Former ``--estimator`` names of the class, accepted with a deprecation warning.
 
     Returns
     -------
@@ -162,7 +264,9 @@ def register(
     >>> unregister(Toy)
     """
     if family not in FAMILIES:
-        raise ValueError(f"register: family must be one of {FAMILIES}, got {family!r}")
+        raise ValueError(f"register: family must be one of {tuple(FAMILIES)}, got {family!r}")
+    if aliases and command is None:
+        raise ValueError("register: aliases are former command names: give the command too")
     if not isinstance(cases, tuple) or not all(isinstance(c, Case) for c in cases):
         raise TypeError(f"register: cases must be a tuple of Case, got {cases!r}")
     bad = [c.data for c in cases if c.data not in DATA]
@@ -170,11 +274,13 @@ def register(
         raise ValueError(f"register: a case's data must be one of {DATA}, got {bad[0]!r}")
 
     def decorate(cls: T) -> T:
-        entry = Entry(cls.__qualname__, cls.__module__, family, command, summary, cases, needs)
-        if command is not None:
-            clash = [e.path for e in all_estimators() if e.command == command]
+        entry = Entry(
+            cls.__qualname__, cls.__module__, family, command, summary, cases, needs, aliases
+        )
+        for name in (command, *aliases) if command is not None else ():
+            clash = [e.path for e in all_estimators() if name in (e.command, *e.aliases)]
             if clash and clash != [entry.path]:
-                raise ValueError(f"register: command {command!r} is already {clash[0]}'s")
+                raise ValueError(f"register: command {name!r} is already {clash[0]}'s")
         _REGISTERED[entry.path] = entry._replace(cls=cls)
         return cls
 
@@ -228,6 +334,32 @@ def all_estimators(*, family: str | None = None, load: bool = False) -> list[Ent
     return [e for e in entries if family is None or e.family == family]
 
 
+def command_of(name: str) -> tuple[Entry, bool] | None:
+    """The estimator whose ``--estimator`` name, or former name, is ``name``.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    (entry, deprecated) or None
+        The entry, and whether ``name`` is one of its former names (an alias); None when no
+        estimator has that name.
+
+    Examples
+    --------
+    >>> from unlabeled.registry import command_of
+    >>> entry, deprecated = command_of("clustering")
+    >>> entry.command, deprecated
+    ('cluster-wellsvm', True)
+    """
+    for e in all_estimators():
+        if e.command is not None and name in (e.command, *e.aliases):
+            return e, name != e.command
+    return None
+
+
 def exported(module: str) -> list[str]:
     """The names of the estimators that a public module exports (its ``__all__``'s share).
 
@@ -253,7 +385,9 @@ def exported(module: str) -> list[str]:
 _DECORATED = re.compile(r"@register\((.*?)\)\n(?:@.*\n)*class (\w+)", re.S)
 #: the arguments read from the source: strings and tuples of strings, in double quotes, without
 #: escapes (what ruff format writes; tests/test_registry.py checks them against the classes)
-_LITERAL = re.compile(r'\b(family|command|summary|needs)=("[^"\\]*"|\((?:\s*"[^"\\]*",?)*\s*\))')
+_LITERAL = re.compile(
+    r'\b(family|command|summary|needs|aliases)=("[^"\\]*"|\((?:\s*"[^"\\]*",?)*\s*\))'
+)
 
 
 _DECLARED: list[Entry] = []

@@ -25,7 +25,7 @@ for est in [WellSVMClustering(gamma=0.5, random_state=0), CLSST(random_state=0)]
 data = write_csv("points.csv", X, truth=truth)
 Xr = np.loadtxt(data, delimiter=",", skiprows=1)[:, :2]
 python_fit = WellSVMClustering(gamma=0.5, random_state=0).fit(Xr)
-unlabeled_cli("fit", data, "--estimator", "clustering", "--ignore-column", "truth", "--gamma",
+unlabeled_cli("fit", data, "--estimator", "cluster-wellsvm", "--ignore-column", "truth", "--gamma",
               "0.5", "--random-state", "0", "-o", "clusters.skops")  # fmt: skip
 out = WORK / "clusters.csv"
 unlabeled_cli("predict", "clusters.skops", data, "-o", out)

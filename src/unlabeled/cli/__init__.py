@@ -8,8 +8,10 @@ Results go to stdout; progress and notes go to stderr and ``--quiet`` silences t
 
 The modules, one idea each: ``_parser`` (the command line and its help), ``_main`` (dispatch
 and the one-line errors), ``_io`` (data files, read only through :mod:`unlabeled.datasets`),
-``_commands`` (fit, predict, evaluate; model files through ``unlabeled.model_io``), ``_demo``
-and ``_common`` (exit statuses, errors, progress display).
+``_commands`` (fit, predict, evaluate; model files through ``unlabeled.model_io``),
+``_families`` (what differs per family, from the registry's declaration and each estimator),
+``_estimators`` (the registry's estimators with a command), ``_options`` (their parameters as
+options), ``_demo`` and ``_common`` (exit statuses, errors, progress display).
 """
 
 from ._main import build_parser, main, run

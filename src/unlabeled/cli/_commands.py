@@ -21,11 +21,11 @@ from .._config import dense_budget
 from ..exceptions import InvalidParameterError
 from ._common import EXIT_USAGE, PROCESS, CLIError, Progress
 from ._estimators import ESTIMATORS, estimator_class, family_of_class
-from ._families import FAMILIES, Family, Request, is_nan
+from ._families import Commands, Request, is_nan, of
 from ._io import (
     Columns,
     DataFile,
-    check_training_record,
+    TrainingRecord,
     load_for_model,
     load_training,
     model_feature_names,
@@ -36,10 +36,12 @@ from ._options import given_params, option_name
 __all__ = ["cmd_evaluate", "cmd_fit", "cmd_predict", "cmd_sample"]
 
 
-def _names(test: Callable[[Family], bool], classes: bool = False) -> str:
+def _names(test: Callable[[Commands], bool], classes: bool = False) -> str:
     """The estimators (with ``classes``, their classes) whose family passes ``test``."""
+    families = {e.family: of(e.family) for e in ESTIMATORS.values()}
+    passes = {k: f is not None and test(f) for k, f in families.items()}
     return ", ".join(
-        e.cls if classes else name for name, e in ESTIMATORS.items() if test(FAMILIES[e.family])
+        e.name if classes else name for name, e in ESTIMATORS.items() if passes[e.family]
     )
 
 
@@ -48,7 +50,7 @@ def _data_file(args) -> DataFile:
 
 
 # ---------------------------------------------------------------------- fit
-def _check_family_options(args, family: Family) -> None:
+def _check_family_options(args, family: Commands) -> None:
     """Options that the family's data layout does not use are refused, not ignored."""
     name = args.estimator
     if args.options_for != name:  # the parser generated another estimator's options
@@ -124,17 +126,21 @@ def cmd_fit(args) -> int:
     """Read the training file in the family's layout, fit (or search), save the model."""
     from ..model_io import save_model
 
-    family = FAMILIES[ESTIMATORS[args.estimator].family]
+    entry = ESTIMATORS[args.estimator]
+    family = of(entry.family)
+    assert family is not None  # register() checks the family
     _check_family_options(args, family)
     progress = Progress(args.quiet)
     _check_output(args.output, args.data)  # before any long work
-    if family.requires is not None and importlib.util.find_spec(family.requires[0]) is None:
-        raise CLIError(f"--estimator {args.estimator} needs {family.requires[1]}")
+    for module in entry.needs:
+        if importlib.util.find_spec(module) is None:
+            needs = _INSTALL.get(module, f"{module}, which is not installed")
+            raise CLIError(f"--estimator {args.estimator} needs {needs}")
     columns = Columns(
         args.label_column, tuple(args.ignore_column or ()), args.bag_column, args.privileged_columns
     )
     with progress.step(f"reading {args.data}"):
-        X, y, extra, info = load_training(
+        X, y, extra, record = load_training(
             _data_file(args), columns, labels=family.labels, bags=family.bags
         )
     training = family.training(X, y, extra, args.data, args.positive_value)
@@ -150,24 +156,30 @@ def cmd_fit(args) -> int:
                 estimator.fit(*training.args, **training.kwargs)
             except InvalidParameterError as exc:
                 raise _option_error(exc, params) from exc
-    info.update(n_samples=int(X.shape[0]), n_features=int(X.shape[1]), **training.record)
-    _record_feature_names(estimator, info)
+    record = record._replace(
+        n_samples=int(X.shape[0]), n_features=int(X.shape[1]), **training.record
+    )
+    _record_feature_names(estimator, record)
     meta = {
         "params": {k: _plain(v) for k, v in estimator.get_params().items()},
-        **family.model_record(estimator, args.estimator, info, search),
+        **family.model_record(estimator, args.estimator, record.as_dict(), search),
     }
     save_model(estimator, args.output, meta)
     print(family.fitted(estimator, params, training, args.output))
     return 0
 
 
-def _record_feature_names(estimator, info: dict) -> None:
+#: what to install for a module that an estimator needs (its declaration's ``needs``)
+_INSTALL = {"torch": "PyTorch, which is not installed: pip install 'torch>=2.2,<=2.13.0'"}
+
+
+def _record_feature_names(estimator, record: TrainingRecord) -> None:
     """The header names of the training file's feature columns as the model's
     ``feature_names_in_`` (scikit-learn's attribute): predict and evaluate match a file's
     columns to them by name."""
-    names = info.get("names")
+    names = record.feature_names()
     if names:
-        estimator.feature_names_in_ = np.asarray([names[j] for j in info["features"]], object)
+        estimator.feature_names_in_ = np.asarray(names, object)
 
 
 def _plain(v):
@@ -187,20 +199,20 @@ def _load(args, progress):
     return model
 
 
-def _family(est, meta: dict) -> Family:
+def _family(est, meta: dict) -> Commands:
     """The family of a loaded model: its class's, or for a class the command does not fit
     its file's record (when it names one). The class comes first: the record is read from the
     file, so untrusted, and a record edited to another family would read the model's rows in
     a layout its methods do not take."""
     recorded = meta.get("family")
-    key = recorded if isinstance(recorded, str) and recorded in FAMILIES else None
-    family = FAMILIES.get(family_of_class(type(est).__name__) or key or "")
+    key = recorded if isinstance(recorded, str) else None
+    family = of(family_of_class(type(est).__name__) or key or "")
     if family is None:  # a model saved from Python, of a class the command does not fit
         raise CLIError(f"the command cannot use a {type(est).__name__} model")
     return family
 
 
-def _check_unlabeled_only(family: Family, command: str, unlabeled_only: bool) -> None:
+def _check_unlabeled_only(family: Commands, command: str, unlabeled_only: bool) -> None:
     if unlabeled_only and command not in family.unlabeled_only:
         raise CLIError("--unlabeled-only is for semi-supervised models", EXIT_USAGE)
 
@@ -232,13 +244,7 @@ def cmd_predict(args) -> int:
     est, meta = _load(args, progress)
     family = _family(est, meta)
     _check_unlabeled_only(family, "predict", args.unlabeled_only)
-    family.check_predict(args.decision, args.proba)
-    if args.proba and not hasattr(est, "predict_proba"):
-        raise CLIError(
-            f"the {type(est).__name__} model gives no probabilities: fit it with --probability"
-        )
-    if args.decision and not hasattr(est, "decision_function"):
-        raise CLIError(f"{type(est).__name__} has no decision values", EXIT_USAGE)
+    family.check_predict(est, args.decision, args.proba)
     with progress.step(f"reading {args.data}"):
         rows = load_for_model(
             _data_file(args),
@@ -250,9 +256,8 @@ def cmd_predict(args) -> int:
             true_spec=None,
             bags=family.bags,
         )
-    by = (rows.X, rows.groups) if family.bags else (rows.X,)
     with progress.step(f"predicting {rows.X.shape[0]} points"):
-        header, columns = family.predict_columns(est, by, args.decision, args.proba)
+        header, columns = family.predict_columns(est, family.by(rows), args.decision, args.proba)
     if args.unlabeled_only:
         kept = np.flatnonzero(unlabeled_rows(rows.y))
         header = ["row", *header]
@@ -270,8 +275,7 @@ def cmd_evaluate(args) -> int:
     if args.positive_value is not None and not family.positive_labels:
         pusvc = _names(lambda f: f.positive_labels, classes=True)
         raise CLIError(f"--positive-value is for {pusvc} models", EXIT_USAGE)
-    if family.truth_needed is not None and args.true_labels is None:
-        raise CLIError(family.truth_needed)
+    family.check_evaluate(est, args.true_labels)
     if not family.labels and args.label_column is not None:
         raise CLIError("this model reads no label column: give --true-labels", EXIT_USAGE)
     train = meta.get("data", {})
@@ -287,7 +291,11 @@ def cmd_evaluate(args) -> int:
             bags=family.bags,
         )
     request = Request(
-        str(args.data), args.unlabeled_only, args.positive_value, args.true_positive_value, train
+        str(args.data),
+        args.unlabeled_only,
+        args.positive_value,
+        args.true_positive_value,
+        rows.train,
     )
     result = {"model": str(args.model), "data": str(args.data), "n_samples": rows.X.shape[0]}
     result.update(family.evaluate(est, rows, request, progress))
@@ -331,10 +339,10 @@ def cmd_sample(args) -> int:
     if args.output is not None:
         _check_output(args.output, args.model)
     est, meta = _load(args, progress)
-    if not _family(est, meta).samples or not hasattr(est, "sample"):
+    if _family(est, meta) is None or not hasattr(est, "sample"):
         raise CLIError(f"sample needs an autoencoder model, not {type(est).__name__}")
-    train, n_features = meta.get("data", {}), int(est.n_features_in_)
-    check_training_record(train, n_features, str(args.model))
+    n_features = int(est.n_features_in_)
+    train = TrainingRecord.read(meta.get("data", {}), n_features, str(args.model))
     _check_sample_size(args.n_samples, n_features)
     with progress.step(f"sampling {args.n_samples} points"):
         points = est.sample(args.n_samples, random_state=args.random_state)

@@ -1,8 +1,11 @@
-"""The families of estimators that the command fits, one object each (:data:`FAMILIES`, keyed
-by the family names of ``_estimators``): how a family's rows are read (a label column, -1 for
-an unlabeled row, bag ids, privileged columns), what its ``fit`` is given, what ``predict``
-writes and what ``evaluate`` reports. The commands (``_commands``) are one code path each over
-these objects: a family's fields and methods carry every difference.
+"""What the commands do differently per family of estimators (the registry's
+:data:`~unlabeled.registry.FAMILIES`, declared once there): how a family's rows become
+``fit``'s arguments (a label column, -1 for an unlabeled row, bag ids, privileged columns),
+what ``predict`` writes and what ``evaluate`` reports. One class per kind of label column
+(:func:`of`); everything else is read from the family's declaration and from the estimator
+itself (its methods and fitted attributes: what exists is reported), so that a new estimator
+of a family works on the command line with no edit here. The commands (``_commands``) are one
+code path each over these objects.
 """
 
 from __future__ import annotations
@@ -14,10 +17,12 @@ from typing import Any
 import numpy as np
 
 from ..metrics import pu_risk
+from ..registry import FAMILIES
+from ..registry import Family as Declared
 from ._common import EXIT_USAGE, CLIError
-from ._io import ModelRows, matches, pu_mask, ssl_targets, unlabeled_rows
+from ._io import ModelRows, TrainingRecord, matches, pu_mask, ssl_targets, unlabeled_rows
 
-__all__ = ["FAMILIES", "Family", "Request", "Training", "is_nan"]
+__all__ = ["Commands", "Request", "Training", "is_nan", "of"]
 
 
 @dataclass(frozen=True)
@@ -38,7 +43,7 @@ class Request:
     unlabeled_only: bool
     positive_value: str | None  # PU: --positive-value (None: as in training)
     true_positive_value: str  # PU: --true-positive-value
-    train: dict  # the model file's record of its training data
+    train: TrainingRecord  # the model file's record of its training data
 
 
 def _floats(values) -> list[str]:
@@ -61,25 +66,61 @@ def _points(X: np.ndarray) -> str:
 
 
 @dataclass(frozen=True)
-class Family:
-    """A family of estimators: its data layout (the fields) and the steps of the commands
-    that differ between families (the methods; this class's are those of classifiers on a
-    label column)."""
+class Commands:
+    """A family's commands: its declaration (``declared``, the data layout) and the steps of
+    the commands that differ between families (the methods; this class's are those of
+    classifiers on a label column)."""
 
-    name: str
-    labels: bool = True  # the training file has a label column
-    bags: bool = False  # a column of bag ids; one prediction per bag
-    privileged: bool = False  # --privileged-columns, read by fit only
-    positive_labels: bool = False  # PU labels: --positive-value, --search, the PU risk
-    unlabeled_only: tuple[str, ...] = ()  # the commands that take --unlabeled-only
-    requires: tuple[str, str] | None = None  # (module, what fit needs: a missing module)
-    truth_needed: str | None = None  # evaluate's error when --true-labels is not given
-    samples: bool = False  # ``sample`` draws points from its models
+    declared: Declared
+    #: the commands that take --unlabeled-only
+    unlabeled_only: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.declared.name
+
+    @property
+    def labels(self) -> bool:
+        """The training file has a label column."""
+        return self.declared.labels is not None
+
+    @property
+    def bags(self) -> bool:
+        """A column of bag ids; one prediction per bag."""
+        return "groups" in self.declared.keywords
+
+    @property
+    def privileged(self) -> bool:
+        """--privileged-columns, read by fit only."""
+        return "X_star" in self.declared.fit
+
+    @property
+    def positive_labels(self) -> bool:
+        """PU labels: --positive-value, --search, the PU risk."""
+        return self.declared.labels == "pu"
+
+    def by(self, rows: ModelRows) -> tuple:
+        """The row-wise methods' arguments: X, and the family's keywords (the bag ids)."""
+        return (rows.X, *(getattr(rows, k) for k in self.declared.keywords))
 
     # -------------------------------------------------------------- fit
+    def _targets(self, y, data: str, positive_value: str | None) -> tuple[dict, str, dict]:
+        """fit's label arguments by role, what they are in words, and their record."""
+        return {"y": y}, "", {}
+
     def training(self, X, y, extra: dict, data: str, positive_value: str | None) -> Training:
         """The arguments of ``fit`` from the arrays read from ``data``."""
-        return Training((X, y) if self.labels else (X,), {}, _points(X), {})
+        targets, said, record = self._targets(y, data, positive_value)
+        args, kwargs = self.declared.arguments({"X": X, "X_star": None, **extra, **targets})
+        return Training(args, kwargs, self._described(X, extra) + said, record)
+
+    def _described(self, X, extra: dict) -> str:
+        if self.bags:
+            bags = np.unique(extra["groups"]).size
+            return f"{bags} bags of {X.shape[0]} instances, {X.shape[1]} features"
+        X_star = extra.get("X_star")
+        more = "" if X_star is None else f", {X_star.shape[1]} privileged"
+        return _points(X) + more
 
     def fit_step(self, estimator, n: int) -> str:
         return f"fitting {type(estimator).__name__} ({n} points)"
@@ -96,17 +137,20 @@ class Family:
         return {"estimator_name": name, "family": self.name, "data": data}
 
     # -------------------------------------------------------------- predict
-    def check_predict(self, decision: bool, proba: bool) -> None:
-        """Refuse the output options that the family's models cannot give."""
-
-    def _predict(self, est, by: tuple, decision: bool):
-        return (est.decision_function(*by) if decision else None), est.predict(*by)
+    def check_predict(self, est, decision: bool, proba: bool) -> None:
+        """Refuse the output options that the model cannot give."""
+        if proba and not hasattr(est, "predict_proba"):
+            raise CLIError(
+                f"the {type(est).__name__} model gives no probabilities: fit it with --probability"
+            )
+        if decision and not hasattr(est, "decision_function"):
+            raise CLIError(f"{type(est).__name__} has no decision values", EXIT_USAGE)
 
     def predict_columns(self, est, by: tuple, decision: bool, proba: bool):
         """The header and the columns that ``predict`` writes; ``by`` holds X (and the bag
         ids)."""
-        f, pred = self._predict(est, by, decision)
-        header, columns = ["prediction"], [pred.tolist()]
+        f = est.decision_function(*by) if decision else None
+        header, columns = ["prediction"], [est.predict(*by).tolist()]
         if decision and np.ndim(f) == 2:  # one column per class (one-vs-rest)
             header += [f"decision_{c}" for c in est.classes_]
             columns += [_floats(v) for v in np.transpose(f)]
@@ -117,6 +161,8 @@ class Family:
             p = est.predict_proba(*by)
             header += [f"proba_{c}" for c in est.classes_]
             columns += [_floats(v) for v in p.T]
+        if self.bags:
+            return ["bag", *header], [np.unique(by[1]).tolist(), *columns]
         return header, columns
 
     def wrote(self, columns: list) -> str:
@@ -124,6 +170,9 @@ class Family:
         return f"{len(columns[0])} predictions"
 
     # -------------------------------------------------------------- evaluate
+    def check_evaluate(self, est, true_labels: str | None) -> None:
+        """Refuse an evaluation that the model cannot give without more options."""
+
     def evaluate(self, est, rows: ModelRows, request: Request, progress) -> dict:
         """The family's measures of ``est`` on the rows read (after model, data, n_samples)."""
         with progress.step(f"evaluating on {rows.X.shape[0]} points"):
@@ -133,6 +182,11 @@ class Family:
         from sklearn.metrics import accuracy_score
 
         truth = rows.y if rows.y_true is None else rows.y_true
+        if self.bags:
+            return {
+                "n_bags": int(np.unique(rows.groups).size),
+                "bag_accuracy": float(est.score(rows.X, truth, rows.groups)),
+            }
         return {"accuracy": float(accuracy_score(truth, est.predict(rows.X)))}
 
     def report(self, result: dict) -> str:
@@ -140,11 +194,27 @@ class Family:
         return "\n".join(f"{k:<20} {_shown(v)}" for k, v in result.items())
 
 
-@dataclass(frozen=True)
-class _PU(Family):
-    """Positive-unlabeled: --positive-value marks the labeled positives."""
+def _attributes(est, *shown) -> list[str]:
+    """``name=value`` of those of the estimator's fitted attributes (or else parameters) that
+    it has: ``(text, attribute, parameter, format)``, the text for a value ``v``."""
+    out = []
+    for text, attribute, parameter, fmt in shown:
+        v = getattr(est, attribute, None) if attribute else None
+        if v is None and parameter:
+            v = getattr(est, parameter, None)
+        if v is None or (fmt not in "rs" and not isinstance(v, (int, float, np.number))):
+            continue
+        out.append(text.format(format(v, fmt) if fmt != "r" else repr(v)))
+    return out
 
-    def training(self, X, y, extra: dict, data: str, positive_value: str | None) -> Training:
+
+@dataclass(frozen=True)
+class _PU(Commands):
+    """Positive-unlabeled: --positive-value marks the labeled positives. What is reported of a
+    fit is what the estimator has of a kernel, a lambda, a prior, an objective, iterations and
+    support vectors."""
+
+    def _targets(self, y, data: str, positive_value: str | None) -> tuple[dict, str, dict]:
         value = positive_value or "1"
         mask = pu_mask(y, value, repr(data))
         if mask.all():
@@ -154,41 +224,52 @@ class _PU(Family):
             )
         s = mask.astype(np.int64)
         n, p = s.size, int(s.sum())
-        described = f"{_points(X)}, {p} labeled positive, {n - p} unlabeled"
-        return Training((X, s), {}, described, {"n_labeled": p, "positive_value": value})
+        said = f", {p} labeled positive, {n - p} unlabeled"
+        return {"s": s}, said, {"n_labeled": p, "positive_value": value}
 
     def fit_step(self, estimator, n: int) -> str:
-        return f"fitting {type(estimator).__name__} (kernel={estimator.kernel}, {n} points)"
+        kernel = _attributes(estimator, ("kernel={}, ", None, "kernel", "s"))
+        return f"fitting {type(estimator).__name__} ({''.join(kernel)}{n} points)"
 
     def fitted(self, estimator, params: dict, training: Training, output: str) -> str:
-        n, p = training.args[1].size, training.record["n_labeled"]
+        n, p = training.args[0].shape[0], training.record["n_labeled"]
+        shown = _attributes(
+            estimator,
+            ("kernel={}", None, "kernel", "r"),
+            ("lam={}", "lam_", "lam", "g"),
+            ("prior={}", "prior_", None, ".4g"),
+        )
+        results = _attributes(
+            estimator,
+            ("objective {}", "objective_", None, ".6g"),
+            ("{} iterations", "n_iter_", None, "d"),
+        )
+        if getattr(estimator, "support_", None) is not None:
+            results.append(f"{len(estimator.support_)} support vectors")
+        said = (": " + ", ".join(results)) if results else ""
         return (
-            f"{type(estimator).__name__}(kernel={estimator.kernel!r}, "
-            f"lam={getattr(estimator, 'lam_', estimator.lam):g}, prior={estimator.prior_:.4g}) "
-            f"fitted on {n} points "
-            f"({p} labeled positive): objective {estimator.objective_:.6g}, "
-            f"{estimator.n_iter_} iterations, {len(estimator.support_)} support vectors; "
-            f"saved to {output}"
+            f"{type(estimator).__name__}({', '.join(shown)}) fitted on {n} points "
+            f"({p} labeled positive){said}; saved to {output}"
         )
 
     def model_record(self, estimator, name: str, data: dict, search: dict | None) -> dict:
-        return {"prior_": float(estimator.prior_), "data": data, "search": search}
-
-    def _predict(self, est, by: tuple, decision: bool):
-        f = est.decision_function(*by)
-        return f, (f > 0).astype(int)  # as PUSVC.predict, in 1 / 0
+        prior = getattr(estimator, "prior_", None)
+        record = {} if prior is None else {"prior_": float(prior)}
+        return {**record, "data": data, "search": search}
 
     def wrote(self, columns: list) -> str:
-        return f"{len(columns[0])} predictions ({int(np.sum(columns[0]))} positive)"
+        positive = sum(1 for v in columns[0] if v == 1)
+        return f"{len(columns[0])} predictions ({positive} positive)"
 
     def evaluate(self, est, rows: ModelRows, request: Request, progress) -> dict:
         """The PU risk from the file's PU labels, and with true labels F1, precision, recall
-        and ROC AUC."""
-        value = request.positive_value or str(request.train.get("positive_value", "1"))
+        and ROC AUC (of the decision values, or else of the probabilities)."""
+        recorded = request.train.positive_value
+        value = request.positive_value or ("1" if recorded is None else str(recorded))
         labeled = pu_mask(rows.y, value, repr(request.data))
         with progress.step(f"predicting {rows.X.shape[0]} points"):
-            f = est.decision_function(rows.X)
-        prior = float(est.prior_)
+            f = _scores(est, rows.X)
+        prior = float(getattr(est, "prior_", float("nan")))
         if np.all(f > 0) or np.all(f <= 0):
             side, risk = ("positive", "1 - prior") if f[0] > 0 else ("negative", "the prior")
             warnings.warn(
@@ -198,8 +279,8 @@ class _PU(Family):
                 UserWarning,
                 stacklevel=2,
             )
-        # the unbiased PU zero-one risk, NaN when the file lacks P or U
-        both = labeled.any() and not labeled.all()
+        # the unbiased PU zero-one risk, NaN when the file lacks P or U or the model a prior
+        both = labeled.any() and not labeled.all() and not np.isnan(prior)
         result = {
             "n_labeled": int(labeled.sum()),
             "n_unlabeled": int((~labeled).sum()),
@@ -219,7 +300,7 @@ class _PU(Family):
             f"{'model':<12} {r['model']}",
             f"{'data':<12} {r['data']}: {r['n_samples']} points, {r['n_labeled']} labeled "
             f"positive, {r['n_unlabeled']} unlabeled",
-            f"{'prior':<12} {r['prior']:.4f}",
+            f"{'prior':<12} {num(r['prior'])}",
             f"{'PU risk':<12} {num(r['pu_risk'])}   (unbiased zero-one risk from the PU labels)",
         ]
         if "f1" in r:
@@ -231,6 +312,20 @@ class _PU(Family):
             for key, name in zip(("f1", "precision", "recall", "roc_auc"), names, strict=True):
                 lines.append(f"{name:<12} {num(r[key])}")
         return "\n".join(lines)
+
+
+def _scores(est, X) -> np.ndarray:
+    """Scores positive where the model predicts the positive class: its decision values, or
+    else its predictions (1: positive) shifted to +-1 plus the probability's distance to 1/2
+    (a ranking for ROC AUC with the predictions' signs)."""
+    if hasattr(est, "decision_function"):
+        return np.asarray(est.decision_function(X), dtype=np.float64)
+    positive = np.asarray(est.predict(X)) == 1
+    sign = np.where(positive, 1.0, -1.0)
+    if not hasattr(est, "predict_proba"):
+        return sign
+    p = np.asarray(est.predict_proba(X))[:, -1]
+    return sign + (p - 0.5) / 2
 
 
 def _true_metrics(f: np.ndarray, labeled: np.ndarray, y_true, request: Request) -> dict:
@@ -267,12 +362,12 @@ def _check_no_empty_label(y: np.ndarray, data: str) -> None:
 
 
 @dataclass(frozen=True)
-class _SemiSupervised(Family):
-    """Two classes, -1 marks an unlabeled row."""
+class _SemiSupervised(Commands):
+    """Two or more classes, -1 marks an unlabeled row."""
 
-    def training(self, X, y, extra: dict, data: str, positive_value: str | None) -> Training:
+    def _targets(self, y, data: str, positive_value: str | None) -> tuple[dict, str, dict]:
         _check_no_empty_label(y, data)
-        n, n_unl = X.shape[0], int(unlabeled_rows(y).sum())
+        n, n_unl = y.shape[0], int(unlabeled_rows(y).sum())
         if n_unl == 0:
             warnings.warn(
                 f"every row of {data} is labeled (no label is -1): a semi-supervised "
@@ -282,8 +377,7 @@ class _SemiSupervised(Family):
                 UserWarning,
                 stacklevel=2,
             )
-        described = f"{_points(X)}, {n - n_unl} labeled, {n_unl} unlabeled"
-        return Training((X, ssl_targets(y)), {}, described, {})
+        return {"y": ssl_targets(y)}, f", {n - n_unl} labeled, {n_unl} unlabeled", {}
 
     def _measure(self, est, rows: ModelRows, request: Request) -> dict:
         """Accuracy on the labeled rows, and with true labels on all rows or the unlabeled."""
@@ -307,87 +401,48 @@ class _SemiSupervised(Family):
 
 
 @dataclass(frozen=True)
-class _MultiInstance(Family):
-    """Rows grouped in bags by a bag-id column; one label and one prediction per bag."""
+class _Unlabeled(Commands):
+    """No label column: a model that predicts (clusters, evaluated against true labels by the
+    adjusted Rand index), or one that transforms (latent codes; evaluated by its score)."""
 
-    def training(self, X, y, extra: dict, data: str, positive_value: str | None) -> Training:
-        groups = extra["groups"]
-        described = (
-            f"{np.unique(groups).size} bags of {X.shape[0]} instances, {X.shape[1]} features"
-        )
-        return Training((X, y), {"groups": groups}, described, {})
+    def check_predict(self, est, decision: bool, proba: bool) -> None:
+        if not hasattr(est, "predict") and (decision or proba):
+            raise CLIError("the autoencoder predicts its latent codes only", EXIT_USAGE)
+        super().check_predict(est, decision, proba)
 
     def predict_columns(self, est, by: tuple, decision: bool, proba: bool):
-        header, columns = super().predict_columns(est, by, decision, proba)
-        return ["bag", *header], [np.unique(by[1]).tolist(), *columns]
+        if hasattr(est, "predict"):
+            return super().predict_columns(est, by, decision, proba)
+        Z = est.transform(*by)
+        return [f"z{j}" for j in range(Z.shape[1])], [_floats(z) for z in Z.T]
 
-    def _measure(self, est, rows: ModelRows, request: Request) -> dict:
-        truth = rows.y if rows.y_true is None else rows.y_true
-        return {
-            "n_bags": int(np.unique(rows.groups).size),
-            "bag_accuracy": float(est.score(rows.X, truth, rows.groups)),
-        }
-
-
-@dataclass(frozen=True)
-class _Privileged(Family):
-    """SVM+: privileged columns given to fit only."""
-
-    def training(self, X, y, extra: dict, data: str, positive_value: str | None) -> Training:
-        X_star = extra.get("X_star")
-        described = _points(X)
-        if X_star is not None:
-            described += f", {X_star.shape[1]} privileged"
-        return Training((X, y, X_star), {}, described, {})
-
-
-@dataclass(frozen=True)
-class _Clustering(Family):
-    """No label column; evaluated against true labels by the adjusted Rand index."""
+    def check_evaluate(self, est, true_labels: str | None) -> None:
+        if hasattr(est, "predict") and true_labels is None:
+            raise CLIError("clustering is evaluated against --true-labels (a column or a file)")
 
     def _measure(self, est, rows: ModelRows, request: Request) -> dict:
         from sklearn.metrics import adjusted_rand_score
 
-        return {"adjusted_rand": float(adjusted_rand_score(rows.y_true, est.predict(rows.X)))}
-
-
-@dataclass(frozen=True)
-class _Generative(Family):
-    """The autoencoder: no label column; predicts latent codes, draws new points."""
-
-    def check_predict(self, decision: bool, proba: bool) -> None:
-        if decision or proba:
-            raise CLIError("the autoencoder predicts its latent codes only", EXIT_USAGE)
-
-    def predict_columns(self, est, by: tuple, decision: bool, proba: bool):
-        Z = est.transform(*by)
-        return [f"z{j}" for j in range(Z.shape[1])], [_floats(z) for z in Z.T]
-
-    def _measure(self, est, rows: ModelRows, request: Request) -> dict:
+        if hasattr(est, "predict"):
+            truth = rows.y_true
+            return {"adjusted_rand": float(adjusted_rand_score(truth, est.predict(rows.X)))}
         return {"score": float(est.score(rows.X))}
 
 
-#: the family name of ``_estimators.ESTIMATORS`` (and of a model file's record) -> its family
-FAMILIES: dict[str, Family] = {
-    f.name: f
-    for f in (
-        _PU("pu", positive_labels=True, unlabeled_only=("evaluate",)),
-        _SemiSupervised("ssl", unlabeled_only=("predict", "evaluate")),
-        _MultiInstance("mil", bags=True),
-        _Privileged("lupi", privileged=True),
-        _Clustering(
-            "cluster",
-            labels=False,
-            truth_needed="clustering is evaluated against --true-labels (a column or a file)",
-        ),
-        _Generative(
-            "generative",
-            labels=False,
-            requires=(
-                "torch",
-                "PyTorch, which is not installed: pip install 'torch>=2.2,<=2.13.0'",
-            ),
-            samples=True,
-        ),
-    )
+#: the commands' behaviour by what a family's label column holds
+_BY_LABELS: dict[str | None, type[Commands]] = {
+    "pu": _PU,
+    "ssl": _SemiSupervised,
+    "classes": Commands,
+    None: _Unlabeled,
 }
+_UNLABELED_ONLY = {"pu": ("evaluate",), "ssl": ("predict", "evaluate")}
+
+
+def of(name: str) -> Commands | None:
+    """The commands of the family ``name`` (a key of the registry's ``FAMILIES``), or None
+    for a name that is none."""
+    declared = FAMILIES.get(name)
+    if declared is None:
+        return None
+    return _BY_LABELS[declared.labels](declared, _UNLABELED_ONLY.get(declared.labels or "", ()))

@@ -67,14 +67,117 @@ class Columns:
     privileged: str | None = None
 
 
+class TrainingRecord(NamedTuple):
+    """How ``fit`` read its training file: the model file's record of it (``data``), typed.
+
+    ``format`` is ``"csv"``, ``"npz"`` or ``"svmlight"``. A CSV's header ``names`` (None
+    without a header line), ``n_columns``, the ``features`` columns in the model's order, the
+    ``label`` and ``bag`` columns and the ``privileged`` ones (indices), its ``delimiter``; an
+    npz archive's ``x_key`` and its ``label`` and ``bag`` keys. Then the counts, and for PU
+    labels ``n_labeled`` and ``positive_value``. Read from a model file (untrusted) by
+    :meth:`read`, which checks what predict and evaluate use of a CSV's record.
+    """
+
+    file: str = ""
+    format: str | None = None
+    names: list[str] | None = None
+    n_columns: int | None = None
+    features: list[int] = []  # noqa: RUF012 - a NamedTuple's default, never changed
+    label: int | str | None = None
+    delimiter: str = ","
+    bag: int | str | None = None
+    privileged: list[int] = []  # noqa: RUF012 - as features
+    x_key: str = "X"
+    n_samples: int = 0
+    n_features: int = 0
+    n_labeled: int | None = None
+    positive_value: str | None = None
+
+    @property
+    def csv(self) -> bool:
+        return self.format == "csv"
+
+    def role(self, role: str) -> int | str | None:
+        """The column (CSV) or key (npz) of ``role``: ``"label"`` or ``"bag"``."""
+        return self.label if role == "label" else self.bag
+
+    def feature_names(self) -> list[str] | None:
+        """The header names of a CSV's feature columns, or None."""
+        names = self.names if self.csv else None
+        return [names[j] for j in self.features] if names else None
+
+    def as_dict(self) -> dict:
+        """The record as the model file keeps it (its keys in this order since version 1)."""
+        out: dict[str, Any] = {"file": self.file, "format": self.format}
+        if self.csv:
+            out.update(
+                names=self.names,
+                n_columns=self.n_columns,
+                features=self.features,
+                label=self.label,
+                delimiter=self.delimiter,
+            )
+        elif self.format == "npz":
+            out["x_key"] = self.x_key
+            if self.label is not None:
+                out["label"] = self.label
+        if self.bag is not None:
+            out["bag"] = self.bag
+        if self.privileged:
+            out["privileged"] = self.privileged
+        out.update(n_samples=self.n_samples, n_features=self.n_features)
+        if self.n_labeled is not None:
+            out.update(n_labeled=self.n_labeled, positive_value=self.positive_value)
+        return out
+
+    @classmethod
+    def read(cls, data: object, n_features: int, model: str) -> TrainingRecord:
+        """The record of a model file's ``data``, refused when it is a CSV's whose columns
+        cannot say where the features are (``n_features`` column indices in range, one name
+        per column)."""
+        data = data if isinstance(data, dict) else {}
+        if data.get("format") == "csv" and not _csv_record_ok(data, n_features):
+            raise CLIError(
+                f"{model!r}: its record of the training file's columns is damaged: refit the model"
+            )
+        known = cls._fields
+        return cls(**{k: v for k, v in data.items() if k in known and v is not None})
+
+
+def _csv_record_ok(train: dict, n_features: int) -> bool:
+    n_cols, names = train.get("n_columns"), train.get("names")
+    features, privileged = train.get("features"), train.get("privileged") or []
+    n = n_cols if type(n_cols) is int else 0
+
+    def indices(js, k: int | None = None) -> bool:
+        return (
+            isinstance(js, list)
+            and (k is None or len(js) == k)
+            and all(type(j) is int and 0 <= j < n for j in js)
+        )
+
+    roles = [j for j in (train.get("label"), train.get("bag")) if j is not None]
+    names_ok = names is None or (
+        isinstance(names, list) and len(names) == n and all(type(c) is str for c in names)
+    )
+    return (
+        n >= 1
+        and indices(features, n_features)
+        and indices(roles)
+        and indices(privileged)
+        and names_ok
+    )
+
+
 class ModelRows(NamedTuple):
     """A file read for a model: ``X``, the labels, the true labels and the bag ids (None when
-    not asked for)."""
+    not asked for), and the model's record of its training file."""
 
     X: np.ndarray
     y: Any  # each an array, or None when not asked for
     y_true: Any
     groups: Any
+    train: TrainingRecord
 
 
 def detect_format(path: str, fmt: str) -> str:
@@ -122,158 +225,31 @@ def _svmlight_read(path: str, n_features: int | None):
         ) from exc
 
 
-# ---------------------------------------------------------------------- fit
+# ---------------------------------------------------------------------- the one dispatch
+def _opened(file: DataFile) -> _Format:
+    """The reader of ``file``'s format (the one switch on formats), once the file exists."""
+    existing(file.path)
+    return _FORMATS[detect_format(file.path, file.format)]
+
+
 def load_training(file: DataFile, columns: Columns, *, labels: bool, bags: bool) -> tuple:
     """``X``, the raw label vector (None unless ``labels``), the other arrays named by
     ``columns`` (``groups``: the bag ids when ``bags``; ``X_star``: privileged features) and
-    the record of how they were read, for ``fit``."""
-    path = file.path
+    the record of how they were read (:class:`TrainingRecord`, without the counts), for
+    ``fit``."""
     bag = columns.bag if bags else None
     if bags and bag is None:
         raise CLIError("multi-instance data need --bag-column (each row's bag id)", EXIT_USAGE)
-    existing(path)
-    fmt = detect_format(path, file.format)
-    info = {"file": os.path.basename(path), "format": fmt}
-    extra: dict = {}
-    if fmt != "csv" and columns.privileged:
+    reader = _opened(file)
+    if reader.name != "csv" and columns.privileged:
         raise CLIError("--privileged-columns needs a CSV file", EXIT_USAGE)
-    if fmt == "csv":
-        X, y, extra, how = _csv_training(file, columns, labels, bag)
-        info.update(how)
-    elif fmt == "npz":
-        if columns.ignore:
-            raise CLIError("--ignore-column applies to CSV files only", EXIT_USAGE)
-        keys = [columns.label or "y"] if labels else []
-        if bag is not None:
-            keys.append(bag)
-        X, ys = _npz_read(path, file.x_key, keys)
-        y = ys[0] if labels else None
-        info.update(x_key=file.x_key)
-        if labels:
-            info.update(label=keys[0])
-        if bag is not None:
-            extra["groups"] = ys[-1]
-            _check_bag_ids(ys[-1], path, f"array {bag!r}", npz=True)
-            info.update(bag=bag)
-    else:
-        if columns.label is not None or columns.ignore:
-            raise CLIError(
-                "--label-column and --ignore-column do not apply to svmlight files: the label "
-                "is the first field of each line",
-                EXIT_USAGE,
-            )
-        if bags:
-            raise CLIError("multi-instance data need a bag column: give a CSV or npz file")
-        X, y = _svmlight_read(path, None)
-        if not labels:
-            y = None
-    return X, y, extra, info
-
-
-def _csv_training(file: DataFile, columns: Columns, labels: bool, bag_spec: str | None) -> tuple:
-    path = file.path
-    layout = file.csv_layout()
-    twice = sorted(c for c, k in Counter(layout["names"] or ()).items() if k > 1)
-    if twice:  # predict and evaluate match the columns by name
-        raise CLIError(
-            f"{path!r} has more than one column named {_shown_names(twice)}: give every column "
-            "its own name"
-        )
-    lab = None
-    if labels:
-        lab = csv_column(columns.label or "-1", layout, path, "--label-column")
-    ignored = {csv_column(c, layout, path, "--ignore-column") for c in columns.ignore}
-    if lab in ignored:
-        raise CLIError("--ignore-column names the label column (--label-column)", EXIT_USAGE)
-    roles = {} if lab is None else {lab: "--label-column"}
-    bag = None if bag_spec is None else csv_column(bag_spec, layout, path, "--bag-column")
-    privileged = [
-        csv_column(c.strip(), layout, path, "--privileged-columns")
-        for c in (columns.privileged or "").split(",")
-        if c.strip()
-    ]
-    for option, j in [("--bag-column", bag)] + [("--privileged-columns", j) for j in privileged]:
-        if j is None:
-            continue
-        other = "--ignore-column" if j in ignored else roles.get(j)
-        if other is not None:
-            raise CLIError(f"{option} and {other} name the same column {j}", EXIT_USAGE)
-        roles[j] = option
-    features = [j for j in range(layout["n_columns"]) if j not in roles and j not in ignored]
-    if not features:
-        what = "the label column" if labels else "the columns left out"
-        raise CLIError(f"{path!r} has no feature column left besides {what}")
-    wanted = [j for j in (lab, bag) if j is not None]
-    X, ys = _csv_read(path, layout, features, wanted)
-    extra = {}
-    if bag is not None:
-        extra["groups"] = ys[-1]
-        _check_bag_ids(ys[-1], path, _column_label(layout, bag))
-    if privileged:
-        extra["X_star"] = _csv_read(path, layout, privileged, [])[0]
-    how = {
-        "names": layout["names"],
-        "n_columns": layout["n_columns"],
-        "features": features,
-        "label": lab,
-        "delimiter": file.delimiter,
-    }
-    if bag is not None:
-        how["bag"] = bag
-    if privileged:
-        how["privileged"] = privileged
-    return X, (ys[0] if lab is not None else None), extra, how
-
-
-# ---------------------------------------------------------------------- predict / evaluate
-def model_feature_names(est, train: dict) -> list[str] | None:
-    """The names of the model's features: its ``feature_names_in_`` (``fit`` records the
-    header names of the feature columns; a model fitted in Python on a DataFrame has them
-    too), else those of the training file's record (files of earlier versions), else None."""
-    names = getattr(est, "feature_names_in_", None)
-    if names is not None:
-        return [str(v) for v in names]
-    tnames = train.get("names") if train.get("format") == "csv" else None
-    return [tnames[j] for j in train["features"]] if tnames else None
-
-
-def check_training_record(train: dict, n_features: int, model: str) -> None:
-    """Refuse a model file whose record of its training CSV (read from the file, so untrusted)
-    cannot say where the features are: ``n_features`` column indices in range, one name per
-    column."""
-    if train.get("format") != "csv":
-        return
-    n_cols, names = train.get("n_columns"), train.get("names")
-    features, privileged = train.get("features"), train.get("privileged") or []
-    n = n_cols if type(n_cols) is int else 0
-
-    def indices(js, k: int | None = None) -> bool:
-        return (
-            isinstance(js, list)
-            and (k is None or len(js) == k)
-            and all(type(j) is int and 0 <= j < n for j in js)
-        )
-
-    roles = [j for j in (train.get("label"), train.get("bag")) if j is not None]
-    names_ok = names is None or (
-        isinstance(names, list) and len(names) == n and all(type(c) is str for c in names)
-    )
-    if not (
-        n >= 1
-        and indices(features, n_features)
-        and indices(roles)
-        and indices(privileged)
-        and names_ok
-    ):
-        raise CLIError(
-            f"{model!r}: its record of the training file's columns is damaged: refit the model"
-        )
+    return reader.training(file, columns, labels, bag)
 
 
 def load_for_model(
     file: DataFile,
     est,
-    train: dict,
+    train: object,
     model: str,
     columns: Columns,
     *,
@@ -285,57 +261,232 @@ def load_for_model(
     ``model``), plus the labels (if ``want_labels``), the true labels (if ``true_spec``) and
     the bag ids (if ``bags``) of ``file``, for predict and evaluate; ``columns`` names the
     label and bag columns (default: as in training)."""
-    path = file.path
-    existing(path)
-    fmt = detect_format(path, file.format)
+    reader = _opened(file)
     n_features = int(est.n_features_in_)
-    check_training_record(train, n_features, model)
-    label_spec, bag_spec = columns.label, columns.bag
-    groups = None
-    if fmt == "csv":
-        X, y, y_true, groups = _csv_for_model(
-            path,
-            file.csv_layout(),
-            train,
-            model_feature_names(est, train),
-            n_features,
-            label_spec=label_spec,
-            bag_spec=bag_spec,
-            true_spec=true_spec,
-            want_labels=want_labels,
-            bags=bags,
-        )
-    elif fmt == "npz":
-        x_key = file.x_key if file.x_key != "X" else train.get("x_key", "X")
-        X, y, y_true, groups = _npz_for_model(
-            path, x_key, train, label_spec, bag_spec, want_labels, true_spec, bags
-        )
-        if X.shape[1] != n_features:
+    record = TrainingRecord.read(train, n_features, model)
+    want = _Wanted(columns.label, columns.bag, true_spec, want_labels, bags)
+    X, y, y_true, groups = reader.for_model(file, est, record, want)
+    if true_spec is not None and y_true is None:
+        if not Path(true_spec).is_file():
+            raise CLIError(f"--true-labels {true_spec!r} is {reader.true_where(file.path)}")
+        y_true = read_label_file(true_spec, X.shape[0])
+    return ModelRows(X, y, y_true, groups, record)
+
+
+class _Wanted(NamedTuple):
+    """What predict or evaluate reads beside ``X``: the label and bag columns named on the
+    command line, the true labels, whether the labels and the bag ids are needed."""
+
+    label: str | None
+    bag: str | None
+    true: str | None
+    labels: bool
+    bags: bool
+
+
+class _Format:
+    """A data file format: how ``fit`` reads a training file, and predict and evaluate a
+    file for a model."""
+
+    name = ""
+
+    def training(self, file: DataFile, columns: Columns, labels: bool, bag: str | None):
+        raise NotImplementedError
+
+    def for_model(self, file: DataFile, est, train: TrainingRecord, want: _Wanted):
+        raise NotImplementedError
+
+    def true_where(self, path: str) -> str:
+        return f"neither a column of {path!r} nor a file of labels"
+
+
+class _Svmlight(_Format):
+    name = "svmlight"
+
+    def training(self, file: DataFile, columns: Columns, labels: bool, bag: str | None):
+        if columns.label is not None or columns.ignore:
             raise CLIError(
-                f"{path!r}: the array {x_key!r} has {X.shape[1]} columns, the model was fitted "
-                f"on {n_features} features"
+                "--label-column and --ignore-column do not apply to svmlight files: the label "
+                "is the first field of each line",
+                EXIT_USAGE,
             )
-    elif bags:
-        raise CLIError("multi-instance data need a bag column: give a CSV or npz file")
-    else:
-        if label_spec is not None:
+        if bag is not None:
+            raise CLIError("multi-instance data need a bag column: give a CSV or npz file")
+        X, y = _svmlight_read(file.path, None)
+        record = TrainingRecord(os.path.basename(file.path), self.name)
+        return X, (y if labels else None), {}, record
+
+    def for_model(self, file: DataFile, est, train: TrainingRecord, want: _Wanted):
+        if want.bags:
+            raise CLIError("multi-instance data need a bag column: give a CSV or npz file")
+        if want.label is not None:
             raise CLIError(
                 "--label-column does not apply to svmlight files: the label is the first field "
                 "of each line",
                 EXIT_USAGE,
             )
-        X, y_file = _svmlight_read(path, n_features)
-        y, y_true = (y_file if want_labels else None), None
-    if true_spec is not None and y_true is None:
-        if not Path(true_spec).is_file():
-            where = {
-                "npz": f"neither an array of {path!r} nor a file of labels",
-                "csv": f"neither a column of {path!r} nor a file of labels",
-                "svmlight": f"not a file of labels ({path!r} holds only the PU labels)",
-            }[fmt]
-            raise CLIError(f"--true-labels {true_spec!r} is {where}")
-        y_true = read_label_file(true_spec, X.shape[0])
-    return ModelRows(X, y, y_true, groups)
+        X, y_file = _svmlight_read(file.path, int(est.n_features_in_))
+        return X, (y_file if want.labels else None), None, None
+
+    def true_where(self, path: str) -> str:
+        return f"not a file of labels ({path!r} holds only the PU labels)"
+
+
+class _Npz(_Format):
+    name = "npz"
+
+    def training(self, file: DataFile, columns: Columns, labels: bool, bag: str | None):
+        path = file.path
+        if columns.ignore:
+            raise CLIError("--ignore-column applies to CSV files only", EXIT_USAGE)
+        keys = [columns.label or "y"] if labels else []
+        if bag is not None:
+            keys.append(bag)
+        X, ys = _npz_read(path, file.x_key, keys)
+        extra = {}
+        if bag is not None:
+            extra["groups"] = ys[-1]
+            _check_bag_ids(ys[-1], path, f"array {bag!r}", npz=True)
+        label = keys[0] if labels else None
+        record = TrainingRecord(
+            os.path.basename(path), self.name, x_key=file.x_key, label=label, bag=bag
+        )
+        return X, (ys[0] if labels else None), extra, record
+
+    def for_model(self, file: DataFile, est, train: TrainingRecord, want: _Wanted):
+        path, n_features = file.path, int(est.n_features_in_)
+        x_key = file.x_key if file.x_key != "X" else train.x_key
+        keys: list = []  # a model file's record names its keys (untrusted: the reader checks)
+        if want.bags:
+            bag_key = want.bag or train.bag
+            if bag_key is None:
+                raise CLIError(f"which array of {path!r} holds the bag ids? Pass --bag-column")
+            keys.append(bag_key)
+        if want.labels:
+            recorded = train.label if train.format == "npz" and train.label is not None else "y"
+            keys.append(want.label or recorded)
+        true_in_file = want.true is not None and want.true in npz_keys(path)
+        if true_in_file:
+            keys.append(want.true)
+        X, ys = _npz_read(path, x_key, keys)
+        groups = ys.pop(0) if want.bags else None
+        if groups is not None:
+            _check_bag_ids(groups, path, f"array {keys[0]!r}", npz=True)
+        if X.shape[1] != n_features:
+            raise CLIError(
+                f"{path!r}: the array {x_key!r} has {X.shape[1]} columns, the model was fitted "
+                f"on {n_features} features"
+            )
+        y = ys[0] if want.labels else None
+        return X, y, (ys[-1] if true_in_file else None), groups
+
+    def true_where(self, path: str) -> str:
+        return f"neither an array of {path!r} nor a file of labels"
+
+
+class _Csv(_Format):
+    name = "csv"
+
+    def training(self, file: DataFile, columns: Columns, labels: bool, bag: str | None):
+        path = file.path
+        layout = file.csv_layout()
+        twice = sorted(c for c, k in Counter(layout["names"] or ()).items() if k > 1)
+        if twice:  # predict and evaluate match the columns by name
+            raise CLIError(
+                f"{path!r} has more than one column named {_shown_names(twice)}: give every "
+                "column its own name"
+            )
+        lab = csv_column(columns.label or "-1", layout, path, "--label-column") if labels else None
+        ignored = {csv_column(c, layout, path, "--ignore-column") for c in columns.ignore}
+        if lab in ignored:
+            raise CLIError("--ignore-column names the label column (--label-column)", EXIT_USAGE)
+        roles = {} if lab is None else {lab: "--label-column"}
+        bag_j = None if bag is None else csv_column(bag, layout, path, "--bag-column")
+        privileged = [
+            csv_column(c.strip(), layout, path, "--privileged-columns")
+            for c in (columns.privileged or "").split(",")
+            if c.strip()
+        ]
+        named = [("--bag-column", bag_j)] + [("--privileged-columns", j) for j in privileged]
+        for option, j in named:
+            if j is None:
+                continue
+            other = "--ignore-column" if j in ignored else roles.get(j)
+            if other is not None:
+                raise CLIError(f"{option} and {other} name the same column {j}", EXIT_USAGE)
+            roles[j] = option
+        features = [j for j in range(layout["n_columns"]) if j not in roles and j not in ignored]
+        if not features:
+            what = "the label column" if labels else "the columns left out"
+            raise CLIError(f"{path!r} has no feature column left besides {what}")
+        X, ys = _csv_read(path, layout, features, [j for j in (lab, bag_j) if j is not None])
+        extra = {}
+        if bag_j is not None:
+            extra["groups"] = ys[-1]
+            _check_bag_ids(ys[-1], path, _column_label(layout, bag_j))
+        if privileged:
+            extra["X_star"] = _csv_read(path, layout, privileged, [])[0]
+        record = TrainingRecord(
+            os.path.basename(path),
+            self.name,
+            names=layout["names"],
+            n_columns=layout["n_columns"],
+            features=features,
+            label=lab,
+            delimiter=file.delimiter,
+            bag=bag_j,
+            privileged=privileged,
+        )
+        return X, (ys[0] if lab is not None else None), extra, record
+
+    def for_model(self, file: DataFile, est, train: TrainingRecord, want: _Wanted):
+        """The label, bag and true-label columns found first (an option names them, or the
+        training file's names or positions), then the features among the other columns."""
+        path, layout = file.path, file.csv_layout()
+        cols: dict[str, int] = {}  # role -> column
+        if want.bags:
+            spec = _csv_label_spec(want.bag, layout, train, "bag")
+            if spec is None:
+                raise CLIError(f"which column of {path!r} holds the bag ids? Pass --bag-column")
+            cols["bag"] = csv_column(spec, layout, path, "--bag-column")
+        if want.labels or want.label is not None:  # a column named on the command line is known
+            spec = _csv_label_spec(want.label, layout, train, "label")
+            cols["label"] = csv_column(spec or "-1", layout, path, "--label-column")
+        if want.true is not None:
+            tcol = find_column(want.true, layout)
+            if tcol is None and not Path(want.true).is_file():
+                csv_column(want.true, layout, path, "--true-labels")  # raises, naming the problem
+            if tcol is not None:
+                cols["true"] = tcol
+        named = list(cols.values())
+        n_features = int(est.n_features_in_)
+        feature_names = model_feature_names(est, train)
+        features = _model_features(layout, train, feature_names, n_features, path, named)
+        used = set(features) & set(named)
+        if used:
+            raise CLIError(
+                f"column {sorted(used)[0]} of {path!r} is a feature of the model; it cannot "
+                "also be a label column"
+            )
+        X, ys = _csv_read(path, layout, features, named)
+        got = dict(zip(cols, ys, strict=True))
+        groups = got.get("bag")
+        if groups is not None:
+            _check_bag_ids(groups, path, _column_label(layout, cols["bag"]))
+        return X, (got.get("label") if want.labels else None), got.get("true"), groups
+
+
+_FORMATS: dict[str, _Format] = {f.name: f for f in (_Csv(), _Npz(), _Svmlight())}
+
+
+def model_feature_names(est, train: TrainingRecord) -> list[str] | None:
+    """The names of the model's features: its ``feature_names_in_`` (``fit`` records the
+    header names of the feature columns; a model fitted in Python on a DataFrame has them
+    too), else those of the training file's record (files of earlier versions), else None."""
+    names = getattr(est, "feature_names_in_", None)
+    if names is not None:
+        return [str(v) for v in names]
+    return train.feature_names()
 
 
 def _shown_names(names: list[str], limit: int = 8) -> str:
@@ -396,7 +547,7 @@ def _features_by_name(
 
 def _model_features(
     layout: dict,
-    train: dict,
+    train: TrainingRecord,
     feature_names: list[str] | None,
     n_features: int,
     path: str,
@@ -408,14 +559,14 @@ def _model_features(
     exactly the features (and no label, bag or true-label column is ``named``)."""
     names, n_cols = layout["names"], layout["n_columns"]
     if names is not None and feature_names is not None:
-        tnames = train.get("names") if train.get("format") == "csv" else None
+        tnames = train.names if train.csv else None
         known = set(feature_names) | set(tnames or ())
         return _features_by_name(names, feature_names, known, named, path)
-    if train.get("format") == "csv" and n_cols == train.get("n_columns"):
-        return list(train["features"])
+    if train.csv and n_cols == train.n_columns:
+        return list(train.features)
     if n_cols == n_features and not named:
         return list(range(n_cols))
-    expected = [f"{train['n_columns']}, as the training file"] if train.get("n_columns") else []
+    expected = [f"{train.n_columns}, as the training file"] if train.n_columns else []
     if not named:
         expected.append(f"{n_features}, the features alone")
     if not expected:
@@ -430,92 +581,18 @@ def _model_features(
 
 
 def _csv_label_spec(
-    label_spec: str | None, layout: dict, train: dict, role: str = "label"
+    label_spec: str | None, layout: dict, train: TrainingRecord, role: str = "label"
 ) -> str | None:
     """``--label-column`` (or ``--bag-column``), or the training file's column of that
     ``role`` in this file's layout."""
-    if label_spec is not None or train.get("format") != "csv" or train.get(role) is None:
+    j = train.role(role)
+    if label_spec is not None or not train.csv or not isinstance(j, int):
         return label_spec
-    if layout["names"] and train.get("names"):
-        return train["names"][train[role]]
-    if layout["n_columns"] == train.get("n_columns"):
-        return str(train[role])
+    if layout["names"] and train.names:
+        return train.names[j]
+    if layout["n_columns"] == train.n_columns:
+        return str(j)
     return None
-
-
-def _csv_for_model(
-    path: str,
-    layout: dict,
-    train: dict,
-    feature_names: list[str] | None,
-    n_features: int,
-    *,
-    label_spec: str | None,
-    bag_spec: str | None,
-    true_spec: str | None,
-    want_labels: bool,
-    bags: bool,
-):
-    """``X``, the labels, the true labels and the bag ids of a CSV file for the model: the
-    label, bag and true-label columns found first (an option names them, or the training
-    file's names or positions), then the features among the other columns."""
-    cols: dict[str, int] = {}  # role -> column
-    if bags:
-        spec = _csv_label_spec(bag_spec, layout, train, "bag")
-        if spec is None:
-            raise CLIError(f"which column of {path!r} holds the bag ids? Pass --bag-column")
-        cols["bag"] = csv_column(spec, layout, path, "--bag-column")
-    if want_labels or label_spec is not None:  # a column named on the command line is known
-        spec = _csv_label_spec(label_spec, layout, train)
-        cols["label"] = csv_column(spec or "-1", layout, path, "--label-column")
-    if true_spec is not None:
-        tcol = find_column(true_spec, layout)
-        if tcol is None and not Path(true_spec).is_file():
-            csv_column(true_spec, layout, path, "--true-labels")  # raises, naming the problem
-        if tcol is not None:
-            cols["true"] = tcol
-    named = list(cols.values())
-    features = _model_features(layout, train, feature_names, n_features, path, named)
-    used = set(features) & set(named)
-    if used:
-        raise CLIError(
-            f"column {sorted(used)[0]} of {path!r} is a feature of the model; it cannot also "
-            "be a label column"
-        )
-    X, ys = _csv_read(path, layout, features, named)
-    got = dict(zip(cols, ys, strict=True))
-    groups = got.get("bag")
-    if groups is not None:
-        _check_bag_ids(groups, path, _column_label(layout, cols["bag"]))
-    return X, (got.get("label") if want_labels else None), got.get("true"), groups
-
-
-def _npz_for_model(
-    path: str,
-    x_key: str,
-    train: dict,
-    label_spec: str | None,
-    bag_spec: str | None,
-    want_labels: bool,
-    true_spec: str | None,
-    bags: bool,
-):
-    keys = []
-    if bags:
-        bag_key = bag_spec or train.get("bag")
-        if bag_key is None:
-            raise CLIError(f"which array of {path!r} holds the bag ids? Pass --bag-column")
-        keys.append(bag_key)
-    if want_labels:
-        keys.append(label_spec or (train["label"] if train.get("format") == "npz" else "y"))
-    true_in_file = true_spec is not None and true_spec in npz_keys(path)
-    if true_in_file:
-        keys.append(true_spec)
-    X, ys = _npz_read(path, x_key, keys)
-    groups = ys.pop(0) if bags else None
-    if groups is not None:
-        _check_bag_ids(groups, path, f"array {keys[0]!r}", npz=True)
-    return X, (ys[0] if want_labels else None), (ys[-1] if true_in_file else None), groups
 
 
 # ---------------------------------------------------------------------- labels

@@ -38,21 +38,22 @@ def main(argv: list[str] | None = None) -> int:
     debug = os.environ.get("UNLABELED_DEBUG", "") not in ("", "0")
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
-        parser = build_parser(_fit_estimator(argv))
-        try:
-            args = parser.parse_args(argv)
-        except SystemExit as exc:  # --help, --version
-            return int(exc.code or 0)
-        debug = debug or getattr(args, "debug", False)
-        if args.command == "demo" and not 0 < args.labeled_fraction <= 1:
-            parser.error("--labeled-fraction must be in (0, 1]")
-        if args.command == "demo" and not args.lam > 0:
-            parser.error("--lam must be > 0")
         with warnings.catch_warnings():
-            # warnings (e.g. a fit that did not converge) as one line each, not a source dump
+            # warnings (e.g. a fit that did not converge, a deprecated --estimator name) as
+            # one line each, not a source dump
             warnings.showwarning = lambda message, category, *a, **k: print(
                 f"unlabeled: warning: {one_line(message)}", file=sys.stderr
             )
+            parser = build_parser(_fit_estimator(argv))
+            try:
+                args = parser.parse_args(argv)
+            except SystemExit as exc:  # --help, --version
+                return int(exc.code or 0)
+            debug = debug or getattr(args, "debug", False)
+            if args.command == "demo" and not 0 < args.labeled_fraction <= 1:
+                parser.error("--labeled-fraction must be in (0, 1]")
+            if args.command == "demo" and not args.lam > 0:
+                parser.error("--lam must be > 0")
             return args.func(args)
     except CLIError as exc:
         if debug:

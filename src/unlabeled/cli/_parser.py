@@ -11,9 +11,10 @@ import argparse
 import math
 
 from .._version import __version__
+from ..registry import FAMILIES
 from ._common import EXIT_USAGE, FORMATS, CLIError
 from ._demo import add_demo_parser
-from ._estimators import ESTIMATORS, FAMILIES
+from ._estimators import ESTIMATORS, canonical
 
 __all__ = ["DEFAULT_ESTIMATOR", "build_parser"]
 
@@ -86,8 +87,13 @@ def _delimiter_arg(text: str) -> str:
     return text
 
 
+def _estimator_arg(text: str) -> str:
+    """``--estimator``: a name, or a former name (an alias) with a deprecation warning."""
+    return canonical(text, warn=True)
+
+
 def _estimator_table() -> str:
-    rows = [f"  {name:<12} {e.cls:<19} {e.summary}" for name, e in ESTIMATORS.items()]
+    rows = [f"  {name:<16} {e.name:<19} {e.summary}" for name, e in ESTIMATORS.items()]
     return "\n".join(rows)
 
 
@@ -95,7 +101,8 @@ def _family_table() -> str:
     names: dict[str, list[str]] = {}
     for name, e in ESTIMATORS.items():
         names.setdefault(e.family, []).append(name)
-    return "\n".join(f"  {', '.join(names[f])}:\n      {FAMILIES[f]}" for f in FAMILIES)
+    shown = [f for f in FAMILIES if f in names]
+    return "\n".join(f"  {f} ({', '.join(names[f])}):\n      {FAMILIES[f].layout}" for f in shown)
 
 
 _MAIN_EPILOG = """\
@@ -147,10 +154,10 @@ examples:
   unlabeled fit data.csv --prior 0.3 --search --grid-lam 0.001 0.01 0.1 --grid-gamma 0.1 1 \\
       -o model.skops
   unlabeled fit ssl.csv --estimator wellsvm --label-column y --C2 0.5 -o ssl.skops
-  unlabeled fit bags.csv --estimator mi-svm --bag-column bag --label-column y -o mil.skops
+  unlabeled fit bags.csv --estimator misvm-instance --bag-column bag --label-column y -o mil.skops
   unlabeled fit lupi.csv --estimator svmplus --privileged-columns p1,p2 -o svmplus.skops
-  unlabeled fit points.csv --estimator clustering --ignore-column truth -o clusters.skops
-  unlabeled fit points.csv --estimator autoencoder --max-iter 2000 -o pae.skops
+  unlabeled fit points.csv --estimator cluster-wellsvm --ignore-column truth -o clusters.skops
+  unlabeled fit points.csv --estimator pae --max-iter 2000 -o pae.skops
 """
 )
 
@@ -252,6 +259,12 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--x-key", default="X", help="npz: name of the feature array (default X)")
 
 
+def _families_with(test) -> str:
+    """The families (their titles, from the registry's declarations) that pass ``test``: who
+    an option of one data layout is for."""
+    return " and ".join(f.title for f in FAMILIES.values() if test(f))
+
+
 def _add_label_options(p: argparse.ArgumentParser, fit: bool):
     g = p.add_argument_group("labels")
     default = (
@@ -267,8 +280,9 @@ def _add_label_options(p: argparse.ArgumentParser, fit: bool):
         "--positive-value",
         metavar="V",
         default=None,
-        help="PU: the label value that marks a labeled positive; all other values are "
-        "unlabeled " + ("(default 1)" if fit else "(default: as in training)"),
+        help=f"{_families_with(lambda f: f.labels == 'pu')}: the label value that marks a "
+        "labeled positive; all other values are unlabeled "
+        + ("(default 1)" if fit else "(default: as in training)"),
     )
     return g
 
@@ -277,8 +291,8 @@ def _add_bag_option(g, fit: bool) -> None:
     g.add_argument(
         "--bag-column",
         metavar="NAME_OR_INDEX",
-        help="multi-instance: the column (npz: key) of each row's bag id"
-        + ("" if fit else " (default: as in the training file)"),
+        help=f"{_families_with(lambda f: 'groups' in f.keywords)}: the column (npz: key) of "
+        "each row's bag id" + ("" if fit else " (default: as in the training file)"),
     )
 
 
@@ -338,6 +352,7 @@ def _add_fit_parser(sub, estimator: str | None) -> None:
     fit.add_argument(
         "--estimator",
         metavar="NAME",
+        type=_estimator_arg,
         choices=tuple(ESTIMATORS),
         default=DEFAULT_ESTIMATOR,
         help=f"what to fit, one of {', '.join(ESTIMATORS)} (default {DEFAULT_ESTIMATOR})",
@@ -355,16 +370,17 @@ def _add_fit_parser(sub, estimator: str | None) -> None:
     labels.add_argument(
         "--privileged-columns",
         metavar="A,B,...",
-        help="SVM+: the CSV columns (names or indices, comma-separated) of the privileged "
-        "features, used by fit only",
+        help=f"{_families_with(lambda f: 'X_star' in f.fit)}: the CSV columns (names or "
+        "indices, comma-separated) of the privileged features, used by fit only",
     )
+    estimator = None if estimator is None else canonical(estimator)
     if estimator is not None and estimator in ESTIMATORS:
         from ._estimators import estimator_class
         from ._options import add_parameter_options
 
         entry = ESTIMATORS[estimator]
         group = fit.add_argument_group(
-            f"{entry.cls} parameters (--estimator {estimator}; generated from its declaration)"
+            f"{entry.name} parameters (--estimator {estimator}; generated from its declaration)"
         )
         add_parameter_options(group, estimator_class(estimator))
     fit.set_defaults(options_for=estimator)

@@ -245,7 +245,8 @@ MAX_N_INIT = 10_000
 
 @register(
     family="cluster",
-    command="clustering",
+    command="cluster-wellsvm",
+    aliases=("clustering",),
     summary="maximum-margin clustering",
     cases=(Case({"random_state": 0}),),
 )

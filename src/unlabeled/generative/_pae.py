@@ -148,7 +148,8 @@ class TrainingDivergedError(FloatingPointError, ValueError):
 
 @register(
     family="generative",
-    command="autoencoder",
+    command="pae",
+    aliases=("autoencoder",),
     summary="Plummer autoencoder (needs torch)",
     cases=(
         Case(

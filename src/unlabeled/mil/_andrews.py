@@ -110,7 +110,8 @@ def _warn_if_one_class(who: str, f, bag, n_bags: int) -> None:
 
 @register(
     family="mil",
-    command="mi-svm",
+    command="misvm-instance",
+    aliases=("mi-svm",),
     summary="mi-SVM (Andrews et al.), instance-level alternation",
 )
 class miSVM(_Alternating):  # noqa: N801 - the method's published name
@@ -191,7 +192,8 @@ class miSVM(_Alternating):  # noqa: N801 - the method's published name
 
 @register(
     family="mil",
-    command="misvm",
+    command="misvm-bag",
+    aliases=("misvm",),
     summary="MI-SVM (Andrews et al.), bag-level alternation",
     cases=(Case(), Case({"probability": True, "random_state": 0}, name="proba")),
 )
