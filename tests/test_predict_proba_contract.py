@@ -116,8 +116,15 @@ def _far_points(d):
 KERNELS = ({}, {"kernel": "linear"}, {"gamma": 1.0})
 
 
+def _kernels(name):
+    """The kernels a classifier is fitted with: KERNELS for the kernel machines (but CLSST),
+    its own model alone for one without a kernel (positive naive Bayes)."""
+    kernel = "kernel" in MAKERS[name][0]().get_params()
+    return KERNELS if kernel and name != "CLSST" else ({},)
+
+
 @pytest.fixture(
-    params=[(n, k) for n in sorted(MAKERS) for k in (KERNELS if n != "CLSST" else ({},))],
+    params=[(n, k) for n in sorted(MAKERS) for k in _kernels(n)],
     ids=lambda p: "-".join([p[0], *map(str, p[1].values())]),
 )
 def name(request):
