@@ -574,6 +574,9 @@ class ElkanNotoClassifier(_EngineSVMPU):
         Platt's ``(A, B)`` of ``g``: ``g(x) = 1 / (1 + exp(A f_g(x) + B))``.
     proba_sigmoid_ : tuple of 2 floats
         ``weighted=True``: the sigmoid of ``predict_proba`` on the decision values.
+    weights_ : ndarray of shape (n_unlabeled,)
+        ``weighted=True``: ``w(u)`` of each unlabeled training point, in their order (not
+        kept in model files).
     threshold_ : float
         ``weighted=False``: the value of ``f_g`` where ``g / c = 1/2``; ``decision_function``
         is ``f_g - threshold_`` (so that its sign is ``predict``).
@@ -610,6 +613,7 @@ class ElkanNotoClassifier(_EngineSVMPU):
         "g_sigmoid_": Fitted("floats", (2,), high=ANY_FINITE),
         "proba_sigmoid_": Fitted("floats", (2,), high=ANY_FINITE, optional=True),
         "threshold_": Fitted("float", high=ANY_FINITE, optional=True),
+        "weights_": None,
     }
 
     def __init__(
@@ -688,6 +692,7 @@ class ElkanNotoClassifier(_EngineSVMPU):
         self._set_expansion(X, coef, b - t, classes=np.array([0, 1]))
         self.threshold_ = float(t)
         self.__dict__.pop("proba_sigmoid_", None)
+        self.__dict__.pop("weights_", None)
         self.n_iter_ = n_iter
 
     def _fit_weighted(self, X, rows, mask, g_held, c, params) -> None:
@@ -699,6 +704,7 @@ class ElkanNotoClassifier(_EngineSVMPU):
         y = np.r_[np.ones(pos.size + unl.size), -np.ones(unl.size)]
         C = params["C"] * np.r_[np.ones(pos.size), w, 1.0 - w]
         coef, b, n_iter = solve_svm(self, rows, points, y, C, params, "ElkanNoto (weighted)")
+        self.weights_ = w
         self._set_expansion(X, coef, b, classes=np.array([0, 1]))
         f = expansion_values(self, X, np.arange(mask.size), coef, b)
         prior = float(np.clip(self.prior_, 0.5 / unl.size, 1 - 0.5 / unl.size))

@@ -1,0 +1,199 @@
+"""The classic PU classifiers of issue 55 against independent references: the biased SVM's
+dual against cvxpy + Clarabel, the bagging SVM against the mean of scikit-learn SVCs fitted
+by hand on its samples, the weighted Elkan-Noto SVM against an SVC on the duplicated data,
+Elkan-Noto's c against the true label frequency, and positive naive Bayes against its
+closed form computed by hand on a tiny table."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.svm import SVC
+
+from unlabeled.pu import BaggingPUClassifier, BiasedSVM, ElkanNotoClassifier, PositiveNaiveBayes
+
+
+def _blobs(n=60, seed=0, shift=1.5, label_rate=0.4):
+    rng = np.random.default_rng(seed)
+    y = (np.arange(n) % 2 == 0).astype(int)
+    X = rng.normal(size=(n, 2)) + np.where(y[:, None] == 1, shift, -shift)
+    s = ((y == 1) & (rng.random(n) < label_rate)).astype(int)
+    return X, y, s
+
+
+# ---------------------------------------------------------------------- biased SVM
+def test_biased_svm_dual_matches_cvxpy():
+    cp = pytest.importorskip("cvxpy")
+    X, _, s = _blobs(30, seed=1)
+    w, C, gamma = 2.0, 0.7, 0.5
+    est = BiasedSVM(positive_weight=w, C=C, gamma=gamma, tol=1e-9).fit(X, s)
+    p, n = s.sum(), (s == 0).sum()
+    y = np.where(s == 1, 1.0, -1.0)
+    box = np.where(s == 1, C * w * n / p, C)
+    K = rbf_kernel(X, gamma=gamma)
+    Q = K * np.outer(y, y) + 1e-12 * np.eye(s.size)
+    a = cp.Variable(s.size)
+    prob = cp.Problem(
+        cp.Minimize(0.5 * cp.quad_form(a, cp.psd_wrap(Q)) - cp.sum(a)),
+        [a >= 0, a <= box, y @ a == 0],
+    )
+    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-10, tol_gap_rel=1e-10)
+    coef = np.zeros(s.size)
+    coef[est.support_] = est.dual_coef_[0]
+    ours = 0.5 * coef @ K @ coef - np.abs(coef).sum()
+    assert ours == pytest.approx(prob.value, rel=1e-6)
+    np.testing.assert_allclose(coef, a.value * y, atol=1e-4 * box.max())
+    # the offset: y_i f(x_i) = 1 on the free support vectors
+    free = (a.value > 1e-4 * box) & (a.value < box * (1 - 1e-4))
+    f = est.decision_function(X)
+    np.testing.assert_allclose(y[free] * f[free], 1.0, atol=1e-4)
+
+
+def test_biased_svm_picks_the_lee_liu_best_weight():
+    X, y, s = _blobs(80, seed=2, label_rate=0.3)
+    est = BiasedSVM(cv=2, random_state=0, gamma=0.5).fit(X, s)
+    assert est.lee_liu_scores_.shape == (5,)
+    assert est.positive_weight_ == (0.5, 1.0, 2.0, 4.0, 8.0)[int(np.argmax(est.lee_liu_scores_))]
+    fixed = BiasedSVM(positive_weight=est.positive_weight_, gamma=0.5).fit(X, s)
+    np.testing.assert_array_equal(fixed.decision_function(X), est.decision_function(X))
+    assert np.mean(est.predict(X) == y) > 0.85
+    assert est.score(X, s) > 0
+
+
+# ---------------------------------------------------------------------- bagging SVM
+def test_bagging_is_the_mean_of_svms_fitted_by_hand():
+    X, _, s = _blobs(50, seed=3)
+    params = {"C": 2.0, "gamma": 0.4, "tol": 1e-10}
+    est = BaggingPUClassifier(n_estimators=4, max_samples=12, random_state=0, **params)
+    est.fit(X, s)
+    pos = np.flatnonzero(s == 1)
+    test = np.random.default_rng(9).normal(scale=2, size=(40, 2))
+    f_test, f_oob = [], []
+    for bag in est.estimators_samples_:
+        assert bag.size == 12 and np.all(s[bag] == 0)
+        rows, counts = np.unique(bag, return_counts=True)  # a point drawn twice weighs twice
+        svc = SVC(C=2.0, gamma=0.4, tol=1e-10)
+        svc.fit(X[np.r_[pos, rows]], np.r_[np.ones(pos.size), np.zeros(rows.size)],
+                sample_weight=np.r_[np.ones(pos.size), counts])  # fmt: skip
+        f_test.append(svc.decision_function(test))
+        f_oob.append(np.where(np.isin(np.arange(s.size), bag), np.nan, svc.decision_function(X)))
+    np.testing.assert_allclose(est.decision_function(test), np.mean(f_test, axis=0), atol=1e-5)
+    unl = np.flatnonzero(s == 0)
+    oob = np.nanmean(np.array(f_oob)[:, unl], axis=0)
+    seen = ~np.isnan(oob)
+    np.testing.assert_allclose(est.oob_decision_function_[unl][seen], oob[seen], atol=1e-5)
+
+
+def test_bagging_random_state_and_pickle():
+    X, _, s = _blobs(40, seed=4)
+    a = BaggingPUClassifier(n_estimators=3, random_state=5).fit(X, s)
+    b = BaggingPUClassifier(n_estimators=3, random_state=5).fit(X, s)
+    c = BaggingPUClassifier(n_estimators=3, random_state=6).fit(X, s)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    assert not np.array_equal(a.decision_function(X), c.decision_function(X))
+    back = pickle.loads(pickle.dumps(a))
+    np.testing.assert_array_equal(back.decision_function(X), a.decision_function(X))
+    sparse = BaggingPUClassifier(n_estimators=3, random_state=5).fit(sp.csr_matrix(X), s)
+    np.testing.assert_allclose(sparse.decision_function(X), a.decision_function(X), atol=1e-8)
+
+
+# ---------------------------------------------------------------------- Elkan-Noto
+def test_elkan_noto_c_is_the_label_frequency_on_scar_data():
+    rng = np.random.default_rng(5)
+    n = 600
+    y = (rng.random(n) < 0.5).astype(int)
+    X = rng.normal(size=(n, 2)) + np.where(y[:, None] == 1, 2.5, -2.5)
+    for c in (0.2, 0.5):
+        s = ((y == 1) & (rng.random(n) < c)).astype(int)
+        est = ElkanNotoClassifier(random_state=0).fit(X, s)
+        true_c = s.sum() / y.sum()
+        assert abs(est.c_ - true_c) < 0.05, (est.c_, true_c)
+        true_prior = y[s == 0].mean()
+        assert abs(est.prior_ - true_prior) < 0.06
+        proba = est.predict_proba(X)[:, 1]
+        np.testing.assert_array_equal(est.predict(X), (proba > 0.5).astype(int))
+        assert np.mean(est.predict(X) == y) > 0.95
+
+
+def test_weighted_elkan_noto_is_an_svm_on_the_duplicated_data():
+    X, y, s = _blobs(50, seed=6, label_rate=0.5)
+    est = ElkanNotoClassifier(weighted=True, cv=3, C=1.5, gamma=0.5, tol=1e-10, random_state=0)
+    est.fit(X, s)
+    pos, unl = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
+    w = est.weights_
+    assert w.shape == (unl.size,) and np.all((w >= 0) & (w <= 1))
+    rows = np.r_[pos, unl, unl]
+    labels = np.r_[np.ones(pos.size + unl.size), np.zeros(unl.size)]
+    weight = np.r_[np.ones(pos.size), w, 1 - w]
+    keep = weight > 0
+    svc = SVC(C=1.5, gamma=0.5, tol=1e-10).fit(X[rows[keep]], labels[keep], weight[keep])
+    test = np.random.default_rng(1).normal(scale=2, size=(30, 2))
+    np.testing.assert_allclose(est.decision_function(test), svc.decision_function(test),
+                               atol=1e-5)  # fmt: skip
+    proba = est.predict_proba(test)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+def test_elkan_noto_refuses_too_few_positives_for_its_folds():
+    X, _, s = _blobs(30, seed=7)
+    s[:] = 0
+    s[:2] = 1
+    with pytest.raises(ValueError, match="cv=5 folds need at least 5 labeled positives"):
+        ElkanNotoClassifier().fit(X, s)
+
+
+# ---------------------------------------------------------------------- positive naive Bayes
+def test_positive_naive_bayes_closed_form_by_hand():
+    # feature 0: values {0, 1}; feature 1: values {0, 1, 2}
+    X = np.array([[0, 0], [0, 1], [0, 0],                      # labeled positives
+                  [0, 0], [1, 2], [1, 1], [1, 2], [0, 1], [1, 2]])  # fmt: skip
+    s = np.r_[np.ones(3, int), np.zeros(6, int)]
+    prior, alpha = 1 / 3, 1.0
+    est = PositiveNaiveBayes(prior=prior, alpha=alpha).fit(X, s)
+    # p = 3, n = 6, pi n / p = 2/3. Positives: f0 counts (0: 3, 1: 0), f1 (0: 2, 1: 1, 2: 0)
+    # with the unseen slot, r + 1 = 3 and 4 slots
+    pos0 = np.array([3 + 1, 0 + 1, 0 + 1]) / (3 + 3)
+    pos1 = np.array([2 + 1, 1 + 1, 0 + 1, 0 + 1]) / (3 + 4)
+    # unlabeled: f0 (0: 2, 1: 4) -> negatives max(0, 2 - 2) = 0, max(0, 4 - 0) = 4 (sum 4)
+    neg0 = np.array([0 + 1, 4 + 1, 0 + 1]) / (4 + 3)
+    # f1 (0: 1, 1: 2, 2: 3) -> 1 - 4/3 < 0: 0; 2 - 2/3 = 4/3; 3 - 0 = 3 (sum 13/3)
+    neg1 = np.array([0 + 1, 4 / 3 + 1, 3 + 1, 0 + 1]) / (13 / 3 + 4)
+    for x, (i, j) in [([0, 1], (0, 1)), ([1, 2], (1, 2)), ([0, 0], (0, 0)), ([7, 1], (2, 1))]:
+        num = prior * pos0[i] * pos1[j]
+        expected = num / (num + (1 - prior) * neg0[i] * neg1[j])
+        got = est.predict_proba(np.array([x]))[0, 1]
+        assert got == pytest.approx(expected, rel=1e-12), x
+    assert est.predict([[0, 0], [1, 2]]).tolist() == [1, 0]
+    np.testing.assert_allclose(np.exp(est.predict_log_proba(X)), est.predict_proba(X))
+
+
+def test_positive_naive_bayes_finds_the_positive_categories():
+    rng = np.random.default_rng(8)
+    n = 2000
+    y = (rng.random(n) < 0.4).astype(int)
+    # three categorical features, each value more frequent in one class
+    X = np.where(rng.random((n, 3)) < 0.8, y[:, None], 1 - y[:, None]) * 2 + rng.integers(
+        0, 2, (n, 3)
+    )
+    s = ((y == 1) & (rng.random(n) < 0.3)).astype(int)
+    est = PositiveNaiveBayes(prior=float(y[s == 0].mean())).fit(X, s)
+    assert np.mean(est.predict(X) == y) > 0.85
+    auto = PositiveNaiveBayes(random_state=0).fit(X, s)
+    assert abs(auto.prior_ - y[s == 0].mean()) < 0.15
+
+
+def test_positive_naive_bayes_refuses_bad_input():
+    X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
+    s = np.array([1, 0, 0, 0])
+    with pytest.raises(TypeError, match="dense array of category codes"):
+        PositiveNaiveBayes(prior=0.3).fit(sp.csr_matrix(X), s)
+    with pytest.raises(ValueError, match="prior"):
+        PositiveNaiveBayes(prior=1.5).fit(X, s)
+    with pytest.raises(ValueError, match="alpha"):
+        PositiveNaiveBayes(prior=0.3, alpha=0.0).fit(X, s)
+    with pytest.raises(ValueError, match="NaN"):
+        PositiveNaiveBayes(prior=0.3).fit(np.where(X == 0, np.nan, X), s)
