@@ -138,12 +138,18 @@ def test_weighted_elkan_noto_is_an_svm_on_the_duplicated_data():
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
 
 
-def test_elkan_noto_refuses_too_few_positives_for_its_folds():
+def test_folds_follow_the_labeled_positives():
     X, _, s = _blobs(30, seed=7)
     s[:] = 0
-    s[:2] = 1
-    with pytest.raises(ValueError, match="cv=5 folds need at least 5 labeled positives"):
+    s[:2] = 1  # 2 positives: 2 folds, not 5
+    est = ElkanNotoClassifier(random_state=0).fit(X, s)
+    assert 0 < est.c_ <= 1
+    s[1] = 0
+    with pytest.raises(ValueError, match="1 labeled positives .* at least 2 of each"):
         ElkanNotoClassifier().fit(X, s)
+    with pytest.raises(ValueError, match="at least 2 of each; give positive_weight"):
+        BiasedSVM().fit(X, s)
+    BiasedSVM(positive_weight=1.0).fit(X, s)  # no folds: one positive is enough
 
 
 # ---------------------------------------------------------------------- positive naive Bayes

@@ -149,6 +149,18 @@ def _prior_share(f_unl) -> float:
     return float(np.clip(np.mean(np.asarray(f_unl) > 0), 0.5 / n, 1 - 0.5 / n))
 
 
+def _fold_count(mask, cv: int, fix: str) -> int:
+    """``cv`` folds, or fewer when fewer labeled positives or unlabeled points (each fold
+    holds one of each out); at least 2 of each are needed, else a ValueError with ``fix``."""
+    p, n = int(mask.sum()), int((~mask).sum())
+    if min(p, n) < 2:
+        raise ValueError(
+            f"s has {p} labeled positives and {n} unlabeled points: the held-out folds need "
+            f"at least 2 of each; {fix}"
+        )
+    return min(cv, p, n)
+
+
 class _EngineSVMPU(ProbabilisticMixin, KernelClassifier):
     """What the classic PU SVMs share: the SVM parameters, the checks of ``(X, s)``, the
     classes ``[0, 1]`` and a ``score`` from PU labels alone (the Lee-Liu criterion)."""
@@ -251,7 +263,8 @@ class BiasedSVM(_EngineSVMPU):
     positive_weight : float > 0 or None, default=None
         ``w`` above; None chooses it from ``(0.5, 1, 2, 4, 8)`` by the Lee-Liu criterion.
     cv : int >= 2, default=3
-        Folds of the choice of ``w`` (and of ``probability=True``'s sigmoid).
+        Folds of the choice of ``w`` (and of ``probability=True``'s sigmoid); fewer with
+        fewer labeled positives (at least 2 needed).
     %(svm_params)s
     %(probability)s
     random_state : int, RandomState instance or None, default=None
@@ -326,17 +339,13 @@ class BiasedSVM(_EngineSVMPU):
         X, mask = self._validate_fit(X, s)
         grid = [params["positive_weight"]] if params["positive_weight"] is not None else WEIGHT_GRID
         folds_needed = len(grid) > 1 or params["probability"]
-        if folds_needed and min(mask.sum(), (~mask).sum()) < params["cv"]:
-            raise ValueError(
-                f"cv={params['cv']} folds need at least {params['cv']} labeled positives and "
-                f"{params['cv']} unlabeled points, got {int(mask.sum())} and "
-                f"{int((~mask).sum())}: lower cv, or give positive_weight (and probability=False)"
-            )
+        fix = "give positive_weight (and probability=False), or more labeled positives"
+        cv = _fold_count(mask, params["cv"], fix) if folds_needed else 0
         rows = _kernel_rows(self, X, params)
         held = None
         scores = None
         if folds_needed:
-            folds = self._folds(mask, params["cv"], check_random_state(self.random_state))
+            folds = self._folds(mask, cv, check_random_state(self.random_state))
             held = [self._held_out(X, rows, mask, w, folds, params) for w in grid]
             scores = np.array([lee_liu_score(mask, f > 0) for f in held])
         best = int(np.argmax(scores)) if scores is not None else 0
@@ -558,7 +567,8 @@ class ElkanNotoClassifier(_EngineSVMPU):
     weighted : bool, default=False
         The weighted method.
     cv : int >= 2, default=5
-        Folds of the held-out values of ``g`` (at most the number of labeled positives).
+        Folds of the held-out values of ``g``; fewer with fewer labeled positives (at least
+        2 needed).
     %(svm_params)s
     random_state : int, RandomState instance or None, default=None
         Draws the folds.
@@ -640,12 +650,7 @@ class ElkanNotoClassifier(_EngineSVMPU):
         """
         params = self._validate_params()
         X, mask = self._validate_fit(X, s)
-        cv = params["cv"]
-        if min(mask.sum(), (~mask).sum()) < cv:
-            raise ValueError(
-                f"cv={cv} folds need at least {cv} labeled positives and {cv} unlabeled points, "
-                f"got {int(mask.sum())} and {int((~mask).sum())}: lower cv"
-            )
+        cv = _fold_count(mask, params["cv"], "give more labeled positives")
         rows = _kernel_rows(self, X, params)
         f_held = np.empty(mask.size)
         for train, test in self._folds(mask, cv, check_random_state(self.random_state)):
