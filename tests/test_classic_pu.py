@@ -56,9 +56,10 @@ def test_biased_svm_dual_matches_cvxpy():
 def test_biased_svm_picks_the_lee_liu_best_weight():
     X, y, s = _blobs(80, seed=2, label_rate=0.3)
     est = BiasedSVM(cv=2, random_state=0, gamma=0.5).fit(X, s)
-    assert est.lee_liu_scores_.shape == (5,)
-    assert est.positive_weight_ == (0.5, 1.0, 2.0, 4.0, 8.0)[int(np.argmax(est.lee_liu_scores_))]
-    fixed = BiasedSVM(positive_weight=est.positive_weight_, gamma=0.5).fit(X, s)
+    assert est.lee_liu_scores_.shape == (6,)
+    pairs = [(c, w) for c in (0.01, 0.1, 1.0) for w in (1.0, 4.0)]
+    assert (est.C_, est.positive_weight_) == pairs[int(np.argmax(est.lee_liu_scores_))]
+    fixed = BiasedSVM(est.positive_weight_, C=est.C_, gamma=0.5).fit(X, s)
     np.testing.assert_array_equal(fixed.decision_function(X), est.decision_function(X))
     assert np.mean(est.predict(X) == y) > 0.85
     assert est.score(X, s) > 0
@@ -147,9 +148,9 @@ def test_folds_follow_the_labeled_positives():
     s[1] = 0
     with pytest.raises(ValueError, match="1 labeled positives .* at least 2 of each"):
         ElkanNotoClassifier().fit(X, s)
-    with pytest.raises(ValueError, match="at least 2 of each; give positive_weight"):
+    with pytest.raises(ValueError, match="at least 2 of each; give C and positive_weight"):
         BiasedSVM().fit(X, s)
-    BiasedSVM(positive_weight=1.0).fit(X, s)  # no folds: one positive is enough
+    BiasedSVM(positive_weight=1.0, C=1.0).fit(X, s)  # no folds: one positive is enough
 
 
 # ---------------------------------------------------------------------- positive naive Bayes

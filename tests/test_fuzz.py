@@ -597,7 +597,8 @@ def _classic_pu_targets():
     return [
         Target(
             "BiasedSVM", lambda p: BiasedSVM(**{"random_state": 0, "cv": 2, **p}), "pu",
-            _decision, {**svm_edges, **_PROBA_EDGES, "positive_weight": [None, 1e-9, 1e4]},
+            _decision, {**svm_edges, **_PROBA_EDGES, "positive_weight": [None, 1e-9, 1e4],
+                        "C": [None, 1e-12, 1.0, 1e12]},
             {**svm_bad, **_PROBA_BAD, "positive_weight": [0.0, -1.0], "cv": [1, 101, 2.5]},
         ),
         Target(
