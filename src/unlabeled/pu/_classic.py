@@ -97,9 +97,11 @@ _SHARED_DOC = {
         The SVMs are solved one after the other, so the threads never exceed ``n_jobs``.""",
     "probability": """probability : bool, default=False
         Enable ``predict_proba``: a sigmoid ``P(y = 1 | x) = 1 / (1 + exp(A f(x) + B))``
-        fitted by :func:`unlabeled._calibration.pu_sigmoid` (the PU log-likelihood) to held-out
-        decision values of 5 internal folds, at the prior ``prior_`` = the share of held-out
-        unlabeled points with ``f > 0`` (the method's own estimate: it needs no prior).""",
+        fitted by the PU log-likelihood (as :class:`~unlabeled.PUSVC`'s ``probability=True``)
+        to held-out decision values (:class:`BiasedSVM`: of its ``cv`` folds;
+        :class:`BaggingPUClassifier`: of 5 internal folds, 5 more bagging fits), at the prior
+        ``prior_`` = the share of held-out unlabeled points with ``f > 0`` (the method's own
+        estimate: it needs no prior).""",
 }
 
 
@@ -576,8 +578,8 @@ class ElkanNotoClassifier(_EngineSVMPU):
       ``w(u) = (1 - c)/c * g(u) / (1 - g(u))`` (clipped to [0, 1], with the held-out ``g``)
       and as a negative of weight ``1 - w(u)``, the labeled positives with weight 1, all
       with box ``C``; ``predict`` is the sign of that SVM's ``f``, and ``predict_proba`` a
-      sigmoid fitted to its values by the PU log-likelihood at ``prior_``
-      (:func:`unlabeled._calibration.pu_sigmoid`).
+      sigmoid fitted to its values by the PU log-likelihood at ``prior_`` (as
+      :class:`~unlabeled.PUSVC`'s ``probability=True``).
 
     Parameters
     ----------
