@@ -12,8 +12,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
+from sklearn.tree import DecisionTreeClassifier
 
+import unlabeled
+from unlabeled.exceptions import ModelFileError
 from unlabeled.pu import BaggingPUClassifier, BiasedSVM, ElkanNotoClassifier, PositiveNaiveBayes
 
 
@@ -87,6 +91,29 @@ def test_bagging_is_the_mean_of_svms_fitted_by_hand():
     oob = np.nanmean(np.array(f_oob)[:, unl], axis=0)
     seen = ~np.isnan(oob)
     np.testing.assert_allclose(est.oob_decision_function_[unl][seen], oob[seen], atol=1e-5)
+
+
+def test_bagging_with_a_tree_is_the_mean_of_trees_fitted_by_hand(tmp_path):
+    X, _, s = _blobs(50, seed=3)
+    est = BaggingPUClassifier(
+        n_estimators=5, estimator=DecisionTreeClassifier(random_state=0), random_state=1
+    ).fit(X, s)
+    pos = np.flatnonzero(s == 1)
+    test = np.random.default_rng(9).normal(scale=2, size=(40, 2))
+    by_hand = []
+    for bag in est.estimators_samples_:
+        rows, counts = np.unique(bag, return_counts=True)
+        tree = DecisionTreeClassifier(random_state=0)
+        tree.fit(X[np.r_[pos, rows]], np.r_[np.ones(pos.size), np.zeros(rows.size)],
+                 sample_weight=np.r_[np.ones(pos.size), counts])  # fmt: skip
+        by_hand.append(tree.predict_proba(test)[:, 1] - 0.5)
+    np.testing.assert_allclose(est.decision_function(test), np.mean(by_hand, axis=0))
+    back = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(back.predict(test), est.predict(test))
+    with pytest.raises(ModelFileError, match="pickle it"):
+        unlabeled.save(est, tmp_path / "trees.skops")
+    with pytest.raises(TypeError, match="estimator must be a classifier"):
+        BaggingPUClassifier(estimator=StandardScaler()).fit(X, s)
 
 
 def test_bagging_random_state_and_pickle():

@@ -28,9 +28,10 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
 from .. import _engine
 from .._calibration import (
@@ -46,9 +47,11 @@ from .._validation import (
     MAX_CACHE_MB,
     RANDOM_STATE,
     Boolean,
+    Instance,
     Integer,
     Options,
     Real,
+    check_not_strings,
     check_pu_labels,
 )
 from ..base import (
@@ -60,6 +63,7 @@ from ..base import (
     fill_docstring,
     set_init_params,
 )
+from ..exceptions import ModelFileError
 from ..metrics import lee_liu_score
 from ..registry import Case, register
 from ._base import engine_kernel
@@ -416,13 +420,23 @@ class BaggingPUClassifier(_EngineSVMPU):
     ``predict`` is the sign of ``f``. The paper's transductive scores, the out-of-bag means,
     are ``oob_decision_function_``.
 
+    With ``estimator`` (any scikit-learn classifier, e.g. a decision tree) the ``T`` models
+    are clones of it fitted on the same samples (a point drawn ``m`` times with
+    ``sample_weight=m`` where the estimator takes weights, repeated otherwise), and ``f_t`` is
+    their ``decision_function``, or ``predict_proba`` of class 1 minus 1/2. Such a model is
+    kept as a list of scikit-learn estimators (``estimators_``): it pickles, but model files
+    (:func:`unlabeled.save`), which hold only checked arrays, refuse it.
+
     Parameters
     ----------
     n_estimators : int >= 1, default=10
-        ``T``, the SVMs averaged.
+        ``T``, the models averaged.
     max_samples : int >= 1, float in (0, 1] or None, default=None
         ``K``: a number of unlabeled points, or a share of them; None: as many as labeled
         positives.
+    estimator : scikit-learn classifier or None, default=None
+        The base model; None: the engine's SVM of the parameters below. A clone is fitted
+        per sample; its ``random_state``, if left at None, is drawn from ``random_state``.
     %(svm_params)s
     %(probability)s
     random_state : int, RandomState instance or None, default=None
@@ -431,16 +445,18 @@ class BaggingPUClassifier(_EngineSVMPU):
     Attributes
     ----------
     oob_decision_function_ : ndarray of shape (n_train,)
-        For each unlabeled training point the mean of ``f_t`` over the SVMs whose sample did
-        not hold it (the paper's score); for the labeled positives, in every SVM, and any
-        unlabeled point drawn into every sample: ``f`` itself.
+        For each unlabeled training point the mean of ``f_t`` over the models whose sample
+        did not hold it (the paper's score); for the labeled positives, in every sample, and
+        any unlabeled point drawn into every sample: ``f`` itself.
     estimators_samples_ : list of ndarray
         The training rows of each sample's unlabeled points (not kept in model files).
+    estimators_ : list of estimators
+        With ``estimator``: the fitted clones (no kernel expansion then).
     support_, support_vectors_, dual_coef_, intercept_, coef_, classes_, n_features_in_
         The mean expansion; ``classes_ = [0, 1]``.
     prior_, probA_, probB_ : with ``probability=True``, the sigmoid and its prior.
     n_iter_ : int
-        The solver steps of all the SVMs.
+        The solver steps of all the SVMs (0 with ``estimator``).
 
     References
     ----------
@@ -450,6 +466,7 @@ class BaggingPUClassifier(_EngineSVMPU):
     Examples
     --------
     >>> import numpy as np
+    >>> from sklearn.tree import DecisionTreeClassifier
     >>> from unlabeled.pu import BaggingPUClassifier
     >>> rng = np.random.default_rng(0)
     >>> X = np.r_[rng.normal(1.5, 1, (60, 2)), rng.normal(-1.5, 1, (60, 2))]
@@ -457,12 +474,18 @@ class BaggingPUClassifier(_EngineSVMPU):
     >>> clf = BaggingPUClassifier(n_estimators=20, random_state=0).fit(X, s)
     >>> float(np.mean(clf.predict(X) == (np.arange(120) < 60))) > 0.9
     True
+    >>> tree = DecisionTreeClassifier(max_depth=3)
+    >>> trees = BaggingPUClassifier(50, estimator=tree, random_state=0).fit(X, s)
+    >>> oob = trees.oob_decision_function_ > 0  # the paper's transductive scores
+    >>> float(np.mean(oob == (np.arange(120) < 60))) > 0.9
+    True
     """
 
     _parameter_constraints: dict = {
         **_EngineSVMPU._parameter_constraints,
         "n_estimators": [Integer(1, MAX_ESTIMATORS)],
         "max_samples": [None, Integer(1), Real(0.0, 1.0, high_open=False)],
+        "estimator": [None, Instance((BaseEstimator,), "a scikit-learn classifier")],
         "probability": [Boolean()],
     }
 
@@ -474,10 +497,10 @@ class BaggingPUClassifier(_EngineSVMPU):
 
     def __init__(
         self, n_estimators: int = 10, max_samples: int | float | None = None, *,
-        C: float = 1.0, kernel: str = "rbf", gamma: str | float = "scale", degree: int = 3,
-        coef0: float = 0.0, tol: float = 1e-3, cache_size: float = 200.0,
-        max_iter: int | None = None, n_jobs: int | None = None, probability: bool = False,
-        random_state: int | np.random.RandomState | None = None,
+        estimator: BaseEstimator | None = None, C: float = 1.0, kernel: str = "rbf",
+        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, tol: float = 1e-3,
+        cache_size: float = 200.0, max_iter: int | None = None, n_jobs: int | None = None,
+        probability: bool = False, random_state: int | np.random.RandomState | None = None,
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
@@ -490,7 +513,7 @@ class BaggingPUClassifier(_EngineSVMPU):
         return int(k)
 
     def fit(self, X: MatrixLike, s: ArrayLike) -> BaggingPUClassifier:
-        """Fit ``n_estimators`` SVMs on ``X`` with PU labels ``s`` and keep their mean.
+        """Fit ``n_estimators`` models on ``X`` with PU labels ``s`` and keep their mean.
 
         Parameters
         ----------
@@ -504,12 +527,21 @@ class BaggingPUClassifier(_EngineSVMPU):
         self : BaggingPUClassifier
         """
         params = self._validate_params()
+        base = params["estimator"]
+        if base is not None and not (
+            hasattr(base, "fit")
+            and (hasattr(base, "decision_function") or hasattr(base, "predict_proba"))
+        ):
+            raise TypeError(
+                f"estimator must be a classifier with fit and decision_function or "
+                f"predict_proba, got {type(base).__name__}: e.g. DecisionTreeClassifier()"
+            )
         X, mask = self._validate_fit(X, s)
         rng = check_random_state(self.random_state)
         seed = int(rng.randint(np.iinfo(np.int32).max))  # the folds' (drawn first)
-        rows = _kernel_rows(self, X, params)
-        coef, b, oob, samples, n_iter = self._bag(X, rows, mask, np.arange(mask.size), rng, params)
-        self._set_expansion(X, coef, b, classes=np.array([0, 1]))
+        rows = _kernel_rows(self, X, params) if base is None else None
+        model, oob, samples, n_iter = self._bag(X, rows, mask, np.arange(mask.size), rng, params)
+        self._store(X, model)
         self.oob_decision_function_ = oob
         self.estimators_samples_ = samples
         self.n_iter_ = n_iter
@@ -518,39 +550,110 @@ class BaggingPUClassifier(_EngineSVMPU):
             folds = calibration_folds(mask, ("unlabeled points", "labeled positives"), seed)
             held = np.empty(mask.size)
             for train, test in folds:
-                c, bt, *_ = self._bag(X, rows, mask, train, np.random.RandomState(seed), params)
-                held[test] = expansion_values(self, X, test, c, bt)
+                fold_rng = np.random.RandomState(seed)
+                model_f = self._bag(X, rows, mask, train, fold_rng, params)[0]
+                held[test] = self._values(X, test, model_f)
         self._probability_sigmoid(held, mask)
         return self
 
+    def _store(self, X, model) -> None:
+        """The model: the mean expansion (a pair ``(coef, b)``) or the fitted clones."""
+        if isinstance(model, tuple):
+            self.__dict__.pop("estimators_", None)
+            self._set_expansion(X, model[0], model[1], classes=np.array([0, 1]))
+            return
+        for name in ("support_", "dual_coef_", "intercept_", "support_vectors_", "shape_fit_",
+                     "_coef"):  # fmt: skip
+            self.__dict__.pop(name, None)
+        self.estimators_ = model
+        self.classes_ = np.array([0, 1])
+
+    def _values(self, X, rows, model) -> np.ndarray:
+        """``f`` of ``model`` (see :meth:`_store`) at the training points ``rows``."""
+        if isinstance(model, tuple):
+            return expansion_values(self, X, rows, *model)
+        return np.mean([_base_score(est, X[rows]) for est in model], axis=0)
+
+    def _fit_base(self, X, pos, bag, rng):
+        """A clone of ``estimator`` fitted on the positives and the sample ``bag``."""
+        est = clone(self.estimator)
+        if "random_state" in est.get_params() and est.get_params()["random_state"] is None:
+            est.set_params(random_state=int(rng.randint(np.iinfo(np.int32).max)))
+        if has_fit_parameter(est, "sample_weight"):
+            rows, counts = np.unique(bag, return_counts=True)
+            y = np.r_[np.ones(pos.size, dtype=int), np.zeros(rows.size, dtype=int)]
+            weight = np.r_[np.ones(pos.size), counts].astype(np.float64)
+            return est.fit(X[np.r_[pos, rows]], y, sample_weight=weight)
+        y = np.r_[np.ones(pos.size, dtype=int), np.zeros(bag.size, dtype=int)]
+        return est.fit(X[np.r_[pos, bag]], y)
+
     def _bag(self, X, rows, mask, points, rng, params):
-        """The bagging SVM on the training points ``points``: the mean expansion, the
-        out-of-bag values, the samples and the solver steps."""
+        """The bagging on the training points ``points``: the model (see :meth:`_store`),
+        the out-of-bag values, the samples and the solver steps."""
         pos, unl = points[mask[points]], points[~mask[points]]
         k = self._sample_size(pos.size, unl.size, params)
         T, n = params["n_estimators"], mask.size
-        coef, b, n_iter = np.zeros(n), 0.0, 0
+        coef, b, n_iter, fitted = np.zeros(n), 0.0, 0, []
         oob_sum, oob_count = np.zeros(n), np.zeros(n)
         samples = []
         y = np.r_[np.ones(pos.size, dtype=np.int8), -np.ones(k, dtype=np.int8)]
         C = np.full(pos.size + k, params["C"])
         for _ in range(T):
             bag = unl[rng.randint(unl.size, size=k)]
-            c_t, b_t, it = solve_svm(self, rows, np.r_[pos, bag], y, C, params, "BaggingPU")
-            coef += c_t / T
-            b += b_t / T
-            n_iter += it
+            if rows is None:
+                fitted.append(self._fit_base(X, pos, bag, rng))
+                model_t = fitted[-1:]
+            else:
+                c_t, b_t, it = solve_svm(self, rows, np.r_[pos, bag], y, C, params, "BaggingPU")
+                coef, b, n_iter = coef + c_t / T, b + b_t / T, n_iter + it
+                model_t = (c_t, b_t)
             out = np.setdiff1d(unl, bag)
             if out.size:
-                oob_sum[out] += expansion_values(self, X, out, c_t, b_t)
+                oob_sum[out] += self._values(X, out, model_t)
                 oob_count[out] += 1
             samples.append(bag)
-        f = expansion_values(self, X, points, coef, b)
+        model = fitted if rows is None else (coef, b)
         oob = np.zeros(n)
-        oob[points] = f
+        oob[points] = self._values(X, points, model)
         seen = oob_count > 0
         oob[seen] = oob_sum[seen] / oob_count[seen]
-        return coef, b, oob, samples, n_iter
+        return model, oob, samples, n_iter
+
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
+        """``f(x)``, the mean of the models' values (see the class docstring).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        if "estimators_" not in vars(self):
+            return super().decision_function(X)
+        check_not_strings(X)
+        X = validate_data(self, X, accept_sparse="csr", reset=False)
+        return np.mean([_base_score(est, X) for est in self.estimators_], axis=0)
+
+    def _fitted_declarations(self) -> dict:
+        """The declarations of the engine's model; a model of scikit-learn clones has none."""
+        if "estimators_" in vars(self):
+            raise ModelFileError(
+                "a BaggingPUClassifier fitted with estimator=... holds scikit-learn estimators, "
+                "which model files do not keep: pickle it (or skops.io.dump), or use "
+                "estimator=None, the engine's SVMs, whose mean is one kernel expansion"
+            )
+        return super()._fitted_declarations()
+
+
+def _base_score(est, Z) -> np.ndarray:
+    """A fitted scikit-learn classifier's value for class 1: its decision function, or its
+    probability of class 1 minus 1/2."""
+    if hasattr(est, "decision_function"):
+        f = np.asarray(est.decision_function(Z), dtype=np.float64)
+        return f if list(est.classes_) == [0, 1] else -f
+    return est.predict_proba(Z)[:, list(est.classes_).index(1)] - 0.5
 
 
 @register(
