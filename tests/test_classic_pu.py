@@ -18,7 +18,13 @@ from sklearn.tree import DecisionTreeClassifier
 
 import unlabeled
 from unlabeled.exceptions import ModelFileError
-from unlabeled.pu import BaggingPUClassifier, BiasedSVM, ElkanNotoClassifier, PositiveNaiveBayes
+from unlabeled.pu import (
+    BaggingPUClassifier,
+    BiasedSVM,
+    ElkanNotoClassifier,
+    PositiveNaiveBayes,
+    PositiveTAN,
+)
 
 
 def _blobs(n=60, seed=0, shift=1.5, label_rate=0.4):
@@ -231,3 +237,68 @@ def test_positive_naive_bayes_refuses_bad_input():
         PositiveNaiveBayes(prior=0.3, alpha=0.0).fit(X, s)
     with pytest.raises(ValueError, match="NaN"):
         PositiveNaiveBayes(prior=0.3).fit(np.where(X == 0, np.nan, X), s)
+
+
+# ---------------------------------------------------------------------- positive TAN
+def _count(pairs, k, v):
+    return sum(1 for a, b in pairs if a == k and b == v)
+
+
+def _ptan_by_hand(X, s, prior, alpha, parents, x):
+    """P(y = 1 | x) of PTAN with the tree ``parents``, written with Python counts."""
+    P, U = X[s == 1], X[s == 0]
+    p, n = len(P), len(U)
+    cats = [sorted(set(X[:, i])) for i in range(X.shape[1])]
+    logs = [0.0, 0.0]  # negative, positive
+    for i, j in enumerate(parents):
+        r = len(cats[i]) + 1  # values seen, and the unseen slot
+        pairs_p = [(row[i], row[i] if j < 0 else row[j]) for row in P]
+        pairs_u = [(row[i], row[i] if j < 0 else row[j]) for row in U]
+        parent_value = x[i] if j < 0 else x[j]
+        parent_values = cats[i] if j < 0 else cats[j]
+        if parent_value not in parent_values:  # an unseen parent value: no counts
+            parent_value = None
+
+        def neg(k, v, pairs_u=pairs_u, pairs_p=pairs_p):
+            return max(0.0, _count(pairs_u, k, v) - prior * n * _count(pairs_p, k, v) / p)
+
+        if j < 0:
+            num_p, den_p = _count(pairs_p, x[i], x[i]), p
+            num_n = neg(x[i], x[i])
+            den_n = sum(neg(k, k) for k in cats[i])
+        else:
+            num_p = _count(pairs_p, x[i], parent_value)
+            den_p = sum(1 for _, b in pairs_p if b == parent_value)
+            num_n = neg(x[i], parent_value)
+            den_n = sum(neg(k, parent_value) for k in cats[i])
+        if x[i] not in cats[i]:
+            num_p = num_n = 0.0
+        logs[1] += np.log((num_p + alpha) / (den_p + alpha * r))
+        logs[0] += np.log((num_n + alpha) / (den_n + alpha * r))
+    a = np.log(prior) + logs[1]
+    b = np.log(1 - prior) + logs[0]
+    return 1 / (1 + np.exp(b - a))
+
+
+def test_positive_tan_against_its_formula_by_hand():
+    rng = np.random.default_rng(10)
+    n = 60
+    y = (rng.random(n) < 0.5).astype(int)
+    X = np.c_[rng.integers(0, 3, n), np.zeros(n, int), rng.integers(0, 2, n)]
+    X[:, 0] = np.where(rng.random(n) < 0.7, y * 2, X[:, 0])
+    X[:, 1] = np.where(rng.random(n) < 0.9, X[:, 0] % 2, 1 - X[:, 0] % 2)  # tied to x0
+    s = ((y == 1) & (rng.random(n) < 0.5)).astype(int)
+    prior, alpha = 0.35, 0.5
+    est = PositiveTAN(prior=prior, alpha=alpha).fit(X, s)
+    assert est.parents_[0] == -1 and est.parents_[1] == 0
+    tests = [[0, 0, 1], [2, 0, 0], [1, 1, 1], [5, 0, 1], [0, 7, 0]]  # unseen values last
+    for x in tests:
+        expected = _ptan_by_hand(X, s, prior, alpha, est.parents_, x)
+        assert est.predict_proba(np.array([x]))[0, 1] == pytest.approx(expected, rel=1e-10), x
+
+
+def test_positive_tan_refuses_tables_too_large():
+    X = np.c_[np.arange(3000.0), np.arange(3000.0)]
+    s = (np.arange(3000) < 300).astype(int)
+    with pytest.raises(ValueError, match="bin the columns"):
+        PositiveTAN(prior=0.3).fit(X, s)

@@ -588,7 +588,13 @@ TARGETS += [
 def _classic_pu_targets():
     """The classic PU classifiers of issue 55 (unlabeled.pu): three SVMs on the engine and
     positive naive Bayes (categories: any finite values; sparse X refused, naming X)."""
-    from unlabeled.pu import BaggingPUClassifier, BiasedSVM, ElkanNotoClassifier, PositiveNaiveBayes
+    from unlabeled.pu import (
+        BaggingPUClassifier,
+        BiasedSVM,
+        ElkanNotoClassifier,
+        PositiveNaiveBayes,
+        PositiveTAN,
+    )
 
     svm_edges = {**_KERNEL_EDGES, "C": [1e-12, 1.0, 1e12], "tol": [1e-12, 1e-3],
                  "max_iter": [None, 1, 7]}  # fmt: skip
@@ -619,6 +625,13 @@ def _classic_pu_targets():
             _proba, {"alpha": [1e-12, 1.0, 1e10], "prior": [1e-9, 0.4, 1 - 1e-9, "auto"]},
             {"alpha": [0.0, -1.0, np.nan], "prior": [0.0, 1.0, "half"],
              "random_state": [-1, "x"]},
+            layouts=[lay for lay in LAYOUTS if lay not in SPARSE],
+        ),
+        Target(
+            "PositiveTAN",
+            lambda p: PositiveTAN(**{"random_state": 0, "prior": 0.4, **p}), "pu",
+            _proba, {"alpha": [1e-12, 1.0, 1e10], "prior": [1e-9, 0.4, 1 - 1e-9]},
+            {"alpha": [0.0, np.inf], "prior": [1.0, None]},
             layouts=[lay for lay in LAYOUTS if lay not in SPARSE],
         ),
     ]  # fmt: skip

@@ -1,5 +1,5 @@
 """Positive-unlabeled learning: PUSVC, the USMO paper's comparison methods, the classic PU
-classifiers (biased SVM, bagging SVM, Elkan-Noto, positive naive Bayes) and class-prior
+classifiers (biased SVM, bagging SVM, Elkan-Noto, positive naive Bayes and TAN) and class-prior
 estimation (:mod:`unlabeled.pu.priors`)."""
 
 from ..registry import exported
@@ -8,6 +8,7 @@ from ._baselines import DoubleHingeQP as DoubleHingeQP
 from ._baselines import RampPU as RampPU
 from ._baselines import USMOInit as USMOInit
 from ._bayes import PositiveNaiveBayes as PositiveNaiveBayes
+from ._bayes import PositiveTAN as PositiveTAN
 from ._classic import BaggingPUClassifier as BaggingPUClassifier
 from ._classic import BiasedSVM as BiasedSVM
 from ._classic import ElkanNotoClassifier as ElkanNotoClassifier

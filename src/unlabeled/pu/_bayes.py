@@ -141,16 +141,12 @@ class PositiveNaiveBayes(ClassifierMixin, ValidatedEstimator):
         self : PositiveNaiveBayes
         """
         params = self._validate_params()
-        X = _dense_finite(X, "PositiveNaiveBayes", self, reset=True)
-        mask = check_pu_labels(s, X.shape[0], who="PositiveNaiveBayes")
+        who = type(self).__name__
+        X = _dense_finite(X, who, self, reset=True)
+        mask = check_pu_labels(s, X.shape[0], who=who)
         cats = [np.unique(X[:, i]) for i in range(X.shape[1])]
         width = max(c.size for c in cats)
-        if width > MAX_CATEGORIES:
-            raise ValueError(
-                f"X has a column of {width:,} distinct values, over {MAX_CATEGORIES:,}: "
-                "PositiveNaiveBayes takes categorical features (bin continuous ones first, "
-                "e.g. with sklearn.preprocessing.KBinsDiscretizer(encode='ordinal'))"
-            )
+        self._check_width(width, X.shape[1])
         prior = params["prior"]
         if prior == "auto":
             seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
@@ -165,6 +161,15 @@ class PositiveNaiveBayes(ClassifierMixin, ValidatedEstimator):
         self.prior_ = float(prior)
         self.classes_ = np.array([0, 1])
         return self
+
+    def _check_width(self, width: int, n_features: int) -> None:
+        """Refuse columns of too many distinct values (continuous ones), naming X."""
+        if width > MAX_CATEGORIES:
+            raise ValueError(
+                f"X has a column of {width:,} distinct values, over {MAX_CATEGORIES:,}: "
+                f"{type(self).__name__} takes categorical features (bin continuous ones first, "
+                "e.g. with sklearn.preprocessing.KBinsDiscretizer(encode='ordinal'))"
+            )
 
     def _codes(self, X) -> np.ndarray:
         """Each value's category index (``r_i`` for a value not seen in training)."""
@@ -203,11 +208,14 @@ class PositiveNaiveBayes(ClassifierMixin, ValidatedEstimator):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        X = _dense_finite(X, "PositiveNaiveBayes", self, reset=False)
-        codes = self._codes(X)
-        cols = np.arange(codes.shape[1])
-        logp = self.feature_log_prob_[:, cols, codes].sum(axis=2)  # (2, n)
+        X = _dense_finite(X, type(self).__name__, self, reset=False)
+        logp = self._log_likelihoods(self._codes(X))  # (2, n)
         return logp[1] - logp[0] + np.log(self.prior_) - np.log1p(-self.prior_)
+
+    def _log_likelihoods(self, codes) -> np.ndarray:
+        """``log P(x | y)`` for ``y = 0, 1``: shape (2, n_samples)."""
+        cols = np.arange(codes.shape[1])
+        return self.feature_log_prob_[:, cols, codes].sum(axis=2)
 
     def predict(self, X: MatrixLike) -> np.ndarray:
         """1 where the posterior exceeds 1/2, else 0.
@@ -288,3 +296,158 @@ class PositiveNaiveBayes(ClassifierMixin, ValidatedEstimator):
         tags.target_tags.required = True
         tags.classifier_tags.multi_class = False
         return tags
+
+
+#: the most entries of PositiveTAN's tables (2 classes x features x (values + 1)^2)
+MAX_TAN_ENTRIES = 2**25
+
+
+def _negative_counts(n_unl, n_pos, prior, n, p):
+    """The negatives' counts among the unlabeled points: ``max(0, N_U - pi n N_P / p)``."""
+    return np.maximum(0.0, n_unl - prior * n * n_pos / p)
+
+
+def _pair_counts(a, b, ra, rb, rows):
+    """The table of ``(a, b)`` code pairs over ``rows``: shape (ra + 1, rb + 1)."""
+    flat = a[rows] * (rb + 1) + b[rows]
+    return np.bincount(flat, minlength=(ra + 1) * (rb + 1)).reshape(ra + 1, rb + 1)
+
+
+def _conditional_mi(joints, prior) -> float:
+    """``I(X_i; X_j | Y)`` from the smoothed joint tables of both classes (negative first)."""
+    total = 0.0
+    for joint, weight in zip(joints, (1.0 - prior, prior), strict=True):
+        pa, pb = joint.sum(axis=1, keepdims=True), joint.sum(axis=0, keepdims=True)
+        total += weight * float(np.sum(joint * (np.log(joint) - np.log(pa) - np.log(pb))))
+    return max(total, 0.0)
+
+
+def _max_spanning_tree(weights) -> np.ndarray:
+    """Prim's maximum spanning tree from feature 0: the parent of each feature (-1: root)."""
+    d = weights.shape[0]
+    parents = np.full(d, -1)
+    inside = np.zeros(d, dtype=bool)
+    inside[0] = True
+    best, link = weights[0].copy(), np.zeros(d, dtype=int)
+    for _ in range(d - 1):
+        j = int(np.argmax(np.where(inside, -np.inf, best)))
+        inside[j], parents[j] = True, link[j]
+        closer = ~inside & (weights[j] > best)
+        best[closer], link[closer] = weights[j][closer], j
+    return parents
+
+
+@register(
+    family="pu",
+    summary="positive tree-augmented naive Bayes (PTAN) for categorical features",
+    cases=(Case({"prior": 0.4}),),
+)
+class PositiveTAN(PositiveNaiveBayes):
+    r"""Positive tree-augmented naive Bayes (PTAN; Calvo, Larranaga and Lozano 2007).
+
+    As :class:`PositiveNaiveBayes`, with each feature conditioned on one other feature as
+    well as the class: ``P(x | y) = prod_i P(x_i | x_{pa(i)}, y)`` over a tree of features.
+    The counts of the negatives are those of the unlabeled points less the positives expected
+    among them, now for pairs of values:
+
+    .. math::
+
+        N_-(k, l) = \maxigl(0,\ N_U(k, l) - \pi\, n\, N_P(k, l) / pigr).
+
+    The tree is Chow and Liu's maximum spanning tree (Prim's, from feature 0) under the
+    conditional mutual information ``I(X_i; X_j | Y)`` of the smoothed pair tables
+    ``P(k, l | y) = (N_y(k, l) + alpha) / (N_y + alpha (r_i + 1)(r_j + 1))`` (``pi`` weighing
+    the positives), and each feature's table is
+    ``P(x_i = k | x_{pa(i)} = l, y) = (N_y(k, l) + alpha) / (N_y(l) + alpha (r_i + 1))``,
+    an unseen value in its own slot as in :class:`PositiveNaiveBayes`.
+
+    Parameters
+    ----------
+    prior : float in (0, 1) or "auto", default="auto"
+        ``pi``, the share of positives among the unlabeled points; ``"auto"`` estimates it
+        with :class:`unlabeled.pu.priors.Blend`.
+    alpha : float > 0, default=1.0
+        Laplace smoothing.
+    random_state : int, RandomState instance or None, default=None
+        For ``prior="auto"``'s estimate.
+
+    Attributes
+    ----------
+    prior_, categories_, n_categories_, classes_, n_features_in_
+        As for :class:`PositiveNaiveBayes`.
+    parents_ : ndarray of shape (n_features,)
+        The parent of each feature in the tree (-1: the root, feature 0).
+    feature_log_prob_ : ndarray of shape (2, n_features, max_categories + 1, max_categories + 1)
+        ``log P(x_i = k | x_{pa(i)} = l, y)`` at ``[y, i, k, l]`` (the root's the same for
+        every ``l``).
+
+    References
+    ----------
+    B. Calvo, P. Larranaga, J. A. Lozano, "Learning Bayesian classifiers from positive and
+    unlabeled examples", Pattern Recognition Letters 28, 2007. N. Friedman, D. Geiger,
+    M. Goldszmidt, "Bayesian network classifiers", Machine Learning 29, 1997.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from unlabeled.pu import PositiveTAN
+    >>> X = np.array([[0, 1, 1], [0, 1, 1], [0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 1, 1],
+    ...               [1, 0, 0], [1, 0, 0]])
+    >>> s = np.array([1, 1, 1, 0, 0, 0, 0, 0])
+    >>> clf = PositiveTAN(prior=0.4).fit(X, s)
+    >>> clf.parents_.tolist(), clf.predict([[0, 1, 1], [1, 0, 0]]).tolist()
+    ([-1, 0, 1], [1, 0])
+    """
+
+    _fitted_attributes: dict = {
+        "parents_": Fitted("i", ("n_features_in_",), low=-1, below="n_features_in_"),
+        "feature_log_prob_": Fitted("f", (2, "n_features_in_", "n_cat+1", "n_cat+1"), high=0.0),
+    }
+
+    def _check_width(self, width: int, n_features: int) -> None:
+        super()._check_width(width, n_features)
+        entries = 2 * n_features * (width + 1) ** 2
+        if entries > MAX_TAN_ENTRIES:
+            raise ValueError(
+                f"X has {n_features} columns of up to {width:,} distinct values: PositiveTAN's "
+                f"tables would hold {entries:,} entries, over {MAX_TAN_ENTRIES:,}; bin the "
+                "columns into fewer values (KBinsDiscretizer(encode='ordinal')), or use "
+                "PositiveNaiveBayes"
+            )
+
+    def _tables(self, codes, mask, prior, alpha, width) -> np.ndarray:
+        """The tree (``parents_``) and ``log P(x_i = k | x_pa = l, y)``, by the class
+        docstring; shape (2, n_features, width + 1, width + 1)."""
+        d = codes.shape[1]
+        p, n = int(mask.sum()), int((~mask).sum())
+        pos, unl = np.flatnonzero(mask), np.flatnonzero(~mask)
+        r = [int(v) for v in self.n_categories_]
+
+        def pair_tables(i, j):  # counts of (x_i, x_j) among negatives and positives
+            n_pos = _pair_counts(codes[:, i], codes[:, j], r[i], r[j], pos).astype(float)
+            n_unl = _pair_counts(codes[:, i], codes[:, j], r[i], r[j], unl).astype(float)
+            return _negative_counts(n_unl, n_pos, prior, n, p), n_pos
+
+        weights = np.zeros((d, d))
+        for i in range(d):
+            for j in range(i + 1, d):
+                joints = [(c + alpha) / (c.sum() + alpha * c.size) for c in pair_tables(i, j)]
+                weights[i, j] = weights[j, i] = _conditional_mi(joints, prior)
+        self.parents_ = _max_spanning_tree(weights)
+        out = np.zeros((2, d, width + 1, width + 1))
+        for i in range(d):
+            j = int(self.parents_[i])
+            for y, counts in enumerate(pair_tables(i, i if j < 0 else j)):
+                if j < 0:  # the root: its marginal, the same for every l
+                    marg = np.diag(counts)
+                    col = (marg + alpha) / (marg.sum() + alpha * (r[i] + 1))
+                    out[y, i, : r[i] + 1, :] = np.log(col)[:, None]
+                else:
+                    cond = (counts + alpha) / (counts.sum(axis=0) + alpha * (r[i] + 1))
+                    out[y, i, : r[i] + 1, : r[j] + 1] = np.log(cond)
+        return out
+
+    def _log_likelihoods(self, codes) -> np.ndarray:
+        cols = np.arange(codes.shape[1])
+        parent = codes[:, np.maximum(self.parents_, 0)]
+        return self.feature_log_prob_[:, cols, codes, parent].sum(axis=2)
