@@ -853,7 +853,7 @@ class ElkanNotoClassifier(_EngineSVMPU):
         ndarray of shape (n_samples, 2)
         """
         f = self.decision_function(X)
-        if self.weighted:
+        if "proba_sigmoid_" in vars(self):  # fitted with weighted=True
             p1 = sigmoid_proba(f, *self.proba_sigmoid_)
         else:
             p1 = np.minimum(1.0, sigmoid_proba(f + self.threshold_, *self.g_sigmoid_) / self.c_)
