@@ -213,7 +213,7 @@ def test_positive_naive_bayes_closed_form_by_hand():
 
 def test_positive_naive_bayes_finds_the_positive_categories():
     rng = np.random.default_rng(8)
-    n = 2000
+    n = 600
     y = (rng.random(n) < 0.4).astype(int)
     # three categorical features, each value more frequent in one class
     X = np.where(rng.random((n, 3)) < 0.8, y[:, None], 1 - y[:, None]) * 2 + rng.integers(

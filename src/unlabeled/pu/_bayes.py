@@ -34,7 +34,7 @@ def _dense_finite(X, who, est, reset):
 @register(
     family="pu",
     summary="positive naive Bayes (PNB) for categorical features",
-    cases=(Case({"prior": 0.4}), Case({"prior": "auto", "random_state": 0}, name="auto")),
+    cases=(Case({"prior": 0.4}),),
 )
 class PositiveNaiveBayes(ClassifierMixin, ValidatedEstimator):
     r"""Positive naive Bayes (PNB) for categorical features, from positive and unlabeled data.
