@@ -1,10 +1,11 @@
 """The classic PU classifiers that users compare against, each an SVM on the engine.
 
 * :class:`BiasedSVM`: the unlabeled points as negatives with class weights (Liu, Dai, Li, Lee
-  and Yu 2003), the weight chosen by the Lee-Liu criterion on held-out folds;
+  and Yu 2003), the unlabeled box and the positive weight chosen by the Lee-Liu criterion on
+  held-out folds;
 * :class:`BaggingPUClassifier`: the bagging SVM of Mordelet and Vert (2014), the mean of SVMs
   of the labeled positives against bootstrap samples of the unlabeled points, with
-  out-of-bag scores;
+  out-of-bag scores (or of any scikit-learn classifier, ``estimator=``);
 * :class:`ElkanNotoClassifier`: Elkan and Noto (2008), a calibrated classifier of labeled
   against unlabeled points divided by the label frequency ``c`` (plain), or the unlabeled
   points duplicated as weighted positives and negatives (weighted).
