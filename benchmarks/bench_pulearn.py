@@ -4,7 +4,7 @@ classifiers of both libraries and PUSVC, both halves of the suite.
     python benchmarks/bench_pulearn.py --seeds 1 --max-rows 10000     # both halves
     python benchmarks/bench_pulearn.py --quick      # smoke: 2 small tables, rate 0.2, seed 0
 
-Protocol: that of bench_pu_defaults.py (its make_split), per table of the 26 of
+Protocol: that of bench_pu_defaults.py (make_split below is its copy), per table of the 26 of
 benchmarks/_harness/pu_tables.py (a table that cannot be loaded is skipped with the reason;
 Adult and Shuttle need --adult-file / --shuttle-file or UNLABELED_ADULT / UNLABELED_SHUTTLE),
 rate of --rates (0.01, 0.05, 0.2) and seed 0 .. --seeds - 1: a 70/30 split stratified on y,
@@ -48,7 +48,6 @@ from collections import defaultdict
 import _harness as bench
 import numpy as np
 from _harness import pu_tables
-from bench_pu_defaults import make_split
 
 NAME = "bench_pulearn"
 TITLE = "pulearn 0.2.0 and unlabeled side by side: classic PU classifiers on the PU suite"
@@ -58,6 +57,23 @@ PAIRS = (
     ("pulearn-welkanoto", "ours-welkanoto"),
 )
 METHODS = (*[m for pair in PAIRS for m in pair], "ours-biasedsvm", "PUSVC")
+
+
+def make_split(X, y, rate, seed):
+    """The protocol's labeling (bench_pu_defaults.make_split): (Xtr standardised, s, Xte,
+    yte, true prior among the unlabeled training rows)."""
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    tr, te = train_test_split(np.arange(y.size), test_size=0.3, stratify=y, random_state=seed)
+    scaler = StandardScaler().fit(X[tr])
+    Xtr, Xte = scaler.transform(X[tr]), scaler.transform(X[te])
+    ytr = y[tr]
+    pos = np.flatnonzero(ytr == 1)
+    k = max(1, round(rate * pos.size))
+    s = np.zeros(ytr.size, dtype=int)
+    s[np.random.default_rng(1000 + seed).choice(pos, k, replace=False)] = 1
+    return Xtr, s, Xte, y[te], float(ytr[s == 0].mean())
 
 
 def _svc(probability=False, seed=0):
