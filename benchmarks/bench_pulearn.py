@@ -85,8 +85,9 @@ NOTES = [
     "at 0.5, and that column is not a probability that sums to 1 with the first (checked by "
     "hand on house, 500 rows, 20% labeled, seed 0: the first test rows gave [0.59, 0.02], "
     "and no test row was predicted positive). Our Elkan-Noto classifiers fit up to 6 SVMs "
-    "(up to 5 folds for c, then g on all rows), pulearn's one SVC with its own 5-fold Platt scaling on 90% of "
-    "the rows: the CPU ratios compare the methods as each library runs them.",
+    "(up to 5 folds for c, then g on all rows), pulearn's one SVC with its own 5-fold Platt "
+    "scaling on 90% of the rows: the CPU ratios compare the methods as each library runs "
+    "them.",
 ]
 
 
