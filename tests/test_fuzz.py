@@ -583,6 +583,61 @@ TARGETS += [
         },
     ),
 ]
+
+
+def _classic_pu_targets():
+    """The classic PU classifiers of issue 55 (unlabeled.pu): three SVMs on the engine and
+    positive naive Bayes (categories: any finite values; sparse X refused, naming X)."""
+    from unlabeled.pu import (
+        BaggingPUClassifier,
+        BiasedSVM,
+        ElkanNotoClassifier,
+        PositiveNaiveBayes,
+        PositiveTAN,
+    )
+
+    svm_edges = {**_KERNEL_EDGES, "C": [1e-12, 1.0, 1e12], "tol": [1e-12, 1e-3],
+                 "max_iter": [None, 1, 7]}  # fmt: skip
+    svm_bad = {**_KERNEL_BAD, "C": [0.0, -1.0, np.nan, "1"], "tol": [0.0], "max_iter": [0],
+               "n_jobs": [0, 1.5], "random_state": [-1, 2**40, "x"]}  # fmt: skip
+    return [
+        Target(
+            "BiasedSVM", lambda p: BiasedSVM(**{"random_state": 0, "cv": 2, **p}), "pu",
+            _decision, {**svm_edges, **_PROBA_EDGES, "positive_weight": [None, 1e-9, 1e4],
+                        "C": [None, 1e-12, 1.0, 1e12]},
+            {**svm_bad, **_PROBA_BAD, "positive_weight": [0.0, -1.0], "cv": [1, 101, 2.5]},
+        ),
+        Target(
+            "BaggingPUClassifier",
+            lambda p: BaggingPUClassifier(**{"random_state": 0, "n_estimators": 3, **p}), "pu",
+            _decision, {**svm_edges, **_PROBA_EDGES, "max_samples": [None, 1, 0.5, 1.0, 1000]},
+            {**svm_bad, **_PROBA_BAD, "n_estimators": [0, 10_001], "max_samples": [0, 1.5]},
+        ),
+        Target(
+            "ElkanNotoClassifier",
+            lambda p: ElkanNotoClassifier(**{"random_state": 0, "cv": 2, **p}), "pu",
+            _proba, {**svm_edges, "weighted": [False, True]},
+            {**svm_bad, "weighted": ["yes", None], "cv": [1, 0]},
+        ),
+        Target(
+            "PositiveNaiveBayes",
+            lambda p: PositiveNaiveBayes(**{"random_state": 0, "prior": 0.4, **p}), "pu",
+            _proba, {"alpha": [1e-12, 1.0, 1e10], "prior": [1e-9, 0.4, 1 - 1e-9, "auto"]},
+            {"alpha": [0.0, -1.0, np.nan], "prior": [0.0, 1.0, "half"],
+             "random_state": [-1, "x"]},
+            layouts=[lay for lay in LAYOUTS if lay not in SPARSE],
+        ),
+        Target(
+            "PositiveTAN",
+            lambda p: PositiveTAN(**{"random_state": 0, "prior": 0.4, **p}), "pu",
+            _proba, {"alpha": [1e-12, 1.0, 1e10], "prior": [1e-9, 0.4, 1 - 1e-9]},
+            {"alpha": [0.0, np.inf], "prior": [1.0, None]},
+            layouts=[lay for lay in LAYOUTS if lay not in SPARSE],
+        ),
+    ]  # fmt: skip
+
+
+TARGETS += _classic_pu_targets()
 #: methods with local optima, discrete choices (folds, candidates) or random restarts: sparse
 #: products that round differently may lead them elsewhere, so only dense layouts (which the
 #: input layer turns into the same float64 array) are compared with the canonical copy
@@ -590,7 +645,8 @@ NON_CONVEX = {  # registry: per-target data
               "RampPU", "RampPU-precomputed", "WellSVM", "TSVM", "CLSST", "PlummerAutoencoder",
               "KM1", "KM2", "PenalizedL1", "ElkanNoto", "TIcE", "BestBin", "Bracket",
               "Blend", "PUGridSearchCV",
-              "WellSVMClustering", "mil.WellSVM", "miSVM", "MISVM"}  # fmt: skip
+              "WellSVMClustering", "mil.WellSVM", "miSVM", "MISVM",
+              "BiasedSVM", "BaggingPUClassifier", "ElkanNotoClassifier"}  # fmt: skip
 for _t in TARGETS:
     _t.convex = _t.name not in NON_CONVEX
 

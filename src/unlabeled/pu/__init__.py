@@ -1,4 +1,5 @@
-"""Positive-unlabeled learning: PUSVC, the USMO paper's comparison methods, class-prior
+"""Positive-unlabeled learning: PUSVC, the USMO paper's comparison methods, the classic PU
+classifiers (biased SVM, bagging SVM, Elkan-Noto, positive naive Bayes and TAN), class-prior
 estimation (:mod:`unlabeled.pu.priors`), and learning when the labels are not selected
 completely at random (:mod:`unlabeled.pu.sar`)."""
 
@@ -8,6 +9,11 @@ from . import sar as sar
 from ._baselines import DoubleHingeQP as DoubleHingeQP
 from ._baselines import RampPU as RampPU
 from ._baselines import USMOInit as USMOInit
+from ._bayes import PositiveNaiveBayes as PositiveNaiveBayes
+from ._bayes import PositiveTAN as PositiveTAN
+from ._classic import BaggingPUClassifier as BaggingPUClassifier
+from ._classic import BiasedSVM as BiasedSVM
+from ._classic import ElkanNotoClassifier as ElkanNotoClassifier
 from ._pusvc import PUSVC as PUSVC
 
 __all__ = [*exported(__name__), "priors", "sar"]
