@@ -583,13 +583,51 @@ TARGETS += [
         },
     ),
 ]
+
+
+def _nnpu_target():
+    """NNPUClassifier (issue 55): its kernels, losses and the risk's parameters."""
+    from unlabeled.pu import NNPUClassifier
+
+    return Target(
+        "NNPUClassifier",
+        lambda p: NNPUClassifier(**{"prior": 0.4, "random_state": 0, **p}),
+        "pu",
+        _decision,
+        {
+            **_PU_EDGES,
+            **_KERNEL_EDGES,
+            **_STD_EDGES,
+            "non_negative": [True, False],
+            "beta": [0.0, 1e-3, 1e300],
+            "loss": ["sigmoid", "logistic"],
+            "n_components": [1, 5, 1000],
+            "fit_intercept": [True, False],
+            "threshold": ["prior", "zero"],
+            "tol": [1e-300, 1e-5, 1e3],
+            "max_iter": [1, 1000],
+        },
+        {
+            **_PU_BAD,
+            **_KERNEL_BAD,
+            **_STD_BAD,
+            "beta": [-1.0, np.nan],
+            "loss": ["hinge"],
+            "n_components": [0, 1.5],
+            "tol": [0.0],
+            "max_iter": [0, None],
+        },
+    )
+
+
+TARGETS.append(_nnpu_target())
 #: methods with local optima, discrete choices (folds, candidates) or random restarts: sparse
 #: products that round differently may lead them elsewhere, so only dense layouts (which the
 #: input layer turns into the same float64 array) are compared with the canonical copy
 NON_CONVEX = {  # registry: per-target data
               "RampPU", "RampPU-precomputed", "WellSVM", "TSVM", "CLSST", "PlummerAutoencoder",
               "KM1", "KM2", "PenalizedL1", "ElkanNoto", "TIcE", "BestBin", "Bracket",
-              "Blend", "PUGridSearchCV",
+              "Blend", "PUGridSearchCV", "NNPUClassifier",
               "WellSVMClustering", "mil.WellSVM", "miSVM", "MISVM"}  # fmt: skip
 for _t in TARGETS:
     _t.convex = _t.name not in NON_CONVEX

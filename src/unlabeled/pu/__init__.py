@@ -1,11 +1,12 @@
-"""Positive-unlabeled learning: PUSVC, the USMO paper's comparison methods, and class-prior
-estimation (:mod:`unlabeled.pu.priors`)."""
+"""Positive-unlabeled learning: PUSVC, NNPUClassifier (nnPU / uPU), the USMO paper's
+comparison methods, and class-prior estimation (:mod:`unlabeled.pu.priors`)."""
 
 from ..registry import exported
 from . import priors as priors
 from ._baselines import DoubleHingeQP as DoubleHingeQP
 from ._baselines import RampPU as RampPU
 from ._baselines import USMOInit as USMOInit
+from ._nnpu import NNPUClassifier as NNPUClassifier
 from ._pusvc import PUSVC as PUSVC
 
 __all__ = [*exported(__name__), "priors"]
