@@ -222,3 +222,57 @@ def test_bad_parameters_are_refused_before_work(params, fit_kw, match):
     assert not hasattr(est, "coef_") or not hasattr(est, "n_features_in_")
     with pytest.raises(ValueError, match="prior"):
         NNPUClassifier().fit(X, s)
+
+
+# ---------------------------------------------------------------------- the network
+def _mlp(**params):
+    from unlabeled.pu import NNPUMLPClassifier
+
+    base = {"hidden_layer_sizes": (32, 32), "batch_size": 100, "learning_rate": 1e-2,
+            "weight_decay": 0.0, "random_state": 0, "n_jobs": 1}  # fmt: skip
+    return NNPUMLPClassifier(**{**base, **params})
+
+
+def test_mlp_non_negative_rule_stops_the_negative_risk_going_below_zero():
+    """The paper's figure 1 in small: a flexible network on few labeled positives drives the
+    uPU estimate of the negative risk far below zero (it memorises the positives); the nnPU
+    rule keeps it near zero, and the test F1 is higher."""
+    pytest.importorskip("torch")
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(0)
+    y = (rng.random(700) < 0.4).astype(int)
+    X = rng.normal(size=(700, 5)) + 1.0 * y[:, None]
+    s = np.zeros(700, int)
+    s[np.flatnonzero(y[:500])[:15]] = 1  # 15 labeled positives among the 500 training rows
+    prior = float(y[:500][s[:500] == 0].mean())
+    kw = {"prior": prior, "max_iter": 40, "threshold": "zero"}
+    upu = _mlp(non_negative=False, **kw).fit(X[:500], s[:500])
+    nnpu = _mlp(**kw).fit(X[:500], s[:500])
+    assert upu.negative_risk_ < -0.1
+    assert nnpu.negative_risk_ > -0.03
+    f1 = [f1_score(y[500:], m.predict(X[500:])) for m in (upu, nnpu)]
+    assert f1[1] > f1[0] + 0.05, f1
+
+
+def test_mlp_reproducible_weighted_and_checked():
+    pytest.importorskip("torch")
+    X, s, prior = _data(3, n_pos=20, n_unl=80)
+    kw = {"prior": prior, "max_iter": 5, "hidden_layer_sizes": (8,)}
+    a, b = _mlp(**kw).fit(X, s), _mlp(**kw).fit(X, s)
+    np.testing.assert_array_equal(a.weights_, b.weights_)
+    assert a.layer_sizes_ == (2, 8, 1) and a.weights_.size == 2 * 8 + 8 + 8 + 1
+    # threshold="prior": round(prior n) of the training unlabeled points predicted positive
+    assert a.predict(X[s == 0]).sum() == round(prior * (s == 0).sum())
+    # weights 2 on some rows: as the rows repeated, up to the batches drawn (no exact check)
+    w = _mlp(**kw).fit(X, s, sample_weight=np.where(np.arange(s.size) % 2, 2.0, 1.0))
+    assert np.all(np.isfinite(w.decision_function(X)))
+    for params, match in (
+        ({"hidden_layer_sizes": (0,)}, "hidden_layer_sizes"),
+        ({"device": "tpu"}, "device"),
+        ({"gamma": 0.0}, "gamma"),
+    ):
+        est = _mlp(prior=prior, **params)
+        with pytest.raises(ValueError, match=match):
+            est.fit(X, s)
+        assert not hasattr(est, "weights_")

@@ -7,6 +7,7 @@ from ._baselines import DoubleHingeQP as DoubleHingeQP
 from ._baselines import RampPU as RampPU
 from ._baselines import USMOInit as USMOInit
 from ._nnpu import NNPUClassifier as NNPUClassifier
+from ._nnpu_mlp import NNPUMLPClassifier as NNPUMLPClassifier
 from ._pusvc import PUSVC as PUSVC
 
 __all__ = [*exported(__name__), "priors"]

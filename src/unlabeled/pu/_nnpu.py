@@ -249,8 +249,9 @@ class NNPUClassifier(KernelPUModel):
         "prior_estimator_": Fitted("str", none=True, choices=tuple(priors.__all__)),
         "prior_interval_": Fitted("floats", (2,), none=True),
         "positive_share_": Fitted("float", low=0.0, high=1.0),
-        "mean_": Fitted("f", ("n_features_in_",), none=True),
-        "scale_": Fitted("f", ("n_features_in_",), low=0.0, none=True),
+        # in the data's units: any finite value
+        "mean_": Fitted("f", ("n_features_in_",), low=-ANY_FINITE, high=ANY_FINITE, none=True),
+        "scale_": Fitted("f", ("n_features_in_",), low=0.0, high=ANY_FINITE, none=True),
     }
 
     def fit(
@@ -282,7 +283,7 @@ class NNPUClassifier(KernelPUModel):
         """
         params = self._validate_params()
         X, mask = self._validate_fit(X, s)
-        weight = _check_weights(sample_weight, mask)
+        weight = check_weights(sample_weight, mask)
         folds = None
         if params["probability"]:
             folds = calibration_folds(
@@ -408,7 +409,7 @@ class NNPUClassifier(KernelPUModel):
         return float(getattr(self, "positive_share_", self.prior_))
 
 
-def _check_weights(sample_weight, mask) -> np.ndarray:
+def check_weights(sample_weight, mask) -> np.ndarray:
     """The sample weights as float64 (ones for None), finite and non-negative, with a positive
     sum over the labeled positives and over the unlabeled points."""
     if sample_weight is None:
