@@ -246,7 +246,7 @@ def test_mlp_non_negative_rule_stops_the_negative_risk_going_below_zero():
     s = np.zeros(700, int)
     s[np.flatnonzero(y[:500])[:15]] = 1  # 15 labeled positives among the 500 training rows
     prior = float(y[:500][s[:500] == 0].mean())
-    kw = {"prior": prior, "max_iter": 40, "threshold": "zero"}
+    kw = {"prior": prior, "max_iter": 40, "threshold": "zero", "loss": "sigmoid"}
     upu = _mlp(non_negative=False, **kw).fit(X[:500], s[:500])
     nnpu = _mlp(**kw).fit(X[:500], s[:500])
     assert upu.negative_risk_ < -0.1

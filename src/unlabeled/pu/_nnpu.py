@@ -40,7 +40,10 @@ NNPU_KERNELS = ("linear", "rbf", "poly", "precomputed")
     cases=(
         Case({"prior": 0.4}),
         Case({"prior": 0.4, "probability": True}, data="sparse", name="sparse-proba"),
-        Case({"prior": 0.4, "kernel": "rbf", "loss": "logistic"}, name="rbf-logistic"),
+        Case(
+            {"prior": 0.4, "kernel": "rbf", "loss": "logistic", "non_negative": False},
+            name="rbf-upu-logistic",
+        ),
         Case({"prior": 0.4, "non_negative": False, "standardize": True}, name="upu-scaled"),
         Case({"prior": 0.4, "kernel": "precomputed"}, data="precomputed", name="precomputed"),
     ),
@@ -76,7 +79,10 @@ class NNPUClassifier(KernelPUModel):
     global one). Otherwise the max is replaced by the smooth upper bound
     ``-beta + tau log(1 + exp((g + beta) / tau))`` (at most ``tau log 2`` above it) and
     ``tau`` is taken from 1e-2 down to 1e-6, each L-BFGS solve warm-started from the last;
-    the point of least exact ``J`` is kept (``objective_``). Each step costs two products
+    the point of least exact ``J`` is kept (``objective_``). On the kink the objective is
+    that close to its minimum, but ``J`` is flat there to the curvature ``lam`` of the
+    regularisation, so ``w`` is determined to about ``sqrt(2 tau log 2 / lam)`` (with the
+    last ``tau``, 1e-6): refits on data equal to rounding may differ by that much. Each step costs two products
     with the features: on standardised data a fit takes tens to hundreds of them, where
     the paper's stochastic training (and pulearn's ``NNPUClassifier``) takes thousands.
 

@@ -93,7 +93,13 @@ class NNPUMLPClassifier(ProbabilisticMixin, ClassifierMixin, ValidatedEstimator)
         The correction acts when a batch's ``g`` is below ``-beta``.
     gamma : float > 0, default=1.0
         The weight of the correction's step (the paper's ``gamma``).
-    loss : {"sigmoid", "logistic"}, default="sigmoid"
+    loss : {"logistic", "sigmoid"}, default="logistic"
+        ``l(z) = log(1 + exp(-z))`` or the paper's ``1 / (1 + exp(z))``. On the PU suite's
+        tuning tables of more than 10,000 rows the sigmoid loss ranked mammography (2% of
+        positives) backwards (test ROC-AUC 0.11 at 1% and 20% of the positives labeled,
+        0.81 and 0.95 with the logistic loss): with a small prior and a bounded loss, the
+        all-negative network is nearly as good as any, and the correction steps, which
+        raise the unlabeled points' outputs and lower the positives', can win.
     learning_rate : float > 0, default=1e-3
         Adam's step size.
     weight_decay : float >= 0, default=1e-4
@@ -170,7 +176,7 @@ class NNPUMLPClassifier(ProbabilisticMixin, ClassifierMixin, ValidatedEstimator)
         non_negative: bool = True,
         beta: float = 0.0,
         gamma: float = 1.0,
-        loss: str = "sigmoid",
+        loss: str = "logistic",
         learning_rate: float = 1e-3,
         weight_decay: float = 1e-4,
         batch_size: int = 512,
