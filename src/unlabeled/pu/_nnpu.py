@@ -82,9 +82,10 @@ class NNPUClassifier(KernelPUModel):
     the point of least exact ``J`` is kept (``objective_``). On the kink the objective is
     that close to its minimum, but ``J`` is flat there to the curvature ``lam`` of the
     regularisation, so ``w`` is determined to about ``sqrt(2 tau log 2 / lam)`` (with the
-    last ``tau``, 1e-6): refits on data equal to rounding may differ by that much. Each step costs two products
-    with the features: on standardised data a fit takes tens to hundreds of them, where
-    the paper's stochastic training (and pulearn's ``NNPUClassifier``) takes thousands.
+    last ``tau``, 1e-6): refits on data equal to rounding may differ by that much. Each
+    step costs two products with the features: on standardised data a fit takes tens to
+    hundreds of them, where the paper's stochastic training (and pulearn's
+    ``NNPUClassifier``) takes thousands.
 
     Parameters
     ----------
