@@ -202,6 +202,17 @@ def test_probability_and_outputs():
     assert set(np.unique(est.predict(X))) <= {0, 1}
 
 
+def test_memory_budget_refuses_the_nystroem_features():
+    from unlabeled import config_context
+    from unlabeled.exceptions import MemoryBudgetError
+
+    X, s, prior = _data(0)
+    est = NNPUClassifier(prior=prior, kernel="rbf")
+    with config_context(max_dense_bytes=1000), pytest.raises(MemoryBudgetError, match="n_comp"):
+        est.fit(X, s)
+    assert not hasattr(est, "coef_") and not hasattr(est, "support_")
+
+
 @pytest.mark.parametrize(
     ("params", "fit_kw", "match"),
     [

@@ -10,6 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
+from .._budget import check_dense_budget
 from .._calibration import calibration_folds
 from .._kernels import as_float64, kernel_block
 from .._validation import (
@@ -347,6 +348,11 @@ class NNPUClassifier(KernelPUModel):
             return X, None, None
         n = X.shape[0]
         m = min(int(self.n_components), n)
+        check_dense_budget(  # the kernel block against the landmarks and the features
+            16.0 * n * m + 24.0 * m * m,
+            f"NNPUClassifier(kernel={self.kernel!r}) holds {n:,} x {m:,} Nystroem features",
+            "use fewer n_components, kernel='linear', or fewer rows",
+        )
         rows = np.arange(n) if m == n else np.sort(rng.choice(n, m, replace=False))
         if self.kernel == "precomputed":
             K, cross = X[np.ix_(rows, rows)], X[:, rows]

@@ -11,6 +11,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._budget import check_dense_budget
 from .._calibration import ProbabilisticMixin, calibration_folds, fold_estimator, pu_sigmoid
 from .._threads import engine_threads
 from .._validation import (
@@ -303,6 +304,11 @@ class NNPUMLPClassifier(ProbabilisticMixin, ClassifierMixin, ValidatedEstimator)
         check_not_strings(X)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=True)
         check_data_scale(X, "NNPUMLPClassifier's standardisation")  # variances finite
+        check_dense_budget(  # the dense float64 copy, its standardised copy and float32 one
+            20.0 * X.shape[0] * X.shape[1],
+            f"NNPUMLPClassifier trains on dense copies of X ({X.shape[0]:,} x {X.shape[1]:,})",
+            "select features first (the network reads dense batches)",
+        )
         if hasattr(X, "toarray"):
             X = X.toarray()
         mask = check_pu_labels(s, X.shape[0])
