@@ -110,6 +110,7 @@ PUBLIC_MODULES = [
     "unlabeled",
     "unlabeled.pu",
     "unlabeled.pu.priors",
+    "unlabeled.pu.sar",
     "unlabeled.metrics",
     "unlabeled.model_selection",
     "unlabeled.ssl",

@@ -116,13 +116,15 @@ def _far_points(d):
 KERNELS = ({}, {"kernel": "linear"}, {"gamma": 1.0})
 
 
+def _kernels(name):
+    """KERNELS for a kernel machine (a ``kernel`` parameter), else only its own model."""
+    if name == "CLSST" or "kernel" not in MAKERS[name][0]().get_params():
+        return ({},)
+    return KERNELS
+
+
 @pytest.fixture(
-    params=[
-        (n, k)
-        for n in sorted(MAKERS)
-        # the kernel machines (CLSST and the networks have no kernel)
-        for k in (KERNELS if n != "CLSST" and "kernel" in MAKERS[n][0]().get_params() else ({},))
-    ],
+    params=[(n, k) for n in sorted(MAKERS) for k in _kernels(n)],
     ids=lambda p: "-".join([p[0], *map(str, p[1].values())]),
 )
 def name(request):

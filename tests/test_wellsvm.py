@@ -135,7 +135,8 @@ def test_string_labels_and_inputs_unchanged():
     "change, match",
     [
         ({"y": "one class"}, "only one class is labeled"),
-        ({"y": "three classes"}, "Only binary classification"),
+        ({"y": "three classes", "balance": 0.3}, "y holds 3 classes: leave balance=None"),
+        ({"y": "three classes", "probability": True}, r"the classes \[2\.0\] have fewer"),
         ({"y": "none labeled"}, "no point is labeled"),
         ({"y": "nan"}, "NaN"),
         ({"y": "short"}, "inconsistent numbers of samples"),

@@ -253,8 +253,11 @@ class Fitted:
         or tuple of them (its length in ``shape``). ``"dims"``: a tuple of integers that are the
         dimensions named in ``shape`` (``shape_fit_``). ``"dict"``: str -> int, None or one of
         ``choices``. ``"matrix"``: a float ndarray or a CSR matrix. ``"object"``: an instance of
-        a class whose path is in ``choices``. Anything else: an ndarray whose dtype kind is one
-        of these letters (``"f"``, ``"iu"``, ``"iufUSb"``; ``"O"`` holds strings only).
+        a class whose path is in ``choices``. ``"estimators"``: a list of models whose class
+        paths are in ``choices``, each checked as a model of its own and holding none (its
+        length in ``shape``; a semi-supervised SVM's one-vs-rest models). Anything else: an
+        ndarray whose dtype kind is one of these letters (``"f"``, ``"iu"``, ``"iufUSb"``;
+        ``"O"`` holds strings only).
     shape : tuple, default=()
         One entry per axis: an int, None (any length), or a dimension's name: an integer
         fitted attribute (``"n_features_in_"``) or a symbol bound by its first use
@@ -271,7 +274,7 @@ class Fitted:
         Attributes present, or parameters true, whenever this one is present.
     choices : tuple of str, optional
         The strings a ``"str"`` (or a ``"dict"`` value) may be; the class paths of an
-        ``"object"``.
+        ``"object"`` (or of the models of ``"estimators"``).
 
     Examples
     --------

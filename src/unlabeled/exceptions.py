@@ -8,7 +8,13 @@ problem too large for the method chosen.
 
 from __future__ import annotations
 
-__all__ = ["InvalidParameterError", "MemoryBudgetError", "ModelFileError", "QPSolverError"]
+__all__ = [
+    "InvalidParameterError",
+    "MemoryBudgetError",
+    "ModelFileError",
+    "QPSolverError",
+    "SCARViolationWarning",
+]
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -81,3 +87,20 @@ class ModelFileError(ValueError):
     ...     except ModelFileError as exc:
     ...         print("refused:", "not an unlabeled model file" in str(exc))
     refused: True"""
+
+
+class SCARViolationWarning(UserWarning):
+    """The labeled positives do not look like a random sample of the positives: the labels
+    were likely not selected completely at random (SCAR), which every PU method that assumes
+    it (class priors, ``PUSVC`` without ``propensity``) needs.
+
+    Raised as a warning by :func:`unlabeled.pu.sar.scar_check`; a ``UserWarning``, so that
+    ``warnings.simplefilter("error", UserWarning)`` catches it too. The fix is to model the
+    labeling: :class:`unlabeled.pu.sar.SAREM` estimates the propensity ``e(x)``, and
+    ``PUSVC.fit(X, s, propensity=...)`` weights the labeled positives by it.
+
+    Examples
+    --------
+    >>> from unlabeled.exceptions import SCARViolationWarning
+    >>> issubclass(SCARViolationWarning, UserWarning)
+    True"""

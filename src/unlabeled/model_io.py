@@ -249,6 +249,9 @@ def model_bytes(estimator, meta: dict) -> bytes:
         "estimator": class_path(estimator),
         **meta,
     }
+    nested = n_nested(estimator)
+    if nested:  # the file's member limit counts them (read before the estimator is)
+        record[NESTED_KEY] = nested
     buf = io.BytesIO(_skops().dumps(_plain_numbers(estimator)))
     with zipfile.ZipFile(buf, "a", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr(META_MEMBER, json.dumps(record, indent=2, default=_json_default))
@@ -263,6 +266,8 @@ def _plain(value):
 
     if isinstance(value, np.generic) and value.dtype.kind in "biufU":
         return value.item()
+    if hasattr(value, "_fitted_declarations"):  # a nested model (one class of several)
+        return _plain_numbers(value)
     if type(value) in (list, tuple):
         items = [_plain(v) for v in value]
         same = all(a is b for a, b in zip(items, value, strict=True))
@@ -505,7 +510,27 @@ def _declared_table(cls) -> dict:
     return table
 
 
-def member_limit(cls, format_version: int = FORMAT_VERSION, file_size: int = 0) -> int:
+#: the record's entry that counts the binary models a model of more classes holds
+NESTED_KEY = "nested_estimators"
+#: the most nested models a file may declare (a model of as many classes)
+MAX_NESTED = 1000
+
+
+def _nested_names(cls) -> list[str]:
+    """The attributes of kind ``"estimators"`` that ``cls`` declares."""
+    return [k for k, v in _declared_table(cls).items() if v is not None and v.kind == "estimators"]
+
+
+def n_nested(estimator) -> int:
+    """How many models ``estimator`` holds in its attributes of kind ``"estimators"``
+    (a semi-supervised SVM of more than two classes: one per class)."""
+    held = vars(estimator)
+    return sum(len(held.get(k) or ()) for k in _nested_names(type(estimator)))
+
+
+def member_limit(
+    cls, format_version: int = FORMAT_VERSION, file_size: int = 0, nested: int = 0
+) -> int:
     """The most zip members that a model file of the estimator class ``cls`` can hold.
 
     Derived from what the class declares, not a fixed count: skops writes one member per
@@ -524,6 +549,9 @@ def member_limit(cls, format_version: int = FORMAT_VERSION, file_size: int = 0) 
         The format of the file (1 or 2).
     file_size : int, default=0
         The file's size in bytes (counts only for format 1).
+    nested : int, default=0
+        The models of the class that the file's record says it holds (``estimators_`` of a
+        semi-supervised SVM of more than two classes): each may have as many members.
 
     Returns
     -------
@@ -549,6 +577,8 @@ def member_limit(cls, format_version: int = FORMAT_VERSION, file_size: int = 0) 
         n += NESTED_MEMBERS if objects else 1
     if format_version == 1 and any(s.kind in ("ints", "floats") for s in table.values()):
         n += file_size // _ZIP_ENTRY_BYTES
+    if nested and _nested_names(cls):
+        n += nested * member_limit(cls, format_version, file_size)
     return n
 
 
@@ -662,7 +692,13 @@ def _check_record(meta, p: Path, not_ours: str, n_members: int, size: int) -> No
             f"the formats {list(READABLE_FORMATS)}: refit the model with this version"
         )
     cls = _estimator_class(meta, str(p))
-    limit = member_limit(cls, form, size)
+    nested = meta.get(NESTED_KEY, 0)
+    if type(nested) is not int or not 0 <= nested <= MAX_NESTED:
+        raise ModelFileError(
+            f"{str(p)!r} is a corrupt model file: its record's {NESTED_KEY} is "
+            f"{str(nested)[:20]}, not a count from 0 to {MAX_NESTED}"
+        )
+    limit = member_limit(cls, form, size, nested)
     if n_members > limit:
         raise ModelFileError(
             f"{str(p)!r} is refused: it holds {n_members} zip members, more than a model file "
@@ -727,6 +763,11 @@ def load_model(
         raise ModelFileError(
             f"{p!r} is a corrupt model file: it holds a {class_path(estimator)} but its record "
             f"says {meta.get('estimator')}"
+        )
+    if n_nested(estimator) != meta.get(NESTED_KEY, 0):
+        raise ModelFileError(
+            f"{p!r} is a corrupt model file: it holds {n_nested(estimator)} nested models but "
+            f"its record says {meta.get(NESTED_KEY, 0)}"
         )
     for name, default in ADDED_PARAMS.items():  # a file written before they existed
         if name not in vars(estimator) and name in type(estimator)._get_param_names():
@@ -945,6 +986,9 @@ def _check_value(name, value, spec, dims) -> None:
         _expect(class_path(value) in (spec.choices or ()), f"{name} must be one of the types "
                 f"{list(spec.choices or ())}, got a {class_path(value)}")  # fmt: skip
         return
+    if kind == "estimators":
+        _check_nested(name, value, spec, dims)
+        return
     if kind == "matrix" and sp.issparse(value):
         _check_csr(name, value, spec, dims)
         return
@@ -959,6 +1003,23 @@ def _check_value(name, value, spec, dims) -> None:
         _expect(all(isinstance(v, str) for v in value.ravel()), f"{name} must hold strings")
     elif value.dtype.kind in "iufb":
         _check_range(name, value, spec, dims)
+
+
+def _check_nested(name, value, spec, dims) -> None:
+    """A list of models (kind ``"estimators"``): of the declared class, each a complete model
+    by :func:`check_model`, holding no models itself (one level)."""
+    if not isinstance(value, list):
+        raise TypeError(f"{name} must be a list of models, got a {type(value).__name__}")
+    _check_shape(name, (len(value),), spec.shape[:1], dims)
+    for i, model in enumerate(value):
+        _expect(class_path(model) in (spec.choices or ()), f"{name}[{i}] must be one of the "
+                f"types {list(spec.choices or ())}, got a {class_path(model)}")  # fmt: skip
+        if n_nested(model):
+            raise ValueError(f"{name}[{i}] holds models itself (one level only)")
+        try:
+            check_model(model)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{name}[{i}]: {exc}") from None
 
 
 def _expect(ok, message) -> None:

@@ -51,7 +51,7 @@ ESTIMATORS: Mapping[str, Entry] = _Table()
 FAMILIES = {
     "pu": "label column: --positive-value (default 1) marks the labeled positives, "
     "anything else is unlabeled",
-    "ssl": "label column: two classes, -1 marks an unlabeled row",
+    "ssl": "label column: the classes (two or more), -1 marks an unlabeled row",
     "mil": "--bag-column holds each row's bag id, the label column the bag's label (the same "
     "on each of its rows); predictions are one per bag",
     "lupi": "label column with two classes; --privileged-columns a,b,c are used by fit only",

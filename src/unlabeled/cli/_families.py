@@ -107,7 +107,10 @@ class Family:
         ids)."""
         f, pred = self._predict(est, by, decision)
         header, columns = ["prediction"], [pred.tolist()]
-        if decision:
+        if decision and np.ndim(f) == 2:  # one column per class (one-vs-rest)
+            header += [f"decision_{c}" for c in est.classes_]
+            columns += [_floats(v) for v in np.transpose(f)]
+        elif decision:
             header.append("decision")
             columns.append(_floats(f))
         if proba:

@@ -1,8 +1,10 @@
 """Positive-unlabeled learning: PUSVC, NNPUClassifier (nnPU / uPU), the USMO paper's
-comparison methods, and class-prior estimation (:mod:`unlabeled.pu.priors`)."""
+comparison methods, class-prior estimation (:mod:`unlabeled.pu.priors`), and learning when
+the labels are not selected completely at random (:mod:`unlabeled.pu.sar`)."""
 
 from ..registry import exported
 from . import priors as priors
+from . import sar as sar
 from ._baselines import DoubleHingeQP as DoubleHingeQP
 from ._baselines import RampPU as RampPU
 from ._baselines import USMOInit as USMOInit
@@ -10,4 +12,4 @@ from ._nnpu import NNPUClassifier as NNPUClassifier
 from ._nnpu_mlp import NNPUMLPClassifier as NNPUMLPClassifier
 from ._pusvc import PUSVC as PUSVC
 
-__all__ = [*exported(__name__), "priors"]
+__all__ = [*exported(__name__), "priors", "sar"]

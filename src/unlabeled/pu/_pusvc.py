@@ -19,6 +19,7 @@ from .._validation import (
     Options,
     Real,
     check_kernel_scale,
+    check_pu_labels,
     standardize_moments,
     standardize_rows,
     standardized_gamma,
@@ -29,6 +30,8 @@ from . import _starts, priors
 from ._base import MIN_LAM, KernelPUModel, PUProblem, engine_kernel, store_solution
 from ._dask_linear import fit_linear_dask
 from ._select import CV_GAMMA_FACTORS, CV_LAMS, cv_selection
+from ._weighted import fit_weighted, population_share
+from .sar import propensity_weights
 
 _SOLVERS = ("auto", "smo", "usmo")
 _INITS = ("auto", "pilot", "ocsvm", "mean-kernel")
@@ -405,10 +408,11 @@ class PUSVC(KernelPUModel):
         "duality_gap_": Fitted("float", low=0.0, optional=True),
         "n_rounds_": Fitted("int", low=1, optional=True),
         "_warm": None,  # the warm start's state: a loaded model starts cold
+        "_sar": None,  # fit(propensity=...)'s propensities, during fit only
     }
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X: MatrixLike, s: ArrayLike) -> PUSVC:
+    def fit(self, X: MatrixLike, s: ArrayLike, *, propensity: ArrayLike | None = None) -> PUSVC:
         r"""Fit the classifier: minimise the PU risk ``J`` over kernel expansions.
 
         With ``c1 = pi / (2 lam p)`` and ``c2 = 1 / (2 lam n)``, the solver finds the
@@ -446,6 +450,28 @@ class PUSVC(KernelPUModel):
             PU labels: 1 = labeled positive, 0 or -1 = unlabeled (or booleans), at least one
             of each. With ``prior="auto"`` they also give the class-prior estimate. A Dask
             or NumPy array with Dask ``X``.
+        propensity : array-like of shape (n_samples,), optional
+            For labels not selected completely at random: ``e(x_i) = P(s=1 | y=1, x_i)``, the
+            probability that a positive like ``x_i`` is labeled (read at the labeled
+            positives; :class:`unlabeled.pu.sar.SAREM` estimates it). Then ``J`` becomes the
+            SAR risk of Bekker, Robberechts and Davis (2019): every training point, labeled
+            or not, is a draw of the population, and each labeled positive stands for
+            ``1 / e`` of its positives (:func:`unlabeled.pu.sar.propensity_weights`),
+
+            .. math::
+
+                J(f) = -\pi_N \frac{\sum_P f(x_p) / e_p}{\sum_P 1 / e_p}
+                       + \frac1N \sum_{i=1}^N \max\bigl(f(x_i), \tfrac{1+f(x_i)}{2},
+                       0\bigr) + \lambda \|f\|^2 ,
+
+            with ``pi_N = (p + prior n) / N`` the share of positives among the ``N`` points
+            (``positive_share_``: ``threshold="prior"`` puts that share of the training
+            points above the threshold), solved by the engine's general pair solver
+            (``solver`` and ``init`` do not apply, ``warm_start`` has no effect). Small
+            propensities make large weights: clip them (``np.maximum(e, 0.05)``). None (the
+            default): SCAR, the model bit for bit as without the argument. Not with
+            ``prior="auto"`` (pass a number, e.g. ``SAREM``'s ``prior_``), ``gamma="cv"``,
+            ``lam="cv"``, ``probability=True`` (its PU sigmoid assumes SCAR) or Dask input.
 
         Returns
         -------
@@ -463,9 +489,15 @@ class PUSVC(KernelPUModel):
         DoubleHingeQP : The same problem by a dense interior-point solver.
         unlabeled.pu.priors : Class-prior estimators, for ``prior``.
         """
-        if is_dask_collection(X) or is_dask_collection(s):
-            return self._fit_dask(X, s)
-        return super().fit(X, s)
+        if propensity is None:
+            if is_dask_collection(X) or is_dask_collection(s):
+                return self._fit_dask(X, s)
+            return super().fit(X, s)
+        self._sar = _check_propensity(self, X, s, propensity)
+        try:
+            return super().fit(X, s)
+        finally:
+            del self._sar
 
     def _fit_dask(self, X, s) -> PUSVC:
         """``fit`` on Dask input: the distributed linear solver of
@@ -535,6 +567,12 @@ class PUSVC(KernelPUModel):
         if lam == "cv" or (self.gamma == "cv" and self.kernel in ("rbf", "poly")):
             lam = self._select(X, mask, prior, lam, int(rng.randint(np.iinfo(np.int32).max)))
         self.gamma_, self.lam_ = float(self._gamma), float(lam)
+        sar = getattr(self, "_sar", None)
+        if sar is not None:
+            kparams = engine_kernel(self, self.cache_size, self.n_jobs)
+            self.solver_ = "smo"
+            self.positive_share_ = population_share(mask, prior)
+            return fit_weighted(self, X, mask, prior, lam, sar, kparams)
 
         problem = PUProblem.from_mask(mask, prior, lam)
         data = engine_data(X, self.kernel)
@@ -676,6 +714,28 @@ class PUSVC(KernelPUModel):
 
 
 # ---------------------------------------------------------------------- helpers
+def _check_propensity(est, X, s, propensity):
+    """``fit(propensity=...)``: the propensities of the labeled positives, in row order, after
+    refusing what the weighted path does not do."""
+    for name, bad, fix in (
+        ("prior", est.prior == "auto", "pass a number, e.g. SAREM(...).fit(X, s).prior_"),
+        ("lam", est.lam == "cv", "pass lam as a number"),
+        ("gamma", est.gamma == "cv", "pass gamma as a number or 'scale'"),
+        ("probability", est.probability, "use probability=False (its sigmoid assumes SCAR)"),
+    ):
+        if bad:
+            raise ValueError(
+                f"PUSVC({name}={getattr(est, name)!r}) is not available with propensity=: {fix}"
+            )
+    if is_dask_collection(X) or is_dask_collection(s) or is_dask_collection(propensity):
+        raise ValueError(
+            "propensity= is not available on Dask input: pass NumPy arrays (X.compute())"
+        )
+    e = np.asarray(propensity, dtype=np.float64)
+    propensity_weights(e, s)  # its checks: one value per point, in (0, 1] where labeled
+    return e[check_pu_labels(s, e.shape[0])]
+
+
 def auto_prior(X, mask, random_state):
     """prior="auto": (estimate, threshold="prior"'s share, estimator name, interval or None);
     see ``prior`` and ``threshold``."""

@@ -6,15 +6,24 @@ deviations (``standardize``), and accuracy on the labeled points."""
 from __future__ import annotations
 
 import math
+import warnings
 from numbers import Number
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import log_expit, logsumexp
+from sklearn.base import clone
 from sklearn.metrics import accuracy_score
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
-from .._calibration import ProbabilisticMixin, calibration_folds, fold_estimator, platt_sigmoid
+from .._calibration import (
+    IfProbability,
+    ProbabilisticMixin,
+    calibration_folds,
+    fold_estimator,
+    platt_sigmoid,
+)
 from .._label_generation import BalancedLabels, make_backend  # noqa: F401 (re-exported)
 from .._validation import (
     MAX_C,
@@ -68,14 +77,14 @@ def check_classes(classes):
     return classes_
 
 
-def check_ssl_targets(y, n_samples: int, who: str):
-    """Split semi-supervised targets into classes and signs.
+def ssl_targets(y, n_samples: int, who: str):
+    """Split semi-supervised targets into the labels, the unlabeled points and the classes.
 
     Parameters
     ----------
     y : array-like of shape (n_samples,)
-        Two class labels for the labeled points, ``-1`` for the unlabeled ones (scikit-learn's
-        convention, as :class:`sklearn.semi_supervised.LabelSpreading`).
+        Class labels for the labeled points (two or more classes), ``-1`` for the unlabeled
+        ones (scikit-learn's convention, as :class:`sklearn.semi_supervised.LabelSpreading`).
     n_samples : int
         The number of rows of ``X``.
     who : str
@@ -83,10 +92,12 @@ def check_ssl_targets(y, n_samples: int, who: str):
 
     Returns
     -------
-    classes : ndarray of shape (2,)
-        The two labels, sorted; ``classes[1]`` is the positive class (+1).
-    signs : ndarray of int8, shape (n_samples,)
-        +1 / -1 on the labeled points, 0 on the unlabeled ones.
+    y : ndarray of shape (n_samples,)
+        ``y`` as a 1-d array.
+    unlabeled : ndarray of bool, shape (n_samples,)
+        Where ``y`` holds the unlabeled marker.
+    classes : ndarray of shape (n_classes,)
+        The labels of the labeled points, sorted (at least two).
     """
     y = column_or_1d(y, warn=True)
     check_consistent_length(np.empty((n_samples, 0)), y)
@@ -100,22 +111,53 @@ def check_ssl_targets(y, n_samples: int, who: str):
     if labeled.size:
         check_classification_targets(labeled)
     classes = np.unique(labeled)
-    if classes.size != 2:
-        shown = classes[:5].tolist()
+    if classes.size < 2:
         why = (
             "no point is labeled"
             if classes.size == 0
-            else f"only one class is labeled (all labeled points are {shown[0]!r}): label at "
-            "least one point of each of the two classes"
-            if classes.size == 1
-            else f"the labeled points hold {classes.size} classes {shown}"
-            f"{' ...' if classes.size > 5 else ''}. Only binary classification is supported by "
-            f"{who}; for more classes wrap it in sklearn.multiclass.OneVsRestClassifier"
+            else f"only one class is labeled (all labeled points are {classes[0]!r}): label at "
+            "least one point of each class"
         )
-        raise ValueError(f"y must hold two classes on its labeled points (-1 = unlabeled): {why}")
+        raise ValueError(
+            f"y must hold two or more classes on its labeled points (-1 = unlabeled): {why}"
+        )
+    return y, unlabeled, classes
+
+
+def check_ssl_targets(y, n_samples: int, who: str):
+    """Split binary semi-supervised targets into classes and signs.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Two class labels for the labeled points, ``-1`` for the unlabeled ones.
+    n_samples : int
+        The number of rows of ``X``.
+    who : str
+        The estimator, named in the errors.
+
+    Returns
+    -------
+    classes : ndarray of shape (2,)
+        The two labels, sorted; ``classes[1]`` is the positive class (+1).
+    signs : ndarray of int8, shape (n_samples,)
+        +1 / -1 on the labeled points, 0 on the unlabeled ones.
+    """
+    y, unlabeled, classes = ssl_targets(y, n_samples, who)
+    if classes.size != 2:
+        raise ValueError(
+            f"y must hold two classes on its labeled points here, got {classes.size}: "
+            f"{classes[:5].tolist()}"
+        )
+    return classes, binary_signs(y, unlabeled, classes)
+
+
+def binary_signs(y, unlabeled, classes) -> np.ndarray:
+    """+1 on the labeled points of ``classes[1]``, -1 on the other labeled ones, 0 on the
+    unlabeled ones (int8)."""
     signs = np.zeros(len(y), dtype=np.int8)
-    signs[~unlabeled] = np.where(labeled == classes[1], 1, -1)
-    return classes, signs
+    signs[~unlabeled] = np.where(y[~unlabeled] == classes[1], 1, -1)
+    return signs
 
 
 def n_negative_unlabeled(signs, balance) -> int:
@@ -260,8 +302,35 @@ _SHARED_DOC = {
     "wellsvm_attributes": """probA_, probB_ : ndarray of shape (1,)
         As for :class:`WellSVM`; ``probability=True`` only.
     scale_, mean_ : ndarray of shape (1, n_features), CSR matrix of that shape, or None
-        As for :class:`WellSVM`.""",
+        As for :class:`WellSVM`.
+    %(estimators_attribute)s""",
+    "estimators_attribute": """estimators_ : list of n_classes estimators
+        More than two classes only (one-vs-rest): ``estimators_[k]`` is the binary model
+        of class ``classes_[k]`` (``1``) against the other labeled classes (``0``), the
+        unlabeled points unlabeled, with this estimator's parameters: the model that
+        fitting ``y_k = where(y == -1, -1, y == classes_[k])`` gives. Column ``k`` of
+        ``decision_function`` is its decision value, ``predict`` the class of the largest,
+        and ``predict_proba`` each one's sigmoid normalised over the classes. The model's
+        other attributes are then ``classes_``, ``transduction_``, ``n_iter_`` (an array:
+        each binary model's) and what :meth:`fit` checks (``n_features_in_``,
+        ``shape_fit_``); the per-class expansions (``dual_coef_``, ``support_``, ...) are
+        the binary models'.""",
 }
+
+
+#: fit's warning when y marks no point unlabeled ({who}: the estimator)
+_NO_UNLABELED = (
+    "{who} received no unlabeled point (no -1 in y): it learns from the labeled points "
+    "alone. A wrapper that binarises y (sklearn.multiclass.OneVsRestClassifier) makes -1 a "
+    "class of its own and leaves no point unlabeled: fit {who} itself on y with its -1 "
+    "entries, whatever the number of classes (it is one-vs-rest with the unlabeled points "
+    "unlabeled in every subproblem)"
+)
+
+#: the attributes of a model of more than two classes besides its estimators_ and classes_
+_ONE_VS_REST_ATTRIBUTES = (
+    "n_features_in_", "feature_names_in_", "shape_fit_", "_gamma", "transduction_",
+)  # fmt: skip
 
 
 class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
@@ -297,7 +366,13 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
         # w on X as given: w on the standardised features divided by scale_ (1e150 for a
         # feature in units of 1e-150), bounded on the standardised ones by _check_fitted
         "_coef": Fitted("f", (1, "n_features_in_"), high=ANY_FINITE),
+        # more than two classes: one binary model of this class per class (one-vs-rest), and
+        # none of the binary model's attributes but those of _ONE_VS_REST_ATTRIBUTES
+        "estimators_": Fitted("estimators", ("n_classes",), optional=True),
     }
+
+    #: whether the method learns from the unlabeled points (fit warns when y holds none)
+    _learns_from_unlabeled = True
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> SemiSupervisedSVM:
         """Fit on ``X`` with labels ``y`` (``-1`` = unlabeled).
@@ -308,7 +383,9 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
             Training points (dense or CSR); a square Gram matrix with
             ``kernel="precomputed"``.
         y : array-like of shape (n_samples,)
-            Two class labels on the labeled points, -1 on the unlabeled ones. With
+            Class labels on the labeled points, -1 on the unlabeled ones. Two classes: one
+            model. More: one binary model per class, that class against the other labeled
+            classes with the unlabeled points unlabeled (one-vs-rest, ``estimators_``). With
             ``probability=True``, at least 2 labeled points of each class.
 
         Returns
@@ -317,7 +394,14 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
         """
         params = self._validate_params()
         X = self._validate_X(X)
-        classes, signs = check_ssl_targets(y, X.shape[0], type(self).__name__)
+        who = type(self).__name__
+        y, unlabeled, classes = ssl_targets(y, X.shape[0], who)
+        if self._learns_from_unlabeled and not unlabeled.any():
+            warnings.warn(_NO_UNLABELED.format(who=who), UserWarning, stacklevel=3)
+        if classes.size > 2:
+            return self._fit_one_vs_rest(params, X, y, unlabeled, classes)
+        self.__dict__.pop("estimators_", None)  # (a model of more classes fitted before)
+        signs = binary_signs(y, unlabeled, classes)
         folds = None
         if params["probability"]:
             lab = signs[signs != 0]
@@ -366,6 +450,9 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
         """``f(x)`` on checked ``X``: the kernel of the standardised points when the model
         was fitted with ``standardize=True`` (the linear kernel's ``w`` is in ``X``'s units
         already); the base's computation otherwise."""
+        estimators = vars(self).get("estimators_")
+        if estimators is not None:  # one column per class, each its binary model's f
+            return np.column_stack([e._decision_values(X) for e in estimators])
         scale = getattr(self, "scale_", None)
         if scale is None or self.kernel == "linear":
             return super()._decision_values(X)
@@ -388,7 +475,11 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
 
     def _check_fitted(self) -> None:
         """The base's checks, and ``scale_`` as ``fit`` makes it: there exactly when
-        ``standardize`` (and a kernel on features), positive and finite."""
+        ``standardize`` (and a kernel on features), positive and finite; for more than two
+        classes, the binary models agree with the whole (:meth:`_check_one_vs_rest`)."""
+        if "estimators_" in vars(self):
+            self._check_one_vs_rest()
+            return
         super()._check_fitted()
         scale = getattr(self, "scale_", None)
         wanted = bool(self.standardize) and self.kernel != "precomputed"
@@ -414,6 +505,189 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
                     f"_coef holds values of magnitude {big:.3g} on the standardised features "
                     f"(a fitted model's are at most {MAX_STANDARDISED_COEF:g})"
                 )
+
+    # ------------------------------------------------------------------ more classes
+    def _fit_one_vs_rest(self, params, X, y, unlabeled, classes):
+        """More than two classes: for each class ``c`` a binary model of this class, with the
+        same parameters, fitted on ``y_c`` (1 on the labeled points of ``c``, 0 on the other
+        labeled points, -1 on the unlabeled ones: the same model as fitting that ``y_c`` by
+        hand). With ``balance=None`` each subproblem's balance is then its class's share of
+        the labeled points."""
+        if params.get("balance") is not None:
+            raise ValueError(
+                f"balance={params['balance']} is the share of classes_[1] among the unlabeled "
+                f"points, but y holds {classes.size} classes: leave balance=None (each "
+                "one-vs-rest subproblem then takes its class's share of the labeled points)"
+            )
+        if params["probability"]:
+            labeled = y[~unlabeled]
+            few = [c for c in classes.tolist() if np.sum(labeled == c) < 2]
+            if few:
+                raise ValueError(
+                    "probability=True fits each class's sigmoid on held-out labeled points, "
+                    f"which needs at least 2 labeled points of every class; the classes "
+                    f"{few[:5]} have fewer: label more, or pass probability=False"
+                )
+        estimators: list = []
+        shared: dict = {}  # what every subproblem computes alike (LapSVM's graph and solve)
+        for c in classes:
+            y_c = np.where(unlabeled, UNLABELED, np.where(y == c, 1, 0))
+            est = clone(self)
+            est._shared = shared
+            try:
+                with warnings.catch_warnings():  # (fit warned already)
+                    warnings.filterwarnings("ignore", ".*received no unlabeled point")
+                    estimators.append(est.fit(X, y_c))
+            finally:
+                del est._shared
+        for name in list(vars(self)):  # a binary model fitted before
+            if name not in self._get_param_names() and name not in _ONE_VS_REST_ATTRIBUTES:
+                del self.__dict__[name]
+        self.estimators_, self.classes_, self.shape_fit_ = estimators, classes, X.shape
+        self._gamma = estimators[0]._gamma  # (the standardised data's)
+        self.n_iter_ = np.array([e.n_iter_ for e in estimators])  # per class
+        index = np.argmax(self._decision_values(X), axis=1)
+        index[~unlabeled] = np.searchsorted(classes, y[~unlabeled])
+        self.transduction_ = classes[index]
+        return self
+
+    def _check_one_vs_rest(self) -> None:
+        """A model of more classes: at least three, a binary model of this class per class
+        with this model's parameters, fitted on the same points (classes ``[0, 1]``)."""
+        if len(self.classes_) < 3:
+            raise ValueError(f"estimators_ comes with 3 classes or more, got {len(self.classes_)}")
+        if self.kernel == "precomputed" and self.shape_fit_[0] != self.shape_fit_[1]:
+            raise ValueError("a precomputed-kernel model must have a square shape_fit_")
+        params = {k: v for k, v in self.get_params().items() if k != "random_state"}
+        for i, est in enumerate(self.estimators_):
+            what = f"estimators_[{i}]"
+            if "estimators_" in vars(est):
+                raise ValueError(f"{what} must be a binary model")
+            theirs = {k: v for k, v in est.get_params().items() if k != "random_state"}
+            if theirs != params:
+                raise ValueError(f"{what} must have the parameters of the model that holds it")
+            if tuple(est.shape_fit_) != tuple(self.shape_fit_) or est._gamma != self._gamma:
+                raise ValueError(f"{what} must be fitted on the model's training points")
+            if est.classes_.tolist() != [0, 1]:
+                raise ValueError(f"{what} must have the classes [0, 1]")
+
+    def _fitted_declarations(self) -> dict:
+        """The binary model's table, or for more than two classes (``estimators_``) the
+        attributes of :data:`_ONE_VS_REST_ATTRIBUTES`, ``classes_`` and ``estimators_``."""
+        table = super()._fitted_declarations()
+        if "estimators_" not in vars(self):
+            del table["estimators_"]
+            return table
+        out = {k: table[k] for k in _ONE_VS_REST_ATTRIBUTES}
+        out["classes_"] = Fitted("iufUSbO", ("n_classes",))
+        path = f"{type(self).__module__}.{type(self).__qualname__}"
+        out["estimators_"] = Fitted("estimators", ("n_classes",), choices=(path,))
+        out["n_iter_"] = Fitted("iu", ("n_classes",), low=0)  # each class's
+        return out
+
+    def predict(self, X: MatrixLike) -> np.ndarray:
+        """The class of the largest decision value: for two classes ``classes_[1]`` where
+        ``f(x) > 0``, else ``classes_[0]``; for more, ``classes_[argmax_k f_k(x)]``, ``f_k``
+        the decision value of class ``k`` against the others (one-vs-rest).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            As for :meth:`decision_function`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Values from ``classes_``.
+        """
+        f = self.decision_function(X)  # first: it checks that the model is fitted
+        if f.ndim == 1:
+            return self.classes_[(f > 0).astype(int)]
+        return self.classes_[np.argmax(f, axis=1)]
+
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
+        r"""The decision values: :math:`f(x) = \sum_{i\in S} \alpha_i k(x_i, x) + b` for two
+        classes; for more, one column per class, its binary model's ``f`` (that class
+        against the others), as :class:`sklearn.svm.SVC` with ``decision_function_shape=
+        "ovr"``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Dense or sparse; with ``kernel="precomputed"``, the kernel values against every
+            training point, shape (n_samples, n_train).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Two classes: ``f(x)``, positive for ``classes_[1]``. More: ``f_k(x)`` in the
+            order of ``classes_``.
+        """
+        return super().decision_function(X)
+
+    def _log_proba_one_vs_rest(self, X) -> np.ndarray:
+        """For more than two classes: each class's sigmoid ``P_k`` (its binary model's
+        ``probA_``, ``probB_``) of its decision value, normalised over the classes, in logs:
+        ``log(P_k / sum_j P_j)``, which never underflows."""
+        f = self.decision_function(X)
+        A = np.array([e.probA_[0] for e in self.estimators_])
+        B = np.array([e.probB_[0] for e in self.estimators_])
+        log_p = log_expit(-(A * f + B))
+        return log_p - logsumexp(log_p, axis=1, keepdims=True)
+
+    @IfProbability
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
+        """Class probabilities. Two classes: ``P(classes_[1] | x) = 1 / (1 + exp(probA_
+        f(x) + probB_))``, a sigmoid fitted on held-out decision values at ``fit``
+        (``probability=True``). More: each class's sigmoid of its own decision value
+        (``estimators_[k]``'s), the row normalised to sum to 1, as
+        :class:`sklearn.multiclass.OneVsRestClassifier`.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            As for ``decision_function``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``; rows sum to 1.
+        """
+        if "estimators_" not in vars(self):
+            return ProbabilisticMixin.predict_proba(self, X)
+        return np.exp(self._log_proba_one_vs_rest(X))
+
+    @IfProbability
+    def predict_log_proba(self, X: MatrixLike) -> np.ndarray:
+        """The logarithm of :meth:`predict_proba`, computed without underflow.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        if "estimators_" not in vars(self):
+            return ProbabilisticMixin.predict_log_proba(self, X)
+        return self._log_proba_one_vs_rest(X)
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """Primal weights ``w`` on ``X`` (linear kernel only): shape (1, n_features), or
+        (n_classes, n_features) for more than two classes (one row per class)."""
+        estimators = vars(self).get("estimators_")
+        if estimators is None:
+            return KernelMachine.coef_.fget(self)  # type: ignore[attr-defined]
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when kernel='linear'")
+        return np.vstack([e.coef_ for e in estimators])
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        return tags
 
     def _calibrate(self, X, signs, folds) -> None:
         """With ``folds`` (``probability=True``): Platt's sigmoid on held-out labeled points.

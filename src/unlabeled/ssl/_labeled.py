@@ -26,8 +26,12 @@ class LabeledSVM(SemiSupervisedSVM):
     It is the paper's "SVM" column and the start of :class:`WellSVM` and :class:`TSVM`, with
     the same interface (``y = -1`` marks an unlabeled point) so that it can be compared with
     them in one loop. It is solved on the engine's SMO solver (the linear dual solver for
-    ``kernel="linear"`` once the Gram matrix outgrows ``cache_size``) and equals
-    :class:`sklearn.svm.SVC` on the labeled points.
+    ``kernel="linear"`` once the Gram matrix outgrows ``cache_size``). It equals
+    :class:`sklearn.svm.SVC` on the labeled points (to the solvers' tolerance) given the same
+    features and width: ``standardize`` and ``gamma="scale"`` are computed over all the rows,
+    labeled and unlabeled, as in the semi-supervised SVMs that start from it, so that with
+    those defaults it is their start, not ``SVC()`` fitted on the labeled rows alone. With more than two classes it is
+    one-vs-rest (``estimators_``; SVC is one-vs-one), as the other semi-supervised SVMs.
 
     Parameters
     ----------
@@ -73,6 +77,8 @@ class LabeledSVM(SemiSupervisedSVM):
         for k, v in SemiSupervisedSVM._parameter_constraints.items()
         if k not in ("C2", "balance")
     }
+
+    _learns_from_unlabeled = False  # (no warning when y marks no point unlabeled)
 
     def __init__(
         self, C1: float = 1.0, *, kernel: str = "rbf", gamma: str | float = "scale",

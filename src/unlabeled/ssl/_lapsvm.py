@@ -36,7 +36,9 @@ class LapSVM(SemiSupervisedSVM):
     .. math:: \tilde K = J K (I + \lambda L K)^{-1} J', \qquad \lambda = \gamma_I / n,
 
     solved on the engine (as a precomputed kernel, with offset); then
-    ``alpha = (I + lambda L K)^{-1} J' (beta .* y)``.
+    ``alpha = (I + lambda L K)^{-1} J' (beta .* y)``. With more than two classes, one such
+    model per class against the others (one-vs-rest, ``estimators_``), each on the graph
+    of all the points.
 
     Dense: the Gram matrix and the n x n system are formed, so it is a small-data baseline.
     Its peak is five n x n float64 matrices (the Gram matrix, ``L K``, the solver's copy,
@@ -122,10 +124,16 @@ class LapSVM(SemiSupervisedSVM):
         # sparse X no wider than the Gram matrix: its dense copy (no more memory) for the
         # Gram and the graph, the same bits as dense X (the sparse products round
         # otherwise, and the dual of tied points, degenerate, moved within tol)
-        Xd = X.toarray() if sp.issparse(X) and X.shape[1] <= n else X
-        K = self._gram(Xd)
-        A = _manifold_solve(K, _laplacian(Xd, min(params["n_neighbors"], n - 1)),
-                            params["gamma_I"] / n, lab)  # fmt: skip
+        # one-vs-rest: every class's subproblem has the same points, labeled rows and graph,
+        # so the Gram matrix and the map A are computed once (the same bits) and shared
+        shared = vars(self).get("_shared", {})
+        if "lapsvm" not in shared:
+            Xd = X.toarray() if sp.issparse(X) and X.shape[1] <= n else X
+            K = self._gram(Xd)
+            A = _manifold_solve(K, _laplacian(Xd, min(params["n_neighbors"], n - 1)),
+                                params["gamma_I"] / n, lab)  # fmt: skip
+            shared["lapsvm"] = K, A
+        K, A = shared["lapsvm"]
         Kt = K[lab] @ A  # J K (I + lambda L K)^-1 J'
         Kt = np.ascontiguousarray((Kt + Kt.T) / 2)
         rows = KernelRows(

@@ -28,7 +28,8 @@ class TSVM(SemiSupervisedSVM):
             + C^* \sum_{j \in U} \xi_j,
         \qquad y_i (w'\phi(x_i) + b) \ge 1 - \xi_i,\ \xi \ge 0,
 
-    with the unlabeled labels under the balance constraint. The search is local:
+    with the unlabeled labels under the balance constraint (more than two classes: one such
+    model per class against the others, ``estimators_``). The search is local:
 
     1. An SVM on the labeled points labels the unlabeled ones. The
        ``ceil(n_U (1 - balance))`` smallest decision values become negative.
@@ -50,7 +51,8 @@ class TSVM(SemiSupervisedSVM):
         Weights of the losses of labeled and (finally) unlabeled points.
     kernel, gamma, degree, coef0 : as for :class:`sklearn.svm.SVC`
     balance : float in (0, 1) or None, default=None
-        Share of positives among the unlabeled points; None: as among the labeled ones.
+        Share of positives among the unlabeled points; None: as among the labeled ones
+        (with more than two classes, each class's share in its one-vs-rest subproblem).
     max_iter : int, default=1000
         SVM solves at most.
     tol : float, default=1e-3

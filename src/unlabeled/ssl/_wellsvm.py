@@ -61,6 +61,10 @@ class WellSVM(SemiSupervisedSVM):
     model is
     :math:`f(x) = \sum_i \alpha_i (\sum_t \mu_t y_{ti})\, k(x_i, x)`.
 
+    With more than two classes, one such model per class (one-vs-rest, ``estimators_``):
+    class ``k`` against the other labeled classes, the unlabeled points unlabeled in every
+    subproblem and its balance the class's share of the labeled points.
+
     Parameters
     ----------
     C1 : float, default=1.0
@@ -76,7 +80,8 @@ class WellSVM(SemiSupervisedSVM):
     balance : float in (0, 1) or None, default=None
         Share of positives among the unlabeled points. ``ceil(n_U (1 - balance))`` of them
         are labeled negative. None takes the share among the labeled points, which is the
-        paper's constraint.
+        paper's constraint (with more than two classes, each class's share in its
+        one-vs-rest subproblem; a number is then refused).
     max_iter : int, default=50
         Cutting-plane iterations (label vectors added) at most.
     max_mkl_iter : int, default=100
@@ -154,8 +159,8 @@ class WellSVM(SemiSupervisedSVM):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two labels; ``classes_[1]`` is +1 in the label vectors.
+    classes_ : ndarray of shape (n_classes,)
+        The labels; for two, ``classes_[1]`` is +1 in the label vectors.
     transduction_ : ndarray of shape (n_samples,)
         Labels of the training points: the given ones, and ``predict`` on the unlabeled.
     label_vectors_ : ndarray of int8, shape (n_samples, n_label_vectors)
@@ -188,6 +193,7 @@ class WellSVM(SemiSupervisedSVM):
         The means subtracted by ``standardize=True`` from the features it centres (0 for
         the others; a CSR row on the centred features for sparse data); None when it
         centres none.
+    %(estimators_attribute)s
 
     Notes
     -----
