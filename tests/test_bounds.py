@@ -88,6 +88,8 @@ _WIDE = """if True:
             continue
         names = cls._get_param_names()
         params = {k: v for k, v in (("prior", 0.4), ("random_state", 0)) if k in names}
+        if cls().get_params().get("kernel") == "linear":  # a dense w of 2^30: refused by design
+            params["kernel"] = "rbf"
         family = FAMILIES[e.family]
         labels = {"pu": s, "ssl": ys}.get(family.labels, yb if family.keywords else 2 * y - 1)
         args, kw = family.arguments({**data, "y": labels})

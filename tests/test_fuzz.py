@@ -638,13 +638,86 @@ def _classic_pu_targets():
 
 
 TARGETS += _classic_pu_targets()
+
+
+def _nnpu_target():
+    """NNPUClassifier (issue 55): its kernels, losses and the risk's parameters."""
+    from unlabeled.pu import NNPUClassifier
+
+    return Target(
+        "NNPUClassifier",
+        lambda p: NNPUClassifier(**{"prior": 0.4, "random_state": 0, **p}),
+        "pu",
+        _decision,
+        {
+            **_PU_EDGES,
+            **_KERNEL_EDGES,
+            **_STD_EDGES,
+            "non_negative": [True, False],
+            "beta": [0.0, 1e-3, 1e300],
+            "loss": ["sigmoid", "logistic"],
+            "n_components": [1, 5, 1000],
+            "fit_intercept": [True, False],
+            "threshold": ["prior", "zero"],
+            "tol": [1e-300, 1e-5, 1e3],
+            "max_iter": [1, 1000],
+        },
+        {
+            **_PU_BAD,
+            **_KERNEL_BAD,
+            **_STD_BAD,
+            "beta": [-1.0, np.nan],
+            "loss": ["hinge"],
+            "n_components": [0, 1.5],
+            "tol": [0.0],
+            "max_iter": [0, None],
+        },
+    )
+
+
+def _nnpu_mlp_target():
+    """NNPUMLPClassifier (issue 55): small networks, few epochs."""
+    from unlabeled.pu import NNPUMLPClassifier
+
+    base = {"prior": 0.4, "hidden_layer_sizes": (4,), "max_iter": 3, "random_state": 0,
+            "n_jobs": 1}  # fmt: skip
+    return Target(
+        "NNPUMLPClassifier",
+        lambda p: NNPUMLPClassifier(**{**base, **p}),
+        "pu",
+        _decision,
+        {
+            "prior": [1e-9, 0.4, 1 - 1e-9],
+            **_PROBA_EDGES,
+            "hidden_layer_sizes": [(), (3, 2)],
+            "non_negative": [True, False],
+            "loss": ["sigmoid", "logistic"],
+            "learning_rate": [1e-6, 1e-1],
+            "batch_size": [1, 10_000],
+            "threshold": ["prior", "zero"],
+            "weight_decay": [0.0, 1.0],
+        },
+        {
+            "prior": [0.0, 1.0, "half"],
+            **_PROBA_BAD,
+            "hidden_layer_sizes": [(0,), (1.5,), "x"],
+            "learning_rate": [0.0, -1.0],
+            "batch_size": [0],
+            "device": [3],
+            "gamma": [0.0],
+        },
+        needs="torch",
+    )
+
+
+TARGETS += [_nnpu_target(), _nnpu_mlp_target()]
 #: methods with local optima, discrete choices (folds, candidates) or random restarts: sparse
 #: products that round differently may lead them elsewhere, so only dense layouts (which the
 #: input layer turns into the same float64 array) are compared with the canonical copy
 NON_CONVEX = {  # registry: per-target data
               "RampPU", "RampPU-precomputed", "WellSVM", "TSVM", "CLSST", "PlummerAutoencoder",
               "KM1", "KM2", "PenalizedL1", "ElkanNoto", "TIcE", "BestBin", "Bracket",
-              "Blend", "PUGridSearchCV",
+              "Blend", "PUGridSearchCV", "NNPUClassifier", "NNPUMLPClassifier",
               "WellSVMClustering", "mil.WellSVM", "miSVM", "MISVM",
               "BiasedSVM", "BaggingPUClassifier", "ElkanNotoClassifier"}  # fmt: skip
 for _t in TARGETS:

@@ -73,6 +73,7 @@ DEFERRED = {
     *(("cli._estimators", p) for p in ("pu", "ssl", "mil", "cluster", "lupi", "generative")),
     # torch is optional: imported when an autoencoder is fitted or loaded
     ("generative._pae", "generative._torch_ops"),
+    ("pu._nnpu_mlp", "pu._nnpu_torch"),  # NNPUMLPClassifier's training
 }
 
 

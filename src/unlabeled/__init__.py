@@ -74,6 +74,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers
     from .model_io import load as load
     from .model_io import save as save
     from .pu import PUSVC as PUSVC
+    from .pu import NNPUClassifier as NNPUClassifier
     from .ssl import (
         CLSST as CLSST,
     )

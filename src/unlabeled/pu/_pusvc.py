@@ -554,10 +554,10 @@ class PUSVC(KernelPUModel):
         prior, self.prior_estimator_, self.prior_interval_ = params["prior"], None, None
         share = prior
         if prior == "auto":
-            prior, share, self.prior_estimator_, self.prior_interval_ = _auto_prior(
+            prior, share, self.prior_estimator_, self.prior_interval_ = auto_prior(
                 X, mask, self.random_state
             )
-            _warn_wide_interval(self.prior_interval_, prior)
+            warn_wide_interval(self.prior_interval_, prior)
         self.positive_share_ = float(share)
         solver = "smo" if self.solver == "auto" else self.solver
         init = self.init
@@ -736,7 +736,7 @@ def _check_propensity(est, X, s, propensity):
     return e[check_pu_labels(s, e.shape[0])]
 
 
-def _auto_prior(X, mask, random_state):
+def auto_prior(X, mask, random_state):
     """prior="auto": (estimate, threshold="prior"'s share, estimator name, interval or None);
     see ``prior`` and ``threshold``."""
     found = []
@@ -759,7 +759,7 @@ def _auto_prior(X, mask, random_state):
     )
 
 
-def _warn_wide_interval(interval, prior):
+def warn_wide_interval(interval, prior, stacklevel: int = 7):
     """prior="auto": a UserWarning when the interval of plausible priors is wider than
     AUTO_PRIOR_WARN_WIDTH."""
     if interval is None or not interval[1] - interval[0] > AUTO_PRIOR_WARN_WIDTH:
@@ -771,7 +771,8 @@ def _warn_wide_interval(interval, prior):
         "If you know the proportion of positives among the unlabeled points, even roughly, "
         "pass it as prior=",
         UserWarning,
-        stacklevel=7,  # the caller, past this, _fit, the base fit, PUSVC.fit and their wrappers
+        # PUSVC's caller, past this, _fit, the base fit, PUSVC.fit and their wrappers
+        stacklevel=stacklevel,
     )
 
 
