@@ -711,6 +711,23 @@ def _nnpu_mlp_target():
 
 
 TARGETS += [_nnpu_target(), _nnpu_mlp_target()]
+
+
+def _sarem_target():
+    """SAREM (issue 55): the propensity model's columns, classifier and solver settings."""
+    from unlabeled.pu.sar import SAREM
+
+    return Target(
+        "SAREM", lambda p: SAREM(**p), "pu", _proba,
+        {"propensity_features": [None, [0], (0, 1)], "classifier": ["quadratic", "linear"],
+         "C": [1e-12, 1.0, 1e12], "max_iter": [1, 300], "tol": [1e-12, 1e-6]},
+        {"propensity_features": [[-1], [99], "x"], "classifier": ["tree"], "C": [0.0, -1.0],
+         "max_iter": [0], "tol": [-1.0]},
+        layouts=[lay for lay in LAYOUTS if lay not in SPARSE],
+    )  # fmt: skip
+
+
+TARGETS.append(_sarem_target())
 #: methods with local optima, discrete choices (folds, candidates) or random restarts: sparse
 #: products that round differently may lead them elsewhere, so only dense layouts (which the
 #: input layer turns into the same float64 array) are compared with the canonical copy
@@ -719,7 +736,7 @@ NON_CONVEX = {  # registry: per-target data
               "KM1", "KM2", "PenalizedL1", "ElkanNoto", "TIcE", "BestBin", "Bracket",
               "Blend", "PUGridSearchCV", "NNPUClassifier", "NNPUMLPClassifier",
               "WellSVMClustering", "mil.WellSVM", "miSVM", "MISVM",
-              "BiasedSVM", "BaggingPUClassifier", "ElkanNotoClassifier"}  # fmt: skip
+              "BiasedSVM", "BaggingPUClassifier", "ElkanNotoClassifier", "SAREM"}  # fmt: skip
 for _t in TARGETS:
     _t.convex = _t.name not in NON_CONVEX
 

@@ -30,8 +30,9 @@ class LabeledSVM(SemiSupervisedSVM):
     :class:`sklearn.svm.SVC` on the labeled points (to the solvers' tolerance) given the same
     features and width: ``standardize`` and ``gamma="scale"`` are computed over all the rows,
     labeled and unlabeled, as in the semi-supervised SVMs that start from it, so that with
-    those defaults it is their start, not ``SVC()`` fitted on the labeled rows alone. With more than two classes it is
-    one-vs-rest (``estimators_``; SVC is one-vs-one), as the other semi-supervised SVMs.
+    those defaults it is their start, not ``SVC()`` fitted on the labeled rows alone. With
+    more than two classes it is one-vs-rest (``estimators_``; SVC is one-vs-one), as the
+    other semi-supervised SVMs.
 
     Parameters
     ----------
