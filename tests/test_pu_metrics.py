@@ -222,7 +222,14 @@ def test_auc_is_the_area_under_the_raw_corrected_curve():
         rate = np.array([np.sum(w * (s == 0) * (f >= t)) / np.sum(w * (s == 0)) for t in thr])
         raw = (rate - pi * tpr) / (1 - pi)
         area = np.sum(np.diff(raw) * (tpr[1:] + tpr[:-1]) / 2)
-        assert pu_roc_auc_score(s, f, pi, sample_weight=w) == pytest.approx(area, abs=1e-12)
+        auc = pu_roc_auc_score(s, f, pi, sample_weight=w, clip=False)
+        assert auc == pytest.approx(area, abs=1e-12)
+        clipped = pu_roc_auc_score(s, f, pi, sample_weight=w)
+        assert clipped == pytest.approx(min(max(area, 0.0), 1.0), abs=1e-12)
+    # a perfect ranker with a prior too small: the unbiased estimate exceeds 1
+    s = np.r_[1, 1, np.zeros(4, int)]
+    assert pu_roc_auc_score(s, [9, 8, 7, 0, 0, 0], 0.25, clip=False) > 1
+    assert pu_roc_auc_score(s, [9, 8, 7, 0, 0, 0], 0.25) == 1.0
 
 
 def test_tiny_closed_forms():
@@ -230,8 +237,8 @@ def test_tiny_closed_forms():
     # constant scores: AUC_PU = 1/2 and the corrected AUC is 1/2 for every prior
     for pi in (0.1, 0.6):
         assert pu_roc_auc_score(s, np.zeros(6), pi) == pytest.approx(0.5)
-    # perfect ranking of P above U: AUC_PU = 1, corrected 1 / (1 - pi) - pi / (2 (1 - pi))
-    assert pu_roc_auc_score(s, [9, 8, 3, 2, 1, 0], 0.5) == pytest.approx((1 - 0.25) / 0.5)
+    # P above all of U: AUC_PU = 1, corrected (1 - pi / 2) / (1 - pi) = 1.5 at pi = 1/2
+    assert pu_roc_auc_score(s, [9, 8, 3, 2, 1, 0], 0.5, clip=False) == pytest.approx(1.5)
     # P at the bottom: precision 0 until all U is in; the AP is one step at recall 1
     ap = pu_average_precision_score(s, [0, 0, 3, 2, 1, 1], 0.25)
     assert ap == pytest.approx(0.25)  # pi * 1 / 1
@@ -377,7 +384,7 @@ def test_prior_sensitivity_over_an_interval_and_an_estimator():
         np.testing.assert_allclose(res.values, [fn(s, y, p) for p in res.priors])
         assert res.low <= res.high and res.prior is None and res.metric == metric
     # AUC rises with the prior when AUC_PU > 1/2 (d/dpi = (AUC_PU - 1/2) / (1 - pi)^2)
-    assert np.all(np.diff(prior_sensitivity(s, f, "roc-auc", (0.1, 0.6)).values) > 0)
+    assert np.all(np.diff(prior_sensitivity(s, f, "roc-auc", (0.1, 0.45)).values) > 0)
     fitted = SimpleNamespace(prior_=pi, prior_interval_=(pi - 0.05, pi + 0.05))
     res = prior_sensitivity(s, pred, "precision", fitted, num=3)
     assert res.prior == pi and res.value == pytest.approx(pu_precision_score(s, pred, pi))
@@ -456,6 +463,7 @@ S4 = [1, 0, 0, 0]
         (lambda: pu_precision_score(S4, [1, 2, 0, 0], 0.3), ValueError, "predicted classes"),
         (lambda: pu_f1_score(S4, [1, 0, 0, 0], "0.3"), TypeError, "prior must be a real"),
         (lambda: pu_risk(S4, [1, 0, 0, 0], 0.3, non_negative=1), TypeError, "non_negative"),
+        (lambda: pu_roc_auc_score(S4, [1, 0, 0, 0], 0.3, clip="no"), TypeError, "clip"),
         (lambda: detect_degenerate_predictor(S4), ValueError, "nothing to check"),
         (
             lambda: detect_degenerate_predictor(S4, [1, 0, 0, 0], max_rate_ratio=1.0),

@@ -496,7 +496,12 @@ def _pu_precision(tpr: np.ndarray, rate: np.ndarray, prior: float) -> np.ndarray
 
 
 def pu_roc_auc_score(
-    s: ArrayLike, y_score: ArrayLike, prior: float, *, sample_weight: ArrayLike | None = None
+    s: ArrayLike,
+    y_score: ArrayLike,
+    prior: float,
+    *,
+    sample_weight: ArrayLike | None = None,
+    clip: bool = True,
 ) -> float:
     r"""The ROC AUC of positives against negatives, estimated from PU labels and the prior.
 
@@ -510,9 +515,10 @@ def pu_roc_auc_score(
         \widehat{\mathrm{AUC}}_{PN} = \frac{\mathrm{AUC}_{PU} - \pi / 2}{1 - \pi},
 
     with ``AUC_PU`` the Mann-Whitney statistic of the labeled positives against the unlabeled
-    points (ties count one half). The estimate is the area under the unclipped corrected ROC
-    curve of :func:`pu_roc_curve`; it is not clipped, so on a small sample or with a prior that
-    is too large it can leave ``[0, 1]``.
+    points (ties count one half). Unclipped, the estimate is unbiased and is the area under the
+    unclipped corrected ROC curve of :func:`pu_roc_curve`; on a small sample, or with a prior
+    that is off, it can leave ``[0, 1]`` (a perfect ranker's estimate exceeds 1 half the time),
+    and by default it is clipped to ``[0, 1]``, which only moves it towards any AUC.
 
     Parameters
     ----------
@@ -525,6 +531,8 @@ def pu_roc_auc_score(
         The share of positives among the unlabeled points (the library's ``prior``).
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the points.
+    clip : bool, default=True
+        Clip the estimate to ``[0, 1]``; False: the unbiased value.
 
     Returns
     -------
@@ -553,8 +561,11 @@ def pu_roc_auc_score(
     """
     prior = _check_prior(prior)
     _, tpr, rate = _pu_rates(s, y_score, sample_weight)
+    if not isinstance(clip, bool | np.bool_):
+        raise TypeError(f"clip must be True or False, got {clip!r}")
     auc_pu = float(np.sum(np.diff(rate) * (tpr[1:] + tpr[:-1]) / 2))
-    return (auc_pu - prior / 2) / (1.0 - prior)
+    auc = (auc_pu - prior / 2) / (1.0 - prior)
+    return float(np.clip(auc, 0.0, 1.0)) if clip else auc
 
 
 def pu_roc_curve(
