@@ -203,8 +203,9 @@ def per_table(rows):
 
         n_lab = np.mean([r["n_labeled"] for r in sel])
         lines.append(
-            f"| {table} | {half} | {model} | {rate:g} | {n_lab:.0f} | {m('pi')} | {m('auc_true')} | {m('auc')} | {m('auc_naive')} | {m('ap_true')} "
-            f"| {m('ap')} | {m('ap_naive')} |"
+            f"| {table} | {half} | {model} | {rate:g} | {n_lab:.0f} | {m('pi')} "
+            f"| {m('auc_true')} | {m('auc')} | {m('auc_naive')} "
+            f"| {m('ap_true')} | {m('ap')} | {m('ap_naive')} |"
         )
     return lines
 
