@@ -2,14 +2,14 @@
 unlabeled.metrics, computed from PU labels and the prior, against the same metrics computed
 with the true labels (issue 55: within 0.03).
 
-    python benchmarks/bench_pu_metrics.py                       # both halves, 3 seeds
+    python benchmarks/bench_pu_metrics.py                       # both halves, 5 seeds
     python benchmarks/bench_pu_metrics.py --half tuning --seeds 1 --max-rows 5000
-    python benchmarks/bench_pu_metrics.py --quick    # smoke: 2 small tables, rate 0.2, seed 0
+    python benchmarks/bench_pu_metrics.py --quick    # smoke: heart, rate 0.2, seed 0
 
 Tables: the 26 of benchmarks/_harness/pu_tables.py in its two halves (--half, --tables;
 Adult and Shuttle need their files: --adult-file, --shuttle-file or UNLABELED_ADULT /
 UNLABELED_SHUTTLE; a table that cannot be loaded is skipped with the reason), at most
---max-rows rows each (pu_tables' stratified subset, seed 0; default 10,000).
+--max-rows rows each (pu_tables' stratified subset, seed 0; default pu_tables.MAX_ROWS).
 
 Protocol, per table, rate of --rates (0.01, 0.05, 0.2) and seed 0 .. --seeds - 1:
 the features standardised; make_pu_labels(y, rate, random_state=1000 + seed) labels that share
@@ -25,19 +25,27 @@ label. Then, on all rows:
              against their scores (the population whose share of positives pi is);
   naive      roc_auc_score(s, f), average_precision_score(s, f): labeled against unlabeled as
              if the unlabeled were negatives, what a user without the correction reports.
-Errors are estimate - truth. A table's error at a rate is the mean over its seeds of |error|;
-the half's summary gives the mean, median and largest of those over its tables, the share of
-tables within 0.03, and the mean number of labeled positives (the estimates' sampling error
-grows as 1 / sqrt of it: with a handful of labeled positives no estimate can be within 0.03).
+Errors are estimate - truth. A table's error at a rate is the mean over its seeds of |error|
+(and, for the bias, of the error). The sampling s.e. of a labeling is the bootstrap standard
+deviation of estimate - truth (--bootstrap, 50, resamples of the labeled rows and of the
+unlabeled rows, separately, the scores fixed): it grows as 1 / sqrt(labeled positives), and
+where it is above 0.015 the goal of 0.03 is beyond what the labeled sample can tell. The
+summary gives, per half and rate, the mean and largest error over the tables, the mean signed
+error, the share of tables within 0.03, the mean s.e., the share of labelings within 2 s.e.
+(about 95% for an estimate whose error is its sampling error), the share within 0.03 of the
+tables whose s.e. allows it (2 s.e. <= 0.03), and the naive metrics' mean error; a second
+table bins every labeling by its number of labeled positives.
 
 --models: "logreg" (LogisticRegression(max_iter=1000), the default) and "hgb"
 (HistGradientBoostingClassifier(max_iter=100, random_state=seed)); both if named.
 
-Writes <out>/bench_pu_metrics.md (bench_pu_metrics-quick.md for --quick).
+Writes <out>/bench_pu_metrics.md and the labelings' rows, <out>/bench_pu_metrics_runs.jsonl
+(-quick before the suffix for --quick); --report-only writes the page from the rows alone.
 """
 
 from __future__ import annotations
 
+import json
 import time
 import warnings
 
@@ -75,7 +83,7 @@ def out_of_fold(X, s, model, seed):
     return f
 
 
-def one_run(X, y, rate, seed, model):
+def one_run(X, y, rate, seed, model, n_boot):
     from sklearn.metrics import average_precision_score, roc_auc_score
 
     from unlabeled.datasets import make_pu_labels
@@ -90,6 +98,7 @@ def one_run(X, y, rate, seed, model):
         return None
     u = s == 0
     pi = float(y[u].mean())
+    se_auc, se_ap = sampling_error(s, f, y, seed, n_boot)
     return {
         "n_labeled": int(s.sum()),
         "pi": pi,
@@ -99,8 +108,37 @@ def one_run(X, y, rate, seed, model):
         "ap": pu_average_precision_score(s, f, pi),
         "ap_true": average_precision_score(y[u], f[u]),
         "ap_naive": average_precision_score(s, f),
+        "se_auc": se_auc,
+        "se_ap": se_ap,
         "cpu": time.process_time() - t0,
     }
+
+
+def sampling_error(s, f, y, seed, n_boot):
+    """Bootstrap standard deviations of estimate - truth for the AUC and the AP: the labeled
+    rows and the unlabeled rows resampled separately (their scores fixed), the truth and the
+    estimate recomputed on each resample."""
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    from unlabeled.metrics import pu_average_precision_score, pu_roc_auc_score
+
+    rng = np.random.default_rng(seed)
+    p_idx, u_idx = np.flatnonzero(s == 1), np.flatnonzero(s == 0)
+    diffs = []
+    for _ in range(n_boot):
+        bp, bu = rng.choice(p_idx, p_idx.size), rng.choice(u_idx, u_idx.size)
+        yu = y[bu]
+        if yu.min() == yu.max():
+            continue
+        idx, pi = np.r_[bp, bu], float(yu.mean())
+        diffs.append(
+            (
+                pu_roc_auc_score(s[idx], f[idx], pi) - roc_auc_score(yu, f[bu]),
+                pu_average_precision_score(s[idx], f[idx], pi) - average_precision_score(yu, f[bu]),
+            )
+        )
+    sd = np.std(np.array(diffs), axis=0)
+    return float(sd[0]), float(sd[1])
 
 
 def _load_all(args):
@@ -127,7 +165,7 @@ def run(args, data, skipped):
         for model in args.models:
             for rate in args.rates:
                 for seed in range(args.seeds):
-                    r = one_run(X, y, rate, seed, model)
+                    r = one_run(X, y, rate, seed, model, args.bootstrap)
                     if r is None:
                         skipped.append(f"{name} at rate {rate:g}, seed {seed} (1 labeled)")
                         bench.skip(skipped[-1], "one labeled positive: no held-out scores")
@@ -155,9 +193,10 @@ def _per_table(rows, metric, what="err"):
 
 def summary(rows, models, rates, halves):
     lines = [
-        "| half | model | rate | tables | mean labeled | metric | mean abs. error | median "
-        f"| largest (table) | within {GOAL} | naive mean abs. error |",
-        "|---|---|---|---:|---:|---|---:|---:|---|---:|---:|",
+        "| half | model | rate | tables | mean labeled | metric | mean abs. error | mean error "
+        f"| largest (table) | within {GOAL} | sampling s.e. | within 2 s.e. "
+        f"| within {GOAL} where 2 s.e. <= {GOAL} | naive mean abs. error |",
+        "|---|---|---|---:|---:|---|---:|---:|---|---:|---:|---:|---:|---:|",
     ]
     for half in halves:
         for model in models:
@@ -167,28 +206,71 @@ def summary(rows, models, rates, halves):
                     for r in rows
                     if r["half"] == half and r["model"] == model and r["rate"] == rate
                 ]
-                if not sel:
-                    continue
-                n_lab = np.mean([r["n_labeled"] for r in sel])
-                for metric in ("auc", "ap"):
-                    err = _per_table(sel, metric)
-                    naive = _per_table(sel, metric, "naive")
-                    worst = max(err, key=err.get)
-                    vals = np.array(list(err.values()))
-                    lines.append(
-                        f"| {half} | {model} | {rate:g} | {len(err)} | {n_lab:.0f} | "
-                        f"{metric.upper()} | {vals.mean():.4f} | {np.median(vals):.4f} | "
-                        f"{err[worst]:.4f} ({worst}) | {np.sum(vals <= GOAL)}/{vals.size} | "
-                        f"{np.mean(list(naive.values())):.4f} |"
-                    )
+                if sel:
+                    lines += [_summary_row(sel, half, model, rate, m) for m in ("auc", "ap")]
+    return lines
+
+
+def _summary_row(sel, half, model, rate, metric):
+    """One line of the summary: per table, the mean over seeds of |error|, of the error and
+    of the sampling s.e.; then over the tables."""
+    tables = sorted({r["table"] for r in sel})
+
+    def mean(table, fn):
+        return float(np.mean([fn(r) for r in sel if r["table"] == table]))
+
+    err = {t: mean(t, lambda r: abs(r[metric] - r[f"{metric}_true"])) for t in tables}
+    signed = np.array([mean(t, lambda r: r[metric] - r[f"{metric}_true"]) for t in tables])
+    se = {t: mean(t, lambda r: r[f"se_{metric}"]) for t in tables}
+    naive = [mean(t, lambda r: abs(r[f"{metric}_naive"] - r[f"{metric}_true"])) for t in tables]
+    in_se = sum(abs(r[metric] - r[f"{metric}_true"]) <= 2 * r[f"se_{metric}"] for r in sel)
+    small = [t for t in tables if 2 * se[t] <= GOAL]
+    worst = max(err, key=err.get)
+    vals = np.array(list(err.values()))
+    n_lab = np.mean([r["n_labeled"] for r in sel])
+    return (
+        f"| {half} | {model} | {rate:g} | {len(tables)} | {n_lab:.0f} | {metric.upper()} | "
+        f"{vals.mean():.4f} | {signed.mean():+.4f} | {err[worst]:.4f} ({worst}) | "
+        f"{np.sum(vals <= GOAL)}/{vals.size} | {np.mean(list(se.values())):.4f} | "
+        f"{in_se}/{len(sel)} labelings | {sum(err[t] <= GOAL for t in small)}/{len(small)} | "
+        f"{np.mean(naive):.4f} |"
+    )
+
+
+#: the bins of the number of labeled positives in the table by sample size
+LABELED_BINS = ((2, 20), (20, 100), (100, 300), (300, None))
+
+
+def by_labeled(rows):
+    """Every labeling of both halves, binned by its number of labeled positives: the error
+    shrinks with it, as the sampling error does."""
+    lines = [
+        "| labeled positives | labelings | metric | mean abs. error | mean error | mean s.e. "
+        f"| within {GOAL} | naive mean abs. error |",
+        "|---|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for lo, hi in LABELED_BINS:
+        sel = [r for r in rows if lo <= r["n_labeled"] and (hi is None or r["n_labeled"] < hi)]
+        if not sel:
+            continue
+        for metric in ("auc", "ap"):
+            err = np.array([r[metric] - r[f"{metric}_true"] for r in sel])
+            naive = np.array([r[f"{metric}_naive"] - r[f"{metric}_true"] for r in sel])
+            se = np.mean([r[f"se_{metric}"] for r in sel])
+            span = f"{lo}-{hi - 1}" if hi else f">= {lo}"
+            lines.append(
+                f"| {span} | {len(sel)} | {metric.upper()} | {np.abs(err).mean():.4f} | "
+                f"{err.mean():+.4f} | {se:.4f} | {np.mean(np.abs(err) <= GOAL):.0%} | "
+                f"{np.abs(naive).mean():.4f} |"
+            )
     return lines
 
 
 def per_table(rows):
     lines = [
-        "| table | half | model | rate | labeled | prior | AUC true | AUC est. | AUC naive "
-        "| AP true | AP est. | AP naive |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| table | half | model | rate | labeled | prior | AUC true | AUC est. | AUC s.e. "
+        "| AUC naive | AP true | AP est. | AP s.e. | AP naive |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     keys = sorted({(r["half"], r["table"], r["model"], r["rate"]) for r in rows})
     for half, table, model, rate in keys:
@@ -204,8 +286,8 @@ def per_table(rows):
         n_lab = np.mean([r["n_labeled"] for r in sel])
         lines.append(
             f"| {table} | {half} | {model} | {rate:g} | {n_lab:.0f} | {m('pi')} "
-            f"| {m('auc_true')} | {m('auc')} | {m('auc_naive')} "
-            f"| {m('ap_true')} | {m('ap')} | {m('ap_naive')} |"
+            f"| {m('auc_true')} | {m('auc')} | {m('se_auc')} | {m('auc_naive')} "
+            f"| {m('ap_true')} | {m('ap')} | {m('se_ap')} | {m('ap_naive')} |"
         )
     return lines
 
@@ -233,24 +315,37 @@ def report(args, rows, skipped):
             + ".",
             "",
         ]
+    lines += ["## By the number of labeled positives", "", *by_labeled(rows), ""]
     lines += ["## Per table (means over seeds)", "", *per_table(rows), ""]
     bench.write_markdown(args, NAME, lines)
 
 
 def main(argv=None):
-    ap = bench.parser(__doc__, quick="2 small tables (heart, banknote), rate 0.2, seed 0")
+    ap = bench.parser(__doc__, quick="one small table (heart), rate 0.2, seed 0, 10 resamples")
     ap.add_argument("--half", choices=("tuning", "confirmation", "both"), default="both")
     ap.add_argument("--tables", nargs="*", help="a subset of the tables, by name")
     ap.add_argument("--rates", nargs="*", type=float, default=[0.01, 0.05, 0.2])
-    ap.add_argument("--seeds", type=int, default=3)
-    ap.add_argument("--max-rows", type=int, default=10_000)
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--max-rows", type=int, default=pu_tables.MAX_ROWS)
     ap.add_argument("--models", nargs="*", choices=("logreg", "hgb"), default=["logreg"])
+    ap.add_argument("--bootstrap", type=int, default=50, help="resamples for the s.e. (50)")
+    ap.add_argument(
+        "--report-only", action="store_true", help="the page from <out>/<name>_runs.jsonl"
+    )
     ap.add_argument("--adult-file")
     ap.add_argument("--shuttle-file")
     args = bench.parse(ap, argv)
     if args.quick:
-        args.tables, args.rates, args.seeds, args.max_rows = ["heart", "banknote"], [0.2], 1, 2000
+        args.tables, args.rates, args.seeds, args.max_rows = ["heart"], [0.2], 1, 2000
+        args.bootstrap = 10
     skipped: list[str] = []
+    if args.report_only:
+        lines = bench.output(args, f"{NAME}_runs", ".jsonl").read_text().splitlines()
+        records = [json.loads(line) for line in lines]
+        rows = [r for r in records if "skipped" not in r]
+        skipped = [s for r in records if "skipped" in r for s in r["skipped"]]
+        report(args, rows, skipped)
+        return
     data = bench.shared_data(args, NAME, TITLE, lambda: _load_all(args))
     if data is None:
         return
@@ -258,6 +353,9 @@ def main(argv=None):
         bench.skip_run(args, NAME, TITLE, "no table of the PU suite could be loaded")
         return
     rows = run(args, data, skipped)
+    runs = bench.output(args, f"{NAME}_runs", ".jsonl")
+    runs.write_text("".join(json.dumps(r) + "\n" for r in [*rows, {"skipped": skipped}]))
+    bench.written(runs)
     report(args, rows, skipped)
 
 

@@ -128,6 +128,9 @@ PUBLIC_MODULES = [
 DATA_DOCS = {
     "unlabeled.__version__": "The version of the package, as a string (model files record it).",
     "unlabeled.metrics.LOSSES": "The loss names that :func:`unlabeled.metrics.pu_risk` accepts.",
+    "unlabeled.metrics.SENSITIVITY_METRICS": (
+        "The metric names that :func:`unlabeled.metrics.prior_sensitivity` accepts."
+    ),
     "unlabeled.metrics.SCORING_NAMES": (
         "The metric names that :func:`unlabeled.metrics.make_pu_scorer` and "
         "``PUGridSearchCV(scoring=...)`` accept."

@@ -980,6 +980,15 @@ class DegenerateCheck:
         ``"rate_unlabeled"`` (predicted positives among the unlabeled points),
         ``"score_std"``, ``"auc_pu"`` (labeled positives against unlabeled points), each when
         its input was given, and ``"prior"``.
+
+    Examples
+    --------
+    >>> from unlabeled.metrics import detect_degenerate_predictor
+    >>> check = detect_degenerate_predictor([1, 0, 0, 0], y_score=[0.5, 0.5, 0.5, 0.5])
+    >>> check.is_degenerate, check.flags
+    (True, ('constant-scores',))
+    >>> check.message
+    'degenerate predictor (constant-scores): score_std=0'
     """
 
     is_degenerate: bool
@@ -1276,6 +1285,13 @@ class PriorSensitivity:
         The point estimate of the prior (an estimator's ``prior_``), when known.
     value : float or None
         The metric at ``prior``.
+
+    Examples
+    --------
+    >>> from unlabeled.metrics import prior_sensitivity
+    >>> result = prior_sensitivity([1, 0, 0, 0], [2, 3, 1, 0], "roc-auc", (0.2, 0.4), num=3)
+    >>> result.priors.tolist(), round(result.low, 3), round(result.high, 3)
+    ([0.2, 0.30000000000000004, 0.4], 0.708, 0.778)
     """
 
     metric: str
