@@ -30,6 +30,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .metrics import (
+    pu_average_precision_score,
+    pu_precision_recall_curve,
+    pu_roc_auc_score,
+    pu_roc_curve,
+)
+
 if TYPE_CHECKING:  # matplotlib is optional: only for the annotations
     from matplotlib.axes import Axes
 
@@ -498,8 +505,6 @@ def plot_pu_roc_curve(
     'ROC from PU data: AUC 0.818 at prior 0.3'
     >>> plt.close(ax.figure)
     """
-    from .metrics import pu_roc_auc_score, pu_roc_curve
-
     prior, interval = _prior_and_interval(prior, prior_interval)
     fpr, tpr, _ = pu_roc_curve(s, y_score, prior, sample_weight=sample_weight)
     auc = pu_roc_auc_score(s, y_score, prior, sample_weight=sample_weight)
@@ -575,8 +580,6 @@ def plot_pu_precision_recall_curve(
     'Precision-recall from PU data: AP 0.648 at prior 0.3'
     >>> plt.close(ax.figure)
     """
-    from .metrics import pu_average_precision_score, pu_precision_recall_curve
-
     prior, interval = _prior_and_interval(prior, prior_interval)
     prec, rec, _ = pu_precision_recall_curve(s, y_score, prior, sample_weight=sample_weight)
     ap = pu_average_precision_score(s, y_score, prior, sample_weight=sample_weight)
