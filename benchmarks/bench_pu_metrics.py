@@ -36,6 +36,12 @@ error, the share of tables within 0.03, the mean s.e., the share of labelings wi
 tables whose s.e. allows it (2 s.e. <= 0.03), and the naive metrics' mean error; a second
 table bins every labeling by its number of labeled positives.
 
+With an estimated prior: unlabeled.pu.priors.Blend(random_state=seed), the estimator of
+PUSVC(prior="auto"), fitted on (X, s); the metrics at its prior_, and their range over its
+interval bracket_ (what PUSVC reports as prior_interval_) from prior_sensitivity (11 priors):
+the page gives the prior's error, how often the interval holds the true prior, the metrics'
+error at the estimate, the range's width and how often it holds the true-label value.
+
 --models: "logreg" (LogisticRegression(max_iter=1000), the default) and "hgb"
 (HistGradientBoostingClassifier(max_iter=100, random_state=seed)); both if named.
 
@@ -99,7 +105,9 @@ def one_run(X, y, rate, seed, model, n_boot):
     u = s == 0
     pi = float(y[u].mean())
     se_auc, se_ap = sampling_error(s, f, y, seed, n_boot)
+    estimated = estimated_prior(X, s, f, seed)
     return {
+        **estimated,
         "n_labeled": int(s.sum()),
         "pi": pi,
         "auc": pu_roc_auc_score(s, f, pi),
@@ -112,6 +120,23 @@ def one_run(X, y, rate, seed, model, n_boot):
         "se_ap": se_ap,
         "cpu": time.process_time() - t0,
     }
+
+
+def estimated_prior(X, s, f, seed):
+    """The metrics at the prior that PUSVC(prior="auto") estimates (Blend's prior_) and their
+    range over its interval (Blend's bracket_, PUSVC's prior_interval_)."""
+    from unlabeled.metrics import prior_sensitivity, pu_average_precision_score, pu_roc_auc_score
+    from unlabeled.pu.priors import Blend
+
+    blend = Blend(random_state=seed).fit(X, s)
+    pi_hat, (lo, hi) = float(blend.prior_), (float(v) for v in blend.bracket_)
+    out = {"pi_hat": pi_hat, "pi_lo": lo, "pi_hi": hi}
+    out["auc_hat"] = pu_roc_auc_score(s, f, pi_hat)
+    out["ap_hat"] = pu_average_precision_score(s, f, pi_hat)
+    for metric, name in (("auc", "roc-auc"), ("ap", "average-precision")):
+        band = prior_sensitivity(s, f, name, (lo, hi), num=11)
+        out[f"{metric}_lo"], out[f"{metric}_hi"] = band.low, band.high
+    return out
 
 
 def sampling_error(s, f, y, seed, n_boot):
@@ -266,6 +291,33 @@ def by_labeled(rows):
     return lines
 
 
+def with_estimated_prior(rows, rates, halves):
+    """The metrics at Blend's estimate (PUSVC(prior="auto")'s prior_) and whether the truth
+    lies in their range over its interval (prior_interval_), per half and rate."""
+    lines = [
+        "| half | rate | labelings | prior abs. error | interval holds the prior | metric "
+        "| mean abs. error at the estimate | range over the interval (mean width) "
+        "| truth inside the range |",
+        "|---|---|---:|---:|---:|---|---:|---:|---:|",
+    ]
+    for half in halves:
+        for rate in rates:
+            sel = [r for r in rows if r["half"] == half and r["rate"] == rate]
+            if not sel:
+                continue
+            prior_err = np.mean([abs(r["pi_hat"] - r["pi"]) for r in sel])
+            holds = np.mean([r["pi_lo"] <= r["pi"] <= r["pi_hi"] for r in sel])
+            for m in ("auc", "ap"):
+                err = np.mean([abs(r[f"{m}_hat"] - r[f"{m}_true"]) for r in sel])
+                width = np.mean([r[f"{m}_hi"] - r[f"{m}_lo"] for r in sel])
+                inside = np.mean([r[f"{m}_lo"] <= r[f"{m}_true"] <= r[f"{m}_hi"] for r in sel])
+                lines.append(
+                    f"| {half} | {rate:g} | {len(sel)} | {prior_err:.3f} | {holds:.0%} | "
+                    f"{m.upper()} | {err:.4f} | {width:.3f} | {inside:.0%} |"
+                )
+    return lines
+
+
 def per_table(rows):
     lines = [
         "| table | half | model | rate | labeled | prior | AUC true | AUC est. | AUC s.e. "
@@ -316,6 +368,16 @@ def report(args, rows, skipped):
             "",
         ]
     lines += ["## By the number of labeled positives", "", *by_labeled(rows), ""]
+    lines += [
+        '## With the prior of PUSVC(prior="auto")',
+        "",
+        "Blend (PUSVC's estimator) fitted on the labeling (`random_state=seed`): the metrics at "
+        "its `prior_`, and their range over its interval (`bracket_`, PUSVC's "
+        "`prior_interval_`) by `prior_sensitivity` (11 priors).",
+        "",
+        *with_estimated_prior(rows, args.rates, halves),
+        "",
+    ]
     lines += ["## Per table (means over seeds)", "", *per_table(rows), ""]
     bench.write_markdown(args, NAME, lines)
 
