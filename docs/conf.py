@@ -133,6 +133,9 @@ DATA_DOCS = {
         "The families of estimators by name, one :class:`unlabeled.registry.Family` each: the "
         "data layouts that ``register(family=...)`` names."
     ),
+    "unlabeled.metrics.SENSITIVITY_METRICS": (
+        "The metric names that :func:`unlabeled.metrics.prior_sensitivity` accepts."
+    ),
     "unlabeled.metrics.SCORING_NAMES": (
         "The metric names that :func:`unlabeled.metrics.make_pu_scorer` and "
         "``PUGridSearchCV(scoring=...)`` accept."

@@ -1,6 +1,7 @@
 """Plots of fitted estimators, for looking rather than reading (matplotlib, an optional extra).
 
-Every function takes a fitted estimator and, where it needs them, the data it was fitted on,
+Every function takes a fitted estimator and, where it needs them, the data it was fitted on
+(the PU evaluation plots take PU labels, scores and a prior, as :mod:`unlabeled.metrics`),
 draws on the matplotlib axes ``ax`` (a new figure's when None) and returns those axes, with
 their title and axis labels set. Nothing passed in is modified. matplotlib is imported only
 when a function is called, so that ``import unlabeled`` and ``import unlabeled.plotting`` do
@@ -29,6 +30,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .metrics import (
+    pu_average_precision_score,
+    pu_precision_recall_curve,
+    pu_roc_auc_score,
+    pu_roc_curve,
+)
+
 if TYPE_CHECKING:  # matplotlib is optional: only for the annotations
     from matplotlib.axes import Axes
 
@@ -38,6 +46,9 @@ __all__ = [
     "plot_decision_boundary",
     "plot_loss_history",
     "plot_prior_intervals",
+    "plot_prior_sensitivity",
+    "plot_pu_precision_recall_curve",
+    "plot_pu_roc_curve",
 ]
 
 #: the fitted histories that :func:`plot_loss_history` draws, in order of preference, with
@@ -411,3 +422,239 @@ def plot_prior_intervals(
     ax.set_ylim(-0.5, len(names) - 0.5)
     title = "Class-prior estimates and bootstrap intervals"
     return _labelled(ax, title, "class prior among the unlabeled points", "estimator")
+
+
+# ------------------------------------------------------------------ evaluation from PU data
+def _prior_and_interval(prior: Any, prior_interval: Any) -> tuple[float, tuple | None]:
+    """The prior (a number or a fitted estimator's ``prior_``) and the interval (given, or
+    the estimator's ``prior_interval_``), checked."""
+    if hasattr(prior, "prior_"):
+        if prior_interval is None:
+            prior_interval = getattr(prior, "prior_interval_", None)
+        prior = prior.prior_
+    if isinstance(prior, bool) or not isinstance(prior, int | float | np.floating):
+        raise TypeError(
+            f"prior must be a number in (0, 1) or a fitted estimator with prior_, got {prior!r}"
+        )
+    prior = float(prior)
+    if not 0 < prior < 1:
+        raise ValueError(f"prior must be in (0, 1), got {prior!r}")
+    if prior_interval is not None:
+        if hasattr(prior_interval, "prior_interval_"):
+            prior_interval = prior_interval.prior_interval_
+        lo, hi = sorted(float(p) for p in prior_interval)
+        if not 0 < lo <= hi < 1:
+            raise ValueError(f"prior_interval must lie in (0, 1), got {prior_interval!r}")
+        prior_interval = (lo, hi)
+    return prior, prior_interval
+
+
+def plot_pu_roc_curve(
+    s: Any,
+    y_score: Any,
+    prior: Any,
+    *,
+    prior_interval: Any = None,
+    sample_weight: Any = None,
+    ax: Axes | None = None,
+    label: str | None = None,
+) -> Axes:
+    """Draw the ROC curve of positives against negatives estimated from PU labels.
+
+    The corrected curve of :func:`unlabeled.metrics.pu_roc_curve` at ``prior``, shaded
+    between the curves at the ends of ``prior_interval`` (the false positive rate depends on
+    the prior, the true positive rate does not), over the uncorrected curve of the labeled
+    positives against the unlabeled points (dashed) and the diagonal of chance (dotted).
+
+    Parameters
+    ----------
+    s : array-like of shape (n_samples,)
+        PU labels: 1 = labeled positive, 0 or -1 = unlabeled.
+    y_score : array-like of shape (n_samples,)
+        Scores, higher meaning more likely positive, held out from the fit.
+    prior : float in (0, 1) or fitted estimator
+        The share of positives among the unlabeled points, or an estimator with ``prior_``
+        (``PUSVC(prior="auto")``, :mod:`unlabeled.pu.priors`), whose ``prior_interval_`` is
+        then the default interval.
+    prior_interval : (lo, hi), fitted estimator or None, default=None
+        The priors whose curves bound the band; none drawn when None (and ``prior`` has no
+        ``prior_interval_``).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the points.
+    ax : matplotlib Axes, default=None
+        Where to draw; a new figure's axes when None.
+    label : str, default=None
+        The legend's name of the corrected curve ("corrected" when None).
+
+    Returns
+    -------
+    ax : matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from unlabeled.plotting import plot_pu_roc_curve
+    >>> rng = np.random.default_rng(0)
+    >>> s = np.r_[np.ones(50, int), np.zeros(200, int)]
+    >>> score = np.r_[rng.normal(1, 1, 110), rng.normal(0, 1, 140)]  # 60 of U positive
+    >>> ax = plot_pu_roc_curve(s, score, 0.3, prior_interval=(0.25, 0.35))
+    >>> ax.get_title()
+    'ROC from PU data: AUC 0.818 at prior 0.3'
+    >>> plt.close(ax.figure)
+    """
+    prior, interval = _prior_and_interval(prior, prior_interval)
+    fpr, tpr, _ = pu_roc_curve(s, y_score, prior, sample_weight=sample_weight)
+    auc = pu_roc_auc_score(s, y_score, prior, sample_weight=sample_weight)
+    ax = _axes(ax)
+    if interval is not None:
+        lo = pu_roc_curve(s, y_score, interval[0], sample_weight=sample_weight)[0]
+        hi = pu_roc_curve(s, y_score, interval[1], sample_weight=sample_weight)[0]
+        band = f"prior in [{interval[0]:.3g}, {interval[1]:.3g}]"
+        ax.fill_betweenx(tpr, np.minimum(lo, hi), np.maximum(lo, hi), alpha=0.25, label=band)
+    # the uncorrected curve: every unlabeled point counted as a negative
+    unlabeled = pu_roc_curve(s, y_score, 1e-12, sample_weight=sample_weight)[0]
+    ax.plot(unlabeled, tpr, ls="--", color="0.5", lw=1, label="labeled vs unlabeled")
+    ax.plot(fpr, tpr, color="C0", lw=2, label=label or "corrected")
+    ax.plot([0, 1], [0, 1], ls=":", color="k", lw=1)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.01)
+    ax.legend(loc="lower right", fontsize="small")
+    title = f"ROC from PU data: AUC {auc:.3f} at prior {prior:.3g}"
+    return _labelled(ax, title, "false positive rate (estimated)", "true positive rate")
+
+
+def plot_pu_precision_recall_curve(
+    s: Any,
+    y_score: Any,
+    prior: Any,
+    *,
+    prior_interval: Any = None,
+    sample_weight: Any = None,
+    ax: Axes | None = None,
+    label: str | None = None,
+) -> Axes:
+    """Draw the precision-recall curve on the unlabeled population, estimated from PU labels.
+
+    The curve of :func:`unlabeled.metrics.pu_precision_recall_curve` at ``prior``, shaded
+    between the curves at the ends of ``prior_interval`` (the precision ``pi TPR / R_U`` is
+    proportional to the prior before its clip), with the precision of chance, ``prior``,
+    dotted.
+
+    Parameters
+    ----------
+    s : array-like of shape (n_samples,)
+        PU labels: 1 = labeled positive, 0 or -1 = unlabeled.
+    y_score : array-like of shape (n_samples,)
+        Scores, higher meaning more likely positive, held out from the fit.
+    prior : float in (0, 1) or fitted estimator
+        The share of positives among the unlabeled points, or an estimator with ``prior_``
+        whose ``prior_interval_`` is then the default interval.
+    prior_interval : (lo, hi), fitted estimator or None, default=None
+        The priors whose curves bound the band; none drawn when None.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the points.
+    ax : matplotlib Axes, default=None
+        Where to draw; a new figure's axes when None.
+    label : str, default=None
+        The legend's name of the curve ("corrected" when None).
+
+    Returns
+    -------
+    ax : matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from unlabeled.plotting import plot_pu_precision_recall_curve
+    >>> rng = np.random.default_rng(0)
+    >>> s = np.r_[np.ones(50, int), np.zeros(200, int)]
+    >>> score = np.r_[rng.normal(1, 1, 110), rng.normal(0, 1, 140)]
+    >>> ax = plot_pu_precision_recall_curve(s, score, 0.3, prior_interval=(0.25, 0.35))
+    >>> ax.get_title()
+    'Precision-recall from PU data: AP 0.648 at prior 0.3'
+    >>> plt.close(ax.figure)
+    """
+    prior, interval = _prior_and_interval(prior, prior_interval)
+    prec, rec, _ = pu_precision_recall_curve(s, y_score, prior, sample_weight=sample_weight)
+    ap = pu_average_precision_score(s, y_score, prior, sample_weight=sample_weight)
+    ax = _axes(ax)
+    if interval is not None:
+        lo = pu_precision_recall_curve(s, y_score, interval[0], sample_weight=sample_weight)[0]
+        hi = pu_precision_recall_curve(s, y_score, interval[1], sample_weight=sample_weight)[0]
+        band = f"prior in [{interval[0]:.3g}, {interval[1]:.3g}]"
+        ax.fill_between(
+            rec, np.minimum(lo, hi), np.maximum(lo, hi), step="post", alpha=0.25, label=band
+        )
+    ax.step(rec, prec, where="post", color="C0", lw=2, label=label or "corrected")
+    ax.axhline(prior, ls=":", color="k", lw=1, label="chance (the prior)")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.01)
+    ax.legend(loc="best", fontsize="small")
+    title = f"Precision-recall from PU data: AP {ap:.3f} at prior {prior:.3g}"
+    return _labelled(ax, title, "recall (labeled positives)", "precision (estimated)")
+
+
+def plot_prior_sensitivity(results: Any, *, ax: Axes | None = None) -> Axes:
+    """Draw metrics over a prior interval: one curve per metric, each with its range shaded.
+
+    Parameters
+    ----------
+    results : PriorSensitivity, list of them or dict of str to them
+        What :func:`unlabeled.metrics.prior_sensitivity` returns; a list is labelled by the
+        metrics' names. The point estimate (``prior``, ``value``) is marked when known.
+    ax : matplotlib Axes, default=None
+        Where to draw; a new figure's axes when None.
+
+    Returns
+    -------
+    ax : matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from unlabeled.metrics import prior_sensitivity
+    >>> from unlabeled.plotting import plot_prior_sensitivity
+    >>> rng = np.random.default_rng(0)
+    >>> s = np.r_[np.ones(50, int), np.zeros(200, int)]
+    >>> score = np.r_[rng.normal(1, 1, 110), rng.normal(0, 1, 140)]
+    >>> results = [prior_sensitivity(s, score, m, (0.2, 0.4))
+    ...            for m in ("roc-auc", "average-precision")]
+    >>> ax = plot_prior_sensitivity(results)
+    >>> [t.get_text() for t in ax.get_legend().get_texts()]
+    ['roc-auc: 0.778 to 0.871', 'average-precision: 0.436 to 0.81']
+    >>> plt.close(ax.figure)
+    """
+    if isinstance(results, dict):
+        items = list(results.items())
+    else:
+        results = [results] if hasattr(results, "priors") else list(results)
+        items = [(r.metric, r) for r in results]
+    if not items:
+        raise ValueError("results is empty: give what unlabeled.metrics.prior_sensitivity returns")
+    for name, r in items:
+        if not all(hasattr(r, a) for a in ("priors", "values", "prior", "value")):
+            raise TypeError(
+                f"{name!r}: expected a PriorSensitivity (unlabeled.metrics.prior_sensitivity), "
+                f"got {type(r).__name__}"
+            )
+    ax = _axes(ax)
+    for k, (name, r) in enumerate(items):
+        colour = f"C{k % 10}"
+        priors, values = np.asarray(r.priors, float), np.asarray(r.values, float)
+        low, high = float(values.min()), float(values.max())
+        ax.fill_between(priors, low, high, color=colour, alpha=0.12)
+        ax.plot(priors, values, color=colour, lw=2, label=f"{name}: {low:.3g} to {high:.3g}")
+        if r.prior is not None and r.value is not None:
+            ax.plot(r.prior, r.value, "o", color=colour, ms=7)
+    ax.legend(loc="best", fontsize="small")
+    title = "PU metrics over the prior interval"
+    return _labelled(ax, title, "class prior among the unlabeled points", "metric")

@@ -341,7 +341,7 @@ class PUGridSearchCV(MetaEstimatorMixin, ValidatedEstimator):
                     f"scorer(estimator, X, s), got {scoring!r} (scikit-learn's metrics compare "
                     "predictions with s, which a correct PU model contradicts)"
                 )
-            if scoring != "lee-liu" and fixed is None and searches_prior:
+            if make_pu_scorer(scoring).needs_prior and fixed is None and searches_prior:
                 raise ValueError(
                     f"scoring={scoring!r} needs one evaluation prior for all candidates, but the "
                     "estimator's prior is not a number; pass "
