@@ -151,10 +151,10 @@ class Commands:
         ids)."""
         f = est.decision_function(*by) if decision else None
         header, columns = ["prediction"], [est.predict(*by).tolist()]
-        if decision and np.ndim(f) == 2:  # one column per class (one-vs-rest)
+        if f is not None and np.ndim(f) == 2:  # one column per class (one-vs-rest)
             header += [f"decision_{c}" for c in est.classes_]
             columns += [_floats(v) for v in np.transpose(f)]
-        elif decision:
+        elif f is not None:
             header.append("decision")
             columns.append(_floats(f))
         if proba:
