@@ -65,7 +65,7 @@ def parser(
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawTextHelpFormatter)
     if child_nargs is not None:
         ap.add_argument("--child", nargs=child_nargs, help=argparse.SUPPRESS)
-    ap.add_argument("--quick", action="store_true", help=quick)
+    ap.add_argument("--quick", action="store_true", help=quick.replace("%", "%%"))
     if time_limit is not None:
         ap.add_argument(
             "--time-limit",
