@@ -178,7 +178,13 @@ class WellSVM(SemiSupervisedSVM):
         The relaxation's value after every cutting-plane step. It never increases.
     n_iter_ : int
         Cutting-plane iterations run: MKL problems solved, the first (on the start label
-        vector alone) included; ``len(objective_history_)``.
+        vector alone) included; ``len(objective_history_)``. Often 1: with the squared hinge
+        on the unlabeled points (the ``D = diag(1/C)`` term of the dual), every point with
+        ``alpha_i > 0`` of the first SVM sits on its margin, so the sort returns the start
+        labels and no label vector is violated. Sorting on ``K`` alone, as the authors'
+        code does, takes several steps (heart at 5%: 5, objective 5.686 to 5.543) but
+        measured no better: tuning-half accuracy 0.729 to 0.725 at 1% labeled, 0.845 to
+        0.844 at 5%, at about 300 times the CPU.
     n_mkl_iter_ : list of int
         SVM solves of each MKL problem.
     stop_reason_ : str
