@@ -135,7 +135,7 @@ class NNPUMLPClassifier(ProbabilisticMixin, ClassifierMixin, ValidatedEstimator)
         after layer, float64.
     layer_sizes_ : tuple of int
         ``(n_features_in_, *hidden_layer_sizes, 1)``.
-    mean_, scale_ : ndarray of shape (n_features_in_,)
+    mean_, scale_ : ndarray of shape (n_features,)
         The standardisation of the features.
     threshold_ : float
         Subtracted from the network's output in :meth:`decision_function`.
