@@ -302,7 +302,8 @@ class NNPUMLPClassifier(ProbabilisticMixin, ClassifierMixin, ValidatedEstimator)
         with _torch_threads(_nnpu_torch.torch, self.n_jobs):
             self._train(_nnpu_torch, Z, mask, groups, p, rng)
         f = self._raw(Z)
-        self.negative_risk_ = float(_negative_risk(f, *groups, p["prior"], p["loss"]))
+        wp, wu = groups
+        self.negative_risk_ = float(_negative_risk(f, wp, wu, p["prior"], p["loss"]))
         f_ref = f[~mask] if e is None else f  # the points whose share is positive_share_
         t = prior_threshold(f_ref, self.positive_share_) if p["threshold"] == "prior" else 0.0
         self.threshold_ = float(t)
