@@ -14,7 +14,9 @@ This module gives the three steps of Bekker, Robberechts and Davis (ECML-PKDD 20
   with the classifier ``P(y=1 | x)`` by expectation-maximisation.
 - inverse-propensity weighting: ``PUSVC(prior=...).fit(X, s, propensity=e)`` with ``e`` from
   ``SAREM(...).fit(X, s).propensity(X)`` fits the SAR risk, each labeled positive weighted by
-  ``1 / e``.
+  ``1 / e``; so do ``fit(X, s, propensity=e)`` of ``NNPUClassifier``, ``NNPUMLPClassifier``,
+  ``BiasedSVM``, ``BaggingPUClassifier`` and ``ElkanNotoClassifier(weighted=True)`` (their
+  checks: :func:`checked_propensity`).
 
 References
 ----------
