@@ -16,7 +16,7 @@ This module gives the three steps of Bekker, Robberechts and Davis (ECML-PKDD 20
   ``SAREM(...).fit(X, s).propensity(X)`` fits the SAR risk, each labeled positive weighted by
   ``1 / e``; so do ``fit(X, s, propensity=e)`` of ``NNPUClassifier``, ``NNPUMLPClassifier``,
   ``BiasedSVM``, ``BaggingPUClassifier`` and ``ElkanNotoClassifier(weighted=True)`` (their
-  checks: :func:`checked_propensity`).
+  checks: ``checked_propensity``).
 
 References
 ----------
