@@ -20,8 +20,10 @@ from sklearn.tree import DecisionTreeClassifier
 
 import unlabeled
 from unlabeled.pu import (
+    PUSVC,
     BaggingPUClassifier,
     BiasedSVM,
+    DoubleHingeQP,
     ElkanNotoClassifier,
     NNPUClassifier,
     NNPUMLPClassifier,
@@ -157,6 +159,24 @@ def test_sar_mlp_trains_on_the_weighted_risk():
     assert (sar.decision_function(X) > 0).mean() == pytest.approx(share, abs=2 / s.size)
     f1 = [f1_score(yt, m.predict(Xt)) for m in (scar, sar)]
     assert f1[1] > f1[0] + 0.05, f1
+
+
+# ---------------------------------------------------------------------- baselines
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_sar_double_hinge_qp_is_pusvc_sar_problem(kernel):
+    # the same SAR dual by Clarabel on the dense Gram matrix and by the engine's pair solver
+    pytest.importorskip("clarabel")
+    X, s, e = _small(14)
+    kw = {"prior": 0.3, "lam": 0.05, "kernel": kernel, "gamma": 0.5}
+    qp = DoubleHingeQP(**kw).fit(X, s, propensity=e)
+    ref = PUSVC(**kw, tol=1e-7).fit(X, s, propensity=e)
+    assert qp.objective_ == pytest.approx(ref.objective_, rel=1e-6)
+    assert qp.positive_share_ == pytest.approx(ref.positive_share_)
+    np.testing.assert_allclose(qp.decision_function(X), ref.decision_function(X), atol=1e-4)
+    # a SCAR refit drops the SAR fit's share: the threshold is the prior's again
+    scar = qp.fit(X, s)
+    assert not hasattr(scar, "positive_share_") and not hasattr(scar, "_sar")
+    assert scar.objective_ == pytest.approx(DoubleHingeQP(**kw).fit(X, s).objective_)
 
 
 # ---------------------------------------------------------------------- classic SVMs
