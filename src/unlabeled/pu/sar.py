@@ -15,8 +15,8 @@ This module gives the three steps of Bekker, Robberechts and Davis (ECML-PKDD 20
 - inverse-propensity weighting: ``PUSVC(prior=...).fit(X, s, propensity=e)`` with ``e`` from
   ``SAREM(...).fit(X, s).propensity(X)`` fits the SAR risk, each labeled positive weighted by
   ``1 / e``; so do ``fit(X, s, propensity=e)`` of ``NNPUClassifier``, ``NNPUMLPClassifier``,
-  ``BiasedSVM``, ``BaggingPUClassifier`` and ``ElkanNotoClassifier(weighted=True)`` (their
-  checks: ``checked_propensity``).
+  ``BiasedSVM``, ``BaggingPUClassifier``, ``ElkanNotoClassifier(weighted=True)`` and
+  ``DoubleHingeQP`` (their checks: ``checked_propensity``).
 
 References
 ----------
