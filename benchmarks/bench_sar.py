@@ -24,6 +24,11 @@ so F1 measures the ranking, not the prior estimate):
   pulearn-SAR pulearn 0.2.0's SAR weighting: compute_inverse_propensity_weights (1 / e,
               clipped at 0.05, normalised) of the same SAREM propensities as sample weights
               of the labeled positives in pulearn's BaggingPuClassifier(SVC, 10 estimators)
+The other PU classifiers' SAR path (second table), each fitted twice on the same labeling,
+SCAR (fit(X, s)) and SAR (fit(X, s, propensity=max(e_hat, 0.05)), SAREM's e_hat as above),
+with their defaults: NNPUClassifier(prior=true) (linear), NNPUMLPClassifier(prior=true)
+(with torch), BiasedSVM(), BaggingPUClassifier(), ElkanNotoClassifier(weighted=True); the
+same threshold rule, so F1 compares their rankings.
 Metric: F1 on the test set (true labels). SCAR check: unlabeled.pu.sar.scar_check (defaults,
 random_state = the seed) on the training set of every SAR and SCAR labeling, and pulearn's
 scar_sanity_check (cross-fitted logistic scores, its defaults) beside it.
@@ -45,6 +50,13 @@ from sklearn.metrics import f1_score
 from sklearn.model_selection import train_test_split
 
 from unlabeled import PUSVC
+from unlabeled.pu import (
+    BaggingPUClassifier,
+    BiasedSVM,
+    ElkanNotoClassifier,
+    NNPUClassifier,
+    NNPUMLPClassifier,
+)
 from unlabeled.pu.sar import SAREM, scar_check
 
 TABLES = (
@@ -53,6 +65,14 @@ TABLES = (
 )  # fmt: skip
 QUICK_TABLES = ("banknote",)
 METHODS = ("SCAR", "SAR", "SAR-oracle", "SAREM", "pulearn-SAR")
+#: the other classifiers of the second table: name -> a factory of the prior
+OTHERS = {
+    "nnPU": lambda prior, seed: NNPUClassifier(prior=prior, random_state=seed),
+    "nnPU-MLP": lambda prior, seed: NNPUMLPClassifier(prior=prior, random_state=seed),
+    "biased SVM": lambda prior, seed: BiasedSVM(random_state=seed),
+    "bagging SVM": lambda prior, seed: BaggingPUClassifier(random_state=seed),
+    "Elkan-Noto (w)": lambda prior, seed: ElkanNotoClassifier(weighted=True, random_state=seed),
+}
 MAX_ROWS = 2000
 FREQUENCY = 0.3  # the average share of the positives labeled
 CLIP = 0.05  # propensities below are raised to it (pulearn's clip_min): weights at most 19
@@ -103,7 +123,19 @@ def fit_all(X, s, Xt, prior, e_true, col, seed):
     out["SAR-oracle"] = pusvc(np.maximum(e_true, CLIP))
     out["SAREM"] = sar.decision_function(X[unl]), sar.decision_function(Xt)
     out["pulearn-SAR"] = pulearn_sar(X, s, Xt, e_hat, seed)
+    for name in others():
+        for path, e in (("SCAR", None), ("SAR", np.maximum(e_hat, CLIP))):
+            m = OTHERS[name](prior, seed).fit(X, s, propensity=e)
+            out[f"{name} {path}"] = m.decision_function(X[unl]), m.decision_function(Xt)
     return out, float(np.abs(e_hat - e_true)[s == 1].mean())
+
+
+def others():
+    """The second table's classifiers that run here (the network needs torch)."""
+    import importlib.util
+
+    torch = importlib.util.find_spec("torch") is not None
+    return [name for name in OTHERS if torch or name != "nnPU-MLP"]
 
 
 def pulearn_sar(X, s, Xt, e_hat, seed):
@@ -150,7 +182,7 @@ def one_labeling(X, y, e, col, seed):
     prior = float(ytr[s_sar == 0].mean())
     t0 = time.perf_counter()
     fits, e_err = fit_all(Xtr, s_sar, X[te], prior, e[tr], col, seed)
-    row = {m: f1_at_prior(*fits[m], y[te], prior) for m in METHODS}
+    row = {m: f1_at_prior(*fits[m], y[te], prior) for m in fits}
     row["e_err"], row["time"] = e_err, time.perf_counter() - t0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -181,6 +213,15 @@ def summary(name, half, rows):
     )
 
 
+def others_line(name, half, rows):
+    """The second table's row: each classifier's SCAR and SAR F1 and their difference."""
+    cells = []
+    for m in others():
+        scar, sar = (np.mean([r[f"{m} {p}"] for r in rows]) for p in ("SCAR", "SAR"))
+        cells.append(f"{scar:.3f} / {sar:.3f} ({sar - scar:+.3f})")
+    return f"| {name} | {half} | " + " | ".join(cells) + " |"
+
+
 def main():
     ap = bench.parser(
         __doc__, quick="a smoke run: 600 rows of generated data and of banknote, 1 labeling"
@@ -200,12 +241,14 @@ def main():
     ]
     all_rows = []
     gen_rows = []
+    t0 = time.perf_counter()
     for seed in seeds:
         X, y, e, col = generated(600 if args.quick else 3000, seed)
         gen_rows.append(one_labeling(X, y, e, col, seed))
     line, _, _ = summary("generated", "-", gen_rows)
     lines.append(line)
     print(line, flush=True)
+    second = [others_line("generated", "-", gen_rows)]
     for name in names:
         try:
             X, y, col = table(name, 600 if args.quick else MAX_ROWS)
@@ -213,14 +256,32 @@ def main():
             bench.skip(name, str(exc))
             continue
         e = sar_propensity(X[:, col], y)
-        rows = [one_labeling(X, y, e, col, seed) for seed in seeds]
+        rows = [{**one_labeling(X, y, e, col, seed), "table": name} for seed in seeds]
         all_rows += rows
         line, _, _ = summary(f"{name} (col {col})", pu_tables.half(name), rows)
         lines.append(line)
         print(line, flush=True)
+        second.append(others_line(f"{name} (col {col})", pu_tables.half(name), rows))
     if all_rows:
         line, mean, _ = summary("tables, mean", "both", all_rows)
         lines.append(line)
+        for half in ("tuning", "confirmation"):
+            part = [r for r in all_rows if pu_tables.half(r["table"]) == half]
+            if part:
+                second.append(others_line(f"tables, mean ({half})", half, part))
+    lines += [
+        "",
+        "## The other PU classifiers' SAR path",
+        "",
+        "Test F1 of each classifier fitted as SCAR / with propensity=max(e_hat, 0.05) (SAREM's "
+        "estimate, as the SAR column above), mean over the labelings, and the difference.",
+        "",
+        "| data | half | " + " | ".join(others()) + " |",
+        "|---" * (len(others()) + 2) + "|",
+        *second,
+        "",
+        f"Run time: {time.perf_counter() - t0:.0f} s.",
+    ]
     bench.write_markdown(args, "bench_sar", lines)
 
 

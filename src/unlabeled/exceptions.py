@@ -97,7 +97,8 @@ class SCARViolationWarning(UserWarning):
     Raised as a warning by :func:`unlabeled.pu.sar.scar_check`; a ``UserWarning``, so that
     ``warnings.simplefilter("error", UserWarning)`` catches it too. The fix is to model the
     labeling: :class:`unlabeled.pu.sar.SAREM` estimates the propensity ``e(x)``, and
-    ``PUSVC.fit(X, s, propensity=...)`` weights the labeled positives by it.
+    ``fit(X, s, propensity=...)`` of ``PUSVC`` (and of the nnPU and classic PU classifiers)
+    weights the labeled positives by it.
 
     Examples
     --------

@@ -22,7 +22,7 @@ from .._budget import check_dense_budget
 from .._clarabel import clarabel_qp, upper_csc
 from .._solving import default_max_iter, engine_data, warn_not_converged
 from .._validation import MAX_CACHE_MB, VERBOSE, Integer, Options, Real
-from ..base import ANY_FINITE, Fitted, fill_docstring, set_init_params
+from ..base import ANY_FINITE, ArrayLike, Fitted, MatrixLike, fill_docstring, set_init_params
 from ..exceptions import MemoryBudgetError
 from ..registry import Case, register
 from ._base import (
@@ -35,6 +35,8 @@ from ._base import (
     store_solution,
 )
 from ._starts import ocsvm_start
+from ._weighted import population_share
+from .sar import checked_propensity
 
 # Peak bytes of DoubleHingeQP per squared training point (Gram matrix, its triangle handed to
 # Clarabel, Clarabel's KKT matrix and its LDL factor): 67 measured at 1,100 and 2,100 points
@@ -144,6 +146,13 @@ class DoubleHingeQP(KernelPUModel):
         "verbose": VERBOSE,
     }
 
+    _fitted_attributes: dict = {
+        # fit(propensity=...): the share of positives among all the training points, that
+        # threshold="prior" puts above the threshold (absent from SCAR fits and older files)
+        "positive_share_": Fitted("float", low=0.0, high=1.0, optional=True),
+        "_sar": None,  # fit(propensity=...)'s propensities, during fit only
+    }
+
     def __init__(
         self, prior: float | None = None, lam: float = 0.01, *, kernel: str = "rbf",
         gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, tol: float = 1e-8,
@@ -151,6 +160,45 @@ class DoubleHingeQP(KernelPUModel):
         random_state: int | np.random.RandomState | None = None, threshold: str = "prior",
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
+
+    def fit(
+        self, X: MatrixLike, s: ArrayLike, *, propensity: ArrayLike | None = None
+    ) -> DoubleHingeQP:
+        """Fit by Clarabel on the dense QP (see the class docstring).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            The training points, or the Gram matrix with ``kernel="precomputed"``.
+        s : array-like of shape (n_samples,)
+            PU labels: 1 = labeled positive, 0 or -1 = unlabeled.
+        propensity : array-like of shape (n_samples,), optional
+            The SAR risk of :meth:`unlabeled.PUSVC.fit`'s ``propensity`` (Bekker, Robberechts
+            and Davis 2019), the same dual handed whole to Clarabel: every point in the
+            unlabeled part, the labeled positives' coefficients ``a_p / (2 lam)``,
+            ``a_p = pi_N (1 / e_p) / sum_q (1 / e_q)``; ``positive_share_`` is ``pi_N``.
+            None (the default): the SCAR problem. Not with ``probability=True``.
+
+        Returns
+        -------
+        self : DoubleHingeQP
+        """
+        if propensity is None:
+            return super().fit(X, s)
+        fix = "use probability=False (its sigmoid assumes SCAR)"
+        e, mask = checked_propensity(
+            self, X, s, propensity, (("probability", self.probability, fix),)
+        )
+        self._sar = e[mask]
+        try:
+            return super().fit(X, s)
+        finally:
+            del self._sar
+
+    def _threshold_share(self) -> float:
+        """``positive_share_`` of a SAR fit, else the prior."""
+        share = getattr(self, "positive_share_", None)
+        return super()._threshold_share() if share is None else float(share)
 
     @staticmethod
     def memory_needed(n_samples: int) -> float:
@@ -180,15 +228,33 @@ class DoubleHingeQP(KernelPUModel):
         # latter Clarabel's allocations abort the process (ulimit -v, a container's limit)
         check_dense_budget(need * 2**20, what, fix)
         _require_clarabel("DoubleHingeQP")
+        self.__dict__.pop("positive_share_", None)
+        sar = getattr(self, "_sar", None)
+        if sar is not None:
+            return self._fit_sar(X, mask, prior, lam, tol, sar)
         pos, unl = np.flatnonzero(mask), np.flatnonzero(~mask)
         p, n = pos.size, unl.size
         c1, c2 = prior / (2 * lam * p), 1.0 / (2 * lam * n)
 
         K = self._gram(X)
         h = K[np.ix_(unl, pos)].sum(axis=1)
+        sigma = self._solve_dual(K, unl, c1 * h, c1 * p, c2, tol)
+        alpha = np.empty(X.shape[0])
+        alpha[pos] = c1
+        alpha[unl] = -sigma
+        g = K @ alpha
+        beta = double_hinge_offset(g[pos], g[unl], prior)
+        self._set_expansion(X, alpha, beta)
+        self.objective_ = double_hinge_objective(g[pos], g[unl], alpha @ g, beta, prior, lam)
+        self.prior_ = prior
+
+    def _solve_dual(self, K, unl, h, total, c2, tol):
+        """``sigma`` of ``min 1/2 sigma' K_UU sigma - h' sigma + sum max(-sigma, sigma - c2)``
+        over ``0 <= sigma <= c2``, ``1' sigma = total``, by Clarabel."""
+        n = unl.size
         # variables x = (sigma, t): t_u >= -sigma_u and t_u >= sigma_u - c2 carry the V term
         P = upper_csc(K[np.ix_(unl, unl)], 2 * n)
-        q = np.r_[-c1 * h, np.ones(n)]
+        q = np.r_[-h, np.ones(n)]
         eye = sp.identity(n, format="csc")
         G = sp.vstack(
             [sp.hstack([-eye, -eye]), sp.hstack([eye, -eye]), sp.hstack([-eye, 0 * eye]),
@@ -198,20 +264,33 @@ class DoubleHingeQP(KernelPUModel):
         hv = np.r_[np.zeros(n), np.full(n, c2), np.zeros(n), np.full(n, c2)]
         A_eq = sp.csc_matrix(np.r_[np.ones(n), np.zeros(n)][None, :])
         x = clarabel_qp(
-            P, q, A_eq, np.array([c1 * p]), G, hv, tol_gap=tol, tol_feas=min(1e-8, tol),
+            P, q, A_eq, np.array([total]), G, hv, tol_gap=tol, tol_feas=min(1e-8, tol),
             verbose=self.verbose, what="the double-hinge dual", scale="lam",
         ).x  # fmt: skip
         del P
-        sigma = np.clip(x[:n], 0.0, c2)  # interior-point iterates sit a hair inside or out
+        return np.clip(x[:n], 0.0, c2)  # interior-point iterates sit a hair inside or out
 
-        alpha = np.empty(X.shape[0])
-        alpha[pos] = c1
-        alpha[unl] = -sigma
+    def _fit_sar(self, X, mask, prior, lam, tol, propensity):
+        """``fit(propensity=...)``: PUSVC's SAR dual (every point in the unlabeled part, the
+        positives' coefficients ``a_p / (2 lam)``) by Clarabel; the decision values at every
+        point, whose share ``pi_N`` threshold="prior" puts above the threshold."""
+        pos, every = np.flatnonzero(mask), np.arange(mask.size)
+        share = population_share(mask, prior)
+        w = 1.0 / propensity
+        a = share * w / w.sum()
+        alpha_p, c2 = a / (2 * lam), 1.0 / (2 * lam * mask.size)
+        K = self._gram(X)
+        sigma = self._solve_dual(K, every, K[:, pos] @ alpha_p, alpha_p.sum(), c2, tol)
+        alpha = -sigma
+        alpha[pos] += alpha_p
         g = K @ alpha
-        beta = double_hinge_offset(g[pos], g[unl], prior)
+        beta = double_hinge_offset(g[pos], g, share)
         self._set_expansion(X, alpha, beta)
-        self.objective_ = double_hinge_objective(g[pos], g[unl], alpha @ g, beta, prior, lam)
-        self.prior_ = prior
+        f = g + beta
+        loss = np.maximum(np.maximum(f, (1 + f) / 2), 0).mean()
+        self.objective_ = float(-a @ f[pos] + loss + lam * (alpha @ g))
+        self.prior_, self.positive_share_ = prior, share
+        return f
 
 
 @register(

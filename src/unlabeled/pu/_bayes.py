@@ -126,7 +126,9 @@ class PositiveNaiveBayes(ClassifierMixin, ValidatedEstimator):
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
-    def fit(self, X: MatrixLike, s: ArrayLike) -> PositiveNaiveBayes:
+    def fit(
+        self, X: MatrixLike, s: ArrayLike, *, propensity: ArrayLike | None = None
+    ) -> PositiveNaiveBayes:
         """Estimate the tables from ``X`` (categories) and PU labels ``s``.
 
         Parameters
@@ -135,11 +137,26 @@ class PositiveNaiveBayes(ClassifierMixin, ValidatedEstimator):
             Category codes (any finite numbers; each distinct value a category).
         s : array-like of shape (n_samples,)
             1 = labeled positive, 0 or -1 = unlabeled.
+        propensity : None
+            Refused (accepted only as None, so that a SAR pipeline fails with a clear
+            message): the tables subtract the prior's share of the labeled positives'
+            profile from the unlabeled counts, which assumes labels selected completely at
+            random; the inverse-propensity weighting of ``PUSVC.fit(propensity=)`` is not
+            available for them.
 
         Returns
         -------
         self : PositiveNaiveBayes
         """
+        if propensity is not None:
+            raise ValueError(
+                f"{type(self).__name__} does not take propensity=: inverse-propensity "
+                "weighting is not available for positive naive Bayes / TAN, whose tables "
+                "assume labels selected completely at random (SCAR). For labels that depend "
+                "on the "
+                "features use PUSVC, NNPUClassifier, BiasedSVM, BaggingPUClassifier or "
+                "ElkanNotoClassifier(weighted=True) with fit(X, s, propensity=e)"
+            )
         params = self._validate_params()
         who = type(self).__name__
         X = _dense_finite(X, who, self, reset=True)

@@ -30,6 +30,7 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
+from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
@@ -69,6 +70,7 @@ from ..metrics import lee_liu_score
 from ..registry import Case, register
 from ._base import engine_kernel
 from .priors import prior_from_label_frequency
+from .sar import checked_propensity
 
 #: BiasedSVM's default grids: the unlabeled points' box C_- (small: the unlabeled positives
 #: may stay on the wrong side) and the positive weight, in units of n_unlabeled / n_labeled
@@ -152,6 +154,24 @@ def expansion_values(est, X, rows, coef, b) -> np.ndarray:
     if est.kernel == "precomputed":
         return est._kernel_dot(X[np.asarray(rows)], sv, coef[sv]) + b
     return est._kernel_dot(X[np.asarray(rows)], X[sv], coef[sv]) + b
+
+
+def _sar_refused(est) -> tuple:
+    """What ``fit(propensity=...)`` refuses: ``probability=True``, whose sigmoid assumes
+    SCAR."""
+    fix = "use probability=False (its sigmoid assumes SCAR)"
+    return (("probability", getattr(est, "probability", False), fix),)
+
+
+def _lee_liu(mask, pred, propensity) -> float:
+    """The Lee-Liu criterion ``r^2 / P(pred = 1)``; with ``propensity``, the recall weighted
+    by ``1 / e`` over the labeled positives (an estimate of the recall on all positives
+    under SAR), ``P(pred = 1)`` over all the points."""
+    if propensity is None:
+        return lee_liu_score(mask, pred)
+    w = 1.0 / propensity[mask]
+    recall, rate = float(w @ pred[mask] / w.sum()), float(np.mean(pred))
+    return 0.0 if rate == 0 else recall**2 / rate
 
 
 def _prior_share(f_unl) -> float:
@@ -343,20 +363,42 @@ class BiasedSVM(_EngineSVMPU):
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
-    def fit(self, X: MatrixLike, s: ArrayLike) -> BiasedSVM:
-        """Fit on ``X`` with PU labels ``s`` (1 = labeled positive, 0 or -1 = unlabeled).
+    def fit(self, X: MatrixLike, s: ArrayLike, *, propensity: ArrayLike | None = None) -> BiasedSVM:
+        r"""Fit on ``X`` with PU labels ``s`` (1 = labeled positive, 0 or -1 = unlabeled).
 
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
             Dense, sparse, or the square Gram matrix with ``kernel="precomputed"``.
         s : array-like of shape (n_samples,)
+        propensity : array-like of shape (n_samples,), optional
+            For labels not selected completely at random: ``e(x_i) = P(s=1 | y=1, x_i)`` in
+            (0, 1] at the labeled positives, as for :meth:`unlabeled.PUSVC.fit`. The
+            labeled positives, weighted by ``1 / e``
+            (:func:`unlabeled.pu.sar.propensity_weights`), then stand for the whole positive
+            class, and the negative side is the population sample: every training point,
+            labeled or not (Bekker, Robberechts and Davis 2019: under SAR the unlabeled
+            points alone lack the positives that were likely to be labeled). Positive ``i``
+            gets the box ``C_+ r_i`` with ``r_i = (1 / e_i) / mean_P(1 / e)``,
+            ``C_+ = w C N / |P|``, and every point a negative variable of box ``C``:
+
+            .. math::
+
+                \min_{f, b}\ \tfrac12 \|f\|^2 + C_+ \sum_{i \in P} r_i (1 - f(x_i))_+
+                + C \sum_{j=1}^{N} (1 + f(x_j))_+ .
+
+            The Lee-Liu criterion takes the recall weighted by ``1 / e``. A constant
+            propensity is the unweighted fit on the data where each labeled point is also an
+            unlabeled one. None (the default): SCAR. Not with ``probability=True`` (its
+            sigmoid assumes SCAR) or Dask input.
 
         Returns
         -------
         self : BiasedSVM
         """
         params = self._validate_params()
+        if propensity is not None:
+            params["propensity"] = checked_propensity(self, X, s, propensity, _sar_refused(self))[0]
         X, mask = self._validate_fit(X, s)
         cs = C_GRID if params["C"] is None else (params["C"],)
         ws = WEIGHT_GRID if params["positive_weight"] is None else (params["positive_weight"],)
@@ -370,7 +412,8 @@ class BiasedSVM(_EngineSVMPU):
         if folds_needed:
             folds = self._folds(mask, cv, check_random_state(self.random_state))
             held = [self._held_out(X, rows, mask, w, folds, params) for w in grid]
-            scores = np.array([lee_liu_score(mask, f > 0) for f in held])
+            e = params.get("propensity")
+            scores = np.array([_lee_liu(mask, f > 0, e) for f in held])
         best = int(np.argmax(scores)) if scores is not None else 0
         coef, b, n_iter = self._solve(rows, mask, np.arange(mask.size), grid[best], params)
         self._set_expansion(X, coef, b, classes=np.array([0, 1]))
@@ -384,6 +427,14 @@ class BiasedSVM(_EngineSVMPU):
         """The biased SVM with ``candidate = (C_-, w)`` on the training points ``points``."""
         c_neg, weight = candidate
         m = mask[points]
+        e = params.get("propensity")
+        if e is not None:  # positives by 1 / e against every point (see fit's propensity)
+            pos = points[m]
+            r = 1.0 / e[pos]
+            C = np.r_[c_neg * weight * points.size / max(pos.size, 1) * r / r.mean(),
+                      np.full(points.size, c_neg)]  # fmt: skip
+            y = np.r_[np.ones(pos.size), -np.ones(points.size)]
+            return solve_svm(self, rows, np.r_[pos, points], y, C, params, "BiasedSVM")
         p, n = max(int(m.sum()), 1), max(int((~m).sum()), 1)
         C = np.where(m, c_neg * weight * n / p, c_neg)
         return solve_svm(self, rows, points, np.where(m, 1, -1), C, params, "BiasedSVM")
@@ -513,7 +564,9 @@ class BaggingPUClassifier(_EngineSVMPU):
             return max(1, int(round(k * n_unl)))
         return int(k)
 
-    def fit(self, X: MatrixLike, s: ArrayLike) -> BaggingPUClassifier:
+    def fit(
+        self, X: MatrixLike, s: ArrayLike, *, propensity: ArrayLike | None = None
+    ) -> BaggingPUClassifier:
         """Fit ``n_estimators`` models on ``X`` with PU labels ``s`` and keep their mean.
 
         Parameters
@@ -522,6 +575,18 @@ class BaggingPUClassifier(_EngineSVMPU):
             Dense, sparse, or the square Gram matrix with ``kernel="precomputed"``.
         s : array-like of shape (n_samples,)
             1 = labeled positive, 0 or -1 = unlabeled.
+        propensity : array-like of shape (n_samples,), optional
+            For labels not selected completely at random: ``e(x_i) = P(s=1 | y=1, x_i)`` in
+            (0, 1] at the labeled positives, as for :meth:`unlabeled.PUSVC.fit`. Each model
+            then weighs labeled positive ``i`` by ``r_i = (1 / e_i) / mean_P(1 / e)`` (its
+            SVM box ``C r_i``; the ``sample_weight`` of ``estimator``, which must take one),
+            so that they stand for the whole positive class, and draws its sample of
+            negatives from the population sample, every training point, labeled or not
+            (Bekker, Robberechts and Davis 2019; ``max_samples`` as a share is of all the
+            points). ``oob_decision_function_`` stays the out-of-bag mean at the unlabeled
+            points. A constant propensity is the unweighted fit on the data where each
+            labeled point is also an unlabeled one. None (the default): SCAR. Not with
+            ``probability=True`` (its sigmoid assumes SCAR) or Dask input.
 
         Returns
         -------
@@ -537,6 +602,13 @@ class BaggingPUClassifier(_EngineSVMPU):
                 f"estimator must be a classifier with fit and decision_function or "
                 f"predict_proba, got {type(base).__name__}: e.g. DecisionTreeClassifier()"
             )
+        if propensity is not None:
+            if base is not None and not has_fit_parameter(base, "sample_weight"):
+                raise ValueError(
+                    f"propensity= weights the labeled positives, but {type(base).__name__}.fit "
+                    "takes no sample_weight: use an estimator that does, or estimator=None"
+                )
+            params["propensity"] = checked_propensity(self, X, s, propensity, _sar_refused(self))[0]
         X, mask = self._validate_fit(X, s)
         rng = check_random_state(self.random_state)
         seed = int(rng.randint(np.iinfo(np.int32).max))  # the folds' (drawn first)
@@ -575,15 +647,16 @@ class BaggingPUClassifier(_EngineSVMPU):
             return expansion_values(self, X, rows, *model)
         return np.mean([_base_score(est, X[rows]) for est in model], axis=0)
 
-    def _fit_base(self, X, pos, bag, rng):
-        """A clone of ``estimator`` fitted on the positives and the sample ``bag``."""
+    def _fit_base(self, X, pos, bag, rng, pos_weight):
+        """A clone of ``estimator`` fitted on the positives (weights ``pos_weight``) and the
+        sample ``bag``."""
         est = clone(self.estimator)
         if "random_state" in est.get_params() and est.get_params()["random_state"] is None:
             est.set_params(random_state=int(rng.randint(np.iinfo(np.int32).max)))
         if has_fit_parameter(est, "sample_weight"):
             rows, counts = np.unique(bag, return_counts=True)
             y = np.r_[np.ones(pos.size, dtype=int), np.zeros(rows.size, dtype=int)]
-            weight = np.r_[np.ones(pos.size), counts].astype(np.float64)
+            weight = np.r_[pos_weight, counts].astype(np.float64)
             return est.fit(X[np.r_[pos, rows]], y, sample_weight=weight)
         y = np.r_[np.ones(pos.size, dtype=int), np.zeros(bag.size, dtype=int)]
         return est.fit(X[np.r_[pos, bag]], y)
@@ -592,17 +665,22 @@ class BaggingPUClassifier(_EngineSVMPU):
         """The bagging on the training points ``points``: the model (see :meth:`_store`),
         the out-of-bag values, the samples and the solver steps."""
         pos, unl = points[mask[points]], points[~mask[points]]
-        k = self._sample_size(pos.size, unl.size, params)
+        e = params.get("propensity")
+        # the negatives' pool: the unlabeled points, or the population sample (SAR)
+        pool = unl if e is None else points
+        r = np.ones(pos.size) if e is None else 1.0 / e[pos]
+        r /= r.mean()
+        k = self._sample_size(pos.size, pool.size, params)
         T, n = params["n_estimators"], mask.size
         coef, b, n_iter, fitted = np.zeros(n), 0.0, 0, []
         oob_sum, oob_count = np.zeros(n), np.zeros(n)
         samples = []
         y = np.r_[np.ones(pos.size, dtype=np.int8), -np.ones(k, dtype=np.int8)]
-        C = np.full(pos.size + k, params["C"])
+        C = params["C"] * np.r_[r, np.ones(k)]
         for _ in range(T):
-            bag = unl[rng.randint(unl.size, size=k)]
+            bag = pool[rng.randint(pool.size, size=k)]
             if rows is None:
-                fitted.append(self._fit_base(X, pos, bag, rng))
+                fitted.append(self._fit_base(X, pos, bag, rng, r))
                 model_t = fitted[-1:]
             else:
                 c_t, b_t, it = solve_svm(self, rows, np.r_[pos, bag], y, C, params, "BaggingPU")
@@ -646,6 +724,45 @@ class BaggingPUClassifier(_EngineSVMPU):
                 "estimator=None, the engine's SVMs, whose mean is one kernel expansion"
             )
         return super()._fitted_declarations()
+
+
+def _prior_of_frequency(c, mask) -> float:
+    """Elkan-Noto's share of positives among the unlabeled points from the label frequency
+    ``c``, with a warning when it falls outside [0, 1]."""
+    p, n = int(mask.sum()), int((~mask).sum())
+    prior = prior_from_label_frequency(c, p, n)
+    if not 0.0 <= prior <= 1.0:
+        warnings.warn(
+            f"ElkanNotoClassifier: the label frequency c = {c:.4g} implies a share "
+            f"{prior:.4g} of positives among the unlabeled points, outside [0, 1] (in "
+            f"range only for {p / (p + n):.4g} <= c <= 1): g is miscalibrated, prior_ "
+            "is kept unclipped",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+    return prior
+
+
+def _unlabeled_weights(g_u, ratio) -> np.ndarray:
+    """Elkan-Noto's ``w(u) = P(y=1 | u, s=0) = ratio * g / (1 - g)`` in [0, 1], ``ratio``
+    the odds ``(1 - c) / c`` of a positive being unlabeled (per point under SAR)."""
+    g_u = np.clip(g_u, 0.0, 1.0 - 1e-12)
+    return np.clip(ratio * g_u / (1.0 - g_u), 0.0, 1.0)
+
+
+def _soft_sigmoid(f, target) -> tuple[float, float]:
+    """``(A, B)`` of ``P(y=1 | f) = 1 / (1 + exp(A f + B))`` minimising the cross-entropy of
+    the targets in [0, 1] (a logistic regression of each point as a positive of weight
+    ``target`` and a negative of weight ``1 - target``); ``A = 0`` if the fit decreases."""
+    scale = max(float(np.max(np.abs(f))), 1e-300)
+    z = np.r_[f, f][:, None] / scale
+    y = np.r_[np.ones(f.size), np.zeros(f.size)]
+    lr = LogisticRegression(C=1e6, max_iter=1000).fit(z, y, sample_weight=np.r_[target, 1 - target])
+    a, b = float(lr.coef_[0, 0]) / scale, float(lr.intercept_[0])
+    if not a > 0:
+        m = float(np.clip(np.mean(target), 1e-12, 1 - 1e-12))
+        a, b = 0.0, float(np.log(m / (1 - m)))
+    return -a + 0.0, -b
 
 
 def _base_score(est, Z) -> np.ndarray:
@@ -757,7 +874,9 @@ class ElkanNotoClassifier(_EngineSVMPU):
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
-    def fit(self, X: MatrixLike, s: ArrayLike) -> ElkanNotoClassifier:
+    def fit(
+        self, X: MatrixLike, s: ArrayLike, *, propensity: ArrayLike | None = None
+    ) -> ElkanNotoClassifier:
         """Fit ``g``, estimate ``c`` from held-out values and build the classifier.
 
         Parameters
@@ -766,12 +885,35 @@ class ElkanNotoClassifier(_EngineSVMPU):
             Dense, sparse, or the square Gram matrix with ``kernel="precomputed"``.
         s : array-like of shape (n_samples,)
             1 = labeled positive, 0 or -1 = unlabeled.
+        propensity : array-like of shape (n_samples,), optional
+            For labels not selected completely at random: ``e(x_i) = P(s=1 | y=1, x_i)`` in
+            (0, 1] at every point (``weighted=True`` only). Under SAR ``g(x) = e(x) P(y=1 |
+            x)`` (Bekker, Robberechts and Davis 2019), so the weight of an unlabeled point
+            becomes its probability of being positive,
+            ``w(u) = (1 - e(u))/e(u) * g(u) / (1 - g(u))`` (clipped to [0, 1]), in place of
+            the constant ``c``; ``c_`` is then the labeled share of the expected positives,
+            ``p / (p + sum_U w)``, ``prior_`` the mean of ``w``, and ``predict_proba``'s
+            sigmoid is fitted to the decision values by the cross-entropy of the targets
+            1 (labeled) and ``w(u)``. A constant propensity ``c`` is the SCAR fit whose
+            estimated label frequency is ``c``. None (the default): SCAR. Not with
+            ``weighted=False`` (its ``g / c`` would need ``e`` at the test points) or Dask
+            input.
 
         Returns
         -------
         self : ElkanNotoClassifier
         """
         params = self._validate_params()
+        e = None
+        if propensity is not None:
+            fix = "use weighted=True (the plain g / e(x) needs e at the test points)"
+            refused = (("weighted", not params["weighted"], fix),)
+            e = checked_propensity(self, X, s, propensity, refused)[0]
+            if not np.all((e > 0) & (e <= 1)):
+                raise ValueError(
+                    "propensity must lie in (0, 1] at every point for ElkanNotoClassifier: "
+                    "the unlabeled points' weights read it too"
+                )
         X, mask = self._validate_fit(X, s)
         cv = _fold_count(mask, params["cv"], "give more labeled positives")
         rows = _kernel_rows(self, X, params)
@@ -782,20 +924,15 @@ class ElkanNotoClassifier(_EngineSVMPU):
         A, B = platt_sigmoid(f_held, mask)
         g_held = sigmoid_proba(f_held, A, B)
         c = float(np.clip(g_held[mask].mean(), 1e-12, 1.0))
-        p, n = int(mask.sum()), int((~mask).sum())
-        prior = prior_from_label_frequency(c, p, n)
-        if not 0.0 <= prior <= 1.0:
-            warnings.warn(
-                f"ElkanNotoClassifier: the label frequency c = {c:.4g} implies a share "
-                f"{prior:.4g} of positives among the unlabeled points, outside [0, 1] (in "
-                f"range only for {p / (p + n):.4g} <= c <= 1): g is miscalibrated, prior_ "
-                "is kept unclipped",
-                RuntimeWarning,
-                stacklevel=3,
-            )
+        if e is None:
+            ratio, prior = (1.0 - c) / c, _prior_of_frequency(c, mask)
+        else:  # the odds of being unlabeled, per point, and what the weights imply
+            ratio = (1.0 - e[~mask]) / e[~mask]
+            w = _unlabeled_weights(g_held[~mask], ratio)
+            c, prior = float(mask.sum() / (mask.sum() + w.sum())), float(w.mean())
         self.c_, self.prior_, self.g_sigmoid_ = c, float(prior), (float(A), float(B))
         if params["weighted"]:
-            self._fit_weighted(X, rows, mask, g_held, c, params)
+            self._fit_weighted(X, rows, mask, g_held, ratio, params, e is not None)
         else:
             self._fit_plain(X, rows, mask, A, B, c, params)
         return self
@@ -823,10 +960,9 @@ class ElkanNotoClassifier(_EngineSVMPU):
         self.__dict__.pop("weights_", None)
         self.n_iter_ = n_iter
 
-    def _fit_weighted(self, X, rows, mask, g_held, c, params) -> None:
+    def _fit_weighted(self, X, rows, mask, g_held, ratio, params, sar) -> None:
         unl = np.flatnonzero(~mask)
-        g_u = np.clip(g_held[unl], 0.0, 1.0 - 1e-12)
-        w = np.clip((1.0 - c) / c * g_u / (1.0 - g_u), 0.0, 1.0)
+        w = _unlabeled_weights(g_held[unl], ratio)
         pos = np.flatnonzero(mask)
         points = np.r_[pos, unl, unl]
         y = np.r_[np.ones(pos.size + unl.size), -np.ones(unl.size)]
@@ -835,8 +971,11 @@ class ElkanNotoClassifier(_EngineSVMPU):
         self.weights_ = w
         self._set_expansion(X, coef, b, classes=np.array([0, 1]))
         f = expansion_values(self, X, np.arange(mask.size), coef, b)
-        prior = float(np.clip(self.prior_, 0.5 / unl.size, 1 - 0.5 / unl.size))
-        A, B = pu_sigmoid(f[mask], f[~mask], prior)
+        if sar:  # the targets are known: 1 on the labeled points, w on the unlabeled ones
+            A, B = _soft_sigmoid(np.r_[f[pos], f[unl]], np.r_[np.ones(pos.size), w])
+        else:
+            prior = float(np.clip(self.prior_, 0.5 / unl.size, 1 - 0.5 / unl.size))
+            A, B = pu_sigmoid(f[mask], f[~mask], prior)
         self.proba_sigmoid_ = (float(A), float(B))
         self.__dict__.pop("threshold_", None)
         self.n_iter_ = n_iter

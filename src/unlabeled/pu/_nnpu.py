@@ -29,6 +29,16 @@ from ..registry import Case, register
 from . import _nnpu_solver, priors
 from ._base import MIN_LAM, THRESHOLDS, KernelPUModel
 from ._pusvc import auto_prior, warn_wide_interval
+from .sar import checked_propensity
+
+
+def sar_refused(est) -> tuple:
+    """The settings that ``fit(propensity=...)`` refuses (nnPU's linear and network forms)."""
+    return (
+        ("prior", est.prior == "auto", "pass a number, e.g. SAREM(...).fit(X, s).prior_"),
+        ("probability", est.probability, "use probability=False (its sigmoid assumes SCAR)"),
+    )
+
 
 #: the kernels of NNPUClassifier (a kernel on feature vectors: the Nystroem features)
 NNPU_KERNELS = ("linear", "rbf", "poly", "precomputed")
@@ -263,9 +273,14 @@ class NNPUClassifier(KernelPUModel):
     }
 
     def fit(
-        self, X: MatrixLike, s: ArrayLike, sample_weight: ArrayLike | None = None
+        self,
+        X: MatrixLike,
+        s: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        *,
+        propensity: ArrayLike | None = None,
     ) -> NNPUClassifier:
-        """Fit the classifier: minimise ``J`` of the class docstring.
+        r"""Fit the classifier: minimise ``J`` of the class docstring.
 
         Parameters
         ----------
@@ -278,6 +293,31 @@ class NNPUClassifier(KernelPUModel):
             Non-negative weights of the points in the means of ``J`` (each group's weights
             must have a positive sum). ``prior="auto"``, ``threshold="prior"`` and the
             calibration of ``probability=True`` do not read them.
+        propensity : array-like of shape (n_samples,), optional
+            For labels not selected completely at random: ``e(x_i) = P(s=1 | y=1, x_i)`` in
+            (0, 1] (read at the labeled positives; :class:`unlabeled.pu.sar.SAREM`
+            estimates it), as for :meth:`unlabeled.pu.PUSVC.fit`. ``J`` becomes the SAR risk
+            of Bekker, Robberechts and Davis (2019): every training point, labeled or not, is
+            a draw of the population, so ``R_U^-`` is the mean over all ``N`` points, the
+            labeled positives' means are weighted by ``1 / e``
+            (:func:`unlabeled.pu.sar.propensity_weights`, times ``sample_weight``), and
+            ``pi`` is ``pi_N = (p + prior n) / N`` (sums of ``sample_weight``), the share of
+            positives among all the points (``positive_share_``; ``prior_`` stays the share
+            among the unlabeled ones, ``threshold="prior"`` puts ``pi_N`` of the training
+            points above the threshold):
+
+            .. math::
+
+                g = \operatorname{mean}_{i \le N} l(-f_i) - \pi_N
+                    \frac{\sum_P l(-f_p) / e_p}{\sum_P 1 / e_p}.
+
+            The non-negative correction acts on this ``g``. A constant propensity is the
+            unweighted fit on the data where each labeled point is also an unlabeled one, at
+            ``prior = pi_N``, whatever the constant. None (the default): SCAR, the model as
+            without the argument. Not with ``prior="auto"`` (pass a number, e.g.
+            ``SAREM``'s ``prior_``), ``probability=True`` (its sigmoid assumes SCAR) or Dask
+            input. Small propensities make large weights: clip them
+            (``np.maximum(e, 0.05)``).
 
         Returns
         -------
@@ -290,6 +330,8 @@ class NNPUClassifier(KernelPUModel):
             A bad parameter or input, before any work, naming it and the fix.
         """
         params = self._validate_params()
+        if propensity is not None:
+            params["propensity"] = checked_propensity(self, X, s, propensity, sar_refused(self))[0]
         X, mask = self._validate_fit(X, s)
         weight = check_weights(sample_weight, mask)
         folds = None
@@ -304,7 +346,8 @@ class NNPUClassifier(KernelPUModel):
         return self
 
     def _fit(self, X, mask, weight, params):
-        """The solve on checked data: returns the decision values at the unlabeled points."""
+        """The solve on checked data: returns the decision values at the unlabeled points (at
+        every point with ``fit(propensity=)``, whose threshold share is among all of them)."""
         X = self._standardize(X, params["standardize"])
         prior, self.prior_estimator_, self.prior_interval_ = params["prior"], None, None
         share = prior
@@ -314,12 +357,15 @@ class NNPUClassifier(KernelPUModel):
             )
             # the caller, past this, _fit, fit and its transactional wrapper
             warn_wide_interval(self.prior_interval_, prior, stacklevel=5)
+        e = params.get("propensity")
+        if e is not None:  # the SAR risk's pi_N: the share of positives among all the points
+            share = (weight[mask].sum() + prior * weight[~mask].sum()) / weight.sum()
         self.prior_, self.positive_share_ = float(prior), float(share)
         rng = check_random_state(self.random_state)
         Phi, landmarks, transform = self._features(X, rng)
         risk = _nnpu_solver.PURisk(
-            Phi, mask, weight, prior, params["lam"], params["loss"], params["beta"],
-            params["fit_intercept"],
+            Phi, mask, weight, prior if e is None else share, params["lam"], params["loss"],
+            params["beta"], params["fit_intercept"], propensity=e,
         )  # fmt: skip
         log = _log if self.verbose else None
         theta, n_iter, capped, g, viol = _nnpu_solver.solve(
@@ -339,7 +385,8 @@ class NNPUClassifier(KernelPUModel):
         self.n_iter_ = int(n_iter)
         self.negative_risk_ = float(g)
         self.objective_ = risk.value(theta, "nnpu" if params["non_negative"] else "upu")
-        return risk.decision(theta)[~mask]
+        f = risk.decision(theta)
+        return f[~mask] if e is None else f
 
     def _features(self, X, rng):
         """``(Phi, landmark rows or None, K_ZZ^{-1/2} or None)``: ``X`` itself for the linear

@@ -33,8 +33,9 @@ from ..metrics import pu_accuracy_score
 from ..registry import Case, register
 from . import _nnpu_solver, priors
 from ._base import THRESHOLDS, prior_threshold
-from ._nnpu import check_weights
+from ._nnpu import check_weights, sar_refused
 from ._pusvc import auto_prior, warn_wide_interval
+from .sar import checked_propensity
 
 TORCH_HINT = (
     "NNPUMLPClassifier needs PyTorch, which is not installed: pip install "
@@ -237,7 +238,12 @@ class NNPUMLPClassifier(ProbabilisticMixin, ClassifierMixin, ValidatedEstimator)
 
     # ------------------------------------------------------------------ fitting
     def fit(
-        self, X: MatrixLike, s: ArrayLike, sample_weight: ArrayLike | None = None
+        self,
+        X: MatrixLike,
+        s: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        *,
+        propensity: ArrayLike | None = None,
     ) -> NNPUMLPClassifier:
         """Train the network on ``X`` with PU labels ``s``.
 
@@ -249,6 +255,15 @@ class NNPUMLPClassifier(ProbabilisticMixin, ClassifierMixin, ValidatedEstimator)
             PU labels: 1 = labeled positive, 0 or -1 = unlabeled (or booleans).
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative weights in each batch's means.
+        propensity : array-like of shape (n_samples,), optional
+            For labels not selected completely at random: ``e(x_i) = P(s=1 | y=1, x_i)`` in
+            (0, 1] at the labeled positives. Each batch's risk is then the SAR risk of
+            :meth:`unlabeled.pu.NNPUClassifier.fit` (Bekker, Robberechts and Davis 2019):
+            the labeled positives weighted by ``1 / e``, the negative risk's population term
+            over every point of the batch, labeled or not, and ``pi`` the share of positives
+            among all the points (``positive_share_``). None (the default): SCAR, the
+            training as without the argument. Not with ``prior="auto"``,
+            ``probability=True`` or Dask input.
 
         Returns
         -------
@@ -260,6 +275,9 @@ class NNPUMLPClassifier(ProbabilisticMixin, ClassifierMixin, ValidatedEstimator)
             A bad parameter or input, before any work; ImportError without torch.
         """
         p = self._validate_params()
+        e = None
+        if propensity is not None:
+            e = checked_propensity(self, X, s, propensity, sar_refused(self))[0]
         X, mask = self._validate_fit(X, s)
         weight = check_weights(sample_weight, mask)
         folds = None
@@ -276,11 +294,18 @@ class NNPUMLPClassifier(ProbabilisticMixin, ClassifierMixin, ValidatedEstimator)
         Z = standardize_rows(X, self.mean_, self.scale_)
         self._set_prior(Z, mask, p)
         p["prior"] = self.prior_
+        groups = _risk_weights(mask, weight, e)
+        if e is not None:  # the SAR risk's pi_N: the share of positives among all the points
+            p["prior"] = self.positive_share_ = float(
+                (weight[mask].sum() + self.prior_ * weight[~mask].sum()) / weight.sum()
+            )
         with _torch_threads(_nnpu_torch.torch, self.n_jobs):
-            self._train(_nnpu_torch, Z, mask, weight, p, rng)
+            self._train(_nnpu_torch, Z, mask, groups, p, rng)
         f = self._raw(Z)
-        self.negative_risk_ = float(_negative_risk(f, mask, weight, self.prior_, p["loss"]))
-        t = prior_threshold(f[~mask], self.positive_share_) if p["threshold"] == "prior" else 0.0
+        wp, wu = groups
+        self.negative_risk_ = float(_negative_risk(f, wp, wu, p["prior"], p["loss"]))
+        f_ref = f[~mask] if e is None else f  # the points whose share is positive_share_
+        t = prior_threshold(f_ref, self.positive_share_) if p["threshold"] == "prior" else 0.0
         self.threshold_ = float(t)
         self.classes_ = np.array([0, 1])
         self._calibrate(X, mask, folds)
@@ -324,7 +349,7 @@ class NNPUMLPClassifier(ProbabilisticMixin, ClassifierMixin, ValidatedEstimator)
             warn_wide_interval(self.prior_interval_, prior, stacklevel=5)
         self.prior_, self.positive_share_ = float(prior), float(share)
 
-    def _train(self, ops, Z, mask, weight, p, rng) -> None:
+    def _train(self, ops, Z, mask, groups, p, rng) -> None:
         """Glorot-uniform start drawn from ``rng``, then :func:`_nnpu_torch.train`."""
         sizes = (Z.shape[1], *[int(k) for k in p["hidden_layer_sizes"]], 1)
         layers = []
@@ -334,7 +359,7 @@ class NNPUMLPClassifier(ProbabilisticMixin, ClassifierMixin, ValidatedEstimator)
             layers.append((W, np.zeros(fan_out, dtype=np.float32)))
         device = ops.resolve_device(self.device)
         seed = int(rng.randint(np.iinfo(np.int32).max))
-        self.n_iter_ = int(ops.train(layers, Z, mask, weight, p, seed, device, bool(self.verbose)))
+        self.n_iter_ = int(ops.train(layers, Z, mask, *groups, p, seed, device, bool(self.verbose)))
         flat = np.concatenate([np.r_[W.ravel(), b] for W, b in layers]).astype(np.float64)
         if not np.all(np.isfinite(flat)) or np.max(np.abs(flat)) > MAX_WEIGHT:
             raise ValueError(
@@ -447,11 +472,22 @@ class NNPUMLPClassifier(ProbabilisticMixin, ClassifierMixin, ValidatedEstimator)
         return tags
 
 
-def _negative_risk(f, mask, weight, prior, loss) -> float:
-    """``g`` of the class docstring on all the points."""
+def _risk_weights(mask, weight, propensity):
+    """``(positive weights, population weights)`` of every point: the sample weights of the
+    labeled positives and of the unlabeled points (SCAR); with ``propensity``, those of the
+    labeled positives over ``e`` and those of every point (the SAR risk)."""
+    if propensity is None:
+        return weight * mask, weight * ~mask
+    wp = np.zeros(mask.size)
+    wp[mask] = weight[mask] / propensity[mask]
+    return wp, weight
+
+
+def _negative_risk(f, wp, wu, prior, loss) -> float:
+    """``g`` of the class docstring on all the points, the groups weighted by ``wp`` (labeled
+    positives) and ``wu`` (the unlabeled points, or the population)."""
     ell = expit(f) if loss == "sigmoid" else -log_expit(-f)  # l(-f)
-    wp, wu = weight[mask], weight[~mask]
-    return float(wu @ ell[~mask] / wu.sum() - prior * (wp @ ell[mask]) / wp.sum())
+    return float(wu @ ell / wu.sum() - prior * (wp @ ell) / wp.sum())
 
 
 @contextlib.contextmanager

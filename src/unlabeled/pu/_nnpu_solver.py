@@ -53,15 +53,26 @@ class PURisk:
     """``J`` of the module's docstring on the features ``Phi`` (dense or CSR, rows in any
     order) with ``mask`` marking the labeled positives and ``weight`` the sample weights.
 
-    ``theta = (w, b)`` (``b`` absent when ``fit_intercept`` is False)."""
+    ``theta = (w, b)`` (``b`` absent when ``fit_intercept`` is False).
 
-    def __init__(self, Phi, mask, weight, prior, lam, loss, beta, fit_intercept):
+    With ``propensity`` (one value per point, read at the labeled positives), the SAR risk
+    of Bekker, Robberechts and Davis (2019): ``a`` proportional to ``weight / e`` on ``P``
+    (each labeled positive stands for ``1 / e`` positives), ``c`` spread over every point,
+    labeled or not (the population sample), and ``prior`` the share of positives among all
+    the points."""
+
+    def __init__(self, Phi, mask, weight, prior, lam, loss, beta, fit_intercept, propensity=None):
         self.Phi, self.mask = Phi, mask
         wp, wu = weight[mask], weight[~mask]
+        if propensity is not None:
+            wp, wu = wp / propensity[mask], weight
         self.a = np.zeros(mask.size)
         self.a[mask] = wp / wp.sum()
         self.c = np.zeros(mask.size)
-        self.c[~mask] = wu / wu.sum()
+        if propensity is None:
+            self.c[~mask] = wu / wu.sum()
+        else:
+            self.c[:] = wu / wu.sum()
         self.prior, self.lam, self.loss = float(prior), float(lam), loss
         self.beta, self.fit_intercept = float(beta), bool(fit_intercept)
         self.d = Phi.shape[1]

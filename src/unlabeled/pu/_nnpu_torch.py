@@ -43,10 +43,10 @@ def _loss(z, loss: str):
     return torch.nn.functional.softplus(-z)
 
 
-def _batch_risks(f, pos, weight, prior, loss):
-    """``(pi R_P^+, g)`` on one batch: ``f`` its outputs, ``pos`` its labeled positives,
-    ``weight`` the sample weights (means weighted within each group)."""
-    wp, wu = weight * pos, weight * (~pos)
+def _batch_risks(f, wp, wu, prior, loss):
+    """``(pi R_P^+, g)`` on one batch: ``f`` its outputs, ``wp`` the weights of its labeled
+    positives (0 elsewhere), ``wu`` those of its unlabeled points (of every point for the SAR
+    risk): means weighted within each group."""
     sp, su = wp.sum().clamp_min(1e-30), wu.sum().clamp_min(1e-30)
     ln = _loss(-f, loss)
     r_pos = prior * (wp * _loss(f, loss)).sum() / sp
@@ -54,9 +54,11 @@ def _batch_risks(f, pos, weight, prior, loss):
     return r_pos, g
 
 
-def train(weights, X, mask, sample_weight, p: dict, seed: int, device, verbose: bool):
+def train(weights, X, mask, pos_weight, unl_weight, p: dict, seed: int, device, verbose: bool):
     """Train the network of ``weights`` (a list of (W, b) float32 NumPy arrays, changed in
     place: the result) on standardised ``X`` by the nnPU rule; returns the epochs run.
+    ``mask`` marks the labeled positives, ``pos_weight`` their weights in the positives'
+    means (0 elsewhere), ``unl_weight`` the weights of the negative risk's population term.
 
     Each epoch shuffles the labeled positives and the unlabeled points separately and cuts
     both into the same number of batches (about ``batch_size`` rows each), so that every batch
@@ -75,8 +77,8 @@ def train(weights, X, mask, sample_weight, p: dict, seed: int, device, verbose: 
     flat = [t for pair in params for t in pair]
     opt = torch.optim.Adam(flat, lr=p["learning_rate"], weight_decay=p["weight_decay"])
     data = torch.tensor(X, dtype=torch.float32, device=device)
-    sw = torch.tensor(sample_weight, dtype=torch.float32, device=device)
-    is_pos = torch.tensor(mask, device=device)
+    wp = torch.tensor(pos_weight, dtype=torch.float32, device=device)
+    wu = torch.tensor(unl_weight, dtype=torch.float32, device=device)
     pos_rows, unl_rows = np.flatnonzero(mask), np.flatnonzero(~mask)
     n_batches = max(1, int(round(mask.size / p["batch_size"])))
     t0 = time.perf_counter()
@@ -86,7 +88,7 @@ def train(weights, X, mask, sample_weight, p: dict, seed: int, device, verbose: 
         for k in range(n_batches):
             rows = torch.as_tensor(np.concatenate([pos_split[k], unl_split[k]]), device=device)
             f = _forward(params, data[rows])
-            r_pos, g = _batch_risks(f, is_pos[rows], sw[rows], p["prior"], p["loss"])
+            r_pos, g = _batch_risks(f, wp[rows], wu[rows], p["prior"], p["loss"])
             if not p["non_negative"] or g.item() >= -p["beta"]:
                 objective = r_pos + g
             else:

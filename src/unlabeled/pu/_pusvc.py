@@ -19,7 +19,6 @@ from .._validation import (
     Options,
     Real,
     check_kernel_scale,
-    check_pu_labels,
     standardize_moments,
     standardize_rows,
     standardized_gamma,
@@ -31,7 +30,7 @@ from ._base import MIN_LAM, KernelPUModel, PUProblem, engine_kernel, store_solut
 from ._dask_linear import fit_linear_dask
 from ._select import CV_GAMMA_FACTORS, CV_LAMS, cv_selection
 from ._weighted import fit_weighted, population_share
-from .sar import propensity_weights
+from .sar import checked_propensity
 
 _SOLVERS = ("auto", "smo", "usmo")
 _INITS = ("auto", "pilot", "ocsvm", "mean-kernel")
@@ -717,23 +716,13 @@ class PUSVC(KernelPUModel):
 def _check_propensity(est, X, s, propensity):
     """``fit(propensity=...)``: the propensities of the labeled positives, in row order, after
     refusing what the weighted path does not do."""
-    for name, bad, fix in (
+    e, mask = checked_propensity(est, X, s, propensity, (
         ("prior", est.prior == "auto", "pass a number, e.g. SAREM(...).fit(X, s).prior_"),
         ("lam", est.lam == "cv", "pass lam as a number"),
         ("gamma", est.gamma == "cv", "pass gamma as a number or 'scale'"),
         ("probability", est.probability, "use probability=False (its sigmoid assumes SCAR)"),
-    ):
-        if bad:
-            raise ValueError(
-                f"PUSVC({name}={getattr(est, name)!r}) is not available with propensity=: {fix}"
-            )
-    if is_dask_collection(X) or is_dask_collection(s) or is_dask_collection(propensity):
-        raise ValueError(
-            "propensity= is not available on Dask input: pass NumPy arrays (X.compute())"
-        )
-    e = np.asarray(propensity, dtype=np.float64)
-    propensity_weights(e, s)  # its checks: one value per point, in (0, 1] where labeled
-    return e[check_pu_labels(s, e.shape[0])]
+    ))  # fmt: skip
+    return e[mask]
 
 
 def auto_prior(X, mask, random_state):

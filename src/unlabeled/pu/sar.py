@@ -14,7 +14,9 @@ This module gives the three steps of Bekker, Robberechts and Davis (ECML-PKDD 20
   with the classifier ``P(y=1 | x)`` by expectation-maximisation.
 - inverse-propensity weighting: ``PUSVC(prior=...).fit(X, s, propensity=e)`` with ``e`` from
   ``SAREM(...).fit(X, s).propensity(X)`` fits the SAR risk, each labeled positive weighted by
-  ``1 / e``.
+  ``1 / e``; so do ``fit(X, s, propensity=e)`` of ``NNPUClassifier``, ``NNPUMLPClassifier``,
+  ``BiasedSVM``, ``BaggingPUClassifier``, ``ElkanNotoClassifier(weighted=True)`` and
+  ``DoubleHingeQP`` (their checks: ``checked_propensity``).
 
 References
 ----------
@@ -38,6 +40,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .._budget import check_dense_budget
+from .._dask import is_dask_collection
 from .._solving import warn_not_converged
 from .._validation import Instance, Integer, Options, Real, canonical_sparse, check_pu_labels
 from ..base import ArrayLike, Fitted, MatrixLike, ValidatedEstimator
@@ -397,6 +400,32 @@ def propensity_weights(propensity: ArrayLike, s: ArrayLike) -> np.ndarray:
     w = np.zeros(e.shape[0])
     w[mask] = 1.0 / ep
     return w
+
+
+def checked_propensity(est, X, s, propensity, refused=()) -> tuple[np.ndarray, np.ndarray]:
+    """``fit(propensity=...)``'s checks, shared by every estimator that takes it, before any
+    work: ``(e, mask)``, the propensities of all the points (float64) and the labeled
+    positives.
+
+    ``refused`` holds ``(parameter, refused, fix)`` triples: the estimator's settings that
+    its propensity-weighted fit does not do, each refused with a message that names it.
+    Dask input is refused; ``e`` must lie in (0, 1] at the labeled positives
+    (:func:`propensity_weights`'s checks)."""
+    who = type(est).__name__
+    for name, bad, fix in refused:
+        if bad:
+            raise ValueError(
+                f"{who}({name}={getattr(est, name)!r}) is not available with propensity=: {fix}"
+            )
+    if any(is_dask_collection(a) for a in (X, s, propensity)):
+        raise ValueError(
+            "propensity= is not available on Dask input: pass NumPy arrays (X.compute())"
+        )
+    if sp.issparse(propensity):
+        raise TypeError("propensity must be a 1-d array of numbers, got a sparse matrix")
+    e = np.asarray(propensity, dtype=np.float64)
+    propensity_weights(e, s)  # its checks: one value per point, in (0, 1] where labeled
+    return e, check_pu_labels(s, e.shape[0])
 
 
 @dataclass(frozen=True)
