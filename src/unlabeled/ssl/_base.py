@@ -311,7 +311,8 @@ _RANDOM_STATE_AND_STANDARDIZE_DOC = """random_state : int, RandomState or None, 
         Draws the folds of ``probability=True``; nothing else is random.
     standardize : bool, default=True
         Divide each feature by its standard deviation over the training points before the
-        kernel (``scale_``; a feature far from the origin is centred first, ``mean_``), as
+        kernel (a two-valued feature, binary or one-hot, by half the gap between its
+        values: ``scale_``; a feature far from the origin is centred first, ``mean_``), as
         for :class:`WellSVM`: the model does not depend on the features' units.
         Ignored for ``kernel="precomputed"``."""
 
