@@ -485,12 +485,28 @@ def two_valued_columns(X):
     column of those two values can have, reached when they are equally frequent) and
     ``share`` the share of the rows at ``b``; ``half = 0`` and ``share = 0`` for the others.
 
-    Two passes over the non-zeros (the same bits for a dense ``X`` and its CSR copy): their
-    smallest and largest value per column, then how many equal neither and how many equal
-    the largest. A column with zeros is two-valued when its non-zeros are all equal."""
+    Two passes (dense ``X``: over every entry; sparse: over the non-zeros, a column with
+    zeros being two-valued when its non-zeros are all equal): each column's smallest and
+    largest value, then how many entries equal neither and how many the largest. Minima,
+    maxima and counts are exact, so a dense ``X`` and its CSR copy give the same bits."""
     n, d = X.shape
+    if not sp.issparse(X):  # every entry read: the same values, counts and bits, faster
+        A = np.asarray(X)
+        if n == 0:
+            return None, np.zeros(d), np.zeros(d)
+        lo, hi = A.min(axis=0), A.max(axis=0)
+        rows = max(1, _BLOCK // max(d, 1))
+        other, at_hi = np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int64)
+        for r in range(0, n, rows):
+            B = A[r : r + rows]
+            other += np.count_nonzero((B != lo) & (B != hi), axis=0)
+            at_hi += np.count_nonzero(B == hi, axis=0)
+        lo, hi = lo.astype(np.float64), hi.astype(np.float64)
+        two = (other == 0) & (lo < hi)
+        half = np.where(two, hi / 2 - lo / 2, 0.0)
+        return None, half, np.where(two, at_hi / n, 0.0)
     columns, blocks = _column_entries(X)
-    k = d if columns is None else columns.size
+    k = columns.size
     lo, hi, count = np.full(k, np.inf), np.full(k, -np.inf), np.zeros(k)
     for cols, v in blocks():
         np.minimum.at(lo, cols, v)
