@@ -63,7 +63,7 @@ class TSVM(SemiSupervisedSVM):
         Print the search's progress to standard error: a line for the start SVM, one per
         SVM solve (its annealing step ``k`` of ``K``, the weight ``C*``, the pairs it
         swaps, the solver's iterations, the seconds since the fit began) and a summary.
-        A large fit (10,000 points) runs for minutes in a few dozen solves.
+        A fit on 10,000 points can run for minutes, each solve a full SVM.
     %(probability_to_standardize)s
 
     Attributes
