@@ -174,7 +174,7 @@ def n_negative_unlabeled(signs, balance) -> int:
 _CONSTANT_RTOL = 1e-12
 
 
-#: a column whose mean is over this many standard deviations is centred by ``standardize``
+#: a column whose mean is over this many scales (``feature_scale``) is centred by ``standardize``
 #: (``mean_``), by kernel: a linear or polynomial kernel depends on the origin (an offset of
 #: a few deviations flips a linear WellSVM), the rbf kernel only through the cancellation of
 #: the terms of its squared distances (``|x|^2 + |x'|^2 - 2 x.x'``) far from the origin.
