@@ -122,11 +122,13 @@ def kernel_args(kernel, base_gamma, engine):
     the linear kernel ``x'y`` is given as ``poly`` of degree 1 (gamma 1, coef0 0): the same
     function, solved on the kernel path (SMO on cached rows) instead of the linear dual
     solver, which is slower on these small sets (e.g. WellSVM on clean1, C2 = 0.1: 92 s
-    linear path, 8 s kernel path)."""
+    linear path, 8 s kernel path). The engine's estimators get ``standardize=False``: the
+    protocol's features are used as stored, and the widths are in their units."""
+    raw = {"standardize": False} if engine else {}
     if kernel == "linear":
         lin = {"kernel": "poly", "degree": 1, "gamma": 1.0, "coef0": 0.0}
-        return lin if engine else {"kernel": "linear"}
-    return {"kernel": "rbf", "gamma": base_gamma / kernel**2}
+        return {**lin, **raw} if engine else {"kernel": "linear"}
+    return {"kernel": "rbf", "gamma": base_gamma / kernel**2, **raw}
 
 
 def make(method, params, base_gamma, max_iter=None):

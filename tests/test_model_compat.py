@@ -75,3 +75,22 @@ def test_semi_supervised_files_before_standardize_predict_the_same(name):
     np.testing.assert_allclose(refit.decision_function(Xt), SSL_EXPECTED[name], atol=1e-12)
     default = cls().fit(SSL_EXPECTED["X"], SSL_EXPECTED["y"])  # the new default differs
     assert np.abs(default.decision_function(Xt) - SSL_EXPECTED[name]).max() > 1e-3
+
+
+STD_EXPECTED = np.load(DATA / "ssl-0.2.0-std-expected.npz")
+
+
+@pytest.mark.parametrize("name", sorted(STANDARDIZED))
+def test_files_of_the_first_standardize_rule_predict_the_same(name):
+    """Files of the semi-supervised SVMs written at commit 929a41a, when ``standardize``
+    divided every column by its standard deviation, on a table with binary and one-hot
+    columns (which the rule of issue 52 divides by half their range): they load with the
+    scales they were fitted with and predict to the bit what that build computed; a refit
+    of the same table takes the new scales and another model."""
+    est, _ = load_model(DATA / f"{name}-0.2.0-std.skops")
+    X, Xt = STD_EXPECTED["X"], STD_EXPECTED["Xt"]
+    np.testing.assert_allclose(est.scale_[0], np.std(X, axis=0), rtol=1e-14)
+    np.testing.assert_array_equal(est.decision_function(Xt), STD_EXPECTED[name])
+    refit = STANDARDIZED[name]().fit(X, STD_EXPECTED["y"])
+    np.testing.assert_array_equal(refit.scale_[0, 1:], 0.5)  # the 0/1 columns
+    np.testing.assert_array_equal(refit.scale_[0, 0], est.scale_[0, 0])  # the continuous one

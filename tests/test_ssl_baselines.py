@@ -287,6 +287,142 @@ def test_standardized_model_files_round_trip(cls, tmp_path):
         np.testing.assert_array_equal(back.predict_proba(data), model.predict_proba(data))
 
 
+def _indicator_table(seed=7, n=60):
+    """Two classes in two continuous features beside indicator columns in several codings
+    (a rare 0/1, a balanced 0/1 that follows the class, -1/+1, 3/5, 0/-2), a one-hot block
+    and a constant column; six labeled points."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 2, n)
+    truth[:6] = [0, 1, 0, 1, 0, 1]
+    cont = rng.normal(size=(n, 2)) * [300.0, 0.02] + 1.5 * (2 * truth[:, None] - 1) * [300, 0.02]
+    cols = [
+        (rng.random(n) < 0.05) * 1.0,
+        np.where(rng.random(n) < 0.5 + 0.3 * (2 * truth - 1), 1.0, 0.0),
+        np.where(rng.random(n) < 0.3, -1.0, 1.0),
+        np.where(rng.random(n) < 0.8, 3.0, 5.0),
+        np.where(rng.random(n) < 0.4, -2.0, 0.0),
+    ]
+    onehot = np.eye(3)[rng.integers(0, 3, n)]
+    X = np.column_stack([cont, *cols, onehot, np.full(n, 4.0)])
+    for j in range(2, X.shape[1] - 1):  # every indicator takes both its values
+        X[0, j], X[1, j] = X[:, j].min(), X[:, j].max()
+    X[0, 2:7], X[1, 2:7] = [0, 0, -1, 3, -2], [1, 1, 1, 5, 0]
+    return X, np.where(np.arange(n) < 6, truth, -1)
+
+
+def _indicator_scales(X):
+    """The scales of the rule, computed independently: a column of two values a < b is
+    divided by (b - a) / 2, a constant one by 1, any other by its standard deviation."""
+    out = []
+    for col in X.T:
+        values = np.unique(col)
+        if values.size == 1:
+            out.append(1.0)
+        elif values.size == 2:
+            out.append((values[1] - values[0]) / 2)
+        else:
+            out.append(np.std(col))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("cls", SSL_CLASSES, ids=lambda c: c.__name__)
+def test_standardize_divides_an_indicator_by_half_its_range(cls):
+    """A two-valued column (binary or one-hot, any coding) is divided by half the gap between
+    its values, the largest deviation such a column can have, so a rare category stays
+    rare; the others by their deviation. Dense, CSR and float32 copies get the same scales
+    bit for bit, and for the rbf kernel the model is the raw fit on X / scale_ with
+    gamma = 1 / sum_j var(x_j / s_j) (StandardScaler's gamma="scale")."""
+    X, y = _indicator_table()
+    model = cls().fit(X, y)
+    want = _indicator_scales(X)
+    np.testing.assert_allclose(model.scale_[0], want, rtol=1e-14)
+    assert model.scale_[0, 2] == 0.5 and model.scale_[0, 5] == 1.0  # rare 0/1 and 3/5
+    Xs = sp.csr_matrix(X)
+    np.testing.assert_array_equal(cls().fit(Xs, y).scale_.toarray(), model.scale_)
+    X32 = X.astype(np.float32)
+    np.testing.assert_array_equal(
+        cls().fit(X32, y).scale_, cls().fit(X32.astype(np.float64), y).scale_
+    )
+    A = X / want
+    ref = cls(standardize=False, gamma=1.0 / np.sum(A.var(axis=0))).fit(A, y)
+    Xt = _indicator_table(seed=8)[0]
+    np.testing.assert_allclose(
+        model.decision_function(Xt), ref.decision_function(Xt / want), atol=3e-3
+    )
+
+
+def test_standardize_keeps_a_column_two_valued_to_rounding_constant():
+    """A column whose two values differ by rounding (1 and 1 + 2^-52) is constant: scale 1,
+    not half its gap, which would blow the rounding up to the scale of a feature."""
+    X, y = _indicator_table()
+    X[:, -1] = np.where(np.arange(len(y)) % 2, 1.0, 1.0 + 2.0**-52)
+    assert WellSVM().fit(X, y).scale_[0, -1] == 1.0
+
+
+def test_standardize_without_indicators_is_the_standard_deviation():
+    """No two-valued column: each scale is the column's standard deviation (the rule of the
+    models written before the indicators' rule, which are unchanged)."""
+    X, y, _ = _units_problem(4)
+    np.testing.assert_allclose(WellSVM().fit(X, y).scale_[0], np.std(X, axis=0), rtol=1e-14)
+
+
+# ---------------------------------------------------------------------------- verbose
+def _lines(capsys):
+    out, err = capsys.readouterr()
+    assert out == ""
+    return err.splitlines()
+
+
+def test_tsvm_verbose_reports_every_solve_and_annealing_step(capsys):
+    """One line for the start, one per SVM solve (n_iter_ of them) with its annealing step
+    k of K (C* doubles from 1e-5 to C2: K = 1 + ceil(log2(C2 / 1e-5))), one summary."""
+    X, y, _ = ssl_problem(1, n_unl=60)
+    model = TSVM(gamma=GAMMA, C2=0.1, verbose=True).fit(X, y)
+    lines = _lines(capsys)
+    assert all(line.startswith("[TSVM] ") for line in lines)
+    steps = 1 + math.ceil(math.log2(0.1 / 1e-5))
+    assert (
+        lines[0].startswith("[TSVM] start: SVM on 6 labeled points")
+        and f"{steps} annealing" in lines[0]
+    )
+    solves = [line for line in lines if line.startswith("[TSVM] solve")]
+    assert len(solves) == model.n_iter_ and len(lines) == model.n_iter_ + 2
+    assert f"step {steps}/{steps}  C*=0.1 " in solves[-1] and "step 1/" in solves[0]
+    assert lines[-1].startswith(f"[TSVM] done: {model.n_iter_} solves, {model.n_switches_} labels")
+    TSVM(gamma=GAMMA).fit(X, y)
+    assert _lines(capsys) == []
+
+
+@pytest.mark.parametrize("cls", SSL_CLASSES, ids=lambda c: c.__name__)
+def test_semi_supervised_svms_verbose(capsys, cls):
+    """verbose: lines on stderr only, each naming the estimator, the last saying how the
+    fit ended (LapSVM's solver: "done"; WellSVM's cutting plane: "stop"); none without."""
+    import re
+
+    X, y, _ = ssl_problem(2)
+    name = cls.__name__
+    cls(gamma=GAMMA, verbose=1).fit(X, y)
+    lines = _lines(capsys)
+    assert lines and all(line.startswith(f"[{name}] ") for line in lines)
+    assert re.match(rf"\[{name}\] (SVM: )?(done|stop): ", lines[-1])
+    cls(gamma=GAMMA).fit(X, y)
+    assert _lines(capsys) == []
+
+
+@pytest.mark.parametrize("cls", SSL_CLASSES, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("bad", [-1, "yes", 1.5])
+def test_verbose_validated_before_any_work(cls, bad):
+    from unlabeled.exceptions import InvalidParameterError
+
+    X, y, _ = ssl_problem(3)
+    fitted = cls(gamma=GAMMA).fit(X, y)
+    before = fitted.decision_function(X)
+    fitted.set_params(verbose=bad)
+    with pytest.raises(InvalidParameterError, match="verbose must be"):
+        fitted.fit(X[:10], y[:10])
+    np.testing.assert_array_equal(fitted.decision_function(X), before)
+
+
 def _grid():
     """Points of a grid, no two identical: many exact ties among the distances, which the
     k-NN graph breaks (by distance, then by the points' contents, then index)."""

@@ -530,6 +530,7 @@ def label_generation(
                     label_dtype=label_dtype)  # fmt: skip
     out = LabelGenerationResult(Y, cur.mu, cur.alpha, None, [cur.value])
     out.mkl_iter.append(cur.n_iter)
+    _log(verbose, 0, cur.value, 1, cur.n_iter)  # the start labeling's MKL problem
     out.stop = "max_iter"
     small_before = False
     for _ in range(max_iter):
@@ -575,6 +576,8 @@ def label_generation(
             out.stop = "objective decreased by less than tol"
             break
         small_before = small
+    if verbose:
+        print(f"[WellSVM] stop: {out.stop} after {out.n_iter} steps", file=sys.stderr, flush=True)
     out.labels, out.mu, out.alpha = Y, cur.mu, cur.alpha
     out.mkl_limit = cur.n_iter >= max_mkl_iter and not cur.converged
     out.f_train = backend.products(cur.alpha, Y) @ cur.mu

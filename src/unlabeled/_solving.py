@@ -75,6 +75,21 @@ class EngineProgress:
         print(f"{self.prefix} {text}", file=sys.stderr, flush=True)
 
 
+class StepProgress:
+    """A fit's ``verbose`` lines on standard error, ``[who] text`` and the seconds since
+    the fit began: one per step of a method whose steps are few and long (TSVM's solves)."""
+
+    def __init__(self, verbose, who: str):
+        self.verbose = bool(verbose)
+        self.who = who
+        self.start = time.perf_counter()
+
+    def __call__(self, text: str) -> None:
+        if self.verbose:
+            elapsed = time.perf_counter() - self.start
+            print(f"[{self.who}] {text}  {elapsed:7.1f}s", file=sys.stderr, flush=True)
+
+
 def warn_not_converged(
     who: str,
     *,

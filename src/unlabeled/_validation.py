@@ -420,16 +420,11 @@ def _variance(X) -> tuple[float, float]:
     return float(m2 / count), float(squares / count)
 
 
-def column_moments(X, *, with_mean: bool = False):
-    """``(columns, var, big)``: each column's population variance and largest magnitude over
-    the rows of ``X``, for the columns in ``columns`` (None: every column of a dense ``X``;
-    for sparse ``X`` those holding an entry, the others being all zero); with ``with_mean``,
-    ``(columns, var, big, mean)``.
-
-    Two passes over the blocks of rows of :func:`_row_blocks`, reading the non-zeros only (no
-    index per column: 2^30 columns), each column's sums taken in row-major order: the same
-    bits for a dense ``X`` and its CSR copy, as :func:`_variance`. The zeros of a column add
-    ``n_zeros mean^2`` to its squared deviations."""
+def _column_entries(X):
+    """``(columns, blocks)`` of :func:`column_moments`: the columns read (None: every column
+    of a dense ``X``; for sparse ``X`` those holding an entry) and a generator of the blocks
+    of rows of :func:`_row_blocks` as ``(column positions, float64 values)`` of their
+    non-zeros in row-major order (the same for a dense ``X`` and its CSR copy)."""
     n, d = X.shape
     rows = max(1, _BLOCK // max(d, 1))
     if sp.issparse(X):
@@ -444,15 +439,30 @@ def column_moments(X, *, with_mean: bool = False):
                 part = slice(M.indptr[r], M.indptr[min(r + rows, n)])
                 yield where[part], M.data[part]
 
-    else:
-        columns, A = None, np.asarray(X)
+        return columns, blocks
+    A = np.asarray(X)
 
-        def blocks():
-            for r in range(0, n, rows):
-                block = A[r : r + rows]
-                nz = np.nonzero(block)  # C order: row-major, as CSR
-                yield nz[1], np.asarray(block[nz], dtype=np.float64)
+    def dense_blocks():
+        for r in range(0, n, rows):
+            block = A[r : r + rows]
+            nz = np.nonzero(block)  # C order: row-major, as CSR
+            yield nz[1], np.asarray(block[nz], dtype=np.float64)
 
+    return None, dense_blocks
+
+
+def column_moments(X, *, with_mean: bool = False):
+    """``(columns, var, big)``: each column's population variance and largest magnitude over
+    the rows of ``X``, for the columns in ``columns`` (None: every column of a dense ``X``;
+    for sparse ``X`` those holding an entry, the others being all zero); with ``with_mean``,
+    ``(columns, var, big, mean)``.
+
+    Two passes over the blocks of rows of :func:`_row_blocks`, reading the non-zeros only (no
+    index per column: 2^30 columns), each column's sums taken in row-major order: the same
+    bits for a dense ``X`` and its CSR copy, as :func:`_variance`. The zeros of a column add
+    ``n_zeros mean^2`` to its squared deviations."""
+    n, d = X.shape
+    columns, blocks = _column_entries(X)
     k = d if columns is None else columns.size
     total, count, big = np.zeros(k), np.zeros(k), np.zeros(k)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -466,6 +476,57 @@ def column_moments(X, *, with_mean: bool = False):
             m2 += np.bincount(cols, weights=np.square(v - mean[cols]), minlength=k)
         var = (m2 + (n - count) * mean * mean) / max(n, 1)
     return (columns, var, big, mean) if with_mean else (columns, var, big)
+
+
+def two_valued_columns(X):
+    """``(columns, half, share)``: for each column of :func:`column_moments`'s ``columns``
+    that takes exactly two values ``a < b`` over the rows of ``X`` (a binary or one-hot
+    indicator, whatever its coding), ``half = b/2 - a/2`` (the largest standard deviation a
+    column of those two values can have, reached when they are equally frequent) and
+    ``share`` the share of the rows at ``b``; ``half = 0`` and ``share = 0`` for the others.
+
+    Two passes (dense ``X``: over every entry; sparse: over the non-zeros, a column with
+    zeros being two-valued when its non-zeros are all equal): each column's smallest and
+    largest value, then how many entries equal neither and how many the largest. Minima,
+    maxima and counts are exact, so a dense ``X`` and its CSR copy give the same bits."""
+    n, d = X.shape
+    if not sp.issparse(X):  # every entry read: the same values, counts and bits, faster
+        A = np.asarray(X)
+        if n == 0:
+            return None, np.zeros(d), np.zeros(d)
+        lo, hi = A.min(axis=0), A.max(axis=0)
+        rows = max(1, _BLOCK // max(d, 1))
+        other, at_hi = np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int64)
+        for r in range(0, n, rows):
+            B = A[r : r + rows]
+            other += np.count_nonzero((B != lo) & (B != hi), axis=0)
+            at_hi += np.count_nonzero(B == hi, axis=0)
+        lo, hi = lo.astype(np.float64), hi.astype(np.float64)
+        two = (other == 0) & (lo < hi)
+        half = np.where(two, hi / 2 - lo / 2, 0.0)
+        return None, half, np.where(two, at_hi / n, 0.0)
+    columns, blocks = _column_entries(X)
+    k = columns.size
+    lo, hi, count = np.full(k, np.inf), np.full(k, -np.inf), np.zeros(k)
+    for cols, v in blocks():
+        np.minimum.at(lo, cols, v)
+        np.maximum.at(hi, cols, v)
+        count += np.bincount(cols, minlength=k)
+    other, at_hi = np.zeros(k), np.zeros(k)
+    for cols, v in blocks():
+        other += np.bincount(cols, weights=(v != lo[cols]) & (v != hi[cols]), minlength=k)
+        at_hi += np.bincount(cols, weights=v == hi[cols], minlength=k)
+    full = count == n  # no zero: the two values are the non-zeros' smallest and largest
+    some = (count > 0) & (count < n)  # zeros and one non-zero value
+    two = (full & (other == 0) & (lo < hi)) | (some & (lo == hi))
+    a = np.where(full, lo, np.minimum(lo, 0.0))
+    b = np.where(full, hi, np.maximum(hi, 0.0))
+    with np.errstate(invalid="ignore"):
+        half = np.where(two, b / 2 - a / 2, 0.0)
+        # rows at b: the non-zeros at the largest value, or the zeros when that value is < 0
+        at_b = np.where(full | (hi > 0), at_hi, n - count)
+        share = np.where(two, at_b / max(n, 1), 0.0)
+    return columns, half, share
 
 
 def mean_squared_distance(X) -> float:

@@ -392,7 +392,8 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
         ``n_starts > 1``); an int makes ``fit`` reproducible. The spectral start does not
         use it.
     verbose : bool, default=False
-        Print one line per cutting-plane step to stderr.
+        Print to stderr a line for the start's MKL problem (step 0), one per
+        cutting-plane step, and why the loop stopped.
 
     Attributes
     ----------

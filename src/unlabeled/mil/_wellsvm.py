@@ -418,7 +418,8 @@ class MILWellSVM(MultiInstanceClassifier):
         (``8 (n_instances + n_positive_bags)^2`` bytes; the memory check counts at least
         ``8 (n_instances^2 + q^2)``, ``q`` the number of dual variables).
     verbose : bool, default=False
-        Print one line per cutting-plane step to stderr.
+        Print to stderr a line for the start's MKL problem (step 0), one per
+        cutting-plane step, and why the loop stopped.
     %(probability)s
 
     Attributes

@@ -37,6 +37,7 @@ from .._validation import (
     check_gamma,
     check_kernel_scale,
     column_moments,
+    two_valued_columns,
 )
 from ..base import ANY_FINITE, Fitted, KernelClassifier, KernelMachine, fill_docstring
 
@@ -173,7 +174,7 @@ def n_negative_unlabeled(signs, balance) -> int:
 _CONSTANT_RTOL = 1e-12
 
 
-#: a column whose mean is over this many standard deviations is centred by ``standardize``
+#: a column whose mean is over this many scales (``feature_scale``) is centred by ``standardize``
 #: (``mean_``), by kernel: a linear or polynomial kernel depends on the origin (an offset of
 #: a few deviations flips a linear WellSVM), the rbf kernel only through the cancellation of
 #: the terms of its squared distances (``|x|^2 + |x'|^2 - 2 x.x'``) far from the origin.
@@ -190,17 +191,31 @@ _VARIANCE_FLOOR = 1e-280
 
 
 def feature_scale(X, centre_ratio: float = _CENTRE_RATIO_ORIGIN):
-    """``scale_`` and ``mean_`` of ``standardize=True`` and the spread ``sum_j var(x_j / s_j)``.
+    r"""``scale_`` and ``mean_`` of ``standardize=True`` and the spread ``sum_j var(x_j / s_j)``.
 
     ``s_j`` is the (population) standard deviation of column ``j`` over the rows of ``X``, or 1
-    for a column that is constant (to rounding: :data:`_CONSTANT_RTOL`). Dense ``X``: a (1,
-    n_features) array. Sparse ``X``: a (1, n_features) CSR row holding ``s_j`` on the columns
-    that hold an entry; the others are zero in every training row, constant, of scale 1. Read
-    from the non-zeros (:func:`column_moments`: the same bits for every layout), so dividing
-    by these scales keeps the sparsity. A column whose variance underflows (or overflows) is
-    measured again divided by its largest magnitude. Only the columns whose mean exceeds
-    ``centre_ratio`` standard deviations (:data:`CENTRE_RATIO`) are centred: ``mean_`` (same
-    layout as ``scale_``) holds their means, or is None when there is none (see ``standardize``)."""
+    for a column that is constant (to rounding: :data:`_CONSTANT_RTOL`). A column that takes
+    two values ``a < b`` (a binary or one-hot indicator, in any coding) is divided by
+    ``(b - a) / 2`` instead, the largest standard deviation such a column can have (its
+    values equally frequent), so that it keeps its rarity:
+
+    .. math::
+
+        \mathbb{E}\,(x_j - x'_j)^2 / s_j^2 = 8\, p_j (1 - p_j) \le 2,
+
+    ``p_j`` the share of rows at ``b``, against 2 for every other standardised column. A
+    category of 1% of the rows then adds 0.08 to an average squared distance, not 2, as it
+    would divided by its own small deviation (0.1), which lets the rare indicators of a
+    one-hot table dominate the rbf kernel. (See :func:`~unlabeled._validation.two_valued_columns`.)
+
+    Dense ``X``: a (1, n_features) array. Sparse ``X``: a (1, n_features) CSR row holding
+    ``s_j`` on the columns that hold an entry; the others are zero in every training row,
+    constant, of scale 1. Read from the non-zeros (:func:`column_moments`: the same bits for
+    every layout), so dividing by these scales keeps the sparsity. A column whose variance
+    underflows (or overflows) is measured again divided by its largest magnitude. Only the
+    columns whose mean exceeds ``centre_ratio`` scales ``s_j`` (:data:`CENTRE_RATIO`) are
+    centred: ``mean_`` (same layout as ``scale_``) holds their means, or is None when there
+    is none (see ``standardize``)."""
     columns, var, big, mean = column_moments(X, with_mean=True)
     s, ratio = np.sqrt(var), np.ones_like(var)
     redo = (~np.isfinite(var) | (var < _VARIANCE_FLOOR)) & (big > 0) & np.isfinite(big)
@@ -214,8 +229,14 @@ def feature_scale(X, centre_ratio: float = _CENTRE_RATIO_ORIGIN):
         ratio = np.where(redo, var_u / np.where(var_u > 0, var_u, 1.0), 1.0)
     varying = s > _CONSTANT_RTOL * big
     with np.errstate(divide="ignore", invalid="ignore"):
-        spread = math.fsum(np.where(redo, ratio * varying, var / np.where(varying, s, 1.0) ** 2))
+        terms = np.where(redo, ratio * varying, var / np.where(varying, s, 1.0) ** 2)
     s = np.where(varying, s, 1.0)
+    _, half, share = two_valued_columns(X)
+    two = varying & (half > 0) & np.isfinite(half)
+    if two.any():  # var(x / half) = 4 p (1 - p), whatever the units
+        s = np.where(two, half, s)
+        terms = np.where(two, 4.0 * share * (1.0 - share), terms)
+    spread = math.fsum(terms)
     centred = np.abs(mean) > centre_ratio * s
     centre = None
     if centred.any():
@@ -290,7 +311,8 @@ _RANDOM_STATE_AND_STANDARDIZE_DOC = """random_state : int, RandomState or None, 
         Draws the folds of ``probability=True``; nothing else is random.
     standardize : bool, default=True
         Divide each feature by its standard deviation over the training points before the
-        kernel (``scale_``; a feature far from the origin is centred first, ``mean_``), as
+        kernel (a two-valued feature, binary or one-hot, by half the gap between its
+        values: ``scale_``; a feature far from the origin is centred first, ``mean_``), as
         for :class:`WellSVM`: the model does not depend on the features' units.
         Ignored for ``kernel="precomputed"``."""
 

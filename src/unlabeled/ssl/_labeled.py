@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._label_generation import warn_if_solves_capped
+from .._solving import StepProgress
+from .._validation import VERBOSE
 from ..base import set_init_params
 from ..registry import Case, register
 from ._base import SemiSupervisedSVM
@@ -42,6 +44,9 @@ class LabeledSVM(SemiSupervisedSVM):
     cache_size : float, default=200
     max_iter : int, default=1000000
         Solver iterations at most.
+    verbose : bool or int, default=False
+        Print a line to standard error when the fit ends: the labeled points, the solver's
+        iterations and the seconds the fit took.
     probability : bool, default=False
         Enable ``predict_proba``: Platt's sigmoid ``1 / (1 + exp(A f + B))`` fitted on
         held-out decision values of the labeled points (5 stratified folds, fewer when a
@@ -77,20 +82,21 @@ class LabeledSVM(SemiSupervisedSVM):
         k: v
         for k, v in SemiSupervisedSVM._parameter_constraints.items()
         if k not in ("C2", "balance")
-    }
+    } | {"verbose": VERBOSE}
 
     _learns_from_unlabeled = False  # (no warning when y marks no point unlabeled)
 
     def __init__(
         self, C1: float = 1.0, *, kernel: str = "rbf", gamma: str | float = "scale",
         degree: int = 3, coef0: float = 0.0, tol: float = 1e-3, cache_size: float = 200.0,
-        max_iter: int = 1_000_000, probability: bool = False,
+        max_iter: int = 1_000_000, verbose: bool | int = False, probability: bool = False,
         random_state: int | np.random.RandomState | None = None, standardize: bool = True,
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
     def _fit(self, params, X, classes, signs):
         lab = np.flatnonzero(signs != 0)
+        say = StepProgress(self.verbose, "LabeledSVM")
         backend = self._backend(X, np.ones(X.shape[0]), max_iter=params["max_iter"])
         a, _, rho = backend.signed_solve(
             lab, signs[lab], np.full(lab.size, params["C1"]), np.zeros(lab.size)
@@ -101,4 +107,5 @@ class LabeledSVM(SemiSupervisedSVM):
         self._set_transduction(signs, self._decision_values(X), classes)
         self.n_iter_ = backend.n_inner_iter
         warn_if_solves_capped(backend, "LabeledSVM")
+        say(f"done: SVM on {lab.size} labeled points, {self.n_iter_} iterations")
         return self

@@ -8,8 +8,8 @@ import scipy.sparse as sp
 
 from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
 from .._kernels import compact_columns
-from .._solving import warn_not_converged
-from .._validation import Integer, Options, Real
+from .._solving import EngineProgress, StepProgress, warn_not_converged
+from .._validation import VERBOSE, Integer, Options, Real
 from ..base import set_init_params
 from ..registry import register
 from ._base import SemiSupervisedSVM
@@ -61,6 +61,10 @@ class LapSVM(SemiSupervisedSVM):
         KKT tolerance of the SVM.
     max_iter : int, default=100000
         Solver iterations at most.
+    verbose : bool or int, default=False
+        Print the fit's stages to standard error (the graph and Gram matrix, the n x n
+        system, the SVM on the labeled points; each with the seconds since the fit began)
+        and the solver's progress once a second while it runs.
     %(probability_to_standardize)s
 
     Attributes
@@ -105,13 +109,15 @@ class LapSVM(SemiSupervisedSVM):
         "kernel": [Options(("rbf", "linear", "poly"))],
         "gamma_I": [Real(0.0, low_open=False)],
         "n_neighbors": [Integer(1)],
+        "verbose": VERBOSE,
     }  # fmt: skip
 
     def __init__(
         self, C1: float = 1.0, gamma_I: float = 1.0, *, n_neighbors: int = 5,
         kernel: str = "rbf", gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0,
-        tol: float = 1e-3, max_iter: int = 100000, probability: bool = False,
-        random_state: int | np.random.RandomState | None = None, standardize: bool = True,
+        tol: float = 1e-3, max_iter: int = 100000, verbose: bool | int = False,
+        probability: bool = False, random_state: int | np.random.RandomState | None = None,
+        standardize: bool = True,
     ) -> None:  # fmt: skip
         set_init_params(self, locals())
 
@@ -120,6 +126,7 @@ class LapSVM(SemiSupervisedSVM):
 
     def _fit(self, params, X, classes, signs):
         n, lab = X.shape[0], np.flatnonzero(signs != 0)
+        say = StepProgress(self.verbose, "LapSVM")
         self._check_gram(n)  # the dense-memory budget first
         # sparse X no wider than the Gram matrix: its dense copy (no more memory) for the
         # Gram and the graph, the same bits as dense X (the sparse products round
@@ -130,8 +137,11 @@ class LapSVM(SemiSupervisedSVM):
         if "lapsvm" not in shared:
             Xd = X.toarray() if sp.issparse(X) and X.shape[1] <= n else X
             K = self._gram(Xd)
-            A = _manifold_solve(K, _laplacian(Xd, min(params["n_neighbors"], n - 1)),
-                                params["gamma_I"] / n, lab)  # fmt: skip
+            say(f"Gram matrix {n} x {n}")
+            L = _laplacian(Xd, min(params["n_neighbors"], n - 1))
+            say(f"graph of {min(params['n_neighbors'], n - 1)} neighbours")
+            A = _manifold_solve(K, L, params["gamma_I"] / n, lab)
+            say(f"system (I + gamma_I L K / n) solved for {lab.size} labeled points")
             shared["lapsvm"] = K, A
         K, A = shared["lapsvm"]
         Kt = K[lab] @ A  # J K (I + lambda L K)^-1 J'
@@ -139,11 +149,14 @@ class LapSVM(SemiSupervisedSVM):
         rows = KernelRows(
             as_data(Kt), KernelSpec(3), np.arange(lab.size, dtype=np.int32), 8.0 * Kt.size + 2**20
         )
+        progress = EngineProgress(self.verbose, "[LapSVM] SVM:")
         res = solve_kernel_qp(
             rows, np.arange(lab.size, dtype=np.int64), -np.ones(lab.size),
             np.full(lab.size, params["C1"]), np.zeros(lab.size), y=signs[lab],
             options=SolverOptions(params["tol"], True, params["max_iter"]),
+            progress=progress if self.verbose else None,
         )  # fmt: skip
+        progress.done(res)
         if not res.converged:
             warn_not_converged("LapSVM", limit=params["max_iter"], used=res.n_iter)
         alpha = A @ (res.alpha * signs[lab])

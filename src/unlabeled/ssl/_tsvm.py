@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sys
+import math
 
 import numpy as np
 
 from .._label_generation import warn_if_solves_capped
-from .._solving import warn_not_converged
+from .._solving import StepProgress, warn_not_converged
 from .._validation import VERBOSE
 from ..base import Fitted, set_init_params
 from ..registry import register
@@ -59,7 +59,11 @@ class TSVM(SemiSupervisedSVM):
         KKT tolerance of each SVM.
     cache_size : float, default=200
         Kernel-row cache in MB, shared by every solve of the fit.
-    verbose : bool, default=False
+    verbose : bool or int, default=False
+        Print the search's progress to standard error: a line for the start SVM, one per
+        SVM solve (its annealing step ``k`` of ``K``, the weight ``C*``, the pairs it
+        swaps, the solver's iterations, the seconds since the fit began) and a summary.
+        A fit on 10,000 points can run for minutes, each solve a full SVM.
     %(probability_to_standardize)s
 
     Attributes
@@ -113,18 +117,28 @@ class TSVM(SemiSupervisedSVM):
     def _fit(self, params, X, classes, signs):
         n = X.shape[0]
         unl = signs == 0
+        say = StepProgress(self.verbose, "TSVM")
         backend = self._backend(X, np.ones(n))
         oracle = BalancedLabels(signs, n_negative_unlabeled(signs, params["balance"]))
         labels, f = self._start_labels(backend, signs, oracle)
         c_star = min(_C_START, params["C2"])
-        alpha, solves, switches = np.zeros(n), 0, 0
+        # C* doubles from 1e-5 to C2: the annealing's steps, the last at C* = C2
+        steps = 1 + max(0, math.ceil(math.log2(params["C2"] / c_star) - 1e-12))
+        say(
+            f"start: SVM on {n - int(unl.sum())} labeled points ({backend.n_inner_iter} "
+            f"iterations); {int(unl.sum())} unlabeled, {steps} annealing steps"
+        )
+        alpha, solves, switches, step = np.zeros(n), 0, 0, 1
         while True:
             C = np.where(unl, c_star, params["C1"])
+            before = backend.n_inner_iter
             alpha, f, rho = backend.signed_solve(np.arange(n), labels, C, alpha)
             solves += 1
             pairs = _switchable_pairs(labels, f, unl)
-            if self.verbose:
-                print(f"[TSVM] C*={c_star:.3g}  pairs to swap {len(pairs[0])}", file=sys.stderr)
+            say(
+                f"solve {solves:4d}  step {step}/{steps}  C*={c_star:.3g}  pairs to swap "
+                f"{len(pairs[0])}  iterations {backend.n_inner_iter - before}"
+            )
             if solves >= params["max_iter"] or backend.exhausted:  # the solves' work cap
                 break
             if len(pairs[0]):
@@ -136,10 +150,12 @@ class TSVM(SemiSupervisedSVM):
                 break
             else:
                 c_star = min(2 * c_star, params["C2"])
+                step += 1
         capped = solves >= params["max_iter"] and not backend.exhausted
         if capped and (len(pairs[0]) or c_star < params["C2"]):
             warn_not_converged("TSVM", limit=params["max_iter"], used=solves, unit="SVM solves")
         warn_if_solves_capped(backend, "TSVM")
+        say(f"done: {solves} solves, {switches} labels swapped")
         self._set_expansion(X, alpha * labels, -rho, classes=classes)
         self.n_iter_ = solves
         self.n_switches_ = switches
