@@ -497,8 +497,7 @@ class DaskVBMFA(VBMFA):
     def __init__(self, prep, n_factors, pca=False):
         import dask.array as da
 
-        client = prep.client
-        self.client, self._data, self.sizes = client, list(prep.chunks), list(prep.sizes)
+        self._data, self.sizes = list(prep.chunks), list(prep.sizes)
         self.n, self.p, K = prep.shape[0], prep.shape[1], prep.K
         self.K = K
         self.k = int(n_factors)
@@ -510,7 +509,7 @@ class DaskVBMFA(VBMFA):
         self.unconverged: list[float] = []
         self.passes = 0  # map-reduce rounds over the chunks
         self.bytes_out = 0  # bytes of global factors sent to the chunks
-        self.chunks = Chunks(client, self._data)  # persisted: tasks where each chunk lives
+        self.chunks = Chunks(prep.client, self._data)  # persisted: tasks where each chunk lives
         self._state = [_NO_STATE] * len(self._data)
         self._cache: dict = {}
         mom = self.reduce(_w_moments)
