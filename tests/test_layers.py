@@ -246,3 +246,23 @@ def test_tests_benchmarks_and_readme_use_public_names():
     benchmarks = [p for p in (ROOT / "benchmarks").glob("*.py") if not p.name.startswith("_")]
     found = [imp for p in tests + benchmarks for imp in _private_imports(p)]
     assert found + _public_only([ROOT / "README.md"]) == []
+
+
+#: what a distributed client does; outside the Dask layer only its Chunks place work
+CLIENT_CALLS = {"submit", "gather", "scatter", "compute", "persist", "map", "who_has"}
+
+
+def test_no_raw_client_call_outside_the_dask_layer():
+    """Every task of a fit on a cluster goes through ``_dask.Chunks`` (one placement rule,
+    one tree reduction): no module outside ``_dask`` calls a client's methods."""
+    problems = []
+    for path, module, _ in _modules():
+        if module.split(".")[0] == "_dask":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            owner = ast.unparse(node.func.value)
+            if node.func.attr in CLIENT_CALLS and "client" in owner.lower():
+                problems.append(f"{module}:{node.lineno} {owner}.{node.func.attr}(...)")
+    assert problems == []

@@ -130,6 +130,59 @@ def test_crafted_indices_do_not_crash_predict(sparse_model, tmp_path):
     assert proc.stderr.startswith("unlabeled: error: ") and "support_vectors_" in proc.stderr
 
 
+_LOAD_IN_A_NEW_PROCESS = """
+import sys
+import sklearn.utils
+calls = []
+listed = sklearn.utils.all_estimators
+sklearn.utils.all_estimators = lambda *a, **k: calls.append(1) or listed(*a, **k)
+if {skops_first}:
+    import skops.io  # the user's own skops, with its default list, before ours
+import unlabeled
+from unlabeled.model_io import ModelFileError
+try:
+    unlabeled.load({crafted!r})
+    sys.exit("a file holding a LogisticRegression was loaded")
+except ModelFileError as exc:
+    assert "not trusted" in str(exc) and "LogisticRegression" in str(exc), exc
+unlabeled.load({good!r})
+assert len(calls) == {skops_first}, calls  # unlabeled never built the list
+import numpy as np
+import skops.io
+from sklearn.linear_model import LogisticRegression
+m = LogisticRegression().fit(np.c_[[0.0, 1.0, 2.0, 3.0]], [0, 0, 1, 1])
+assert skops.io.get_untrusted_types(data=skops.io.dumps(m)) == []  # skops's own default
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("skops_first", [False, True])
+def test_load_names_every_type_and_leaves_skops_default(sparse_model, tmp_path, skops_first):
+    """A model loads with exactly the types named to skops: a file holding one of
+    scikit-learn's estimators besides the model is refused as untrusted, whether or not
+    the process imported skops (whose default trusts all of them) first; ``load`` never
+    builds skops's list of scikit-learn's estimators (which imported all of scikit-learn),
+    and other code of the process still finds skops's default as it was."""
+    from sklearn.linear_model import LogisticRegression
+
+    est, _ = sparse_model
+    extra = LogisticRegression()
+    crafted = _tampered(est, tmp_path, "extra", lambda e: setattr(e, "extra_", extra))
+    good = tmp_path / "good.skops"
+    save_model(est, good, {"data": {}})
+    code = _LOAD_IN_A_NEW_PROCESS.format(
+        skops_first=skops_first, crafted=str(crafted), good=str(good)
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(SRC)),
+        timeout=120,
+    )
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+
+
 # ---------------------------------------------------------------------- zip archives
 def _with_members(model: bytes, members: dict) -> bytes:
     buf = io.BytesIO(model)

@@ -607,13 +607,47 @@ def read_csv_columns(
     return np.ascontiguousarray(X), ys
 
 
-def npz_keys(path) -> list[str]:
-    """The names of the arrays in an npz archive; [] when it cannot be read as one."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            return list(data.files)
-    except Exception:  # noqa: BLE001 - not an archive: no keys
-        return []
+class CsvTable:
+    """A CSV file as the command line reads it: its layout read once (:func:`read_csv_layout`:
+    ``names``, ``n_columns``), its columns found by name or index (:meth:`find`,
+    :meth:`column`), then the columns it needs read (:meth:`read`).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    delimiter : str, default=","
+    header : bool or "infer", default="infer"
+    """
+
+    def __init__(self, path, delimiter: str = ",", header: bool | str = "infer"):
+        self.path = path
+        self.layout = read_csv_layout(path, delimiter, header)
+        self.names: list[str] | None = self.layout["names"]
+        self.n_columns: int = self.layout["n_columns"]
+
+    def find(self, spec: str) -> int | None:
+        """The column ``spec`` names (:func:`find_column`), or None."""
+        return find_column(spec, self.layout)
+
+    def column(self, spec: str, option: str) -> int:
+        """The column ``spec`` names, or a ValueError naming ``option`` (:func:`csv_column`)."""
+        return csv_column(spec, self.layout, self.path, option)
+
+    def label_of(self, j: int) -> str:
+        """Column ``j`` for a message: its name, or its index."""
+        return f"column {self.names[j]!r}" if self.names else f"column {j}"
+
+    def read(
+        self, features: list[int], labels: list[int], *, more=(), leave_out: str = ""
+    ) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
+        """``(X, one label vector per column of labels, X_more)``: float columns
+        ``features`` and ``more`` (privileged features) read together
+        (:func:`read_csv_columns`)."""
+        more = list(more)
+        columns = [*features, *more]
+        X, ys = read_csv_columns(self.path, self.layout, columns, labels, leave_out=leave_out)
+        k = len(features)
+        return np.ascontiguousarray(X[:, :k]), ys, np.ascontiguousarray(X[:, k:])
 
 
 def read_npz_arrays(
@@ -621,11 +655,13 @@ def read_npz_arrays(
     x_key: str,
     label_keys: list[str],
     *,
+    optional=(),
     x_option: str = "x_key",
     label_option: str = "label key",
     hint: str = "",
-) -> tuple[np.ndarray, list[np.ndarray]]:
-    """A dense float ``X`` and one label vector per key of ``label_keys`` from an npz archive.
+) -> tuple[np.ndarray, list]:
+    """A dense float ``X`` and one label vector per key of ``label_keys`` from an npz archive,
+    then one per key of ``optional`` (None for a key that the archive lacks), in one opening.
 
     The messages name the keys by ``x_option`` and ``label_option``; ``hint`` follows the one
     for a file that is not a zip archive at all."""
@@ -643,6 +679,7 @@ def read_npz_arrays(
             if missing is None:
                 X = data[x_key]
                 ys = [data[k] for k in label_keys]
+                extra = [data[k] if k in keys else None for k in optional]
     except Exception as exc:  # truncated, object arrays, ...
         raise ValueError(f"cannot read {path!r} as npz: {exc}") from exc
     if missing is not None:
@@ -652,8 +689,11 @@ def read_npz_arrays(
         raise ValueError(
             f"{path!r}: {x_key!r} must be a 2-D numeric array, got {X.dtype} {X.shape}"
         )
-    out = []
-    for key, y in zip(label_keys, ys, strict=True):
+    out: list = []
+    for key, y in zip([*label_keys, *optional], ys + extra, strict=True):
+        if y is None:
+            out.append(None)
+            continue
         if not (y.ndim == 1 or (y.ndim == 2 and y.shape[1] == 1)) or y.shape[0] != X.shape[0]:
             raise ValueError(
                 f"{path!r}: {key!r} must hold one label per row of {x_key!r} "

@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from sklearn.exceptions import DataConversionWarning
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.multiclass import check_classification_targets
 
 from ._kernels import compact_columns, kernel_block, kernel_params
 from .exceptions import InvalidParameterError
@@ -721,47 +721,95 @@ def check_pu_labels(
             f"s has {arr.shape[0]} entries but X has {n_samples} rows: "
             "give one PU label per row of X"
         )
+    check_pu_summary(pu_label_summary(arr), min_unlabeled=min_unlabeled, who=who)
+    return arr.copy() if arr.dtype == bool else arr == 1
+
+
+#: the distinct label values a summary keeps (the smallest): 10 shown, one more tells "..."
+_SHOWN_LABELS = 10
+
+
+def pu_label_summary(s, offset: int = 0) -> dict:
+    """What :func:`check_pu_summary` needs of the 1-D PU labels ``s``, or of a chunk of them
+    (``offset``: the index of its first entry), in a few numbers whatever their size; the
+    summaries of chunks merge (:func:`merge_pu_summaries`) into that of all of them."""
+    arr = np.asarray(s)
+    out = {"dtype": arr.dtype, "n": arr.shape[0], "positives": 0, "nan": 0, "first_nan": -1}
+    out |= {"values": arr[:0], "continuous": False}
+    if arr.dtype != bool and arr.dtype.kind not in "iuf":
+        return out  # refused by its dtype alone
+    if arr.dtype.kind == "f":
+        nan = np.isnan(arr)
+        if nan.any():
+            out["nan"], out["first_nan"] = int(nan.sum()), offset + int(np.flatnonzero(nan)[0])
+            arr = arr[~nan]
+        # sklearn's type_of_target: non-integral (or infinite) floats are "continuous"
+        out["continuous"] = bool((~np.isfinite(arr) | (arr != np.trunc(arr))).any())
+    out["values"] = np.unique(arr)[: _SHOWN_LABELS + 1]
+    out["positives"] = int(np.count_nonzero(arr)) if arr.dtype == bool else int((arr == 1).sum())
+    return out
+
+
+def merge_pu_summaries(*parts: dict) -> dict:
+    """The :func:`pu_label_summary` of chunks' labels, in their order."""
+    out = dict(parts[0])
+    for b in parts[1:]:
+        values = np.unique(np.concatenate([out["values"], b["values"]]))
+        out = {
+            "dtype": out["dtype"],
+            "n": out["n"] + b["n"],
+            "positives": out["positives"] + b["positives"],
+            "nan": out["nan"] + b["nan"],
+            "first_nan": out["first_nan"] if out["first_nan"] >= 0 else b["first_nan"],
+            "values": values[: _SHOWN_LABELS + 1],
+            "continuous": out["continuous"] or b["continuous"],
+        }
+    return out
+
+
+def check_pu_summary(summary: dict, *, min_unlabeled: int = 1, who: str = "") -> None:
+    """The checks of PU labels (see :func:`check_pu_labels`) from their
+    :func:`pu_label_summary`: the one check, in memory or over a Dask array's chunks."""
     expected = (
         "s must hold 1 for labeled positives and 0 (or -1) for unlabeled points. "
         "Only binary classification is supported."
     )
-    if arr.dtype == bool:
-        mask = arr.copy()
-    else:
-        if arr.dtype.kind not in "iuf":
-            raise ValueError(f"{expected} Unknown label type: values of dtype {arr.dtype}")
-        if arr.dtype.kind == "f" and np.isnan(arr).any():
-            where = np.flatnonzero(np.isnan(arr))
+    dtype = summary["dtype"]
+    if dtype.kind != "b":
+        if dtype.kind not in "iuf":
+            raise ValueError(f"{expected} Unknown label type: values of dtype {dtype}")
+        if summary["nan"]:
             raise ValueError(
-                f"s holds NaN ({where.size} entries, the first at index {where[0]}): {expected}"
+                f"s holds NaN ({summary['nan']} entries, the first at index "
+                f"{summary['first_nan']}): {expected}"
             )
-        values = np.unique(arr)
-        if not (set(values.tolist()) <= {0, 1} or set(values.tolist()) <= {-1, 1}):
-            shown = values[:10].tolist()
-            kind = type_of_target(arr)
+        values = summary["values"]
+        found = set(values.tolist())
+        if not (found <= {0, 1} or found <= {-1, 1}):
+            shown = values[:_SHOWN_LABELS].tolist()
+            kind = "continuous" if summary["continuous"] else "multiclass"
+            kind = "binary" if kind == "multiclass" and values.size <= 2 else kind
             raise ValueError(
-                f"{expected} Got the values {shown}{' ...' if values.size > 10 else ''}"
+                f"{expected} Got the values {shown}{' ...' if values.size > _SHOWN_LABELS else ''}"
                 + ("" if kind == "binary" else f" (Unknown label type: {kind})")
             )
-        mask = arr == 1
-    if not mask.any():
+    if summary["positives"] == 0:
         raise ValueError(
             "s marks no labeled positive: at least one entry of s must be 1 "
             "(a PU classifier can't train when only one class is present)"
         )
-    if mask.all():
+    n_unlabeled = int(summary["n"] - summary["positives"])
+    if n_unlabeled == 0:
         raise ValueError(
             "s marks no unlabeled point: at least one entry of s must be 0 (or -1) "
             "(a PU classifier can't train when only one class is present)"
         )
-    n_unlabeled = int(mask.size - mask.sum())
     if n_unlabeled < min_unlabeled:
         raise ValueError(
             f"s marks {n_unlabeled} unlabeled point, and {who} needs at least {min_unlabeled} "
             "(it trains a classifier of labeled against unlabeled points on folds, each "
             "holding unlabeled points): mark more points 0 in s, or pass the prior as a number"
         )
-    return mask
 
 
 def check_not_strings(X, name: str = "X") -> None:

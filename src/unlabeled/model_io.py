@@ -32,12 +32,14 @@ relations a table cannot state.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
 import stat
 import sys
 import tempfile
+import threading
 import zipfile
 import zlib
 from pathlib import Path
@@ -72,7 +74,8 @@ FORMAT_VERSION = 2
 READABLE_FORMATS = (1, 2)
 
 # every type a model file may hold beyond the ones skops trusts by default (numpy arrays,
-# builtins, scikit-learn's own estimators such as SVM+'s privileged SVC): the registered
+# builtins; none of scikit-learn's estimators here, see _DeferredNames: SVM+'s privileged SVC
+# is named by _nested_types): the registered
 # estimators (unlabeled.registry: the library's, by the module that defines them, and any
 # class registered at run time while it is), the sparse matrix of support vectors fitted on
 # CSR data. Anything else in a file is refused, not loaded. Paths, not the classes: model_io
@@ -148,15 +151,92 @@ def _nested_types() -> set[str]:
     return {f"{SVC.__module__}.{SVC.__qualname__}"}
 
 
-def _skops(light: bool = False):
-    """``skops.io``. With ``light``, for a process that loads nothing but model files (the
-    command line's): imported without the list of scikit-learn's estimators that skops builds
-    at import, whose ``all_estimators`` imports every module of scikit-learn (and torch and
-    Dask through its array-API adapters): 2 s of a 3.6 s ``unlabeled predict``. The model
-    files need no such list (they trust TRUSTED_TYPES and _nested_types by name); it stays
-    empty for the rest of the process, so it is never done by default."""
+class _DeferredNames(list):
+    """skops's default-trusted scikit-learn estimators (``SKLEARN_ESTIMATOR_TYPE_NAMES``),
+    made on first use rather than when skops is imported, and empty inside this module's own
+    loads (:func:`_own_loads`).
+
+    skops builds the list at import from ``sklearn.utils.all_estimators``, which imports every
+    module of scikit-learn (and torch and Dask through its array-API adapters): 2.3 s of the
+    4.2 s CPU that ``unlabeled.load`` took in a fresh interpreter. The model files need no such
+    list: they trust :func:`trusted_types` and :func:`_nested_types` by name, and a loaded
+    file is refused if it holds anything else (the default list would have let any of
+    scikit-learn's estimators in). Other code of the process that uses skops gets the full
+    list, made when it first reads it."""
+
+    def __init__(self, names=None):
+        super().__init__(() if names is None else names)
+        self._made = names is not None
+
+    def _view(self) -> list:
+        if getattr(_OWN_LOADS, "active", False):
+            return []
+        if not self._made:
+            from sklearn.utils import all_estimators as sklearn_estimators
+
+            names = [f"{c.__module__}.{c.__qualname__}" for _, c in sklearn_estimators()]
+            super().extend(n for n in names if n.startswith("sklearn."))
+            self._made = True
+        return list.copy(self)
+
+    def __add__(self, other):
+        return self._view() + list(other)
+
+    def __radd__(self, other):
+        return list(other) + self._view()
+
+    def __iter__(self):
+        return iter(self._view())
+
+    def __len__(self) -> int:
+        return len(self._view())
+
+    def __contains__(self, item) -> bool:
+        return item in self._view()
+
+    def __getitem__(self, index):
+        return self._view()[index]
+
+    def __eq__(self, other) -> bool:
+        return self._view() == other
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return repr(self._view())
+
+    def copy(self) -> list:
+        return self._view()
+
+    def index(self, *args):
+        return self._view().index(*args)
+
+    def count(self, item) -> int:
+        return self._view().count(item)
+
+
+#: set (per thread) while this module loads a file: skops's default list is then empty
+_OWN_LOADS = threading.local()
+
+
+@contextlib.contextmanager
+def _own_loads():
+    """Inside: skops trusts none of scikit-learn's estimators by default in this thread
+    (:class:`_DeferredNames`), so a file is loaded with exactly the types named to it."""
+    before = getattr(_OWN_LOADS, "active", False)
+    _OWN_LOADS.active = True
     try:
-        if light and "skops.io" not in sys.modules:
+        yield
+    finally:
+        _OWN_LOADS.active = before
+
+
+def _skops():
+    """``skops.io``, imported without the list of scikit-learn's estimators that skops builds
+    at import (:class:`_DeferredNames` makes it when other code first reads it), so that
+    loading a model costs about what the estimator's own import does."""
+    try:
+        if "skops.io" not in sys.modules:
             import sklearn.utils
 
             listed = sklearn.utils.all_estimators
@@ -165,12 +245,30 @@ def _skops(light: bool = False):
                 import skops.io
             finally:
                 sklearn.utils.all_estimators = listed
+            made = False
+        else:
+            made = True
         import skops.io
     except ImportError as exc:  # a core dependency; only a broken install lacks it
         raise ModelFileError(
             "model files need the 'skops' package, which is not installed: pip install skops"
         ) from exc
+    _defer_names(made)
     return skops.io
+
+
+def _defer_names(made: bool) -> None:
+    """Put one :class:`_DeferredNames` where skops reads its default list (its modules that
+    hold it: ``_trusted_types``, and ``_general``'s ObjectNode); ``made``: the list there is
+    the full one (skops imported before this module asked)."""
+    modules = [sys.modules.get(f"skops.io.{m}") for m in ("_trusted_types", "_general")]
+    current = getattr(modules[0], "SKLEARN_ESTIMATOR_TYPE_NAMES", None)
+    if current is None or isinstance(current, _DeferredNames):
+        return
+    deferred = _DeferredNames(list(current) if made else None)
+    for module in modules:
+        if module is not None and hasattr(module, "SKLEARN_ESTIMATOR_TYPE_NAMES"):
+            module.SKLEARN_ESTIMATOR_TYPE_NAMES = deferred  # type: ignore[attr-defined]
 
 
 class OutputPathError(ModelFileError):
@@ -712,15 +810,15 @@ def _check_record(meta, p: Path, not_ours: str, n_members: int, size: int) -> No
 
 
 def load_model(
-    path: str | os.PathLike[str], *, light_import: bool = False
+    path: str | os.PathLike[str],
 ) -> tuple[BaseEstimator, dict]:
     """``(estimator, record)`` from a model file written by :func:`save_model`.
 
     The record is read first (a file that is not ours or from another version is refused
     before anything is deserialised), the estimator is loaded by skops with only the types of
     :data:`TRUSTED_TYPES` allowed (never pickle), then checked by :func:`check_model`.
-    ``light_import=True`` imports skops without its list of scikit-learn's estimators (2 s
-    faster): only for a process that uses skops for nothing else, as the command line.
+    None of scikit-learn's estimators is trusted by default (skops would trust all of them,
+    and build their list at import: 2 s); its import costs about what the estimator's does.
 
     Raises
     ------
@@ -747,10 +845,11 @@ def load_model(
     True
     """
     meta, raw = read_meta(path)
-    sio = _skops(light_import)
+    sio = _skops()
     p = str(path)
     try:
-        untrusted = set(sio.get_untrusted_types(data=raw))
+        with _own_loads():
+            untrusted = set(sio.get_untrusted_types(data=raw))
     except Exception as exc:
         raise ModelFileError(f"{p!r} is a corrupt model file: {exc}") from exc
     refused = sorted(untrusted - set(trusted_types()) - _nested_types())
@@ -759,7 +858,8 @@ def load_model(
             f"{p!r} holds types that are not trusted and were not loaded: {refused}"
         )
     try:
-        estimator = sio.loads(raw, trusted=sorted(untrusted))
+        with _own_loads():
+            estimator = sio.loads(raw, trusted=sorted(untrusted))
     except ImportError as exc:  # an optional dependency (torch for an autoencoder)
         raise ModelFileError(f"{p!r} holds a {meta.get('estimator')}: {exc}") from exc
     except Exception as exc:  # a crafted state, refused while the estimator is rebuilt

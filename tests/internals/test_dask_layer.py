@@ -9,6 +9,7 @@ import pytest
 
 from unlabeled._dask import (
     FAN_IN,
+    Chunks,
     add,
     add_all,
     chunk_sources,
@@ -68,6 +69,39 @@ def test_spread_and_holders_place_chunks_on_workers(dask_client):
     futures = [on_worker(dask_client, [w], np.ones, 3) for w in workers[::-1]]
     assert holders(dask_client, futures) == [[workers[1]], [workers[0]]]
     np.testing.assert_array_equal(futures[0].result(), np.ones(3))
+
+
+def _where(*_):
+    from distributed import get_worker
+
+    return get_worker().address
+
+
+def test_chunks_run_every_task_at_the_chunks_home(dask_client):
+    """The one placement rule: a task on a chunk, on its results or on a worker's group runs
+    where the chunk lives (its holder; for chunks read from storage, spread's worker)."""
+    workers = sorted(dask_client.nthreads())
+    held = [on_worker(dask_client, [w], np.ones, 2) for w in [workers[1], workers[0]] * 2]
+    chunks = Chunks(dask_client, held)
+    assert chunks.homes == [[workers[1]], [workers[0]]] * 2
+    firsts = chunks.each(_where)
+    assert chunks.gather(firsts) == [workers[1], workers[0]] * 2
+    again = chunks.each(_where, firsts, chunk=False)  # on each chunk's results
+    assert chunks.gather(again) == [workers[1], workers[0]] * 2
+    assert chunks.groups() == [([workers[1]], [0, 2]), ([workers[0]], [1, 3])]
+    assert chunks.gather(chunks.at([workers[0]], _where)) == workers[0]
+    stored = Chunks(dask_client, ["a", "b", "c"], rows=[10, 10, 80])  # read from storage
+    assert stored.gather(stored.each(_where)) == [workers[0], workers[0], workers[1]]
+    assert stored.map_reduce(_concat_chunk, args=("!",), merge=_concat) == "a!b!c!"
+    placed = Chunks.placed(dask_client, [dask.delayed(np.zeros)(k) for k in (1, 2)], [5, 5])
+    assert placed.homes == [[workers[0]], [workers[1]]]
+    assert [len(x) for x in placed.gather(placed.chunks)] == [1, 2]
+    with pytest.raises(ValueError, match="2 arguments for 4 chunks"):
+        chunks.each(_where, [1, 2])
+
+
+def _concat_chunk(chunk, tail):
+    return chunk + tail
 
 
 def _read(value):

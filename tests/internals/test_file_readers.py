@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from unlabeled._files import (
+    CsvTable,
     csv_column,
     format_from_suffix,
-    npz_keys,
     read_csv_columns,
     read_csv_layout,
     read_label_file,
@@ -57,14 +57,30 @@ def test_read_csv_columns_several_labels_and_bad_lines(tmp_path):
         read_csv_columns(str(tmp_path / "r.csv"), ragged, [0, 1], [2])
 
 
+def test_csv_table_finds_and_reads_its_columns_in_one_read(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("x1,p1,s,x2\n1,10,1,2\n3,30,0,4\n")
+    table = CsvTable(str(path))
+    assert table.names == ["x1", "p1", "s", "x2"] and table.n_columns == 4
+    assert table.find("x2") == 3 and table.find("-2") == 2 and table.find("w") is None
+    assert table.label_of(2) == "column 's'"
+    X, (s,), P = table.read([0, 3], [2], more=[1])
+    np.testing.assert_array_equal(X, [[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(P, [[10.0], [30.0]])
+    assert s.tolist() == [1, 0] and X.flags.c_contiguous and P.flags.c_contiguous
+    with pytest.raises(ValueError, match="--opt 'w' is not a column"):
+        table.column("w", "--opt")
+
+
 def test_read_npz_arrays_and_label_file(tmp_path):
     X = np.arange(6.0).reshape(3, 2)
     np.savez(tmp_path / "d.npz", X=X, s=np.array([1, 0, 0]), y=np.array([[1.0], [1.0], [0.0]]))
     Xr, (s, y) = read_npz_arrays(str(tmp_path / "d.npz"), "X", ["s", "y"])
     np.testing.assert_array_equal(Xr, X)
     assert s.tolist() == [1, 0, 0] and y.dtype == np.int64 and y.tolist() == [1, 1, 0]
-    assert sorted(npz_keys(str(tmp_path / "d.npz"))) == ["X", "s", "y"]
-    assert npz_keys(str(tmp_path / "missing.npz")) == []
+    # optional keys in the same opening: None where the archive lacks one
+    _, (s, t, q) = read_npz_arrays(str(tmp_path / "d.npz"), "X", ["s"], optional=["y", "q"])
+    assert s.tolist() == [1, 0, 0] and t.tolist() == [1, 1, 0] and q is None
     with pytest.raises(ValueError, match=r"no array named 'q' \(KEY\); it holds \['X', 's', 'y'\]"):
         read_npz_arrays(str(tmp_path / "d.npz"), "X", ["q"], label_option="KEY")
     (tmp_path / "labels.txt").write_text("y\n1\n0\n1\n")

@@ -2,13 +2,16 @@
 
 Recognising and checking Dask input (:mod:`._input`: never importing Dask for other input),
 the row-wise methods block by block (:func:`blockwise`), and the map-reduce of the fits on a
-``dask.distributed`` cluster (:mod:`._cluster`: the client, chunks kept on the workers or read
-again each pass, tasks placed where their chunk lives, the tree reduction and its merges;
-:mod:`._memory`: the allocator tuning of the workers' kernels). Linear PUSVC
-(``pu/_dask_linear``) and CLSST (``ssl/_vbmfa_dask``) are built on it. Dask and distributed
+``dask.distributed`` cluster: :class:`Chunks` (:mod:`._chunks`), the one orchestration (every
+task on a chunk at the chunk's home, map, gather, tree reduction), on the primitives of
+:mod:`._cluster` (the client, chunks kept on the workers or read again each pass, the tree
+reduction and its merges); :mod:`._memory`: the allocator tuning of the workers' kernels.
+Linear PUSVC (``pu/_dask_linear``), NNPUClassifier's linear form and CLSST
+(``ssl/_vbmfa_dask``) are built on it. Dask and distributed
 are imported inside the functions that received Dask input only.
 """
 
+from ._chunks import Chunks
 from ._cluster import (
     FAN_IN,
     Stored,
@@ -27,6 +30,7 @@ from ._memory import heap_temporaries, small_result
 
 __all__ = [
     "FAN_IN",
+    "Chunks",
     "Stored",
     "add",
     "add_all",

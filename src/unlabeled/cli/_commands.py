@@ -19,7 +19,7 @@ import numpy as np
 from .._budget import check_dense_budget
 from .._config import dense_budget
 from ..exceptions import InvalidParameterError
-from ._common import EXIT_USAGE, PROCESS, CLIError, Progress
+from ._common import EXIT_USAGE, CLIError, Progress
 from ._estimators import ESTIMATORS, estimator_class, family_of_class
 from ._families import Commands, Request, is_nan, of
 from ._io import (
@@ -191,7 +191,7 @@ def _load(args, progress):
     from ..model_io import load_model
 
     with progress.step(f"loading {args.model}"):
-        model = load_model(args.model, light_import=PROCESS["own"])
+        model = load_model(args.model)
     # the command matches the columns itself (by name, or by count for a file without names)
     # and hands the estimator plain arrays: scikit-learn's warning that they have no names
     # would only be noise (main restores the filters)

@@ -10,9 +10,6 @@ from contextlib import contextmanager
 FORMATS = ("csv", "svmlight", "npz")
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
-#: whether the command runs in a process of its own (the console script, ``python -m
-#: unlabeled``), not from Python: model files then load through skops's light import
-PROCESS = {"own": False}
 
 
 class CLIError(Exception):

@@ -25,14 +25,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._files import (
-    csv_column,
-    find_column,
+    CsvTable,
     format_from_suffix,
     load_svmlight,
     not_a_file,
-    npz_keys,
-    read_csv_columns,
-    read_csv_layout,
     read_label_file,
     read_npz_arrays,
 )
@@ -52,8 +48,9 @@ class DataFile:
     header: str = "auto"
     x_key: str = "X"
 
-    def csv_layout(self) -> dict:
-        return read_csv_layout(self.path, self.delimiter, _HEADER[self.header])
+    def csv_table(self) -> CsvTable:
+        """The CSV file, its layout read once: every column found and read through it."""
+        return CsvTable(self.path, self.delimiter, _HEADER[self.header])
 
 
 @dataclass(frozen=True)
@@ -201,15 +198,16 @@ def existing(path: str, what: str = "data file") -> None:
         raise CLIError(f"{what} not found: {path!r}")
 
 
-def _csv_read(path: str, layout: dict, features: list[int], labels: list[int]):
-    return read_csv_columns(path, layout, features, labels, leave_out=" with --ignore-column")
+def _csv_read(table: CsvTable, features: list[int], labels: list[int], more=()):
+    return table.read(features, labels, more=list(more), leave_out=" with --ignore-column")
 
 
-def _npz_read(path: str, x_key: str, label_keys: list[str]):
+def _npz_read(path: str, x_key: str, label_keys: list[str], optional=()):
     return read_npz_arrays(
         path,
         x_key,
         label_keys,
+        optional=list(optional),
         x_option="--x-key",
         label_option="--label-column",
         hint=" (pass --format if it is another format)",
@@ -365,10 +363,9 @@ class _Npz(_Format):
         if want.labels:
             recorded = train.label if train.format == "npz" and train.label is not None else "y"
             keys.append(want.label or recorded)
-        true_in_file = want.true is not None and want.true in npz_keys(path)
-        if true_in_file:
-            keys.append(want.true)
-        X, ys = _npz_read(path, x_key, keys)
+        optional = [] if want.true is None else [want.true]  # a key, or a file of labels
+        X, ys = _npz_read(path, x_key, keys, optional)
+        true = ys.pop() if optional else None
         groups = ys.pop(0) if want.bags else None
         if groups is not None:
             _check_bag_ids(groups, path, f"array {keys[0]!r}", npz=True)
@@ -378,7 +375,7 @@ class _Npz(_Format):
                 f"on {n_features} features"
             )
         y = ys[0] if want.labels else None
-        return X, y, (ys[-1] if true_in_file else None), groups
+        return X, y, true, groups
 
     def true_where(self, path: str) -> str:
         return f"neither an array of {path!r} nor a file of labels"
@@ -389,21 +386,21 @@ class _Csv(_Format):
 
     def training(self, file: DataFile, columns: Columns, labels: bool, bag: str | None):
         path = file.path
-        layout = file.csv_layout()
-        twice = sorted(c for c, k in Counter(layout["names"] or ()).items() if k > 1)
+        table = file.csv_table()
+        twice = sorted(c for c, k in Counter(table.names or ()).items() if k > 1)
         if twice:  # predict and evaluate match the columns by name
             raise CLIError(
                 f"{path!r} has more than one column named {_shown_names(twice)}: give every "
                 "column its own name"
             )
-        lab = csv_column(columns.label or "-1", layout, path, "--label-column") if labels else None
-        ignored = {csv_column(c, layout, path, "--ignore-column") for c in columns.ignore}
+        lab = table.column(columns.label or "-1", "--label-column") if labels else None
+        ignored = {table.column(c, "--ignore-column") for c in columns.ignore}
         if lab in ignored:
             raise CLIError("--ignore-column names the label column (--label-column)", EXIT_USAGE)
         roles = {} if lab is None else {lab: "--label-column"}
-        bag_j = None if bag is None else csv_column(bag, layout, path, "--bag-column")
+        bag_j = None if bag is None else table.column(bag, "--bag-column")
         privileged = [
-            csv_column(c.strip(), layout, path, "--privileged-columns")
+            table.column(c.strip(), "--privileged-columns")
             for c in (columns.privileged or "").split(",")
             if c.strip()
         ]
@@ -415,22 +412,23 @@ class _Csv(_Format):
             if other is not None:
                 raise CLIError(f"{option} and {other} name the same column {j}", EXIT_USAGE)
             roles[j] = option
-        features = [j for j in range(layout["n_columns"]) if j not in roles and j not in ignored]
+        features = [j for j in range(table.n_columns) if j not in roles and j not in ignored]
         if not features:
             what = "the label column" if labels else "the columns left out"
             raise CLIError(f"{path!r} has no feature column left besides {what}")
-        X, ys = _csv_read(path, layout, features, [j for j in (lab, bag_j) if j is not None])
+        label_cols = [j for j in (lab, bag_j) if j is not None]
+        X, ys, X_star = _csv_read(table, features, label_cols, privileged)
         extra = {}
         if bag_j is not None:
             extra["groups"] = ys[-1]
-            _check_bag_ids(ys[-1], path, _column_label(layout, bag_j))
+            _check_bag_ids(ys[-1], path, table.label_of(bag_j))
         if privileged:
-            extra["X_star"] = _csv_read(path, layout, privileged, [])[0]
+            extra["X_star"] = X_star
         record = TrainingRecord(
             os.path.basename(path),
             self.name,
-            names=layout["names"],
-            n_columns=layout["n_columns"],
+            names=table.names,
+            n_columns=table.n_columns,
             features=features,
             label=lab,
             delimiter=file.delimiter,
@@ -442,37 +440,37 @@ class _Csv(_Format):
     def for_model(self, file: DataFile, est, train: TrainingRecord, want: _Wanted):
         """The label, bag and true-label columns found first (an option names them, or the
         training file's names or positions), then the features among the other columns."""
-        path, layout = file.path, file.csv_layout()
+        path, table = file.path, file.csv_table()
         cols: dict[str, int] = {}  # role -> column
         if want.bags:
-            spec = _csv_label_spec(want.bag, layout, train, "bag")
+            spec = _csv_label_spec(want.bag, table, train, "bag")
             if spec is None:
                 raise CLIError(f"which column of {path!r} holds the bag ids? Pass --bag-column")
-            cols["bag"] = csv_column(spec, layout, path, "--bag-column")
+            cols["bag"] = table.column(spec, "--bag-column")
         if want.labels or want.label is not None:  # a column named on the command line is known
-            spec = _csv_label_spec(want.label, layout, train, "label")
-            cols["label"] = csv_column(spec or "-1", layout, path, "--label-column")
+            spec = _csv_label_spec(want.label, table, train, "label")
+            cols["label"] = table.column(spec or "-1", "--label-column")
         if want.true is not None:
-            tcol = find_column(want.true, layout)
+            tcol = table.find(want.true)
             if tcol is None and not Path(want.true).is_file():
-                csv_column(want.true, layout, path, "--true-labels")  # raises, naming the problem
+                table.column(want.true, "--true-labels")  # raises, naming the problem
             if tcol is not None:
                 cols["true"] = tcol
         named = list(cols.values())
         n_features = int(est.n_features_in_)
         feature_names = model_feature_names(est, train)
-        features = _model_features(layout, train, feature_names, n_features, path, named)
+        features = _model_features(table, train, feature_names, n_features, path, named)
         used = set(features) & set(named)
         if used:
             raise CLIError(
                 f"column {sorted(used)[0]} of {path!r} is a feature of the model; it cannot "
                 "also be a label column"
             )
-        X, ys = _csv_read(path, layout, features, named)
+        X, ys, _ = _csv_read(table, features, named)
         got = dict(zip(cols, ys, strict=True))
         groups = got.get("bag")
         if groups is not None:
-            _check_bag_ids(groups, path, _column_label(layout, cols["bag"]))
+            _check_bag_ids(groups, path, table.label_of(cols["bag"]))
         return X, (got.get("label") if want.labels else None), got.get("true"), groups
 
 
@@ -493,11 +491,6 @@ def _shown_names(names: list[str], limit: int = 8) -> str:
     """Column names for a message: the first ``limit``, and how many more."""
     more = f", and {len(names) - limit} more" if len(names) > limit else ""
     return "[" + ", ".join(map(repr, names[:limit])) + more + "]"
-
-
-def _column_label(layout: dict, j: int) -> str:
-    names = layout["names"]
-    return f"column {names[j]!r}" if names else f"column {j}"
 
 
 def _check_bag_ids(groups: np.ndarray, path: str, where: str, npz: bool = False) -> None:
@@ -546,7 +539,7 @@ def _features_by_name(
 
 
 def _model_features(
-    layout: dict,
+    table: CsvTable,
     train: TrainingRecord,
     feature_names: list[str] | None,
     n_features: int,
@@ -557,7 +550,7 @@ def _model_features(
     header line and the model knows its feature names; else by count: the training file's
     positions when the file has its number of columns, or every column when the file has
     exactly the features (and no label, bag or true-label column is ``named``)."""
-    names, n_cols = layout["names"], layout["n_columns"]
+    names, n_cols = table.names, table.n_columns
     if names is not None and feature_names is not None:
         tnames = train.names if train.csv else None
         known = set(feature_names) | set(tnames or ())
@@ -581,16 +574,16 @@ def _model_features(
 
 
 def _csv_label_spec(
-    label_spec: str | None, layout: dict, train: TrainingRecord, role: str = "label"
+    label_spec: str | None, table: CsvTable, train: TrainingRecord, role: str = "label"
 ) -> str | None:
     """``--label-column`` (or ``--bag-column``), or the training file's column of that
     ``role`` in this file's layout."""
     j = train.role(role)
     if label_spec is not None or not train.csv or not isinstance(j, int):
         return label_spec
-    if layout["names"] and train.names:
+    if table.names and train.names:
         return train.names[j]
-    if layout["n_columns"] == train.n_columns:
+    if table.n_columns == train.n_columns:
         return str(j)
     return None
 

@@ -6,7 +6,7 @@ import os
 import sys
 import warnings
 
-from ._common import EXIT_FAILURE, PROCESS, CLIError, one_line
+from ._common import EXIT_FAILURE, CLIError, one_line
 from ._parser import DEFAULT_ESTIMATOR, build_parser
 
 __all__ = ["build_parser", "main", "run"]
@@ -78,7 +78,5 @@ def main(argv: list[str] | None = None) -> int:
 
 def run() -> int:
     """The ``unlabeled`` command as a process of its own (the console script, ``python -m
-    unlabeled``): :func:`main` on ``sys.argv``, loading model files without skops's list of
-    scikit-learn's estimators (see ``unlabeled.model_io.load_model``)."""
-    PROCESS["own"] = True
+    unlabeled``): :func:`main` on ``sys.argv``."""
     return main()

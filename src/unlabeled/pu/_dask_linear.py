@@ -72,17 +72,16 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .. import _engine
 from .._dask import (
+    Chunks,
+    Stored,
     add,
     align_rows,
     as_dask_array,
     chunk_sources,
     get_client,
-    holders,
     load,
-    on_worker,
-    spread,
-    tree_reduce,
 )
+from .._validation import check_pu_summary, merge_pu_summaries, pu_label_summary
 from ._base import prior_threshold
 
 #: rounds when ``max_iter`` is None
@@ -106,13 +105,8 @@ _NO_CLIENT = (
     "dask[distributed] and create a distributed.Client first (e.g. "
     "Client(LocalCluster())), or pass NumPy arrays (X.compute()) if the data fit in memory"
 )
-#: the merges of a chunk's checks: the first bad row, the first bad labels, any -1, any 0
-_FLAGS = {
-    "bad_row": lambda a, b: b if a < 0 else a,
-    "bad_labels": lambda a, b: a or b,
-    "neg_one": lambda a, b: a or b,
-    "zero": lambda a, b: a or b,
-}
+#: the merges of a chunk's checks: the first bad row, the labels' summaries
+_FLAGS = {"bad_row": lambda a, b: b if a < 0 else a, "labels": merge_pu_summaries}
 
 
 # ---------------------------------------------------------------------------------- workers
@@ -148,7 +142,7 @@ def _check_chunk(source, offset):
     Xk, sk = load(source[0]), load(source[1])
     Xk, unl, pos = _as_part(Xk, sk)
     sk = np.asarray(sk)
-    stats = {"rows": Xk.shape[0], "bad_row": -1, "bad_labels": ()}
+    stats = {"rows": Xk.shape[0], "bad_row": -1, "labels": pu_label_summary(sk, offset)}
     values = Xk.data if sp.issparse(Xk) else Xk
     finite = np.isfinite(values)
     if not finite.all():
@@ -157,26 +151,18 @@ def _check_chunk(source, offset):
         else:
             row = int(np.flatnonzero(~finite.all(axis=1))[0])
         stats["bad_row"] = offset + row
-    if sk.dtype != bool:
-        values_s = np.unique(sk)
-        if sk.dtype.kind not in "iuf" or not (
-            set(values_s.tolist()) <= {0, 1} or set(values_s.tolist()) <= {-1, 1}
-        ):
-            stats["bad_labels"] = tuple(values_s[:10].tolist())
     stats["p"], stats["n"], stats["k"] = pos.size, unl.size, int(unl.size > 0)
-    stats["neg_one"] = bool(sk.dtype != bool and np.any(sk == -1))
-    stats["zero"] = bool(sk.dtype != bool and np.any(sk == 0))
     if stats["bad_row"] < 0:
         one = np.zeros(Xk.shape[0])
         one[pos] = 1.0
-        stats["sum_pos"] = _xt_dot(Xk, one)
+        stats["sum_pos"] = xt_dot(Xk, one)
         one[:] = 0.0
         one[unl] = 1.0
-        stats["sum_unl"] = _xt_dot(Xk, one)
+        stats["sum_unl"] = xt_dot(Xk, one)
     return stats
 
 
-def _x_dot(X, w):
+def x_dot(X, w):
     """X @ w in float64, dense float32 rows converted a block at a time."""
     if sp.issparse(X) or X.dtype == np.float64:
         return np.asarray(X @ w, dtype=np.float64)
@@ -186,8 +172,8 @@ def _x_dot(X, w):
     return out
 
 
-def _xt_dot(X, u):
-    """X' u in float64 (see :func:`_x_dot`)."""
+def xt_dot(X, u):
+    """X' u in float64 (see :func:`x_dot`)."""
     if sp.issparse(X) or X.dtype == np.float64:
         return np.asarray(X.T @ u, dtype=np.float64)
     out = np.zeros(X.shape[1])
@@ -200,7 +186,7 @@ def _v(X, unl, sigma):
     """X_U' sigma for the chunk's unlabeled rows."""
     full = np.zeros(X.shape[0])
     full[unl] = sigma
-    return _xt_dot(X, full)
+    return xt_dot(X, full)
 
 
 def _counts(stats):
@@ -225,7 +211,7 @@ def _init_state(part, c2, w, beta):
     the sample's model (w, beta): c2 times the slope of dh at f_u = <w, x_u> + beta (1 above
     1, 1/2 in [-1, 1], 0 below), with its X_U' sigma."""
     X, unl, _ = part
-    f = _x_dot(X[unl], w) + beta
+    f = x_dot(X[unl], w) + beta
     sigma = c2 * np.where(f > 1, 1.0, np.where(f >= -1, 0.5, 0.0))
     return sigma, _v(X, unl, sigma)
 
@@ -251,7 +237,7 @@ def _chunk_stats(part, state, w, beta, c2):
     vee(sigma), sum_U sigma and X_U' sigma."""
     X, unl, pos = part
     sigma, v = state
-    f = _x_dot(X, w)
+    f = x_dot(X, w)
     fu = f[unl] + beta
     return {
         "fp": float(f[pos].sum()),
@@ -322,7 +308,7 @@ def _round(w, beta, c2, scale, tol, shrinking, epochs, seed, solve, state, *sour
 
 def _add_stats(*parts):
     """The sum of per-chunk statistics (dicts of numbers and arrays, :func:`add`); the
-    checks' flags merged by :data:`_FLAGS` (the first bad row and labels kept as found)."""
+    checks merged by :data:`_FLAGS` (the first bad row, the labels' summaries)."""
     out = parts[0]
     for other in parts[1:]:
         merged = add(
@@ -335,20 +321,6 @@ def _add_stats(*parts):
 
 
 # ---------------------------------------------------------------------------------- client
-def _groups(client, sources, rows):
-    """[(workers, indices of their chunks)]: CoCoA+'s partitions, the chunks of one worker
-    (those it holds, or for chunks read from storage, runs of consecutive chunks with about
-    as many rows per worker)."""
-    from distributed import Future
-
-    held = [x for x, _ in sources if isinstance(x, Future)]
-    where = holders(client, held) if held else spread(client, rows)
-    groups: dict = {}
-    for k, addr in enumerate(where):
-        groups.setdefault(None if addr is None else addr[0], []).append(k)
-    return [(None if a is None else [a], idx) for a, idx in groups.items()]
-
-
 def _certificate(history):
     """The best pair of states (lo, hi, theta, upper, lower) with r_lo <= 0 <= r_hi, or None."""
     if not history:
@@ -453,29 +425,31 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
     client = get_client(_NO_CLIENT)
     # the chunks: kept in the workers' memory where X (or s) is persisted or its graph carries
     # its data; otherwise read again from their source on every pass
-    sources = list(zip(chunk_sources(client, X), chunk_sources(client, s), strict=True))
-    info, counts = _checked(client, sources, X.chunks[0])
+    # CoCoA+'s partitions: the chunks of one worker (those it holds, or an even share of
+    # those read from storage: the chunks' homes) form one local subproblem, solved there
+    # against its copy of w; sigma' = K, the number of partitions. A group's state (the sigma
+    # and X_U' sigma of its chunks) lives on its worker as the result of its last round
+    chunks = Chunks(
+        client,
+        list(zip(chunk_sources(client, X), chunk_sources(client, s), strict=True)),
+        rows=X.chunks[0],
+    )
+    info, counts = _checked(chunks, X.chunks[0])
+    # the homes again after that first pass: a cluster that has just started may not have
+    # had all its workers when the fit began, and the partitions are the workers' chunks
+    chunks = Chunks(client, chunks.chunks, rows=X.chunks[0])
     p, n = int(info["p"]), int(info["n"])
     c1, c2 = prior / (2 * lam * p), 1.0 / (2 * lam * n)
     seed0 = int(np.random.default_rng(_seed(est.random_state)).integers(2**31))
-    # CoCoA+'s partitions: the chunks of one worker (those it holds, or an even share of
-    # those read from storage) form one local subproblem, solved there against its copy of w;
-    # sigma' = K, the number of partitions. A group's state (the sigma and X_U' sigma of its
-    # chunks) lives on its worker as the result of its last round
-    groups = _groups(client, sources, X.chunks[0])
-    from distributed import Future
-
     # chunks of X kept in memory: their engine form made once, not on every pass (a sparse
     # chunk is copied to CSR float64)
-    sources = [
-        client.submit(_part, source, pure=False) if isinstance(source[0], Future) else source
-        for source in sources
-    ]
+    if not isinstance(chunks.chunks[0][0], Stored):
+        chunks = chunks.with_chunks(chunks.each(_part))
     # the start: the in-memory fit of a stratified sample of the rows (the objective is a
     # mean over P plus a mean over U, so sampling each at its own rate keeps it unbiased);
     # its decision values place every sigma_u as the separable problem would
-    w_s, beta_s, X_unl = _sample_fit(client, sources, counts, est, prior, lam, seed0)
-    rounds = _Rounds(client, groups, sources, est, c2)
+    w_s, beta_s, X_unl = _sample_fit(chunks, counts, est, prior, lam, seed0)
+    rounds = _Rounds(chunks, est, c2)
     states, v_sum = rounds.start(w_s, beta_s)
     problem = {"c1": c1, "c2": c2, "p": p, "lam": lam, "w_pos": c1 * info["sum_pos"]}
     max_rounds = DEFAULT_MAX_ROUNDS if est.max_iter is None else int(est.max_iter)
@@ -517,70 +491,52 @@ def fit_linear_dask(est, X, s, prior: float, lam: float) -> None:
     est.n_iter_ = int(n_iter)
 
 
-def _checked(client, sources, rows):
+def _checked(chunks, rows):
     """The chunks' checks and sums, reduced (:func:`_check_chunk`), with the errors of bad
     input raised; and each chunk's (labeled positives, unlabeled rows)."""
-    offsets = np.r_[0, np.cumsum(rows)]
-    part_stats = [
-        client.submit(_check_chunk, source, int(off), pure=False)
-        for source, off in zip(sources, offsets[:-1], strict=True)
-    ]
-    counts = client.gather([client.submit(_counts, f, pure=False) for f in part_stats])
-    info = tree_reduce(client, part_stats, merge=_add_stats)
+    offsets = np.cumsum([0, *rows[:-1]]).astype(int).tolist()
+    part_stats = chunks.each(_check_chunk, offsets)
+    counts = chunks.gather(chunks.each(_counts, part_stats, chunk=False))
+    info = chunks.reduce(part_stats, merge=_add_stats)
     if info["bad_row"] >= 0:
         raise ValueError(
             f"Input X contains NaN or infinity (row {info['bad_row']}): PUSVC needs finite "
             "features; drop or impute the missing values first"
         )
-    expected = "s must hold 1 for labeled positives and 0 (or -1) for unlabeled points."
-    if info["bad_labels"]:
-        raise ValueError(f"{expected} Got the values {list(info['bad_labels'])}")
-    if info["neg_one"] and info["zero"]:
-        raise ValueError(f"{expected} Got both 0 and -1")
-    if info["p"] == 0:
-        raise ValueError(
-            "s marks no labeled positive: at least one entry of s must be 1 "
-            "(a PU classifier can't train when only one class is present)"
-        )
-    if info["n"] == 0:
-        raise ValueError(
-            "s marks no unlabeled point: at least one entry of s must be 0 (or -1) "
-            "(a PU classifier can't train when only one class is present)"
-        )
+    check_pu_summary(info["labels"])
     info["sum_pos"] = np.asarray(info["sum_pos"], dtype=np.float64)
     return info, counts
 
 
 class _Rounds:
-    """CoCoA+'s rounds on the workers: each group of chunks (``groups``, from :func:`_groups`)
-    runs its share of a round (:func:`_round`) where its chunks live; its state (the chunks'
-    sigma and X_U' sigma) stays there, as a future of its last round."""
+    """CoCoA+'s rounds on the workers: each group of chunks (a worker's, :meth:`Chunks.groups`)
+    runs its share of a round (:func:`_round`) at its home; its state (the chunks' sigma and
+    X_U' sigma) stays there, as a future of its last round."""
 
-    def __init__(self, client, groups, sources, est, c2):
-        self.client, self.groups, self.sources = client, groups, sources
-        self.c2, self.scale = c2, float(len(groups))
+    def __init__(self, chunks, est, c2):
+        self.chunks, self.groups = chunks, chunks.groups()
+        self.c2, self.scale = c2, float(len(self.groups))
         self.tol, self.shrinking = est.tol, est.shrinking
 
-    def _chunks(self, idx):
-        return [self.sources[k] for k in idx]
+    def _sources(self, idx):
+        return [self.chunks.chunks[k] for k in idx]
 
     def start(self, w, beta):
         """The start states (futures, one per group) at the sample's model, and the sum of
         their X_U' sigma."""
-        client = self.client
+        chunks = self.chunks
         states = [
-            on_worker(client, where, _init_group, self.c2, w, beta, *self._chunks(idx))
+            chunks.at(where, _init_group, self.c2, w, beta, *self._sources(idx))
             for where, idx in self.groups
         ]
-        v_sum = sum(client.gather([client.submit(_group_v, st, pure=False) for st in states]))
-        return states, np.asarray(v_sum, dtype=np.float64)
+        sums = [chunks.at(g[0], _group_v, st) for g, st in zip(self.groups, states, strict=True)]
+        return states, np.asarray(sum(chunks.gather(sums)), dtype=np.float64)
 
     def run(self, states, w, beta, solve, seed):
         """Submit one round; returns (new state futures, the summed statistics)."""
         new_states, stat_futs = [], []
         for g, (where, idx) in enumerate(self.groups):
-            fut = on_worker(
-                self.client,
+            fut = self.chunks.at(
                 where,
                 _round,
                 w,
@@ -593,11 +549,11 @@ class _Rounds:
                 seed + 1009 * g,
                 solve,
                 states[g],
-                *self._chunks(idx),
+                *self._sources(idx),
             )
             new_states.append(fut)
-            stat_futs.append(self.client.submit(operator.getitem, fut, 1, pure=False))
-        return new_states, tree_reduce(self.client, stat_futs, merge=_add_stats)
+            stat_futs.append(self.chunks.at(where, operator.getitem, fut, 1))
+        return new_states, self.chunks.reduce(stat_futs, merge=_add_stats)
 
 
 def _search(rounds, states, v_sum, beta, problem, tol, max_rounds, seed0):
@@ -636,7 +592,7 @@ def _search(rounds, states, v_sum, beta, problem, tol, max_rounds, seed0):
             beta = search.step(r, model)
 
 
-def _sample_fit(client, sources, counts, est, prior, lam, seed):
+def _sample_fit(chunks, counts, est, prior, lam, seed):
     """(w, beta, the sample's unlabeled rows) of the in-memory PUSVC fit, with ``est``'s
     parameters and the solver's offset beta, of a sample of the rows: of each of the two sets
     (labeled positives, unlabeled rows) a share :data:`SAMPLE_SHARE`, at most
@@ -650,11 +606,11 @@ def _sample_fit(client, sources, counts, est, prior, lam, seed):
         m = min(SAMPLE_ROWS, int(np.ceil(SAMPLE_SHARE * column.sum())))
         take.append(rng.multivariate_hypergeometric(column, m))
     futs = [
-        client.submit(_sample_rows, source, int(mp), int(mu), seed + k, pure=False)
-        for k, (source, mp, mu) in enumerate(zip(sources, *take, strict=True))
+        chunks.on(k, _sample_rows, source, int(mp), int(mu), seed + k)
+        for k, (source, mp, mu) in enumerate(zip(chunks.chunks, *take, strict=True))
         if mp + mu > 0
     ]
-    pieces = client.gather(futs)
+    pieces = chunks.gather(futs)
     Xs = [x for x, _ in pieces]
     X = sp.vstack(Xs, format="csr") if sp.issparse(Xs[0]) else np.vstack(Xs)
     model = clone(est).set_params(
@@ -682,13 +638,8 @@ def _seed(random_state):
 
 def _store(est, n_rows, d, w, beta, sp_input) -> None:
     """The fitted linear model: ``w`` and ``beta``, without the n coefficients (support_ empty:
-    a Dask fit keeps no per-row arrays on the client)."""
-    est.support_ = np.empty(0, dtype=np.int32)
-    est.dual_coef_ = np.empty((1, 0))
-    est.intercept_ = np.array([float(beta)])
-    est.support_vectors_ = sp.csr_matrix((0, d)) if sp_input else np.empty((0, d))
-    est._coef = np.asarray(w, dtype=np.float64).reshape(1, -1).copy()
-    est.classes_ = np.array([0, 1])
-    est.shape_fit_ = (int(n_rows), int(d))
+    a Dask fit keeps no per-row arrays on the client), through the kernel machine's setter."""
+    none = sp.csr_matrix((0, d)) if sp_input else np.empty((0, d))
+    est._set_expansion(none, np.empty(0), float(beta), w=w, classes=np.array([0, 1]))
+    est.shape_fit_ = (int(n_rows), int(d))  # the training rows, all on the workers
     est.n_features_in_ = int(d)
-    est._gamma = 1.0  # unused by the linear kernel (as check_gamma resolves it)

@@ -12,6 +12,7 @@ from sklearn.utils import check_random_state
 
 from .._budget import check_dense_budget
 from .._calibration import calibration_folds
+from .._dask import is_dask_collection
 from .._kernels import as_float64, kernel_block
 from .._validation import (
     VERBOSE,
@@ -26,7 +27,7 @@ from .._validation import (
 )
 from ..base import ANY_FINITE, ArrayLike, Fitted, MatrixLike, set_init_params
 from ..registry import Case, register
-from . import _nnpu_solver, priors
+from . import _nnpu_dask, _nnpu_solver, priors
 from ._base import MIN_LAM, THRESHOLDS, KernelPUModel
 from ._pusvc import auto_prior, warn_wide_interval
 from .sar import checked_propensity
@@ -285,14 +286,20 @@ class NNPUClassifier(KernelPUModel):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
-            Dense (float64 or float32) or scipy sparse. Never modified.
+            Dense (float64 or float32) or scipy sparse. Never modified. Or a Dask array
+            (or DataFrame) with ``kernel="linear"``: fitted on the workers of the current
+            ``distributed.Client``, each evaluation of ``J`` and its gradient one pass over
+            the row chunks (summed by a tree reduction; the chunks stay on the workers), the
+            same L-BFGS here: the in-memory model up to rounding, ``threshold="prior"``'s
+            order statistics exact. Not with ``prior="auto"``, ``standardize`` or
+            ``probability``; ``support_`` is then empty (the model is ``coef_``).
         s : array-like of shape (n_samples,)
             PU labels: 1 = labeled positive, 0 or -1 = unlabeled (or booleans); at least one
-            of each.
+            of each. A Dask array too (chunked as ``X`` by the fit).
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative weights of the points in the means of ``J`` (each group's weights
             must have a positive sum). ``prior="auto"``, ``threshold="prior"`` and the
-            calibration of ``probability=True`` do not read them.
+            calibration of ``probability=True`` do not read them. A Dask array too.
         propensity : array-like of shape (n_samples,), optional
             For labels not selected completely at random: ``e(x_i) = P(s=1 | y=1, x_i)`` in
             (0, 1] (read at the labeled positives; :class:`unlabeled.pu.sar.SAREM`
@@ -330,8 +337,10 @@ class NNPUClassifier(KernelPUModel):
             A bad parameter or input, before any work, naming it and the fix.
         """
         params = self._validate_params()
-        if propensity is not None:
+        if propensity is not None:  # refuses Dask input
             params["propensity"] = checked_propensity(self, X, s, propensity, sar_refused(self))[0]
+        if any(is_dask_collection(v) for v in (X, s, sample_weight)):
+            return self._fit_dask(X, s, sample_weight)
         X, mask = self._validate_fit(X, s)
         weight = check_weights(sample_weight, mask)
         folds = None
@@ -387,6 +396,60 @@ class NNPUClassifier(KernelPUModel):
         self.objective_ = risk.value(theta, "nnpu" if params["non_negative"] else "upu")
         f = risk.decision(theta)
         return f[~mask] if e is None else f
+
+    def _fit_dask(self, X, s, sample_weight) -> NNPUClassifier:
+        """``fit`` on Dask input, the linear form: each evaluation of ``J`` one pass over the
+        chunks on the workers (:mod:`unlabeled.pu._nnpu_dask`), the same L-BFGS here."""
+        params = self._validate_params()
+        for name, bad, fix in (
+            ("kernel", params["kernel"] != "linear", "use kernel='linear'"),
+            ("prior", params["prior"] == "auto", "pass the prior as a number in (0, 1)"),
+            ("probability", params["probability"], "use probability=False"),
+            ("standardize", params["standardize"], "scale the columns beforehand"),
+        ):
+            if bad:
+                raise ValueError(
+                    f"NNPUClassifier({name}={getattr(self, name)!r}) is not available on Dask "
+                    f"input: {fix}, or pass NumPy arrays (X.compute()) if the data fit in memory"
+                )
+        if not is_dask_collection(X):
+            raise TypeError(
+                "NNPUClassifier.fit got Dask labels or weights with X of type "
+                f"{type(X).__name__}: pass X as a Dask array too (dask.array.from_array(X))"
+            )
+        chunks, d, info, sparse = _nnpu_dask.prepare(X, s, sample_weight)
+        prior = float(params["prior"])
+        risk = _nnpu_dask.DaskPURisk(
+            chunks, d, info["wp"], info["wu"], prior, params["lam"], params["loss"],
+            params["beta"], params["fit_intercept"],
+        )  # fmt: skip
+        theta, n_iter, capped, g, viol = _nnpu_solver.solve(
+            risk, params["non_negative"], params["tol"], params["max_iter"],
+            _log if self.verbose else None,
+        )  # fmt: skip
+        self.stationarity_ = float(viol)
+        if capped:
+            res = SimpleNamespace(converged=False, n_iter=params["max_iter"], violation=viol)
+            self._warn_if_not_converged(res, "NNPUClassifier", limit=params["max_iter"])
+        w, b = risk.split(theta)
+        self._gamma = 1.0  # unused by the linear kernel (as check_gamma resolves it)
+        none = sp.csr_matrix((0, d)) if sparse else np.empty((0, d))  # no row on the client
+        self._set_expansion(none, np.empty(0), b, w=w)
+        self.shape_fit_ = (int(info["labels"]["n"]), d)  # the training rows, on the workers
+        self.n_features_in_ = d
+        self.prior_, self.positive_share_ = prior, prior
+        self.prior_estimator_, self.prior_interval_ = None, None
+        self.mean_, self.scale_ = None, None
+        self.n_iter_ = int(n_iter)
+        self.negative_risk_ = float(g)
+        self.objective_ = risk.value(theta, "nnpu" if params["non_negative"] else "upu")
+        t = 0.0
+        if params["threshold"] == "prior":
+            t = _nnpu_dask.prior_threshold_dask(chunks, w, b, prior, info["nu"])
+        self.intercept_ = self.intercept_ - t
+        self.threshold_ = float(t)
+        self._calibrate(None, None, None)  # no sigmoid
+        return self
 
     def _features(self, X, rng):
         """``(Phi, landmark rows or None, K_ZZ^{-1/2} or None)``: ``X`` itself for the linear

@@ -520,6 +520,7 @@ class PUSVC(KernelPUModel):
                     f"PUSVC({name}={getattr(self, name)!r}) is not available on Dask input: {fix}, "
                     "or pass NumPy arrays (X.compute()) if the data fit in memory"
                 )
+        self._gamma = 1.0  # unused by the linear kernel (as check_gamma resolves it)
         fit_linear_dask(self, X, s, float(params["prior"]), float(params["lam"]))
         self.prior_estimator_, self.prior_interval_ = None, None
         self.positive_share_ = float(params["prior"])

@@ -8,7 +8,7 @@ or the k-means start).
 A pass runs the :mod:`._vbmfa` chunk kernels that it needs, back to back, as one task on
 each chunk (where its data lives: one pass per sweep, x, Q, responsibilities and statistics
 together) and adds the chunks' statistics by the Dask layer's tree reduction
-(:func:`unlabeled._dask.tree_reduce`, its root the client): one round trip per pass. The
+(:class:`unlabeled._dask.Chunks`, its root the client): one round trip per pass. The
 client makes the global update with the in-memory code (:class:`DaskVBMFA` inherits every
 global update, SQUAREM, births, deaths and the bound from :class:`VBMFA`). Nothing of size n
 comes back or is made on the client: per-point results (the fitted ``transduction_`` and
@@ -38,15 +38,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._dask import (
+    Chunks,
     align_rows,
     as_dask_array,
     get_client,
     heap_temporaries,
-    holders,
-    on_worker,
     small_result,
-    spread,
-    tree_reduce,
 )
 from .._threads import one_blas_thread
 from .._validation import MAX_KERNEL_VALUE
@@ -500,8 +497,7 @@ class DaskVBMFA(VBMFA):
     def __init__(self, prep, n_factors, pca=False):
         import dask.array as da
 
-        client = prep.client
-        self.client, self._data, self.sizes = client, list(prep.chunks), list(prep.sizes)
+        self._data, self.sizes = list(prep.chunks), list(prep.sizes)
         self.n, self.p, K = prep.shape[0], prep.shape[1], prep.K
         self.K = K
         self.k = int(n_factors)
@@ -513,7 +509,7 @@ class DaskVBMFA(VBMFA):
         self.unconverged: list[float] = []
         self.passes = 0  # map-reduce rounds over the chunks
         self.bytes_out = 0  # bytes of global factors sent to the chunks
-        self._where = holders(client, self._data)  # persisted: the worker of each chunk
+        self.chunks = Chunks(prep.client, self._data)  # persisted: tasks where each chunk lives
         self._state = [_NO_STATE] * len(self._data)
         self._cache: dict = {}
         mom = self.reduce(_w_moments)
@@ -524,27 +520,23 @@ class DaskVBMFA(VBMFA):
         self._centred = self.reduce(_w_centred, self._mean)
         self.allowed = da.concatenate(
             [
-                da.from_delayed(self.submit(i, _w_allowed, c), (m, K), dtype=bool)
+                da.from_delayed(self.chunks.on(i, _w_allowed, c), (m, K), dtype=bool)
                 for i, (c, m) in enumerate(zip(self._data, self.sizes, strict=False))
             ]
         )
 
-    # ---- the map-reduce --------------------------------------------------------------------
-    def submit(self, i, fn, *args):
-        """fn(*args) on the worker that holds chunk i (another one if it is gone)."""
-        return on_worker(self.client, self._where[i], fn, *args)
-
+    # ---- the map-reduce (the Dask layer's Chunks) -------------------------------------------
     def _tree(self, parts, pairs=False):
         """The sum of the futures ``parts`` (of (state, statistics) ``pairs``: of their
         statistics) by the layer's tree reduction (its root the client)."""
         if pairs:  # the statistics alone leave each chunk's worker, never its state
-            parts = [self.submit(i, _w_out, pair) for i, pair in enumerate(parts)]
+            parts = self.chunks.each(_w_out, parts, chunk=False)
         self.passes += 1
-        return tree_reduce(self.client, parts)
+        return self.chunks.reduce(parts)
 
     def reduce(self, fn, *args):
         """sum over the chunks of fn(chunk, *args)."""
-        parts = [self.submit(i, fn, c, *args) for i, c in enumerate(self._data)]
+        parts = self.chunks.each(fn, args=args)
         self.bytes_out += _nbytes(args) * len(parts)
         return self._tree(parts)
 
@@ -564,7 +556,7 @@ class DaskVBMFA(VBMFA):
             x = glob["x"]
             recipe = (x, glob["M"], glob["psii"], glob["terms"], glob["prior"])
             parts = [
-                self.submit(i, _w_pass_out, c, _NO_STATE, steps, glob)
+                self.chunks.on(i, _w_pass_out, c, _NO_STATE, steps, glob)
                 for i, c in enumerate(self._data)
             ]
             self.bytes_out += _nbytes(glob) * n_chunks
@@ -574,7 +566,7 @@ class DaskVBMFA(VBMFA):
             self._state = [({**s[0], "x": glob["x"]}, {}) for s in state]
             return None
         pairs = [
-            self.submit(i, _w_pass, c, s, steps, glob)
+            self.chunks.on(i, _w_pass, c, s, steps, glob)
             for i, (c, s) in enumerate(zip(self._data, state, strict=False))
         ]
         self.bytes_out += _nbytes(glob) * len(pairs)
@@ -617,7 +609,7 @@ class DaskVBMFA(VBMFA):
     def set_q(self, Q0) -> None:
         """Q0: one future of (S, K, m) per chunk."""
         pairs = [
-            self.submit(i, _w_pass, c, s, ("set_q", "resp"), {"Q0": q})
+            self.chunks.on(i, _w_pass, c, s, ("set_q", "resp"), {"Q0": q})
             for i, (c, s, q) in enumerate(zip(self._data, self._state, Q0, strict=False))
         ]
         self._state = pairs
@@ -720,7 +712,7 @@ class DaskVBMFA(VBMFA):
 
         return da.concatenate(
             [
-                da.from_delayed(self.submit(i, fn, c, s, *args), (m,), dtype=dtype)
+                da.from_delayed(self.chunks.on(i, fn, c, s, *args), (m,), dtype=dtype)
                 for i, (c, s, m) in enumerate(
                     zip(self._data, self._state, self.sizes, strict=False)
                 )
@@ -750,11 +742,7 @@ class DaskVBMFA(VBMFA):
         return counts, means, covs
 
     def _reduce_with(self, fn, per_chunk, *args):
-        parts = [
-            self.client.submit(fn, c, g, *args, pure=False)
-            for c, g in zip(self._data, per_chunk, strict=False)
-        ]
-        return self._tree(parts)
+        return self._tree(self.chunks.each(fn, per_chunk, args=args))
 
     def clsst_start(self, init, S_fixed, random_state):
         """CLSST's start (``CLSST._start``) from reductions: the class moments, or the k-means
@@ -775,10 +763,7 @@ class DaskVBMFA(VBMFA):
         for s in range(S0):
             cov = covs[s] if counts[s] > 1 else np.diag(psi0)
             loads.append(pd_loadings(cov, psi0, self.k))
-        Q0 = [
-            self.client.submit(_w_q0, c, a, S0, pure=False)
-            for c, a in zip(self._data, assign, strict=False)
-        ]
+        Q0 = self.chunks.each(_w_q0, assign, args=(S0,))
         self.start(centers, np.array(loads), psi0, Q0=Q0)
 
     def sample(self, m: int, seed: int):
@@ -789,18 +774,18 @@ class DaskVBMFA(VBMFA):
         the root), then each chunk's rows of the sample; the client holds the sample alone."""
         starts = np.cumsum([0, *self.sizes[:-1]]).tolist()
         chunks = list(enumerate(self._data))
-        counts = self.client.gather([self.submit(i, _w_sample_counts, c) for i, c in chunks])
+        counts = self.chunks.gather([self.chunks.on(i, _w_sample_counts, c) for i, c in chunks])
         labeled, single = zip(*counts, strict=True)
         everyone, draws, first = sample_plan(labeled, np.array(single), m)
         parts = [
-            self.submit(i, _w_sample_smallest, c, starts[i], seed, draws, everyone)
+            self.chunks.on(i, _w_sample_smallest, c, starts[i], seed, draws, everyone)
             for i, c in chunks
         ]
-        keys = tree_reduce(self.client, parts, functools.partial(smallest, draws))
+        keys = self.chunks.reduce(parts, functools.partial(smallest, draws))
         top = keys[-1] if len(keys) else None
-        rows = self.client.gather(
+        rows = self.chunks.gather(
             [
-                self.submit(i, _w_sample, c, starts[i], seed, top, everyone, first[i])
+                self.chunks.on(i, _w_sample, c, starts[i], seed, top, everyone, first[i])
                 for i, c in chunks
             ]
         )
@@ -814,8 +799,8 @@ class DaskVBMFA(VBMFA):
         futs = []
         for i in ids:
             j = int(np.searchsorted(offsets, i, side="right") - 1)
-            futs.append(self.submit(j, _w_row, self._data[j], int(i - offsets[j]), mean))
-        return np.array(self.client.gather(futs))
+            futs.append(self.chunks.on(j, _w_row, self._data[j], int(i - offsets[j]), mean))
+        return np.array(self.chunks.gather(futs))
 
     def kmeans(self, S0, rs):
         """scikit-learn's ``KMeans(S0, n_init=3, random_state=rs).fit`` on the points (dense,
@@ -837,26 +822,26 @@ class DaskVBMFA(VBMFA):
         trials = 2 + int(np.log(S0))
         C = np.empty((S0, self.p))
         C[0] = self._rows([uniform_choice(rs, n)], mean)[0]
-        firsts = [self.submit(i, _w_pp_first, c, mean, C[0]) for i, c in enumerate(self._data)]
-        closest = [self.submit(i, get(0), f) for i, f in enumerate(firsts)]
+        firsts = [self.chunks.on(i, _w_pp_first, c, mean, C[0]) for i, c in enumerate(self._data)]
+        closest = [self.chunks.on(i, get(0), f) for i, f in enumerate(firsts)]
         totals = np.array(
-            self.client.gather([self.submit(i, get(1), f) for i, f in enumerate(firsts)])
+            self.chunks.gather([self.chunks.on(i, get(1), f) for i, f in enumerate(firsts)])
         )
         pot = totals.sum()
         for c in range(1, S0):
             values = rs.uniform(size=trials) * pot
             cand = self._rows(self._search(closest, totals, values), mean)
             parts = [
-                self.submit(i, _w_pp_trials, data, d, mean, cand)
+                self.chunks.on(i, _w_pp_trials, data, d, mean, cand)
                 for i, (data, d) in enumerate(zip(self._data, closest, strict=False))
             ]
             per_chunk = np.array(
-                self.client.gather([self.submit(i, get(1), f) for i, f in enumerate(parts)])
+                self.chunks.gather([self.chunks.on(i, get(1), f) for i, f in enumerate(parts)])
             )  # (chunks, trials)
             pots = per_chunk.sum(0)
             best = int(np.argmin(pots))
             pot = pots[best]
-            closest = [self.submit(i, _w_pick, f, best) for i, f in enumerate(parts)]
+            closest = [self.chunks.on(i, _w_pick, f, best) for i, f in enumerate(parts)]
             totals = per_chunk[:, best]
             C[c] = cand[best]
         return C
@@ -871,8 +856,8 @@ class DaskVBMFA(VBMFA):
             j = min(int(np.searchsorted(ends, v)), len(totals) - 1)
             prefix = ends[j - 1] if j > 0 else 0.0
             where.append(j)
-            futs.append(self.submit(j, _w_search, closest[j], prefix, np.array([v])))
-        local = self.client.gather(futs)
+            futs.append(self.chunks.on(j, _w_search, closest[j], prefix, np.array([v])))
+        local = self.chunks.gather(futs)
         return [
             min(int(offsets[j] + loc[0]), self.n - 1) for j, loc in zip(where, local, strict=False)
         ]
@@ -882,12 +867,12 @@ class DaskVBMFA(VBMFA):
         strict = False
         for _ in range(max_iter):  # noqa: B007
             pairs = [
-                self.client.submit(_w_assign, c, mean, C, lab, True, pure=False)
-                for c, lab in zip(self._data, labels, strict=False)
+                self.chunks.on(i, _w_assign, c, mean, C, lab, True)
+                for i, (c, lab) in enumerate(zip(self._data, labels, strict=True))
             ]
-            labels = [self.client.submit(operator.itemgetter(0), p) for p in pairs]
+            labels = self.chunks.each(operator.itemgetter(0), pairs, chunk=False)
             counts, sums, changed = self._tree(
-                [self.client.submit(operator.itemgetter(1), p) for p in pairs]
+                self.chunks.each(operator.itemgetter(1), pairs, chunk=False)
             )
             C_new = np.where(counts[:, None] > 0, sums / np.maximum(counts, 1.0)[:, None], C)
             shift = ((C_new - C) ** 2).sum(1)
@@ -898,25 +883,19 @@ class DaskVBMFA(VBMFA):
             if shift.sum() <= tol:
                 break
         if not strict:
-            pairs = [
-                self.client.submit(_w_assign, c, mean, C, None, False, pure=False)
-                for c in self._data
-            ]
-            labels = [self.client.submit(operator.itemgetter(0), p) for p in pairs]
+            pairs = self.chunks.each(_w_assign, args=(mean, C, None, False))
+            labels = self.chunks.each(operator.itemgetter(0), pairs, chunk=False)
         inertia = self._tree(
             [
-                self.client.submit(_w_inertia, c, mean, C, lab, pure=False)
-                for c, lab in zip(self._data, labels, strict=False)
+                self.chunks.on(i, _w_inertia, c, mean, C, lab)
+                for i, (c, lab) in enumerate(zip(self._data, labels, strict=True))
             ]
         )
         return labels, inertia, C
 
     def _same(self, labels1, labels2, S0):
         table = self._tree(
-            [
-                self.client.submit(_w_contingency, a, b, S0, pure=False)
-                for a, b in zip(labels1, labels2, strict=False)
-            ]
+            self.chunks.each(_w_contingency, labels1, labels2, args=(S0,), chunk=False)
         )
         return bool(((table > 0).sum(1) <= 1).all())
 
@@ -988,16 +967,14 @@ def prepare_dask(X, y, classes) -> Prepared:
         Xd = Xd.astype(np.float64)
     sizes = [int(m) for m in Xd.chunks[0]]
     xblocks = _place_blocks(client, Xd, sizes)
-    scale = _checked_scale(client, xblocks, sizes)
-    yblocks = [None] * len(xblocks) if yd is None else client.compute(list(yd.to_delayed()))
-    classes_, counts = _classes(client, yblocks if yd is not None else None, classes, n)
+    scale = _checked_scale(xblocks, sizes)
+    # each block of y where its block of X lives
+    yblocks = [None] * len(xblocks) if yd is None else xblocks.compute(list(yd.to_delayed()))
+    classes_, counts = _classes(xblocks, yblocks if yd is not None else None, classes, n)
     K = len(counts)
-    chunks = [
-        client.submit(_w_chunk, b, yb, scale, classes_, K, pure=False)
-        for b, yb in zip(xblocks, yblocks, strict=False)
-    ]
+    chunks = xblocks.each(_w_chunk, yblocks, args=(scale, classes_, K))
+    xblocks.gather(xblocks.on(0, len, chunks[0]))  # the first chunk exists: errors raise here
     del xblocks, yblocks  # held by the chunks now
-    client.gather(client.submit(len, chunks[0]))  # the first chunk exists: errors raise here
     columns = getattr(getattr(X, "_meta", None), "columns", None)
     if columns is not None:  # a DataFrame: its column names too
         import pandas as pd
@@ -1018,33 +995,26 @@ def prepare_dask(X, y, classes) -> Prepared:
     )
 
 
-def _place_blocks(client, Xd, sizes):
+def _place_blocks(client, Xd, sizes) -> Chunks:
     """Each block of ``Xd`` once, as the columns of its chunk (the raw blocks are
     intermediate; keys of this fit alone, pure=False: a chunk is made by dividing its block in
-    place), consecutive blocks to each worker in turn, as evenly as they divide (loosely: Dask
-    may place them elsewhere): a pass lasts as long as its busiest worker, and the scheduler's
-    own placement of the first blocks put all four of 1,000,000 rows on one of two workers."""
+    place), consecutive blocks to each worker in turn, as evenly as they divide
+    (:meth:`Chunks.placed`; loosely: Dask may place them elsewhere): a pass lasts as long as
+    its busiest worker."""
     import dask
 
     transposed = dask.delayed(_w_transposed, pure=False)
-    raw = list(Xd.to_delayed().ravel())
-    return [
-        client.compute(transposed(b), workers=where, allow_other_workers=True)
-        for b, where in zip(raw, spread(client, sizes), strict=True)
-    ]
+    return Chunks.placed(client, [transposed(b) for b in Xd.to_delayed().ravel()], sizes)
 
 
-def _checked_scale(client, xblocks, sizes) -> float:
+def _checked_scale(xblocks, sizes) -> float:
     """The raw blocks checked (NaN, infinity, the scale of ||x||^2) in one round trip, then
     the data's scale ``s`` (``s^2`` the mean variance of the features; 1 if it is 0)."""
     from sklearn.utils.validation import assert_all_finite
 
     offsets = np.cumsum([0, *sizes])
-    parts = [
-        client.submit(_w_raw_summary, b, int(o), pure=False)
-        for b, o in zip(xblocks, offsets, strict=False)
-    ]
-    summary = _merge_summaries(*client.gather(parts))  # in order: the sums as before
+    parts = xblocks.each(_w_raw_summary, [int(o) for o in offsets[:-1]])
+    summary = _merge_summaries(*xblocks.gather(parts))  # in order: the sums as before
     if summary["bad"]:
         bad = np.array([[np.nan if summary["bad"] == "nan" else np.inf]])
         assert_all_finite(bad, estimator_name="CLSST", input_name="X")
@@ -1063,22 +1033,23 @@ def _checked_scale(client, xblocks, sizes) -> float:
         )
     n = int(offsets[-1])
     mean = summary["sum"] / n
-    sq = client.gather([client.submit(_w_centred_squares, b, mean, pure=False) for b in xblocks])
+    sq = xblocks.gather(xblocks.each(_w_centred_squares, args=(mean,)))
     s = float(np.sqrt(np.mean(sum(sq) / n)))
     return s if np.isfinite(s) and s > 0 else 1.0
 
 
-def _classes(client, yblocks, classes, n):
+def _classes(xblocks, yblocks, classes, n):
     """(classes_ or None for clustering, the rows with one candidate class per class: the
     labeled ones, every row when there is one class), from the labels of each block of y
-    (``yblocks``; None without y) and ``classes``, checked as in memory."""
+    (``yblocks``, at the homes of ``xblocks``; None without y) and ``classes``, checked as in
+    memory."""
     if yblocks is None:
         classes_ = None if classes is None else check_classes(classes)
         if classes_ is not None:
             warn_one_class(classes_, given=True, stacklevel=6)
         values = numbers = np.empty(0)
     else:
-        per_block = client.gather([client.submit(_w_labels, b, pure=False) for b in yblocks])
+        per_block = xblocks.gather(xblocks.each(_w_labels, yblocks, chunk=False))
         values = np.concatenate([v for v, _ in per_block])
         numbers = np.concatenate([c for _, c in per_block])
         classes_ = _classes_from_labels(np.unique(values), classes)
