@@ -185,7 +185,7 @@ class AuthorsFinish:
             if np.array_equal(new, labels):
                 break
             labels, alpha, f, _ = self._svm(backend, new)
-        est._set_expansion(X, alpha * labels, None, classes=classes)
+        est.set_expansion(X, alpha * labels, None, classes=classes)
         return self
 
     @staticmethod

@@ -55,7 +55,7 @@ class RidgeClassifier(KernelClassifier):
         b = t.mean() if params["fit_intercept"] else None
         K = self._gram(X)
         coef = np.linalg.solve(K + params["alpha"] * np.eye(len(t)), t - (b or 0.0))
-        self._set_expansion(X, coef, b, classes=classes)
+        self.set_expansion(X, coef, b, classes=classes)
         return self
 
 

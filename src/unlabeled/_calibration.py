@@ -261,7 +261,7 @@ def fold_estimator(est, **fixed):
         if name in names:
             params[name] = off
     if isinstance(names.get("gamma"), str) and est.kernel != "precomputed":
-        params["gamma"] = float(est._gamma)
+        params["gamma"] = float(est.kernel_gamma_)
     return clone(est).set_params(**params)
 
 

@@ -57,8 +57,7 @@ from ._engine import (
     solve_kernel_qp,
     solve_linear_dual,
 )
-from ._kernels import KERNEL_CODES
-from ._solving import resolve_max_iter, warn_not_converged
+from ._solving import cache_bytes, engine_kernel, resolve_max_iter, warn_not_converged
 
 _UNBOUNDED = 1e8  # the squared hinge's finite box, in units of C
 
@@ -784,21 +783,16 @@ def alignment_start(backend, oracle: Oracle, random_state, n_labelings: int = 20
 
 
 def make_backend(est, X, C, tol: float, max_iter: int = -1):
-    """The engine for the kernel of the estimator ``est`` (``kernel``, ``_gamma``, ``degree``,
-    ``coef0``, ``cache_size`` in MB): the linear dual solver with ``w`` kept for
-    ``kernel="linear"`` once the Gram matrix outgrows the cache (sparse data at any scale),
-    else SMO on one kernel-row cache."""
-    cache = float(est.cache_size) * 2**20
+    """The engine for the kernel of the kernel machine ``est`` (its kernel, ``cache_size`` in
+    MB): the linear dual solver with ``w`` kept for ``kernel="linear"`` once the Gram matrix
+    outgrows the cache (sparse data at any scale), else SMO on one kernel-row cache."""
+    cache = cache_bytes(est.cache_size)
     # While every kernel row fits in the cache, SMO's second-order steps on cached rows beat
     # coordinate descent on w, whose free points are nearly collinear on small dense data
     # (WellSVM on clean1, 476 points, 50 steps: 12.6 s against 65 s)
     if est.kernel == "linear" and 8.0 * X.shape[0] ** 2 > cache:
         return LinearBackend(X, C, tol, max_iter)
-    spec = KernelSpec(
-        KERNEL_CODES[est.kernel], gamma=est._gamma,
-        coef0=float(est.coef0), degree=int(est.degree),
-    )  # fmt: skip
-    backend = KernelBackend(X, spec, C, cache, tol, max_iter)
+    backend = KernelBackend(X, engine_kernel(est), C, cache, tol, max_iter)
     backend.kernel_name = est.kernel
     return backend
 
@@ -810,7 +804,7 @@ def store_label_generation(est, X, res: LabelGenerationResult, backend, max_iter
     (``support_``, ``dual_coef_``, ...), ``alpha_``, ``label_vectors_``, ``mu_``,
     ``objective_history_``, ``n_iter_``, ``n_mkl_iter_`` and ``stop_reason_``; warn when the
     cutting plane or an inner problem stopped at its iteration limit."""
-    est._set_expansion(X, res.alpha * (res.labels @ res.mu), None, classes=classes)
+    est.set_expansion(X, res.alpha * (res.labels @ res.mu), None, classes=classes)
     est.alpha_ = res.alpha
     est.label_vectors_ = res.labels
     est.mu_ = res.mu

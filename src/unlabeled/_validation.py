@@ -86,12 +86,6 @@ def check_int(value, name: str, *, low=None, high=INT_MAX, allow_none=False) -> 
     return int(value)
 
 
-def check_choice(value, name: str, choices) -> str:
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
-    return value
-
-
 @dataclass(frozen=True)
 class Real:
     """A finite real number (not a bool) in an interval; ``None`` bounds are open-ended.

@@ -1058,18 +1058,6 @@ def _check_csr(name, sv, spec, dims) -> None:
     _check_range(name, sv.data, spec, dims)
 
 
-def _checked_int(value, name: str, low: int) -> int:
-    import numbers
-
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
-
-
-def _int_attr(est, name: str, low: int) -> int:
-    return _checked_int(getattr(est, name, None), name, low)
-
-
 def _array(est, name, kinds, ndim, *, shape=None, finite=True, value=None):
     """The attribute ``name`` (or ``value``) as a checked ndarray of dtype kind in ``kinds``."""
     import numpy as np

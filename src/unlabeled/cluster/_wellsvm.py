@@ -9,7 +9,7 @@ import numpy as np
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 from sklearn.base import ClusterMixin
 
-from .._kernels import as_float64, kernel_block, kernel_params
+from .._kernels import as_float64, kernel_block
 from .._label_generation import (
     BalancedLabels,
     alignment_start,
@@ -594,7 +594,7 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
         if self.kernel == "precomputed":
             return X
         Xf = as_float64(X)
-        params = kernel_params(self.kernel, self._gamma, self.degree, self.coef0)
+        params = self.kernel_params()
         K = np.empty((n, n))
         step = max(1, 2**22 // n)
         for i in range(0, n, step):

@@ -74,7 +74,7 @@ class _Alternating(MultiInstanceClassifier):
         return coef, -rho, f
 
     def _finish(self, X, coef, intercept, f, bag, n_bags, n_iter, converged, backend):
-        self._set_expansion(X, coef, intercept)
+        self.set_expansion(X, coef, intercept)
         self.n_iter_ = n_iter
         self.key_instances_ = self._key_instances(f, bag, n_bags)
         if not converged and not backend.exhausted:

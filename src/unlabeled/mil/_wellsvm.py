@@ -6,10 +6,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._budget import check_dense_budget
-from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
+from .._engine import KernelRows, SolverOptions, as_data, solve_kernel_qp
 from .._kernels import as_float64
 from .._label_generation import MAX_CAPPED_SOLVES, label_generation, store_result
-from .._solving import resolve_max_iter, warn_not_converged
+from .._solving import cache_bytes, kernel_spec, resolve_max_iter, warn_not_converged
 from .._validation import MAX_C, VERBOSE, Integer, Options, Real
 from ..base import Fitted, fill_docstring, set_init_params
 from ..registry import register
@@ -79,7 +79,7 @@ class KeyInstanceBackend:
         self.C = np.ascontiguousarray(C, dtype=np.float64)
         # the points of the variables in the buffer: the mixed rows, then the negatives
         self.points = np.r_[np.arange(N, N + self.p), np.arange(self.P, N)].astype(np.int32)
-        self._data = as_data(M)  # a view: the engine reads the rows written below
+        self.data = as_data(M)  # a view: the engine reads the rows written below
         self.cache_bytes = float(cache_bytes)
         self.max_iter = resolve_max_iter(max_iter, self.n)
         self.options = SolverOptions(tol, True, self.max_iter)
@@ -146,7 +146,7 @@ class KeyInstanceBackend:
     def _rows(self):
         """The engine's kernel rows of the variables' points (a new cache: the mixed rows
         change between solves)."""
-        return KernelRows(self._data, KernelSpec(3), self.points, self.cache_bytes)
+        return KernelRows(self.data, kernel_spec("precomputed"), self.points, self.cache_bytes)
 
     def _count(self, res) -> None:
         """Book one solve: its steps, whether it converged or stopped at its step cap."""
@@ -536,7 +536,7 @@ class MILWellSVM(MultiInstanceClassifier):
         C = np.r_[np.full(pos_bags.size, params["C1"]), np.full(n - P, params["C2"])]
         backend = KeyInstanceBackend(
             self._instance_kernel(X[order], pos_bags.size), P, pos_bags.size, C,
-            params["cache_size"] * 2**20, params["tol"], workspace=True,
+            cache_bytes(params["cache_size"]), params["tol"], workspace=True,
         )  # fmt: skip
         K = backend.K
         oracle = KeyInstanceOracle(bag_o, pos_bags, np.arange(P, n))
@@ -577,7 +577,7 @@ class MILWellSVM(MultiInstanceClassifier):
         coef = np.zeros(n)
         for t in range(S.shape[1]):
             np.add.at(coef, order[S[:, t]], mu[t] * alpha * backend.signs)
-        self._set_expansion(X, coef, None if rho is None else -rho)
+        self.set_expansion(X, coef, None if rho is None else -rho)
         f = np.empty(n)
         f[order] = backend.products(alpha, S) @ mu - (0.0 if rho is None else rho)
         self.key_instances_ = self._key_instances(f, bag, signs.size)
@@ -620,7 +620,7 @@ class MILWellSVM(MultiInstanceClassifier):
         X = as_float64(X)
         np.matmul(X, X.T, out=K)  # X @ X.T: BLAS's symmetric product, as in kernel_block
         sq = np.einsum("ij,ij->i", X, X)
-        gamma = self._kernel_params()["gamma"]
+        gamma = self.kernel_params()["gamma"]
         step = max(1, _BLOCK_BYTES // (8 * n))
         for a in range(0, n, step):  # kernel_block's steps, in its order, block by block
             B = K[a : a + step]
@@ -641,8 +641,10 @@ class MILWellSVM(MultiInstanceClassifier):
         K = backend.K
         n = K.shape[0]
         idx = np.arange(n)
-        rows = KernelRows(backend._data, KernelSpec(3), idx.astype(np.int32),
-                          params["cache_size"] * 2**20)  # fmt: skip
+        rows = KernelRows(
+            backend.data, kernel_spec("precomputed"), idx.astype(np.int32),
+            cache_bytes(params["cache_size"]),
+        )  # fmt: skip
         cap = resolve_max_iter(None, n)  # the engine's -1 is no cap: C2=1e12 ran for ever
         res = solve_kernel_qp(
             rows, idx, -np.ones(n), np.full(n, params["C2"]), np.zeros(n),

@@ -30,7 +30,7 @@ from ._base import (
     PUProblem,
     double_hinge_objective,
     double_hinge_offset,
-    engine_kernel,
+    engine_settings,
     optimal_offset,
     store_solution,
 )
@@ -209,7 +209,7 @@ class DoubleHingeQP(KernelPUModel):
         alpha[unl] = -sigma
         g = K @ alpha
         beta = double_hinge_offset(g[pos], g[unl], prior)
-        self._set_expansion(X, alpha, beta)
+        self.set_expansion(X, alpha, beta)
         self.objective_ = double_hinge_objective(g[pos], g[unl], alpha @ g, beta, prior, lam)
         self.prior_ = prior
 
@@ -271,7 +271,7 @@ class USMOInit(KernelPUModel):
         # zero iterations of the engine: the decision values and the offset of this start
         res = _engine.solve_pu(
             engine_data(X, self.kernel),
-            **engine_kernel(self, 200, None),
+            **engine_settings(self, 200, None),
             **problem.engine_args(),
             options=_engine.SolverOptions(1.0, False, 0),
             solver=1,
@@ -410,7 +410,7 @@ class RampPU(KernelPUModel):
             rows = _engine.KernelRows(
                 engine_data(X, self.kernel),
                 rows=np.arange(m, dtype=np.int32),
-                **engine_kernel(self, self.cache_size, None),
+                **engine_settings(self, self.cache_size, None),
             )
         path, n_iter, flat = [], 0, None
         t0 = time.perf_counter()
@@ -438,7 +438,7 @@ class RampPU(KernelPUModel):
             if not np.array_equal(margin < -1, flat):
                 why = f"stopped after max_cccp_iter={rounds} rounds before reaching a fixed point"
                 warn_not_converged("RampPU", why=why + "; increase max_cccp_iter")
-        self._set_expansion(X, coef, beta)
+        self.set_expansion(X, coef, beta)
         self.objective_ = path[-1]
         self.objective_path_ = np.array(path)
         self.n_cccp_iter_ = len(path)
@@ -455,7 +455,7 @@ class RampPU(KernelPUModel):
         decision values without offset and the SMO iterations."""
         m = y.size
         flat = np.flatnonzero(d)
-        Qd = y * self._kernel_dot(X, self._basis(X, y * d), (y * d)[flat]) if flat.size else 0
+        Qd = y * self.kernel_dot(X, self._basis(X, y * d), (y * d)[flat]) if flat.size else 0
         res = _engine.solve_kernel_qp(
             rows,
             var_point=np.arange(m, dtype=np.int64),

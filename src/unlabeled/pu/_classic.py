@@ -42,7 +42,7 @@ from .._calibration import (
     pu_sigmoid,
     sigmoid_proba,
 )
-from .._solving import engine_data, warn_not_converged
+from .._solving import engine_data, resolve_max_iter, warn_not_converged
 from .._validation import (
     MAX_C,
     MAX_CACHE_MB,
@@ -67,7 +67,7 @@ from ..base import (
 from ..exceptions import ModelFileError
 from ..metrics import lee_liu_score
 from ..registry import Case, register
-from ._base import engine_kernel
+from ._base import engine_settings
 from .priors import prior_from_label_frequency
 
 #: BiasedSVM's default grids: the unlabeled points' box C_- (small: the unlabeled positives
@@ -115,7 +115,7 @@ def _kernel_rows(est, X, params):
     return _engine.KernelRows(
         engine_data(X, est.kernel),
         rows=np.arange(X.shape[0], dtype=np.int32),
-        **engine_kernel(est, params["cache_size"], params["n_jobs"]),
+        **engine_settings(est, params["cache_size"], params["n_jobs"]),
     )
 
 
@@ -126,7 +126,7 @@ def solve_svm(est, rows, points, y, C, params, who) -> tuple[np.ndarray, float, 
     ``a_t y_t``) and ``b = -rho``. Variables with ``C_t = 0`` are left out."""
     keep = C > 0
     points, y, C = points[keep], y[keep], C[keep]
-    max_iter = est._max_iter(points.size)
+    max_iter = resolve_max_iter(est.max_iter, points.size)
     res = _engine.solve_kernel_qp(
         rows, var_point=np.ascontiguousarray(points, dtype=np.int64), p=-np.ones(points.size),
         C=np.ascontiguousarray(C, dtype=np.float64), alpha0=np.zeros(points.size),
@@ -150,8 +150,8 @@ def expansion_values(est, X, rows, coef, b) -> np.ndarray:
     if sv.size == 0:
         return np.full(len(rows), float(b))
     if est.kernel == "precomputed":
-        return est._kernel_dot(X[np.asarray(rows)], sv, coef[sv]) + b
-    return est._kernel_dot(X[np.asarray(rows)], X[sv], coef[sv]) + b
+        return est.kernel_dot(X[np.asarray(rows)], sv, coef[sv]) + b
+    return est.kernel_dot(X[np.asarray(rows)], X[sv], coef[sv]) + b
 
 
 def _prior_share(f_unl) -> float:
@@ -373,7 +373,7 @@ class BiasedSVM(_EngineSVMPU):
             scores = np.array([lee_liu_score(mask, f > 0) for f in held])
         best = int(np.argmax(scores)) if scores is not None else 0
         coef, b, n_iter = self._solve(rows, mask, np.arange(mask.size), grid[best], params)
-        self._set_expansion(X, coef, b, classes=np.array([0, 1]))
+        self.set_expansion(X, coef, b, classes=np.array([0, 1]))
         self.C_, self.positive_weight_ = (float(v) for v in grid[best])
         self.lee_liu_scores_ = scores if len(grid) > 1 else None
         self.n_iter_ = n_iter
@@ -561,7 +561,7 @@ class BaggingPUClassifier(_EngineSVMPU):
         """The model: the mean expansion (a pair ``(coef, b)``) or the fitted clones."""
         if isinstance(model, tuple):
             self.__dict__.pop("estimators_", None)
-            self._set_expansion(X, model[0], model[1], classes=np.array([0, 1]))
+            self.set_expansion(X, model[0], model[1], classes=np.array([0, 1]))
             return
         for name in ("support_", "dual_coef_", "intercept_", "support_vectors_", "shape_fit_",
                      "_coef"):  # fmt: skip
@@ -817,7 +817,7 @@ class ElkanNotoClassifier(_EngineSVMPU):
             coef = np.zeros_like(coef)
             t = 0.0
             b = 1.0 if sigmoid_proba(0.0, A, B) / c > 0.5 else -1.0
-        self._set_expansion(X, coef, b - t, classes=np.array([0, 1]))
+        self.set_expansion(X, coef, b - t, classes=np.array([0, 1]))
         self.threshold_ = float(t)
         self.__dict__.pop("proba_sigmoid_", None)
         self.__dict__.pop("weights_", None)
@@ -833,7 +833,7 @@ class ElkanNotoClassifier(_EngineSVMPU):
         C = params["C"] * np.r_[np.ones(pos.size), w, 1.0 - w]
         coef, b, n_iter = solve_svm(self, rows, points, y, C, params, "ElkanNoto (weighted)")
         self.weights_ = w
-        self._set_expansion(X, coef, b, classes=np.array([0, 1]))
+        self.set_expansion(X, coef, b, classes=np.array([0, 1]))
         f = expansion_values(self, X, np.arange(mask.size), coef, b)
         prior = float(np.clip(self.prior_, 0.5 / unl.size, 1 - 0.5 / unl.size))
         A, B = pu_sigmoid(f[mask], f[~mask], prior)

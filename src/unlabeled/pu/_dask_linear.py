@@ -683,12 +683,7 @@ def _seed(random_state):
 def _store(est, n_rows, d, w, beta, sp_input) -> None:
     """The fitted linear model: ``w`` and ``beta``, without the n coefficients (support_ empty:
     a Dask fit keeps no per-row arrays on the client)."""
-    est.support_ = np.empty(0, dtype=np.int32)
-    est.dual_coef_ = np.empty((1, 0))
-    est.intercept_ = np.array([float(beta)])
-    est.support_vectors_ = sp.csr_matrix((0, d)) if sp_input else np.empty((0, d))
-    est._coef = np.asarray(w, dtype=np.float64).reshape(1, -1).copy()
-    est.classes_ = np.array([0, 1])
+    est.set_expansion(sp.csr_matrix((0, d)) if sp_input else np.empty((0, d)), [], beta, w=w)
     est.shape_fit_ = (int(n_rows), int(d))
     est.n_features_in_ = int(d)
-    est._gamma = 1.0  # unused by the linear kernel (as check_gamma resolves it)
+    est.kernel_gamma_ = 1.0  # unused by the linear kernel (as check_gamma resolves it)

@@ -331,11 +331,11 @@ class NNPUClassifier(KernelPUModel):
             self._warn_if_not_converged(res, "NNPUClassifier", limit=params["max_iter"])
         w, b = risk.split(theta)
         if landmarks is None:
-            self._set_expansion(X, np.zeros(X.shape[0]), b, w=w)
+            self.set_expansion(X, np.zeros(X.shape[0]), b, w=w)
         else:
             alpha = np.zeros(X.shape[0])
             alpha[landmarks] = transform @ w
-            self._set_expansion(X, alpha, b)
+            self.set_expansion(X, alpha, b)
         self.n_iter_ = int(n_iter)
         self.negative_risk_ = float(g)
         self.objective_ = risk.value(theta, "nnpu" if params["non_negative"] else "upu")
@@ -358,8 +358,8 @@ class NNPUClassifier(KernelPUModel):
             K, cross = X[np.ix_(rows, rows)], X[:, rows]
         else:
             Z = as_float64(X[rows])
-            K = kernel_block(Z, Z, self.kernel, self._kernel_params())
-            cross = kernel_block(as_float64(X), Z, self.kernel, self._kernel_params())
+            K = kernel_block(Z, Z, self.kernel, self.kernel_params())
+            cross = kernel_block(as_float64(X), Z, self.kernel, self.kernel_params())
         vals, vecs = np.linalg.eigh((K + K.T) / 2)
         keep = vals > max(float(vals[-1]), 0.0) * 1e-10
         if not np.all(np.isfinite(vals)) or not keep.any():

@@ -64,7 +64,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
 from .._budget import check_dense_budget
-from .._engine import Data, KernelRows, KernelSpec, SolverOptions, solve_kernel_qp
+from .._engine import Data, KernelRows, SolverOptions, solve_kernel_qp
+from .._solving import kernel_spec
 from .._validation import (
     RANDOM_STATE,
     Instance,
@@ -680,7 +681,10 @@ def _km_distance(K, N, M, max_iter, who):
     (closer to the hull, harder), to the exact active-set method (:func:`_simplex_qp`)."""
     m = N + M
     rows = KernelRows(
-        Data.dense(K), KernelSpec(3), np.arange(m, dtype=np.int32), cache_bytes=_km_cache_bytes(m)
+        Data.dense(K),
+        kernel_spec("precomputed"),
+        np.arange(m, dtype=np.int32),
+        cache_bytes=_km_cache_bytes(m),
     )
     steps = _KM_SMO_STEPS * m if max_iter is None else min(_KM_SMO_STEPS * m, max_iter)
     max_iter = 10 * m if max_iter is None else max_iter

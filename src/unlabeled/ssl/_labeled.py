@@ -97,7 +97,7 @@ class LabeledSVM(SemiSupervisedSVM):
         )
         alpha = np.zeros(X.shape[0])
         alpha[lab] = a * signs[lab]
-        self._set_expansion(X, alpha, -rho, classes=classes)
+        self.set_expansion(X, alpha, -rho, classes=classes)
         self._set_transduction(signs, self._decision_values(X), classes)
         self.n_iter_ = backend.n_inner_iter
         warn_if_solves_capped(backend, "LabeledSVM")

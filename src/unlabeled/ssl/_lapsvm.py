@@ -6,9 +6,9 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
+from .._engine import KernelRows, SolverOptions, as_data, solve_kernel_qp
 from .._kernels import compact_columns
-from .._solving import warn_not_converged
+from .._solving import kernel_spec, warn_not_converged
 from .._validation import Integer, Options, Real
 from ..base import set_init_params
 from ..registry import register
@@ -137,7 +137,10 @@ class LapSVM(SemiSupervisedSVM):
         Kt = K[lab] @ A  # J K (I + lambda L K)^-1 J'
         Kt = np.ascontiguousarray((Kt + Kt.T) / 2)
         rows = KernelRows(
-            as_data(Kt), KernelSpec(3), np.arange(lab.size, dtype=np.int32), 8.0 * Kt.size + 2**20
+            as_data(Kt),
+            kernel_spec("precomputed"),
+            np.arange(lab.size, dtype=np.int32),
+            8.0 * Kt.size + 2**20,
         )
         res = solve_kernel_qp(
             rows, np.arange(lab.size, dtype=np.int64), -np.ones(lab.size),
@@ -147,7 +150,7 @@ class LapSVM(SemiSupervisedSVM):
         if not res.converged:
             warn_not_converged("LapSVM", limit=params["max_iter"], used=res.n_iter)
         alpha = A @ (res.alpha * signs[lab])
-        self._set_expansion(X, alpha, -res.rho, classes=classes)
+        self.set_expansion(X, alpha, -res.rho, classes=classes)
         self.n_iter_ = res.n_iter
         self._set_transduction(signs, K @ alpha - res.rho, classes)
         return self

@@ -140,7 +140,7 @@ class TSVM(SemiSupervisedSVM):
         if capped and (len(pairs[0]) or c_star < params["C2"]):
             warn_not_converged("TSVM", limit=params["max_iter"], used=solves, unit="SVM solves")
         warn_if_solves_capped(backend, "TSVM")
-        self._set_expansion(X, alpha * labels, -rho, classes=classes)
+        self.set_expansion(X, alpha * labels, -rho, classes=classes)
         self.n_iter_ = solves
         self.n_switches_ = switches
         self._set_transduction(signs, f, classes)

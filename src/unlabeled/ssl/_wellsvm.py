@@ -330,7 +330,7 @@ class WellSVM(SemiSupervisedSVM):
             if np.array_equal(new, labels):
                 break
             labels, alpha, f, _ = svm(new, alpha)
-        self._set_expansion(X, alpha * labels, None, classes=classes)
+        self.set_expansion(X, alpha * labels, None, classes=classes)
         return f
 
     def _init_labels(self, backend, signs, oracle):
