@@ -221,7 +221,7 @@ _SSL_EDGES = {"C1": [1e-12, 1.0, 1e12], "C2": [1e-12, 0.1, 1e12], "balance": [No
 _SSL_BAD = {"C1": [0.0, -1.0, np.nan], "C2": [-1.0, "x"], "balance": [0.0, 1.0, 2.0],
             **_PROBA_BAD, **_STD_BAD}  # fmt: skip
 
-TARGETS = [
+TARGETS = [  # registry: each target's edges (append only)
     Target(
         "PUSVC",
         lambda p: PUSVC(**{"prior": 0.4, "n_jobs": 1, "random_state": 0, **p}),
@@ -414,7 +414,7 @@ TARGETS = [
     ),  # fmt: skip
     *[
         _prior_target(name, edges, bad)
-        for name, edges, bad in [
+        for name, edges, bad in [  # registry: each prior's edges
             (
                 "KM1",
                 {"max_samples": [2, 800, None], "kernel_width": [None, 1e-12, 1e12]},
@@ -441,7 +441,7 @@ TARGETS = [
 ]
 
 
-TARGETS += [
+TARGETS += [  # registry: more layouts of these targets
     Target(
         "PUSVC-precomputed",
         lambda p: PUSVC(**{"prior": 0.4, "kernel": "precomputed", "n_jobs": 1,
@@ -467,7 +467,7 @@ def _weak_label_targets():
                  **_PROBA_EDGES}  # fmt: skip
     mil_bad = {"C": [0.0, -1.0, np.nan], "max_iter": [0], "C_negative": [-1.0, "x"],
                **_PROBA_BAD}  # fmt: skip
-    return [
+    return [  # registry: each target's edges
         Target(
             "WellSVMClustering",
             lambda p: WellSVMClustering(**{"random_state": 0, "n_init": 3, **p}),
@@ -499,7 +499,7 @@ def _weak_label_targets():
                 mil_edges,
                 mil_bad,
             )
-            for name, cls in [("miSVM", miSVM), ("MISVM", MISVM)]
+            for name, cls in [("miSVM", miSVM), ("MISVM", MISVM)]  # registry: one set of edges
         ],
         Target(
             "mil.WellSVM",
@@ -564,7 +564,7 @@ def _bag_transformer_target():
 
 TARGETS.append(_bag_transformer_target())
 # after the others: a target's seeds draw from its position in TARGETS
-TARGETS += [
+TARGETS += [  # registry: the prior estimators' edges
     _prior_target(
         "BestBin",
         {"cv": [2, 5], "delta": [0.05, 0.5], "gamma": [0.0, 0.1]},
@@ -600,7 +600,7 @@ def _classic_pu_targets():
                  "max_iter": [None, 1, 7]}  # fmt: skip
     svm_bad = {**_KERNEL_BAD, "C": [0.0, -1.0, np.nan, "1"], "tol": [0.0], "max_iter": [0],
                "n_jobs": [0, 1.5], "random_state": [-1, 2**40, "x"]}  # fmt: skip
-    return [
+    return [  # registry: each target's edges
         Target(
             "BiasedSVM", lambda p: BiasedSVM(**{"random_state": 0, "cv": 2, **p}), "pu",
             _decision, {**svm_edges, **_PROBA_EDGES, "positive_weight": [None, 1e-9, 1e4],
@@ -1004,7 +1004,7 @@ def test_fuzz(target, seed):
 #: failures of the long run (benchmarks/fuzz_long.py), kept as cases: (target, seed, layout).
 #: The seeds draw from the target's position in TARGETS, which has changed since; the layout
 #: and twist asserted here say that each seed still draws the case it was found with.
-LONG_RUN_FAILURES = [
+LONG_RUN_FAILURES = [  # registry: failures found, kept as cases
     ("SVMPlus", 10002, "csc"),  # gamma='scale' of sparse X one ulp off: another SMO path
     ("LabeledSVM", 10829, "coo"),  # max_iter=10 reached without a ConvergenceWarning
     ("RampPU", 11089, "F"),  # predict on Fortran-ordered X rounded its products otherwise

@@ -359,7 +359,7 @@ def test_every_savable_estimator_is_fuzzed():
 
 #: failures the fuzz found, kept as cases: (model, its position in the table the seeds drew
 #: from when it was found, seed, the change it draws)
-FOUND = [
+FOUND = [  # registry: failures found, kept as cases
     ("DoubleHingeQP", 4, 1, "deleted verbose"),  # a deleted parameter: get_params' error
     ("ElkanNoto", 23, 67, "flipped bytes"),  # a damaged record member: zlib.error from zipfile
     # the long run's (benchmarks/fuzz_long.py --cases 330 --first 100000)

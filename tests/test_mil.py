@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 import pytest
 import sklearn
+from conftest import is_kernel_machine, registered
 from oracle import svm_dual_cvxpy
 from problems import planted, shifted_bags
 from sklearn.exceptions import ConvergenceWarning
@@ -437,7 +438,7 @@ BAD_BAGS = [
 
 @pytest.mark.parametrize("bags, message", BAD_BAGS)
 def test_bag_contents_of_the_wrong_kind(bags, message):
-    for est in (MISVM(), MILWellSVM()):
+    for est in (cls() for cls in registered(is_kernel_machine, family="mil")):
         with pytest.raises(ValueError, match=message):
             est.fit(bags, [1, 0])
 

@@ -256,7 +256,7 @@ def test_crafted_support_vectors_of_1e300_do_not_predict_inf(fitted, tmp_path):
 
 @pytest.mark.parametrize(
     "name, attr, change, phrase",
-    [
+    [  # registry: a tampered attribute per model
         ("PUSVC-sparse-proba", "support_vectors_", lambda v: v * 1e60, "out of scale"),
         ("PUSVC-linear", "_coef", lambda v: v[:, :1], "_coef"),
         ("PUSVC-precomputed", "shape_fit_", lambda v: (v[0], v[1] + 1), "n_features_in_"),

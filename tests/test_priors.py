@@ -136,7 +136,7 @@ def test_common_parameter_errors(cls, param, value, exc, words):
 
 @pytest.mark.parametrize(
     "est, exc, words",
-    [
+    [  # registry: a bad parameter per estimator
         (KM2(max_samples=1), ValueError, "max_samples"),
         (KM1(kernel_width=0.0), ValueError, "kernel_width"),
         (PenalizedL1(theta_grid=[0.2, 1.2]), ValueError, "theta_grid"),

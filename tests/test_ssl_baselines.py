@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.csgraph
-from conftest import declares, registered
+from conftest import declares, is_kernel_machine, registered
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.neighbors import kneighbors_graph
 from sklearn.utils.estimator_checks import check_estimator
 
-from unlabeled.ssl import TSVM, LabeledSVM, LapSVM, WellSVM
+from unlabeled.ssl import TSVM, LabeledSVM, LapSVM
 
 cp = pytest.importorskip("cvxpy")
 
@@ -140,7 +140,9 @@ SSL_EXPECTED_FAILURES = {
 
 
 @pytest.mark.parametrize(
-    "estimator", [WellSVM(), TSVM(), LapSVM(), LabeledSVM()], ids=lambda e: type(e).__name__
+    "estimator",
+    [cls() for cls in registered(is_kernel_machine, family="ssl")],
+    ids=lambda e: type(e).__name__,
 )
 def test_check_estimator(estimator):
     results = check_estimator(estimator, expected_failed_checks=SSL_EXPECTED_FAILURES, on_fail=None)

@@ -12,6 +12,7 @@ rng = np.random.default_rng(0)
 X = np.r_[rng.normal(-2, 1, (50, 2)), rng.normal(2, 1, (50, 2))]
 truth = np.repeat([0, 1], 50)
 
+# registry: a user's script names what it compares
 for est in [WellSVMClustering(gamma=0.5, random_state=0), CLSST(random_state=0)]:
     name = type(est).__name__
     labels = est.fit_predict(X) if hasattr(est, "fit_predict") else est.fit(X).predict(X)

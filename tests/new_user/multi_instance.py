@@ -16,7 +16,7 @@ for b in bags[:20]:
     b[0] += 4  # one key instance per positive bag
 y = np.repeat([1, 0], 20)
 
-for est in [
+for est in [  # registry: a user's script names what it compares
     MISVM(probability=True, random_state=0),
     miSVM(probability=True, random_state=0),
     MILWellSVM(gamma=0.5, probability=True, random_state=0),

@@ -16,7 +16,7 @@ y = np.full(120, -1)
 labeled = np.r_[0:4, 60:64]
 y[labeled] = truth[labeled]
 
-for est in [
+for est in [  # registry: a user's script names what it compares
     WellSVM(gamma=0.5, probability=True, random_state=0),
     TSVM(probability=True, random_state=0),
     LapSVM(probability=True, random_state=0),
