@@ -109,9 +109,13 @@ class Real:
 
     def check(self, value: object, name: str) -> float:
         return check_real(
-            value, name, low=self.low, high=self.high, low_open=self.low_open,
+            value,
+            name,
+            low=self.low,
+            high=self.high,
+            low_open=self.low_open,
             high_open=self.high_open,
-        )  # fmt: skip
+        )
 
     def describe(self) -> str:
         if self.high is None and self.low == 0:

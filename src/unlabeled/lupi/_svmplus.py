@@ -459,9 +459,18 @@ class SVMPlus(ProbabilisticMixin, KernelClassifier):
         # 1e-7: a rank-deficient Gram matrix (linear kernel) stalls Clarabel's steps near a gap
         # of 1e-8 to 1e-7 behind its static regularisation; tighter would only say AlmostSolved
         sol = clarabel_qp(
-            P, q, A_eq, np.zeros(2), G, h, tol_gap=1e-7, tol_feas=1e-8, verbose=self.verbose,
-            what="the SVM+ dual", scale="C and gamma_plus",
-        )  # fmt: skip
+            P,
+            q,
+            A_eq,
+            np.zeros(2),
+            G,
+            h,
+            tol_gap=1e-7,
+            tol_feas=1e-8,
+            verbose=self.verbose,
+            what="the SVM+ dual",
+            scale="C and gamma_plus",
+        )
         x, z = C * np.asarray(sol.x), C * np.asarray(sol.z)
         alpha = np.maximum(x[:n], 0.0)
         beta = np.maximum(x[n:] - x[:n] + C, 0.0)

@@ -289,9 +289,11 @@ def _stack_bags(bags, name):
         arrays.append(a)
         sizes.append(a.shape[0])
     sizes = np.asarray(sizes)
-    stacked = sp.vstack(arrays, format="csr") if any(map(sp.issparse, arrays)) else (
-        np.concatenate([np.asarray(a) for a in arrays], axis=0)
-    )  # fmt: skip
+    stacked = (
+        sp.vstack(arrays, format="csr")
+        if any(map(sp.issparse, arrays))
+        else (np.concatenate([np.asarray(a) for a in arrays], axis=0))
+    )
     return stacked, np.repeat(np.arange(len(arrays), dtype=np.int64), sizes), len(arrays)
 
 

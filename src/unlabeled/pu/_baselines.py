@@ -145,11 +145,21 @@ class DoubleHingeQP(KernelPUModel):
     }
 
     def __init__(
-        self, prior: float | None = None, lam: float = 0.01, *, kernel: str = "rbf",
-        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, tol: float = 1e-8,
-        max_memory: float = 4096, verbose: bool | int = False, probability: bool = False,
-        random_state: int | np.random.RandomState | None = None, threshold: str = "prior",
-    ) -> None:  # fmt: skip
+        self,
+        prior: float | None = None,
+        lam: float = 0.01,
+        *,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        tol: float = 1e-8,
+        max_memory: float = 4096,
+        verbose: bool | int = False,
+        probability: bool = False,
+        random_state: int | np.random.RandomState | None = None,
+        threshold: str = "prior",
+    ) -> None:
         set_init_params(self, locals())
 
     @staticmethod
@@ -191,16 +201,29 @@ class DoubleHingeQP(KernelPUModel):
         q = np.r_[-c1 * h, np.ones(n)]
         eye = sp.identity(n, format="csc")
         G = sp.vstack(
-            [sp.hstack([-eye, -eye]), sp.hstack([eye, -eye]), sp.hstack([-eye, 0 * eye]),
-             sp.hstack([eye, 0 * eye])],
+            [
+                sp.hstack([-eye, -eye]),
+                sp.hstack([eye, -eye]),
+                sp.hstack([-eye, 0 * eye]),
+                sp.hstack([eye, 0 * eye]),
+            ],
             format="csc",
-        )  # fmt: skip
+        )
         hv = np.r_[np.zeros(n), np.full(n, c2), np.zeros(n), np.full(n, c2)]
         A_eq = sp.csc_matrix(np.r_[np.ones(n), np.zeros(n)][None, :])
         x = clarabel_qp(
-            P, q, A_eq, np.array([c1 * p]), G, hv, tol_gap=tol, tol_feas=min(1e-8, tol),
-            verbose=self.verbose, what="the double-hinge dual", scale="lam",
-        ).x  # fmt: skip
+            P,
+            q,
+            A_eq,
+            np.array([c1 * p]),
+            G,
+            hv,
+            tol_gap=tol,
+            tol_feas=min(1e-8, tol),
+            verbose=self.verbose,
+            what="the double-hinge dual",
+            scale="lam",
+        ).x
         del P
         sigma = np.clip(x[:n], 0.0, c2)  # interior-point iterates sit a hair inside or out
 
@@ -257,11 +280,18 @@ class USMOInit(KernelPUModel):
     """
 
     def __init__(
-        self, prior: float | None = None, lam: float = 0.01, *, kernel: str = "rbf",
-        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0,
-        probability: bool = False, random_state: int | np.random.RandomState | None = None,
+        self,
+        prior: float | None = None,
+        lam: float = 0.01,
+        *,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        probability: bool = False,
+        random_state: int | np.random.RandomState | None = None,
         threshold: str = "prior",
-    ) -> None:  # fmt: skip
+    ) -> None:
         set_init_params(self, locals())
 
     def _fit(self, X, mask, params):
@@ -381,12 +411,24 @@ class RampPU(KernelPUModel):
     }
 
     def __init__(
-        self, prior: float | None = None, lam: float = 0.01, *, kernel: str = "rbf",
-        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, tol: float = 1e-3,
-        max_cccp_iter: int = 30, init: str = "random", inner_solver: str = "smo",
-        cache_size: float = 200, random_state: int | np.random.RandomState | None = None,
-        verbose: bool | int = False, probability: bool = False, threshold: str = "prior",
-    ) -> None:  # fmt: skip
+        self,
+        prior: float | None = None,
+        lam: float = 0.01,
+        *,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        tol: float = 1e-3,
+        max_cccp_iter: int = 30,
+        init: str = "random",
+        inner_solver: str = "smo",
+        cache_size: float = 200,
+        random_state: int | np.random.RandomState | None = None,
+        verbose: bool | int = False,
+        probability: bool = False,
+        threshold: str = "prior",
+    ) -> None:
         set_init_params(self, locals())
 
     def _fit(self, X, mask, params):
@@ -467,9 +509,12 @@ class RampPU(KernelPUModel):
         )
         if not res.converged:
             warn_not_converged(
-                "RampPU (a convex step's SMO)", limit=default_max_iter(m), used=res.n_iter,
-                default_cap=True, detail=f". KKT violation {res.violation:.3g} > tol={tol}.",
-            )  # fmt: skip
+                "RampPU (a convex step's SMO)",
+                limit=default_max_iter(m),
+                used=res.n_iter,
+                default_cap=True,
+                detail=f". KKT violation {res.violation:.3g} > tol={tol}.",
+            )
         # the gradient G = Q a - 1 - Q d gives the decision values: g = y (G + 1)
         return y * (res.alpha - d), y * (res.G + 1.0), int(res.n_iter)
 

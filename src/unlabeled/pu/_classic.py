@@ -128,16 +128,23 @@ def solve_svm(est, rows, points, y, C, params, who) -> tuple[np.ndarray, float, 
     points, y, C = points[keep], y[keep], C[keep]
     max_iter = resolve_max_iter(est.max_iter, points.size)
     res = _engine.solve_kernel_qp(
-        rows, var_point=np.ascontiguousarray(points, dtype=np.int64), p=-np.ones(points.size),
-        C=np.ascontiguousarray(C, dtype=np.float64), alpha0=np.zeros(points.size),
+        rows,
+        var_point=np.ascontiguousarray(points, dtype=np.int64),
+        p=-np.ones(points.size),
+        C=np.ascontiguousarray(C, dtype=np.float64),
+        alpha0=np.zeros(points.size),
         y=np.ascontiguousarray(y, dtype=np.int8),
         options=_engine.SolverOptions(params["tol"], True, max_iter),
-    )  # fmt: skip
+    )
     if not res.converged:
         warn_not_converged(
-            who, limit=max_iter, used=res.n_iter, default_cap=params["max_iter"] is None,
-            detail=f". KKT violation {res.violation:.3g} > tol={params['tol']}.", stacklevel=4,
-        )  # fmt: skip
+            who,
+            limit=max_iter,
+            used=res.n_iter,
+            default_cap=params["max_iter"] is None,
+            detail=f". KKT violation {res.violation:.3g} > tol={params['tol']}.",
+            stacklevel=4,
+        )
     coef = np.zeros(est._n_train)
     np.add.at(coef, points, np.asarray(res.alpha) * y)
     return coef, -float(res.rho), int(res.n_iter)
@@ -335,12 +342,22 @@ class BiasedSVM(_EngineSVMPU):
     }
 
     def __init__(
-        self, positive_weight: float | None = None, *, cv: int = 3, C: float | None = None,
-        kernel: str = "rbf", gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0,
-        tol: float = 1e-3, cache_size: float = 200.0, max_iter: int | None = None,
-        n_jobs: int | None = None, probability: bool = False,
+        self,
+        positive_weight: float | None = None,
+        *,
+        cv: int = 3,
+        C: float | None = None,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        tol: float = 1e-3,
+        cache_size: float = 200.0,
+        max_iter: int | None = None,
+        n_jobs: int | None = None,
+        probability: bool = False,
         random_state: int | np.random.RandomState | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         set_init_params(self, locals())
 
     def fit(self, X: MatrixLike, s: ArrayLike) -> BiasedSVM:
@@ -400,9 +417,8 @@ class BiasedSVM(_EngineSVMPU):
 @register(
     family="pu",
     summary="bagging SVM (Mordelet-Vert): SVMs of positives vs bootstrap unlabeled samples",
-    cases=(Case({"n_estimators": 3}), Case({"n_estimators": 2, "probability": True},
-                                             name="proba")),
-)  # fmt: skip
+    cases=(Case({"n_estimators": 3}), Case({"n_estimators": 2, "probability": True}, name="proba")),
+)
 class BaggingPUClassifier(_EngineSVMPU):
     r"""The bagging SVM of Mordelet and Vert (2014): the mean of ``T`` SVMs, each of the labeled
     positives against a bootstrap sample of ``K`` unlabeled points taken as negatives.
@@ -497,12 +513,23 @@ class BaggingPUClassifier(_EngineSVMPU):
     }
 
     def __init__(
-        self, n_estimators: int = 10, max_samples: int | float | None = None, *,
-        estimator: BaseEstimator | None = None, C: float = 1.0, kernel: str = "rbf",
-        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, tol: float = 1e-3,
-        cache_size: float = 200.0, max_iter: int | None = None, n_jobs: int | None = None,
-        probability: bool = False, random_state: int | np.random.RandomState | None = None,
-    ) -> None:  # fmt: skip
+        self,
+        n_estimators: int = 10,
+        max_samples: int | float | None = None,
+        *,
+        estimator: BaseEstimator | None = None,
+        C: float = 1.0,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        tol: float = 1e-3,
+        cache_size: float = 200.0,
+        max_iter: int | None = None,
+        n_jobs: int | None = None,
+        probability: bool = False,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
         set_init_params(self, locals())
 
     def _sample_size(self, n_pos, n_unl, params) -> int:
@@ -563,8 +590,14 @@ class BaggingPUClassifier(_EngineSVMPU):
             self.__dict__.pop("estimators_", None)
             self.set_expansion(X, model[0], model[1], classes=np.array([0, 1]))
             return
-        for name in ("support_", "dual_coef_", "intercept_", "support_vectors_", "shape_fit_",
-                     "_coef"):  # fmt: skip
+        for name in (
+            "support_",
+            "dual_coef_",
+            "intercept_",
+            "support_vectors_",
+            "shape_fit_",
+            "_coef",
+        ):
             self.__dict__.pop(name, None)
         self.estimators_ = model
         self.classes_ = np.array([0, 1])
@@ -750,11 +783,21 @@ class ElkanNotoClassifier(_EngineSVMPU):
     }
 
     def __init__(
-        self, weighted: bool = False, *, cv: int = 5, C: float = 1.0, kernel: str = "rbf",
-        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, tol: float = 1e-3,
-        cache_size: float = 200.0, max_iter: int | None = None, n_jobs: int | None = None,
+        self,
+        weighted: bool = False,
+        *,
+        cv: int = 5,
+        C: float = 1.0,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        tol: float = 1e-3,
+        cache_size: float = 200.0,
+        max_iter: int | None = None,
+        n_jobs: int | None = None,
         random_state: int | np.random.RandomState | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         set_init_params(self, locals())
 
     def fit(self, X: MatrixLike, s: ArrayLike) -> ElkanNotoClassifier:

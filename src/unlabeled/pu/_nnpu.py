@@ -318,9 +318,15 @@ class NNPUClassifier(KernelPUModel):
         rng = check_random_state(self.random_state)
         Phi, landmarks, transform = self._features(X, rng)
         risk = _nnpu_solver.PURisk(
-            Phi, mask, weight, prior, params["lam"], params["loss"], params["beta"],
+            Phi,
+            mask,
+            weight,
+            prior,
+            params["lam"],
+            params["loss"],
+            params["beta"],
             params["fit_intercept"],
-        )  # fmt: skip
+        )
         log = _log if self.verbose else None
         theta, n_iter, capped, g, viol = _nnpu_solver.solve(
             risk, params["non_negative"], params["tol"], params["max_iter"], log

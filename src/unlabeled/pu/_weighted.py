@@ -63,18 +63,23 @@ def fit_weighted(est, X, mask, prior, lam, propensity, kparams):
     prod = _products(est, X)
     h = prod(unl, pos, alpha_p)  # K_:P alpha_P
     rows = _engine.KernelRows(
-        engine_data(X, est.kernel), kparams["kernel"], unl.astype(np.int32),
+        engine_data(X, est.kernel),
+        kparams["kernel"],
+        unl.astype(np.int32),
         kparams["cache_bytes"],
-    )  # fmt: skip
+    )
     sigma0 = np.full(n, alpha_p.sum() / n)  # = share c2: feasible
     half = c2 / 2
     start = np.r_[np.minimum(sigma0, half), np.maximum(sigma0 - half, 0.0)]
     cap = resolve_max_iter(est.max_iter, 2 * n)
     res = _engine.solve_kernel_qp(
-        rows, np.r_[np.arange(n), np.arange(n)].astype(np.int64), np.r_[-h - 1.0, -h + 1.0],
-        np.full(2 * n, half), start,
+        rows,
+        np.r_[np.arange(n), np.arange(n)].astype(np.int64),
+        np.r_[-h - 1.0, -h + 1.0],
+        np.full(2 * n, half),
+        start,
         options=_engine.SolverOptions(float(est.tol), bool(est.shrinking), cap),
-    )  # fmt: skip
+    )
     if not res.converged:
         warn_not_converged(
             "PUSVC",

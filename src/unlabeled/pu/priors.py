@@ -507,9 +507,13 @@ def _smo_simplex(rows, K, u, start, max_iter):
     by the engine's pairwise (SMO) solver on the precomputed ``K`` (its kernel ``rows``) to
     the KKT tolerance ``_KM_TOL``, warm-started from the solution at a nearby lambda."""
     res = solve_kernel_qp(
-        rows, np.arange(u.size, dtype=np.int64), -(K @ u), np.ones(u.size), start,
+        rows,
+        np.arange(u.size, dtype=np.int64),
+        -(K @ u),
+        np.ones(u.size),
+        start,
         options=SolverOptions(tol=_KM_TOL, max_iter=max_iter),
-    )  # fmt: skip
+    )
     return np.clip(np.asarray(res.alpha), 0.0, 1.0) if res.converged else None
 
 
@@ -1079,9 +1083,14 @@ class ElkanNoto(_PriorEstimator):
     }
 
     def __init__(
-        self, estimator: BaseEstimator | None = None, *, cv: int = 5, n_bootstrap: int = 0,
-        confidence: float = 0.95, random_state: int | np.random.RandomState | None = None,
-    ) -> None:  # fmt: skip
+        self,
+        estimator: BaseEstimator | None = None,
+        *,
+        cv: int = 5,
+        n_bootstrap: int = 0,
+        confidence: float = 0.95,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
         set_init_params(self, locals())
 
     def _check_values(self, params):
@@ -1528,10 +1537,16 @@ class BestBin(_PriorEstimator):
     }
 
     def __init__(
-        self, estimator: BaseEstimator | None = None, *, cv: int = 5, delta: float = 0.1,
-        gamma: float = 0.01, n_bootstrap: int = 0, confidence: float = 0.95,
+        self,
+        estimator: BaseEstimator | None = None,
+        *,
+        cv: int = 5,
+        delta: float = 0.1,
+        gamma: float = 0.01,
+        n_bootstrap: int = 0,
+        confidence: float = 0.95,
         random_state: int | np.random.RandomState | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         set_init_params(self, locals())
 
     def _check_values(self, params):
@@ -1676,8 +1691,11 @@ _BLEND_MAX_HALVINGS = 200
 _BLOCK_BYTES = 32 * 2**20  # the kernel scorer's row blocks
 
 
-@_shared_docs("the folds, the subsamples and TIcE's halvings", example=(0.2, 0.45),
-              see_also="Bracket BestBin TIcE")  # fmt: skip
+@_shared_docs(
+    "the folds, the subsamples and TIcE's halvings",
+    example=(0.2, 0.45),
+    see_also="Bracket BestBin TIcE",
+)
 @register(
     family="pu",
     summary="class prior: the mean of repeated BestBin and TIcE (prior='auto')",
@@ -1888,8 +1906,7 @@ class Blend(_PriorEstimator):
                 z = [linear[r], kernel[r], *extra]
                 ests, lo_r, hi_r = [], [], []
                 for zk in z:
-                    _, qp, qu, (_, hi) = _best_bin(zk[:p], zk[p:], 0.1, 0.01,
-                                                   params["confidence"])  # fmt: skip
+                    _, qp, qu, (_, hi) = _best_bin(zk[:p], zk[p:], 0.1, 0.01, params["confidence"])
                     ests.append(min(1.0, qu / qp))
                     lo_r.append(max(qu - a / np.sqrt(n), 0.0) / min(qp + a / np.sqrt(p), 1.0))
                     hi_r.append(hi)

@@ -82,11 +82,20 @@ class LabeledSVM(SemiSupervisedSVM):
     _learns_from_unlabeled = False  # (no warning when y marks no point unlabeled)
 
     def __init__(
-        self, C1: float = 1.0, *, kernel: str = "rbf", gamma: str | float = "scale",
-        degree: int = 3, coef0: float = 0.0, tol: float = 1e-3, cache_size: float = 200.0,
-        max_iter: int = 1_000_000, probability: bool = False,
-        random_state: int | np.random.RandomState | None = None, standardize: bool = True,
-    ) -> None:  # fmt: skip
+        self,
+        C1: float = 1.0,
+        *,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        tol: float = 1e-3,
+        cache_size: float = 200.0,
+        max_iter: int = 1_000_000,
+        probability: bool = False,
+        random_state: int | np.random.RandomState | None = None,
+        standardize: bool = True,
+    ) -> None:
         set_init_params(self, locals())
 
     def _fit(self, params, X, classes, signs):

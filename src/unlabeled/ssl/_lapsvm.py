@@ -100,19 +100,32 @@ class LapSVM(SemiSupervisedSVM):
     _dense_fix = "subsample the unlabeled points or use WellSVM, which never forms an n x n matrix"
 
     _parameter_constraints: dict = {
-        **{k: v for k, v in SemiSupervisedSVM._parameter_constraints.items()
-           if k not in ("C2", "balance", "cache_size")},
+        **{
+            k: v
+            for k, v in SemiSupervisedSVM._parameter_constraints.items()
+            if k not in ("C2", "balance", "cache_size")
+        },
         "kernel": [Options(("rbf", "linear", "poly"))],
         "gamma_I": [Real(0.0, low_open=False)],
         "n_neighbors": [Integer(1)],
-    }  # fmt: skip
+    }
 
     def __init__(
-        self, C1: float = 1.0, gamma_I: float = 1.0, *, n_neighbors: int = 5,
-        kernel: str = "rbf", gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0,
-        tol: float = 1e-3, max_iter: int = 100000, probability: bool = False,
-        random_state: int | np.random.RandomState | None = None, standardize: bool = True,
-    ) -> None:  # fmt: skip
+        self,
+        C1: float = 1.0,
+        gamma_I: float = 1.0,
+        *,
+        n_neighbors: int = 5,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        tol: float = 1e-3,
+        max_iter: int = 100000,
+        probability: bool = False,
+        random_state: int | np.random.RandomState | None = None,
+        standardize: bool = True,
+    ) -> None:
         set_init_params(self, locals())
 
     #: the standardised features in float64 whatever X's dtype (its Gram matrix is float64)
@@ -130,8 +143,9 @@ class LapSVM(SemiSupervisedSVM):
         if "lapsvm" not in shared:
             Xd = X.toarray() if sp.issparse(X) and X.shape[1] <= n else X
             K = self._gram(Xd)
-            A = _manifold_solve(K, _laplacian(Xd, min(params["n_neighbors"], n - 1)),
-                                params["gamma_I"] / n, lab)  # fmt: skip
+            A = _manifold_solve(
+                K, _laplacian(Xd, min(params["n_neighbors"], n - 1)), params["gamma_I"] / n, lab
+            )
             shared["lapsvm"] = K, A
         K, A = shared["lapsvm"]
         Kt = K[lab] @ A  # J K (I + lambda L K)^-1 J'
@@ -143,10 +157,14 @@ class LapSVM(SemiSupervisedSVM):
             8.0 * Kt.size + 2**20,
         )
         res = solve_kernel_qp(
-            rows, np.arange(lab.size, dtype=np.int64), -np.ones(lab.size),
-            np.full(lab.size, params["C1"]), np.zeros(lab.size), y=signs[lab],
+            rows,
+            np.arange(lab.size, dtype=np.int64),
+            -np.ones(lab.size),
+            np.full(lab.size, params["C1"]),
+            np.zeros(lab.size),
+            y=signs[lab],
             options=SolverOptions(params["tol"], True, params["max_iter"]),
-        )  # fmt: skip
+        )
         if not res.converged:
             warn_not_converged("LapSVM", limit=params["max_iter"], used=res.n_iter)
         alpha = A @ (res.alpha * signs[lab])
