@@ -579,7 +579,9 @@ class KernelMachine(ValidatedEstimator):
         """The fitted kernel's parameters for :func:`kernel_block` (the width resolved)."""
         return kernel_params(self.kernel, getattr(self, "_gamma", 0.0), self.degree, self.coef0)
 
-    def kernel_dot(self, A, B, coef, rows=None) -> np.ndarray:
+    def kernel_dot(
+        self, A: MatrixLike, B: MatrixLike, coef: ArrayLike, rows: ArrayLike | None = None
+    ) -> np.ndarray:
         """``sum_j coef_j k(a_i, b_j)`` for the rows of ``A`` (see :func:`kernel_dot`)."""
         return kernel_dot(A, B, coef, self.kernel, self.kernel_params(), rows=rows)
 
@@ -610,12 +612,20 @@ class KernelMachine(ValidatedEstimator):
         return kernel_block(X, X, self.kernel, self.kernel_params())
 
     # ------------------------------------------------------------------ the model
-    def set_expansion(self, X, alpha, intercept=0.0, *, w=None, classes=None) -> None:
+    def set_expansion(
+        self,
+        X: MatrixLike,
+        alpha: ArrayLike,
+        intercept: float | None = 0.0,
+        *,
+        w: ArrayLike | None = None,
+        classes: ArrayLike | None = None,
+    ) -> None:
         """Store ``f = sum_i alpha_i k(x_i, .) + intercept`` in scikit-learn's SVC vocabulary.
 
         Parameters
         ----------
-        X : the training data as checked by :meth:`_validate_X`.
+        X : the training data as ``fit`` checked them.
         alpha : ndarray of shape (n_samples,)
             The expansion coefficient of every training point; the support is where it is
             non-zero (tiny values are kept: the caller decides what is zero).

@@ -1,22 +1,7 @@
 """Positive-unlabeled learning: PUSVC, NNPUClassifier (nnPU / uPU), the USMO paper's
 comparison methods, the classic PU classifiers (biased SVM, bagging SVM, Elkan-Noto, positive
 naive Bayes and TAN), class-prior estimation (:mod:`unlabeled.pu.priors`), and learning when
-the labels are not selected completely at random (:mod:`unlabeled.pu.sar`).
-
-Its modules: ``_base`` what the PU classifiers share (the threshold at a share's quantile
-among them, ``_threshold_share``; ``PUProblem``, a fit's double-hinge dual built once and
-passed to the starts of ``_starts``, the solve and ``store_solution``); ``_pusvc`` PUSVC;
-``_select`` its ``gamma="cv"`` / ``lam="cv"`` (folds of a subsample scored by held-out recall
-at the prior's quantile); ``_weighted`` ``PUSVC.fit(propensity=)``'s dual (one coefficient per
-positive); ``_dask_linear`` linear PUSVC on Dask input (CoCoA+ rounds at a fixed offset, the
-offset search, a duality gap from two bracketing states); ``_classic`` the classic PU SVMs as
-C-SVM duals with per-variable boxes (one ``KernelRows`` per fit for all its folds and bags);
-``_bayes`` positive naive Bayes and TAN; ``_nnpu`` the nnPU / uPU risk of a model linear in its
-features by L-BFGS (``_nnpu_solver``: the risk, its smoothing, the stationarity test) and
-``_nnpu_mlp`` its network form (trained by ``_nnpu_torch``, torch imported by ``fit`` only);
-``_baselines`` the USMO paper's comparison methods; ``priors`` the class-prior estimators (one
-private module per family: ``_priors_*``; ``Blend``, ``prior="auto"``'s, the mean of repeated
-best-bin and TIcE estimates); ``sar`` labels not selected at random."""
+the labels are not selected completely at random (:mod:`unlabeled.pu.sar`)."""
 
 from ..registry import exported
 from . import priors as priors

@@ -200,7 +200,15 @@ class KernelPUModel(ProbabilisticMixin, KernelClassifier):
         X = self._validate_X(X, dtype=dtype)
         return X, check_pu_labels(s, X.shape[0])
 
-    def set_expansion(self, X, alpha, intercept, *, w=None, classes=(0, 1)):
+    def set_expansion(
+        self,
+        X: MatrixLike,
+        alpha: ArrayLike,
+        intercept: float | None = 0.0,
+        *,
+        w: ArrayLike | None = None,
+        classes: ArrayLike | None = (0, 1),
+    ) -> None:
         """Store f = sum_i alpha_i k(x_i, .) + beta, with the classes [0, 1]."""
         super().set_expansion(X, alpha, intercept, w=w, classes=np.array(classes))
 
