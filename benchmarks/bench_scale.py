@@ -111,7 +111,7 @@ def irreducible(model, X, s, threads=0):
     given them, the threads of the fit's own products (0: every core)."""
     unl = np.flatnonzero(s == 0)
     path = model.cache_stats_["kernel_path"] or "auto"
-    kp = KernelProducts(X, "rbf", {"gamma": model._gamma}, threads, path)
+    kp = KernelProducts(X, "rbf", {"gamma": model.kernel_gamma_}, threads, path)
     coef = np.zeros(len(s))
     coef[model.support_] = model.dual_coef_[0]
     cols = np.flatnonzero(coef)

@@ -114,8 +114,8 @@ def test_precomputed_and_sparse_training():
 
 def test_gamma_is_resolved_as_svc_does():
     X, y, _ = kernel_data()
-    assert RidgeClassifier(gamma="scale").fit(X, y)._gamma == pytest.approx(1 / (3 * X.var()))
-    assert RidgeClassifier(gamma="auto").fit(X, y)._gamma == pytest.approx(1 / 3)
+    assert RidgeClassifier(gamma="scale").fit(X, y).kernel_gamma_ == pytest.approx(1 / (3 * X.var()))
+    assert RidgeClassifier(gamma="auto").fit(X, y).kernel_gamma_ == pytest.approx(1 / 3)
 
 
 def test_check_estimator():

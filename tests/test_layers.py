@@ -257,6 +257,53 @@ def test_no_private_member_of_another_modules_class_used():
     assert _foreign_private_uses(trees) == []
 
 
+#: (file, member): the private members of the package's classes that a test or benchmark
+#: reads or calls, and why (every other use goes through public names)
+TEST_PRIVATE_MEMBER_USES = {
+    # the declared fitted attributes of a model, tampered with one by one
+    ("tests/test_fuzz_files.py", "_fitted_declarations"),
+    ("tests/test_model_files_all.py", "_fitted_declarations"),
+    ("tests/test_mil_probabilities.py", "_fit"),  # wrapped to watch the folds' solves
+    # the warm start's optimizer state; the device-memory check without a GPU
+    ("tests/test_pae.py", "_optimizer"),
+    ("tests/test_pae.py", "_check_batch_memory"),
+    ("tests/test_svmplus.py", "_gamma_star"),  # the privileged kernel's width: no public name
+}
+
+
+def _private_member_uses_outside(files, members: set) -> set:
+    """(file, member) for each ``obj.member`` of ``files`` that reads a private member of the
+    package's classes (``members``) on an object other than ``self`` / ``cls``, where the file
+    defines no class with that member itself."""
+    found = set()
+    for path in files:
+        tree = ast.parse(path.read_text())
+        own = _class_members(tree)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Attribute) or node.attr not in members - own:
+                continue
+            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                continue
+            found.add((str(path.relative_to(ROOT)), node.attr))
+    return found
+
+
+def test_tests_and_benchmarks_use_no_private_member():
+    """Tests (but the engine's and the private modules' own) and benchmarks read fitted models
+    through public names (``kernel_gamma_``, not ``_gamma``); the exceptions are listed in
+    TEST_PRIVATE_MEMBER_USES with their reasons, and none is stale."""
+    members = set().union(*(_class_members(ast.parse(p.read_text())) for p, _, _ in _modules()))
+    tests = [
+        p
+        for p in sorted((ROOT / "tests").rglob("*.py"))
+        if p.relative_to(ROOT / "tests").parts[0] not in PRIVATE_TEST_FOLDERS
+    ]
+    benchmarks = [p for p in sorted((ROOT / "benchmarks").glob("*.py")) if p.name[0] != "_"]
+    found = _private_member_uses_outside(tests + benchmarks, members - CLASS_TABLES)
+    assert sorted(found - TEST_PRIVATE_MEMBER_USES) == []
+    assert sorted(TEST_PRIVATE_MEMBER_USES - found) == [], "stale entries"
+
+
 def test_private_member_check_finds_duck_typed_use():
     base = ast.parse("class KernelMachine:\n    def _kernel_dot(self): ...\n    _t = 1\n")
     user = ast.parse(

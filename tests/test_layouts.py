@@ -30,7 +30,7 @@ def test_svmplus_sparse_fit_equals_dense_fit():
     ref = SVMPlus().fit(X, y, Xs)
     for name in ("csc", "coo", "F"):
         est = SVMPlus().fit(layouts(X)[name], y, Xs)
-        assert est.n_iter_ == ref.n_iter_ and est._gamma == ref._gamma
+        assert est.n_iter_ == ref.n_iter_ and est.kernel_gamma_ == ref.kernel_gamma_
         np.testing.assert_array_equal(est.dual_coef_, ref.dual_coef_)
         np.testing.assert_array_equal(est.intercept_, ref.intercept_)
 
@@ -95,7 +95,7 @@ def test_csr_with_duplicates_read_as_scipy_sums_them():
     before = dup.data.copy(), dup.indices.copy(), dup.indptr.copy()
     a = PUSVC(prior=0.4, n_jobs=1, random_state=0).fit(dup, s)
     b = PUSVC(prior=0.4, n_jobs=1, random_state=0).fit(X, s)
-    assert a._gamma == pytest.approx(b._gamma, rel=1e-12)
+    assert a.kernel_gamma_ == pytest.approx(b.kernel_gamma_, rel=1e-12)
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-8)
     assert a.support_vectors_.has_canonical_format
     after = (dup.data, dup.indices, dup.indptr)
