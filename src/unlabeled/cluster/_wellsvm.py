@@ -17,7 +17,7 @@ from .._label_generation import (
     make_backend,
     store_label_generation,
 )
-from .._solving import warn_not_converged
+from .._solving import cache_bytes, warn_not_converged
 from .._threads import one_blas_thread
 from .._validation import (
     MAX_C,
@@ -614,7 +614,7 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
         3,196 points each took 0.26 s on the cached rows, a product with the formed matrix
         0.005 s; the start's few dozen of them were most of the fit's time)."""
         n = X.shape[0]
-        if 8.0 * n * n > cache_mb * 2**20:
+        if 8.0 * n * n > cache_bytes(cache_mb):
             return None
         if self.kernel == "precomputed":
             return X
