@@ -142,9 +142,14 @@ def phases(model, X, s):
         KernelProducts.__call__ = call
     pilot, products = sum(log["start"]), sum(log["products"])
     solver = log["engine"][-1]
-    return {"pilot": pilot, "products": products, "solver": solver,
-            "after": total - pilot - products - solver, "threads": max(threads, default=0),
-            "irreducible": irreducible(model, X, s, max(threads, default=0))}  # fmt: skip
+    return {
+        "pilot": pilot,
+        "products": products,
+        "solver": solver,
+        "after": total - pilot - products - solver,
+        "threads": max(threads, default=0),
+        "irreducible": irreducible(model, X, s, max(threads, default=0)),
+    }
 
 
 def child(task, method, n):

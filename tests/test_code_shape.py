@@ -253,6 +253,17 @@ def test_fmt_skip_only_on_tables():
     assert found == []
 
 
+#: markers off tables still in tests/ and benchmarks/ (not yet reformatted: their files are
+#: being edited elsewhere); lower them as files are touched, a new one fails
+FMT_SKIP_LEFT = {"tests": 55, "benchmarks": 71}
+
+
+def test_fmt_skip_off_tables_in_tests_and_benchmarks_only_decrease():
+    for folder, left in FMT_SKIP_LEFT.items():
+        n = sum(len(fmt_skips_off_tables(p.read_text())) for p in (ROOT / folder).rglob("*.py"))
+        assert n <= left, f"{folder}/: {n} '# fmt: skip' off tables, at most {left}"
+
+
 def test_fmt_skip_rule_on_a_sample():
     source = (
         "T = {'a': 1, 'b': X.y}  # fmt: skip\n"

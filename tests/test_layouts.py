@@ -88,9 +88,13 @@ def test_csr_with_duplicates_read_as_scipy_sums_them():
     rows, cols = np.nonzero(X)
     vals = X[rows, cols]
     dup = sp.csr_matrix(
-        (np.repeat(vals / 2, 2), np.repeat(cols, 2), np.r_[0, np.cumsum(2 * np.bincount(
-            rows, minlength=X.shape[0]))]), shape=X.shape
-    )  # fmt: skip
+        (
+            np.repeat(vals / 2, 2),
+            np.repeat(cols, 2),
+            np.r_[0, np.cumsum(2 * np.bincount(rows, minlength=X.shape[0]))],
+        ),
+        shape=X.shape,
+    )
     assert not dup.has_canonical_format and dup.nnz == 2 * np.count_nonzero(X)
     before = dup.data.copy(), dup.indices.copy(), dup.indptr.copy()
     a = PUSVC(prior=0.4, n_jobs=1, random_state=0).fit(dup, s)
@@ -193,8 +197,15 @@ def test_search_accepts_what_the_estimators_accept(kind):
         pd = pytest.importorskip("pandas")
         Xk, sk = pd.DataFrame(X, columns=["a", "b", "c"]), pd.Series(s, index=np.arange(len(s)) * 7)
     else:
-        Xk, sk = {"list": X.tolist(), "coo": sp.coo_matrix(X), "csc": sp.csc_matrix(X),
-                  "dok": sp.dok_matrix(X)}.get(kind), s  # fmt: skip
+        Xk, sk = (
+            {
+                "list": X.tolist(),
+                "coo": sp.coo_matrix(X),
+                "csc": sp.csc_matrix(X),
+                "dok": sp.dok_matrix(X),
+            }.get(kind),
+            s,
+        )
     before = Xk.copy() if kind != "list" else list(Xk)
     got = _search(Xk, sk)
     np.testing.assert_allclose(

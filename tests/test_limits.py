@@ -473,8 +473,7 @@ def test_linear_solver_checks_its_weight_vectors():
     X = _huge_sparse(2**20)
     with unlabeled.config_context(max_dense_bytes=8 * 2**20 * 5):
         with pytest.raises(MemoryBudgetError, match=r"20 dense weight vector\(s\)"):
-            WellSVMClustering(kernel="linear", cache_size=0.001, n_init=20,
-                              init="alignment").fit(X)  # fmt: skip
+            WellSVMClustering(kernel="linear", cache_size=0.001, n_init=20, init="alignment").fit(X)
 
 
 @pytest.mark.parametrize(

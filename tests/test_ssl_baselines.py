@@ -110,8 +110,11 @@ def test_lapsvm_matches_its_primal(gamma_I):
     Lh = np.linalg.cholesky(L + 1e-12 * np.eye(n))
     w, b = cp.Variable(V.shape[1]), cp.Variable()
     f = V @ w
-    obj = (cp.sum(cp.pos(1 - cp.multiply(t, f[lab] + b))) + 0.5 * cp.sum_squares(w)
-           + gamma_I / (2 * n) * cp.sum_squares(Lh.T @ f))  # fmt: skip
+    obj = (
+        cp.sum(cp.pos(1 - cp.multiply(t, f[lab] + b)))
+        + 0.5 * cp.sum_squares(w)
+        + gamma_I / (2 * n) * cp.sum_squares(Lh.T @ f)
+    )
     prob = cp.Problem(cp.Minimize(obj))
     prob.solve(**SOLVE)
     alpha = np.zeros(n)
@@ -355,5 +358,6 @@ def test_lapsvm_dense_sparse_and_float32_fits_agree_on_tied_integer_data(standar
         np.testing.assert_array_equal(dual, ref.dual_coef_)
         np.testing.assert_array_equal(model.intercept_, ref.intercept_)
         np.testing.assert_array_equal(model.transduction_, ref.transduction_)
-        np.testing.assert_allclose(model.decision_function(X), ref.decision_function(X),
-                                   rtol=0, atol=1e-12)  # fmt: skip
+        np.testing.assert_allclose(
+            model.decision_function(X), ref.decision_function(X), rtol=0, atol=1e-12
+        )

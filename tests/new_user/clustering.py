@@ -26,8 +26,20 @@ for est in [WellSVMClustering(gamma=0.5, random_state=0), CLSST(random_state=0)]
 data = write_csv("points.csv", X, truth=truth)
 Xr = np.loadtxt(data, delimiter=",", skiprows=1)[:, :2]
 python_fit = WellSVMClustering(gamma=0.5, random_state=0).fit(Xr)
-unlabeled_cli("fit", data, "--estimator", "cluster-wellsvm", "--ignore-column", "truth", "--gamma",
-              "0.5", "--random-state", "0", "-o", "clusters.skops")  # fmt: skip
+unlabeled_cli(
+    "fit",
+    data,
+    "--estimator",
+    "cluster-wellsvm",
+    "--ignore-column",
+    "truth",
+    "--gamma",
+    "0.5",
+    "--random-state",
+    "0",
+    "-o",
+    "clusters.skops",
+)
 out = WORK / "clusters.csv"
 unlabeled_cli("predict", "clusters.skops", data, "-o", out)
 assert np.array_equal(read_column(out, 0), python_fit.predict(Xr))
