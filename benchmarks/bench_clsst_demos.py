@@ -97,10 +97,15 @@ def plot_curves(rows, sets, counts, path):
                     row[key] = np.mean([r[key] for r in mine])
                 means.append(row)
     bench.plot_panels(
-        means, path, "set", sets, lambda name: name,
+        means,
+        path,
+        "set",
+        sets,
+        lambda name: name,
         ys=(("err", "error", "semilogx"), ("nmi", "NMI", "semilogx")),
-        xlabel="labeled points per class", x="labels",
-    )  # fmt: skip
+        xlabel="labeled points per class",
+        x="labels",
+    )
 
 
 def plot_components(path, two_d):

@@ -121,13 +121,20 @@ def plot(r22, r25, sets, path):
         groups = {}
         for r in rows:
             groups.setdefault((r["set"], r["method"], r["labels"]), []).append(r["value"])
-        means += [dict(set=s, method=m, labels=c, status="ok", **{key: np.mean(v)})
-                  for (s, m, c), v in groups.items()]  # fmt: skip
+        means += [
+            dict(set=s, method=m, labels=c, status="ok", **{key: np.mean(v)})
+            for (s, m, c), v in groups.items()
+        ]
     bench.plot_panels(
-        means, path, "set", sets, lambda name: name,
+        means,
+        path,
+        "set",
+        sets,
+        lambda name: name,
         ys=(("nmi", "NMI (Fig. 2.2)", "plot"), ("err", "test error (Fig. 2.5)", "plot")),
-        xlabel="labeled points per class", x="labels",
-    )  # fmt: skip
+        xlabel="labeled points per class",
+        x="labels",
+    )
 
 
 def main():

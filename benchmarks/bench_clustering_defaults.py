@@ -131,8 +131,15 @@ def main():
                     if args.report_only or not todo:
                         continue
                     for m, (acc, t) in fits(X, y, seed, todo).items():
-                        rec = {"set": name, "n": len(y), "prep": prep, "method": m,
-                               "seed": seed, "accuracy": acc, "seconds": t}  # fmt: skip
+                        rec = {
+                            "set": name,
+                            "n": len(y),
+                            "prep": prep,
+                            "method": m,
+                            "seed": seed,
+                            "accuracy": acc,
+                            "seconds": t,
+                        }
                         runs.write(json.dumps(rec) + "\n")
                         runs.flush()
                     print(f"{name:15s} {prep:12s} seed {seed} done", flush=True)
@@ -165,8 +172,11 @@ def table(recs, sets, prep, methods):
             if m == REFERENCE:
                 by = {}
                 for x in SIGMAS:
-                    rs = [r for r in recs if (r["set"], r["prep"], r["method"]) ==
-                          (s, prep, f"Spectral sigma={x}")]  # fmt: skip
+                    rs = [
+                        r
+                        for r in recs
+                        if (r["set"], r["prep"], r["method"]) == (s, prep, f"Spectral sigma={x}")
+                    ]
                     if rs:
                         by[x] = rs
                 if not by:
@@ -187,9 +197,14 @@ def write_report(args, done, preps):
     recs = [r for r in done.values() if r is not None]
     sets = [s for s in UCI_SMALL_NAMES if any(r["set"] == s for r in recs)]
     sets.sort(key=lambda s: next(r["n"] for r in recs if r["set"] == s))
-    methods = [m for m in METHODS if any(
-        r["method"] == m or (m == REFERENCE and r["method"].startswith("Spectral sigma"))
-        for r in recs)]  # fmt: skip
+    methods = [
+        m
+        for m in METHODS
+        if any(
+            r["method"] == m or (m == REFERENCE and r["method"].startswith("Spectral sigma"))
+            for r in recs
+        )
+    ]
     lines = bench.header("Clustering with defaults on the 12 UCI sets, raw and standardised")
     lines += [
         "Two clusters, accuracy under the best matching of clusters to classes, every point "
@@ -208,10 +223,15 @@ def write_report(args, done, preps):
         tab = table(recs, sets, prep, methods)
         if not any(tab[m] for m in methods):
             continue
-        lines += [f"## {prep.capitalize()} features", "", "Accuracy (mean over seeds; for "
-                  "WellSVM the spread max - min over the seeds in brackets).", "",
-                  "| set | n | " + " | ".join(methods) + " |",
-                  "|---|---|" + "---|" * len(methods)]  # fmt: skip
+        lines += [
+            f"## {prep.capitalize()} features",
+            "",
+            "Accuracy (mean over seeds; for "
+            "WellSVM the spread max - min over the seeds in brackets).",
+            "",
+            "| set | n | " + " | ".join(methods) + " |",
+            "|---|---|" + "---|" * len(methods),
+        ]
         for s in sets:
             n = next(r["n"] for r in recs if r["set"] == s)
             cells = []
@@ -229,19 +249,28 @@ def write_report(args, done, preps):
             lines.append(f"| {s} | {n} | " + " | ".join(cells) + " |")
         full = [m for m in methods if len(tab[m]) == len(sets)]
         lines.append(
-            "| **mean** | | " + " | ".join(
+            "| **mean** | | "
+            + " | ".join(
                 f"**{np.mean([tab[m][s][0] for s in sets]):.3f}**" if m in full else ""
-                for m in methods) + " |"
-        )  # fmt: skip
-        lines.append(
-            "| largest spread | | " + " | ".join(
-                f"{max(tab[m][s][1] for s in tab[m]):.3f}" if tab[m] else "" for m in methods)
+                for m in methods
+            )
             + " |"
-        )  # fmt: skip
-        lines += ["", "Seconds per fit (mean over seeds / slowest fit; `Spectral labels`: the "
-                  "chosen width's fits).", "",
-                  "| set | " + " | ".join(m for m in methods if m != "WellSVM+balance") + " |",
-                  "|---|" + "---|" * (len(methods) - ("WellSVM+balance" in methods))]  # fmt: skip
+        )
+        lines.append(
+            "| largest spread | | "
+            + " | ".join(
+                f"{max(tab[m][s][1] for s in tab[m]):.3f}" if tab[m] else "" for m in methods
+            )
+            + " |"
+        )
+        lines += [
+            "",
+            "Seconds per fit (mean over seeds / slowest fit; `Spectral labels`: the "
+            "chosen width's fits).",
+            "",
+            "| set | " + " | ".join(m for m in methods if m != "WellSVM+balance") + " |",
+            "|---|" + "---|" * (len(methods) - ("WellSVM+balance" in methods)),
+        ]
         for s in sets:
             cells = []
             for m in methods:

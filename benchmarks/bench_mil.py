@@ -82,9 +82,11 @@ GAMMAS = (0.5, 1.0, 2.0)
 WEIGHTS = {
     "quick": (((10.0, 1.0),),) * 2,  # --quick: one point (and the one gamma multiplier 1)
     "narrow": (((1.0, 1.0), (10.0, 1.0)),) * 2,
-    "wide": (((10.0, 1.0), (10.0, 10.0), (100.0, 10.0), (100.0, 100.0)),
-             ((1.0, 1.0), (10.0, 1.0), (100.0, 1.0), (1000.0, 1.0))),
-}  # fmt: skip
+    "wide": (
+        ((10.0, 1.0), (10.0, 10.0), (100.0, 10.0), (100.0, 100.0)),
+        ((1.0, 1.0), (10.0, 1.0), (100.0, 1.0), (1000.0, 1.0)),
+    ),
+}
 
 
 def grid(method, name):
@@ -178,9 +180,13 @@ def select_and_fit(method, X, bag, y, tr, te, seed, grid_name):
     mtr, mte = np.isin(bag, tr), np.isin(bag, te)
     pred, fit_s = fit_predict(method, best, X[mtr], bag[mtr], y[tr], X[mte], bag[mte])
     return {
-        "method": method, "acc": float(np.mean(pred == y[te])), "fit_s": fit_s,
-        "select_s": time.perf_counter() - t0, "gamma": best[0], "weights": list(best[1]),
-    }  # fmt: skip
+        "method": method,
+        "acc": float(np.mean(pred == y[te])),
+        "fit_s": fit_s,
+        "select_s": time.perf_counter() - t0,
+        "gamma": best[0],
+        "weights": list(best[1]),
+    }
 
 
 def outer_fold(name, repeat, fold, tr, te, grid_name):
@@ -191,8 +197,16 @@ def outer_fold(name, repeat, fold, tr, te, grid_name):
         warnings.simplefilter("ignore", ConvergenceWarning)
         for method in METHODS:
             row = select_and_fit(method, X, bag, y, tr, te, 1000 * repeat + fold, grid_name)
-            rows.append({"set": name, "repeat": repeat, "fold": fold, "commit": COMMIT,
-                         "grid": grid_name, **row})  # fmt: skip
+            rows.append(
+                {
+                    "set": name,
+                    "repeat": repeat,
+                    "fold": fold,
+                    "commit": COMMIT,
+                    "grid": grid_name,
+                    **row,
+                }
+            )
     return rows
 
 
@@ -211,11 +225,14 @@ def summarise(rows):
             by_rep.setdefault(r["repeat"], []).append(r["acc"])
         rep = np.array([np.mean(v) for v in by_rep.values()])
         out[s, m] = {
-            "acc": acc.mean(), "fold_sd": acc.std(ddof=1) if acc.size > 1 else 0.0,
-            "rep_sd": rep.std(ddof=1) if rep.size > 1 else float("nan"), "n": acc.size,
-            "repeats": rep.size, "fit_s": np.mean([r["fit_s"] for r in g]),
+            "acc": acc.mean(),
+            "fold_sd": acc.std(ddof=1) if acc.size > 1 else 0.0,
+            "rep_sd": rep.std(ddof=1) if rep.size > 1 else float("nan"),
+            "n": acc.size,
+            "repeats": rep.size,
+            "fit_s": np.mean([r["fit_s"] for r in g]),
             "select_s": np.mean([r["select_s"] for r in g]),
-        }  # fmt: skip
+        }
     return out
 
 
@@ -242,21 +259,29 @@ def report(args, rows, path_png):
     full = "--repeats 5" if args.grid == "narrow" else "--grid wide --first-repeat 1 --repeats 6"
     lines += [
         f"Code: the rows were computed at commit(s) {', '.join(commits)} (each row of "
-        f"`{stem(args)}_runs.jsonl` names its own).", "",
+        f"`{stem(args)}_runs.jsonl` names its own).",
+        "",
         "Complete repeats of 10-fold CV in this file: "
         + ", ".join(f"{s} {k}" for s, k in per_set.items())
-        + (" (REDUCED protocol: the full one is 5 repeats, `python benchmarks/bench_mil.py "
-           f"{full}`)."
-           if reduced else "."),
-        "", PAPER_NOTE, "",
+        + (
+            " (REDUCED protocol: the full one is 5 repeats, `python benchmarks/bench_mil.py "
+            f"{full}`)."
+            if reduced
+            else "."
+        ),
+        "",
+        PAPER_NOTE,
+        "",
         "Bag accuracy, mean over all outer folds; +- the standard deviation over folds"
-        + (" (in brackets: over the repeats' means)" if len(reps) > 1 else "") + ". "
+        + (" (in brackets: over the repeats' means)" if len(reps) > 1 else "")
+        + ". "
         "Bold: the best of the row. Parameters by inner 3-fold CV, "
         f"{len(grid('WellSVM', args.grid))} grid points for every method (grid "
-        f"`{args.grid}`, see the script's docstring).", "",
+        f"`{args.grid}`, see the script's docstring).",
+        "",
         "| set | " + " | ".join(METHODS) + " | WellSVM >= best other |",
         "|---|" + "---|" * (len(METHODS) + 1),
-    ]  # fmt: skip
+    ]
     wins = 0
     for s in sets:
         accs = {m: summary[s, m]["acc"] for m in METHODS if (s, m) in summary}
@@ -277,14 +302,18 @@ def report(args, rows, path_png):
         lines.append(f"| {s} | " + " | ".join(cells) + f" | {'yes' if ok else 'no'} |")
     goal = "met" if wins >= 4 else "NOT met"
     lines += [
-        "", f"Goal (WellSVM at least the best other method on at least 4 of the 5 sets): "
-        f"{wins} of {len(sets)} sets: {goal}.", "",
+        "",
+        f"Goal (WellSVM at least the best other method on at least 4 of the 5 sets): "
+        f"{wins} of {len(sets)} sets: {goal}.",
+        "",
         "Fit time, seconds per outer fold: the refit with the chosen parameters on the whole "
         "training fold (and, in brackets, the whole selection: "
         f"{3 * len(grid('WellSVM', args.grid))} inner fits and the refit); "
-        "ratio = method / WellSVM refit.", "",
-        "| set | " + " | ".join(METHODS) + " |", "|---|" + "---|" * len(METHODS),
-    ]  # fmt: skip
+        "ratio = method / WellSVM refit.",
+        "",
+        "| set | " + " | ".join(METHODS) + " |",
+        "|---|" + "---|" * len(METHODS),
+    ]
     for s in sets:
         ref = summary[s, "WellSVM"]["fit_s"] if (s, "WellSVM") in summary else np.nan
         cells = [
@@ -298,8 +327,11 @@ def report(args, rows, path_png):
     lines += ["", "Chosen parameters (gamma multiplier, weights), counts over the outer folds:", ""]
     for s in sets:
         for m in METHODS:
-            picks = [str((r["gamma"], tuple(r["weights"]))) for r in rows
-                     if r["set"] == s and r["method"] == m]  # fmt: skip
+            picks = [
+                str((r["gamma"], tuple(r["weights"])))
+                for r in rows
+                if r["set"] == s and r["method"] == m
+            ]
             vals, counts = np.unique(np.array(picks), return_counts=True)
             pairs = zip(vals, counts, strict=True)
             lines.append(f"- {s}, {m}: " + ", ".join(f"{v} x{c}" for v, c in pairs))
@@ -316,8 +348,14 @@ def plot(summary, sets, path):
     for k, m in enumerate(METHODS):
         acc = [summary[s, m]["acc"] if (s, m) in summary else np.nan for s in sets]
         sd = [summary[s, m]["fold_sd"] if (s, m) in summary else 0 for s in sets]
-        ax.bar(np.arange(len(sets)) + (k - len(METHODS) / 2 + 0.5) * width, acc, width,
-               yerr=sd, label=m, capsize=2)  # fmt: skip
+        ax.bar(
+            np.arange(len(sets)) + (k - len(METHODS) / 2 + 0.5) * width,
+            acc,
+            width,
+            yerr=sd,
+            label=m,
+            capsize=2,
+        )
     ax.set_xticks(np.arange(len(sets)), sets)
     ax.set_ylim(0.4, 1.0)
     ax.set_ylabel("bag accuracy")
@@ -357,12 +395,19 @@ def defaults_fold(name, repeat, fold, tr, te):
                 model.fit(Xtr, y[tr], groups=btr)
                 elapsed = time.perf_counter() - t0
                 pred = model.predict(Xte, groups=bte)
-            rows.append({
-                "set": name, "repeat": repeat, "fold": fold, "method": method,
-                "acc": float(np.mean(pred == y[te])), "fit_s": elapsed, "commit": COMMIT,
-                "warnings": sorted({type(w.message).__name__ for w in caught}),
-                "load": os.getloadavg()[0],  # the machine's 1-minute load after the fit
-            })  # fmt: skip
+            rows.append(
+                {
+                    "set": name,
+                    "repeat": repeat,
+                    "fold": fold,
+                    "method": method,
+                    "acc": float(np.mean(pred == y[te])),
+                    "fit_s": elapsed,
+                    "commit": COMMIT,
+                    "warnings": sorted({type(w.message).__name__ for w in caught}),
+                    "load": os.getloadavg()[0],  # the machine's 1-minute load after the fit
+                }
+            )
     return rows
 
 
@@ -376,8 +421,9 @@ def _load_note(rows):
         f"Load average (1 minute) after the fits: {min(loads):.1f} to {max(loads):.1f} "
         f"(median {np.median(loads):.1f}) on the machine's {os.cpu_count()} cores; the "
         "machine is shared, the seconds vary with the load: compare the ratios, measured in "
-        "the same run.", "",
-    ]  # fmt: skip
+        "the same run.",
+        "",
+    ]
 
 
 def run_defaults(args, labels):
@@ -410,16 +456,18 @@ def run_defaults(args, labels):
         f"Code: commit {', '.join(sorted({r['commit'] for r in rows}))}. Every method with "
         "its defaults (no parameter search): "
         "`MILWellSVM()`, `MISVM()`, `miSVM()` on the instances standardised per training "
-        "fold; `SVC()` (scikit-learn: `gamma=\"scale\"`, `C=1`) on the bag embedding "
+        'fold; `SVC()` (scikit-learn: `gamma="scale"`, `C=1`) on the bag embedding '
         "(mean, max and min of each feature over the bag, standardised per training fold). "
         f"One 10-fold CV over bags per set (stratified, the folds of repeat {args.first_repeat}"
         " of `mil.md`), the same folds for every method; fit times on one core, all methods "
-        f"in the same run ({args.n_jobs} fold(s) at a time).", "",
+        f"in the same run ({args.n_jobs} fold(s) at a time).",
+        "",
         *_load_note(rows),
-        "Bag accuracy (mean +- std over the folds); bold: the best of the row.", "",
+        "Bag accuracy (mean +- std over the folds); bold: the best of the row.",
+        "",
         "| set | " + " | ".join(DEFAULTS) + " | MILWellSVM >= SVC embedding |",
         "|---|" + "---|" * (len(DEFAULTS) + 1),
-    ]  # fmt: skip
+    ]
     wins = 0
     for name in sets:
         means = {m: float(np.mean(acc[name, m])) for m in DEFAULTS}
@@ -434,33 +482,44 @@ def run_defaults(args, labels):
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {'yes' if ok else 'no'} |")
     ratio = total["MILWellSVM"] / total["MI-SVM"]
     lines += [
-        "", f"MILWellSVM at least the bag-embedding SVC on {wins} of {len(sets)} sets.", "",
+        "",
+        f"MILWellSVM at least the bag-embedding SVC on {wins} of {len(sets)} sets.",
+        "",
         f"Total fit time over the {n_folds} fits of each method (seconds), the ratio to "
-        "MI-SVM's, and the fits that warned (ConvergenceWarning or UserWarning):", "",
-        "| method | total fit s | / MI-SVM | fits that warned |", "|---|---|---|---|",
-    ]  # fmt: skip
+        "MI-SVM's, and the fits that warned (ConvergenceWarning or UserWarning):",
+        "",
+        "| method | total fit s | / MI-SVM | fits that warned |",
+        "|---|---|---|---|",
+    ]
     for m in DEFAULTS:
         lines.append(
             f"| {m} | {total[m]:.2f} | {total[m] / total['MI-SVM']:.2f} | {warned[m]} of "
             f"{n_folds} |"
         )
     lines += [
-        "", f"MILWellSVM's total fit time is {ratio:.2f}x MI-SVM's.", "",
-        "Fit time per set (seconds, the 10 folds together; in brackets: / MI-SVM):", "",
-        "| set | " + " | ".join(DEFAULTS) + " |", "|---|" + "---|" * len(DEFAULTS),
-    ]  # fmt: skip
+        "",
+        f"MILWellSVM's total fit time is {ratio:.2f}x MI-SVM's.",
+        "",
+        "Fit time per set (seconds, the 10 folds together; in brackets: / MI-SVM):",
+        "",
+        "| set | " + " | ".join(DEFAULTS) + " |",
+        "|---|" + "---|" * len(DEFAULTS),
+    ]
     for name in sets:
-        t = {m: sum(r["fit_s"] for r in rows if r["set"] == name and r["method"] == m)
-             for m in DEFAULTS}  # fmt: skip
+        t = {
+            m: sum(r["fit_s"] for r in rows if r["set"] == name and r["method"] == m)
+            for m in DEFAULTS
+        }
         lines.append(
             f"| {name} | "
             + " | ".join(f"{t[m]:.2f} (x{t[m] / t['MI-SVM']:.2g})" for m in DEFAULTS)
             + " |"
         )
     lines += [
-        "", "How MILWellSVM's defaults were chosen (on other folds: seed 1) is in its "
+        "",
+        "How MILWellSVM's defaults were chosen (on other folds: seed 1) is in its "
         "docstring; the folds here took no part in the choice.",
-    ]  # fmt: skip
+    ]
     bench.write_markdown(args, stem_, lines)
 
 
@@ -480,11 +539,17 @@ def variant_fold(name, fold, tr, te):
             clf = MILWellSVM(C1=10.0, C2=1.0, gamma=1.0 / X.shape[1], oracle=oracle, model=model)
             t0 = time.perf_counter()
             clf.fit(Xtr, y[tr], groups=bag[mtr])
-            rows.append({
-                "set": name, "fold": fold, "oracle": oracle, "model": model,
-                "fit_s": time.perf_counter() - t0, "objective": clf.objective_history_[-1],
-                "acc": float(np.mean(clf.predict(Xte, groups=bag[mte]) == y[te])),
-            })  # fmt: skip
+            rows.append(
+                {
+                    "set": name,
+                    "fold": fold,
+                    "oracle": oracle,
+                    "model": model,
+                    "fit_s": time.perf_counter() - t0,
+                    "objective": clf.objective_history_[-1],
+                    "acc": float(np.mean(clf.predict(Xte, groups=bag[mte]) == y[te])),
+                }
+            )
     return rows
 
 
@@ -499,17 +564,21 @@ def run_variants(args):
         for fold, (tr, te) in enumerate(outer_folds(y, 0)):
             if not (args.quick and fold >= 2):
                 tasks.append((name, fold, tr, te))
-    rows = [r for fr in Parallel(n_jobs=args.n_jobs)(delayed(variant_fold)(*t) for t in tasks)
-            for r in fr]  # fmt: skip
+    rows = [
+        r
+        for fr in Parallel(n_jobs=args.n_jobs)(delayed(variant_fold)(*t) for t in tasks)
+        for r in fr
+    ]
     lines = bench.header("WellSVM (multi-instance): the violated-choice search and the model")
     lines += [
         "Fixed parameters C1 = 10, C2 = 1, gamma = 1 / n_features (standardised features), "
         "one 10-fold CV over bags per set (folds of repeat 0 of `mil.md`). Bag accuracy "
         "(mean +- std over folds), the relaxation's final value (mean over folds: lower is a "
-        "tighter solution of the same convex problem) and the fit time (s, one core).", "",
+        "tighter solution of the same convex problem) and the fit time (s, one core).",
+        "",
         "| set | " + " | ".join(f"{o}, {m}" for o, m in VARIANTS) + " |",
         "|---|" + "---|" * len(VARIANTS),
-    ]  # fmt: skip
+    ]
     for name in dict.fromkeys(r["set"] for r in rows):
         cells = []
         for o, m in VARIANTS:
@@ -536,11 +605,18 @@ def main():
         help="every method with its defaults, one 10-fold CV (mil_defaults.md)",
     )
     ap.add_argument("--report-only", action="store_true", help="write the table from the runs")
-    ap.add_argument("--grid", choices=WEIGHTS, default="narrow",
-                    help="the parameter grid (narrow; wide writes mil-wide.md; quick: "
-                    "--quick's one point)")  # fmt: skip
-    ap.add_argument("--first-repeat", type=int, default=0,
-                    help="run the repeats from this one to --repeats - 1 (0)")  # fmt: skip
+    ap.add_argument(
+        "--grid",
+        choices=WEIGHTS,
+        default="narrow",
+        help="the parameter grid (narrow; wide writes mil-wide.md; quick: --quick's one point)",
+    )
+    ap.add_argument(
+        "--first-repeat",
+        type=int,
+        default=0,
+        help="run the repeats from this one to --repeats - 1 (0)",
+    )
     args = bench.parse(ap)
     title = "Multi-instance bag accuracy"
     sets = ["musk1"] if args.quick else args.sets

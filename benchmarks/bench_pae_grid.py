@@ -320,8 +320,17 @@ def main():
     name, out = stem(args), Path(args.out)
     if not args.report:
         for seed, model, iters, lr in planned_runs(args):
-            run(out / f"{name}_runs", model, seed, iters, args.chunks, lr,
-                args.decay_chunks, args.final_chunks, small=args.quick)  # fmt: skip
+            run(
+                out / f"{name}_runs",
+                model,
+                seed,
+                iters,
+                args.chunks,
+                lr,
+                args.decay_chunks,
+                args.final_chunks,
+                small=args.quick,
+            )
             if not args.quick:  # a report after every run, so that a cut run leaves one
                 report(out, name)
     report(out, name)

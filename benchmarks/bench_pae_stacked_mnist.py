@@ -86,8 +86,12 @@ def main():
     args = bench.parse(ap)
     if args.quick:
         args.synthetic, args.train, args.epochs, args.hidden, args.samples = (
-            True, 500, 1.0, [256, 128], 2000
-        )  # fmt: skip
+            True,
+            500,
+            1.0,
+            [256, 128],
+            2000,
+        )
     x, y, xt, yt = load_mnist(args)
     predict, acc = train_digit_classifier(x, y, xt, yt, 1 if args.quick else 3, args.seed)
     X, modes = make_stacked_mnist(x, y, args.train, random_state=args.seed)

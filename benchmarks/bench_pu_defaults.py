@@ -305,8 +305,10 @@ def prior_spread(split, name, seeds) -> dict:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            values = [float(getattr(priors, name)(random_state=r).fit(Xtr, s).prior_) for r in
-                      range(seeds)]  # fmt: skip
+            values = [
+                float(getattr(priors, name)(random_state=r).fit(Xtr, s).prior_)
+                for r in range(seeds)
+            ]
         rec.update(priors=values, std=float(np.std(values)))
     except Exception as exc:  # noqa: BLE001
         first = traceback.format_exception_only(type(exc), exc)[-1].strip().splitlines()[0]

@@ -155,12 +155,21 @@ def run(args, runs_path) -> None:
                 split = make_split(X, y, rate, seed)
                 for method in args.methods:
                     rec = one_fit(method, split, seed)
-                    rec.update(table=name, half=pu_tables.half(name), rate=rate, seed=seed,
-                               method=method, n=int(y.size))  # fmt: skip
+                    rec.update(
+                        table=name,
+                        half=pu_tables.half(name),
+                        rate=rate,
+                        seed=seed,
+                        method=method,
+                        n=int(y.size),
+                    )
                     with open(runs_path, "a") as fh:
                         fh.write(json.dumps(rec) + "\n")
-                    print(f"{name:18s} {rate:5.2f} {seed} {method:18s} F1 {rec['f1']:.3f} "
-                          f"{rec['cpu']:7.2f}s {rec['status']}", flush=True)  # fmt: skip
+                    print(
+                        f"{name:18s} {rate:5.2f} {seed} {method:18s} F1 {rec['f1']:.3f} "
+                        f"{rec['cpu']:7.2f}s {rec['status']}",
+                        flush=True,
+                    )
 
 
 def _mean_f1(recs, method, half, rate):
@@ -173,8 +182,7 @@ def _mean_f1(recs, method, half, rate):
 
 
 def _summary(recs, methods, halves, rates) -> list[str]:
-    lines = ["| half | rate | " + " | ".join(methods) + " |",
-             "|---|---|" + "---|" * len(methods)]  # fmt: skip
+    lines = ["| half | rate | " + " | ".join(methods) + " |", "|---|---|" + "---|" * len(methods)]
     for half in halves:
         for rate in rates:
             cells = [f"{_mean_f1(recs, m, half, rate):.3f}" for m in methods]
@@ -202,8 +210,9 @@ def _ratios(recs) -> list[str]:
     lines = ["| pair | fits | median CPU ratio pulearn / ours | total CPU pulearn / ours |",
              "|---|---|---|---|"]  # fmt: skip
     for theirs, ours in PAIRS:
-        both = [(key[k], key[(*k[:3], ours)]) for k in key
-                if k[3] == theirs and (*k[:3], ours) in key]  # fmt: skip
+        both = [
+            (key[k], key[(*k[:3], ours)]) for k in key if k[3] == theirs and (*k[:3], ours) in key
+        ]
         if not both:
             continue
         ratio = np.median([a["cpu"] / max(b["cpu"], 1e-9) for a, b in both])
@@ -213,8 +222,7 @@ def _ratios(recs) -> list[str]:
 
 
 def _per_table(recs, methods) -> list[str]:
-    lines = ["| table | half | " + " | ".join(methods) + " |",
-             "|---|---|" + "---|" * len(methods)]  # fmt: skip
+    lines = ["| table | half | " + " | ".join(methods) + " |", "|---|---|" + "---|" * len(methods)]
     for table in dict.fromkeys(r["table"] for r in recs):
         cells = []
         for m in methods:
@@ -230,18 +238,30 @@ def report(args, runs_path) -> None:
     halves = [h for h in ("tuning", "confirmation") if any(r["half"] == h for r in recs)]
     rates = sorted({r["rate"] for r in recs})
     tables = sorted({r["table"] for r in recs})
-    lines = [*bench.header(TITLE),
-             f"Tables ({len(tables)}): {', '.join(tables)}; rates {rates}, seeds "
-             f"{sorted({r['seed'] for r in recs})}, at most {args.max_rows:,} rows each. "
-             "Protocol and methods: the script's docstring.", "",
-             "## Mean test F1 (over the half's tables)", "",
-             *_summary(recs, methods, halves, rates), "",
-             "## Failures and CPU per fit (fit and predict, one thread)", "",
-             *_costs(recs, methods), "", *NOTES, "",
-             "## CPU of each pair (pulearn over unlabeled, the same labelings)", "",
-             *_ratios(recs), "",
-             "## F1 per table (mean over rates and seeds)", "",
-             *_per_table(recs, methods)]  # fmt: skip
+    lines = [
+        *bench.header(TITLE),
+        f"Tables ({len(tables)}): {', '.join(tables)}; rates {rates}, seeds "
+        f"{sorted({r['seed'] for r in recs})}, at most {args.max_rows:,} rows each. "
+        "Protocol and methods: the script's docstring.",
+        "",
+        "## Mean test F1 (over the half's tables)",
+        "",
+        *_summary(recs, methods, halves, rates),
+        "",
+        "## Failures and CPU per fit (fit and predict, one thread)",
+        "",
+        *_costs(recs, methods),
+        "",
+        *NOTES,
+        "",
+        "## CPU of each pair (pulearn over unlabeled, the same labelings)",
+        "",
+        *_ratios(recs),
+        "",
+        "## F1 per table (mean over rates and seeds)",
+        "",
+        *_per_table(recs, methods),
+    ]
     bench.write_markdown(args, NAME, lines)
 
 
@@ -250,8 +270,9 @@ def csv(kind):
 
 
 def main():
-    ap = bench.parser(__doc__, quick="a smoke run: heart and house, 500 rows, rate 0.2, seed 0",
-                      name=NAME)  # fmt: skip
+    ap = bench.parser(
+        __doc__, quick="a smoke run: heart and house, 500 rows, rate 0.2, seed 0", name=NAME
+    )
     ap.add_argument("--tables", type=csv(str), help="comma-separated (default: all 26)")
     ap.add_argument("--rates", type=csv(float), default=[0.01, 0.05, 0.2], help="(0.01,0.05,0.2)")
     ap.add_argument("--seeds", type=int, default=1, help="labelings per table and rate (1)")

@@ -140,7 +140,7 @@ def main():
             "svc-weighted",
             "linearsvc",
             "linearsvc-weighted",
-        ],  # fmt: skip
+        ],
     }
     if args.quick:
         methods["rbf"] = ["pusvc-smo", "qp"]
@@ -202,8 +202,13 @@ def write_report(rows, args):
             )
     bench.write_markdown(args, "bench_pusvc", lines)
     path = bench.output(args, "bench_pusvc", ".png")
-    bench.plot_panels(rows, path, "kernel", list(dict.fromkeys(r["kernel"] for r in rows)),
-                      lambda k: f"{k} kernel")  # fmt: skip
+    bench.plot_panels(
+        rows,
+        path,
+        "kernel",
+        list(dict.fromkeys(r["kernel"] for r in rows)),
+        lambda k: f"{k} kernel",
+    )
 
 
 if __name__ == "__main__":

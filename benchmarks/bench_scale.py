@@ -111,7 +111,7 @@ def irreducible(model, X, s, threads=0):
     given them, the threads of the fit's own products (0: every core)."""
     unl = np.flatnonzero(s == 0)
     path = model.cache_stats_["kernel_path"] or "auto"
-    kp = KernelProducts(X, "rbf", {"gamma": model._gamma}, threads, path)
+    kp = KernelProducts(X, "rbf", {"gamma": model.kernel_gamma_}, threads, path)
     coef = np.zeros(len(s))
     coef[model.support_] = model.dual_coef_[0]
     cols = np.flatnonzero(coef)
@@ -142,9 +142,14 @@ def phases(model, X, s):
         KernelProducts.__call__ = call
     pilot, products = sum(log["start"]), sum(log["products"])
     solver = log["engine"][-1]
-    return {"pilot": pilot, "products": products, "solver": solver,
-            "after": total - pilot - products - solver, "threads": max(threads, default=0),
-            "irreducible": irreducible(model, X, s, max(threads, default=0))}  # fmt: skip
+    return {
+        "pilot": pilot,
+        "products": products,
+        "solver": solver,
+        "after": total - pilot - products - solver,
+        "threads": max(threads, default=0),
+        "irreducible": irreducible(model, X, s, max(threads, default=0)),
+    }
 
 
 def child(task, method, n):

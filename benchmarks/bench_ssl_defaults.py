@@ -89,9 +89,17 @@ def run_one(name, X, y, rate, seed, prep, method, args):
         scaler = StandardScaler().fit(Xtr)
         Xtr, Xte = scaler.transform(Xtr), scaler.transform(Xte)
     est = make(method, seed, prep)
-    row = {"set": name, "half": ssl_tables.half(name), "classes": int(y.max() + 1),
-           "rate": rate, "seed": seed, "prep": prep, "method": method,
-           "n_lab": len(lab), "n_unl": len(unl)}  # fmt: skip
+    row = {
+        "set": name,
+        "half": ssl_tables.half(name),
+        "classes": int(y.max() + 1),
+        "rate": rate,
+        "seed": seed,
+        "prep": prep,
+        "method": method,
+        "n_lab": len(lab),
+        "n_unl": len(unl),
+    }
     t = time.process_time()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -137,12 +145,15 @@ def report(args, runs, tables, methods):
         for rate in args.rates:
             for prep in args.preps:
                 lines += [f"## {half} half, {rate:.0%} labeled, {prep} features", ""]
-                lines += ["| table | classes | " + " | ".join(methods) + " |",
-                          "|---|---:|" + "---:|" * len(methods)]  # fmt: skip
+                lines += [
+                    "| table | classes | " + " | ".join(methods) + " |",
+                    "|---|---:|" + "---:|" * len(methods),
+                ]
                 cells = {}
                 for t in names:
-                    cells[t] = {m: _mean(runs, set=t, rate=rate, prep=prep, method=m)
-                                for m in methods}  # fmt: skip
+                    cells[t] = {
+                        m: _mean(runs, set=t, rate=rate, prep=prep, method=m) for m in methods
+                    }
                     k = next(r["classes"] for r in runs if r["set"] == t)
                     ref = cells[t].get("SVC")
                     row = [_cell(cells[t][m], ref) for m in methods]
@@ -164,9 +175,12 @@ def report(args, runs, tables, methods):
                         f"| **{label}** ({len(full)} of {len(sel)}) | | " + " | ".join(row) + " |"
                     )
                 lines.append("")
-    lines += ["## Fit cost and convergence", "",
-              "| method | CPU s per fit (mean) | max | fits warned (ConvergenceWarning) | errors |",
-              "|---|---:|---:|---:|---:|"]  # fmt: skip
+    lines += [
+        "## Fit cost and convergence",
+        "",
+        "| method | CPU s per fit (mean) | max | fits warned (ConvergenceWarning) | errors |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for m in methods:
         rs = [r for r in runs if r["method"] == m]
         if not rs:

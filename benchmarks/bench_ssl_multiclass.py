@@ -107,8 +107,15 @@ def run_one(X, y, rate, seed, method, args):
             est.fit(Xtr, np.r_[y[lab], np.full(len(unl), -1)])
         seconds = time.perf_counter() - t
         acc = float(np.mean(est.predict(Xte) == y[test]))
-    return {"rate": rate, "seed": seed, "method": method, "acc": acc, "seconds": seconds,
-            "n_lab": len(lab), "n_classes_labeled": len(np.unique(y[lab]))}  # fmt: skip
+    return {
+        "rate": rate,
+        "seed": seed,
+        "method": method,
+        "acc": acc,
+        "seconds": seconds,
+        "n_lab": len(lab),
+        "n_classes_labeled": len(np.unique(y[lab])),
+    }
 
 
 def report(args, runs, sets):
@@ -127,19 +134,26 @@ def report(args, runs, sets):
         means: dict = {m: [] for m in args.methods}
         for s in sets:
             at = [r for r in runs if r["set"] == s and r["rate"] == rate]
-            cell = {m: float(np.mean([r["acc"] for r in at if r["method"] == m]))
-                    for m in args.methods}  # fmt: skip
+            cell = {
+                m: float(np.mean([r["acc"] for r in at if r["method"] == m])) for m in args.methods
+            }
             for m in args.methods:
                 means[m].append(cell[m])
             ref = cell.get("SVC-std", np.nan)
             k = np.mean([r["n_classes_labeled"] for r in at])
-            row = [f"**{cell[m]:.3f}**" if cell[m] < ref - 0.01 else f"{cell[m]:.3f}"
-                   for m in args.methods]  # fmt: skip
+            row = [
+                f"**{cell[m]:.3f}**" if cell[m] < ref - 0.01 else f"{cell[m]:.3f}"
+                for m in args.methods
+            ]
             lines.append(f"| {s} | {k:.1f} | " + " | ".join(row) + " |")
         row = [f"{np.mean(means[m]):.4f}" for m in args.methods]
         lines += ["| **mean** | | " + " | ".join(row) + " |", ""]
-    lines += ["## Fit seconds", "", "| set | rate | " + " | ".join(args.methods) + " |",
-              "|---|---:|" + "---:|" * len(args.methods)]  # fmt: skip
+    lines += [
+        "## Fit seconds",
+        "",
+        "| set | rate | " + " | ".join(args.methods) + " |",
+        "|---|---:|" + "---:|" * len(args.methods),
+    ]
     for s in sets:
         for rate in args.rates:
             at = [r for r in runs if r["set"] == s and r["rate"] == rate]
@@ -150,8 +164,9 @@ def report(args, runs, sets):
 
 
 def main() -> None:
-    ap = bench.parser(__doc__, quick="digits, 5% labeled, 150 unlabeled, 1 seed",
-                      name="ssl_multiclass")  # fmt: skip
+    ap = bench.parser(
+        __doc__, quick="digits, 5% labeled, 150 unlabeled, 1 seed", name="ssl_multiclass"
+    )
     ap.add_argument("--sets", nargs="*", default=["digits", "pendigits", "wine"])
     ap.add_argument("--rates", nargs="*", type=float, default=[0.01, 0.05])
     ap.add_argument("--seeds", type=int, default=3)

@@ -74,8 +74,13 @@ def run_set(X, y, c_grid, max_iter, sigma_grid=SIGMA_GRID):
     beta = 0.3 if max(y.mean(), 1 - y.mean()) > 0.6 else 0.03
     out = {m: [] for m in METHODS}
     runs = [timed(KMeans(2, n_init=1, random_state=s), X) for s in range(10)]
-    out["KMeans"].append(({}, np.mean([bench.matched_accuracy(p, y) for p, _ in runs]),
-                          np.mean([t for _, t in runs])))  # fmt: skip
+    out["KMeans"].append(
+        (
+            {},
+            np.mean([bench.matched_accuracy(p, y) for p, _ in runs]),
+            np.mean([t for _, t in runs]),
+        )
+    )
     for s in sigma_grid:
         gamma = base / s**2
         sc = SpectralClustering(2, affinity="rbf", gamma=gamma, random_state=0)
@@ -84,9 +89,17 @@ def run_set(X, y, c_grid, max_iter, sigma_grid=SIGMA_GRID):
         for C in c_grid:
             for ties, names in (("positive", WELL[:2]), ("decision", WELL[2:])):
                 p = {"sigma": s, "C": C, "beta": beta}
-                est = WellSVMClustering(C=C, beta=beta, gamma=gamma, max_iter=max_iter,
-                                        ties=ties, init="alignment", tol=1e-3, max_time=None,
-                                        random_state=0)  # fmt: skip
+                est = WellSVMClustering(
+                    C=C,
+                    beta=beta,
+                    gamma=gamma,
+                    max_iter=max_iter,
+                    ties=ties,
+                    init="alignment",
+                    tol=1e-3,
+                    max_time=None,
+                    random_state=0,
+                )
                 pred, t = timed(est, X)
                 out[names[0]].append((p, bench.matched_accuracy(pred, y), t))
                 f = est.decision_function(X)  # the same relaxation, rounded into B
@@ -130,8 +143,12 @@ def main():
         t0 = time.perf_counter()
         results[name] = (len(y), run_set(X, y, c_grid, max_iter, args.sigmas))
         best = {m: max(r, key=lambda t: t[1]) for m, r in results[name][1].items()}
-        print(f"{name:15s} n={len(y):5d} " + " ".join(f"{m} {b[1]:.3f}" for m, b in best.items())
-              + f"  ({time.perf_counter() - t0:.0f} s)", flush=True)  # fmt: skip
+        print(
+            f"{name:15s} n={len(y):5d} "
+            + " ".join(f"{m} {b[1]:.3f}" for m, b in best.items())
+            + f"  ({time.perf_counter() - t0:.0f} s)",
+            flush=True,
+        )
         write_report(results, args, c_grid, max_iter, reduced, sizes)
 
 
@@ -142,7 +159,8 @@ def write_report(results, args, c_grid, max_iter, reduced, sizes):
         "**reduced protocol**" if reduced else "",
     )
     lines += [
-        "Full protocol: `python benchmarks/bench_wellsvm_clustering.py`.", "",
+        "Full protocol: `python benchmarks/bench_wellsvm_clustering.py`.",
+        "",
         "Accuracy under the best matching of clusters to classes, all points clustered. "
         f"Widths sigma in {args.sigmas} x sqrt(mean squared distance) for Spectral and WellSVM; "
         f"WellSVM's C in {c_grid}, at most {max_iter} cutting-plane iterations. **Each method "
@@ -156,11 +174,13 @@ def write_report(results, args, c_grid, max_iter, reduced, sizes):
         "(offset='balance'), +ties our tie-break of the sort by decision values "
         "(ties='decision').",
         "",
-    ]  # fmt: skip
+    ]
     for name, (n, _) in results.items():
         if n < sizes[name]:
-            lines += [f"{name}: a stratified random subsample of {n} of its {sizes[name]} points.",
-                      ""]  # fmt: skip
+            lines += [
+                f"{name}: a stratified random subsample of {n} of its {sizes[name]} points.",
+                "",
+            ]
     if len(done) < len(args.sets):
         lines += [f"**Partial run: not finished on {', '.join(set(args.sets) - set(done))}.**", ""]
     lines += accuracy_table(results, done) + time_table(results, done)
@@ -180,9 +200,15 @@ def accuracy_table(results, sets):
     """Best accuracy on the grid per method (with its setting), then the label-free column
     at sigma = 1 (C = 1), and the paper's Table 11."""
     fixed = METHODS[1:]
-    head = ("| set | n | beta/n | " + " | ".join(f"{m} (best)" for m in METHODS) + " | "
-            + " | ".join(f"{m} at sigma=1" for m in fixed) + " | paper "
-            + " / ".join(PAPER_METHODS) + " |")  # fmt: skip
+    head = (
+        "| set | n | beta/n | "
+        + " | ".join(f"{m} (best)" for m in METHODS)
+        + " | "
+        + " | ".join(f"{m} at sigma=1" for m in fixed)
+        + " | paper "
+        + " / ".join(PAPER_METHODS)
+        + " |"
+    )
     rows = ["## Accuracy", "", head, "|" + "---|" * (4 + len(METHODS) + len(fixed))]
     cols = {k: [] for k in [*METHODS, *(f + "@1" for f in fixed)]}
     for name in sets:
@@ -196,11 +222,21 @@ def accuracy_table(results, sets):
             cols[m + "@1"].append(_fixed(res[m])[1])
             cells.append(f"{cols[m + '@1'][-1]:.3f}")
         beta = best["WellSVM"][0]["beta"]
-        rows.append(f"| {name} | {n} | {beta} | " + " | ".join(cells) + " | "
-                    + " / ".join(f"{v:.2f}" for v in PAPER[name]) + " |")  # fmt: skip
+        rows.append(
+            f"| {name} | {n} | {beta} | "
+            + " | ".join(cells)
+            + " | "
+            + " / ".join(f"{v:.2f}" for v in PAPER[name])
+            + " |"
+        )
     paper = [np.mean([PAPER[s][i] for s in sets]) for i in range(len(PAPER_METHODS))]
-    rows.append("| **mean** | | | " + " | ".join(f"**{np.mean(v):.3f}**" for v in cols.values())
-                + " | " + " / ".join(f"{v:.3f}" for v in paper) + " |")  # fmt: skip
+    rows.append(
+        "| **mean** | | | "
+        + " | ".join(f"**{np.mean(v):.3f}**" for v in cols.values())
+        + " | "
+        + " / ".join(f"{v:.3f}" for v in paper)
+        + " |"
+    )
     return rows + [""]
 
 
@@ -210,10 +246,13 @@ def time_table(results, sets):
     rows = [
         "## Fit time (seconds, wall clock: one fit at the selected setting; grid = all fits)",
         "",
-        "| set | " + " | ".join(METHODS) + " | " + " | ".join(f"{m} grid" for m in grid)
+        "| set | "
+        + " | ".join(METHODS)
+        + " | "
+        + " | ".join(f"{m} grid" for m in grid)
         + " | WellSVM / Spectral (selected) |",
         "|" + "---|" * (2 + len(METHODS) + len(grid)),
-    ]  # fmt: skip
+    ]
     tot = np.zeros(len(METHODS) + len(grid))
     for name in sets:
         res = results[name][1]

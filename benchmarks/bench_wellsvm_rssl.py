@@ -145,8 +145,7 @@ def write_split(work: Path, name, split, data) -> Path:
     d = work / f"{name}_{split}"
     d.mkdir(parents=True, exist_ok=True)
     unl = np.setdiff1d(np.arange(len(ytr)), lab)
-    parts = {"Xl": Xtr[lab], "yl": ytr[lab], "Xu": Xtr[unl], "yu": ytr[unl], "Xt": Xte,
-             "yt": yte}  # fmt: skip
+    parts = {"Xl": Xtr[lab], "yl": ytr[lab], "Xu": Xtr[unl], "yu": ytr[unl], "Xt": Xte, "yt": yte}
     for key, arr in parts.items():
         fmt = "%d" if key.startswith("y") else "%.17g"
         np.savetxt(d / f"{key}.csv", np.asarray(arr).reshape(len(arr), -1), fmt=fmt, delimiter=",")
@@ -191,8 +190,13 @@ def run_reference(args, tasks, runs_path: Path) -> str:
     work.mkdir(parents=True, exist_ok=True)
     (work / "rssl_fit.R").write_text(R_SCRIPT)
     (work / "tasks.txt").write_text("".join(f"{s} {k} {d} {seed}\n" for s, k, d, seed in tasks))
-    cmd = ["Rscript", str(work / "rssl_fit.R"), str(work / "tasks.txt"), str(runs_path),
-           ",".join(args.r_methods)]  # fmt: skip
+    cmd = [
+        "Rscript",
+        str(work / "rssl_fit.R"),
+        str(work / "tasks.txt"),
+        str(runs_path),
+        ",".join(args.r_methods),
+    ]
     subprocess.run(cmd, env=env, check=True)
     return ""
 
@@ -238,8 +242,15 @@ def fit_ours(method, data, seed):
         est = WellSVM(random_state=seed, **DEFAULTS[method])
     else:
         A = float(np.mean(euclidean_distances(Xtr, squared=True)))
-        est = WellSVM(C1=C1, C2=C2, kernel="rbf", gamma=1.0 / A, random_state=seed,
-                      standardize=False, **OURS[method])  # fmt: skip
+        est = WellSVM(
+            C1=C1,
+            C2=C2,
+            kernel="rbf",
+            gamma=1.0 / A,
+            random_state=seed,
+            standardize=False,
+            **OURS[method],
+        )
     est.fit(Xtr, y)
     cpu = time.process_time() - c0
     unl = y == -1
@@ -250,8 +261,13 @@ def main():
     ap = bench.parser(__doc__, name=NAME)
     ap.add_argument("--splits", type=int, default=10, help="random splits per set (10)")
     ap.add_argument("--sets", nargs="+", default=ORDER, help="UCI sets (all 12)")
-    ap.add_argument("--methods", nargs="+", default=[*OURS, *DEFAULTS], choices=[*OURS, *DEFAULTS],
-                    help="our variants (all)")  # fmt: skip
+    ap.add_argument(
+        "--methods",
+        nargs="+",
+        default=[*OURS, *DEFAULTS],
+        choices=[*OURS, *DEFAULTS],
+        help="our variants (all)",
+    )
     ap.add_argument("--r-methods", nargs="+", default=R_METHODS, help="RSSL's (both)")
     ap.add_argument("--r-only", action="store_true", help="run only RSSL's fits (cached)")
     ap.add_argument("--no-r", action="store_true", help="only the cached RSSL results")
@@ -260,8 +276,11 @@ def main():
     ap.add_argument(
         "--report-only", action="store_true", help="no fits: the table from both caches"
     )
-    ap.add_argument("--rssl-lib", default=os.environ.get("RSSL_LIB", "/tmp/rlib"),
-                    help="R library folder holding RSSL ($RSSL_LIB or /tmp/rlib)")  # fmt: skip
+    ap.add_argument(
+        "--rssl-lib",
+        default=os.environ.get("RSSL_LIB", "/tmp/rlib"),
+        help="R library folder holding RSSL ($RSSL_LIB or /tmp/rlib)",
+    )
     ap.add_argument("--work", default="/tmp/wellsvm_rssl_splits", help="the splits' CSV files")
     args = bench.parse(ap)
     if args.report_only:
@@ -282,8 +301,10 @@ def main():
     runs_path = bench.output(args, NAME, "_runs.jsonl")
     why = "--no-r: cached RSSL results only"
     if not args.no_r:
-        tasks = [(s, k, write_split(Path(args.work), s, k, d), seed_of(s, k))
-                 for (s, k), d in splits.items()]  # fmt: skip
+        tasks = [
+            (s, k, write_split(Path(args.work), s, k, d), seed_of(s, k))
+            for (s, k), d in splits.items()
+        ]
         why = run_reference(args, tasks, runs_path)
     if args.r_only:
         return
@@ -420,8 +441,9 @@ def report(args, rows, sets, ours, theirs, why):
         on_sets = sorted({t for t, _ in on})
 
         def paired(x, on=on, on_sets=on_sets):
-            return np.mean([np.mean([by[s, k, x]["acc"] for (t, k) in on if t == s])
-                            for s in on_sets])  # fmt: skip
+            return np.mean(
+                [np.mean([by[s, k, x]["acc"] for (t, k) in on if t == s]) for s in on_sets]
+            )
 
         accs = ", ".join(f"{x} {paired(x):.4f}" for x in [*primary, m])
         lines += [

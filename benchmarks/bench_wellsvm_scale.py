@@ -86,8 +86,9 @@ def prepare(args, path):
     first = np.r_[np.flatnonzero(y[:n_train] == 0)[:1], np.flatnonzero(y[:n_train] == 1)[:1]]
     rest = np.setdiff1d(np.arange(len(y)), first)
     X, y = X[np.r_[first, rest]], y[np.r_[first, rest]]
-    np.savez(path, data=X.data, indices=X.indices, indptr=X.indptr, shape=X.shape, y=y,
-             n_train=n_train)  # fmt: skip
+    np.savez(
+        path, data=X.data, indices=X.indices, indptr=X.indptr, shape=X.shape, y=y, n_train=n_train
+    )
     return n_train, X.nnz / X.shape[0] / X.shape[1]
 
 
@@ -119,8 +120,17 @@ def main():
         for share in args.shares:
             n = int(round(share * n_train))
             for method in methods:
-                opts = [cache, method, str(n), "--labeled", str(args.labeled),
-                        "--c2", str(args.c2), "--tol", str(args.tol)]  # fmt: skip
+                opts = [
+                    cache,
+                    method,
+                    str(n),
+                    "--labeled",
+                    str(args.labeled),
+                    "--c2",
+                    str(args.c2),
+                    "--tol",
+                    str(args.tol),
+                ]
                 res = bench.measure_in_child(__file__, opts, args.time_limit, dead, method)
                 rows.append({"method": method, "n": n, **res})
                 print(rows[-1], flush=True)
@@ -134,10 +144,11 @@ def write_report(rows, args, n_train, density):
         f"Data: {source}, density {density:.4%}; C1 = 1, C2 = {args.c2}, tol = {args.tol} "
         "(a cutting-plane step that cannot lower the objective by this share ends the loop; "
         "also the inner solvers' tolerance); time limit "
-        f"{args.time_limit:.0f} s per fit (a method that fails is not run at larger n).", "",
+        f"{args.time_limit:.0f} s per fit (a method that fails is not run at larger n).",
+        "",
         "| training points | method | fit time (s) | peak memory (MB) | test accuracy |",
         "|---|---|---|---|---|",
-    ]  # fmt: skip
+    ]
 
     def cells(r, find):
         return [f"{r['time']:.2f}", f"{r['peak_mb']:.0f}", f"{r['accuracy']:.3f}"]
@@ -145,9 +156,13 @@ def write_report(rows, args, n_train, density):
     lines += bench.table_rows(rows, ("n", "method"), cells, 3)
     bench.write_markdown(args, args.name, lines)
     bench.plot_panels(
-        rows, bench.output(args, args.name, ".png"), lambda r: "all", ["all"],
-        lambda _: "RCV1-shaped data, linear kernel, 50 labeled", xlabel="training points",
-    )  # fmt: skip
+        rows,
+        bench.output(args, args.name, ".png"),
+        lambda r: "all",
+        ["all"],
+        lambda _: "RCV1-shaped data, linear kernel, 50 labeled",
+        xlabel="training points",
+    )
 
 
 if __name__ == "__main__":

@@ -139,8 +139,10 @@ def make(method, params, base_gamma, max_iter=None):
     C2, k = params.get("C2", 0.1), params.get("k", 5)
     eng = kernel_args(kern, base_gamma, engine=True)
     if method.startswith("WellSVM"):
-        variant = {"WellSVM+refine": {"refine_oracle": True},
-                   "WellSVM+alignment": {"init": "alignment", "random_state": 0}}  # fmt: skip
+        variant = {
+            "WellSVM+refine": {"refine_oracle": True},
+            "WellSVM+alignment": {"init": "alignment", "random_state": 0},
+        }
         extra = {} if max_iter is None else {"max_iter": max_iter}
         if method == SQUARED:
             extra["loss"] = "squared_hinge"
@@ -187,7 +189,7 @@ class AuthorsFinish:
             if np.array_equal(new, labels):
                 break
             labels, alpha, f, _ = self._svm(backend, new)
-        est._set_expansion(X, alpha * labels, None, classes=classes)
+        est.set_expansion(X, alpha * labels, None, classes=classes)
         return self
 
     @staticmethod
@@ -224,8 +226,7 @@ def candidates(method, search, kernel=None):
     only, with ``kernel`` (chosen by the labeled SVM's CV)."""
     own = OWN_PARAM.get(method)
     values = {"C2": C2_GRID, "k": K_GRID}.get(own, [None])
-    kernels = [None] if method == "LabelSpreading" else (
-        KERNELS if search == "grid" else [kernel])  # fmt: skip
+    kernels = [None] if method == "LabelSpreading" else (KERNELS if search == "grid" else [kernel])
     out = []
     for v, kern in itertools.product(values, kernels):
         p = {} if kern is None else {"kernel": kern}
@@ -257,8 +258,9 @@ def select(method, cands, Xtr, y_ssl, folds, seed, base_gamma, max_iter):
     parameter (C2 = 0.1, the authors' code's default; k = 5) in log scale."""
     if len(cands) == 1 or folds < 2:
         return {**cands[0], "tied": 1, "alt": cands[0]}
-    scores = np.array([cv_accuracy(method, p, Xtr, y_ssl, folds, seed, base_gamma, max_iter)
-                       for p in cands])  # fmt: skip
+    scores = np.array(
+        [cv_accuracy(method, p, Xtr, y_ssl, folds, seed, base_gamma, max_iter) for p in cands]
+    )
     best = int(np.argmax(scores))
     tied = np.flatnonzero(np.isclose(scores, scores[best]))
     own = OWN_PARAM.get(method)
@@ -322,8 +324,9 @@ def one_split(X, y, rate, seed, args):
 
 
 def main():
-    ap = bench.parser(__doc__, quick="a smoke run: 1 split, no CV, the 2 smallest sets",
-                      name="wellsvm_uci")  # fmt: skip
+    ap = bench.parser(
+        __doc__, quick="a smoke run: 1 split, no CV, the 2 smallest sets", name="wellsvm_uci"
+    )
     ap.add_argument("--splits", type=int, default=30)
     ap.add_argument(
         "--large-splits",
@@ -332,10 +335,14 @@ def main():
         help="splits for the sets of more than 1000 points (default: --splits)",
     )
     ap.add_argument("--no-cv", action="store_true")
-    ap.add_argument("--search", choices=["grid", "two-stage"], default="grid",
-                    help="grid: each method's own CV over all its candidates (the paper); "
-                    "two-stage: the kernel by the labeled SVM's CV, then each method's own "
-                    "parameter by its CV")  # fmt: skip
+    ap.add_argument(
+        "--search",
+        choices=["grid", "two-stage"],
+        default="grid",
+        help="grid: each method's own CV over all its candidates (the paper); "
+        "two-stage: the kernel by the labeled SVM's CV, then each method's own "
+        "parameter by its CV",
+    )
     ap.add_argument(
         "--max-iter",
         type=int,
@@ -363,9 +370,12 @@ def main():
         help="with --resume: refit these methods on every recorded split with the "
         "parameters recorded there (no selection), and rewrite the report",
     )
-    ap.add_argument("--resume", action="store_true",
-                    help="keep the (rate, set) results of an earlier run of the same --name "
-                    "(its .json) and run the others")  # fmt: skip
+    ap.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the (rate, set) results of an earlier run of the same --name "
+        "(its .json) and run the others",
+    )
     args = bench.parse(ap)
     METHODS[:] = args.methods  # the one list every table and loop below reads
     title = "WellSVM on the UCI sets"
@@ -388,8 +398,10 @@ def main():
     if args.quick:
         args.splits, args.no_cv, args.sets = 1, True, order[:2]
         order = args.sets
-    args.n_splits = {s: args.splits if sizes[s] <= 1000 or args.large_splits is None
-                     else args.large_splits for s in order}  # fmt: skip
+    args.n_splits = {
+        s: args.splits if sizes[s] <= 1000 or args.large_splits is None else args.large_splits
+        for s in order
+    }
     if args.refit:
         refit(results, args, raw)
     for name, rate in itertools.product(order, args.rates):
@@ -400,8 +412,9 @@ def main():
         results[rate, name] = runs
         save(raw, results, args)
         acc = {m: np.mean([r[m][0] for r in runs]) for m in METHODS}
-        print(f"{rate:.2f} {name:15s} " + " ".join(f"{m} {a:.3f}" for m, a in acc.items()),
-              flush=True)  # fmt: skip
+        print(
+            f"{rate:.2f} {name:15s} " + " ".join(f"{m} {a:.3f}" for m, a in acc.items()), flush=True
+        )
         done = [s for s in order if all((r, s) in results for r in args.rates)]
         if done:  # no table (and no plot: matplotlib refuses an empty log axis) before
             write_report(results, args, done)
@@ -458,8 +471,11 @@ def protocol_lines(args):
     if large:
         splits += f" ({args.large_splits} on {', '.join(large)})"
     cap = "" if args.max_iter is None else f" WellSVM's cutting plane capped at {args.max_iter}."
-    return [f"{splits}; {how}{cap} The paper's 4 other sets (echocardiogram, haberman, german, "
-            "sick) are not available.", ""]  # fmt: skip
+    return [
+        f"{splits}; {how}{cap} The paper's 4 other sets (echocardiogram, haberman, german, "
+        "sick) are not available.",
+        "",
+    ]
 
 
 def write_report(results, args, done):
@@ -478,8 +494,11 @@ def write_report(results, args, done):
     ] + protocol_lines(args)
     if len(done) < len(args.sets):
         missing = ", ".join(s for s in args.sets if s not in done)
-        lines += [f"**Partial run: not finished on {missing}.** The means are over the sets "
-                  "listed, and the paper's means over the same sets.", ""]  # fmt: skip
+        lines += [
+            f"**Partial run: not finished on {missing}.** The means are over the sets "
+            "listed, and the paper's means over the same sets.",
+            "",
+        ]
     for rate in args.rates:
         lines += table(results, rate, done)
     if not args.no_cv:
@@ -509,17 +528,18 @@ def choice_table(results, args, done):
             lin = f"{np.mean([k == 'linear' for k in kern]):.0%}" if kern else "-"
             wid = f"{np.median(widths):g}" if widths else "-"
             tied = f"{np.mean([p.get('tied', 1) > 1 for p in picks]):.0%}"
-            rows.append(f"| {rate:.0%} | {m} | {lin} | {wid} | {med('C2')} | {med('k')} "
-                        f"| {tied} |")  # fmt: skip
+            rows.append(f"| {rate:.0%} | {m} | {lin} | {wid} | {med('C2')} | {med('k')} | {tied} |")
     return rows + [""]
 
 
 def table(results, rate, sets):
     head = "| set | " + " | ".join(METHODS) + " | paper " + " / ".join(PAPER_METHODS) + " |"
     rows = [
-        f"## {rate:.0%} labeled: test accuracy, mean ± std over splits", "",
-        head, "|" + "---|" * (len(METHODS) + 2),
-    ]  # fmt: skip
+        f"## {rate:.0%} labeled: test accuracy, mean ± std over splits",
+        "",
+        head,
+        "|" + "---|" * (len(METHODS) + 2),
+    ]
     means = {m: [] for m in METHODS}
     for name in sets:
         runs = results[rate, name]
@@ -529,22 +549,36 @@ def table(results, rate, sets):
             means[m].append(a.mean())
             cells.append(f"{a.mean():.3f} ± {a.std():.3f}")
         paper = PAPER.get(rate, {}).get(name)
-        rows.append(f"| {name} | " + " | ".join(cells) + " | "
-                    + (" / ".join(f"{v:.2f}" for v in paper) if paper else "-") + " |")  # fmt: skip
+        rows.append(
+            f"| {name} | "
+            + " | ".join(cells)
+            + " | "
+            + (" / ".join(f"{v:.2f}" for v in paper) if paper else "-")
+            + " |"
+        )
     paper_mean = [
-        np.mean([PAPER[rate][s][i] for s in sets if s in PAPER.get(rate, {})]) if rate in PAPER
-        else float("nan") for i in range(len(PAPER_METHODS))
-    ]  # fmt: skip
-    rows.append("| **mean** | " + " | ".join(f"**{np.mean(means[m]):.3f}**" for m in METHODS)
-                + " | " + " / ".join(f"{v:.3f}" for v in paper_mean) + " |")  # fmt: skip
+        np.mean([PAPER[rate][s][i] for s in sets if s in PAPER.get(rate, {})])
+        if rate in PAPER
+        else float("nan")
+        for i in range(len(PAPER_METHODS))
+    ]
+    rows.append(
+        "| **mean** | "
+        + " | ".join(f"**{np.mean(means[m]):.3f}**" for m in METHODS)
+        + " | "
+        + " / ".join(f"{v:.3f}" for v in paper_mean)
+        + " |"
+    )
     return rows + [""]
 
 
 def cpu_table(results, args, done):
     rows = [
-        "## CPU time (seconds, mean over sets and splits; the paper's Figure 1)", "",
-        "| labeled | time | " + " | ".join(METHODS) + " |", "|" + "---|" * (len(METHODS) + 2),
-    ]  # fmt: skip
+        "## CPU time (seconds, mean over sets and splits; the paper's Figure 1)",
+        "",
+        "| labeled | time | " + " | ".join(METHODS) + " |",
+        "|" + "---|" * (len(METHODS) + 2),
+    ]
     total = 0.0
     for rate in args.rates:
         for i, what in ((1, "final fit"), (2, "model selection, per split")):
@@ -569,8 +603,12 @@ def plot_cpu(results, args, done, path):
         t = [np.mean([r[m][1] for s in done for r in results[rate, s]]) for m in METHODS]
         t = np.maximum(t, 1e-4)  # a fit faster than the CPU clock reads 0
         ax.bar(np.arange(len(METHODS)) + j * width, t, width, label=f"{rate:.0%} labeled")
-    ax.set_xticks(np.arange(len(METHODS)) + width * (len(args.rates) - 1) / 2, METHODS,
-                  rotation=20, fontsize=8)  # fmt: skip
+    ax.set_xticks(
+        np.arange(len(METHODS)) + width * (len(args.rates) - 1) / 2,
+        METHODS,
+        rotation=20,
+        fontsize=8,
+    )
     ax.set_yscale("log")
     ax.set_ylabel("CPU seconds per fit")
     ax.legend()

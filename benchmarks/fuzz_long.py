@@ -73,10 +73,12 @@ def main(argv=None):
         for name in test_files.NAMES
     ]
     rows += [
-        (f"large model file {name}",
-         lambda seed, name=name: test_files.check_large_case(name, seed))
+        (
+            f"large model file {name}",
+            lambda seed, name=name: test_files.check_large_case(name, seed),
+        )
         for name in test_files.NAMES
-    ]  # fmt: skip
+    ]
     rows += [
         (f"command {name}", lambda seed, name=name: _cli_case(test_fuzz, name, seed))
         for name in sorted(test_fuzz.CLI_TARGETS)

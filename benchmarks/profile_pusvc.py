@@ -44,9 +44,15 @@ def profile(kernel, n, d, solver):
         clf.fit(X, s)
     total = time.perf_counter() - t0
     # the last engine call is the solve itself; earlier ones belong to the pilot start
-    return {"total": total, "engine": log["engine"][-1], "start": sum(log["start"]),
-            "blas": sum(log["blas"]), "iters": clf.n_iter_,
-            "sv": clf.support_.size, **clf.cache_stats_}  # fmt: skip
+    return {
+        "total": total,
+        "engine": log["engine"][-1],
+        "start": sum(log["start"]),
+        "blas": sum(log["blas"]),
+        "iters": clf.n_iter_,
+        "sv": clf.support_.size,
+        **clf.cache_stats_,
+    }
 
 
 def main():

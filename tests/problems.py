@@ -19,10 +19,15 @@ def layouts(X):
         (np.repeat(X[rows, cols] / 2, 2), np.repeat(cols, 2), indptr), shape=X.shape
     )
     return {
-        "C": np.ascontiguousarray(X), "F": np.asfortranarray(X), "view": wide[:, ::2],
-        "list": X.tolist(), "csr": sp.csr_matrix(X), "csc": sp.csc_matrix(X),
-        "coo": sp.coo_matrix(X), "csr_dup": dup,
-    }  # fmt: skip
+        "C": np.ascontiguousarray(X),
+        "F": np.asfortranarray(X),
+        "view": wide[:, ::2],
+        "list": X.tolist(),
+        "csr": sp.csr_matrix(X),
+        "csc": sp.csc_matrix(X),
+        "coo": sp.coo_matrix(X),
+        "csr_dup": dup,
+    }
 
 
 def ssl_problem(seed, n_lab=6, n_unl=30, d=2, shift=1.5):

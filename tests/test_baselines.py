@@ -201,7 +201,7 @@ def test_init_is_feasible_and_no_better_than_the_optimum(problem, kernel):
 
 
 # --------------------------------------------------------------------------- sklearn API
-ESTIMATORS = [
+ESTIMATORS = [  # registry: the USMO paper's baselines, this file's subject
     DoubleHingeQP(prior=0.5),
     RampPU(prior=0.5, random_state=0),
     USMOInit(prior=0.5),

@@ -41,8 +41,9 @@ MAX_TIME_FITS = {"WellSVMClustering": _fit_clustering}
 
 
 def test_every_estimator_with_max_time_is_checked():
-    has = {n for n, c in _public_estimators().items()
-           if "max_time" in inspect.signature(c).parameters}  # fmt: skip
+    has = {
+        n for n, c in _public_estimators().items() if "max_time" in inspect.signature(c).parameters
+    }
     assert has == set(MAX_TIME_FITS)
 
 

@@ -88,8 +88,11 @@ def test_bagging_is_the_mean_of_svms_fitted_by_hand():
         assert bag.size == 12 and np.all(s[bag] == 0)
         rows, counts = np.unique(bag, return_counts=True)  # a point drawn twice weighs twice
         svc = SVC(C=2.0, gamma=0.4, tol=1e-10)
-        svc.fit(X[np.r_[pos, rows]], np.r_[np.ones(pos.size), np.zeros(rows.size)],
-                sample_weight=np.r_[np.ones(pos.size), counts])  # fmt: skip
+        svc.fit(
+            X[np.r_[pos, rows]],
+            np.r_[np.ones(pos.size), np.zeros(rows.size)],
+            sample_weight=np.r_[np.ones(pos.size), counts],
+        )
         f_test.append(svc.decision_function(test))
         f_oob.append(np.where(np.isin(np.arange(s.size), bag), np.nan, svc.decision_function(X)))
     np.testing.assert_allclose(est.decision_function(test), np.mean(f_test, axis=0), atol=1e-5)
@@ -110,8 +113,11 @@ def test_bagging_with_a_tree_is_the_mean_of_trees_fitted_by_hand(tmp_path):
     for bag in est.estimators_samples_:
         rows, counts = np.unique(bag, return_counts=True)
         tree = DecisionTreeClassifier(random_state=0)
-        tree.fit(X[np.r_[pos, rows]], np.r_[np.ones(pos.size), np.zeros(rows.size)],
-                 sample_weight=np.r_[np.ones(pos.size), counts])  # fmt: skip
+        tree.fit(
+            X[np.r_[pos, rows]],
+            np.r_[np.ones(pos.size), np.zeros(rows.size)],
+            sample_weight=np.r_[np.ones(pos.size), counts],
+        )
         by_hand.append(tree.predict_proba(test)[:, 1] - 0.5)
     np.testing.assert_allclose(est.decision_function(test), np.mean(by_hand, axis=0))
     back = pickle.loads(pickle.dumps(est))
@@ -166,8 +172,7 @@ def test_weighted_elkan_noto_is_an_svm_on_the_duplicated_data():
     keep = weight > 0
     svc = SVC(C=1.5, gamma=0.5, tol=1e-10).fit(X[rows[keep]], labels[keep], weight[keep])
     test = np.random.default_rng(1).normal(scale=2, size=(30, 2))
-    np.testing.assert_allclose(est.decision_function(test), svc.decision_function(test),
-                               atol=1e-5)  # fmt: skip
+    np.testing.assert_allclose(est.decision_function(test), svc.decision_function(test), atol=1e-5)
     proba = est.predict_proba(test)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
 
@@ -189,8 +194,19 @@ def test_folds_follow_the_labeled_positives():
 # ---------------------------------------------------------------------- positive naive Bayes
 def test_positive_naive_bayes_closed_form_by_hand():
     # feature 0: values {0, 1}; feature 1: values {0, 1, 2}
-    X = np.array([[0, 0], [0, 1], [0, 0],                      # labeled positives
-                  [0, 0], [1, 2], [1, 1], [1, 2], [0, 1], [1, 2]])  # fmt: skip
+    X = np.array(
+        [
+            [0, 0],
+            [0, 1],
+            [0, 0],  # labeled positives
+            [0, 0],
+            [1, 2],
+            [1, 1],
+            [1, 2],
+            [0, 1],
+            [1, 2],
+        ]
+    )
     s = np.r_[np.ones(3, int), np.zeros(6, int)]
     prior, alpha = 1 / 3, 1.0
     est = PositiveNaiveBayes(prior=prior, alpha=alpha).fit(X, s)

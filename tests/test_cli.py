@@ -466,8 +466,12 @@ def test_predict_process_loads_no_estimator_list(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     r = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "unlabeled", "predict", "m.skops", "t.csv"],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     imported = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines()}
     assert "skops.io" in imported and "torch" not in imported and "dask" not in imported

@@ -97,7 +97,7 @@ def table(text):
 # ---------------------------------------------------------------------- round trips
 # name, file, fit options, python estimator, how the python fit is called
 SSL = "--label-column y --ignore-column truth"
-CASES = [
+CASES = [  # registry: each command's options and its Python twin
     ("wellsvm", "ssl.csv", f"{SSL} --C2 0.5 --random-state 0", WellSVM(C2=0.5, random_state=0)),
     ("tsvm", "ssl.csv", f"{SSL} --C1 2 --max-iter 200", TSVM(C1=2.0, max_iter=200)),
     (
@@ -318,7 +318,7 @@ def test_every_parameter_is_an_option(name):
 
 @pytest.mark.parametrize(
     "name, option, value, phrase",
-    [
+    [  # registry: a bad value per command
         ("wellsvm", "--C2", "-1", "> 0"),
         ("tsvm", "--kernel", "sigmoid", "must be one of"),
         ("lapsvm", "--n-neighbors", "2.5", "integer"),
@@ -343,12 +343,12 @@ def test_bad_values_are_usage_errors_naming_the_option(
 
 @pytest.mark.parametrize(
     "argv, phrase",
-    [
+    [  # registry: a wrong option per family
         (["--estimator", "misvm-bag"], "needs --bag-column"),
         (["--estimator", "wellsvm", "--bag-column", "a"], "multi-instance"),
-        (["--estimator", "tsvm", "--privileged-columns", "a"], "svmplus"),
+        (["--estimator", "tsvm", "--privileged-columns", "a"], "svmplus"),  # registry: hint
         (["--estimator", "cluster-wellsvm", "--label-column", "truth"], "no label column"),
-        (["--estimator", "wellsvm", "--search"], "pusvc"),
+        (["--estimator", "wellsvm", "--search"], "pusvc"),  # registry: hint
         (["--estimator", "nope"], "invalid choice"),
         (["--estimator", "wellsvm", "--lam", "0.1"], "unrecognized arguments: --lam"),
     ],

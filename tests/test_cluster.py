@@ -147,8 +147,9 @@ def test_pickle_round_trip():
 def test_check_estimator():
     """scikit-learn's estimator checks, all of them, with no expected failure."""
     results = check_estimator(WellSVMClustering(), on_fail=None)
-    failed = [(r["check_name"], str(r["exception"])[:200]) for r in results
-              if r["status"] == "failed"]  # fmt: skip
+    failed = [
+        (r["check_name"], str(r["exception"])[:200]) for r in results if r["status"] == "failed"
+    ]
     assert not failed, failed
     assert not [r for r in results if r["status"] == "xfail"]
 

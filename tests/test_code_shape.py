@@ -205,3 +205,60 @@ def test_cpp_matcher_balances_every_file(path):
     matcher would measure nonsense)."""
     code = _blank_comments_and_literals(path.read_text(encoding="utf-8"))
     assert code.count("{") == code.count("}")
+
+
+# ---------------------------------------------------------------------- fmt: skip
+_FMT_SKIP = "# fmt: skip"
+
+
+def _is_table(node: ast.AST) -> bool:
+    """A literal table: a dict, list, tuple or set display (or one passed to a call, such as
+    ``frozenset([...])``) whose entries are constants, names or attributes."""
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        node = node.args[0]
+    if isinstance(node, ast.Dict):
+        entries = [k for k in node.keys if k is not None] + node.values
+    elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        entries = node.elts
+    else:
+        return False
+    return all(isinstance(e, (ast.Constant, ast.Name, ast.Attribute)) for e in entries)
+
+
+def fmt_skips_off_tables(source: str) -> list[int]:
+    """The lines whose ``# fmt: skip`` keeps code from the formatter rather than a literal
+    table (the statement that ends there is not an assignment of one)."""
+    tables = {
+        node.end_lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and _is_table(node.value)
+    }
+    return [
+        i
+        for i, line in enumerate(source.splitlines(), 1)
+        if line.rstrip().endswith(_FMT_SKIP) and i not in tables
+    ]
+
+
+def test_fmt_skip_only_on_tables():
+    """ruff formats every line of src/, tests/ and benchmarks/ but literal tables: ``# fmt:
+    skip`` packed code under the length cap (58 markers in src/ alone, issue 54)."""
+    if not SRC.is_dir():
+        pytest.skip("the source tree is not next to the tests (installed package only)")
+    found = [
+        f"{path.relative_to(ROOT)}:{i}"
+        for folder in (SRC, ROOT / "tests", ROOT / "benchmarks")
+        for path in sorted(folder.rglob("*.py"))
+        for i in fmt_skips_off_tables(path.read_text())
+    ]
+    assert found == []
+
+
+def test_fmt_skip_rule_on_a_sample():
+    source = (
+        "T = {'a': 1, 'b': X.y}  # fmt: skip\n"
+        "S = frozenset(['a', 'b'])  # fmt: skip\n"
+        "f(a,\n  b)  # fmt: skip\n"
+        "U = [f(1), 2]  # fmt: skip\n"
+    )
+    assert fmt_skips_off_tables(source) == [4, 5]

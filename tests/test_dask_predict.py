@@ -146,8 +146,9 @@ def test_sparse_chunks_and_filtered_rows(data):
     est = PUSVC(prior=prior, kernel="linear").fit(sp.csr_matrix(X), s)
     Xd = da.from_array(X, chunks=(50, 4)).map_blocks(sp.csr_matrix, dtype=X.dtype)
     got = est.decision_function(Xd).compute(scheduler="sync")
-    np.testing.assert_array_equal(got, _by_blocks(est, "decision_function", sp.csr_matrix(X),
-                                                   Xd.chunks[0]))  # fmt: skip
+    np.testing.assert_array_equal(
+        got, _by_blocks(est, "decision_function", sp.csr_matrix(X), Xd.chunks[0])
+    )
     # rows filtered by value: unknown chunk sizes, that a map over rows does not need
     dense = da.from_array(X, chunks=(50, 4))
     kept = dense[dense[:, 0] > 0.5]

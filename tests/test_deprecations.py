@@ -35,6 +35,9 @@ def test_no_deprecation_warning_in_fit_and_predict(name, entry, case, build):
         warnings.simplefilter("always")
         est = build().fit(*fit_args(entry, case))
         outputs(est, compare_data(entry, case))
-    found = [f"{w.category.__name__}: {w.message} ({w.filename}:{w.lineno})" for w in caught
-             if issubclass(w.category, DEPRECATIONS)]  # fmt: skip
+    found = [
+        f"{w.category.__name__}: {w.message} ({w.filename}:{w.lineno})"
+        for w in caught
+        if issubclass(w.category, DEPRECATIONS)
+    ]
     assert not found, found

@@ -138,10 +138,15 @@ def _layout(rng, X, layout):
 def _snapshot(A):
     """Everything that identifies the caller's object, byte for byte."""
     if sp.issparse(A):
-        parts = [getattr(A, k) for k in ("data", "indices", "indptr", "row", "col") if
-                 hasattr(A, k)]  # fmt: skip
-        return (A.format, A.shape, [(p.dtype.str, p.tobytes()) for p in parts],
-                getattr(A, "has_sorted_indices", None))  # fmt: skip
+        parts = [
+            getattr(A, k) for k in ("data", "indices", "indptr", "row", "col") if hasattr(A, k)
+        ]
+        return (
+            A.format,
+            A.shape,
+            [(p.dtype.str, p.tobytes()) for p in parts],
+            getattr(A, "has_sorted_indices", None),
+        )
     if isinstance(A, list):
         return repr(A)
     A = np.asarray(A)
@@ -191,10 +196,14 @@ def _prior_target(name, edges, bad):
         "pu",
         _prior,
         {**edges, "n_bootstrap": [0, 2], "confidence": [0.5, 0.95]},
-        {**bad, "n_bootstrap": [-1, 1], "confidence": [-0.1, 1.5, np.nan],
-         "random_state": [-1, "x"]},
+        {
+            **bad,
+            "n_bootstrap": [-1, 1],
+            "confidence": [-0.1, 1.5, np.nan],
+            "random_state": [-1, "x"],
+        },
         n=(20, 60),
-    )  # fmt: skip
+    )
 
 
 _KERNEL_EDGES = {
@@ -211,17 +220,30 @@ _KERNEL_BAD = {
 }
 _PROBA_EDGES = {"probability": [False, True]}  # predict_proba joins the output (_decision)
 _PROBA_BAD = {"probability": ["yes", 1, None], "random_state": [-1, 2**40, "x"]}
-_PU_BAD = {"lam": [0.0, -1.0, np.nan, "1", 1e-300], "prior": [0.0, 1.0, 1.5, -0.1, "half"],
-           **_PROBA_BAD}  # fmt: skip
+_PU_BAD = {
+    "lam": [0.0, -1.0, np.nan, "1", 1e-300],
+    "prior": [0.0, 1.0, 1.5, -0.1, "half"],
+    **_PROBA_BAD,
+}
 _PU_EDGES = {"lam": [1e-30, 1e-12, 1e-2, 1e12], "prior": [1e-9, 0.4, 1 - 1e-9], **_PROBA_EDGES}
 _STD_EDGES = {"standardize": [True, False]}  # the semi-supervised SVMs' (issue 46)
 _STD_BAD = {"standardize": ["yes", None, 2]}
-_SSL_EDGES = {"C1": [1e-12, 1.0, 1e12], "C2": [1e-12, 0.1, 1e12], "balance": [None, 1e-9, 0.5],
-              **_PROBA_EDGES, **_STD_EDGES}  # fmt: skip
-_SSL_BAD = {"C1": [0.0, -1.0, np.nan], "C2": [-1.0, "x"], "balance": [0.0, 1.0, 2.0],
-            **_PROBA_BAD, **_STD_BAD}  # fmt: skip
+_SSL_EDGES = {
+    "C1": [1e-12, 1.0, 1e12],
+    "C2": [1e-12, 0.1, 1e12],
+    "balance": [None, 1e-9, 0.5],
+    **_PROBA_EDGES,
+    **_STD_EDGES,
+}
+_SSL_BAD = {
+    "C1": [0.0, -1.0, np.nan],
+    "C2": [-1.0, "x"],
+    "balance": [0.0, 1.0, 2.0],
+    **_PROBA_BAD,
+    **_STD_BAD,
+}
 
-TARGETS = [
+TARGETS = [  # registry: each target's edges (append only)
     Target(
         "PUSVC",
         lambda p: PUSVC(**{"prior": 0.4, "n_jobs": 1, "random_state": 0, **p}),
@@ -249,7 +271,7 @@ TARGETS = [
             "solver": ["cd"],
             "init": ["x"],
         },
-    ),  # fmt: skip
+    ),
     Target(
         "DoubleHingeQP",
         lambda p: DoubleHingeQP(**{"prior": 0.4, "random_state": 0, **p}),
@@ -258,7 +280,7 @@ TARGETS = [
         {**_PU_EDGES, **_KERNEL_EDGES},
         {**_PU_BAD, "max_memory": [0.0, -1]},
         needs="clarabel",
-    ),  # fmt: skip
+    ),
     Target(
         "USMOInit",
         lambda p: USMOInit(**{"prior": 0.4, "random_state": 0, **p}),
@@ -266,7 +288,7 @@ TARGETS = [
         _decision,
         {**_PU_EDGES, **_KERNEL_EDGES},
         {**_PU_BAD, **_KERNEL_BAD},
-    ),  # fmt: skip
+    ),
     Target(
         "RampPU",
         lambda p: RampPU(**{"prior": 0.4, "random_state": 0, **p}),
@@ -281,7 +303,7 @@ TARGETS = [
         },
         {**_PU_BAD, "max_cccp_iter": [0, 2.5], "inner_solver": ["newton"]},
         needs="clarabel",
-    ),  # fmt: skip
+    ),
     Target(
         "SVMPlus",
         lambda p: SVMPlus(**{"random_state": 0, **p}),
@@ -308,7 +330,7 @@ TARGETS = [
             **_PROBA_BAD,
         },
         needs="clarabel",
-    ),  # fmt: skip
+    ),
     Target(
         "WellSVM",
         lambda p: WellSVM(**{"random_state": 0, **p}),
@@ -316,7 +338,7 @@ TARGETS = [
         _decision,
         {**_SSL_EDGES, **_KERNEL_EDGES, "max_iter": [1, 3]},
         {**_SSL_BAD, **_KERNEL_BAD, "max_iter": [0, -3]},
-    ),  # fmt: skip
+    ),
     Target(
         "TSVM",
         lambda p: TSVM(**{"random_state": 0, **p}),
@@ -324,7 +346,7 @@ TARGETS = [
         _decision,
         {**_SSL_EDGES, **_KERNEL_EDGES, "max_iter": [1, 50]},
         {**_SSL_BAD, **_KERNEL_BAD, "max_iter": [0]},
-    ),  # fmt: skip
+    ),
     Target(
         "LapSVM",
         lambda p: LapSVM(**{"random_state": 0, **p}),
@@ -346,7 +368,7 @@ TARGETS = [
             "n_neighbors": [0, 1.5],
             **_STD_BAD,
         },
-    ),  # fmt: skip
+    ),
     Target(
         "LabeledSVM",
         lambda p: LabeledSVM(**{"random_state": 0, **p}),
@@ -360,7 +382,7 @@ TARGETS = [
             **_STD_EDGES,
         },
         {**_KERNEL_BAD, **_PROBA_BAD, "C1": [0.0, np.inf], "max_iter": [0], **_STD_BAD},
-    ),  # fmt: skip
+    ),
     Target(
         "CLSST",
         lambda p: CLSST(**{"random_state": 0, "max_iter": 30, "max_births": 2, **p}),
@@ -386,7 +408,7 @@ TARGETS = [
             "random_state": [-1, 2**40, "x"],
         },
         layouts=[lay for lay in LAYOUTS if lay not in SPARSE],
-    ),  # fmt: skip
+    ),
     Target(
         "PlummerAutoencoder",
         lambda p: unlabeled.PlummerAutoencoder(
@@ -411,10 +433,10 @@ TARGETS = [
         },
         layouts=[lay for lay in LAYOUTS if lay not in SPARSE],
         needs="torch",
-    ),  # fmt: skip
+    ),
     *[
         _prior_target(name, edges, bad)
-        for name, edges, bad in [
+        for name, edges, bad in [  # registry: each prior's edges
             (
                 "KM1",
                 {"max_samples": [2, 800, None], "kernel_width": [None, 1e-12, 1e12]},
@@ -437,24 +459,32 @@ TARGETS = [
                 {"n_folds": [0], "n_iter": [0], "min_size": [0]},
             ),
         ]
-    ],  # fmt: skip
+    ],
 ]
 
 
-TARGETS += [
+TARGETS += [  # registry: more layouts of these targets
     Target(
         "PUSVC-precomputed",
-        lambda p: PUSVC(**{"prior": 0.4, "kernel": "precomputed", "n_jobs": 1,
-                           "random_state": 0, **p}),
-        "pu", _decision, {**_PU_EDGES, "solver": ["smo", "usmo"], "tol": [1e-300, 1e-3]},
-        {**_PU_BAD, "cache_size": [0.0]}, gram=True,
+        lambda p: PUSVC(
+            **{"prior": 0.4, "kernel": "precomputed", "n_jobs": 1, "random_state": 0, **p}
+        ),
+        "pu",
+        _decision,
+        {**_PU_EDGES, "solver": ["smo", "usmo"], "tol": [1e-300, 1e-3]},
+        {**_PU_BAD, "cache_size": [0.0]},
+        gram=True,
     ),
     Target(
         "RampPU-precomputed",
         lambda p: RampPU(**{"prior": 0.4, "kernel": "precomputed", "random_state": 0, **p}),
-        "pu", _decision, {**_PU_EDGES, "max_cccp_iter": [1, 3]}, _PU_BAD, gram=True,
+        "pu",
+        _decision,
+        {**_PU_EDGES, "max_cccp_iter": [1, 3]},
+        _PU_BAD,
+        gram=True,
     ),
-]  # fmt: skip
+]
 
 
 def _weak_label_targets():
@@ -463,11 +493,14 @@ def _weak_label_targets():
     from unlabeled.cluster import WellSVMClustering
     from unlabeled.mil import MISVM, MILWellSVM, miSVM
 
-    mil_edges = {"C": [1e-12, 1.0, 1e12], "max_iter": [1, 5], "C_negative": [None, 1e-6, 1e6],
-                 **_PROBA_EDGES}  # fmt: skip
-    mil_bad = {"C": [0.0, -1.0, np.nan], "max_iter": [0], "C_negative": [-1.0, "x"],
-               **_PROBA_BAD}  # fmt: skip
-    return [
+    mil_edges = {
+        "C": [1e-12, 1.0, 1e12],
+        "max_iter": [1, 5],
+        "C_negative": [None, 1e-6, 1e6],
+        **_PROBA_EDGES,
+    }
+    mil_bad = {"C": [0.0, -1.0, np.nan], "max_iter": [0], "C_negative": [-1.0, "x"], **_PROBA_BAD}
+    return [  # registry: each target's edges
         Target(
             "WellSVMClustering",
             lambda p: WellSVMClustering(**{"random_state": 0, "n_init": 3, **p}),
@@ -499,7 +532,7 @@ def _weak_label_targets():
                 mil_edges,
                 mil_bad,
             )
-            for name, cls in [("miSVM", miSVM), ("MISVM", MISVM)]
+            for name, cls in [("miSVM", miSVM), ("MISVM", MISVM)]  # registry: one set of edges
         ],
         Target(
             "mil.WellSVM",
@@ -530,12 +563,19 @@ def _search_target():
         return PUGridSearchCV(PUSVC(prior=0.4, n_jobs=1, random_state=0), grid, **p)
 
     return Target(
-        "PUGridSearchCV", make, "pu", _decision,
+        "PUGridSearchCV",
+        make,
+        "pu",
+        _decision,
         {"cv": [2, 3], "lam": [[1e-30, 1.0], [1e12]], "scoring": [None, "pu-accuracy", "lee-liu"]},
-        {"cv": [1, 0, 2.5], "lam": [[-1.0], ["x"], [1e-300, 1.0]], "scoring": ["nonsense"],
-         "n_jobs": [0]},
+        {
+            "cv": [1, 0, 2.5],
+            "lam": [[-1.0], ["x"], [1e-300, 1.0]],
+            "scoring": ["nonsense"],
+            "n_jobs": [0],
+        },
         n=(16, 40),
-    )  # fmt: skip
+    )
 
 
 TARGETS.append(_search_target())
@@ -554,17 +594,20 @@ def _bag_transformer_target():
         return BagTransformer(p.pop("transformer", StandardScaler()), **p)
 
     return Target(
-        "mil.BagTransformer", make, "none", lambda est, X: est.transform(X),
+        "mil.BagTransformer",
+        make,
+        "none",
+        lambda est, X: est.transform(X),
         {"transformer": [StandardScaler(), MinMaxScaler(), PCA(n_components=1)]},
         {"transformer": [None, "x", 3]},
         layouts=[lay for lay in LAYOUTS if lay not in SPARSE],
         wrapped=lambda est, X: clone(est.transformer).fit(X).transform(X),
-    )  # fmt: skip
+    )
 
 
 TARGETS.append(_bag_transformer_target())
 # after the others: a target's seeds draw from its position in TARGETS
-TARGETS += [
+TARGETS += [  # registry: the prior estimators' edges
     _prior_target(
         "BestBin",
         {"cv": [2, 5], "delta": [0.05, 0.5], "gamma": [0.0, 0.1]},
@@ -596,45 +639,69 @@ def _classic_pu_targets():
         PositiveTAN,
     )
 
-    svm_edges = {**_KERNEL_EDGES, "C": [1e-12, 1.0, 1e12], "tol": [1e-12, 1e-3],
-                 "max_iter": [None, 1, 7]}  # fmt: skip
-    svm_bad = {**_KERNEL_BAD, "C": [0.0, -1.0, np.nan, "1"], "tol": [0.0], "max_iter": [0],
-               "n_jobs": [0, 1.5], "random_state": [-1, 2**40, "x"]}  # fmt: skip
-    return [
+    svm_edges = {
+        **_KERNEL_EDGES,
+        "C": [1e-12, 1.0, 1e12],
+        "tol": [1e-12, 1e-3],
+        "max_iter": [None, 1, 7],
+    }
+    svm_bad = {
+        **_KERNEL_BAD,
+        "C": [0.0, -1.0, np.nan, "1"],
+        "tol": [0.0],
+        "max_iter": [0],
+        "n_jobs": [0, 1.5],
+        "random_state": [-1, 2**40, "x"],
+    }
+    return [  # registry: each target's edges
         Target(
-            "BiasedSVM", lambda p: BiasedSVM(**{"random_state": 0, "cv": 2, **p}), "pu",
-            _decision, {**svm_edges, **_PROBA_EDGES, "positive_weight": [None, 1e-9, 1e4],
-                        "C": [None, 1e-12, 1.0, 1e12]},
+            "BiasedSVM",
+            lambda p: BiasedSVM(**{"random_state": 0, "cv": 2, **p}),
+            "pu",
+            _decision,
+            {
+                **svm_edges,
+                **_PROBA_EDGES,
+                "positive_weight": [None, 1e-9, 1e4],
+                "C": [None, 1e-12, 1.0, 1e12],
+            },
             {**svm_bad, **_PROBA_BAD, "positive_weight": [0.0, -1.0], "cv": [1, 101, 2.5]},
         ),
         Target(
             "BaggingPUClassifier",
-            lambda p: BaggingPUClassifier(**{"random_state": 0, "n_estimators": 3, **p}), "pu",
-            _decision, {**svm_edges, **_PROBA_EDGES, "max_samples": [None, 1, 0.5, 1.0, 1000]},
+            lambda p: BaggingPUClassifier(**{"random_state": 0, "n_estimators": 3, **p}),
+            "pu",
+            _decision,
+            {**svm_edges, **_PROBA_EDGES, "max_samples": [None, 1, 0.5, 1.0, 1000]},
             {**svm_bad, **_PROBA_BAD, "n_estimators": [0, 10_001], "max_samples": [0, 1.5]},
         ),
         Target(
             "ElkanNotoClassifier",
-            lambda p: ElkanNotoClassifier(**{"random_state": 0, "cv": 2, **p}), "pu",
-            _proba, {**svm_edges, "weighted": [False, True]},
+            lambda p: ElkanNotoClassifier(**{"random_state": 0, "cv": 2, **p}),
+            "pu",
+            _proba,
+            {**svm_edges, "weighted": [False, True]},
             {**svm_bad, "weighted": ["yes", None], "cv": [1, 0]},
         ),
         Target(
             "PositiveNaiveBayes",
-            lambda p: PositiveNaiveBayes(**{"random_state": 0, "prior": 0.4, **p}), "pu",
-            _proba, {"alpha": [1e-12, 1.0, 1e10], "prior": [1e-9, 0.4, 1 - 1e-9, "auto"]},
-            {"alpha": [0.0, -1.0, np.nan], "prior": [0.0, 1.0, "half"],
-             "random_state": [-1, "x"]},
+            lambda p: PositiveNaiveBayes(**{"random_state": 0, "prior": 0.4, **p}),
+            "pu",
+            _proba,
+            {"alpha": [1e-12, 1.0, 1e10], "prior": [1e-9, 0.4, 1 - 1e-9, "auto"]},
+            {"alpha": [0.0, -1.0, np.nan], "prior": [0.0, 1.0, "half"], "random_state": [-1, "x"]},
             layouts=[lay for lay in LAYOUTS if lay not in SPARSE],
         ),
         Target(
             "PositiveTAN",
-            lambda p: PositiveTAN(**{"random_state": 0, "prior": 0.4, **p}), "pu",
-            _proba, {"alpha": [1e-12, 1.0, 1e10], "prior": [1e-9, 0.4, 1 - 1e-9]},
+            lambda p: PositiveTAN(**{"random_state": 0, "prior": 0.4, **p}),
+            "pu",
+            _proba,
+            {"alpha": [1e-12, 1.0, 1e10], "prior": [1e-9, 0.4, 1 - 1e-9]},
             {"alpha": [0.0, np.inf], "prior": [1.0, None]},
             layouts=[lay for lay in LAYOUTS if lay not in SPARSE],
         ),
-    ]  # fmt: skip
+    ]
 
 
 TARGETS += _classic_pu_targets()
@@ -679,8 +746,7 @@ def _nnpu_mlp_target():
     """NNPUMLPClassifier (issue 55): small networks, few epochs."""
     from unlabeled.pu import NNPUMLPClassifier
 
-    base = {"prior": 0.4, "hidden_layer_sizes": (4,), "max_iter": 3, "random_state": 0,
-            "n_jobs": 1}  # fmt: skip
+    base = {"prior": 0.4, "hidden_layer_sizes": (4,), "max_iter": 3, "random_state": 0, "n_jobs": 1}
     return Target(
         "NNPUMLPClassifier",
         lambda p: NNPUMLPClassifier(**{**base, **p}),
@@ -718,13 +784,26 @@ def _sarem_target():
     from unlabeled.pu.sar import SAREM
 
     return Target(
-        "SAREM", lambda p: SAREM(**p), "pu", _proba,
-        {"propensity_features": [None, [0], (0, 1)], "classifier": ["quadratic", "linear"],
-         "C": [1e-12, 1.0, 1e12], "max_iter": [1, 300], "tol": [1e-12, 1e-6]},
-        {"propensity_features": [[-1], [99], "x"], "classifier": ["tree"], "C": [0.0, -1.0],
-         "max_iter": [0], "tol": [-1.0]},
+        "SAREM",
+        lambda p: SAREM(**p),
+        "pu",
+        _proba,
+        {
+            "propensity_features": [None, [0], (0, 1)],
+            "classifier": ["quadratic", "linear"],
+            "C": [1e-12, 1.0, 1e12],
+            "max_iter": [1, 300],
+            "tol": [1e-12, 1e-6],
+        },
+        {
+            "propensity_features": [[-1], [99], "x"],
+            "classifier": ["tree"],
+            "C": [0.0, -1.0],
+            "max_iter": [0],
+            "tol": [-1.0],
+        },
         layouts=[lay for lay in LAYOUTS if lay not in SPARSE],
-    )  # fmt: skip
+    )
 
 
 TARGETS.append(_sarem_target())
@@ -793,8 +872,9 @@ def _text_labels(labels):
     point of a semi-supervised target), in the numbers' order: the same decision values."""
     if not (labels == 0).any():  # binary: -1 and 1 are the classes
         return np.array(["a-no" if v == -1 else "b-yes" for v in labels], dtype=object)
-    return np.array([-1 if v == -1 else ("a-no" if v == 0 else "b-yes") for v in labels],
-                    dtype=object)  # fmt: skip
+    return np.array(
+        [-1 if v == -1 else ("a-no" if v == 0 else "b-yes") for v in labels], dtype=object
+    )
 
 
 # ---------------------------------------------------------------------- the contract
@@ -988,9 +1068,13 @@ def _check_threads(target, est, canon, where):
         runs = list(pool.map(lambda _: target.output(est, canon), range(8)))
     for r in runs:
         np.testing.assert_allclose(
-            np.asarray(r, dtype=np.float64), serial, rtol=1e-12, atol=0, equal_nan=True,
+            np.asarray(r, dtype=np.float64),
+            serial,
+            rtol=1e-12,
+            atol=0,
+            equal_nan=True,
             err_msg=f"{where}: from threads",
-        )  # fmt: skip
+        )
 
 
 @pytest.mark.parametrize("seed", range(CASES))
@@ -1004,7 +1088,7 @@ def test_fuzz(target, seed):
 #: failures of the long run (benchmarks/fuzz_long.py), kept as cases: (target, seed, layout).
 #: The seeds draw from the target's position in TARGETS, which has changed since; the layout
 #: and twist asserted here say that each seed still draws the case it was found with.
-LONG_RUN_FAILURES = [
+LONG_RUN_FAILURES = [  # registry: failures found, kept as cases
     ("SVMPlus", 10002, "csc"),  # gamma='scale' of sparse X one ulp off: another SMO path
     ("LabeledSVM", 10829, "coo"),  # max_iter=10 reached without a ConvergenceWarning
     ("RampPU", 11089, "F"),  # predict on Fortran-ordered X rounded its products otherwise
@@ -1062,10 +1146,13 @@ def test_fuzz_cli(tmp_path, capsys, seed):
     data = tmp_path / "train.csv"
     data.write_text("\n".join(",".join(r) for r in rows) + "\n")
     raw = data.read_bytes()
-    opts = [["--prior", "0.4"], ["--prior", str(rng.choice(["0", "1.5", "nan", "auto"]))],
-            ["--lam", str(rng.choice(["1e-300", "0", "-1", "1e12"]))],
-            ["--kernel", str(rng.choice(["linear", "poly", "rbf", "sigmoid"]))],
-            ["--gamma", str(rng.choice(["scale", "1e300", "-1"]))]]  # fmt: skip
+    opts = [
+        ["--prior", "0.4"],
+        ["--prior", str(rng.choice(["0", "1.5", "nan", "auto"]))],
+        ["--lam", str(rng.choice(["1e-300", "0", "-1", "1e12"]))],
+        ["--kernel", str(rng.choice(["linear", "poly", "rbf", "sigmoid"]))],
+        ["--gamma", str(rng.choice(["scale", "1e300", "-1"]))],
+    ]
     argv = ["fit", str(data), "-o", str(tmp_path / "m.skops"), "-q", "--n-jobs", "1"]
     argv += [a for k in rng.permutation(len(opts))[: int(rng.integers(1, 4))] for a in opts[k]]
     if "--prior" not in argv:
@@ -1140,10 +1227,13 @@ CLI_TARGETS = {
     if e.command and _target_of(e.load()) is not None
 }
 #: options every case of the estimator gets first (a drawn value comes later and wins)
-CLI_DEFAULTS = {"pusvc": ["--prior", "0.4", "--n-jobs", "1"],  # registry: per-estimator
-                "clsst": ["--max-iter", "30", "--max-births", "2"],
-                "cluster-wellsvm": ["--n-init", "3"],
-                "pae": ["--max-iter", "5", "--device", "cpu", "--n-jobs", "1"]}  # fmt: skip
+# registry: per-estimator
+CLI_DEFAULTS = {
+    "pusvc": ["--prior", "0.4", "--n-jobs", "1"],
+    "clsst": ["--max-iter", "30", "--max-births", "2"],
+    "cluster-wellsvm": ["--n-init", "3"],
+    "pae": ["--max-iter", "5", "--device", "cpu", "--n-jobs", "1"],
+}
 CLI_CONTENTS = ["none", "none", "none", "empty", "header_only", "header", "nan", "extra_field",
                 "huge", "no_label", "tokens", "blank_lines"]  # fmt: skip
 
@@ -1293,8 +1383,17 @@ def check_cli_case(estimator, seed, folder, capsys=None) -> str:
     data = folder / "train.csv"
     data.write_text(text)
     raw = data.read_bytes()
-    argv = ["fit", str(data), "-o", str(folder / "m.skops"), "-q", "--estimator", estimator,
-            *extra, *CLI_DEFAULTS.get(estimator, [])]  # fmt: skip
+    argv = [
+        "fit",
+        str(data),
+        "-o",
+        str(folder / "m.skops"),
+        "-q",
+        "--estimator",
+        estimator,
+        *extra,
+        *CLI_DEFAULTS.get(estimator, []),
+    ]
     known = _cli_options(estimator)
     for name in rng.permutation(sorted(target.edges))[: int(rng.integers(0, 3))]:
         values = target.edges[name]

@@ -51,9 +51,34 @@ TIME_LIMIT = 30  # seconds per case, as in tests/test_fuzz.py
 NAMES = list(common.CASES)
 KINDS = ["value", "value", "value", "array", "array", "delete", "extra", "truncate", "flip",
          "member", "member", "empty_member", "record"]  # fmt: skip
-_VALUES = [np.nan, np.inf, -np.inf, 1e300, -1e300, -1, -1.0, 0, 0.0, 2**63 - 1, 2**64, 10**30,
-           -(10**30), 1e-320, "x", "", None, True, [], {}, [1.0, np.nan], {"a": 1},
-           np.array([]), np.array(["x"]), np.float32(np.inf), np.int64(-1)]  # fmt: skip
+_VALUES = [
+    np.nan,
+    np.inf,
+    -np.inf,
+    1e300,
+    -1e300,
+    -1,
+    -1.0,
+    0,
+    0.0,
+    2**63 - 1,
+    2**64,
+    10**30,
+    -(10**30),
+    1e-320,
+    "x",
+    "",
+    None,
+    True,
+    [],
+    {},
+    [1.0, np.nan],
+    {"a": 1},
+    np.array([]),
+    np.array(["x"]),
+    np.float32(np.inf),
+    np.int64(-1),
+]
 
 _FITTED: dict = {}
 
@@ -261,17 +286,24 @@ def _large_npy(rng, content: bytes):
     """The .npy member ``content`` with a header declaring a larger shape than its data."""
     buf = io.BytesIO(content)
     version = np.lib.format.read_magic(buf)
-    read = np.lib.format.read_array_header_1_0 if version == (1, 0) else (
-        np.lib.format.read_array_header_2_0)  # fmt: skip
+    read = (
+        np.lib.format.read_array_header_1_0
+        if version == (1, 0)
+        else (np.lib.format.read_array_header_2_0)
+    )
     shape, fortran, dtype = read(buf)
     if dtype.hasobject or not shape:
         return None, None
     axis = int(rng.integers(len(shape)))
-    shape = tuple(int(_LARGE[int(rng.integers(len(_LARGE)))]) if i == axis else k
-                  for i, k in enumerate(shape))  # fmt: skip
+    shape = tuple(
+        int(_LARGE[int(rng.integers(len(_LARGE)))]) if i == axis else k for i, k in enumerate(shape)
+    )
     out = io.BytesIO()
-    header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": fortran,
-              "shape": shape}  # fmt: skip
+    header = {
+        "descr": np.lib.format.dtype_to_descr(dtype),
+        "fortran_order": fortran,
+        "shape": shape,
+    }
     np.lib.format.write_array_header_2_0(out, header)
     return out.getvalue() + buf.read(), shape
 
@@ -359,7 +391,7 @@ def test_every_savable_estimator_is_fuzzed():
 
 #: failures the fuzz found, kept as cases: (model, its position in the table the seeds drew
 #: from when it was found, seed, the change it draws)
-FOUND = [
+FOUND = [  # registry: failures found, kept as cases
     ("DoubleHingeQP", 4, 1, "deleted verbose"),  # a deleted parameter: get_params' error
     ("ElkanNoto", 23, 67, "flipped bytes"),  # a damaged record member: zlib.error from zipfile
     # the long run's (benchmarks/fuzz_long.py --cases 330 --first 100000)

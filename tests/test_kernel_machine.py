@@ -39,8 +39,9 @@ class RidgeClassifier(KernelClassifier):
         "fit_intercept": [Boolean()],
     }
 
-    def __init__(self, alpha=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
-                 fit_intercept=True):  # fmt: skip
+    def __init__(
+        self, alpha=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, fit_intercept=True
+    ):
         self.alpha = alpha
         self.kernel = kernel
         self.gamma = gamma
@@ -55,7 +56,7 @@ class RidgeClassifier(KernelClassifier):
         b = t.mean() if params["fit_intercept"] else None
         K = self._gram(X)
         coef = np.linalg.solve(K + params["alpha"] * np.eye(len(t)), t - (b or 0.0))
-        self._set_expansion(X, coef, b, classes=classes)
+        self.set_expansion(X, coef, b, classes=classes)
         return self
 
 
@@ -114,8 +115,10 @@ def test_precomputed_and_sparse_training():
 
 def test_gamma_is_resolved_as_svc_does():
     X, y, _ = kernel_data()
-    assert RidgeClassifier(gamma="scale").fit(X, y)._gamma == pytest.approx(1 / (3 * X.var()))
-    assert RidgeClassifier(gamma="auto").fit(X, y)._gamma == pytest.approx(1 / 3)
+    assert RidgeClassifier(gamma="scale").fit(X, y).kernel_gamma_ == pytest.approx(
+        1 / (3 * X.var())
+    )
+    assert RidgeClassifier(gamma="auto").fit(X, y).kernel_gamma_ == pytest.approx(1 / 3)
 
 
 def test_check_estimator():

@@ -18,10 +18,12 @@ Layers, lowest first; a module imports only from lower layers or from its own pa
 8. the package itself (``unlabeled/__init__.py``, ``__main__``)
 
 No import runs upward, none inside a function except the deferred imports listed in
-``DEFERRED`` (each with its reason), and nothing outside a package imports its private
-modules or names. Tests (every folder of ``tests/`` but ``engine/``, the engine's tests, and
-``internals/``, the tests of private modules the public API cannot reach), benchmarks outside
-the harness and README.md import public names only.
+``DEFERRED`` (each with its reason; a stale entry fails), and nothing outside a package
+imports its private modules or names, nor uses a private member of another module's class on
+an object (``est._gamma``: a kernel machine's go through the protocol ``_solving.KernelModel``;
+the exceptions in ``PRIVATE_MEMBER_USES``). Tests (every folder of ``tests/`` but
+``engine/``, the engine's tests, and ``internals/``, the tests of private modules the public
+API cannot reach), benchmarks outside the harness and README.md import public names only.
 """
 
 from __future__ import annotations
@@ -61,16 +63,13 @@ DEFERRED = {
     # needs them, so that `unlabeled --help` starts at once
     ("cli._commands", "model_selection"),
     ("cli._commands", "model_io"),
-    ("cli._commands", "metrics"),
     ("cli._demo", "pu"),
     # ... the commands' code itself (NumPy, scikit-learn) only when a command runs ...
     ("cli._parser", "cli._commands"),
     # ... and the options generated from an estimator's declared parameters (they load
-    # scikit-learn through the validation module) and the estimator's own subpackage only for
-    # `fit --estimator NAME`, that one subpackage alone
+    # scikit-learn through the validation module) only for `fit --estimator NAME`
     ("cli._parser", "cli._estimators"),
     ("cli._parser", "cli._options"),
-    *(("cli._estimators", p) for p in ("pu", "ssl", "mil", "cluster", "lupi", "generative")),
     # torch is optional: imported when an autoencoder is fitted or loaded
     ("generative._pae", "generative._torch_ops"),
     ("pu._nnpu_mlp", "pu._nnpu_torch"),  # NNPUMLPClassifier's training
@@ -157,6 +156,18 @@ def test_no_upward_import_and_no_import_inside_a_function():
     assert problems == []
 
 
+def test_deferred_imports_are_current():
+    """Every DEFERRED entry is an import made inside a function: a stale one would let a new
+    deferred import in unreviewed."""
+    made = {
+        (module, target)
+        for path, module, is_pkg in _modules()
+        for target, _, inside in _imports(path, module, is_pkg)
+        if inside
+    }
+    assert DEFERRED - made == set(), "stale DEFERRED entries"
+
+
 def test_no_private_module_imported_from_outside_its_package():
     problems = []
     for path, module, is_pkg in _modules():
@@ -168,6 +179,152 @@ def test_no_private_module_imported_from_outside_its_package():
             if private:
                 problems.append(f"{module} imports the private names {private} of {target}")
     assert problems == []
+
+
+#: (module, member): the private members of another module's class that a module may use, and
+#: why; every other use goes through a public name (a kernel machine's through the package's
+#: protocol, _solving.KernelModel)
+PRIVATE_MEMBER_USES = {
+    # a loaded model's parameters and fitted attributes are checked as fit checks them
+    ("model_io", "_validate_params"),
+    ("model_io", "_fitted_declarations"),
+    # the search refuses a bad candidate before any fit
+    ("model_selection._search", "_validate_params"),
+}
+
+#: the declared tables that a subclass extends from its base's (``Base._parameter_constraints``)
+CLASS_TABLES = {"_parameter_constraints", "_fitted_attributes"}
+
+
+def _class_members(tree) -> set[str]:
+    """The private members of the classes of a module: methods and class attributes of their
+    bodies, and the attributes their methods set on ``self``."""
+    found = set()
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for node in cls.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                found |= {t.id for t in targets if isinstance(t, ast.Name)}
+        for node in ast.walk(cls):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.ctx, ast.Store)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "self"
+            ):
+                found.add(node.attr)
+    return {name for name in found if _private(name)}
+
+
+def _foreign_private_uses(trees: dict) -> list[str]:
+    """``obj._name`` on an object other than ``self``/``cls``/``super()`` where ``_name`` is a
+    member of another module's class and of none of this module's: duck-typed private use,
+    which no import shows."""
+    members = {module: _class_members(tree) for module, tree in trees.items()}
+    owners: dict[str, set[str]] = {}
+    for module, names in members.items():
+        for name in names:
+            owners.setdefault(name, set()).add(module)
+    found = []
+    for module, tree in trees.items():
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Attribute) or node.attr not in owners:
+                continue
+            if node.attr in members[module] or (module, node.attr) in PRIVATE_MEMBER_USES:
+                continue
+            value = node.value
+            if isinstance(value, ast.Name) and value.id in ("self", "cls"):
+                continue  # a subclass's own (inherited) member
+            if isinstance(value, ast.Call) and getattr(value.func, "id", None) == "super":
+                continue
+            if node.attr in CLASS_TABLES and isinstance(value, ast.Name):
+                continue
+            found.append(
+                f"{module}:{node.lineno} {ast.unparse(value)}.{node.attr} "
+                f"(a member of {', '.join(sorted(owners[node.attr]))})"
+            )
+    return found
+
+
+def test_no_private_member_of_another_modules_class_used():
+    """No module reads or calls a private member of another module's class on an object
+    (``est._gamma``): a kernel machine's go through its protocol (``kernel_gamma_``,
+    ``kernel_params``, ``kernel_dot``, ``set_expansion``); the few other uses are listed in
+    PRIVATE_MEMBER_USES, each with its reason."""
+    trees = {module: ast.parse(path.read_text()) for path, module, _ in _modules()}
+    assert _foreign_private_uses(trees) == []
+
+
+#: (file, member): the private members of the package's classes that a test or benchmark
+#: reads or calls, and why (every other use goes through public names)
+TEST_PRIVATE_MEMBER_USES = {
+    # the declared fitted attributes of a model, tampered with one by one
+    ("tests/test_fuzz_files.py", "_fitted_declarations"),
+    ("tests/test_model_files_all.py", "_fitted_declarations"),
+    ("tests/test_mil_probabilities.py", "_fit"),  # wrapped to watch the folds' solves
+    # the warm start's optimizer state; the device-memory check without a GPU
+    ("tests/test_pae.py", "_optimizer"),
+    ("tests/test_pae.py", "_check_batch_memory"),
+    ("tests/test_svmplus.py", "_gamma_star"),  # the privileged kernel's width: no public name
+}
+
+
+def _private_member_uses_outside(files, members: set) -> set:
+    """(file, member) for each ``obj.member`` of ``files`` that reads a private member of the
+    package's classes (``members``) on an object other than ``self`` / ``cls``, where the file
+    defines no class with that member itself."""
+    found = set()
+    for path in files:
+        tree = ast.parse(path.read_text())
+        own = _class_members(tree)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Attribute) or node.attr not in members - own:
+                continue
+            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                continue
+            found.add((str(path.relative_to(ROOT)), node.attr))
+    return found
+
+
+def test_tests_and_benchmarks_use_no_private_member():
+    """Tests (but the engine's and the private modules' own) and benchmarks read fitted models
+    through public names (``kernel_gamma_``, not ``_gamma``); the exceptions are listed in
+    TEST_PRIVATE_MEMBER_USES with their reasons, and none is stale."""
+    members = set().union(*(_class_members(ast.parse(p.read_text())) for p, _, _ in _modules()))
+    tests = [
+        p
+        for p in sorted((ROOT / "tests").rglob("*.py"))
+        if p.relative_to(ROOT / "tests").parts[0] not in PRIVATE_TEST_FOLDERS
+    ]
+    benchmarks = [p for p in sorted((ROOT / "benchmarks").glob("*.py")) if p.name[0] != "_"]
+    found = _private_member_uses_outside(tests + benchmarks, members - CLASS_TABLES)
+    assert sorted(found - TEST_PRIVATE_MEMBER_USES) == []
+    assert sorted(TEST_PRIVATE_MEMBER_USES - found) == [], "stale entries"
+
+
+def test_private_member_check_finds_duck_typed_use():
+    base = ast.parse("class KernelMachine:\n    def _kernel_dot(self): ...\n    _t = 1\n")
+    user = ast.parse(
+        "class Sub(KernelMachine):\n    _t = {**KernelMachine._t}\n\n"
+        "    def f(self, est):\n        self._kernel_dot()\n        return est._kernel_dot()\n"
+    )
+    found = _foreign_private_uses({"base": base, "pu._x": user})
+    assert found == ["pu._x:6 est._kernel_dot (a member of base)"]
+
+
+def test_private_member_uses_are_current():
+    """Every PRIVATE_MEMBER_USES entry is still needed: a stale one would hide a new use."""
+    trees = {module: ast.parse(path.read_text()) for path, module, _ in _modules()}
+    saved = set(PRIVATE_MEMBER_USES)
+    try:
+        PRIVATE_MEMBER_USES.clear()
+        found = _foreign_private_uses(trees)
+    finally:
+        PRIVATE_MEMBER_USES.update(saved)
+    used = {(line.split(":")[0], line.split(" ")[1].rpartition(".")[2]) for line in found}
+    assert saved - used == set(), "stale PRIVATE_MEMBER_USES entries"
 
 
 #: the parameter constraints, defined in _validation and re-exported by base for the users:

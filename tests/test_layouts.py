@@ -30,7 +30,7 @@ def test_svmplus_sparse_fit_equals_dense_fit():
     ref = SVMPlus().fit(X, y, Xs)
     for name in ("csc", "coo", "F"):
         est = SVMPlus().fit(layouts(X)[name], y, Xs)
-        assert est.n_iter_ == ref.n_iter_ and est._gamma == ref._gamma
+        assert est.n_iter_ == ref.n_iter_ and est.kernel_gamma_ == ref.kernel_gamma_
         np.testing.assert_array_equal(est.dual_coef_, ref.dual_coef_)
         np.testing.assert_array_equal(est.intercept_, ref.intercept_)
 
@@ -88,14 +88,18 @@ def test_csr_with_duplicates_read_as_scipy_sums_them():
     rows, cols = np.nonzero(X)
     vals = X[rows, cols]
     dup = sp.csr_matrix(
-        (np.repeat(vals / 2, 2), np.repeat(cols, 2), np.r_[0, np.cumsum(2 * np.bincount(
-            rows, minlength=X.shape[0]))]), shape=X.shape
-    )  # fmt: skip
+        (
+            np.repeat(vals / 2, 2),
+            np.repeat(cols, 2),
+            np.r_[0, np.cumsum(2 * np.bincount(rows, minlength=X.shape[0]))],
+        ),
+        shape=X.shape,
+    )
     assert not dup.has_canonical_format and dup.nnz == 2 * np.count_nonzero(X)
     before = dup.data.copy(), dup.indices.copy(), dup.indptr.copy()
     a = PUSVC(prior=0.4, n_jobs=1, random_state=0).fit(dup, s)
     b = PUSVC(prior=0.4, n_jobs=1, random_state=0).fit(X, s)
-    assert a._gamma == pytest.approx(b._gamma, rel=1e-12)
+    assert a.kernel_gamma_ == pytest.approx(b.kernel_gamma_, rel=1e-12)
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-8)
     assert a.support_vectors_.has_canonical_format
     after = (dup.data, dup.indices, dup.indptr)
@@ -193,8 +197,15 @@ def test_search_accepts_what_the_estimators_accept(kind):
         pd = pytest.importorskip("pandas")
         Xk, sk = pd.DataFrame(X, columns=["a", "b", "c"]), pd.Series(s, index=np.arange(len(s)) * 7)
     else:
-        Xk, sk = {"list": X.tolist(), "coo": sp.coo_matrix(X), "csc": sp.csc_matrix(X),
-                  "dok": sp.dok_matrix(X)}.get(kind), s  # fmt: skip
+        Xk, sk = (
+            {
+                "list": X.tolist(),
+                "coo": sp.coo_matrix(X),
+                "csc": sp.csc_matrix(X),
+                "dok": sp.dok_matrix(X),
+            }.get(kind),
+            s,
+        )
     before = Xk.copy() if kind != "list" else list(Xk)
     got = _search(Xk, sk)
     np.testing.assert_allclose(

@@ -120,8 +120,9 @@ def test_lam_below_its_documented_range_refused(lam):
 
 
 # ---------------------------------------------------------------------- iteration caps
-HANGS = [  # each ran past 60 s on 100 points before the default cap (0.01 s normally;
-    # lam=1e-50 hung too, now below the documented range of lam)
+# each ran past 60 s on 100 points before the default cap (0.01 s normally; lam=1e-50 hung
+# too, now below the documented range of lam)
+HANGS = [  # registry: the settings that hung, per estimator
     ("PUSVC", {"kernel": "linear"}, 1e18),
     ("PUSVC", {"lam": 1e-30}, 1.0),
     ("PUSVC", {"lam": 1e-30, "solver": "usmo"}, 1.0),
@@ -472,8 +473,7 @@ def test_linear_solver_checks_its_weight_vectors():
     X = _huge_sparse(2**20)
     with unlabeled.config_context(max_dense_bytes=8 * 2**20 * 5):
         with pytest.raises(MemoryBudgetError, match=r"20 dense weight vector\(s\)"):
-            WellSVMClustering(kernel="linear", cache_size=0.001, n_init=20,
-                              init="alignment").fit(X)  # fmt: skip
+            WellSVMClustering(kernel="linear", cache_size=0.001, n_init=20, init="alignment").fit(X)
 
 
 @pytest.mark.parametrize(
@@ -490,7 +490,7 @@ def test_cache_size_is_bounded(entry):
 def _unreachable_tol_fits():
     X, y, _ = few_labels(n=60)
     bags, yb = shifted_bags(n_bags=40, shift=1.0)
-    return [
+    return [  # registry: a tolerance none reaches, per estimator
         ("TSVM", lambda: TSVM(kernel="linear", cache_size=0.001, tol=1e-300).fit(X, y)),
         (
             "WellSVM",

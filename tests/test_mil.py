@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 import pytest
 import sklearn
+from conftest import is_kernel_machine, registered
 from oracle import svm_dual_cvxpy
 from problems import planted, shifted_bags
 from sklearn.exceptions import ConvergenceWarning
@@ -159,8 +160,9 @@ def test_list_and_groups_conventions_agree():
     np.testing.assert_allclose(
         a.decision_function(bags), b.decision_function(X[perm], groups=ids[perm]), atol=1e-8
     )
-    np.testing.assert_array_equal(a.predict(np.stack([bags[0][:1]] * 2)), a.predict(
-        [bags[0][:1], bags[0][:1]]))  # fmt: skip
+    np.testing.assert_array_equal(
+        a.predict(np.stack([bags[0][:1]] * 2)), a.predict([bags[0][:1], bags[0][:1]])
+    )
     assert a.score(X, y, groups=np.repeat(np.arange(12), [len(b) for b in bags])) == a.score(
         bags, y
     )
@@ -316,9 +318,14 @@ def test_groups_routed_to_fit_only_are_refused_at_score():
     X, y, ids = instance_layout(5)
     with pytest.raises(ValueError, match=r"score got a 2-D X without groups.*set_config"):
         cross_val_score(
-            MISVM(gamma=GAMMA), X, y, groups=ids, cv=GroupKFold(3), params={"groups": ids},
+            MISVM(gamma=GAMMA),
+            X,
+            y,
+            groups=ids,
+            cv=GroupKFold(3),
+            params={"groups": ids},
             error_score="raise",
-        )  # fmt: skip
+        )
 
 
 @pytest.mark.parametrize("cls", MIL_CLASSES)
@@ -368,8 +375,12 @@ def test_check_estimator(cls):
 # ---------------------------------------------------------------------- data
 def test_load_mil_from_a_file(tmp_path):
     rng = np.random.default_rng(0)
-    np.savez(tmp_path / "fox.npz", X=rng.normal(size=(5, 3)), bag=np.r_[0, 0, 1, 2, 2],
-             y=np.array([1, 0, 1], dtype=np.int8))  # fmt: skip
+    np.savez(
+        tmp_path / "fox.npz",
+        X=rng.normal(size=(5, 3)),
+        bag=np.r_[0, 0, 1, 2, 2],
+        y=np.array([1, 0, 1], dtype=np.int8),
+    )
     X, bag, y = load_mil("fox", data_home=tmp_path)
     assert X.shape == (5, 3) and list(bag) == [0, 0, 1, 2, 2] and list(y) == [1, 0, 1]
     with pytest.raises(FileNotFoundError, match="tiger.npz"):
@@ -437,7 +448,7 @@ BAD_BAGS = [
 
 @pytest.mark.parametrize("bags, message", BAD_BAGS)
 def test_bag_contents_of_the_wrong_kind(bags, message):
-    for est in (MISVM(), MILWellSVM()):
+    for est in (cls() for cls in registered(is_kernel_machine, family="mil")):
         with pytest.raises(ValueError, match=message):
             est.fit(bags, [1, 0])
 

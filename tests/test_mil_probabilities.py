@@ -115,16 +115,18 @@ def test_both_layouts_give_the_same_probabilities(cls):
     a = cls(gamma=0.5, probability=True, random_state=3, **kw).fit(bags, y)
     X, ids, _ = as_instance_layout(bags)
     label = dict(zip(np.arange(len(bags)) * 7 + 2, y, strict=True))
-    b = cls(gamma=0.5, probability=True, random_state=3, **kw).fit(X, [label[i] for i in ids],
-                                                                   groups=ids)  # fmt: skip
+    b = cls(gamma=0.5, probability=True, random_state=3, **kw).fit(
+        X, [label[i] for i in ids], groups=ids
+    )
     np.testing.assert_allclose(b.probA_, a.probA_, rtol=1e-3)
     np.testing.assert_allclose(b.probB_, a.probB_, atol=1e-3)
     P = a.predict_proba(bags)
     np.testing.assert_allclose(b.predict_proba(X, groups=ids), P, atol=1e-3)
     np.testing.assert_allclose(a.predict_proba(X, groups=ids), P, atol=1e-12)
     np.testing.assert_allclose(a.predict_log_proba(X, groups=ids), np.log(P), atol=1e-8)
-    np.testing.assert_allclose(a.predict_proba(np.stack([bags[0][:1]] * 3)),
-                               a.predict_proba([bags[0][:1]] * 3))  # fmt: skip
+    np.testing.assert_allclose(
+        a.predict_proba(np.stack([bags[0][:1]] * 3)), a.predict_proba([bags[0][:1]] * 3)
+    )
     with pytest.raises(ValueError, match="predict_proba got a 2-D X without groups"):
         a.predict_proba(X)
 
@@ -223,8 +225,9 @@ def test_bag_transformer_in_a_pipeline_equals_scaling_by_hand():
     for b in bags:
         b.setflags(write=False)
     copies = [b.copy() for b in bags]
-    pipe = make_pipeline(BagTransformer(StandardScaler()),
-                         MISVM(gamma=0.5, probability=True, random_state=0))  # fmt: skip
+    pipe = make_pipeline(
+        BagTransformer(StandardScaler()), MISVM(gamma=0.5, probability=True, random_state=0)
+    )
     pipe.fit(bags, y)
     # by hand: one scaler fitted on all the instances, then each bag scaled
     scaler = StandardScaler().fit(np.vstack(bags))
@@ -330,12 +333,15 @@ def test_instance_layout_scaler_with_routed_groups():
     with sklearn.config_context(enable_metadata_routing=True):
         pipe = Pipeline([("scale", StandardScaler()), ("mil", clone(mil))])
         pipe.fit(X, y_inst, groups=ids)
-        np.testing.assert_allclose(pipe.decision_function(X, groups=ids),
-                                   listed.decision_function(bags), atol=1e-8)  # fmt: skip
-        np.testing.assert_allclose(pipe.predict_proba(X, groups=ids),
-                                   listed.predict_proba(bags), atol=1e-8)  # fmt: skip
+        np.testing.assert_allclose(
+            pipe.decision_function(X, groups=ids), listed.decision_function(bags), atol=1e-8
+        )
+        np.testing.assert_allclose(
+            pipe.predict_proba(X, groups=ids), listed.predict_proba(bags), atol=1e-8
+        )
         np.testing.assert_array_equal(pipe.predict(X, groups=ids), listed.predict(bags))
         assert pipe.score(X, y_inst, groups=ids) == listed.score(bags, y)
-        scores = cross_val_score(pipe, X, y_inst, cv=GroupKFold(3), params={"groups": ids},
-                                 error_score="raise")  # fmt: skip
+        scores = cross_val_score(
+            pipe, X, y_inst, cv=GroupKFold(3), params={"groups": ids}, error_score="raise"
+        )
     assert scores.shape == (3,) and scores.mean() >= 0.7

@@ -55,9 +55,10 @@ SSL_EXPECTED = np.load(DATA / "ssl-0.2.0-expected.npz")
 
 #: the estimators that gained the standardize parameter after 0.2.0, by command name
 STANDARDIZED = {
-    e.command: e.load() for e in all_estimators(family="ssl", load=True)
+    e.command: e.load()
+    for e in all_estimators(family="ssl", load=True)
     if "standardize" in e.load()._get_param_names()
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("name", sorted(STANDARDIZED))

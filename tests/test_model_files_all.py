@@ -58,8 +58,9 @@ def test_trusted_types_are_the_registered_estimators():
     """The allow-list holds exactly the registered estimators and the CSR matrix."""
     paths = {e.path for e in all_estimators()}
     assert set(TRUSTED_TYPES) == paths | {"scipy.sparse._csr.csr_matrix"}
-    assert {f"{type(make(e, c)).__module__}.{type(make(e, c)).__qualname__}"
-            for e, c in CASES.values()} == paths  # fmt: skip
+    assert {
+        f"{type(make(e, c)).__module__}.{type(make(e, c)).__qualname__}" for e, c in CASES.values()
+    } == paths
 
 
 def test_save_refuses_unfitted_and_foreign_objects(tmp_path):
@@ -79,9 +80,12 @@ def test_model_io_does_not_import_torch():
     array API support, when torch is installed)."""
     code = "import sys, unlabeled, unlabeled.model_io; print('torch' in sys.modules)"
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
         env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
+    )
     assert out.stdout.strip() == "False"
 
 
@@ -256,7 +260,7 @@ def test_crafted_support_vectors_of_1e300_do_not_predict_inf(fitted, tmp_path):
 
 @pytest.mark.parametrize(
     "name, attr, change, phrase",
-    [
+    [  # registry: a tampered attribute per model
         ("PUSVC-sparse-proba", "support_vectors_", lambda v: v * 1e60, "out of scale"),
         ("PUSVC-linear", "_coef", lambda v: v[:, :1], "_coef"),
         ("PUSVC-precomputed", "shape_fit_", lambda v: (v[0], v[1] + 1), "n_features_in_"),
@@ -402,9 +406,12 @@ def test_autoencoder_file_without_torch_says_how_to_install(fitted, tmp_path):
         "except unlabeled.exceptions.ModelFileError as e:\n    print(e)\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
         env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
+    )
     assert "PlummerAutoencoder" in out.stdout and "pip install 'torch>=2.2" in out.stdout
 
 

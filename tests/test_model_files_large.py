@@ -37,9 +37,14 @@ def _members(raw: bytes) -> int:
 
 def _pae(hidden, **kw):
     return PlummerAutoencoder(
-        hidden_layer_sizes=hidden, max_iter=3, batch_size=20, device="cpu", random_state=0,
-        n_jobs=1, **kw,
-    )  # fmt: skip
+        hidden_layer_sizes=hidden,
+        max_iter=3,
+        batch_size=20,
+        device="cpu",
+        random_state=0,
+        n_jobs=1,
+        **kw,
+    )
 
 
 def _large(name):
@@ -257,37 +262,48 @@ def _cases():
     def enc(key, value):
         return lambda e: {**e, key: value(e[key]) if callable(value) else value}
 
-    cases = {f"no {k}": {k: _DROP} for k in
-             ("version", "config", "n_features_in", "encoder", "decoder", "history")}  # fmt: skip
-    cases.update({
-        "extra key": {"payload": torch.zeros(2)},
-        "version 2": {"version": 2},
-        "version a string": {"version": "1"},
-        "n_features_in a bool": {"n_features_in": True},
-        "n_features_in a tensor": {"n_features_in": torch.tensor(3)},
-        "n_features_in wrong": {"n_features_in": 4},
-        "config not JSON": {"config": "{"},
-        "config a list": {"config": "[1, 2]"},
-        "config without lam": {"config": lambda c: json.dumps(
-            {k: v for k, v in json.loads(c).items() if k != "lam"})},
-        "config extra": {"config": config(extra=1)},
-        "config huge layers": {"config": config(hidden_layer_sizes=[20000, 20000])},
-        "config bad lam": {"config": config(lam=-1.0)},
-        "history short": {"history": lambda h: h[:2]},
-        "history 1-d": {"history": lambda h: h[0]},
-        "history NaN": {"history": lambda h: h * float("nan")},
-        "history inf": {"history": lambda h: h + float("inf")},
-        "history ints": {"history": lambda h: h.long()},
-        "history a list": {"history": lambda h: h.tolist()},
-        "history strided": {"history": lambda h: torch.zeros(1, dtype=h.dtype).expand(3, 10**7)},
-        "encoder a tensor": {"encoder": torch.zeros(3)},
-        "encoder key missing": {"encoder": lambda e: {k: e[k] for k in list(e)[:-1]}},
-        "encoder wrong shape": {"encoder": enc("1.weight", lambda w: w[:, :1].clone())},
-        "encoder NaN": {"encoder": enc("1.weight", lambda w: w * float("nan"))},
-        "encoder ints": {"encoder": enc("1.weight", lambda w: w.long())},
-        "encoder strided": {"encoder": enc("1.weight", lambda w: torch.zeros(1).expand(*w.shape))},
-        "encoder key not a string": {"encoder": lambda e: {**e, 3: torch.zeros(1)}},
-    })  # fmt: skip
+    cases = {
+        f"no {k}": {k: _DROP}
+        for k in ("version", "config", "n_features_in", "encoder", "decoder", "history")
+    }
+    cases.update(
+        {
+            "extra key": {"payload": torch.zeros(2)},
+            "version 2": {"version": 2},
+            "version a string": {"version": "1"},
+            "n_features_in a bool": {"n_features_in": True},
+            "n_features_in a tensor": {"n_features_in": torch.tensor(3)},
+            "n_features_in wrong": {"n_features_in": 4},
+            "config not JSON": {"config": "{"},
+            "config a list": {"config": "[1, 2]"},
+            "config without lam": {
+                "config": lambda c: json.dumps(
+                    {k: v for k, v in json.loads(c).items() if k != "lam"}
+                )
+            },
+            "config extra": {"config": config(extra=1)},
+            "config huge layers": {"config": config(hidden_layer_sizes=[20000, 20000])},
+            "config bad lam": {"config": config(lam=-1.0)},
+            "history short": {"history": lambda h: h[:2]},
+            "history 1-d": {"history": lambda h: h[0]},
+            "history NaN": {"history": lambda h: h * float("nan")},
+            "history inf": {"history": lambda h: h + float("inf")},
+            "history ints": {"history": lambda h: h.long()},
+            "history a list": {"history": lambda h: h.tolist()},
+            "history strided": {
+                "history": lambda h: torch.zeros(1, dtype=h.dtype).expand(3, 10**7)
+            },
+            "encoder a tensor": {"encoder": torch.zeros(3)},
+            "encoder key missing": {"encoder": lambda e: {k: e[k] for k in list(e)[:-1]}},
+            "encoder wrong shape": {"encoder": enc("1.weight", lambda w: w[:, :1].clone())},
+            "encoder NaN": {"encoder": enc("1.weight", lambda w: w * float("nan"))},
+            "encoder ints": {"encoder": enc("1.weight", lambda w: w.long())},
+            "encoder strided": {
+                "encoder": enc("1.weight", lambda w: torch.zeros(1).expand(*w.shape))
+            },
+            "encoder key not a string": {"encoder": lambda e: {**e, 3: torch.zeros(1)}},
+        }
+    )
     return cases
 
 

@@ -431,9 +431,11 @@ def test_search_grid_values_checked_before_the_folds():
     X, s = small_pu()
     s = np.zeros_like(s)
     s[:2] = 1
-    for grid, phrase in [({"lam": [-1.0]}, "lam must be >= 1e-30"),
-                         ({"lam": [0.1], "gamma": ["wide"]}, "gamma must be"),
-                         ([{"lam": [0.1]}, {"prior": [1.5]}], "prior must be")]:  # fmt: skip
+    for grid, phrase in [
+        ({"lam": [-1.0]}, "lam must be >= 1e-30"),
+        ({"lam": [0.1], "gamma": ["wide"]}, "gamma must be"),
+        ([{"lam": [0.1]}, {"prior": [1.5]}], "prior must be"),
+    ]:
         with pytest.raises(InvalidParameterError, match=f"^param_grid: {phrase}"):
             PUGridSearchCV(PUSVC(prior=0.4), grid, cv=5).fit(X, s)
     with pytest.raises(ValueError, match="n_splits"):  # a valid grid: the folds come next

@@ -28,7 +28,10 @@ def test_new_user_script(script):
     env.setdefault("OMP_NUM_THREADS", "1")
     done = subprocess.run(
         [sys.executable, str(HERE / f"{script}.py")],
-        capture_output=True, text=True, env=env, timeout=600,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip().endswith(f"{script}: ok")

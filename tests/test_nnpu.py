@@ -125,8 +125,9 @@ def test_nnpu_is_a_minimum_no_multistart_beats(loss):
     best = np.inf
     starts = [theta] + [rng.normal(scale=2.0, size=theta.size) for _ in range(5)]
     for t0 in starts:
-        res = minimize(J, t0, method="Nelder-Mead", options={"xatol": 1e-9, "fatol": 1e-12,
-                                                              "maxiter": 20000})  # fmt: skip
+        res = minimize(
+            J, t0, method="Nelder-Mead", options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 20000}
+        )
         best = min(best, res.fun)
     assert est.objective_ <= best + 1e-6
 
@@ -169,13 +170,15 @@ def test_sparse_and_standardized_inputs():
     dense = _fit(standardize=True, **kw).fit(X, s)
     mean, sd = X.mean(0), X.std(0)
     pre = _fit(**kw).fit((X - mean) / sd, s)
-    np.testing.assert_allclose(dense.decision_function(X), pre.decision_function((X - mean) / sd),
-                               atol=1e-5)  # fmt: skip
+    np.testing.assert_allclose(
+        dense.decision_function(X), pre.decision_function((X - mean) / sd), atol=1e-5
+    )
     Xs = np.abs(X[:, :2])
     a = _fit(**kw).fit(Xs, s)
     b = _fit(**kw).fit(sp.csr_matrix(Xs), s)
-    np.testing.assert_allclose(a.decision_function(Xs), b.decision_function(sp.csr_matrix(Xs)),
-                               atol=1e-10)  # fmt: skip
+    np.testing.assert_allclose(
+        a.decision_function(Xs), b.decision_function(sp.csr_matrix(Xs)), atol=1e-10
+    )
 
 
 def test_threshold_prior_and_auto_prior():
@@ -239,8 +242,14 @@ def test_bad_parameters_are_refused_before_work(params, fit_kw, match):
 def _mlp(**params):
     from unlabeled.pu import NNPUMLPClassifier
 
-    base = {"hidden_layer_sizes": (32, 32), "batch_size": 100, "learning_rate": 1e-2,
-            "weight_decay": 0.0, "random_state": 0, "n_jobs": 1}  # fmt: skip
+    base = {
+        "hidden_layer_sizes": (32, 32),
+        "batch_size": 100,
+        "learning_rate": 1e-2,
+        "weight_decay": 0.0,
+        "random_state": 0,
+        "n_jobs": 1,
+    }
     return NNPUMLPClassifier(**{**base, **params})
 
 

@@ -43,8 +43,11 @@ def test_huge_hidden_layer_refused_before_the_work():
     """Before: hidden_layer_sizes=(10**9,) ended in a raw torch allocation error."""
     est = _pae(hidden_layer_sizes=(10**9,))
     # 3 x 1e9 + 1e9 + 1e9 x 2 + 2 (encoder), 2 x 1e9 + 1e9 + 1e9 x 3 + 3 (decoder)
-    with pytest.raises(MemoryBudgetError, match=r"hidden_layer_sizes=\(1000000000,\).* "
-                       r"12,000,000,005 parameters.*lower hidden_layer_sizes"):  # fmt: skip
+    with pytest.raises(
+        MemoryBudgetError,
+        match=r"hidden_layer_sizes=\(1000000000,\).* "
+        r"12,000,000,005 parameters.*lower hidden_layer_sizes",
+    ):
         est.fit(X)
     assert not hasattr(est, "encoder_")
 

@@ -7,20 +7,15 @@ features is refused naming X."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import small_pu
+from conftest import declares, is_kernel_machine, registered, small_pu
 from problems import few_labels, shifted_bags
 
 from unlabeled import (
-    MISVM,
     PUSVC,
-    TSVM,
     LabeledSVM,
-    LapSVM,
-    MILWellSVM,
-    WellSVM,
     WellSVMClustering,
-    miSVM,
 )
+from unlabeled.registry import all_estimators
 
 # ---------------------------------------------------------------------- kernel overflow
 PREFLIGHT = [  # each fit succeeded before, with every prediction 0 or a wrong objective_
@@ -46,11 +41,11 @@ def test_kernel_overflow_refused_before_the_solve(monkeypatch, params, scale, ph
 
 def test_preflight_in_every_kernel_machine():
     """The same check in the ssl estimators and SVM+ (on X and on X_star)."""
-    from unlabeled import TSVM, SVMPlus, WellSVM
+    from unlabeled import SVMPlus
 
     X, s = small_pu()
     y_ssl = np.where(np.arange(len(s)) % 2 == 0, -1, (np.arange(len(s)) // 2) % 2)
-    for est in (TSVM(), WellSVM()):
+    for est in (cls() for cls in registered(is_kernel_machine, family="ssl")):
         with pytest.raises(ValueError, match="too large in scale"):
             est.fit(X * 1e200, y_ssl)
     with pytest.raises(ValueError, match="too large in scale"):
@@ -155,19 +150,28 @@ def test_duplicated_points_and_constant_features_are_fine():
 
 
 def _fitted_poly():
+    """Every registered kernel machine fitted with the poly kernel on its family's data, with
+    the data its predictions take."""
     X, y, truth = few_labels()
     bags, yb = shifted_bags()
-    return [
-        (LabeledSVM(kernel="poly").fit(X, y), X),
-        (TSVM(kernel="poly").fit(X, y), X),
-        (LapSVM(kernel="poly").fit(X, y), X),
-        (WellSVM(kernel="poly").fit(X, y), X),
-        (MISVM(kernel="poly").fit(bags, yb), bags),
-        (miSVM(kernel="poly").fit(bags, yb), bags),
-        (MILWellSVM(kernel="poly").fit(bags, yb), bags),
-        (WellSVMClustering(kernel="poly", random_state=0).fit(X), X),
-        (PUSVC(kernel="poly", prior=0.5).fit(X, truth * (np.arange(len(X)) < 20)), X),
-    ]
+    s = truth * (np.arange(len(X)) < 20)
+    data = {
+        "pu": ((X, s), X),
+        "ssl": ((X, y), X),
+        "mil": ((bags, yb), bags),
+        "cluster": ((X,), X),
+        "lupi": ((X, truth, X[:, :1]), X),
+    }
+    out = []
+    for entry in all_estimators(load=True):
+        if not is_kernel_machine(entry):
+            continue
+        cls = entry.load()
+        params = {"kernel": "poly"}
+        params |= {p: v for p, v in (("prior", 0.5), ("random_state", 0)) if declares(cls, p)}
+        args, test = data[entry.family]
+        out.append((cls(**params).fit(*args), test))
+    return out
 
 
 @pytest.mark.filterwarnings("ignore")

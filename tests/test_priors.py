@@ -37,6 +37,7 @@ from unlabeled.pu.priors import (
     TIcE,
     prior_from_label_frequency,
 )
+from unlabeled.registry import all_estimators
 
 ALL = registered(is_prior)
 
@@ -136,7 +137,7 @@ def test_common_parameter_errors(cls, param, value, exc, words):
 
 @pytest.mark.parametrize(
     "est, exc, words",
-    [
+    [  # registry: a bad parameter per estimator
         (KM2(max_samples=1), ValueError, "max_samples"),
         (KM1(kernel_width=0.0), ValueError, "kernel_width"),
         (PenalizedL1(theta_grid=[0.2, 1.2]), ValueError, "theta_grid"),
@@ -683,3 +684,15 @@ def test_km_of_coinciding_samples_has_no_threshold_and_saves(cls, tmp_path):
     unlabeled.save(est, tmp_path / "m.skops")
     back = unlabeled.load(tmp_path / "m.skops")
     assert (back.prior_, back.lambda_, back.threshold_) == (0.0, 1.0, None)
+
+
+def test_the_estimators_public_home_is_the_priors_module():
+    """Each estimator lives in a private module of its family, but its class, its model files
+    and its pickles name unlabeled.pu.priors, as before the split (files of either load)."""
+    X, s = pu_mixture(0, 0.3, n_u=120, n_p=30)[:2]
+    for cls in registered(is_prior):
+        assert cls.__module__ == "unlabeled.pu.priors"
+        assert getattr(unlabeled.pu.priors, cls.__name__) is cls
+    data = pickle.dumps(unlabeled.pu.priors.ElkanNoto().fit(X, s))
+    assert b"unlabeled.pu.priors" in data and b"unlabeled.pu._priors" not in data
+    assert all(e.module == "unlabeled.pu.priors" for e in all_estimators() if is_prior(e))

@@ -32,6 +32,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import declares, registered
 from sklearn.base import clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.exceptions import NotFittedError
@@ -39,7 +40,6 @@ from sklearn.frozen import FrozenEstimator
 
 from unlabeled import PUSVC, TSVM, LabeledSVM, LapSVM, SVMPlus, WellSVM
 from unlabeled.exceptions import InvalidParameterError
-from unlabeled.mil import MISVM, MILWellSVM, miSVM
 from unlabeled.model_io import load_model, save_model
 from unlabeled.model_selection import PUGridSearchCV
 from unlabeled.pu import DoubleHingeQP, RampPU, USMOInit
@@ -124,7 +124,7 @@ def test_pusvc_rbf_brier_near_bayes():
 
 @pytest.mark.parametrize(
     "est",
-    [
+    [  # registry: the baselines' own settings
         pytest.param(DoubleHingeQP(prior=0.4, kernel="linear"), id="DoubleHingeQP"),
         pytest.param(RampPU(prior=0.4, kernel="linear", init="zero"), id="RampPU"),
     ],
@@ -228,7 +228,7 @@ def _ssl(seed, n=300, n_lab=60, center=0.0):
 
 @pytest.mark.parametrize(
     "est, center",
-    [
+    [  # registry: each one's data centre
         pytest.param(LabeledSVM(kernel="linear"), 0.0, id="LabeledSVM"),
         pytest.param(TSVM(kernel="linear"), 0.0, id="TSVM"),
         pytest.param(LapSVM(kernel="linear"), 0.0, id="LapSVM"),
@@ -284,20 +284,16 @@ def test_svmplus_probabilities():
 
 
 # ---------------------------------------------------------------------- errors
-ALL = [
-    PUSVC(prior=0.4),
-    DoubleHingeQP(prior=0.4),
-    RampPU(prior=0.4),
-    USMOInit(prior=0.4),
-    LabeledSVM(),
-    TSVM(),
-    WellSVM(),
-    LapSVM(),
-    SVMPlus(),
-    MILWellSVM(),
-    MISVM(),
-    miSVM(),
-]
+def _with_probability_option() -> list:
+    """Every registered estimator with a ``probability`` parameter, unfitted (a PU one with
+    its prior)."""
+    return [
+        cls(prior=0.4) if declares(cls, "prior") else cls()
+        for cls in registered(lambda e: declares(e.load(), "probability"))
+    ]
+
+
+ALL = _with_probability_option()
 
 
 @pytest.mark.parametrize("est", ALL, ids=lambda e: type(e).__name__)

@@ -113,9 +113,13 @@ def test_cv_with_probability_calibrates_at_the_chosen_lam():
 
 @pytest.mark.parametrize(
     "params, name",
-    [({"gamma": "wide"}, "gamma"), ({"lam": "auto"}, "lam"), ({"lam": -1.0}, "lam"),
-     ({"standardize": "yes"}, "standardize")],
-)  # fmt: skip
+    [
+        ({"gamma": "wide"}, "gamma"),
+        ({"lam": "auto"}, "lam"),
+        ({"lam": -1.0}, "lam"),
+        ({"standardize": "yes"}, "standardize"),
+    ],
+)
 def test_bad_values_are_refused_by_name(params, name):
     X, y = checkerboard(60, 8)
     s, prior = labeled(X, y, 5)

@@ -38,8 +38,14 @@ def test_readme_opens_with_the_two_commands():
 def test_python_block_runs(code, tmp_path):
     if "PlummerAutoencoder" in code:
         pytest.importorskip("torch", reason="the autoencoder needs the torch extra")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=tmp_path, env=_env(), timeout=600)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=_env(),
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
 
 
@@ -61,8 +67,12 @@ def test_command_line_block_runs(tmp_path):
     _write(tmp_path / "test.csv", X[::3])
     bags = rng.normal(0, 1, (40, 5, 2))
     bags[:20, 0] += 4
-    _write(tmp_path / "bags.csv", bags.reshape(-1, 2), bag=np.repeat(np.arange(40), 5),
-           y=np.repeat(np.r_[np.ones(20), np.zeros(20)], 5))  # fmt: skip
+    _write(
+        tmp_path / "bags.csv",
+        bags.reshape(-1, 2),
+        bag=np.repeat(np.arange(40), 5),
+        y=np.repeat(np.r_[np.ones(20), np.zeros(20)], 5),
+    )
     block = next(b for b in BASH if "unlabeled fit" in b)
     for line in block.splitlines():
         command = line.split("#")[0].strip()
@@ -70,7 +80,13 @@ def test_command_line_block_runs(tmp_path):
             continue
         argv = shlex.split(command)
         assert argv[0] == "unlabeled", line
-        done = subprocess.run([sys.executable, "-m", "unlabeled", *argv[1:]], cwd=tmp_path,
-                              capture_output=True, text=True, env=_env(), timeout=600)  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "unlabeled", *argv[1:]],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=_env(),
+            timeout=600,
+        )
         assert done.returncode == 0, (line, done.stderr[-2000:])
     assert (tmp_path / "predictions.csv").read_text().startswith("prediction,proba_0,proba_1")

@@ -139,8 +139,9 @@ def test_top_level_names_are_the_registered_commands():
 
 
 # ---------------------------------------------------------------------- no hand-written list
-#: a literal on a line with this marker is data about particular estimators (a cross-reference,
-#: an algorithm's choice among them), not a list of the library's estimators
+#: a literal with this marker on its first line (or alone on the line above) is data about
+#: particular estimators (a cross-reference, an algorithm's choice among them), not a list of
+#: the library's estimators
 PRAGMA = "# registry: "
 #: the test files whose estimator lists are not yet derived from the registry, and how many
 #: such literals each holds: lower it as they go (a new one fails). The Dask tests' two lists
@@ -148,18 +149,40 @@ PRAGMA = "# registry: "
 LEFT: dict[str, int] = {}
 
 
-def _named(node, names) -> str | None:
-    if isinstance(node, ast.Name) and node.id in names:
-        return node.id
-    if isinstance(node, ast.Attribute) and node.attr in names:
-        return node.attr
-    if isinstance(node, ast.Constant) and node.value in names:
-        return node.value
+def _named(node, names: dict) -> str | None:
+    """The estimator a node names (its class, or its command: ``names`` maps both to the
+    class's name)."""
+    if isinstance(node, ast.Name):
+        return names.get(node.id)
+    if isinstance(node, ast.Attribute):
+        return names.get(node.attr)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return names.get(node.value)
     return None
 
 
-def _lists(path: Path, names: set) -> list[str]:
-    """The literals of a file that name two or more registered estimators (or commands)."""
+def _names_in(node, names) -> set:
+    """The registered estimators (or commands) an element names anywhere inside it: itself,
+    a call (``PUSVC(kernel="linear")``, ``pytest.param(PUSVC, ...)``), a pair with its data
+    (``(PUSVC, {"C": 1})``), a lambda that builds one."""
+    return {_named(n, names) for n in ast.walk(node)} - {None}
+
+
+def _marked(lines: list[str], lineno: int) -> bool:
+    """The marker on the literal's first line, or alone on the line above it."""
+    above = lines[lineno - 2].strip() if lineno >= 2 else ""
+    return PRAGMA in lines[lineno - 1] or above.startswith(PRAGMA)
+
+
+def _estimator_names() -> dict:
+    """Each registered estimator's class name and command, to its class name."""
+    entries = all_estimators()
+    return {e.name: e.name for e in entries} | {e.command: e.name for e in entries if e.command}
+
+
+def _lists(path: Path, names: dict) -> list[str]:
+    """The literals of a file (lists, tuples, sets, dicts: keys and values) whose elements
+    name two or more registered estimators (or commands) between them."""
     text = path.read_text()
     lines = text.splitlines()
     found = []
@@ -167,18 +190,35 @@ def _lists(path: Path, names: set) -> list[str]:
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             elements = node.elts
         elif isinstance(node, ast.Dict):
-            elements = [k for k in node.keys if k is not None]
+            elements = [k for k in node.keys if k is not None] + node.values
         else:
             continue
-        named = {_named(e, names) for e in elements} - {None}
-        if len(named) >= 2 and PRAGMA not in lines[node.lineno - 1]:
-            found.append(f"{path.relative_to(ROOT)}:{node.lineno} {sorted(named)}")
+        named = set().union(*(_names_in(e, names) for e in elements))
+        if len(named) >= 2 and not _marked(lines, node.lineno):
+            where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+            found.append(f"{where}:{node.lineno} {sorted(named)}")
     return found
 
 
+def test_list_checker_sees_through_calls_pairs_and_values(tmp_path):
+    """The literals a test writes by hand, whatever their shape: instances, pytest parameters,
+    pairs with data, dict values, a class and its command counted once; a marked one passes."""
+    path = tmp_path / "test_x.py"
+    path.write_text(
+        "A = [PUSVC(prior=0.5), pytest.param(WellSVM(), id='w')]\n"
+        "B = [(PUSVC, {'C': 1}), (TSVM, {})]\n"
+        "C = {'a': lambda: PUSVC(), 'b': lambda: TSVM()}\n"
+        "D = [('pusvc', PUSVC), ('x', 1)]\n"
+        "E = [PUSVC(), TSVM()]  # registry: a reason\n"
+        "# registry: a reason\n"
+        "F = [PUSVC(), TSVM()]\n"
+    )
+    found = _lists(path, _estimator_names())
+    assert [line.split(":")[1].split()[0] for line in found] == ["1", "2", "3"]
+
+
 def test_no_hand_written_list_of_estimators():
-    entries = all_estimators()
-    names = {e.name for e in entries} | {e.command for e in entries if e.command}
+    names = _estimator_names()
     derived = {"test_common.py", "test_registry.py", "test_model_files_all.py", "test_fuzz.py",
                "test_cli_families.py", "test_threads.py", "test_transactional.py",
                "test_predict_proba_contract.py"}  # fmt: skip

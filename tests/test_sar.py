@@ -201,8 +201,9 @@ def test_scar_check_effect_is_in_standard_deviations_and_signed():
     X, _, _, _, s = _sar_data(1000, 5, e_slope=3.0)
     base = scar_check(X, s, random_state=0, warn=False)
     moved = X * np.array([1.0, 1000.0, 0.01]) + np.array([5.0, -3.0, 0.0])
-    np.testing.assert_allclose(scar_check(moved, s, random_state=0, warn=False).effect,
-                               base.effect, atol=1e-8)  # fmt: skip
+    np.testing.assert_allclose(
+        scar_check(moved, s, random_state=0, warn=False).effect, base.effect, atol=1e-8
+    )
     mirrored = X * np.array([1.0, -1.0, 1.0])
     flipped = scar_check(mirrored, s, random_state=0, warn=False).effect
     np.testing.assert_allclose(flipped[1], -base.effect[1], atol=1e-8)

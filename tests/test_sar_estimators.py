@@ -76,9 +76,14 @@ def test_sar_upu_logistic_matches_cvxpy(kernel):
     lam, prior = 0.05, 0.3
     Xf = X @ X.T if kernel == "precomputed" else X  # a Gram matrix: the exact expansion
     est = NNPUClassifier(
-        prior=prior, lam=lam, loss="logistic", non_negative=False, kernel=kernel, tol=1e-9,
+        prior=prior,
+        lam=lam,
+        loss="logistic",
+        non_negative=False,
+        kernel=kernel,
+        tol=1e-9,
         threshold="zero",
-    ).fit(Xf, s, propensity=e)  # fmt: skip
+    ).fit(Xf, s, propensity=e)
     share, a = _shares(s, e, prior)
     w, b = cp.Variable(2), cp.Variable()
     f = X @ w + b
@@ -214,6 +219,7 @@ def test_sar_biased_svm_and_bagging_constant_propensity_is_the_population_fit():
     X, s, _ = _small(6)
     Xa, sa = _population(X, s)
     flat = np.full(s.size, 0.4)
+    # registry: each classic estimator with its own constant-propensity reference
     for est in (
         BiasedSVM(2.0, C=0.1, gamma=0.5, tol=1e-8),
         BaggingPUClassifier(4, C=0.5, gamma=0.5, tol=1e-8, random_state=0),
@@ -239,6 +245,7 @@ def test_sar_elkan_noto_constant_propensity_is_the_scar_fit_at_c():
 
 @pytest.mark.parametrize(
     "make",
+    # registry: the SAR estimators with settings of their own
     [
         lambda prior: NNPUClassifier(prior=prior),
         lambda prior: BiasedSVM(random_state=0),
@@ -259,12 +266,14 @@ def test_sar_fit_beats_the_scar_fit_and_saves_like_it(make, tmp_path):
     before = sar.decision_function(Xt)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(sar)).decision_function(Xt), before)
     unlabeled.save(sar, tmp_path / "sar.skops")
-    np.testing.assert_array_equal(unlabeled.load(tmp_path / "sar.skops").decision_function(Xt),
-                                  before)  # fmt: skip
+    np.testing.assert_array_equal(
+        unlabeled.load(tmp_path / "sar.skops").decision_function(Xt), before
+    )
 
 
 def test_sar_refusals_name_the_setting_and_leave_the_estimator_as_it_was():
     X, s, e = _small(10)
+    # registry: each estimator's SCAR-only setting and its message
     for est, match in (
         (NNPUClassifier(prior="auto"), "prior='auto'"),
         (NNPUClassifier(prior=0.3, probability=True), "probability=True"),
@@ -320,6 +329,7 @@ def test_positive_naive_bayes_refuses_any_propensity():
 def test_sar_fit_refuses_dask_input():
     da = pytest.importorskip("dask.array")
     X, s, e = _small(13)
+    # registry: one kernel and one linear SAR estimator
     for est in (NNPUClassifier(prior=0.3), BiasedSVM()):
         with pytest.raises(ValueError, match="Dask"):
             est.fit(da.from_array(X, chunks=20), s, propensity=e)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.csgraph
-from conftest import declares, registered
+from conftest import declares, is_kernel_machine, registered
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.neighbors import kneighbors_graph
 from sklearn.utils.estimator_checks import check_estimator
@@ -110,8 +110,11 @@ def test_lapsvm_matches_its_primal(gamma_I):
     Lh = np.linalg.cholesky(L + 1e-12 * np.eye(n))
     w, b = cp.Variable(V.shape[1]), cp.Variable()
     f = V @ w
-    obj = (cp.sum(cp.pos(1 - cp.multiply(t, f[lab] + b))) + 0.5 * cp.sum_squares(w)
-           + gamma_I / (2 * n) * cp.sum_squares(Lh.T @ f))  # fmt: skip
+    obj = (
+        cp.sum(cp.pos(1 - cp.multiply(t, f[lab] + b)))
+        + 0.5 * cp.sum_squares(w)
+        + gamma_I / (2 * n) * cp.sum_squares(Lh.T @ f)
+    )
     prob = cp.Problem(cp.Minimize(obj))
     prob.solve(**SOLVE)
     alpha = np.zeros(n)
@@ -140,7 +143,9 @@ SSL_EXPECTED_FAILURES = {
 
 
 @pytest.mark.parametrize(
-    "estimator", [WellSVM(), TSVM(), LapSVM(), LabeledSVM()], ids=lambda e: type(e).__name__
+    "estimator",
+    [cls() for cls in registered(is_kernel_machine, family="ssl")],
+    ids=lambda e: type(e).__name__,
 )
 def test_check_estimator(estimator):
     results = check_estimator(estimator, expected_failed_checks=SSL_EXPECTED_FAILURES, on_fail=None)
@@ -489,5 +494,6 @@ def test_lapsvm_dense_sparse_and_float32_fits_agree_on_tied_integer_data(standar
         np.testing.assert_array_equal(dual, ref.dual_coef_)
         np.testing.assert_array_equal(model.intercept_, ref.intercept_)
         np.testing.assert_array_equal(model.transduction_, ref.transduction_)
-        np.testing.assert_allclose(model.decision_function(X), ref.decision_function(X),
-                                   rtol=0, atol=1e-12)  # fmt: skip
+        np.testing.assert_allclose(
+            model.decision_function(X), ref.decision_function(X), rtol=0, atol=1e-12
+        )

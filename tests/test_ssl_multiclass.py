@@ -252,8 +252,22 @@ def test_command_line_on_a_three_class_csv(tmp_path):
     cls = ONE
     command = next(e.command for e in all_estimators() if e.cls is cls)
     model, out = tmp_path / "m.skops", tmp_path / "p.csv"
-    assert main(["fit", str(data), "--estimator", command, "--label-column", "y",
-                 "-o", str(model), "-q"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "fit",
+                str(data),
+                "--estimator",
+                command,
+                "--label-column",
+                "y",
+                "-o",
+                str(model),
+                "-q",
+            ]
+        )
+        == 0
+    )
     labels = names.astype(object)
     labels[yc == -1] = -1
     api = cls().fit(Xc, labels)

@@ -54,7 +54,7 @@ def cancer():
 def gram(est, A, B, which):
     """Dense kernel with the estimator's resolved parameters, computed here by sklearn."""
     kernel = est.kernel if which == "x" else est.kernel_plus
-    gamma = est._gamma if which == "x" else est._gamma_star
+    gamma = est.kernel_gamma_ if which == "x" else est._gamma_star
     return linear_kernel(A, B) if kernel == "linear" else rbf_kernel(A, B, gamma=gamma)
 
 

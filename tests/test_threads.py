@@ -33,7 +33,7 @@ BAGS_TEST = [X_TEST[i : i + 5] for i in range(0, 2000, 5)]
 PAE = pytest.mark.skipif(not _has_torch(), reason="the autoencoder needs torch")
 
 #: name -> (estimator, fit arguments, test data); small fits
-CASES = {
+CASES = {  # registry: composites and torch, not in the common suite's threads
     "BagTransformer": (lambda: BagTransformer(StandardScaler()), (BAGS,), BAGS_TEST),
     "PUGridSearchCV": (
         lambda: PUGridSearchCV(PUSVC(0.4, n_jobs=1), {"lam": [0.1, 1.0]}, cv=2, random_state=0),

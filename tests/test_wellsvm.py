@@ -275,14 +275,17 @@ def test_two_kernels_is_a_looser_relaxation():
     a, s = cp.Variable(len(y)), cp.Variable()
     V = psd_factor(K)
     cons = [a >= 0, a <= C]
-    cons += [cp.sum(a) - 0.5 * cp.sum_squares(V.T @ cp.multiply(Y[:, t], a)) >= s
-             for t in range(Y.shape[1])]  # fmt: skip
+    cons += [
+        cp.sum(a) - 0.5 * cp.sum_squares(V.T @ cp.multiply(Y[:, t], a)) >= s
+        for t in range(Y.shape[1])
+    ]
     cp.Problem(cp.Maximize(s), cons).solve(**CVX)
     assert h[-1] >= s.value - 1e-5 * abs(s.value)
     M = K * (Y @ np.diag(two.mu_) @ Y.T)
     b = cp.Variable(len(y))
-    svm = cp.Problem(cp.Maximize(cp.sum(b) - 0.5 * cp.sum_squares(psd_factor(M).T @ b)),
-                     [b >= 0, b <= C])  # fmt: skip
+    svm = cp.Problem(
+        cp.Maximize(cp.sum(b) - 0.5 * cp.sum_squares(psd_factor(M).T @ b)), [b >= 0, b <= C]
+    )
     svm.solve(**CVX)
     assert h[-1] == pytest.approx(svm.value, rel=1e-4)
     full = WellSVM(**kw).fit(X, y)

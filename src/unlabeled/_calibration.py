@@ -218,8 +218,14 @@ def pu_sigmoid(f_pos, f_unl, prior: float) -> tuple[float, float]:
     starts = [flat] + ([np.array([-a0 * scale, flat[1]])] if a0 < 0 else [])
     best, best_value = flat, fun(flat)[0]
     for x0 in starts:
-        res = minimize(fun, x0, jac=True, method="L-BFGS-B", bounds=[(0.0, None), (None, None)],
-                       options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 500})  # fmt: skip
+        res = minimize(
+            fun,
+            x0,
+            jac=True,
+            method="L-BFGS-B",
+            bounds=[(0.0, None), (None, None)],
+            options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 500},
+        )
         if np.all(np.isfinite(res.x)) and res.fun < best_value:
             best, best_value = res.x, float(res.fun)
     a, b = (float(v) for v in best)
@@ -261,7 +267,7 @@ def fold_estimator(est, **fixed):
         if name in names:
             params[name] = off
     if isinstance(names.get("gamma"), str) and est.kernel != "precomputed":
-        params["gamma"] = float(est._gamma)
+        params["gamma"] = float(est.kernel_gamma_)
     return clone(est).set_params(**params)
 
 

@@ -57,8 +57,7 @@ from ._engine import (
     solve_kernel_qp,
     solve_linear_dual,
 )
-from ._kernels import KERNEL_CODES
-from ._solving import resolve_max_iter, warn_not_converged
+from ._solving import cache_bytes, engine_kernel, resolve_max_iter, warn_not_converged
 
 _UNBOUNDED = 1e8  # the squared hinge's finite box, in units of C
 
@@ -197,10 +196,18 @@ class KernelBackend(_Backend):
         """``argmax_alpha 1'alpha - 1/2 alpha'(K .* sum_t mu_t y_t y_t')alpha`` over the box;
         returns ``alpha``. ``Y`` is (n, T) of +-1."""
         res = solve_kernel_qp(
-            self.rows, self.vp, -np.ones(self.n), self.C, np.clip(alpha0, 0, self.C),
-            labels=np.ascontiguousarray(Y, dtype=np.int8), mu=np.asarray(mu, dtype=np.float64),
-            equality=False, options=self._options(), diag=self.diag, progress=self._progress(),
-        )  # fmt: skip
+            self.rows,
+            self.vp,
+            -np.ones(self.n),
+            self.C,
+            np.clip(alpha0, 0, self.C),
+            labels=np.ascontiguousarray(Y, dtype=np.int8),
+            mu=np.asarray(mu, dtype=np.float64),
+            equality=False,
+            options=self._options(),
+            diag=self.diag,
+            progress=self._progress(),
+        )
         self._count(res)
         return self._unbounded(res.alpha, self.C)
 
@@ -213,10 +220,17 @@ class KernelBackend(_Backend):
         if self.diag is not None:
             diag, C = _squared_hinge_terms(C)
         res = solve_kernel_qp(
-            self.rows, np.asarray(idx, dtype=np.int64), -np.ones(len(idx)), C, alpha0,
-            y=np.ascontiguousarray(y, dtype=np.int8), equality=True,
-            options=self._options(options), diag=diag, progress=self._progress(),
-        )  # fmt: skip
+            self.rows,
+            np.asarray(idx, dtype=np.int64),
+            -np.ones(len(idx)),
+            C,
+            alpha0,
+            y=np.ascontiguousarray(y, dtype=np.int8),
+            equality=True,
+            options=self._options(options),
+            diag=diag,
+            progress=self._progress(),
+        )
         self._count(res)
         return self._unbounded(res.alpha, C), y * (res.G + 1.0) - res.rho, res.rho
 
@@ -257,8 +271,9 @@ class KernelBackend(_Backend):
         opts = SolverOptions(1.0, False, 0)
         for t in range(Y.shape[1]):
             y = np.ascontiguousarray(Y[:, t])
-            res = solve_kernel_qp(self.rows, vp, zero, box, alpha, y=y, equality=False,
-                                  options=opts)  # fmt: skip
+            res = solve_kernel_qp(
+                self.rows, vp, zero, box, alpha, y=y, equality=False, options=opts
+            )
             out[:, t] = y * res.G
         if self.diag is not None:
             out += (self.diag[vp] * alpha)[:, None] * Y
@@ -323,10 +338,16 @@ class LinearBackend(_Backend):
         Y = np.ascontiguousarray(Y, dtype=np.int8)
         self._check_width(Y.shape[1])
         res = solve_linear_dual(
-            self.data, self.row, -np.ones(self.n), self.C, np.clip(alpha0, 0, self.C), Y,
-            mu=np.asarray(mu, dtype=np.float64), options=self._options(),
+            self.data,
+            self.row,
+            -np.ones(self.n),
+            self.C,
+            np.clip(alpha0, 0, self.C),
+            Y,
+            mu=np.asarray(mu, dtype=np.float64),
+            options=self._options(),
             progress=self._progress(),
-        )  # fmt: skip
+        )
         self._count(res)
         alpha = res.alpha  # each read of res.alpha is a new array
         self._last = (alpha, Y, res.w)
@@ -340,9 +361,17 @@ class LinearBackend(_Backend):
         y = np.ascontiguousarray(y, dtype=np.int8)
         C = np.ascontiguousarray(C, dtype=np.float64)
         res = solve_linear_dual(
-            self.data, idx, -np.ones(idx.size), C, alpha0, y[:, None], y=y, equality=True,
-            options=self._options(options), progress=self._progress(),
-        )  # fmt: skip
+            self.data,
+            idx,
+            -np.ones(idx.size),
+            C,
+            alpha0,
+            y[:, None],
+            y=y,
+            equality=True,
+            options=self._options(options),
+            progress=self._progress(),
+        )
         self._count(res)
         a = res.alpha
         f = np.asarray(self.X[idx] @ res.w[0]).ravel()
@@ -397,9 +426,17 @@ class MKLResult:
 
 
 def solve_mkl(
-    backend, Y, mu, alpha, *, max_iter: int, tol: float, floor=None, label_dtype=np.int8,
+    backend,
+    Y,
+    mu,
+    alpha,
+    *,
+    max_iter: int,
+    tol: float,
+    floor=None,
+    label_dtype=np.int8,
     groups=None,
-) -> MKLResult:  # fmt: skip
+) -> MKLResult:
     r"""The multiple label-kernel problem on the label vectors ``Y`` (n, T), by alternation.
 
     .. math:: \min_{\mu \in \Delta} \max_{0 \le \alpha \le c}
@@ -470,11 +507,46 @@ class LabelGenerationResult:
     mkl_limit: bool = False
 
 
+def _mkl_step(backend, Y_next, cur, two_kernels, max_mkl_iter, tol, floor, label_dtype):
+    """The MKL problem on the working set ``Y_next`` (the last column the new label vector),
+    warm-started from ``cur``: every weight learned from ``(T mu / (T + 1), 1 / (T + 1))``, or
+    with ``two_kernels`` the working set folded into one kernel (weights ``cur.mu``) and the
+    new one second, from the authors' code's (0.9, 0.1)."""
+    T = Y_next.shape[1] - 1
+    mu0 = np.r_[cur.mu * T / (T + 1), 1.0 / (T + 1)]
+    groups = None
+    if two_kernels:
+        groups = np.zeros((T + 1, 2))
+        groups[:T, 0], groups[T, 1] = cur.mu, 1.0
+        mu0 = np.array([0.9, 0.1])
+    return solve_mkl(
+        backend,
+        Y_next,
+        mu0,
+        cur.alpha,
+        max_iter=max_mkl_iter,
+        tol=tol,
+        floor=floor,
+        label_dtype=label_dtype,
+        groups=groups,
+    )
+
+
 def label_generation(
-    backend, oracle: Oracle, y0, *, max_iter: int, max_mkl_iter: int, tol: float,
-    refine: bool = False, verbose: bool = False, violated=None, label_dtype=np.int8,
-    deadline: float | None = None, two_kernels: bool = False,
-) -> LabelGenerationResult:  # fmt: skip
+    backend,
+    oracle: Oracle,
+    y0,
+    *,
+    max_iter: int,
+    max_mkl_iter: int,
+    tol: float,
+    refine: bool = False,
+    verbose: bool = False,
+    violated=None,
+    label_dtype=np.int8,
+    deadline: float | None = None,
+    two_kernels: bool = False,
+) -> LabelGenerationResult:
     r"""WellSVM's cutting plane (Algorithm 1 with Sections 4.1.2-4.1.3 of the paper).
 
     Parameters
@@ -526,8 +598,15 @@ def label_generation(
         def violated(cur, Y):
             return _violated_label(backend, oracle, cur, Y, refine)
 
-    cur = solve_mkl(backend, Y, [1.0], np.zeros(Y.shape[0]), max_iter=max_mkl_iter, tol=tol,
-                    label_dtype=label_dtype)  # fmt: skip
+    cur = solve_mkl(
+        backend,
+        Y,
+        [1.0],
+        np.zeros(Y.shape[0]),
+        max_iter=max_mkl_iter,
+        tol=tol,
+        label_dtype=label_dtype,
+    )
     out = LabelGenerationResult(Y, cur.mu, cur.alpha, None, [cur.value])
     out.mkl_iter.append(cur.n_iter)
     _log(verbose, 0, cur.value, 1, cur.n_iter)  # the start labeling's MKL problem
@@ -549,16 +628,10 @@ def label_generation(
             out.stop = "no violated label vector"
             break
         T = Y.shape[1]
-        mu0 = np.r_[cur.mu * T / (T + 1), 1.0 / (T + 1)]
-        groups = None
-        if two_kernels:  # the working set folded into one kernel, the new one second
-            groups = np.zeros((T + 1, 2))
-            groups[:T, 0], groups[T, 1] = cur.mu, 1.0
-            mu0 = np.array([0.9, 0.1])  # the authors' code's start
         Y_next = np.c_[Y, y_new]
-        nxt = solve_mkl(backend, Y_next, mu0, cur.alpha, max_iter=max_mkl_iter, tol=tol,
-                        floor=cur.value - scale, label_dtype=label_dtype,
-                        groups=groups)  # fmt: skip
+        nxt = _mkl_step(
+            backend, Y_next, cur, two_kernels, max_mkl_iter, tol, cur.value - scale, label_dtype
+        )
         out.mkl_iter.append(nxt.n_iter)
         _log(verbose, len(out.history), nxt.value, T + 1, nxt.n_iter)
         if nxt.bounded_below or nxt.value >= cur.value:  # no decrease by tol: undo the step
@@ -584,8 +657,9 @@ def label_generation(
     return out
 
 
-def store_result(est, res: LabelGenerationResult, backend, max_iter: int, who="WellSVM",
-                 stacklevel: int = 3):  # fmt: skip
+def store_result(
+    est, res: LabelGenerationResult, backend, max_iter: int, who="WellSVM", stacklevel: int = 3
+):
     """Set an estimator's cutting-plane attributes from ``res`` (``objective_history_``,
     ``n_iter_``, ``n_mkl_iter_``, ``stop_reason_``) and warn when a limit stopped the loop
     (``max_iter``), an inner SVM, or the last MKL problem."""
@@ -599,9 +673,11 @@ def store_result(est, res: LabelGenerationResult, backend, max_iter: int, who="W
         warn_work_capped(backend, who, stacklevel=stacklevel + 1)
     elif not backend.all_converged or res.mkl_limit:
         warn_not_converged(
-            who, why="an inner SVM or MKL problem hit its iteration limit",
-            detail=" (raise max_mkl_iter, or tol)", stacklevel=stacklevel,
-        )  # fmt: skip
+            who,
+            why="an inner SVM or MKL problem hit its iteration limit",
+            detail=" (raise max_mkl_iter, or tol)",
+            stacklevel=stacklevel,
+        )
 
 
 def warn_if_solves_capped(backend, who: str, stacklevel: int = 3) -> None:
@@ -729,8 +805,9 @@ class BalancedLabels:
         return y
 
 
-def alignment_start(backend, oracle: Oracle, random_state, n_labelings: int = 20,
-                    deadline: float | None = None) -> np.ndarray:  # fmt: skip
+def alignment_start(
+    backend, oracle: Oracle, random_state, n_labelings: int = 20, deadline: float | None = None
+) -> np.ndarray:
     """The authors' start: of ``n_labelings`` random label vectors of ``B`` (the oracle's
     answers to ``r`` uniform on ``[-1/2, 1/2)``), the one best aligned with the kernel.
 
@@ -787,33 +864,29 @@ def alignment_start(backend, oracle: Oracle, random_state, n_labelings: int = 20
 
 
 def make_backend(est, X, C, tol: float, max_iter: int = -1):
-    """The engine for the kernel of the estimator ``est`` (``kernel``, ``_gamma``, ``degree``,
-    ``coef0``, ``cache_size`` in MB): the linear dual solver with ``w`` kept for
-    ``kernel="linear"`` once the Gram matrix outgrows the cache (sparse data at any scale),
-    else SMO on one kernel-row cache."""
-    cache = float(est.cache_size) * 2**20
+    """The engine for the kernel of the kernel machine ``est`` (its kernel, ``cache_size`` in
+    MB): the linear dual solver with ``w`` kept for ``kernel="linear"`` once the Gram matrix
+    outgrows the cache (sparse data at any scale), else SMO on one kernel-row cache."""
+    cache = cache_bytes(est.cache_size)
     # While every kernel row fits in the cache, SMO's second-order steps on cached rows beat
     # coordinate descent on w, whose free points are nearly collinear on small dense data
     # (WellSVM on clean1, 476 points, 50 steps: 12.6 s against 65 s)
     if est.kernel == "linear" and 8.0 * X.shape[0] ** 2 > cache:
         return LinearBackend(X, C, tol, max_iter)
-    spec = KernelSpec(
-        KERNEL_CODES[est.kernel], gamma=est._gamma,
-        coef0=float(est.coef0), degree=int(est.degree),
-    )  # fmt: skip
-    backend = KernelBackend(X, spec, C, cache, tol, max_iter)
+    backend = KernelBackend(X, engine_kernel(est), C, cache, tol, max_iter)
     backend.kernel_name = est.kernel
     return backend
 
 
-def store_label_generation(est, X, res: LabelGenerationResult, backend, max_iter: int,
-                           classes=None) -> None:  # fmt: skip
+def store_label_generation(
+    est, X, res: LabelGenerationResult, backend, max_iter: int, classes=None
+) -> None:
     """Give the estimator ``est`` the fitted attributes of a WellSVM fit from its result
     ``res``: the expansion ``f = sum_i alpha_i (sum_t mu_t y_ti) k(x_i, .)`` without offset
     (``support_``, ``dual_coef_``, ...), ``alpha_``, ``label_vectors_``, ``mu_``,
     ``objective_history_``, ``n_iter_``, ``n_mkl_iter_`` and ``stop_reason_``; warn when the
     cutting plane or an inner problem stopped at its iteration limit."""
-    est._set_expansion(X, res.alpha * (res.labels @ res.mu), None, classes=classes)
+    est.set_expansion(X, res.alpha * (res.labels @ res.mu), None, classes=classes)
     est.alpha_ = res.alpha
     est.label_vectors_ = res.labels
     est.mu_ = res.mu

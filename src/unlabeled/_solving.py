@@ -1,18 +1,78 @@
-"""What the estimators hand the engine and say of its solves: the engine's typed data, the
-default cap on a solver's steps, the progress printer and the library's one
-ConvergenceWarning."""
+"""What the estimators hand the engine and say of its solves: the engine's typed data, its
+kernel settings (:func:`kernel_spec`, :func:`engine_kernel`, :func:`cache_bytes`: built here
+only), the default cap on a solver's steps, the progress printer and the library's one
+ConvergenceWarning; and :class:`KernelModel`, what other modules may read or call of a kernel
+machine."""
 
 from __future__ import annotations
 
 import sys
 import time
 import warnings
+from typing import Protocol
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ._config import get_config
-from ._engine import as_data
+from ._engine import KernelSpec, as_data
+from ._kernels import KERNEL_CODES
+
+
+class KernelModel(Protocol):
+    """What a module other than a kernel machine's own may read or call of it (the package's
+    protocol; :class:`unlabeled.base.KernelMachine` implements it, a fit's helpers and the
+    lower layers type against it). Everything else of the machine is its own (or its
+    subclasses').
+
+    ``kernel``, ``degree``, ``coef0``
+        Its kernel parameters as given.
+    ``kernel_gamma_``
+        The kernel width in use (``gamma="scale"`` / ``"auto"`` resolved on the training
+        data), from the moment ``fit`` has checked its data.
+    ``kernel_params()``
+        The kernel's parameters for :func:`unlabeled._kernels.kernel_block`.
+    ``kernel_dot(A, B, coef, rows=None)``
+        ``sum_j coef_j k(a_i, b_j)`` for the rows of ``A``.
+    ``set_expansion(X, alpha, intercept=0.0, *, w=None, classes=None)``
+        Store the fitted expansion ``f = sum_i alpha_i k(x_i, .) + b``.
+    """
+
+    kernel: str
+    degree: int
+    coef0: float
+
+    kernel_gamma_: float
+
+    def kernel_params(self) -> dict: ...
+
+    def kernel_dot(self, A, B, coef, rows=None) -> np.ndarray: ...
+
+    def set_expansion(self, X, alpha, intercept=0.0, *, w=None, classes=None) -> None: ...
+
+
+def kernel_spec(
+    kernel: str, gamma: float = 1.0, degree: int = 3, coef0: float = 0.0, threads: int = 0
+) -> KernelSpec:
+    """The engine's kernel: ``kernel``'s code and parameters, ``threads`` for its products
+    (0: the engine's default). ``kernel_spec("precomputed")`` reads a Gram matrix."""
+    return KernelSpec(
+        KERNEL_CODES[kernel],
+        gamma=float(gamma),
+        coef0=float(coef0),
+        degree=int(degree),
+        n_jobs=int(threads),
+    )
+
+
+def engine_kernel(est: KernelModel, threads: int = 0) -> KernelSpec:
+    """The engine's kernel of the kernel machine ``est`` (its width resolved by ``fit``)."""
+    return kernel_spec(est.kernel, est.kernel_gamma_, est.degree, est.coef0, threads)
+
+
+def cache_bytes(cache_size) -> float:
+    """The engine's kernel-row cache budget in bytes for an estimator's ``cache_size`` in MB."""
+    return float(cache_size) * 2**20
 
 
 def engine_data(X, kernel: str | None = None):

@@ -86,12 +86,6 @@ def check_int(value, name: str, *, low=None, high=INT_MAX, allow_none=False) -> 
     return int(value)
 
 
-def check_choice(value, name: str, choices) -> str:
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
-    return value
-
-
 @dataclass(frozen=True)
 class Real:
     """A finite real number (not a bool) in an interval; ``None`` bounds are open-ended.
@@ -115,9 +109,13 @@ class Real:
 
     def check(self, value: object, name: str) -> float:
         return check_real(
-            value, name, low=self.low, high=self.high, low_open=self.low_open,
+            value,
+            name,
+            low=self.low,
+            high=self.high,
+            low_open=self.low_open,
             high_open=self.high_open,
-        )  # fmt: skip
+        )
 
     def describe(self) -> str:
         if self.high is None and self.low == 0:

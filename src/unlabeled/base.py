@@ -37,7 +37,7 @@ Examples
 ...         classes, t = check_binary_targets(y, "KernelRidgeClassifier")
 ...         b = t.mean()
 ...         alpha = np.linalg.solve(self._gram(X) + params["C"] * np.eye(len(t)), t - b)
-...         self._set_expansion(X, alpha, b, classes=classes)
+...         self.set_expansion(X, alpha, b, classes=classes)
 ...         return self
 >>> X = np.random.default_rng(0).normal(size=(50, 2))
 >>> clf = KernelRidgeClassifier().fit(X, X[:, 0] > 0)
@@ -424,7 +424,7 @@ class KernelMachine(ValidatedEstimator):
     ...         self._validate_params()
     ...         X, y = self._validate_X(X, y)
     ...         alpha = np.linalg.solve(self._gram(X) + 1e-3 * np.eye(len(y)), y)
-    ...         self._set_expansion(X, alpha, intercept=None)  # no offset: b = 0
+    ...         self.set_expansion(X, alpha, intercept=None)  # no offset: b = 0
     ...         return self
     >>> X = np.linspace(0, 3, 20).reshape(-1, 1)
     >>> model = KernelRidge().fit(X, np.sin(X[:, 0]))
@@ -441,7 +441,7 @@ class KernelMachine(ValidatedEstimator):
         "coef0": [Real()],
     }
 
-    # the expansion of _set_expansion; n_SV and n_train are bound by support_ and shape_fit_
+    # the expansion of set_expansion; n_SV and n_train are bound by support_ and shape_fit_
     _fitted_attributes: dict = {
         "shape_fit_": Fitted("dims", ("n_train", "n_features_in_"), low=1),
         # any finite width: the data's scale sets it (gamma="scale" is 1 / (d var)), and
@@ -562,13 +562,28 @@ class KernelMachine(ValidatedEstimator):
             )
 
     # ------------------------------------------------------------------ the kernel
-    def _kernel_params(self) -> dict:
-        """The fitted kernel's parameters for :func:`kernel_block` (``_gamma`` resolved)."""
+    # kernel_gamma_, kernel_params, kernel_dot and set_expansion are the package's protocol
+    # for kernel machines (_solving.KernelModel): what other modules may read or call
+    @property
+    def kernel_gamma_(self) -> float:
+        """The kernel width in use: ``gamma`` with ``"scale"`` / ``"auto"`` resolved on the
+        training data (set when ``fit`` has checked its data, or by a fit that resolves it
+        itself)."""
+        return self._gamma
+
+    @kernel_gamma_.setter
+    def kernel_gamma_(self, value: float) -> None:
+        self._gamma = value
+
+    def kernel_params(self) -> dict:
+        """The fitted kernel's parameters for :func:`kernel_block` (the width resolved)."""
         return kernel_params(self.kernel, getattr(self, "_gamma", 0.0), self.degree, self.coef0)
 
-    def _kernel_dot(self, A, B, coef, rows=None):
+    def kernel_dot(
+        self, A: MatrixLike, B: MatrixLike, coef: ArrayLike, rows: ArrayLike | None = None
+    ) -> np.ndarray:
         """``sum_j coef_j k(a_i, b_j)`` for the rows of ``A`` (see :func:`kernel_dot`)."""
-        return kernel_dot(A, B, coef, self.kernel, self._kernel_params(), rows=rows)
+        return kernel_dot(A, B, coef, self.kernel, self.kernel_params(), rows=rows)
 
     #: what a dense method's users should do instead when its n x n matrices do not fit
     _dense_fix = "use a solver whose memory is linear in n"
@@ -594,15 +609,23 @@ class KernelMachine(ValidatedEstimator):
         if self.kernel == "precomputed":
             return np.array(X, dtype=np.float64)
         X = as_float64(X)
-        return kernel_block(X, X, self.kernel, self._kernel_params())
+        return kernel_block(X, X, self.kernel, self.kernel_params())
 
     # ------------------------------------------------------------------ the model
-    def _set_expansion(self, X, alpha, intercept=0.0, *, w=None, classes=None):
+    def set_expansion(
+        self,
+        X: MatrixLike,
+        alpha: ArrayLike,
+        intercept: float | None = 0.0,
+        *,
+        w: ArrayLike | None = None,
+        classes: ArrayLike | None = None,
+    ) -> None:
         """Store ``f = sum_i alpha_i k(x_i, .) + intercept`` in scikit-learn's SVC vocabulary.
 
         Parameters
         ----------
-        X : the training data as checked by :meth:`_validate_X`.
+        X : the training data as ``fit`` checked them.
         alpha : ndarray of shape (n_samples,)
             The expansion coefficient of every training point; the support is where it is
             non-zero (tiny values are kept: the caller decides what is zero).
@@ -723,10 +746,10 @@ class KernelMachine(ValidatedEstimator):
         model fitted on a DataFrame is not checked again against its column names."""
         coef, b = self.dual_coef_[0], self.intercept_[0]
         if self.kernel == "precomputed":
-            return self._kernel_dot(X, self.support_, coef) + b
+            return self.kernel_dot(X, self.support_, coef) + b
         if self.kernel == "linear":
             return np.asarray(X @ self._coef[0], dtype=np.float64).ravel() + b
-        return self._kernel_dot(X, self.support_vectors_, coef) + b
+        return self.kernel_dot(X, self.support_vectors_, coef) + b
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -757,7 +780,7 @@ class KernelClassifier(ClassifierMixin, KernelMachine):
     ...         X, y = self._validate_X(X, y)
     ...         classes, t = check_binary_targets(y, "Parzen")
     ...         alpha = np.where(t > 0, 1.0 / np.sum(t > 0), -1.0 / np.sum(t < 0))
-    ...         self._set_expansion(X, alpha, intercept=None, classes=classes)
+    ...         self.set_expansion(X, alpha, intercept=None, classes=classes)
     ...         return self
     >>> X = np.array([[0.0], [0.5], [3.0], [3.5]])
     >>> clf = Parzen().fit(X, ["a", "a", "b", "b"])

@@ -1029,6 +1029,33 @@ def _scalar(name, value, kind) -> bool:
     return isinstance(value, str) and len(value) <= 200
 
 
+def _check_sequence(name, value, spec, dims) -> None:
+    """A fitted attribute of kind ``"ints"``, ``"floats"`` (a list or tuple) or ``"dims"``
+    (a shape: a tuple whose sizes bind the named dimensions)."""
+    import numpy as np
+
+    kind = spec.kind
+    item = "float" if kind == "floats" else "int"
+    types = tuple if kind == "dims" else (list, tuple)  # a shape is a tuple
+    if not isinstance(value, types) or not all(_scalar(name, v, item) for v in value):
+        what = "tuple" if kind == "dims" else "list or tuple"
+        raise TypeError(f"{name} must be a {what} of {item}s, got {value!r:.60}")
+    if kind == "dims":
+        _expect(len(value) == len(spec.shape), f"{name} must be {len(spec.shape)} integers")
+    elif spec.shape:  # the number of items
+        _check_shape(name, (len(value),), spec.shape[:1], dims)
+    if value:
+        dtype = np.float64 if item == "float" else np.int64
+        try:
+            values = np.array(value, dtype=dtype)
+        except OverflowError:  # a Python int past int64
+            raise ValueError(f"{name} holds an integer beyond 64 bits") from None
+        _check_range(name, values, spec, dims)
+    if kind == "dims":
+        for i, (dim, size) in enumerate(zip(spec.shape, value, strict=True)):
+            _dim(dim, int(size), dims, f"{name}[{i}]")
+
+
 def _check_value(name, value, spec, dims) -> None:
     """One fitted attribute against its :class:`~unlabeled.base.Fitted` declaration."""
     import numpy as np
@@ -1057,25 +1084,7 @@ def _check_value(name, value, spec, dims) -> None:
         _check_range(name, float(value) if kind == "float" else int(value), spec, dims)
         return
     if kind in ("ints", "floats", "dims"):
-        item = "float" if kind == "floats" else "int"
-        types = tuple if kind == "dims" else (list, tuple)  # a shape is a tuple
-        if not isinstance(value, types) or not all(_scalar(name, v, item) for v in value):
-            what = "tuple" if kind == "dims" else "list or tuple"
-            raise TypeError(f"{name} must be a {what} of {item}s, got {value!r:.60}")
-        if kind == "dims":
-            _expect(len(value) == len(spec.shape), f"{name} must be {len(spec.shape)} integers")
-        elif spec.shape:  # the number of items
-            _check_shape(name, (len(value),), spec.shape[:1], dims)
-        if value:
-            dtype = np.float64 if item == "float" else np.int64
-            try:
-                values = np.array(value, dtype=dtype)
-            except OverflowError:  # a Python int past int64
-                raise ValueError(f"{name} holds an integer beyond 64 bits") from None
-            _check_range(name, values, spec, dims)
-        if kind == "dims":
-            for i, (dim, size) in enumerate(zip(spec.shape, value, strict=True)):
-                _dim(dim, int(size), dims, f"{name}[{i}]")
+        _check_sequence(name, value, spec, dims)
         return
     if kind == "dict":
         ok = isinstance(value, dict) and len(value) <= 32
@@ -1088,8 +1097,11 @@ def _check_value(name, value, spec, dims) -> None:
             raise TypeError(f"{name} must be a dict of integers (and names), got {value!r:.60}")
         return
     if kind == "object":
-        _expect(class_path(value) in (spec.choices or ()), f"{name} must be one of the types "
-                f"{list(spec.choices or ())}, got a {class_path(value)}")  # fmt: skip
+        _expect(
+            class_path(value) in (spec.choices or ()),
+            f"{name} must be one of the types "
+            f"{list(spec.choices or ())}, got a {class_path(value)}",
+        )
         return
     if kind == "estimators":
         _check_nested(name, value, spec, dims)
@@ -1117,8 +1129,11 @@ def _check_nested(name, value, spec, dims) -> None:
         raise TypeError(f"{name} must be a list of models, got a {type(value).__name__}")
     _check_shape(name, (len(value),), spec.shape[:1], dims)
     for i, model in enumerate(value):
-        _expect(class_path(model) in (spec.choices or ()), f"{name}[{i}] must be one of the "
-                f"types {list(spec.choices or ())}, got a {class_path(model)}")  # fmt: skip
+        _expect(
+            class_path(model) in (spec.choices or ()),
+            f"{name}[{i}] must be one of the "
+            f"types {list(spec.choices or ())}, got a {class_path(model)}",
+        )
         if n_nested(model):
             raise ValueError(f"{name}[{i}] holds models itself (one level only)")
         try:
@@ -1161,18 +1176,6 @@ def _check_csr(name, sv, spec, dims) -> None:
     if sv.indptr[-1] != sv.indices.size or sv.data.size != sv.indices.size:
         raise ValueError(f"{name} has inconsistent data, indices and indptr lengths")
     _check_range(name, sv.data, spec, dims)
-
-
-def _checked_int(value, name: str, low: int) -> int:
-    import numbers
-
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
-
-
-def _int_attr(est, name: str, low: int) -> int:
-    return _checked_int(getattr(est, name, None), name, low)
 
 
 def _array(est, name, kinds, ndim, *, shape=None, finite=True, value=None):

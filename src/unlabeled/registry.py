@@ -390,6 +390,11 @@ _LITERAL = re.compile(
 )
 
 
+#: a private module whose classes' public home is another module (pu/_priors_*: their model
+#: files name them in unlabeled.pu.priors) says so in one line, and sets each registered
+#: class's ``__module__`` to it
+_PUBLIC_MODULE = re.compile(r'^PUBLIC_MODULE = "([\w.]+)"$', re.M)
+
 _DECLARED: list[Entry] = []
 
 
@@ -426,6 +431,8 @@ def _parse(text: str, module: str) -> list[Entry]:
     """The entries that a module's ``@register(...)`` lines declare (no ``ast``: a regular
     expression per argument keeps the command line's start-up at a few milliseconds)."""
     entries = []
+    public = _PUBLIC_MODULE.search(text)
+    module = public.group(1) if public else module
     start = text.find("\n@register(")
     while start >= 0:
         m = _DECORATED.match(text, start + 1)

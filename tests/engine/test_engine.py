@@ -408,8 +408,18 @@ def test_linear_dual_box(m, sparse, shrinking):
     qs = q - shift  # y = +1: the shift moves every linear term
     ref = reference(Q, qs, C)
     data = as_data(sp.csr_matrix(X) if sparse else X)
-    res = solve_linear_dual(data, row, p, C, np.zeros(len(row)), signs, mu=mu, w0=w0,
-                            shift=shift, options=SolverOptions(1e-10, shrinking))  # fmt: skip
+    res = solve_linear_dual(
+        data,
+        row,
+        p,
+        C,
+        np.zeros(len(row)),
+        signs,
+        mu=mu,
+        w0=w0,
+        shift=shift,
+        options=SolverOptions(1e-10, shrinking),
+    )
     a = check_linear(res, Q, qs, C, ref)
     for k in range(m):  # the kept w_k equal w0_k + sum_t s_tk a_t x_row(t)
         np.testing.assert_allclose(res.w[k], w0[k] + (signs[:, k] * a) @ X[row], atol=1e-10)
@@ -424,8 +434,19 @@ def test_linear_dual_with_equality(shrinking, seed):
     y = rng.choice([-1, 1], size=len(row)).astype(np.int8)
     a0 = rng.uniform(0, 1, size=len(row)) * C
     ref = reference(Q, q, C, y.astype(float), float(y @ a0))
-    res = solve_linear_dual(as_data(X), row, p, C, a0, signs, y=y, w0=w0, mu=mu, equality=True,
-                            options=SolverOptions(1e-10, shrinking))  # fmt: skip
+    res = solve_linear_dual(
+        as_data(X),
+        row,
+        p,
+        C,
+        a0,
+        signs,
+        y=y,
+        w0=w0,
+        mu=mu,
+        equality=True,
+        options=SolverOptions(1e-10, shrinking),
+    )
     a = check_linear(res, Q, q, C, ref)
     assert abs(y @ a - y @ a0) <= 1e-10 * C.sum()
 
@@ -456,8 +477,20 @@ def test_linear_dual_kinked_cost(equality, shrinking, seed):
     ref = cp.Problem(cp.Minimize(cost), cons)
     ref.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
     opts = SolverOptions(1e-10, shrinking)
-    res = solve_linear_dual(as_data(X), row, p, C, a0, signs, y=y, w0=w0, equality=equality,
-                            options=opts, kink=kink, jump=jump)  # fmt: skip
+    res = solve_linear_dual(
+        as_data(X),
+        row,
+        p,
+        C,
+        a0,
+        signs,
+        y=y,
+        w0=w0,
+        equality=equality,
+        options=opts,
+        kink=kink,
+        jump=jump,
+    )
     x = res.alpha
     assert res.converged and np.all(x >= 0) and np.all(x <= C)
     assert kinked_objective(Q, q, x, kink, jump) <= ref.value + 1e-7 * max(1.0, abs(ref.value))

@@ -108,9 +108,10 @@ def test_every_inner_svm_and_mkl_step_matches_cvxpy(ties, monkeypatch):
     C = 0.7
     RecordingBackend.solves = []
     monkeypatch.setattr(
-        wellsvm_module, "make_backend",
+        wellsvm_module,
+        "make_backend",
         lambda est, X, Cv, tol, max_iter=-1: RecordingBackend(X, _spec(), Cv, 1e7, tol),
-    )  # fmt: skip
+    )
     model = WellSVMClustering(
         C=C,
         beta=0.25,
@@ -286,9 +287,16 @@ def test_balanced_threshold(seed):
 
 @pytest.mark.parametrize(
     "n, beta, expected",
-    [(10, 0.03, (5, 5)), (11, 0.03, (5, 6)), (11, 0.1, (5, 6)), (100, 0.3, (35, 65)),
-     (9, 0.3, (4, 5)), (2, 0.0, (1, 1)), (3, 0.99, (1, 2))],
-)  # fmt: skip
+    [
+        (10, 0.03, (5, 5)),
+        (11, 0.03, (5, 6)),
+        (11, 0.1, (5, 6)),
+        (100, 0.3, (35, 65)),
+        (9, 0.3, (4, 5)),
+        (2, 0.0, (1, 1)),
+        (3, 0.99, (1, 2)),
+    ],
+)
 def test_balance_range(n, beta, expected):
     """-beta n <= n - 2k <= beta n; an odd n with beta n < 1 gets |1'y| = 1; never a single
     cluster; symmetric (lo + hi = n: -y is in B with y)."""
@@ -324,9 +332,15 @@ def test_balance_range(n, beta, expected):
 )
 def test_bad_input_is_refused_before_any_work(change, match, monkeypatch):
     X, _ = blobs(11, n=10)
-    bad = {"nan": np.where(np.eye(10, 2) == 1, np.nan, X), "inf": np.where(X > 1, np.inf, X),
-           "one sample": X[:1], "empty": X[:0], "1d": X[:, 0], "not square": X,
-           "21 samples": np.r_[X, X, X[:1]]}  # fmt: skip
+    bad = {
+        "nan": np.where(np.eye(10, 2) == 1, np.nan, X),
+        "inf": np.where(X > 1, np.inf, X),
+        "one sample": X[:1],
+        "empty": X[:0],
+        "1d": X[:, 0],
+        "not square": X,
+        "21 samples": np.r_[X, X, X[:1]],
+    }
     X = bad.get(change.get("X"), X)
     params = {k: v for k, v in change.items() if k != "X"}
 

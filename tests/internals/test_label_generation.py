@@ -204,8 +204,9 @@ def test_squared_hinge_start_svm_matches_cvxpy():
     C = np.full(lab.size, 1.0)
     Q = rbf_kernel(X[lab], gamma=GAMMA) * np.outer(ys, ys) + np.diag(1.0 / C)
     a = cp.Variable(lab.size)
-    ref = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(psd_factor(Q).T @ a) - cp.sum(a)),
-                     [a >= 0, ys @ a == 0])  # fmt: skip
+    ref = cp.Problem(
+        cp.Minimize(0.5 * cp.sum_squares(psd_factor(Q).T @ a) - cp.sum(a)), [a >= 0, ys @ a == 0]
+    )
     ref.solve(**SOLVE)
     alpha, _, _ = squared_backend(X, box(y, 1.0, 0.5)).signed_solve(lab, ys, C, np.zeros(lab.size))
     np.testing.assert_allclose(alpha, a.value, atol=1e-4)
@@ -230,8 +231,9 @@ def test_squared_hinge_relaxation_against_brute_force(seed):
     exact = label_generation(squared_backend(X, C), ExactOracle(K, B), start, **kw)
     assert exact.history[-1] == pytest.approx(p_star, rel=1e-4)
     assert exact.alpha.max() < 0.01 * BIG
-    model = WellSVM(C1=1.0, C2=0.5, gamma=GAMMA, tol=1e-7, max_mkl_iter=5000,
-                    loss="squared_hinge").fit(X, y)  # fmt: skip
+    model = WellSVM(
+        C1=1.0, C2=0.5, gamma=GAMMA, tol=1e-7, max_mkl_iter=5000, loss="squared_hinge"
+    ).fit(X, y)
     assert model.objective_history_[-1] >= p_star * (1 - 1e-5)
     assert np.all(np.diff(model.objective_history_) <= 0)
 
@@ -243,8 +245,9 @@ def test_linear_kernel_outgrowing_the_cache_takes_the_linear_backend(sparse):
     linear dual solver with w kept (tests/test_wellsvm.py: the same fit as the SMO path)."""
     X, _, _ = ssl_problem(12, n_unl=60, d=4, shift=0.8)
     Xf = sp.csr_matrix(X) if sparse else X
-    assert isinstance(WellSVM(kernel="linear", cache_size=0.01)._backend(Xf, np.ones(72)),
-                      LinearBackend)  # fmt: skip
+    assert isinstance(
+        WellSVM(kernel="linear", cache_size=0.01)._backend(Xf, np.ones(72)), LinearBackend
+    )
 
 
 def test_engine_diag_is_checked():

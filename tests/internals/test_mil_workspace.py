@@ -90,5 +90,6 @@ def test_products_on_leading_points_are_those_on_all():
             assert part.shape == (width, 2)
             f = np.stack([K[:, s] @ (alpha * backend.signs) for s in S.T], axis=1)
             np.testing.assert_allclose(part, f[:width], rtol=1e-12, atol=1e-12)
-            np.testing.assert_allclose(backend.products(alpha, S)[:width], part, rtol=1e-13,
-                                       atol=1e-14)  # fmt: skip
+            np.testing.assert_allclose(
+                backend.products(alpha, S)[:width], part, rtol=1e-13, atol=1e-14
+            )

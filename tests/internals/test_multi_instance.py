@@ -50,8 +50,15 @@ def test_wellsvm_every_inner_svm_matches_cvxpy(monkeypatch):
     bags, y, _ = planted(1, n_bags=8, size=3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        clf = MILWellSVM(C1=5.0, C2=1.0, gamma=GAMMA, tol=1e-7, oracle="ascent",
-                         model="rounded", max_mkl_iter=100).fit(bags, y)  # fmt: skip
+        clf = MILWellSVM(
+            C1=5.0,
+            C2=1.0,
+            gamma=GAMMA,
+            tol=1e-7,
+            oracle="ascent",
+            model="rounded",
+            max_mkl_iter=100,
+        ).fit(bags, y)
     assert len(recorded) >= 2 and clf.label_vectors_.shape[1] >= 1
     for Kq, yhat, C, alpha in recorded:
         assert np.all(alpha >= 0) and np.all(alpha <= C * (1 + 1e-12))
@@ -73,8 +80,7 @@ def test_wellsvm_start_svm_matches_cvxpy(monkeypatch):
     MILWellSVM(gamma=GAMMA, tol=1e-7, max_iter=1, model="rounded").fit(bags, y)
     ((yi, C, alpha),) = recorded
     X = np.vstack(bags)
-    order = np.argsort(np.repeat(np.where(y > 0, 1, -1), [len(b) for b in bags]) < 0,
-                       kind="stable")  # fmt: skip
+    order = np.argsort(np.repeat(np.where(y > 0, 1, -1), [len(b) for b in bags]) < 0, kind="stable")
     K = rbf_kernel(X[order], gamma=GAMMA)
     assert abs(yi @ alpha) < 1e-9
     assert_close_to_optimum(dual_value(K, yi, alpha), svm_dual_cvxpy(K, yi, C, True))
@@ -114,8 +120,9 @@ def test_oracle_is_per_bag_argmax_and_ascent_increases_q():
     K = rbf_kernel(X, gamma=GAMMA)
     oracle = KeyInstanceOracle(bag, np.array([0, 1]), np.arange(5, 8))
     f = rng.normal(size=8)
-    np.testing.assert_array_equal(oracle(f), [int(np.argmax(f[:3])), 3 + int(np.argmax(f[3:5])),
-                                              5, 6, 7])  # fmt: skip
+    np.testing.assert_array_equal(
+        oracle(f), [int(np.argmax(f[:3])), 3 + int(np.argmax(f[3:5])), 5, 6, 7]
+    )
     backend = KeyInstanceBackend(K, 5, 2, np.ones(5), 1e6, 1e-8)
     alpha = np.array([2.0, 1.5, 0.3, 0.7, 0.1])
 

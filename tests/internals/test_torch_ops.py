@@ -134,9 +134,16 @@ def test_score_in_blocks_is_the_direct_u_statistic(monkeypatch):
     """score() sums the kernel in blocks of rows: with more rows than a block (7 here) it is
     still minus the reconstruction error minus lam times the direct U-statistic."""
     X, _ = make_gaussian_grid(40, random_state=0)
-    pae = PlummerAutoencoder(n_components=2, hidden_layer_sizes=(32, 32), lam=10.0,
-                             learning_rate=3e-3, batch_size=200, max_iter=5, device="cpu",
-                             random_state=0).fit(X)  # fmt: skip
+    pae = PlummerAutoencoder(
+        n_components=2,
+        hidden_layer_sizes=(32, 32),
+        lam=10.0,
+        learning_rate=3e-3,
+        batch_size=200,
+        max_iter=5,
+        device="cpu",
+        random_state=0,
+    ).fit(X)
     q = pae.transform(X)
     zp = np.random.RandomState(0).uniform(-1, 1, size=q.shape)
     rec = ((X - pae.inverse_transform(q)) ** 2).sum(1).mean()
@@ -149,8 +156,9 @@ def test_score_over_m_rows_is_the_grouped_u_statistic(monkeypatch):
     m rows of a fixed random order: the sum over those pairs (a double loop per group) over
     their number; unbiased, as the full U-statistic is."""
     X, _ = make_gaussian_grid(40, random_state=0)
-    pae = PlummerAutoencoder(hidden_layer_sizes=(32,), lam=10.0, batch_size=40, max_iter=5,
-                             device="cpu", random_state=0).fit(X)  # fmt: skip
+    pae = PlummerAutoencoder(
+        hidden_layer_sizes=(32,), lam=10.0, batch_size=40, max_iter=5, device="cpu", random_state=0
+    ).fit(X)
     q = pae.transform(X)
     rec = ((X - pae.inverse_transform(q)) ** 2).sum(1).mean()
     rs = np.random.RandomState(0)
@@ -166,8 +174,9 @@ def test_score_work_is_linear_in_the_rows(monkeypatch):
     """score on n rows evaluates at most 3 n m kernel values (m = _SCORE_ROWS), not 3 n^2:
     30,000 rows took 84 s before."""
     X, _ = make_gaussian_grid(40, random_state=0)
-    pae = PlummerAutoencoder(hidden_layer_sizes=(8,), batch_size=40, max_iter=2, device="cpu",
-                             random_state=0).fit(X)  # fmt: skip
+    pae = PlummerAutoencoder(
+        hidden_layer_sizes=(8,), batch_size=40, max_iter=2, device="cpu", random_state=0
+    ).fit(X)
     counted = []
     kernel = _pae.import_torch_ops().plummer_kernel
 

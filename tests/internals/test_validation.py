@@ -19,7 +19,9 @@ def test_gamma_scale_is_the_same_number_for_every_layout():
         rng.normal(size=(38, 1)),
         np.where(rng.random((30, 4)) < 0.5, 0, rng.normal(size=(30, 4)) + 1e6),
     ):
-        gammas = {k: check_gamma("scale", "rbf", np.asarray(A) if k == "list" else A)
-                  for k, A in layouts(X).items()}  # fmt: skip
+        gammas = {
+            k: check_gamma("scale", "rbf", np.asarray(A) if k == "list" else A)
+            for k, A in layouts(X).items()
+        }
         assert len(set(gammas.values())) == 1, gammas
         assert gammas["C"] == pytest.approx(1 / (X.shape[1] * X.var()), rel=1e-12)

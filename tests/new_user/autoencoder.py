@@ -24,8 +24,22 @@ assert again.n_iter_ == pae.n_iter_ + 10, (again.n_iter_, pae.n_iter_)
 
 # the command line: fit without labels, then draw samples from the model file
 data = write_csv("points.csv", X)
-unlabeled_cli("fit", data, "--estimator", "pae", "--lam", "1", "--learning-rate", "1e-3",
-              "--max-iter", "30", "--random-state", "0", "-o", "pae-cli.skops")  # fmt: skip
+unlabeled_cli(
+    "fit",
+    data,
+    "--estimator",
+    "pae",
+    "--lam",
+    "1",
+    "--learning-rate",
+    "1e-3",
+    "--max-iter",
+    "30",
+    "--random-state",
+    "0",
+    "-o",
+    "pae-cli.skops",
+)
 unlabeled_cli("sample", "pae-cli.skops", "-n", "20", "-o", WORK / "samples.csv")
 drawn = np.loadtxt(WORK / "samples.csv", delimiter=",", skiprows=1, ndmin=2)
 assert drawn.shape == (20, 2) and np.isfinite(drawn).all(), drawn.shape

@@ -12,6 +12,7 @@ rng = np.random.default_rng(0)
 X = np.r_[rng.normal(-2, 1, (50, 2)), rng.normal(2, 1, (50, 2))]
 truth = np.repeat([0, 1], 50)
 
+# registry: a user's script names what it compares
 for est in [WellSVMClustering(gamma=0.5, random_state=0), CLSST(random_state=0)]:
     name = type(est).__name__
     labels = est.fit_predict(X) if hasattr(est, "fit_predict") else est.fit(X).predict(X)
@@ -25,8 +26,20 @@ for est in [WellSVMClustering(gamma=0.5, random_state=0), CLSST(random_state=0)]
 data = write_csv("points.csv", X, truth=truth)
 Xr = np.loadtxt(data, delimiter=",", skiprows=1)[:, :2]
 python_fit = WellSVMClustering(gamma=0.5, random_state=0).fit(Xr)
-unlabeled_cli("fit", data, "--estimator", "cluster-wellsvm", "--ignore-column", "truth", "--gamma",
-              "0.5", "--random-state", "0", "-o", "clusters.skops")  # fmt: skip
+unlabeled_cli(
+    "fit",
+    data,
+    "--estimator",
+    "cluster-wellsvm",
+    "--ignore-column",
+    "truth",
+    "--gamma",
+    "0.5",
+    "--random-state",
+    "0",
+    "-o",
+    "clusters.skops",
+)
 out = WORK / "clusters.csv"
 unlabeled_cli("predict", "clusters.skops", data, "-o", out)
 assert np.array_equal(read_column(out, 0), python_fit.predict(Xr))

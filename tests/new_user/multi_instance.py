@@ -16,7 +16,7 @@ for b in bags[:20]:
     b[0] += 4  # one key instance per positive bag
 y = np.repeat([1, 0], 20)
 
-for est in [
+for est in [  # registry: a user's script names what it compares
     MISVM(probability=True, random_state=0),
     miSVM(probability=True, random_state=0),
     MILWellSVM(gamma=0.5, probability=True, random_state=0),
@@ -52,8 +52,20 @@ assert min(manual) > 0.8, manual
 data = write_csv("bags.csv", X, bag=ids, y=y_instances)
 Xr = np.loadtxt(data, delimiter=",", skiprows=1)[:, :2]
 python_fit = MISVM(C=10.0).fit(Xr, y_instances, groups=ids)
-unlabeled_cli("fit", data, "--estimator", "misvm-bag", "--bag-column", "bag", "--label-column", "y",
-              "--C", "10", "-o", "mil.skops")  # fmt: skip
+unlabeled_cli(
+    "fit",
+    data,
+    "--estimator",
+    "misvm-bag",
+    "--bag-column",
+    "bag",
+    "--label-column",
+    "y",
+    "--C",
+    "10",
+    "-o",
+    "mil.skops",
+)
 out = WORK / "mil-pred.csv"
 unlabeled_cli("predict", "mil.skops", data, "-o", out)
 cli_pred = np.loadtxt(out, delimiter=",", skiprows=1, ndmin=2)[:, -1]

@@ -31,8 +31,20 @@ assert np.allclose(again.predict_proba(X), proba, rtol=0, atol=1e-12)
 data = write_csv("lupi.csv", X, p0=X_star[:, 0], p1=X_star[:, 1], y=y)
 table = np.loadtxt(data, delimiter=",", skiprows=1)
 python_fit = SVMPlus(kernel="linear").fit(table[:, :2], y, table[:, 2:4])
-unlabeled_cli("fit", data, "--estimator", "svmplus", "--privileged-columns", "p0,p1",
-              "--label-column", "y", "--kernel", "linear", "-o", "svmplus-cli.skops")  # fmt: skip
+unlabeled_cli(
+    "fit",
+    data,
+    "--estimator",
+    "svmplus",
+    "--privileged-columns",
+    "p0,p1",
+    "--label-column",
+    "y",
+    "--kernel",
+    "linear",
+    "-o",
+    "svmplus-cli.skops",
+)
 out = WORK / "lupi-pred.csv"
 unlabeled_cli("predict", "svmplus-cli.skops", data, "-o", out)
 assert np.array_equal(read_column(out, 0), python_fit.predict(table[:, :2]))

@@ -36,8 +36,19 @@ assert np.array_equal(again.predict_proba(X), clf.predict_proba(X))
 
 # the same model from the command line: identical predictions, and its file loads in Python
 data = write_csv("pu.csv", X, s=s)
-unlabeled_cli("fit", data, "--label-column", "s", "--prior", "auto", "--probability",
-              "--random-state", "0", "-o", "pu-cli.skops")  # fmt: skip
+unlabeled_cli(
+    "fit",
+    data,
+    "--label-column",
+    "s",
+    "--prior",
+    "auto",
+    "--probability",
+    "--random-state",
+    "0",
+    "-o",
+    "pu-cli.skops",
+)
 out = WORK / "pu-pred.csv"
 unlabeled_cli("predict", "pu-cli.skops", data, "--proba", "-o", out)
 from_file = unlabeled.load(WORK / "pu-cli.skops")

@@ -16,7 +16,7 @@ y = np.full(120, -1)
 labeled = np.r_[0:4, 60:64]
 y[labeled] = truth[labeled]
 
-for est in [
+for est in [  # registry: a user's script names what it compares
     WellSVM(gamma=0.5, probability=True, random_state=0),
     TSVM(probability=True, random_state=0),
     LapSVM(probability=True, random_state=0),
@@ -40,9 +40,23 @@ for est in [
 data = write_csv("ssl.csv", X, y=y, truth=truth)
 Xr = np.loadtxt(data, delimiter=",", skiprows=1)[:, :2]
 python_fit = WellSVM(gamma=0.5, probability=True, random_state=0).fit(Xr, y)
-unlabeled_cli("fit", data, "--estimator", "wellsvm", "--label-column", "y", "--ignore-column",
-              "truth", "--gamma", "0.5", "--probability", "--random-state", "0",
-              "-o", "w.skops")  # fmt: skip
+unlabeled_cli(
+    "fit",
+    data,
+    "--estimator",
+    "wellsvm",
+    "--label-column",
+    "y",
+    "--ignore-column",
+    "truth",
+    "--gamma",
+    "0.5",
+    "--probability",
+    "--random-state",
+    "0",
+    "-o",
+    "w.skops",
+)
 out = WORK / "ssl-pred.csv"
 unlabeled_cli("predict", "w.skops", data, "--proba", "-o", out)
 assert np.array_equal(read_column(out, 0), python_fit.predict(Xr))

@@ -9,7 +9,7 @@ import numpy as np
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 from sklearn.base import ClusterMixin
 
-from .._kernels import as_float64, kernel_block, kernel_params
+from .._kernels import as_float64, kernel_block
 from .._label_generation import (
     BalancedLabels,
     alignment_start,
@@ -17,7 +17,7 @@ from .._label_generation import (
     make_backend,
     store_label_generation,
 )
-from .._solving import warn_not_converged
+from .._solving import cache_bytes, warn_not_converged
 from .._threads import one_blas_thread
 from .._validation import (
     MAX_C,
@@ -135,8 +135,13 @@ class ExactClusters(BalancedClusters):
         free = np.setdiff1d(np.arange(n), S)
         g = self.backend.products(alpha, y[:, None])[:, 0][free]
         neg_s = int(np.count_nonzero(y_s < 0))
-        k = int(np.clip(np.count_nonzero(g < 0), max(0, self.n_negative - neg_s),
-                        min(free.size, self.n_negative_max - neg_s)))  # fmt: skip
+        k = int(
+            np.clip(
+                np.count_nonzero(g < 0),
+                max(0, self.n_negative - neg_s),
+                min(free.size, self.n_negative_max - neg_s),
+            )
+        )
         y[free[np.argsort(g, kind="stable")[:k]]] = -1
         return y
 
@@ -483,15 +488,29 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
     }
 
     def __init__(
-        self, C: float = 1.0, *, beta: float = 0.03, kernel: str = "rbf",
-        gamma: str | float = "mean", degree: int = 3, coef0: float = 0.0,
-        init: str = "spectral", n_init: int = 20, n_starts: int = 1,
-        max_time: float | None = 60.0, max_iter: int = 20, max_mkl_iter: int = 100,
+        self,
+        C: float = 1.0,
+        *,
+        beta: float = 0.03,
+        kernel: str = "rbf",
+        gamma: str | float = "mean",
+        degree: int = 3,
+        coef0: float = 0.0,
+        init: str = "spectral",
+        n_init: int = 20,
+        n_starts: int = 1,
+        max_time: float | None = 60.0,
+        max_iter: int = 20,
+        max_mkl_iter: int = 100,
         tol: float = 1e-2,
-        refine_oracle: bool = False, ties: str = "decision", offset: str = "none",
-        oracle: str = "sort", cache_size: float = 200.0,
-        random_state: int | np.random.RandomState | None = None, verbose: bool | int = False,
-    ) -> None:  # fmt: skip
+        refine_oracle: bool = False,
+        ties: str = "decision",
+        offset: str = "none",
+        oracle: str = "sort",
+        cache_size: float = 200.0,
+        random_state: int | np.random.RandomState | None = None,
+        verbose: bool | int = False,
+    ) -> None:
         set_init_params(self, locals())
 
     def fit(self, X: MatrixLike, y: object = None) -> WellSVMClustering:
@@ -556,10 +575,16 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
                 y0 = alignment_start(backend, oracle, seed, params["n_init"], start_deadline)
             y0 = y0 * y0[0]  # the sign symmetry: the first point starts with +1 (B is symmetric)
             out = label_generation(
-                backend, oracle, y0, max_iter=params["max_iter"],
-                max_mkl_iter=params["max_mkl_iter"], tol=params["tol"],
-                refine=params["refine_oracle"], verbose=self.verbose, deadline=deadline,
-            )  # fmt: skip
+                backend,
+                oracle,
+                y0,
+                max_iter=params["max_iter"],
+                max_mkl_iter=params["max_mkl_iter"],
+                tol=params["tol"],
+                refine=params["refine_oracle"],
+                verbose=self.verbose,
+                deadline=deadline,
+            )
             if res is None or out.history[-1] < res.history[-1]:  # the lowest objective
                 res = out
             timed_out = out.stop == "max_time" or (
@@ -590,12 +615,12 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
         3,196 points each took 0.26 s on the cached rows, a product with the formed matrix
         0.005 s; the start's few dozen of them were most of the fit's time)."""
         n = X.shape[0]
-        if 8.0 * n * n > cache_mb * 2**20:
+        if 8.0 * n * n > cache_bytes(cache_mb):
             return None
         if self.kernel == "precomputed":
             return X
         Xf = as_float64(X)
-        params = kernel_params(self.kernel, self._gamma, self.degree, self.coef0)
+        params = self.kernel_params()
         K = np.empty((n, n))
         step = max(1, 2**22 // n)
         for i in range(0, n, step):

@@ -13,10 +13,14 @@ RCV1_DENSITY = 0.0016
 
 
 def make_rcv1_like(
-    n_samples: int = RCV1_SHAPE[0], n_features: int = RCV1_SHAPE[1], *,
-    density: float = RCV1_DENSITY, n_topic_words: int = 100, topic_share: float = 0.15,
+    n_samples: int = RCV1_SHAPE[0],
+    n_features: int = RCV1_SHAPE[1],
+    *,
+    density: float = RCV1_DENSITY,
+    n_topic_words: int = 100,
+    topic_share: float = 0.15,
     random_state: int | np.random.RandomState | None = None,
-) -> tuple[sp.csr_matrix, np.ndarray]:  # fmt: skip
+) -> tuple[sp.csr_matrix, np.ndarray]:
     r"""Two-class sparse data shaped like RCV1 (binary, LIBSVM's ``rcv1.binary`` full set).
 
     RCV1 itself cannot be downloaded here; this matches what its timings depend on: the

@@ -68,9 +68,12 @@ def make_adult_like(
 
 
 def make_shuttle_like(
-    n_samples: int = 43_500, *, majority_share: float = 0.80, positive_share: float = 0.15,
+    n_samples: int = 43_500,
+    *,
+    majority_share: float = 0.80,
+    positive_share: float = 0.15,
     random_state: int | np.random.RandomState | None = None,
-) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+) -> tuple[np.ndarray, np.ndarray]:
     """A sensor table of Shuttle's shape: 9 dense standardised features, one class holding
     ``majority_share`` of the rows (Shuttle's class 1: 78%), the positive class
     ``positive_share`` (Shuttle's class 4: 15%), the rest scattered.

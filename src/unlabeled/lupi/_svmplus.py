@@ -14,8 +14,8 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from .. import _engine
 from .._calibration import ProbabilisticMixin, calibration_folds, fold_estimator, platt_sigmoid
 from .._clarabel import clarabel_qp, upper_csc
-from .._kernels import KERNEL_CODES, kernel_block, kernel_dot, kernel_params
-from .._solving import EngineProgress, engine_data
+from .._kernels import kernel_block, kernel_dot, kernel_params
+from .._solving import EngineProgress, cache_bytes, engine_data, kernel_spec
 from .._validation import (
     MAX_C,
     MAX_CACHE_MB,
@@ -386,7 +386,7 @@ class SVMPlus(ProbabilisticMixin, KernelClassifier):
         # kept: on Mackey-Glass with C = 100 and n = 2,000, dropping those below 1e-8 max(alpha)
         # (1,956 of them, total 0.03) moved h by 0.01 where a fifth of the test points have
         # |h| < 0.03, and tripled the test error.
-        self._set_expansion(X, alpha * y_pm, res.b, classes=classes)
+        self.set_expansion(X, alpha * y_pm, res.b, classes=classes)
         self._correction_coef = (alpha + beta - C) / gamma_plus
         # a copy: Z may be the caller's X_star, which the model must not follow if it changes
         self._Z_fit = Z.copy()
@@ -413,9 +413,7 @@ class SVMPlus(ProbabilisticMixin, KernelClassifier):
         progress = EngineProgress(self.verbose, f"[SVMPlus] {self.solver}")
         cap = self._max_iter(X.shape[0])
         spec = [
-            _engine.KernelSpec(
-                KERNEL_CODES[k], gamma=float(g), coef0=float(self.coef0), degree=int(self.degree)
-            )
+            kernel_spec(k, g, self.degree, self.coef0)
             for k, g in ((self.kernel, self._gamma), (self.kernel_plus, self._gamma_star))
         ]
         res = _engine.solve_svmplus(
@@ -428,7 +426,7 @@ class SVMPlus(ProbabilisticMixin, KernelClassifier):
             gamma_plus=gamma_plus,
             options=_engine.SolverOptions(float(self.tol), True, cap),
             solver=_SOLVER_CODES[self.solver],
-            cache_bytes=float(self.cache_size) * 2**20,
+            cache_bytes=cache_bytes(self.cache_size),
             progress=progress,
         )
         progress.done(res)
@@ -461,9 +459,18 @@ class SVMPlus(ProbabilisticMixin, KernelClassifier):
         # 1e-7: a rank-deficient Gram matrix (linear kernel) stalls Clarabel's steps near a gap
         # of 1e-8 to 1e-7 behind its static regularisation; tighter would only say AlmostSolved
         sol = clarabel_qp(
-            P, q, A_eq, np.zeros(2), G, h, tol_gap=1e-7, tol_feas=1e-8, verbose=self.verbose,
-            what="the SVM+ dual", scale="C and gamma_plus",
-        )  # fmt: skip
+            P,
+            q,
+            A_eq,
+            np.zeros(2),
+            G,
+            h,
+            tol_gap=1e-7,
+            tol_feas=1e-8,
+            verbose=self.verbose,
+            what="the SVM+ dual",
+            scale="C and gamma_plus",
+        )
         x, z = C * np.asarray(sol.x), C * np.asarray(sol.z)
         alpha = np.maximum(x[:n], 0.0)
         beta = np.maximum(x[n:] - x[:n] + C, 0.0)

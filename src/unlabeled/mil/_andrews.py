@@ -50,11 +50,20 @@ class _Alternating(MultiInstanceClassifier):
     }
 
     def __init__(
-        self, C: float = 1.0, *, C_negative: float | None = None, kernel: str = "rbf",
-        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, max_iter: int = 50,
-        tol: float = 1e-3, cache_size: float = 200.0, probability: bool = False,
+        self,
+        C: float = 1.0,
+        *,
+        C_negative: float | None = None,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        max_iter: int = 50,
+        tol: float = 1e-3,
+        cache_size: float = 200.0,
+        probability: bool = False,
         random_state: int | np.random.RandomState | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         set_init_params(self, locals())
 
     def _box(self, params, y):
@@ -74,7 +83,7 @@ class _Alternating(MultiInstanceClassifier):
         return coef, -rho, f
 
     def _finish(self, X, coef, intercept, f, bag, n_bags, n_iter, converged, backend):
-        self._set_expansion(X, coef, intercept)
+        self.set_expansion(X, coef, intercept)
         self.n_iter_ = n_iter
         self.key_instances_ = self._key_instances(f, bag, n_bags)
         if not converged and not backend.exhausted:
@@ -262,13 +271,17 @@ class MISVM(_Alternating):
         negatives = np.flatnonzero(signs[bag] < 0)
         in_pos = np.flatnonzero(signs[bag] > 0)
         # the centroids of the positive bags are extra points after the instances
-        M = sp.csr_matrix((np.ones(in_pos.size), (np.searchsorted(pos_bags, bag[in_pos]), in_pos)),
-                          shape=(pos_bags.size, n))  # fmt: skip
+        M = sp.csr_matrix(
+            (np.ones(in_pos.size), (np.searchsorted(pos_bags, bag[in_pos]), in_pos)),
+            shape=(pos_bags.size, n),
+        )
         M = sp.diags(1.0 / np.asarray(M.sum(axis=1)).ravel()) @ M
         centroids = _sparse_product(M, X)
-        Xa = sp.vstack([X, centroids], format="csr") if sp.issparse(X) else np.vstack(
-            [X, np.asarray(centroids)]
-        )  # fmt: skip
+        Xa = (
+            sp.vstack([X, centroids], format="csr")
+            if sp.issparse(X)
+            else np.vstack([X, np.asarray(centroids)])
+        )
         backend = self._backend(Xa)
         witness = n + np.arange(pos_bags.size)
         y = np.r_[np.ones(pos_bags.size), -np.ones(negatives.size)].astype(np.int8)

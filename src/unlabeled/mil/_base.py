@@ -38,9 +38,8 @@ from .._calibration import (
     fold_estimator,
     platt_sigmoid,
 )
-from .._engine import KernelSpec
-from .._kernels import KERNEL_CODES
 from .._label_generation import KernelBackend
+from .._solving import cache_bytes, engine_kernel
 from .._validation import (
     MAX_CACHE_MB,
     RANDOM_STATE,
@@ -290,9 +289,11 @@ def _stack_bags(bags, name):
         arrays.append(a)
         sizes.append(a.shape[0])
     sizes = np.asarray(sizes)
-    stacked = sp.vstack(arrays, format="csr") if any(map(sp.issparse, arrays)) else (
-        np.concatenate([np.asarray(a) for a in arrays], axis=0)
-    )  # fmt: skip
+    stacked = (
+        sp.vstack(arrays, format="csr")
+        if any(map(sp.issparse, arrays))
+        else (np.concatenate([np.asarray(a) for a in arrays], axis=0))
+    )
     return stacked, np.repeat(np.arange(len(arrays), dtype=np.int64), sizes), len(arrays)
 
 
@@ -372,7 +373,7 @@ class MultiInstanceClassifier(ProbabilisticMixin, KernelClassifier):
 
     A subclass supplies ``_fit(params, X, bag, signs)`` on the checked stacked instances
     ``X``, the bag of each instance and the +-1 label of each bag, and calls
-    :meth:`_set_expansion` for the instance model.
+    :meth:`set_expansion` for the instance model.
 
     ``groups`` is requested for ``fit``, ``score`` and the bag predictions by default
     (scikit-learn's metadata routing, as its group splitters request it for ``split``): it is
@@ -492,13 +493,9 @@ class MultiInstanceClassifier(ProbabilisticMixin, KernelClassifier):
 
     def _backend(self, X, tol=None, max_iter=-1):
         """The engine's SMO solver on one kernel-row cache over the rows of ``X``."""
-        spec = KernelSpec(
-            KERNEL_CODES[self.kernel], gamma=self._gamma, coef0=float(self.coef0),
-            degree=int(self.degree),
-        )  # fmt: skip
         tol = self.tol if tol is None else tol
         C = np.ones(X.shape[0])  # the box is given to every solve
-        return KernelBackend(X, spec, C, float(self.cache_size) * 2**20, tol, max_iter)
+        return KernelBackend(X, engine_kernel(self), C, cache_bytes(self.cache_size), tol, max_iter)
 
     # ------------------------------------------------------------------ prediction
     def instance_decision_function(

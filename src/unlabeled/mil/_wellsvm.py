@@ -6,10 +6,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._budget import check_dense_budget
-from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
+from .._engine import KernelRows, SolverOptions, as_data, solve_kernel_qp
 from .._kernels import as_float64
 from .._label_generation import MAX_CAPPED_SOLVES, label_generation, store_result
-from .._solving import resolve_max_iter, warn_not_converged
+from .._solving import cache_bytes, kernel_spec, resolve_max_iter, warn_not_converged
 from .._validation import MAX_C, VERBOSE, Integer, Options, Real
 from ..base import Fitted, fill_docstring, set_init_params
 from ..registry import register
@@ -79,7 +79,7 @@ class KeyInstanceBackend:
         self.C = np.ascontiguousarray(C, dtype=np.float64)
         # the points of the variables in the buffer: the mixed rows, then the negatives
         self.points = np.r_[np.arange(N, N + self.p), np.arange(self.P, N)].astype(np.int32)
-        self._data = as_data(M)  # a view: the engine reads the rows written below
+        self.data = as_data(M)  # a view: the engine reads the rows written below
         self.cache_bytes = float(cache_bytes)
         self.max_iter = resolve_max_iter(max_iter, self.n)
         self.options = SolverOptions(tol, True, self.max_iter)
@@ -146,7 +146,7 @@ class KeyInstanceBackend:
     def _rows(self):
         """The engine's kernel rows of the variables' points (a new cache: the mixed rows
         change between solves)."""
-        return KernelRows(self._data, KernelSpec(3), self.points, self.cache_bytes)
+        return KernelRows(self.data, kernel_spec("precomputed"), self.points, self.cache_bytes)
 
     def _count(self, res) -> None:
         """Book one solve: its steps, whether it converged or stopped at its step cap."""
@@ -160,10 +160,15 @@ class KeyInstanceBackend:
         self._write_mixed(S, np.asarray(mu, dtype=np.float64))
         idx = np.arange(self.n)
         res = solve_kernel_qp(
-            self._rows(), idx, -np.ones(self.n), self.C, np.clip(alpha0, 0, self.C),
-            y=self.signs, equality=False,
+            self._rows(),
+            idx,
+            -np.ones(self.n),
+            self.C,
+            np.clip(alpha0, 0, self.C),
+            y=self.signs,
+            equality=False,
             options=SolverOptions(self.options.tol, True, 0) if self.exhausted else self.options,
-        )  # fmt: skip
+        )
         self._count(res)
         alpha = res.alpha  # each read of res.alpha is a new array
         b = alpha[self.p :]
@@ -180,9 +185,15 @@ class KeyInstanceBackend:
         self._write_mixed(np.asarray(s).reshape(-1, 1), np.ones(1))
         idx = np.arange(self.n)
         res = solve_kernel_qp(
-            self._rows(), idx, -np.ones(self.n), self.C, alpha0, y=self.signs, equality=True,
+            self._rows(),
+            idx,
+            -np.ones(self.n),
+            self.C,
+            alpha0,
+            y=self.signs,
+            equality=True,
             options=SolverOptions(self.options.tol, True, 0) if self.exhausted else self.options,
-        )  # fmt: skip
+        )
         self._count(res)
         return res.alpha, float(res.rho)
 
@@ -218,8 +229,10 @@ class KeyInstanceBackend:
             L = self._columns(int(cols.max()) + 1 if cols.size else 0)
         f_neg = self._negative_products(alpha, L)[:L]
         K = self.K[:, :L]
-        return np.stack([(alpha[: self.p] @ K[keys[:, t]])[cols] - f_neg[cols]
-                         for t in range(keys.shape[1])], axis=1)  # fmt: skip
+        return np.stack(
+            [(alpha[: self.p] @ K[keys[:, t]])[cols] - f_neg[cols] for t in range(keys.shape[1])],
+            axis=1,
+        )
 
     def label_norms(self, alpha, S):
         """``q_t = (alpha .* yhat)' K^{s_t} (alpha .* yhat)`` for every label vector."""
@@ -276,8 +289,10 @@ class KeyInstanceOracle:
         (when positive) and updates ``f_s``; it stops when a sweep changes nothing.
         ``f`` is ``f_s`` on every instance. Returns the new ``s``."""
         s, f = np.array(s, dtype=np.int64), np.array(f, dtype=np.float64)
-        groups = np.split(self.members[np.argsort(self.owner, kind="stable")],
-                          np.cumsum(np.bincount(self.owner, minlength=self.p))[:-1])  # fmt: skip
+        groups = np.split(
+            self.members[np.argsort(self.owner, kind="stable")],
+            np.cumsum(np.bincount(self.owner, minlength=self.p))[:-1],
+        )
         active = np.flatnonzero(alpha[: self.p] > 0)
         for _ in range(max_sweeps):
             changed = False
@@ -508,14 +523,50 @@ class MILWellSVM(MultiInstanceClassifier):
     }
 
     def __init__(
-        self, C1: float = 100.0, C2: float = 10.0, *, kernel: str = "rbf",
-        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, max_iter: int = 50,
+        self,
+        C1: float = 100.0,
+        C2: float = 10.0,
+        *,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        max_iter: int = 50,
         max_mkl_iter: int = 3,
-        tol: float = 1e-3, oracle: str = "paper", model: str = "refined",
-        cache_size: float = 200.0, verbose: bool | int = False, probability: bool = False,
+        tol: float = 1e-3,
+        oracle: str = "paper",
+        model: str = "refined",
+        cache_size: float = 200.0,
+        verbose: bool | int = False,
+        probability: bool = False,
         random_state: int | np.random.RandomState | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         set_init_params(self, locals())
+
+    def _key_backend(self, params, X, P, p):
+        """The :class:`KeyInstanceBackend` of the instances ``X`` (those of the ``p`` positive
+        bags, ``P`` of them, first), its dense memory checked before any is made: the n x n
+        instance kernel and the mixed kernel (the check of _gram counted the first alone, and
+        the second failed with a raw MemoryError after the Gram matrix was made); both share
+        one (n + p) x (n + p) buffer, counted as the two matrices at least."""
+        n = X.shape[0]
+        q = p + n - P
+        check_dense_budget(
+            8.0 * max(float(n) ** 2 + float(q) ** 2, float(n + p) ** 2),
+            f"MILWellSVM is a dense method: {n:,} instances need a {n:,} x {n:,} instance "
+            f"kernel and a {q:,} x {q:,} mixed kernel",
+            self._dense_fix,
+        )
+        C = np.r_[np.full(p, params["C1"]), np.full(n - P, params["C2"])]
+        return KeyInstanceBackend(
+            self._instance_kernel(X, p),
+            P,
+            p,
+            C,
+            cache_bytes(params["cache_size"]),
+            params["tol"],
+            workspace=True,
+        )
 
     def _fit(self, params, X, bag, signs):
         n = X.shape[0]
@@ -523,22 +574,7 @@ class MILWellSVM(MultiInstanceClassifier):
         order = np.argsort(signs[bag] < 0, kind="stable")
         bag_o, P = bag[order], int(np.sum(signs[bag] > 0))
         pos_bags = np.flatnonzero(signs > 0)
-        q = pos_bags.size + n - P
-        # the dense memory, before any is made: the n x n instance kernel and the mixed
-        # kernel of KeyInstanceBackend (the check of _gram counted the first alone, and the
-        # second failed with a raw MemoryError after the Gram matrix was made); both now
-        # share one (n + p) x (n + p) buffer, counted as the two matrices at least
-        check_dense_budget(
-            8.0 * max(float(n) ** 2 + float(q) ** 2, float(n + pos_bags.size) ** 2),
-            f"MILWellSVM is a dense method: {n:,} instances need a {n:,} x {n:,} instance "
-            f"kernel and a {q:,} x {q:,} mixed kernel",
-            self._dense_fix,
-        )
-        C = np.r_[np.full(pos_bags.size, params["C1"]), np.full(n - P, params["C2"])]
-        backend = KeyInstanceBackend(
-            self._instance_kernel(X[order], pos_bags.size), P, pos_bags.size, C,
-            params["cache_size"] * 2**20, params["tol"], workspace=True,
-        )  # fmt: skip
+        backend = self._key_backend(params, X[order], P, pos_bags.size)
         K = backend.K
         oracle = KeyInstanceOracle(bag_o, pos_bags, np.arange(P, n))
         s0 = oracle(self._start_values(backend, signs[bag_o], params))
@@ -556,10 +592,16 @@ class MILWellSVM(MultiInstanceClassifier):
             return s, float(backend.label_norms(a, s[:, None])[0])
 
         res = label_generation(
-            backend, oracle, s0, max_iter=params["max_iter"],
-            max_mkl_iter=params["max_mkl_iter"], tol=params["tol"], verbose=self.verbose,
-            violated=violated, label_dtype=np.int64,
-        )  # fmt: skip
+            backend,
+            oracle,
+            s0,
+            max_iter=params["max_iter"],
+            max_mkl_iter=params["max_mkl_iter"],
+            tol=params["tol"],
+            verbose=self.verbose,
+            violated=violated,
+            label_dtype=np.int64,
+        )
         if params["model"] != "relaxation":
             # the model is an SVM at one key choice, solved to tol: the MKL problems only
             # point at that choice, and max_mkl_iter bounds their cost by design (the easy
@@ -578,7 +620,7 @@ class MILWellSVM(MultiInstanceClassifier):
         coef = np.zeros(n)
         for t in range(S.shape[1]):
             np.add.at(coef, order[S[:, t]], mu[t] * alpha * backend.signs)
-        self._set_expansion(X, coef, None if rho is None else -rho)
+        self.set_expansion(X, coef, None if rho is None else -rho)
         f = np.empty(n)
         f[order] = backend.products(alpha, S) @ mu - (0.0 if rho is None else rho)
         self.key_instances_ = self._key_instances(f, bag, signs.size)
@@ -621,7 +663,7 @@ class MILWellSVM(MultiInstanceClassifier):
         X = as_float64(X)
         np.matmul(X, X.T, out=K)  # X @ X.T: BLAS's symmetric product, as in kernel_block
         sq = np.einsum("ij,ij->i", X, X)
-        gamma = self._kernel_params()["gamma"]
+        gamma = self.kernel_params()["gamma"]
         step = max(1, _BLOCK_BYTES // (8 * n))
         for a in range(0, n, step):  # kernel_block's steps, in its order, block by block
             B = K[a : a + step]
@@ -642,18 +684,31 @@ class MILWellSVM(MultiInstanceClassifier):
         K = backend.K
         n = K.shape[0]
         idx = np.arange(n)
-        rows = KernelRows(backend._data, KernelSpec(3), idx.astype(np.int32),
-                          params["cache_size"] * 2**20)  # fmt: skip
+        rows = KernelRows(
+            backend.data,
+            kernel_spec("precomputed"),
+            idx.astype(np.int32),
+            cache_bytes(params["cache_size"]),
+        )
         cap = resolve_max_iter(None, n)  # the engine's -1 is no cap: C2=1e12 ran for ever
         res = solve_kernel_qp(
-            rows, idx, -np.ones(n), np.full(n, params["C2"]), np.zeros(n),
-            y=y, equality=True, options=SolverOptions(params["tol"], True, cap),
-        )  # fmt: skip
+            rows,
+            idx,
+            -np.ones(n),
+            np.full(n, params["C2"]),
+            np.zeros(n),
+            y=y,
+            equality=True,
+            options=SolverOptions(params["tol"], True, cap),
+        )
         if not res.converged:
             warn_not_converged(
-                "MILWellSVM (the start's SVM)", limit=cap, used=res.n_iter, default_cap=True,
+                "MILWellSVM (the start's SVM)",
+                limit=cap,
+                used=res.n_iter,
+                default_cap=True,
                 detail=f". KKT violation {res.violation:.3g} > tol={params['tol']}.",
-            )  # fmt: skip
+            )
         return K[: backend.P] @ (res.alpha * y) - res.rho  # row by row: K @ v's values
 
 

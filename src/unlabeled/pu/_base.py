@@ -10,9 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .. import _engine
 from .._calibration import ProbabilisticMixin, calibration_folds, fold_estimator, pu_sigmoid
-from .._kernels import KERNEL_CODES
+from .._solving import cache_bytes, engine_kernel
 from .._threads import engine_threads
 from .._validation import RANDOM_STATE, Boolean, Options, Real, check_pu_labels
 from ..base import ANY_FINITE, ArrayLike, Fitted, KernelClassifier, KernelMachine, MatrixLike
@@ -46,7 +45,7 @@ class KernelPUModel(ProbabilisticMixin, KernelClassifier):
     (:meth:`_validate_fit`), the classes ``[0, 1]`` (1 = positive), a ``score`` that needs no
     negative labels, ``predict_proba`` with ``probability=True`` (:meth:`_calibrate`), and
     ``fit``: it checks the parameters and data, then calls the subclass's
-    ``_fit(X, mask, params)`` (the solver), which ends with :meth:`_set_expansion`.
+    ``_fit(X, mask, params)`` (the solver), which ends with :meth:`set_expansion`.
     """
 
     _required_params: dict = {
@@ -201,9 +200,17 @@ class KernelPUModel(ProbabilisticMixin, KernelClassifier):
         X = self._validate_X(X, dtype=dtype)
         return X, check_pu_labels(s, X.shape[0])
 
-    def _set_expansion(self, X, alpha, intercept, *, w=None, classes=(0, 1)):
+    def set_expansion(
+        self,
+        X: MatrixLike,
+        alpha: ArrayLike,
+        intercept: float | None = 0.0,
+        *,
+        w: ArrayLike | None = None,
+        classes: ArrayLike | None = (0, 1),
+    ) -> None:
         """Store f = sum_i alpha_i k(x_i, .) + beta, with the classes [0, 1]."""
-        super()._set_expansion(X, alpha, intercept, w=w, classes=np.array(classes))
+        super().set_expansion(X, alpha, intercept, w=w, classes=np.array(classes))
 
     def score(
         self,
@@ -316,17 +323,13 @@ def double_hinge_objective(g_pos, g_unl, norm2, beta, prior, lam) -> float:
     return float(-prior * f_pos.mean() + loss_u + lam * norm2)
 
 
-def engine_kernel(est, cache_size, n_jobs):
-    """The engine's kernel and cache arguments for a fitted-data estimator (``_gamma``
-    resolved)."""
-    kernel = _engine.KernelSpec(
-        KERNEL_CODES[est.kernel],
-        gamma=est._gamma,
-        coef0=float(est.coef0),
-        degree=int(est.degree),
-        n_jobs=engine_threads(n_jobs),
-    )
-    return {"kernel": kernel, "cache_bytes": float(cache_size) * 2**20}
+def engine_settings(est, cache_size, n_jobs) -> dict:
+    """The engine's kernel and cache arguments for a kernel machine whose ``fit`` has checked
+    its data (its width resolved)."""
+    return {
+        "kernel": engine_kernel(est, engine_threads(n_jobs)),
+        "cache_bytes": cache_bytes(cache_size),
+    }
 
 
 @dataclass(frozen=True, eq=False)
@@ -372,7 +375,7 @@ def store_solution(est, X, problem: PUProblem, res, g_pos=None):
     alpha = np.empty(X.shape[0])
     alpha[problem.pos] = c1
     alpha[problem.unl] = -sigma
-    est._set_expansion(X, alpha, beta, w=res.w if est.kernel == "linear" else None)
+    est.set_expansion(X, alpha, beta, w=res.w if est.kernel == "linear" else None)
     est.n_iter_ = int(res.n_iter)
     est.prior_ = problem.prior
     norm2 = c1 * g_pos.sum() - sigma @ g_unl  # alpha' K alpha

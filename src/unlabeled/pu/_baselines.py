@@ -30,7 +30,7 @@ from ._base import (
     PUProblem,
     double_hinge_objective,
     double_hinge_offset,
-    engine_kernel,
+    engine_settings,
     optimal_offset,
     store_solution,
 )
@@ -154,11 +154,21 @@ class DoubleHingeQP(KernelPUModel):
     }
 
     def __init__(
-        self, prior: float | None = None, lam: float = 0.01, *, kernel: str = "rbf",
-        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, tol: float = 1e-8,
-        max_memory: float = 4096, verbose: bool | int = False, probability: bool = False,
-        random_state: int | np.random.RandomState | None = None, threshold: str = "prior",
-    ) -> None:  # fmt: skip
+        self,
+        prior: float | None = None,
+        lam: float = 0.01,
+        *,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        tol: float = 1e-8,
+        max_memory: float = 4096,
+        verbose: bool | int = False,
+        probability: bool = False,
+        random_state: int | np.random.RandomState | None = None,
+        threshold: str = "prior",
+    ) -> None:
         set_init_params(self, locals())
 
     def fit(
@@ -244,7 +254,7 @@ class DoubleHingeQP(KernelPUModel):
         alpha[unl] = -sigma
         g = K @ alpha
         beta = double_hinge_offset(g[pos], g[unl], prior)
-        self._set_expansion(X, alpha, beta)
+        self.set_expansion(X, alpha, beta)
         self.objective_ = double_hinge_objective(g[pos], g[unl], alpha @ g, beta, prior, lam)
         self.prior_ = prior
 
@@ -257,16 +267,29 @@ class DoubleHingeQP(KernelPUModel):
         q = np.r_[-h, np.ones(n)]
         eye = sp.identity(n, format="csc")
         G = sp.vstack(
-            [sp.hstack([-eye, -eye]), sp.hstack([eye, -eye]), sp.hstack([-eye, 0 * eye]),
-             sp.hstack([eye, 0 * eye])],
+            [
+                sp.hstack([-eye, -eye]),
+                sp.hstack([eye, -eye]),
+                sp.hstack([-eye, 0 * eye]),
+                sp.hstack([eye, 0 * eye]),
+            ],
             format="csc",
-        )  # fmt: skip
+        )
         hv = np.r_[np.zeros(n), np.full(n, c2), np.zeros(n), np.full(n, c2)]
         A_eq = sp.csc_matrix(np.r_[np.ones(n), np.zeros(n)][None, :])
         x = clarabel_qp(
-            P, q, A_eq, np.array([total]), G, hv, tol_gap=tol, tol_feas=min(1e-8, tol),
-            verbose=self.verbose, what="the double-hinge dual", scale="lam",
-        ).x  # fmt: skip
+            P,
+            q,
+            A_eq,
+            np.array([total]),
+            G,
+            hv,
+            tol_gap=tol,
+            tol_feas=min(1e-8, tol),
+            verbose=self.verbose,
+            what="the double-hinge dual",
+            scale="lam",
+        ).x
         del P
         return np.clip(x[:n], 0.0, c2)  # interior-point iterates sit a hair inside or out
 
@@ -285,7 +308,7 @@ class DoubleHingeQP(KernelPUModel):
         alpha[pos] += alpha_p
         g = K @ alpha
         beta = double_hinge_offset(g[pos], g, share)
-        self._set_expansion(X, alpha, beta)
+        self.set_expansion(X, alpha, beta)
         f = g + beta
         loss = np.maximum(np.maximum(f, (1 + f) / 2), 0).mean()
         self.objective_ = float(-a @ f[pos] + loss + lam * (alpha @ g))
@@ -336,11 +359,18 @@ class USMOInit(KernelPUModel):
     """
 
     def __init__(
-        self, prior: float | None = None, lam: float = 0.01, *, kernel: str = "rbf",
-        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0,
-        probability: bool = False, random_state: int | np.random.RandomState | None = None,
+        self,
+        prior: float | None = None,
+        lam: float = 0.01,
+        *,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        probability: bool = False,
+        random_state: int | np.random.RandomState | None = None,
         threshold: str = "prior",
-    ) -> None:  # fmt: skip
+    ) -> None:
         set_init_params(self, locals())
 
     def _fit(self, X, mask, params):
@@ -350,7 +380,7 @@ class USMOInit(KernelPUModel):
         # zero iterations of the engine: the decision values and the offset of this start
         res = _engine.solve_pu(
             engine_data(X, self.kernel),
-            **engine_kernel(self, 200, None),
+            **engine_settings(self, 200, None),
             **problem.engine_args(),
             options=_engine.SolverOptions(1.0, False, 0),
             solver=1,
@@ -460,12 +490,24 @@ class RampPU(KernelPUModel):
     }
 
     def __init__(
-        self, prior: float | None = None, lam: float = 0.01, *, kernel: str = "rbf",
-        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, tol: float = 1e-3,
-        max_cccp_iter: int = 30, init: str = "random", inner_solver: str = "smo",
-        cache_size: float = 200, random_state: int | np.random.RandomState | None = None,
-        verbose: bool | int = False, probability: bool = False, threshold: str = "prior",
-    ) -> None:  # fmt: skip
+        self,
+        prior: float | None = None,
+        lam: float = 0.01,
+        *,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        tol: float = 1e-3,
+        max_cccp_iter: int = 30,
+        init: str = "random",
+        inner_solver: str = "smo",
+        cache_size: float = 200,
+        random_state: int | np.random.RandomState | None = None,
+        verbose: bool | int = False,
+        probability: bool = False,
+        threshold: str = "prior",
+    ) -> None:
         set_init_params(self, locals())
 
     def _fit(self, X, mask, params):
@@ -489,7 +531,7 @@ class RampPU(KernelPUModel):
             rows = _engine.KernelRows(
                 engine_data(X, self.kernel),
                 rows=np.arange(m, dtype=np.int32),
-                **engine_kernel(self, self.cache_size, None),
+                **engine_settings(self, self.cache_size, None),
             )
         path, n_iter, flat = [], 0, None
         t0 = time.perf_counter()
@@ -517,7 +559,7 @@ class RampPU(KernelPUModel):
             if not np.array_equal(margin < -1, flat):
                 why = f"stopped after max_cccp_iter={rounds} rounds before reaching a fixed point"
                 warn_not_converged("RampPU", why=why + "; increase max_cccp_iter")
-        self._set_expansion(X, coef, beta)
+        self.set_expansion(X, coef, beta)
         self.objective_ = path[-1]
         self.objective_path_ = np.array(path)
         self.n_cccp_iter_ = len(path)
@@ -534,7 +576,7 @@ class RampPU(KernelPUModel):
         decision values without offset and the SMO iterations."""
         m = y.size
         flat = np.flatnonzero(d)
-        Qd = y * self._kernel_dot(X, self._basis(X, y * d), (y * d)[flat]) if flat.size else 0
+        Qd = y * self.kernel_dot(X, self._basis(X, y * d), (y * d)[flat]) if flat.size else 0
         res = _engine.solve_kernel_qp(
             rows,
             var_point=np.arange(m, dtype=np.int64),
@@ -546,9 +588,12 @@ class RampPU(KernelPUModel):
         )
         if not res.converged:
             warn_not_converged(
-                "RampPU (a convex step's SMO)", limit=default_max_iter(m), used=res.n_iter,
-                default_cap=True, detail=f". KKT violation {res.violation:.3g} > tol={tol}.",
-            )  # fmt: skip
+                "RampPU (a convex step's SMO)",
+                limit=default_max_iter(m),
+                used=res.n_iter,
+                default_cap=True,
+                detail=f". KKT violation {res.violation:.3g} > tol={tol}.",
+            )
         # the gradient G = Q a - 1 - Q d gives the decision values: g = y (G + 1)
         return y * (res.alpha - d), y * (res.G + 1.0), int(res.n_iter)
 

@@ -121,9 +121,12 @@ class PositiveNaiveBayes(ClassifierMixin, ValidatedEstimator):
     }
 
     def __init__(
-        self, prior: float | str = "auto", *, alpha: float = 1.0,
+        self,
+        prior: float | str = "auto",
+        *,
+        alpha: float = 1.0,
         random_state: int | np.random.RandomState | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         set_init_params(self, locals())
 
     def fit(

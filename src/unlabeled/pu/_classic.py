@@ -43,7 +43,7 @@ from .._calibration import (
     pu_sigmoid,
     sigmoid_proba,
 )
-from .._solving import engine_data, warn_not_converged
+from .._solving import engine_data, resolve_max_iter, warn_not_converged
 from .._validation import (
     MAX_C,
     MAX_CACHE_MB,
@@ -68,7 +68,7 @@ from ..base import (
 from ..exceptions import ModelFileError
 from ..metrics import lee_liu_score
 from ..registry import Case, register
-from ._base import engine_kernel
+from ._base import engine_settings
 from .priors import prior_from_label_frequency
 from .sar import checked_propensity
 
@@ -117,7 +117,7 @@ def _kernel_rows(est, X, params):
     return _engine.KernelRows(
         engine_data(X, est.kernel),
         rows=np.arange(X.shape[0], dtype=np.int32),
-        **engine_kernel(est, params["cache_size"], params["n_jobs"]),
+        **engine_settings(est, params["cache_size"], params["n_jobs"]),
     )
 
 
@@ -128,18 +128,25 @@ def solve_svm(est, rows, points, y, C, params, who) -> tuple[np.ndarray, float, 
     ``a_t y_t``) and ``b = -rho``. Variables with ``C_t = 0`` are left out."""
     keep = C > 0
     points, y, C = points[keep], y[keep], C[keep]
-    max_iter = est._max_iter(points.size)
+    max_iter = resolve_max_iter(est.max_iter, points.size)
     res = _engine.solve_kernel_qp(
-        rows, var_point=np.ascontiguousarray(points, dtype=np.int64), p=-np.ones(points.size),
-        C=np.ascontiguousarray(C, dtype=np.float64), alpha0=np.zeros(points.size),
+        rows,
+        var_point=np.ascontiguousarray(points, dtype=np.int64),
+        p=-np.ones(points.size),
+        C=np.ascontiguousarray(C, dtype=np.float64),
+        alpha0=np.zeros(points.size),
         y=np.ascontiguousarray(y, dtype=np.int8),
         options=_engine.SolverOptions(params["tol"], True, max_iter),
-    )  # fmt: skip
+    )
     if not res.converged:
         warn_not_converged(
-            who, limit=max_iter, used=res.n_iter, default_cap=params["max_iter"] is None,
-            detail=f". KKT violation {res.violation:.3g} > tol={params['tol']}.", stacklevel=4,
-        )  # fmt: skip
+            who,
+            limit=max_iter,
+            used=res.n_iter,
+            default_cap=params["max_iter"] is None,
+            detail=f". KKT violation {res.violation:.3g} > tol={params['tol']}.",
+            stacklevel=4,
+        )
     coef = np.zeros(est._n_train)
     np.add.at(coef, points, np.asarray(res.alpha) * y)
     return coef, -float(res.rho), int(res.n_iter)
@@ -152,8 +159,8 @@ def expansion_values(est, X, rows, coef, b) -> np.ndarray:
     if sv.size == 0:
         return np.full(len(rows), float(b))
     if est.kernel == "precomputed":
-        return est._kernel_dot(X[np.asarray(rows)], sv, coef[sv]) + b
-    return est._kernel_dot(X[np.asarray(rows)], X[sv], coef[sv]) + b
+        return est.kernel_dot(X[np.asarray(rows)], sv, coef[sv]) + b
+    return est.kernel_dot(X[np.asarray(rows)], X[sv], coef[sv]) + b
 
 
 def _sar_refused(est) -> tuple:
@@ -355,12 +362,22 @@ class BiasedSVM(_EngineSVMPU):
     }
 
     def __init__(
-        self, positive_weight: float | None = None, *, cv: int = 3, C: float | None = None,
-        kernel: str = "rbf", gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0,
-        tol: float = 1e-3, cache_size: float = 200.0, max_iter: int | None = None,
-        n_jobs: int | None = None, probability: bool = False,
+        self,
+        positive_weight: float | None = None,
+        *,
+        cv: int = 3,
+        C: float | None = None,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        tol: float = 1e-3,
+        cache_size: float = 200.0,
+        max_iter: int | None = None,
+        n_jobs: int | None = None,
+        probability: bool = False,
         random_state: int | np.random.RandomState | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         set_init_params(self, locals())
 
     def fit(self, X: MatrixLike, s: ArrayLike, *, propensity: ArrayLike | None = None) -> BiasedSVM:
@@ -416,7 +433,7 @@ class BiasedSVM(_EngineSVMPU):
             scores = np.array([_lee_liu(mask, f > 0, e) for f in held])
         best = int(np.argmax(scores)) if scores is not None else 0
         coef, b, n_iter = self._solve(rows, mask, np.arange(mask.size), grid[best], params)
-        self._set_expansion(X, coef, b, classes=np.array([0, 1]))
+        self.set_expansion(X, coef, b, classes=np.array([0, 1]))
         self.C_, self.positive_weight_ = (float(v) for v in grid[best])
         self.lee_liu_scores_ = scores if len(grid) > 1 else None
         self.n_iter_ = n_iter
@@ -431,8 +448,10 @@ class BiasedSVM(_EngineSVMPU):
         if e is not None:  # positives by 1 / e against every point (see fit's propensity)
             pos = points[m]
             r = 1.0 / e[pos]
-            C = np.r_[c_neg * weight * points.size / max(pos.size, 1) * r / r.mean(),
-                      np.full(points.size, c_neg)]  # fmt: skip
+            C = np.r_[
+                c_neg * weight * points.size / max(pos.size, 1) * r / r.mean(),
+                np.full(points.size, c_neg),
+            ]
             y = np.r_[np.ones(pos.size), -np.ones(points.size)]
             return solve_svm(self, rows, np.r_[pos, points], y, C, params, "BiasedSVM")
         p, n = max(int(m.sum()), 1), max(int((~m).sum()), 1)
@@ -451,9 +470,8 @@ class BiasedSVM(_EngineSVMPU):
 @register(
     family="pu",
     summary="bagging SVM (Mordelet-Vert): SVMs of positives vs bootstrap unlabeled samples",
-    cases=(Case({"n_estimators": 3}), Case({"n_estimators": 2, "probability": True},
-                                             name="proba")),
-)  # fmt: skip
+    cases=(Case({"n_estimators": 3}), Case({"n_estimators": 2, "probability": True}, name="proba")),
+)
 class BaggingPUClassifier(_EngineSVMPU):
     r"""The bagging SVM of Mordelet and Vert (2014): the mean of ``T`` SVMs, each of the labeled
     positives against a bootstrap sample of ``K`` unlabeled points taken as negatives.
@@ -548,12 +566,23 @@ class BaggingPUClassifier(_EngineSVMPU):
     }
 
     def __init__(
-        self, n_estimators: int = 10, max_samples: int | float | None = None, *,
-        estimator: BaseEstimator | None = None, C: float = 1.0, kernel: str = "rbf",
-        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, tol: float = 1e-3,
-        cache_size: float = 200.0, max_iter: int | None = None, n_jobs: int | None = None,
-        probability: bool = False, random_state: int | np.random.RandomState | None = None,
-    ) -> None:  # fmt: skip
+        self,
+        n_estimators: int = 10,
+        max_samples: int | float | None = None,
+        *,
+        estimator: BaseEstimator | None = None,
+        C: float = 1.0,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        tol: float = 1e-3,
+        cache_size: float = 200.0,
+        max_iter: int | None = None,
+        n_jobs: int | None = None,
+        probability: bool = False,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
         set_init_params(self, locals())
 
     def _sample_size(self, n_pos, n_unl, params) -> int:
@@ -633,10 +662,16 @@ class BaggingPUClassifier(_EngineSVMPU):
         """The model: the mean expansion (a pair ``(coef, b)``) or the fitted clones."""
         if isinstance(model, tuple):
             self.__dict__.pop("estimators_", None)
-            self._set_expansion(X, model[0], model[1], classes=np.array([0, 1]))
+            self.set_expansion(X, model[0], model[1], classes=np.array([0, 1]))
             return
-        for name in ("support_", "dual_coef_", "intercept_", "support_vectors_", "shape_fit_",
-                     "_coef"):  # fmt: skip
+        for name in (
+            "support_",
+            "dual_coef_",
+            "intercept_",
+            "support_vectors_",
+            "shape_fit_",
+            "_coef",
+        ):
             self.__dict__.pop(name, None)
         self.estimators_ = model
         self.classes_ = np.array([0, 1])
@@ -867,11 +902,21 @@ class ElkanNotoClassifier(_EngineSVMPU):
     }
 
     def __init__(
-        self, weighted: bool = False, *, cv: int = 5, C: float = 1.0, kernel: str = "rbf",
-        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0, tol: float = 1e-3,
-        cache_size: float = 200.0, max_iter: int | None = None, n_jobs: int | None = None,
+        self,
+        weighted: bool = False,
+        *,
+        cv: int = 5,
+        C: float = 1.0,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        tol: float = 1e-3,
+        cache_size: float = 200.0,
+        max_iter: int | None = None,
+        n_jobs: int | None = None,
         random_state: int | np.random.RandomState | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         set_init_params(self, locals())
 
     def fit(
@@ -954,7 +999,7 @@ class ElkanNotoClassifier(_EngineSVMPU):
             coef = np.zeros_like(coef)
             t = 0.0
             b = 1.0 if sigmoid_proba(0.0, A, B) / c > 0.5 else -1.0
-        self._set_expansion(X, coef, b - t, classes=np.array([0, 1]))
+        self.set_expansion(X, coef, b - t, classes=np.array([0, 1]))
         self.threshold_ = float(t)
         self.__dict__.pop("proba_sigmoid_", None)
         self.__dict__.pop("weights_", None)
@@ -969,7 +1014,7 @@ class ElkanNotoClassifier(_EngineSVMPU):
         C = params["C"] * np.r_[np.ones(pos.size), w, 1.0 - w]
         coef, b, n_iter = solve_svm(self, rows, points, y, C, params, "ElkanNoto (weighted)")
         self.weights_ = w
-        self._set_expansion(X, coef, b, classes=np.array([0, 1]))
+        self.set_expansion(X, coef, b, classes=np.array([0, 1]))
         f = expansion_values(self, X, np.arange(mask.size), coef, b)
         if sar:  # the targets are known: 1 on the labeled points, w on the unlabeled ones
             A, B = _soft_sigmoid(np.r_[f[pos], f[unl]], np.r_[np.ones(pos.size), w])

@@ -640,6 +640,6 @@ def _store(est, n_rows, d, w, beta, sp_input) -> None:
     """The fitted linear model: ``w`` and ``beta``, without the n coefficients (support_ empty:
     a Dask fit keeps no per-row arrays on the client), through the kernel machine's setter."""
     none = sp.csr_matrix((0, d)) if sp_input else np.empty((0, d))
-    est._set_expansion(none, np.empty(0), float(beta), w=w, classes=np.array([0, 1]))
+    est.set_expansion(none, np.empty(0), float(beta), w=w, classes=np.array([0, 1]))
     est.shape_fit_ = (int(n_rows), int(d))  # the training rows, all on the workers
     est.n_features_in_ = int(d)

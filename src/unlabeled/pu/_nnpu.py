@@ -373,9 +373,16 @@ class NNPUClassifier(KernelPUModel):
         rng = check_random_state(self.random_state)
         Phi, landmarks, transform = self._features(X, rng)
         risk = _nnpu_solver.PURisk(
-            Phi, mask, weight, prior if e is None else share, params["lam"], params["loss"],
-            params["beta"], params["fit_intercept"], propensity=e,
-        )  # fmt: skip
+            Phi,
+            mask,
+            weight,
+            prior if e is None else share,
+            params["lam"],
+            params["loss"],
+            params["beta"],
+            params["fit_intercept"],
+            propensity=e,
+        )
         log = _log if self.verbose else None
         theta, n_iter, capped, g, viol = _nnpu_solver.solve(
             risk, params["non_negative"], params["tol"], params["max_iter"], log
@@ -386,11 +393,11 @@ class NNPUClassifier(KernelPUModel):
             self._warn_if_not_converged(res, "NNPUClassifier", limit=params["max_iter"])
         w, b = risk.split(theta)
         if landmarks is None:
-            self._set_expansion(X, np.zeros(X.shape[0]), b, w=w)
+            self.set_expansion(X, np.zeros(X.shape[0]), b, w=w)
         else:
             alpha = np.zeros(X.shape[0])
             alpha[landmarks] = transform @ w
-            self._set_expansion(X, alpha, b)
+            self.set_expansion(X, alpha, b)
         self.n_iter_ = int(n_iter)
         self.negative_risk_ = float(g)
         self.objective_ = risk.value(theta, "nnpu" if params["non_negative"] else "upu")
@@ -420,13 +427,23 @@ class NNPUClassifier(KernelPUModel):
         chunks, d, info, sparse = _nnpu_dask.prepare(X, s, sample_weight)
         prior = float(params["prior"])
         risk = _nnpu_dask.DaskPURisk(
-            chunks, d, info["wp"], info["wu"], prior, params["lam"], params["loss"],
-            params["beta"], params["fit_intercept"],
-        )  # fmt: skip
+            chunks,
+            d,
+            info["wp"],
+            info["wu"],
+            prior,
+            params["lam"],
+            params["loss"],
+            params["beta"],
+            params["fit_intercept"],
+        )
         theta, n_iter, capped, g, viol = _nnpu_solver.solve(
-            risk, params["non_negative"], params["tol"], params["max_iter"],
+            risk,
+            params["non_negative"],
+            params["tol"],
+            params["max_iter"],
             _log if self.verbose else None,
-        )  # fmt: skip
+        )
         self.stationarity_ = float(viol)
         if capped:
             res = SimpleNamespace(converged=False, n_iter=params["max_iter"], violation=viol)
@@ -434,7 +451,7 @@ class NNPUClassifier(KernelPUModel):
         w, b = risk.split(theta)
         self._gamma = 1.0  # unused by the linear kernel (as check_gamma resolves it)
         none = sp.csr_matrix((0, d)) if sparse else np.empty((0, d))  # no row on the client
-        self._set_expansion(none, np.empty(0), b, w=w)
+        self.set_expansion(none, np.empty(0), b, w=w)
         self.shape_fit_ = (int(info["labels"]["n"]), d)  # the training rows, on the workers
         self.n_features_in_ = d
         self.prior_, self.positive_share_ = prior, prior
@@ -468,8 +485,8 @@ class NNPUClassifier(KernelPUModel):
             K, cross = X[np.ix_(rows, rows)], X[:, rows]
         else:
             Z = as_float64(X[rows])
-            K = kernel_block(Z, Z, self.kernel, self._kernel_params())
-            cross = kernel_block(as_float64(X), Z, self.kernel, self._kernel_params())
+            K = kernel_block(Z, Z, self.kernel, self.kernel_params())
+            cross = kernel_block(as_float64(X), Z, self.kernel, self.kernel_params())
         vals, vecs = np.linalg.eigh((K + K.T) / 2)
         keep = vals > max(float(vals[-1]), 0.0) * 1e-10
         if not np.all(np.isfinite(vals)) or not keep.any():

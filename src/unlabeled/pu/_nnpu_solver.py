@@ -155,9 +155,14 @@ def _lbfgs(risk: PURisk, theta, mode, tau, tol, max_iter):
         args=(mode, tau),
         jac=True,
         method="L-BFGS-B",
-        options={"maxiter": int(max_iter), "gtol": float(tol), "ftol": 1e-15, "maxcor": 20,
-                 "maxls": 100},
-    )  # fmt: skip
+        options={
+            "maxiter": int(max_iter),
+            "gtol": float(tol),
+            "ftol": 1e-15,
+            "maxcor": 20,
+            "maxls": 100,
+        },
+    )
     return res.x, int(res.nit), int(res.nit) >= max_iter
 
 

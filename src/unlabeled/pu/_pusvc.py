@@ -26,7 +26,7 @@ from .._validation import (
 from ..base import ANY_FINITE, ArrayLike, Fitted, MatrixLike, set_init_params
 from ..registry import Case, register
 from . import _starts, priors
-from ._base import MIN_LAM, KernelPUModel, PUProblem, engine_kernel, store_solution
+from ._base import MIN_LAM, KernelPUModel, PUProblem, engine_settings, store_solution
 from ._dask_linear import fit_linear_dask
 from ._select import CV_GAMMA_FACTORS, CV_LAMS, cv_selection
 from ._weighted import fit_weighted, population_share
@@ -569,14 +569,14 @@ class PUSVC(KernelPUModel):
         self.gamma_, self.lam_ = float(self._gamma), float(lam)
         sar = getattr(self, "_sar", None)
         if sar is not None:
-            kparams = engine_kernel(self, self.cache_size, self.n_jobs)
+            kparams = engine_settings(self, self.cache_size, self.n_jobs)
             self.solver_ = "smo"
             self.positive_share_ = population_share(mask, prior)
             return fit_weighted(self, X, mask, prior, lam, sar, kparams)
 
         problem = PUProblem.from_mask(mask, prior, lam)
         data = engine_data(X, self.kernel)
-        kparams = engine_kernel(self, self.cache_size, self.n_jobs)
+        kparams = engine_settings(self, self.cache_size, self.n_jobs)
         kparams["cache_float32"] = self.cache_dtype == "float32" or (
             self.cache_dtype == "auto" and data.float32
         )
@@ -717,12 +717,18 @@ class PUSVC(KernelPUModel):
 def _check_propensity(est, X, s, propensity):
     """``fit(propensity=...)``: the propensities of the labeled positives, in row order, after
     refusing what the weighted path does not do."""
-    e, mask = checked_propensity(est, X, s, propensity, (
-        ("prior", est.prior == "auto", "pass a number, e.g. SAREM(...).fit(X, s).prior_"),
-        ("lam", est.lam == "cv", "pass lam as a number"),
-        ("gamma", est.gamma == "cv", "pass gamma as a number or 'scale'"),
-        ("probability", est.probability, "use probability=False (its sigmoid assumes SCAR)"),
-    ))  # fmt: skip
+    e, mask = checked_propensity(
+        est,
+        X,
+        s,
+        propensity,
+        (
+            ("prior", est.prior == "auto", "pass a number, e.g. SAREM(...).fit(X, s).prior_"),
+            ("lam", est.lam == "cv", "pass lam as a number"),
+            ("gamma", est.gamma == "cv", "pass gamma as a number or 'scale'"),
+            ("probability", est.probability, "use probability=False (its sigmoid assumes SCAR)"),
+        ),
+    )
     return e[mask]
 
 

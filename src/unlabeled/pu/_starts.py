@@ -159,7 +159,7 @@ def pilot_start(est, X, data, kparams, problem: PUProblem, seed):
     if est.kernel == "linear":
         f = np.asarray(X @ pilot.w, dtype=np.float64).ravel()[unl]  # no copy of the rows
     elif est.kernel == "precomputed":
-        f = est._kernel_dot(X, sv, coef, rows=unl)
+        f = est.kernel_dot(X, sv, coef, rows=unl)
     else:
         f = BlasProducts(est, X, kparams)(unl, sv, coef, "start: pilot's f(x)")[:, 0]
     f += pilot.beta
@@ -226,7 +226,7 @@ def BlasProducts(est, X, kparams) -> KernelProducts:
     if path == "auto" and kparams["cache_float32"] and X.dtype == np.float32:
         path = "dense32"
     threads = kparams["kernel"].n_jobs
-    return KernelProducts(X, est.kernel, est._kernel_params(), threads, path, _reporter(est))
+    return KernelProducts(X, est.kernel, est.kernel_params(), threads, path, _reporter(est))
 
 
 def _reporter(est):

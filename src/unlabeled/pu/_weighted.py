@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import _engine
 from .._products import KernelProducts
-from .._solving import engine_data
+from .._solving import engine_data, resolve_max_iter, warn_not_converged
 from .._threads import engine_threads
 from ._base import double_hinge_offset
 
@@ -37,7 +37,7 @@ def _products(est, X):
     """``K(X[rows], X[cols]) @ v`` for the fitted kernel (a Gram matrix read as it is)."""
     if est.kernel == "precomputed":
         return lambda rows, cols, v: np.asarray(X[np.ix_(rows, cols)] @ v, dtype=np.float64)
-    params = {"gamma": est._gamma, "degree": int(est.degree), "coef0": float(est.coef0)}
+    params = {"gamma": est.kernel_gamma_, "degree": int(est.degree), "coef0": float(est.coef0)}
     prod = KernelProducts(X, est.kernel, params, engine_threads(est.n_jobs))
     return lambda rows, cols, v: prod(rows, cols, np.asarray(v)[:, None])[:, 0]
 
@@ -63,26 +63,40 @@ def fit_weighted(est, X, mask, prior, lam, propensity, kparams):
     prod = _products(est, X)
     h = prod(unl, pos, alpha_p)  # K_:P alpha_P
     rows = _engine.KernelRows(
-        engine_data(X, est.kernel), kparams["kernel"], unl.astype(np.int32),
+        engine_data(X, est.kernel),
+        kparams["kernel"],
+        unl.astype(np.int32),
         kparams["cache_bytes"],
-    )  # fmt: skip
+    )
     sigma0 = np.full(n, alpha_p.sum() / n)  # = share c2: feasible
     half = c2 / 2
     start = np.r_[np.minimum(sigma0, half), np.maximum(sigma0 - half, 0.0)]
-    cap = est._max_iter(2 * n)
+    cap = resolve_max_iter(est.max_iter, 2 * n)
     res = _engine.solve_kernel_qp(
-        rows, np.r_[np.arange(n), np.arange(n)].astype(np.int64), np.r_[-h - 1.0, -h + 1.0],
-        np.full(2 * n, half), start,
+        rows,
+        np.r_[np.arange(n), np.arange(n)].astype(np.int64),
+        np.r_[-h - 1.0, -h + 1.0],
+        np.full(2 * n, half),
+        start,
         options=_engine.SolverOptions(float(est.tol), bool(est.shrinking), cap),
-    )  # fmt: skip
-    est._warn_if_not_converged(res, "PUSVC", limit=cap)
+    )
+    if not res.converged:
+        warn_not_converged(
+            "PUSVC",
+            limit=cap,
+            used=res.n_iter,
+            unit="iterations",
+            stacklevel=2,
+            detail=f". KKT violation {res.violation:.3g} > tol={est.tol}.",
+            default_cap=est.max_iter is None,
+        )
     sigma = res.alpha[:n] + res.alpha[n:]
     g_unl = -(res.G[:n] + 1.0)  # G = K sigma - h - 1 on the a part
     g_pos = g_unl[pos]
     beta = double_hinge_offset(g_pos, g_unl, share)
     alpha = -sigma
     alpha[pos] += alpha_p
-    est._set_expansion(X, alpha, beta)
+    est.set_expansion(X, alpha, beta)
     f_pos, f_unl = g_pos + beta, g_unl + beta
     norm2 = alpha_p @ g_pos - sigma @ g_unl  # alpha' K alpha
     loss_u = np.maximum(np.maximum(f_unl, (1 + f_unl) / 2), 0).mean()

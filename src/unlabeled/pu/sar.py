@@ -623,12 +623,16 @@ def scar_check(
     for name, value, ok, need in (
         ("quantile", quantile, 0 <= quantile < 1, "in [0, 1)"),
         ("n_strata", n_strata, isinstance(n_strata, int) and n_strata >= 1, "an int >= 1"),
-        ("n_permutations", n_permutations,
-         isinstance(n_permutations, int) and n_permutations >= 20, "an int >= 20"),
+        (
+            "n_permutations",
+            n_permutations,
+            isinstance(n_permutations, int) and n_permutations >= 20,
+            "an int >= 20",
+        ),
         ("alpha", alpha, 0 < alpha < 1, "in (0, 1)"),
         ("min_effect", min_effect, min_effect >= 0, ">= 0"),
         ("cv", cv, isinstance(cv, int) and cv >= 2, "an int >= 2"),
-    ):  # fmt: skip
+    ):
         if not ok:
             raise InvalidParameterError(f"{name} must be {need}, got {value!r}")
     X = check_array(X, accept_sparse="csr", dtype=np.float64)
@@ -658,9 +662,14 @@ def scar_check(
     top = tuple(int(j) for j in np.argsort(-np.abs(effect), kind="stable")[:5])
     hits = [j for j in top if p[j] < alpha and abs(effect[j]) >= min_effect]
     result = ScarCheckResult(
-        bool(hits), float(p.min()), float(np.abs(effect).max()), effect,
-        int(mask.sum()), int((~mask).sum()), top,
-    )  # fmt: skip
+        bool(hits),
+        float(p.min()),
+        float(np.abs(effect).max()),
+        effect,
+        int(mask.sum()),
+        int((~mask).sum()),
+        top,
+    )
     if hits and warn:
         named = ", ".join(f"column {j} ({effect[j]:+.2f} sd, p = {p[j]:.2g})" for j in hits[:3])
         warnings.warn(

@@ -486,7 +486,7 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
         sv = divide_columns(centre_columns(sv, centre), scale)
         step = max(1, 2**23 // max(X.shape[1], 1))  # 64 MB of divided rows at a time
         out = [
-            self._kernel_dot(
+            self.kernel_dot(
                 divide_columns(centre_columns(X[r : r + step], centre), scale),
                 sv,
                 self.dual_coef_[0],
@@ -566,7 +566,7 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
             if name not in self._get_param_names() and name not in _ONE_VS_REST_ATTRIBUTES:
                 del self.__dict__[name]
         self.estimators_, self.classes_, self.shape_fit_ = estimators, classes, X.shape
-        self._gamma = estimators[0]._gamma  # (the standardised data's)
+        self._gamma = estimators[0].kernel_gamma_  # (the standardised data's)
         self.n_iter_ = np.array([e.n_iter_ for e in estimators])  # per class
         index = np.argmax(self._decision_values(X), axis=1)
         index[~unlabeled] = np.searchsorted(classes, y[~unlabeled])
@@ -588,7 +588,7 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
             theirs = {k: v for k, v in est.get_params().items() if k != "random_state"}
             if theirs != params:
                 raise ValueError(f"{what} must have the parameters of the model that holds it")
-            if tuple(est.shape_fit_) != tuple(self.shape_fit_) or est._gamma != self._gamma:
+            if tuple(est.shape_fit_) != tuple(self.shape_fit_) or est.kernel_gamma_ != self._gamma:
                 raise ValueError(f"{what} must be fitted on the model's training points")
             if est.classes_.tolist() != [0, 1]:
                 raise ValueError(f"{what} must have the classes [0, 1]")

@@ -87,11 +87,21 @@ class LabeledSVM(SemiSupervisedSVM):
     _learns_from_unlabeled = False  # (no warning when y marks no point unlabeled)
 
     def __init__(
-        self, C1: float = 1.0, *, kernel: str = "rbf", gamma: str | float = "scale",
-        degree: int = 3, coef0: float = 0.0, tol: float = 1e-3, cache_size: float = 200.0,
-        max_iter: int = 1_000_000, verbose: bool | int = False, probability: bool = False,
-        random_state: int | np.random.RandomState | None = None, standardize: bool = True,
-    ) -> None:  # fmt: skip
+        self,
+        C1: float = 1.0,
+        *,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        tol: float = 1e-3,
+        cache_size: float = 200.0,
+        max_iter: int = 1_000_000,
+        verbose: bool | int = False,
+        probability: bool = False,
+        random_state: int | np.random.RandomState | None = None,
+        standardize: bool = True,
+    ) -> None:
         set_init_params(self, locals())
 
     def _fit(self, params, X, classes, signs):
@@ -103,7 +113,7 @@ class LabeledSVM(SemiSupervisedSVM):
         )
         alpha = np.zeros(X.shape[0])
         alpha[lab] = a * signs[lab]
-        self._set_expansion(X, alpha, -rho, classes=classes)
+        self.set_expansion(X, alpha, -rho, classes=classes)
         self._set_transduction(signs, self._decision_values(X), classes)
         self.n_iter_ = backend.n_inner_iter
         warn_if_solves_capped(backend, "LabeledSVM")

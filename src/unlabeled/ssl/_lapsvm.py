@@ -6,9 +6,9 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from .._engine import KernelRows, KernelSpec, SolverOptions, as_data, solve_kernel_qp
+from .._engine import KernelRows, SolverOptions, as_data, solve_kernel_qp
 from .._kernels import compact_columns
-from .._solving import EngineProgress, StepProgress, warn_not_converged
+from .._solving import EngineProgress, StepProgress, kernel_spec, warn_not_converged
 from .._validation import VERBOSE, Integer, Options, Real
 from ..base import set_init_params
 from ..registry import register
@@ -104,21 +104,34 @@ class LapSVM(SemiSupervisedSVM):
     _dense_fix = "subsample the unlabeled points or use WellSVM, which never forms an n x n matrix"
 
     _parameter_constraints: dict = {
-        **{k: v for k, v in SemiSupervisedSVM._parameter_constraints.items()
-           if k not in ("C2", "balance", "cache_size")},
+        **{
+            k: v
+            for k, v in SemiSupervisedSVM._parameter_constraints.items()
+            if k not in ("C2", "balance", "cache_size")
+        },
         "kernel": [Options(("rbf", "linear", "poly"))],
         "gamma_I": [Real(0.0, low_open=False)],
         "n_neighbors": [Integer(1)],
         "verbose": VERBOSE,
-    }  # fmt: skip
+    }
 
     def __init__(
-        self, C1: float = 1.0, gamma_I: float = 1.0, *, n_neighbors: int = 5,
-        kernel: str = "rbf", gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0,
-        tol: float = 1e-3, max_iter: int = 100000, verbose: bool | int = False,
-        probability: bool = False, random_state: int | np.random.RandomState | None = None,
+        self,
+        C1: float = 1.0,
+        gamma_I: float = 1.0,
+        *,
+        n_neighbors: int = 5,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        tol: float = 1e-3,
+        max_iter: int = 100000,
+        verbose: bool | int = False,
+        probability: bool = False,
+        random_state: int | np.random.RandomState | None = None,
         standardize: bool = True,
-    ) -> None:  # fmt: skip
+    ) -> None:
         set_init_params(self, locals())
 
     #: the standardised features in float64 whatever X's dtype (its Gram matrix is float64)
@@ -147,20 +160,27 @@ class LapSVM(SemiSupervisedSVM):
         Kt = K[lab] @ A  # J K (I + lambda L K)^-1 J'
         Kt = np.ascontiguousarray((Kt + Kt.T) / 2)
         rows = KernelRows(
-            as_data(Kt), KernelSpec(3), np.arange(lab.size, dtype=np.int32), 8.0 * Kt.size + 2**20
+            as_data(Kt),
+            kernel_spec("precomputed"),
+            np.arange(lab.size, dtype=np.int32),
+            8.0 * Kt.size + 2**20,
         )
         progress = EngineProgress(self.verbose, "[LapSVM] SVM:")
         res = solve_kernel_qp(
-            rows, np.arange(lab.size, dtype=np.int64), -np.ones(lab.size),
-            np.full(lab.size, params["C1"]), np.zeros(lab.size), y=signs[lab],
+            rows,
+            np.arange(lab.size, dtype=np.int64),
+            -np.ones(lab.size),
+            np.full(lab.size, params["C1"]),
+            np.zeros(lab.size),
+            y=signs[lab],
             options=SolverOptions(params["tol"], True, params["max_iter"]),
             progress=progress if self.verbose else None,
-        )  # fmt: skip
+        )
         progress.done(res)
         if not res.converged:
             warn_not_converged("LapSVM", limit=params["max_iter"], used=res.n_iter)
         alpha = A @ (res.alpha * signs[lab])
-        self._set_expansion(X, alpha, -res.rho, classes=classes)
+        self.set_expansion(X, alpha, -res.rho, classes=classes)
         self.n_iter_ = res.n_iter
         self._set_transduction(signs, K @ alpha - res.rho, classes)
         return self

@@ -105,13 +105,23 @@ class TSVM(SemiSupervisedSVM):
     _fitted_attributes: dict = {"n_switches_": Fitted("int", low=0)}
 
     def __init__(
-        self, C1: float = 1.0, C2: float = 0.1, *, kernel: str = "rbf",
-        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0,
+        self,
+        C1: float = 1.0,
+        C2: float = 0.1,
+        *,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
         balance: float | None = None,
-        max_iter: int = 1000, tol: float = 1e-3, cache_size: float = 200.0,
-        verbose: bool | int = False, probability: bool = False,
-        random_state: int | np.random.RandomState | None = None, standardize: bool = True,
-    ) -> None:  # fmt: skip
+        max_iter: int = 1000,
+        tol: float = 1e-3,
+        cache_size: float = 200.0,
+        verbose: bool | int = False,
+        probability: bool = False,
+        random_state: int | np.random.RandomState | None = None,
+        standardize: bool = True,
+    ) -> None:
         set_init_params(self, locals())
 
     def _fit(self, params, X, classes, signs):
@@ -156,7 +166,7 @@ class TSVM(SemiSupervisedSVM):
             warn_not_converged("TSVM", limit=params["max_iter"], used=solves, unit="SVM solves")
         warn_if_solves_capped(backend, "TSVM")
         say(f"done: {solves} solves, {switches} labels swapped")
-        self._set_expansion(X, alpha * labels, -rho, classes=classes)
+        self.set_expansion(X, alpha * labels, -rho, classes=classes)
         self.n_iter_ = solves
         self.n_switches_ = switches
         self._set_transduction(signs, f, classes)

@@ -280,15 +280,29 @@ class WellSVM(SemiSupervisedSVM):
     }
 
     def __init__(
-        self, C1: float = 1.0, C2: float = 0.1, *, kernel: str = "rbf",
-        gamma: str | float = "scale", degree: int = 3, coef0: float = 0.0,
-        balance: float | None = None, max_iter: int = 50,
-        max_mkl_iter: int = 100, tol: float = 1e-3, init: str = "svm",
-        refine_oracle: bool = False, loss: str = "auto", finish: str = "none",
-        two_kernels: bool = False, cache_size: float = 200.0,
-        random_state: int | np.random.RandomState | None = None, verbose: bool | int = False,
-        probability: bool = False, standardize: bool = True,
-    ) -> None:  # fmt: skip
+        self,
+        C1: float = 1.0,
+        C2: float = 0.1,
+        *,
+        kernel: str = "rbf",
+        gamma: str | float = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        balance: float | None = None,
+        max_iter: int = 50,
+        max_mkl_iter: int = 100,
+        tol: float = 1e-3,
+        init: str = "svm",
+        refine_oracle: bool = False,
+        loss: str = "auto",
+        finish: str = "none",
+        two_kernels: bool = False,
+        cache_size: float = 200.0,
+        random_state: int | np.random.RandomState | None = None,
+        verbose: bool | int = False,
+        probability: bool = False,
+        standardize: bool = True,
+    ) -> None:
         set_init_params(self, locals())
 
     def _fit(self, params, X, classes, signs):
@@ -308,11 +322,16 @@ class WellSVM(SemiSupervisedSVM):
         oracle = BalancedLabels(signs, n_negative_unlabeled(signs, params["balance"]))
         y0 = self._init_labels(backend, signs, oracle)
         res = label_generation(
-            backend, oracle, y0, max_iter=params["max_iter"],
-            max_mkl_iter=params["max_mkl_iter"], tol=params["tol"],
-            refine=params["refine_oracle"], verbose=self.verbose,
+            backend,
+            oracle,
+            y0,
+            max_iter=params["max_iter"],
+            max_mkl_iter=params["max_mkl_iter"],
+            tol=params["tol"],
+            refine=params["refine_oracle"],
+            verbose=self.verbose,
             two_kernels=params["two_kernels"],
-        )  # fmt: skip
+        )
         store_label_generation(self, X, res, backend, params["max_iter"], classes=classes)
         f = res.f_train
         if backend.diag is not None:  # predict's f: without the training points' self term
@@ -350,7 +369,7 @@ class WellSVM(SemiSupervisedSVM):
             if np.array_equal(new, labels):
                 break
             labels, alpha, f, _ = svm(new, alpha)
-        self._set_expansion(X, alpha * labels, None, classes=classes)
+        self.set_expansion(X, alpha * labels, None, classes=classes)
         return f
 
     def _init_labels(self, backend, signs, oracle):
