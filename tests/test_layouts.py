@@ -113,10 +113,13 @@ TIGHT = {"tol": 1e-9, "n_jobs": 1, "random_state": 0}
 
 def _dup_cases() -> dict:
     """id -> (entry, its maker): every case of the PU and LUPI estimators (the layouts that
-    read X with labels) on X itself (not a Gram matrix), with the TIGHT settings it declares."""
+    read X with labels) on X itself (not a Gram matrix), with the TIGHT settings it declares;
+    not those that take dense input only (their tags say so: positive naive Bayes, TAN)."""
     out = {}
     for entry in all_estimators(load=True):
         cls = entry.load()
+        if not cls().__sklearn_tags__().input_tags.sparse:
+            continue
         tight = {k: v for k, v in TIGHT.items() if declares(cls, k)}
         for case in entry.cases if entry.family in ("pu", "lupi") else ():
             if case.data != "precomputed":
