@@ -365,41 +365,39 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
     -----
     Every update is the exact maximiser of F over its factor, so F never decreases along a sweep
     at a fixed S. Differences from the authors' MATLAB code (``vbmfa``, published with the
-    thesis): the q(x) mean keeps the mean/loading cross-covariance term
-    ``-sum_q psii_q Sig_sq[1:, 0]`` (the code drops it, and its F can fall); the entropy
-    constant of q(L~) is ``+(k+1)/2`` per row, not minus (it matters when F compares different
-    S); a birth moves the two
-    means by one standard deviation ``sqrt(lambda)`` along the top eigenvector (the code uses
-    lambda) and gives each half probabilistic-PCA loadings (the code uses unit axes of noise-scaled
-    points); births also try class splits (``class_splits``); convergence is judged on F, not
-    on the change of q(s, l); a sweep updates the factors in the order X, L~, nu, Psi, mu* nu*,
-    pi, beta, Q (the code's Q is third: any order is a coordinate ascent, and ending with Q
-    gives F without another pass over the data);
-    deaths (total responsibility below 1) are checked after each sweep (each SQUAREM step);
-    classes are predicted by argmax; the sweeps are accelerated by SQUAREM (``accelerate``);
-    sweeps and births are capped; after a birth the two children settle for at most 20
-    sweeps with Q fixed (the code: until F changes by less than 0.01, which at a few hundred
-    points and more took the 500 sweeps of max_iter after every birth on real tables), and the
-    births end after 5 rejected splits in a row (the code tries every candidate); CLSST+ (``n_components=None``) on more than 20,000 points
-    searches its components on a random sample of 20,000 (every labeled point
-    when they are at most half of it) and then converges the sample's model on all points
-    (each sweep over the sample counts 20,000 / n of one in ``n_iter_`` and in
-    ``max_component_sweeps``): the births and deaths need hundreds of sweeps, each
-    candidate judged by its converged bound, and a sample of 20,000 finds the components
-    that all the points do on TOES and on Gaussian mixtures (1,000,000 TOES points: 36
-    sweeps, 897 over all points before). On Dask input the sample is drawn on the workers
-    and is the same rows as in memory (each row's random key depends on the seed and its
-    index alone, not on the chunks), so the fit follows the in-memory fit's path. CLSST+
-    returns, by default, the model of its birth path
-    that mispredicts the fewest labeled points (``select``; the thesis returns the last); the
-    fixed hyperparameters (alpha = gamma = a0 = b0 = 1) follow the code, not the thesis'
-    re-estimation. CLSST fits ``X / s``, ``s^2`` the mean variance of the features, and
-    reports the model in the units of X (means and loadings times ``s``, variances times
-    ``s^2``, the bound minus ``n p ln s``): the noise floor (the code's psimin, 1e-5, the only
-    step that can lower F), the priors and the starts are relative to the data's scale, and
-    the predictions do not depend on X's units (in the code's absolute floor, features in
-    micro-units collapsed to one component). Fitting runs with one BLAS thread: the products
-    are thin (n x p by p x (k + 1)) and threaded BLAS only slows them down.
+    thesis): the q(x) mean keeps the mean/loading cross-covariance term ``-sum_q psii_q
+    Sig_sq[1:, 0]`` (the code drops it, and its F can fall); the entropy constant of q(L~) is
+    ``+(k+1)/2`` per row, not minus (it matters when F compares different S); a birth moves the
+    two means by one standard deviation ``sqrt(lambda)`` along the top eigenvector (the code
+    uses lambda) and gives each half probabilistic-PCA loadings (the code uses unit axes of
+    noise-scaled points); births also try class splits (``class_splits``); convergence is judged
+    on F, not on the change of q(s, l); a sweep updates the factors in the order X, L~, nu, Psi,
+    mu* nu*, pi, beta, Q (the code's Q is third: any order is a coordinate ascent, and ending
+    with Q gives F without another pass over the data); deaths (total responsibility below 1)
+    are checked after each sweep (each SQUAREM step); classes are predicted by argmax; the
+    sweeps are accelerated by SQUAREM (``accelerate``); sweeps and births are capped; after a
+    birth the two children settle for at most 20 sweeps with Q fixed (the code: until F changes
+    by less than 0.01, which at a few hundred points and more took the 500 sweeps of max_iter
+    after every birth on real tables), and the births end after 5 rejected splits in a row (the
+    code tries every candidate); CLSST+ (``n_components=None``) on more than 20,000 points
+    searches its components on a random sample of 20,000 (every labeled point when they are at
+    most half of it) and then converges the sample's model on all points (each sweep over the
+    sample counts 20,000 / n of one in ``n_iter_`` and in ``max_component_sweeps``): the births
+    and deaths need hundreds of sweeps, each candidate judged by its converged bound, and a
+    sample of 20,000 finds the components that all the points do on TOES and on Gaussian
+    mixtures (1,000,000 TOES points: 36 sweeps, 897 over all points before). On Dask input the
+    sample is drawn on the workers and is the same rows as in memory (each row's random key
+    depends on the seed and its index alone, not on the chunks), so the fit follows the
+    in-memory fit's path. CLSST+ returns, by default, the model of its birth path that
+    mispredicts the fewest labeled points (``select``; the thesis returns the last); the fixed
+    hyperparameters (alpha = gamma = a0 = b0 = 1) follow the code, not the thesis'
+    re-estimation. CLSST fits ``X / s``, ``s^2`` the mean variance of the features, and reports
+    the model in the units of X (means and loadings times ``s``, variances times ``s^2``, the
+    bound minus ``n p ln s``): the noise floor (the code's psimin, 1e-5, the only step that can
+    lower F), the priors and the starts are relative to the data's scale, and the predictions do
+    not depend on X's units (in the code's absolute floor, features in micro-units collapsed to
+    one component). Fitting runs with one BLAS thread: the products are thin (n x p by p x (k +
+    1)) and threaded BLAS only slows them down.
 
     References
     ----------
