@@ -595,11 +595,13 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         if reason == "converged":
             return
         if reason == "max_iter":
-            runs = len(model.unconverged)
+            runs, last = len(model.unconverged), model.unconverged[-1]
+            # an infinite rise: the run's last step followed a death (no earlier F to compare)
+            rise = f"last rise {last:.3g}, " if np.isfinite(last) else ""
             why = (
                 f"{runs} run{'s' * (runs > 1)} of sweeps reached max_iter={self.max_iter} "
-                f"with the bound still rising (last rise {model.unconverged[-1]:.3g}, above "
-                f"tol={self.tol:g} per point); raise max_iter"
+                f"with the bound still rising ({rise}above tol={self.tol:g} per point); "
+                "raise max_iter"
             )
         elif reason == "max_births":
             why = (
