@@ -545,7 +545,9 @@ def test_a_model_carried_from_a_sample_is_the_samples_on_its_points():
 def test_the_search_on_a_sample_counts_its_share_and_ends_at_the_full_search(monkeypatch):
     """CLSST+ above SEARCH_POINTS points: the search on a sample of a fifth of them finds the
     same three components as the search on all points, at least at its bound (relative
-    1e-6) and accuracy, in at most half its sweeps (the sample's counting a fifth each)."""
+    1e-6) and accuracy, in at most 0.6 of its sweeps (the sample's counting a fifth each;
+    measured 75 against 136: at most half before the births' stopping rule of issue 52
+    made the full search itself cheaper)."""
     from unlabeled.ssl import _clsst
 
     rng = np.random.default_rng(0)
@@ -561,7 +563,7 @@ def test_the_search_on_a_sample_counts_its_share_and_ends_at_the_full_search(mon
     assert fast.n_components_ == full.n_components_ == 3
     assert fast.lower_bound_ >= full.lower_bound_ - 1e-6 * abs(full.lower_bound_)
     assert (fast.transduction_ == y).mean() >= (full.transduction_ == y).mean() - 1e-3
-    assert fast.n_iter_ <= full.n_iter_ / 2, (fast.n_iter_, full.n_iter_)
+    assert fast.n_iter_ <= 0.6 * full.n_iter_, (fast.n_iter_, full.n_iter_)
     assert fast.n_iter_ >= len(fast.lower_bound_history_)  # the runs over all points
 
 
@@ -749,8 +751,10 @@ def test_plain_sweeps_after_the_search_on_a_sample(monkeypatch):
 
     monkeypatch.setattr(_clsst, "SEARCH_POINTS", 1_000)
     X, y, yy = _three_blobs(3_000)
-    fast = CLSST(random_state=0).fit(X, yy)
-    plain = CLSST(random_state=0, accelerate=False).fit(X, yy)
+    # tol=1e-5 (the default before issue 52): plain sweeps creep, and at the default 1e-4 per
+    # point they stop 1 nat (3.5e-4 per point) below the accelerated fit's bound
+    fast = CLSST(random_state=0, tol=1e-5).fit(X, yy)
+    plain = CLSST(random_state=0, accelerate=False, tol=1e-5).fit(X, yy)
     assert plain.n_components_ == fast.n_components_ == 3
     assert plain.lower_bound_ == pytest.approx(fast.lower_bound_, rel=1e-5)
     assert (plain.transduction_ == fast.transduction_).mean() > 0.999
