@@ -577,6 +577,24 @@ def test_the_rise_to_come_is_the_geometric_tail_of_the_last_two():
     assert _rest(0.5, np.inf) == np.inf  # after a start or a death: one rise, no ratio
 
 
+def test_the_births_stop_at_diminishing_returns():
+    """The search's rule: over the last 10 attempts F rose by less than 5% of what the
+    whole search raised it; never before 10 attempts, never on a search that gained
+    nothing yet (a rejected attempt leaves F where it was)."""
+    from unlabeled.ssl._clsst import _diminishing
+
+    start = [-1000.0]
+    assert not _diminishing(start + [-1000.0] * 10)  # nothing gained: 0 < 0 is False
+    assert not _diminishing(start + [-900.0] * 9)  # fewer than 10 attempts
+    big_then_flat = start + [-500.0] + [-499.0] * 10  # 1 of 501 in the last 10
+    assert _diminishing(big_then_flat)
+    steady = start + list(-1000.0 + 10.0 * np.arange(1, 12))  # 100 of 110 in the last 10
+    assert not _diminishing(steady)
+    # the rule does not depend on F's offset
+    assert _diminishing([f + 1e6 for f in big_then_flat])
+    assert not _diminishing([f + 1e6 for f in steady])
+
+
 # ---- the engine's passes (_engine/vbmfa.cpp) against the NumPy kernels ---------------------
 def chunk_state(seed, m, p=4, K=3, k=2, S=3, scale=1.0, labels=True):
     """The inputs of every chunk kernel for ``m`` points, from a model in a generic state (the
