@@ -586,3 +586,89 @@ def test_a_lone_label_of_a_class_is_predicted_at_any_size(n):
         pred = CLSST(random_state=0).fit(X, y).predict(X)
     assert pred[-1] == 1
     assert np.mean(pred[n // 2 :] == 1) > 0.99 and np.mean(pred[: n // 2] == 0) > 0.99
+
+
+# ---- the stopping rule and its outcome (issue 52) -------------------------------------------
+def _gaussians(n_per=300, seed=0):
+    """Three well-separated spherical Gaussians in 3-d, two classes (the third blob a second
+    cluster of class 0), 3% labeled."""
+    rng = np.random.default_rng(seed)
+    centres = np.array([[0.0, 0, 0], [8, 0, 0], [0, 8, 0]])
+    X = np.concatenate([rng.normal(c, 1.0, (n_per, 3)) for c in centres])
+    truth = np.repeat([0, 1, 0], n_per)
+    y = np.full(len(X), -1)
+    labeled = rng.choice(len(X), len(X) * 3 // 100, replace=False)
+    y[labeled] = truth[labeled]
+    y[[0, 1, n_per, n_per + 1]] = truth[[0, 1, n_per, n_per + 1]]
+    return X, y, truth
+
+
+def test_default_fit_ends_converged_on_separated_gaussians():
+    """The births end by themselves (every split that could raise the bound did, the rest do
+    not) and every run converges: no warning, ``converged_`` True, and the three blobs are
+    found (one component each)."""
+    X, y, truth = _gaussians()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = CLSST(random_state=0).fit(X, y)
+    assert est.converged_ is True and est.stop_reason_ == "converged"
+    assert est.n_components_ == 3
+    assert adjusted_rand_score(np.repeat([0, 1, 2], 300), est.labels_) > 0.99
+    assert (est.transduction_ == truth).mean() > 0.99
+
+
+@pytest.mark.parametrize(
+    "params, reason",
+    [
+        ({"max_iter": 2, "tol": 1e-12, "n_components": 2}, "max_iter"),
+        ({"max_births": 1}, "max_births"),
+        ({"max_component_sweeps": 50}, "max_component_sweeps"),
+    ],
+    ids=["max_iter", "max_births", "max_component_sweeps"],
+)
+def test_a_capped_fit_says_which_cap_and_one_fix(params, reason):
+    """A fit that a cap stopped: ``converged_`` False, ``stop_reason_`` the cap, and one
+    ConvergenceWarning that names it and advises raising it (one setting, not a list)."""
+    X, y, _ = _gaussians(n_per=100)
+    with pytest.warns(ConvergenceWarning) as record:
+        est = CLSST(random_state=0, **params).fit(X, y)
+    assert len(record) == 1
+    text = str(record[0].message)
+    assert f"raise {reason}" in text.lower()
+    others = {"max_iter", "max_births", "max_component_sweeps"} - {reason}
+    assert not any(f"raise {name}" in text.lower() for name in others), text
+    assert est.converged_ is False and est.stop_reason_ == reason
+
+
+def test_stop_outcome_round_trips_through_model_files(tmp_path):
+    import unlabeled
+
+    X, y, _ = _gaussians(n_per=100)
+    for params in ({}, {"max_births": 1}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est = CLSST(random_state=0, **params).fit(X, y)
+        unlabeled.save(est, tmp_path / "m.skops")
+        back = unlabeled.load(tmp_path / "m.skops")
+        assert back.converged_ is est.converged_
+        assert back.stop_reason_ == est.stop_reason_
+        np.testing.assert_array_equal(back.predict(X), est.predict(X))
+
+
+def test_bound_rises_with_every_accepted_birth():
+    """Along the birth path the bound never falls: with ``select="bound"`` (the last model of
+    the path is returned), allowing more birth attempts gives a final bound at least as
+    high, and an attempt that adds an accepted birth raises it by more than ``tol`` per
+    point (a smaller gain is within the runs' own tolerance and is not taken)."""
+    X, y, _ = _gaussians(n_per=100)
+    fits = []
+    for m in range(5):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            fits.append(CLSST(random_state=0, select="bound", max_births=m).fit(X, y))
+    tol = fits[0].tol * len(X)
+    for before, after in zip(fits, fits[1:], strict=False):
+        assert after.lower_bound_ >= before.lower_bound_ - 1e-9 * abs(before.lower_bound_)
+        if after.n_births_ > before.n_births_:
+            assert after.lower_bound_ > before.lower_bound_ + tol
+    assert fits[-1].n_births_ >= 1
