@@ -37,6 +37,7 @@ from .._validation import (
 from ..base import Fitted, ValidatedEstimator, set_init_params
 from ..registry import Case, register
 from ._base import check_classes, unlabeled_mask
+from ._merge import check_n_clusters, merge_fitted
 from ._vbmfa import VBMFA, pd_loadings, softmax_points
 from ._vbmfa_dask import DaskVBMFA, prepare_dask, warn_one_class
 
@@ -223,6 +224,20 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
     n_components : int or None, default=None
         None: the number of clusters is found by birth and death, starting from one per class
         (CLSST+). An integer: that many clusters, no deaths (CLSST*).
+    n_clusters : int or None, default=None
+        Clustering without labels (``fit(X)``) only: merge the fitted components into this
+        many clusters, as a user of a mixture model asks for k groups. A mixture describes a
+        group that no one component fits by several components (``CLSST().fit(X)`` found 16
+        to 20 on two-class tables); they are merged hierarchically by the entropy criterion
+        of Baudry et al. (2010): each step joins the two clusters whose merger lowers the
+        entropy :math:`-\\sum_i \\sum_k t_{ik} \\ln t_{ik}` of the training points'
+        responsibilities the most, the pair least clearly told apart where the data are.
+        ``predict``, ``predict_proba`` (the summed responsibilities, (n, n_clusters)),
+        ``labels_`` and ``classes_`` then give the clusters, ``predict_cluster`` the
+        components. A fixed ``n_components`` below it is refused before any work; with
+        ``n_components=None``, where birth and death find fewer components, the top-ranked
+        ones are split (as for a fixed ``n_components``) until there are ``n_clusters``.
+        Refused with labels or ``classes`` and on Dask input. None: every component is a cluster.
     n_factors : int or None, default=None
         Latent dimension k of every factor analyser; None uses ``min(2, n_features - 1)``.
         At most n_features: with k = n_features (the ``maxdim`` of the authors' demos) each
@@ -328,6 +343,9 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         rounded up).
     n_births_ : int
         Accepted splits.
+    component_clusters_ : ndarray (n_components_,)
+        With ``n_clusters``: the cluster of each component (every cluster holds at least
+        one; numbered by their lowest component). Absent otherwise.
     n_features_in_ : int
 
     See Also
@@ -375,7 +393,9 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
     ----------
     E. Sansone, "Towards uncovering the true use of unlabeled data in machine learning", PhD
     thesis, University of Trento, 2018, ch. 2. M. J. Beal, "Variational algorithms for approximate
-    Bayesian inference", PhD thesis, UCL, 2003, ch. 4.
+    Bayesian inference", PhD thesis, UCL, 2003, ch. 4. J.-P. Baudry, A. E. Raftery, G. Celeux,
+    K. Lo, R. Gottardo, "Combining mixture components for clustering", Journal of
+    Computational and Graphical Statistics 19(2):332-353, 2010 (``n_clusters``).
 
     Examples
     --------
@@ -391,6 +411,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
 
     _parameter_constraints: dict = {
         "n_components": [None, Integer(1)],
+        "n_clusters": [None, Integer(1)],
         "n_factors": [None, Integer(0)],
         "noise": [Options(("fa", "pca"))],
         "tol": [Real(0.0)],
@@ -436,14 +457,21 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         "mu_prior_precision_": Fitted("f", ("n_features_in_",), low=0.0),
         "labels_": Fitted("iu", ("n_train",), low=0, below="n_components_"),
         "transduction_": Fitted("iufUSbO", ("n_train",)),
+        "component_clusters_": Fitted(
+            "iu", ("n_components_",), low=0, below="n_classes", optional=True
+        ),
     }
 
     def _fitted_declarations(self) -> dict:
         """Fitted without labels (``_clustering``), the model has one class and every cluster
         is a class of its own: ``classes_`` has ``n_components_`` entries, the concentrations
-        one column."""
+        one column; with ``n_clusters``, the merged clusters are the classes."""
         table = super()._fitted_declarations()
-        if vars(self).get("_clustering") is True:
+        if vars(self).get("_clustering") is True and "component_clusters_" in vars(self):
+            table["classes_"] = Fitted("iu", ("n_classes",))  # n_clusters: the merged ones
+            table["labels_"] = Fitted("iu", ("n_train",), low=0, below="n_classes")
+            table["beta_concentration_"] = Fitted("f", ("n_components_", 1), low=_NORMAL)
+        elif vars(self).get("_clustering") is True:
             table["classes_"] = Fitted("iu", ("n_components_",))
             table["beta_concentration_"] = Fitted("f", ("n_components_", 1), low=_NORMAL)
         return table
@@ -452,6 +480,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         self,
         n_components: int | None = None,
         *,
+        n_clusters: int | None = None,
         n_factors: int | None = None,
         noise: str = "fa",
         tol: float = 1e-5,
@@ -542,6 +571,8 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
                     "StandardScaler), or lower n_components / n_factors"
                 ) from exc
             self._store(model, scale)
+            if params["n_clusters"] is not None:  # the components merged (ssl/_merge)
+                merge_fitted(self, model.resp()[0].T, params["n_clusters"])
         self._warn_capped(model, cap, S_fixed)
         return self
 
@@ -611,6 +642,10 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
             )
         if S is not None and S > n:
             raise ValueError(f"n_components={S} exceeds the number of samples {n}")
+        check_n_clusters(
+            params["n_clusters"], clustering=self._clustering, n_samples=n, n_components=S,
+            dask=counts is not None,
+        )  # fmt: skip
         if counts is None:
             single = allowed.sum(1) == 1
             counts = (allowed & single[:, None]).sum(0)
@@ -713,6 +748,8 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
             self._converge(model, deaths=S_fixed is None)
             if S_fixed is None:
                 self._birth_and_death(model)
+                if (self.n_clusters or 0) > model.S:  # too few components to merge: split
+                    self._grow_to(model, self.n_clusters, deaths=False)
             else:
                 self._grow_to(model, S_fixed)
         except _OutOfWork:  # in the first run: no birth tried
@@ -831,9 +868,9 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         mixed = model.mixed()
         return [(s, True) for s in order if mixed[s]] + blind
 
-    def _birth(self, model, parent):
+    def _birth(self, model, parent, deaths=None):
         """Split ``parent`` = (component, by_class), settle the parameters with Q fixed, then
-        converge."""
+        converge (with deaths: by default where ``n_components`` is None)."""
         F_prev = model.bound()
         model.split(*parent)
         model.update_pi()
@@ -849,7 +886,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
                 break
             F_prev = F
             self._spend(model)
-        return self._converge(model, deaths=self.n_components is None)
+        return self._converge(model, deaths=self.n_components is None if deaths is None else deaths)
 
     def _birth_and_death(self, model):
         """CLSST+: try splits in ranked order; keep one only if it raises F (spec section 5).
@@ -891,12 +928,13 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
             self._say(f"select='labels': S = {model.S} ({best[0]} labeled points mispredicted)")
         self.lower_bound_history_.append(model.bound())
 
-    def _grow_to(self, model, S_target):
+    def _grow_to(self, model, S_target, deaths=None):
         """CLSST*: split the top-ranked components until S = n_components, keeping every split
-        (the authors' vbmfa_k forces them)."""
+        (the authors' vbmfa_k forces them); also ``n_clusters`` above the components found."""
         while model.S < S_target:
             try:
-                F = self._birth(model, self._candidates(model, model.rank_candidates())[0])
+                parent = self._candidates(model, model.rank_candidates())[0]
+                F = self._birth(model, parent, deaths)
             except _OutOfWork:  # a valid model, split and settled by some sweeps
                 self.n_births_ += 1
                 model.out_of_work = True
@@ -984,6 +1022,8 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         """
         Q = self._infer(X)[0]
         P = Q.sum(1).T if self._clustering else Q.sum(0).T
+        if self._clustering and "component_clusters_" in vars(self):
+            P = P @ self.class_association_  # n_clusters: the merged clusters' sums
         return P / P.sum(1, keepdims=True)  # the sums over s, each rounded, made exact once
 
     def predict(self, X: ArrayLike) -> np.ndarray:
