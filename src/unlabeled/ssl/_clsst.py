@@ -205,6 +205,17 @@ _NORMAL = float(np.finfo(np.float64).tiny)  # the smallest normal double
             data="unlabeled",
             name="clusters",
         ),
+        Case(
+            {
+                "n_components": 3,
+                "n_clusters": 2,
+                "n_factors": 1,
+                "max_iter": 30,
+                "random_state": 0,
+            },
+            data="unlabeled",
+            name="merged",
+        ),
     ),
 )
 class CLSST(ClassifierMixin, ValidatedEstimator):
@@ -237,7 +248,9 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         components. A fixed ``n_components`` below it is refused before any work; with
         ``n_components=None``, where birth and death find fewer components, the top-ranked
         ones are split (as for a fixed ``n_components``) until there are ``n_clusters``.
-        Refused with labels or ``classes`` and on Dask input. None: every component is a cluster.
+        Where fewer components than ``n_clusters`` hold points even so (splits of a round
+        Gaussian group end empty), each is a cluster, with a ``UserWarning``. Refused with
+        labels or ``classes`` and on Dask input. None: every component is a cluster.
     n_factors : int or None, default=None
         Latent dimension k of every factor analyser; None uses ``min(2, n_features - 1)``.
         At most n_features: with k = n_features (the ``maxdim`` of the authors' demos) each

@@ -180,16 +180,17 @@ def merge_fitted(est, resp, n_clusters: int) -> None:
     responsibilities ``resp`` (n, S): ``component_clusters_`` (:func:`gaussian_merge`),
     ``classes_``, ``class_association_`` (each component's cluster, one-hot), ``labels_``
     and ``transduction_`` (the cluster of largest summed responsibility). Where fewer
-    components than ``n_clusters`` hold a point, each is a cluster, with a warning."""
+    components than ``n_clusters`` hold a point (the forced splits ended empty), each is a
+    cluster, with a warning."""
     L = est.loadings_
     covs = np.einsum("spk,sqk->spq", L, L) + np.diag(est.noise_variance_)[None]
     mapping = gaussian_merge(resp, est.means_, covs, n_clusters)
     k = int(mapping.max()) + 1
     if k < n_clusters:
         warnings.warn(
-            f"CLSST found {k} components that hold points, fewer than n_clusters="
-            f"{n_clusters}: the clustering has {k} clusters. Give n_components={n_clusters} "
-            "(or more) to split the data into more components",
+            f"CLSST's mixture holds points in {k} components, fewer than n_clusters="
+            f"{n_clusters}: the clustering has {k} clusters (the components split off beyond "
+            "them ended empty: the model finds no more groups in the data)",
             UserWarning,
             stacklevel=4,
         )
