@@ -120,7 +120,7 @@ def gaussian_merge(resp, means, covariances, n_clusters: int) -> np.ndarray:
         c = int(np.argmax(overlap if overlap.max() > 0 else np.where(live, mass, -np.inf)))
         group[s] = c
     clusters: dict[int, _Cluster] = {}
-    for s in np.flatnonzero(live):
+    for s in map(int, np.flatnonzero(live)):
         N = float(R[:, group == s].sum())  # its own mass and that of the empty ones it took
         m = np.asarray(means[s], dtype=np.float64)
         clusters[s] = _Cluster(N, m, np.asarray(covariances[s], dtype=np.float64) + np.outer(m, m))
