@@ -120,10 +120,10 @@ def gaussian_merge(resp, means, covariances, n_clusters: int) -> np.ndarray:
         c = int(np.argmax(overlap if overlap.max() > 0 else np.where(live, mass, -np.inf)))
         group[s] = c
     clusters: dict[int, _Cluster] = {}
-    for s in map(int, np.flatnonzero(live)):
-        N = float(R[:, group == s].sum())  # its own mass and that of the empty ones it took
-        m = np.asarray(means[s], dtype=np.float64)
-        clusters[s] = _Cluster(N, m, np.asarray(covariances[s], dtype=np.float64) + np.outer(m, m))
+    for j in map(int, np.flatnonzero(live)):
+        N = float(R[:, group == j].sum())  # its own mass and that of the empty ones it took
+        m = np.asarray(means[j], dtype=np.float64)
+        clusters[j] = _Cluster(N, m, np.asarray(covariances[j], dtype=np.float64) + np.outer(m, m))
     cost = {}  # (a, b), a < b: (Delta_ab, the pooled cluster)
 
     def pair(a, b):
