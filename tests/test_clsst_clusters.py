@@ -137,3 +137,12 @@ def test_n_clusters_must_be_a_positive_int(bad):
     X, _ = blobs(n_blobs=2, per=30)
     with pytest.raises(InvalidParameterError, match="n_clusters"):
         CLSST(n_clusters=bad).fit(X)
+
+
+def test_n_clusters_refused_on_dask_input_before_any_work(dask_client):
+    da = pytest.importorskip("dask.array")
+    X, _ = blobs(n_blobs=2, per=30)
+    model = CLSST(n_clusters=2)
+    with pytest.raises(ValueError, match="Dask input does not keep"):
+        model.fit(da.from_array(X, chunks=20))
+    assert not hasattr(model, "n_components_")
