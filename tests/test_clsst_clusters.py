@@ -118,8 +118,6 @@ def test_model_file_keeps_the_clusters(tmp_path):
 @pytest.mark.parametrize(
     ("kwargs", "y", "match"),
     [
-        ({"n_clusters": 2}, np.r_[0, 1, np.full(58, -1)], "fit without labels"),
-        ({"n_clusters": 2, "classes": [0, 1]}, None, "fit without labels"),
         ({"n_clusters": 3, "n_components": 2}, None, "cannot form n_clusters=3"),
         ({"n_clusters": 61}, None, "exceeds the number of samples 60"),
     ],
@@ -130,6 +128,20 @@ def test_n_clusters_refused_against_the_data_before_any_work(kwargs, y, match, m
     with pytest.raises(ValueError, match=match):
         model.fit(X, y)
     assert not hasattr(model, "n_components_")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "y"),
+    [({}, np.r_[0, 1, np.full(58, -1)]), ({"classes": [0, 1]}, None)],
+)
+def test_n_clusters_ignored_with_a_warning_when_classes_are_predicted(kwargs, y):
+    X, _ = blobs(n_blobs=2, per=30)
+    with pytest.warns(UserWarning, match="n_clusters=3 is ignored"):
+        model = CLSST(n_clusters=3, random_state=0, **kwargs).fit(X, y)
+    plain = CLSST(random_state=0, **kwargs).fit(X, y)
+    assert "component_clusters_" not in vars(model)
+    np.testing.assert_array_equal(model.predict_proba(X), plain.predict_proba(X))
+    np.testing.assert_array_equal(model.labels_, plain.labels_)
 
 
 @pytest.mark.parametrize("bad", [0, -1, 2.5, "2"])

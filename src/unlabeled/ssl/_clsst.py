@@ -249,8 +249,9 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         ``n_components=None``, where birth and death find fewer components, the top-ranked
         ones are split (as for a fixed ``n_components``) until there are ``n_clusters``.
         Where fewer components than ``n_clusters`` hold points even so (splits of a round
-        Gaussian group end empty), each is a cluster, with a ``UserWarning``. Refused with
-        labels or ``classes`` and on Dask input. None: every component is a cluster.
+        Gaussian group end empty), each is a cluster, with a ``UserWarning``. Ignored, with a
+        ``UserWarning``, with labels or ``classes`` (the classes are predicted); refused on
+        Dask input. None: every component is a cluster.
     n_factors : int or None, default=None
         Latent dimension k of every factor analyser; None uses ``min(2, n_features - 1)``.
         At most n_features: with k = n_features (the ``maxdim`` of the authors' demos) each
@@ -584,7 +585,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
                     "StandardScaler), or lower n_components / n_factors"
                 ) from exc
             self._store(model, scale)
-            if params["n_clusters"] is not None:  # the components merged (ssl/_merge)
+            if self._clustering and params["n_clusters"] is not None:  # merged: ssl/_merge
                 merge_fitted(self, model.resp()[0].T, params["n_clusters"])
         self._warn_capped(model, cap, S_fixed)
         return self
@@ -761,7 +762,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
             self._converge(model, deaths=S_fixed is None)
             if S_fixed is None:
                 self._birth_and_death(model)
-                if (self.n_clusters or 0) > model.S:  # too few components to merge: split
+                if self._clustering and (self.n_clusters or 0) > model.S:  # too few to merge
                     self._grow_to(model, self.n_clusters, deaths=False)
             else:
                 self._grow_to(model, S_fixed)

@@ -149,16 +149,20 @@ def gaussian_merge(resp, means, covariances, n_clusters: int) -> np.ndarray:
 
 def check_n_clusters(n_clusters, *, clustering: bool, n_samples, n_components, dask: bool):
     """CLSST's ``n_clusters`` against the data and the other parameters, before any work:
-    it merges the components of a fit without labels (``fit(X)``), in memory, into at most
-    ``n_samples`` clusters, and a fixed ``n_components`` must leave that many to merge."""
+    it merges the components of a fit without labels (``fit(X)``; with labels or
+    ``classes`` it is ignored, with a warning: the classes are predicted), in memory, into
+    at most ``n_samples`` clusters, and a fixed ``n_components`` must leave that many."""
     if n_clusters is None:
         return
     if not clustering:
-        raise ValueError(
-            f"n_clusters={n_clusters} merges the components of a fit without labels "
-            "(fit(X), classes=None); with labels or classes the clusters are the classes: "
-            "leave n_clusters=None"
+        warnings.warn(
+            f"n_clusters={n_clusters} is ignored: it merges the components of a fit without "
+            "labels (fit(X), classes=None), and with labels or classes the classes are "
+            "predicted. Leave n_clusters=None",
+            UserWarning,
+            stacklevel=5,
         )
+        return
     if dask:
         raise ValueError(
             f"n_clusters={n_clusters} needs the responsibilities of the training points in "
