@@ -404,7 +404,8 @@ def suite_report(args, name, title, recs):
         f"({sorted({r['seed'] for r in recs})}). WellSVM forms two clusters: binary tables "
         "only. `CLSST` is `CLSST(n_clusters=k)`, `CLSST components` the same fit's "
         "components unmerged (S of them: the mean in brackets). The protocol is in the "
-        "script's docstring.",
+        "script's docstring; the runs of several invocations on disjoint tables are kept in "
+        "the runs file, and this page is written from all of them.",
         "",
     ]
     for half in ("tuning", "confirmation"):
