@@ -238,11 +238,15 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
     n_clusters : int or None, default=None
         Clustering without labels (``fit(X)``) only: merge the fitted components into this
         many clusters, as a user of a mixture model asks for k groups. A mixture describes a
-        group that no one component fits by several components (``CLSST().fit(X)`` found 16
-        to 20 on two-class tables); they are merged hierarchically by the entropy criterion
-        of Baudry et al. (2010): each step joins the two clusters whose merger lowers the
-        entropy :math:`-\\sum_i \\sum_k t_{ik} \\ln t_{ik}` of the training points'
-        responsibilities the most, the pair least clearly told apart where the data are.
+        group that no one component fits by several components (``CLSST().fit(X)`` found 4
+        to 19 on the two-class tables of the clustering suite); they are merged
+        hierarchically by the Gaussian classification likelihood (Banfield and Raftery 1993;
+        Fraley 1998): each component is the Gaussian
+        :math:`N(\\mu_s, \\Lambda_s \\Lambda_s' + \\Psi)` of its factor analyser, a
+        cluster the moment-matched Gaussian of its components weighted by their
+        responsibilities' sums :math:`N_a`, and each step joins the two clusters whose
+        replacement by one Gaussian costs the least,
+        :math:`N_{ab} \\ln|\\Sigma_{ab}| - N_a \\ln|\\Sigma_a| - N_b \\ln|\\Sigma_b|`.
         ``predict``, ``predict_proba`` (the summed responsibilities, (n, n_clusters)),
         ``labels_`` and ``classes_`` then give the clusters, ``predict_cluster`` the
         components. A fixed ``n_components`` below it is refused before any work; with
@@ -407,9 +411,10 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
     ----------
     E. Sansone, "Towards uncovering the true use of unlabeled data in machine learning", PhD
     thesis, University of Trento, 2018, ch. 2. M. J. Beal, "Variational algorithms for approximate
-    Bayesian inference", PhD thesis, UCL, 2003, ch. 4. J.-P. Baudry, A. E. Raftery, G. Celeux,
-    K. Lo, R. Gottardo, "Combining mixture components for clustering", Journal of
-    Computational and Graphical Statistics 19(2):332-353, 2010 (``n_clusters``).
+    Bayesian inference", PhD thesis, UCL, 2003, ch. 4. J. D. Banfield, A. E. Raftery,
+    "Model-based Gaussian and non-Gaussian clustering", Biometrics 49(3):803-821, 1993, and
+    C. Fraley, "Algorithms for model-based Gaussian hierarchical clustering", SIAM Journal on
+    Scientific Computing 20(1):270-281, 1998 (``n_clusters``).
 
     Examples
     --------
