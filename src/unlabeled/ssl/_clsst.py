@@ -239,7 +239,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         Clustering without labels (``fit(X)``) only: merge the fitted components into this
         many clusters, as a user of a mixture model asks for k groups. A mixture describes a
         group that no one component fits by several components (``CLSST().fit(X)`` found 4
-        to 19 on the two-class tables of the clustering suite); they are merged
+        to 20 on the two-class tables of the clustering suite); they are merged
         hierarchically by the Gaussian classification likelihood (Banfield and Raftery 1993;
         Fraley 1998): each component is the Gaussian
         :math:`N(\\mu_s, \\Lambda_s \\Lambda_s' + \\Psi)` of its factor analyser, a
