@@ -113,7 +113,9 @@ READABLE_VERSIONS = ("0.1.0",)
 
 #: constructor parameters added since FORMAT_VERSION 1 files were first written, with the
 #: value that keeps an earlier model's behaviour: set on a loaded estimator that lacks them
-ADDED_PARAMS = {"probability": False, "threshold": "zero", "standardize": False}
+ADDED_PARAMS = {
+    "probability": False, "threshold": "zero", "standardize": False, "n_clusters": None,
+}  # fmt: skip
 #: fitted attributes added since then, likewise: set on a model from an earlier version
 #: (READABLE_VERSIONS) that lacks them, where its class declares them
 ADDED_ATTRIBUTES = {"threshold_": 0.0, "prior_interval_": None}
