@@ -29,11 +29,12 @@ until ``n_clusters`` remain. Every :math:`\Sigma_a` is positive definite (``Psi 
 for a component of a few points in many dimensions, where the points' own covariance is not.
 
 Why not the entropy criterion of Baudry et al. (2010), which merges the pair whose
-responsibilities overlap most: on the tables of issue 52's tuning half it joined the
-components of every two-class table into one cluster holding nearly all points (mean ARI
-0.09 against KMeans's 0.20 on 12 tables); the components of real tables overlap along the
-data's whole mass, not only within a class. The criteria that normalise its overlap by the
-clusters' sizes (DEMP, Bhattacharyya's coefficient of the responsibilities) did the same.
+responsibilities overlap most: in a diagnostic run on 12 tables of issue 52's tuning half
+(1,000 rows, one seed) it left nearly all points in one cluster on two-class tables (heart:
+269 of 270, banknote: 979 of 1,000), mean ARI 0.09 against KMeans's 0.20; the components
+of real tables overlap along the data's whole mass, not only within a class. Normalising
+the overlap by the clusters' sizes (DEMP, Bhattacharyya's coefficient of the
+responsibilities) reached 0.10 to 0.15.
 """
 
 from __future__ import annotations
