@@ -437,6 +437,12 @@ def _suite_half(recs, half, tabs):
         cells = [_mean(recs, m, group) for m in SUITE]
         shown = ["" if c is None else f"**{c:.3f}**" for c in cells]
         lines.append(f"| **{label}** ({len(group)}) | | | " + " | ".join(shown) + " |")
+    spread = []
+    for m in SUITE:  # how much a method's result moves with the subsample
+        by = [[r["ari"] for r in recs if r["set"] == t and r["method"] == m] for t in tabs]
+        by = [a for a in by if len(a) > 1]
+        spread.append(f"{max(max(a) - min(a) for a in by):.3f}" if by else "")
+    lines.append("| largest spread over the seeds | | | " + " | ".join(spread) + " |")
     secs = []
     for m in SUITE:
         t = [r["seconds"] for r in recs if r["method"] == m and r["set"] in tabs]
