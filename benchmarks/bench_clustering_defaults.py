@@ -22,7 +22,26 @@ seeds (``random_state`` 0-4) per method. Methods:
   WITH THE LABELS** (best mean accuracy over the seeds): the reference of issue 33.
 
     python benchmarks/bench_clustering_defaults.py           # the committed run
-    python benchmarks/bench_clustering_defaults.py --quick   # smoke: the smallest set, raw
+    python benchmarks/bench_clustering_defaults.py --quick   # smoke: the smallest set, raw,
+                                                             # and a suite table (below)
+
+**The semi-supervised suite** (``--suite``, issue 52): the 30 tables of
+``benchmarks/_harness/ssl_tables.py``, its tuning and confirmation halves reported apart,
+clustered with the true number of classes asked, scored by the adjusted Rand index (ARI)
+against the classes. Each table is subsampled to ``--rows`` rows (stratified, seed = the
+run's seed; all rows where it has fewer) and standardised (StandardScaler on those rows) for
+every method. Methods: ``CLSST``, ``CLSST(n_clusters=k, random_state=seed)``;
+``CLSST components``, the same fit's components (``predict_cluster``) unmerged;
+``WellSVM``, ``WellSVMClustering(random_state=seed)`` and ``WellSVM beta=0.1`` (two clusters:
+the binary tables only); ``KMeans``, ``GMM``, ``Spectral``: scikit-learn's ``KMeans(k)``,
+``GaussianMixture(k)``, ``SpectralClustering(k)`` with their defaults and
+``random_state=seed``. The ConvergenceWarnings of each fit are counted.
+
+    python benchmarks/bench_clustering_defaults.py --suite --rows 1000 --seeds 2 \
+        --mlbench DIR --halves tuning            # then --halves confirmation
+
+The suite's runs go to ``<out>/clustering_suite_runs.jsonl`` (a rerun skips those there) and
+its page to ``<out>/clustering_suite.md``.
 
 The runs are kept in ``<out>/clustering_defaults_runs.jsonl`` (one line per set,
 preprocessing, method and seed; a rerun skips the ones there, so runs on disjoint ``--sets``
@@ -38,15 +57,19 @@ from pathlib import Path
 
 import _harness as bench
 import numpy as np
+from _harness import ssl_tables
 from _harness.internals import balance_range, balanced_threshold
 from sklearn.cluster import KMeans, SpectralClustering
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import adjusted_rand_score
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.mixture import GaussianMixture
+from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
 from unlabeled.cluster import WellSVMClustering
 from unlabeled.datasets import UCI_SMALL_NAMES, load_uci_small
+from unlabeled.ssl import CLSST
 
 SIGMAS = (0.5, 1.0, 2.0)  # the labelled reference's widths, x sqrt(mean squared distance)
 WELL = ["WellSVM", "WellSVM+balance", "WellSVM n_starts=4", "WellSVM alignment"]
@@ -57,9 +80,15 @@ SEEDS = range(5)
 
 
 def timed(est, X):
-    """``est.fit_predict(X)`` (``fit(X).predict(X)`` for a mixture) and its seconds."""
+    """``est.fit_predict(X)`` (``fit(X).predict(X)`` for a mixture, CLSST's ``labels_``) and
+    its seconds."""
     t0 = time.perf_counter()
-    labels = est.fit(X).predict(X) if isinstance(est, GaussianMixture) else est.fit_predict(X)
+    if isinstance(est, CLSST):
+        labels = est.fit(X).labels_  # (no fit_predict: a classifier)
+    elif isinstance(est, GaussianMixture):
+        labels = est.fit(X).predict(X)
+    else:
+        labels = est.fit_predict(X)
     return labels, time.perf_counter() - t0
 
 
@@ -96,7 +125,9 @@ def fits(X, y, seed, methods):
 
 
 def main():
-    ap = bench.parser(__doc__, quick="a smoke run: the smallest set, raw, one seed", name="")
+    ap = bench.parser(
+        __doc__, quick="a smoke run: the smallest set, raw, one seed; one suite table", name=""
+    )
     ap.add_argument("--sets", nargs="+", default=list(UCI_SMALL_NAMES))
     ap.add_argument("--methods", nargs="+", default=METHODS, choices=METHODS)
     ap.add_argument("--seeds", type=int, default=len(SEEDS))
@@ -106,7 +137,16 @@ def main():
         help="the UCI folder (default: $UNLABELED_DATA_UCI, else ../shared/data/uci-small)",
     )
     ap.add_argument("--report-only", action="store_true", help="write the page from the runs")
+    ap.add_argument("--suite", action="store_true", help="the semi-supervised suite (above)")
+    ap.add_argument("--rows", type=int, default=1000, help="--suite: rows per table (1000)")
+    ap.add_argument("--halves", nargs="+", default=["tuning", "confirmation"])
+    ap.add_argument("--tables", nargs="+", help="--suite: these tables only")
+    ap.add_argument("--mlbench", help="--suite: the folder of r-cran-mlbench's .rda files")
     args = bench.parse(ap)
+    if args.suite or args.quick:
+        suite_main(bench.parse(ap) if args.quick else args)
+        if not args.quick:
+            return
     args.name = args.name or "clustering_defaults"
     title = "Clustering with defaults on the UCI sets"
     load = lambda: {s: load_uci_small(s, args.data)[0].shape[0] for s in args.sets}  # noqa: E731
@@ -281,6 +321,181 @@ def write_report(args, done, preps):
             lines.append(f"| {s} | " + " | ".join(cells) + " |")
         lines.append("")
     bench.write_markdown(args, args.name, lines)
+
+
+# ---------------------------------------------------------------------- the suite (--suite)
+SUITE = ["CLSST", "CLSST components", "WellSVM", "WellSVM beta=0.1", "KMeans", "GMM", "Spectral"]
+TWO_CLUSTERS = ("WellSVM", "WellSVM beta=0.1")
+
+
+def suite_fit(method, X, k, seed):
+    """One suite fit: (labels, seconds, ConvergenceWarnings, details)."""
+    new = {
+        "CLSST": lambda: CLSST(n_clusters=k, random_state=seed),
+        "WellSVM": lambda: WellSVMClustering(random_state=seed),
+        "WellSVM beta=0.1": lambda: WellSVMClustering(beta=0.1, random_state=seed),
+        "KMeans": lambda: KMeans(k, random_state=seed),
+        "GMM": lambda: GaussianMixture(k, random_state=seed),
+        "Spectral": lambda: SpectralClustering(k, random_state=seed),
+    }[method]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = new()
+        pred, t = timed(est, X)
+    capped = sum(issubclass(w.category, ConvergenceWarning) for w in caught)
+    info = {}
+    if isinstance(est, CLSST):
+        info = {"components": est.n_components_, "component_labels": est.predict_cluster(X)}
+    elif isinstance(est, WellSVMClustering):
+        info = {"converged": est.converged_, "n_iter": est.n_iter_, "stop": est.stop_reason_}
+    return pred, t, capped, info
+
+
+def suite_runs(name, X0, y0, seed, rows, todo):
+    """The records of one table and seed for the methods ``todo``."""
+    X, y = X0, y0
+    if len(y) > rows:
+        keep = train_test_split(np.arange(len(y)), train_size=rows, stratify=y, random_state=seed)[
+            0
+        ]
+        X, y = X0[np.sort(keep)], y0[np.sort(keep)]
+    X = StandardScaler().fit_transform(X)
+    k = int(len(np.unique(y)))
+    base = {"set": name, "half": ssl_tables.half(name), "n": len(y), "classes": k,
+            "seed": seed}  # fmt: skip
+    for m in todo:
+        if m == "CLSST components" or (m in TWO_CLUSTERS and k != 2):
+            continue
+        pred, t, capped, info = suite_fit(m, X, k, seed)
+        comp = info.pop("component_labels", None)
+        yield {**base, "method": m, "ari": adjusted_rand_score(y, pred), "seconds": t,
+               "warnings": capped, **info}  # fmt: skip
+        if comp is not None:
+            yield {**base, "method": "CLSST components", "ari": adjusted_rand_score(y, comp),
+                   "seconds": t, "warnings": capped, **info}  # fmt: skip
+
+
+def suite_main(args):
+    name = "clustering_suite"
+    title = "Clustering the semi-supervised suite's tables"
+    seeds, rows, tables = args.seeds, args.rows, args.tables
+    if args.quick:
+        seeds, rows, tables = 1, 150, ["heart"]
+    names = tables or [t for t in (*ssl_tables.TUNING, *ssl_tables.CONFIRMATION)
+                       if ssl_tables.half(t) in args.halves]  # fmt: skip
+    runs_path = bench.output(args, name + "_runs", ".jsonl")
+    done = {}
+    if runs_path.exists():
+        for line in runs_path.read_text().splitlines():
+            r = json.loads(line)
+            done[(r["set"], r["method"], r["seed"])] = r
+    with open(runs_path, "a") as out:
+        for t in names:
+            todo = {s: [m for m in SUITE if (t, m, s) not in done] for s in range(seeds)}
+            if args.report_only or not any(todo.values()):
+                continue
+            try:
+                X0, y0 = ssl_tables.load(t, mlbench=args.mlbench)
+            except FileNotFoundError as exc:
+                if args.quick:
+                    bench.skip_run(args, name, title, str(exc))
+                    return
+                bench.skip(t, str(exc))
+                continue
+            for seed in range(seeds):
+                for r in suite_runs(t, X0, y0, seed, rows, todo[seed]):
+                    done[(r["set"], r["method"], r["seed"])] = r
+                    out.write(json.dumps(r) + "\n")
+                    out.flush()
+                print(f"{t:18s} seed {seed} done", flush=True)
+    bench.written(runs_path)
+    suite_report(args, name, title, [r for r in done.values() if r["seed"] < seeds])
+
+
+def _mean(recs, method, tables):
+    """The mean over ``tables`` of the per-table mean ARI of ``method`` (None if one lacks it)."""
+    per = []
+    for t in tables:
+        a = [r["ari"] for r in recs if r["set"] == t and r["method"] == method]
+        if not a:
+            return None
+        per.append(np.mean(a))
+    return float(np.mean(per)) if per else None
+
+
+def suite_report(args, name, title, recs):
+    lines = bench.header(title)
+    lines += [
+        "Each table subsampled (stratified) to at most "
+        f"{max((r['n'] for r in recs), default=0):,} rows per seed and standardised; the true "
+        "number of classes k asked of every method; cells are the adjusted Rand index (ARI) "
+        "against the classes, the mean over the seeds "
+        f"({sorted({r['seed'] for r in recs})}). WellSVM forms two clusters: binary tables "
+        "only. `CLSST` is `CLSST(n_clusters=k)`, `CLSST components` the same fit's "
+        "components unmerged (S of them: the mean in brackets). The protocol is in the "
+        "script's docstring; the runs of several invocations on disjoint tables are kept in "
+        "the runs file, and this page is written from all of them.",
+        "",
+    ]
+    for half in ("tuning", "confirmation"):
+        tabs = [t for t in (*ssl_tables.TUNING, *ssl_tables.CONFIRMATION)
+                if any(r["set"] == t and r["half"] == half for r in recs)]  # fmt: skip
+        if not tabs:
+            continue
+        lines += _suite_half(recs, half, tabs)
+    lines += _suite_warnings(recs)
+    bench.write_markdown(args, name, lines)
+
+
+def _suite_half(recs, half, tabs):
+    lines = [f"## {half.capitalize()} half", "",
+             "| table | n | k | " + " | ".join(SUITE) + " |",
+             "|---|---|---|" + "---|" * len(SUITE)]  # fmt: skip
+    for t in tabs:
+        rs = [r for r in recs if r["set"] == t]
+        cells = []
+        for m in SUITE:
+            a = [r for r in rs if r["method"] == m]
+            cell = f"{np.mean([r['ari'] for r in a]):.3f}" if a else ""
+            if a and m == "CLSST components":
+                cell += f" ({np.mean([r['components'] for r in a]):.0f})"
+            cells.append(cell)
+        lines.append(f"| {t} | {rs[0]['n']:,} | {rs[0]['classes']} | " + " | ".join(cells) + " |")
+    binary = [t for t in tabs if t not in ssl_tables.MULTICLASS]
+    for label, group in (("mean, all tables", tabs), ("mean, binary tables", binary)):
+        cells = [_mean(recs, m, group) for m in SUITE]
+        shown = ["" if c is None else f"**{c:.3f}**" for c in cells]
+        lines.append(f"| **{label}** ({len(group)}) | | | " + " | ".join(shown) + " |")
+    spread = []
+    for m in SUITE:  # how much a method's result moves with the subsample
+        by = [[r["ari"] for r in recs if r["set"] == t and r["method"] == m] for t in tabs]
+        by = [a for a in by if len(a) > 1]
+        spread.append(f"{max(max(a) - min(a) for a in by):.3f}" if by else "")
+    lines.append("| largest spread over the seeds | | | " + " | ".join(spread) + " |")
+    secs = []
+    for m in SUITE:
+        t = [r["seconds"] for r in recs if r["method"] == m and r["set"] in tabs]
+        if t and m != "CLSST components":
+            secs.append(f"{m} {np.mean(t):.2f}")
+    lines += ["", "Seconds per fit (mean over the half's fits): " + ", ".join(secs) + ".", ""]
+    return lines
+
+
+def _suite_warnings(recs):
+    lines = ["## Convergence", ""]
+    for m in ("CLSST", *TWO_CLUSTERS):
+        rs = [r for r in recs if r["method"] == m]
+        if not rs:
+            continue
+        warned = sum(r["warnings"] > 0 for r in rs)
+        text = f"- `{m}`: {warned} of {len(rs)} fits warned (ConvergenceWarning)"
+        if m in TWO_CLUSTERS:
+            conv = sum(bool(r["converged"]) for r in rs)
+            its = [r["n_iter"] for r in rs]
+            text += (f"; converged_ in {conv}; cutting-plane iterations (n_iter_) "
+                     f"{min(its)} to {max(its)}, median {np.median(its):.0f}")  # fmt: skip
+        lines.append(text + ".")
+    return lines + [""]
 
 
 if __name__ == "__main__":

@@ -251,3 +251,39 @@ def test_clustering_start_bounded_in_memory_and_work():
     b = WellSVMClustering(n_init=150, random_state=0).fit(X)
     np.testing.assert_array_equal(a.label_vectors_[:, 0], b.label_vectors_[:, 0])
     assert set(np.unique(a.labels_)) <= {0, 1}
+
+
+@pytest.mark.parametrize("max_iter", [1, 2, 100])
+def test_converged_says_whether_the_stopping_rule_ended_the_loop(max_iter):
+    """converged_ is True exactly when the loop ended by its rule (no violated label vector,
+    or the objective no longer falling by tol) and the fit did not warn; the default cap
+    (100) is not what ends this fit, which takes more steps than 2."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, truth = blobs(0, n=120)
+    model = WellSVMClustering(
+        C=0.1, beta=0.1, gamma=GAMMA, random_state=0, init="alignment", max_iter=max_iter,
+    )  # fmt: skip
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(X)
+    warned = any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    assert model.converged_ is (not warned)
+    assert model.converged_ is (max_iter == 100)
+    if model.converged_:
+        assert model.stop_reason_ in (
+            "no violated label vector", "objective decreased by less than tol"
+        )  # fmt: skip
+        assert 3 <= model.n_iter_ < 100 + 1
+    else:
+        assert model.stop_reason_ == "max_iter" and model.n_iter_ == max_iter + 1
+    assert WellSVMClustering().max_iter == 100
+    if max_iter == 100:  # MKL problems stopped at max_mkl_iter: not converged either (warns)
+        tight = WellSVMClustering(
+            C=0.1, beta=0.1, gamma=GAMMA, random_state=0, init="alignment", tol=1e-3
+        )  # fmt: skip
+        with pytest.warns(ConvergenceWarning, match="MKL problem hit its iteration limit"):
+            tight.fit(X)
+        assert tight.stop_reason_ == "no violated label vector" and not tight.converged_

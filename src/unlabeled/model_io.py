@@ -121,6 +121,7 @@ ADDED_PARAMS = {
     "threshold": "zero",
     "standardize": False,
     "verbose": False,
+    "n_clusters": None,
 }
 #: fitted attributes added since then, likewise: set on a model from an earlier version
 #: (READABLE_VERSIONS) that lacks them, where its class declares them

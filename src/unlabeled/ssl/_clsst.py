@@ -37,6 +37,7 @@ from .._validation import (
 from ..base import Fitted, ValidatedEstimator, set_init_params
 from ..registry import Case, register
 from ._base import check_classes, unlabeled_mask
+from ._merge import check_n_clusters, merge_fitted
 from ._vbmfa import VBMFA, pd_loadings, softmax_points
 from ._vbmfa_dask import DaskVBMFA, prepare_dask, warn_one_class
 
@@ -230,6 +231,17 @@ _NORMAL = float(np.finfo(np.float64).tiny)  # the smallest normal double
             data="unlabeled",
             name="clusters",
         ),
+        Case(
+            {
+                "n_components": 3,
+                "n_clusters": 2,
+                "n_factors": 1,
+                "max_iter": 30,
+                "random_state": 0,
+            },
+            data="unlabeled",
+            name="merged",
+        ),
     ),
 )
 class CLSST(ClassifierMixin, ValidatedEstimator):
@@ -249,6 +261,27 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
     n_components : int or None, default=None
         None: the number of clusters is found by birth and death, starting from one per class
         (CLSST+). An integer: that many clusters, no deaths (CLSST*).
+    n_clusters : int or None, default=None
+        Clustering without labels (``fit(X)``) only: merge the fitted components into this
+        many clusters, as a user of a mixture model asks for k groups. A mixture describes a
+        group that no one component fits by several components (``CLSST().fit(X)`` found 4
+        to 20 on the two-class tables of the clustering suite); they are merged
+        hierarchically by the Gaussian classification likelihood (Banfield and Raftery 1993;
+        Fraley 1998): each component is the Gaussian
+        :math:`N(\\mu_s, \\Lambda_s \\Lambda_s' + \\Psi)` of its factor analyser, a
+        cluster the moment-matched Gaussian of its components weighted by their
+        responsibilities' sums :math:`N_a`, and each step joins the two clusters whose
+        replacement by one Gaussian costs the least,
+        :math:`N_{ab} \\ln|\\Sigma_{ab}| - N_a \\ln|\\Sigma_a| - N_b \\ln|\\Sigma_b|`.
+        ``predict``, ``predict_proba`` (the summed responsibilities, (n, n_clusters)),
+        ``labels_`` and ``classes_`` then give the clusters, ``predict_cluster`` the
+        components. A fixed ``n_components`` below it is refused before any work; with
+        ``n_components=None``, where birth and death find fewer components, the top-ranked
+        ones are split (as for a fixed ``n_components``) until there are ``n_clusters``.
+        Where fewer components than ``n_clusters`` hold points even so (splits of a round
+        Gaussian group end empty), each is a cluster, with a ``UserWarning``. Ignored, with a
+        ``UserWarning``, with labels or ``classes`` (the classes are predicted); refused on
+        Dask input. None: every component is a cluster.
     n_factors : int or None, default=None
         Latent dimension k of every factor analyser; None uses ``min(2, n_features - 1)``.
         At most n_features: with k = n_features (the ``maxdim`` of the authors' demos) each
@@ -373,6 +406,9 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         ``max_component_sweeps`` (the work of the whole fit: the model reached so far),
         ``max_births`` (the search cut short with splits left to try), ``max_iter`` (a run
         of sweeps stopped with F still rising by more than ``tol`` per point).
+    component_clusters_ : ndarray (n_components_,)
+        With ``n_clusters``: the cluster of each component (every cluster holds at least
+        one; numbered by their lowest component). Absent otherwise.
     n_features_in_ : int
 
     See Also
@@ -421,7 +457,10 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
     ----------
     E. Sansone, "Towards uncovering the true use of unlabeled data in machine learning", PhD
     thesis, University of Trento, 2018, ch. 2. M. J. Beal, "Variational algorithms for approximate
-    Bayesian inference", PhD thesis, UCL, 2003, ch. 4.
+    Bayesian inference", PhD thesis, UCL, 2003, ch. 4. J. D. Banfield, A. E. Raftery,
+    "Model-based Gaussian and non-Gaussian clustering", Biometrics 49(3):803-821, 1993, and
+    C. Fraley, "Algorithms for model-based Gaussian hierarchical clustering", SIAM Journal on
+    Scientific Computing 20(1):270-281, 1998 (``n_clusters``).
 
     Examples
     --------
@@ -437,6 +476,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
 
     _parameter_constraints: dict = {
         "n_components": [None, Integer(1)],
+        "n_clusters": [None, Integer(1)],
         "n_factors": [None, Integer(0)],
         "noise": [Options(("fa", "pca"))],
         "tol": [Real(0.0)],
@@ -484,14 +524,21 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         "mu_prior_precision_": Fitted("f", ("n_features_in_",), low=0.0),
         "labels_": Fitted("iu", ("n_train",), low=0, below="n_components_"),
         "transduction_": Fitted("iufUSbO", ("n_train",)),
+        "component_clusters_": Fitted(
+            "iu", ("n_components_",), low=0, below="n_classes", optional=True
+        ),
     }
 
     def _fitted_declarations(self) -> dict:
         """Fitted without labels (``_clustering``), the model has one class and every cluster
         is a class of its own: ``classes_`` has ``n_components_`` entries, the concentrations
-        one column."""
+        one column; with ``n_clusters``, the merged clusters are the classes."""
         table = super()._fitted_declarations()
-        if vars(self).get("_clustering") is True:
+        if vars(self).get("_clustering") is True and "component_clusters_" in vars(self):
+            table["classes_"] = Fitted("iu", ("n_classes",))  # n_clusters: the merged ones
+            table["labels_"] = Fitted("iu", ("n_train",), low=0, below="n_classes")
+            table["beta_concentration_"] = Fitted("f", ("n_components_", 1), low=_NORMAL)
+        elif vars(self).get("_clustering") is True:
             table["classes_"] = Fitted("iu", ("n_components_",))
             table["beta_concentration_"] = Fitted("f", ("n_components_", 1), low=_NORMAL)
         return table
@@ -500,6 +547,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         self,
         n_components: int | None = None,
         *,
+        n_clusters: int | None = None,
         n_factors: int | None = None,
         noise: str = "fa",
         tol: float = 1e-4,
@@ -590,6 +638,8 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
                     "StandardScaler), or lower n_components / n_factors"
                 ) from exc
             self._store(model, scale)
+            if self._clustering and params["n_clusters"] is not None:  # merged: ssl/_merge
+                merge_fitted(self, model.resp()[0].T, params["n_clusters"])
         self.stop_reason_ = self._stop_reason(model)
         self.converged_ = self.stop_reason_ == "converged"
         self._warn_capped(model, cap, S_fixed)
@@ -677,6 +727,10 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
             )
         if S is not None and S > n:
             raise ValueError(f"n_components={S} exceeds the number of samples {n}")
+        check_n_clusters(
+            params["n_clusters"], clustering=self._clustering, n_samples=n, n_components=S,
+            dask=counts is not None,
+        )  # fmt: skip
         if counts is None:
             single = allowed.sum(1) == 1
             counts = (allowed & single[:, None]).sum(0)
@@ -779,6 +833,8 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
             self._converge(model, deaths=S_fixed is None)
             if S_fixed is None:
                 self._birth_and_death(model)
+                if self._clustering and (self.n_clusters or 0) > model.S:  # too few to merge
+                    self._grow_to(model, self.n_clusters, deaths=False)
             else:
                 self._grow_to(model, S_fixed)
         except _OutOfWork:  # in the first run: no birth tried
@@ -898,9 +954,9 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         mixed = model.mixed()
         return [(s, True) for s in order if mixed[s]] + blind
 
-    def _birth(self, model, parent):
+    def _birth(self, model, parent, deaths=None):
         """Split ``parent`` = (component, by_class), settle the parameters with Q fixed, then
-        converge."""
+        converge (with deaths: by default where ``n_components`` is None)."""
         F_prev = model.bound()
         model.split(*parent)
         model.update_pi()
@@ -916,7 +972,7 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
                 break
             F_prev = F
             self._spend(model)
-        return self._converge(model, deaths=self.n_components is None)
+        return self._converge(model, deaths=self.n_components is None if deaths is None else deaths)
 
     def _birth_and_death(self, model):
         """CLSST+: try splits in ranked order; keep one only if it raises F (spec section 5).
@@ -971,12 +1027,13 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
             self._say(f"select='labels': S = {model.S} ({best[0]} labeled points mispredicted)")
         self.lower_bound_history_.append(model.bound())
 
-    def _grow_to(self, model, S_target):
+    def _grow_to(self, model, S_target, deaths=None):
         """CLSST*: split the top-ranked components until S = n_components, keeping every split
-        (the authors' vbmfa_k forces them)."""
+        (the authors' vbmfa_k forces them); also ``n_clusters`` above the components found."""
         while model.S < S_target:
             try:
-                F = self._birth(model, self._candidates(model, model.rank_candidates())[0])
+                parent = self._candidates(model, model.rank_candidates())[0]
+                F = self._birth(model, parent, deaths)
             except _OutOfWork:  # a valid model, split and settled by some sweeps
                 self.n_births_ += 1
                 model.out_of_work = True
@@ -1064,6 +1121,8 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         """
         Q = self._infer(X)[0]
         P = Q.sum(1).T if self._clustering else Q.sum(0).T
+        if self._clustering and "component_clusters_" in vars(self):
+            P = P @ self.class_association_  # n_clusters: the merged clusters' sums
         return P / P.sum(1, keepdims=True)  # the sums over s, each rounded, made exact once
 
     def predict(self, X: ArrayLike) -> np.ndarray:
