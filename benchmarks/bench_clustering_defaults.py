@@ -361,18 +361,29 @@ def suite_runs(name, X0, y0, seed, rows, todo):
         X, y = X0[np.sort(keep)], y0[np.sort(keep)]
     X = StandardScaler().fit_transform(X)
     k = int(len(np.unique(y)))
-    base = {"set": name, "half": ssl_tables.half(name), "n": len(y), "classes": k,
-            "seed": seed}  # fmt: skip
+    base = {"set": name, "half": ssl_tables.half(name), "n": len(y), "classes": k, "seed": seed}
     for m in todo:
         if m == "CLSST components" or (m in TWO_CLUSTERS and k != 2):
             continue
         pred, t, capped, info = suite_fit(m, X, k, seed)
         comp = info.pop("component_labels", None)
-        yield {**base, "method": m, "ari": adjusted_rand_score(y, pred), "seconds": t,
-               "warnings": capped, **info}  # fmt: skip
+        yield {
+            **base,
+            "method": m,
+            "ari": adjusted_rand_score(y, pred),
+            "seconds": t,
+            "warnings": capped,
+            **info,
+        }
         if comp is not None:
-            yield {**base, "method": "CLSST components", "ari": adjusted_rand_score(y, comp),
-                   "seconds": t, "warnings": capped, **info}  # fmt: skip
+            yield {
+                **base,
+                "method": "CLSST components",
+                "ari": adjusted_rand_score(y, comp),
+                "seconds": t,
+                "warnings": capped,
+                **info,
+            }
 
 
 def suite_main(args):
@@ -381,8 +392,11 @@ def suite_main(args):
     seeds, rows, tables = args.seeds, args.rows, args.tables
     if args.quick:
         seeds, rows, tables = 1, 150, ["heart"]
-    names = tables or [t for t in (*ssl_tables.TUNING, *ssl_tables.CONFIRMATION)
-                       if ssl_tables.half(t) in args.halves]  # fmt: skip
+    names = tables or [
+        t
+        for t in (*ssl_tables.TUNING, *ssl_tables.CONFIRMATION)
+        if ssl_tables.half(t) in args.halves
+    ]
     runs_path = bench.output(args, name + "_runs", ".jsonl")
     done = {}
     if runs_path.exists():
@@ -438,8 +452,11 @@ def suite_report(args, name, title, recs):
         "",
     ]
     for half in ("tuning", "confirmation"):
-        tabs = [t for t in (*ssl_tables.TUNING, *ssl_tables.CONFIRMATION)
-                if any(r["set"] == t and r["half"] == half for r in recs)]  # fmt: skip
+        tabs = [
+            t
+            for t in (*ssl_tables.TUNING, *ssl_tables.CONFIRMATION)
+            if any(r["set"] == t and r["half"] == half for r in recs)
+        ]
         if not tabs:
             continue
         lines += _suite_half(recs, half, tabs)
@@ -448,9 +465,12 @@ def suite_report(args, name, title, recs):
 
 
 def _suite_half(recs, half, tabs):
-    lines = [f"## {half.capitalize()} half", "",
-             "| table | n | k | " + " | ".join(SUITE) + " |",
-             "|---|---|---|" + "---|" * len(SUITE)]  # fmt: skip
+    lines = [
+        f"## {half.capitalize()} half",
+        "",
+        "| table | n | k | " + " | ".join(SUITE) + " |",
+        "|---|---|---|" + "---|" * len(SUITE),
+    ]
     for t in tabs:
         rs = [r for r in recs if r["set"] == t]
         cells = []
@@ -492,8 +512,10 @@ def _suite_warnings(recs):
         if m in TWO_CLUSTERS:
             conv = sum(bool(r["converged"]) for r in rs)
             its = [r["n_iter"] for r in rs]
-            text += (f"; converged_ in {conv}; cutting-plane iterations (n_iter_) "
-                     f"{min(its)} to {max(its)}, median {np.median(its):.0f}")  # fmt: skip
+            text += (
+                f"; converged_ in {conv}; cutting-plane iterations (n_iter_) "
+                f"{min(its)} to {max(its)}, median {np.median(its):.0f}"
+            )
         lines.append(text + ".")
     return lines + [""]
 

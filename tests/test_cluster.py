@@ -264,8 +264,13 @@ def test_converged_says_whether_the_stopping_rule_ended_the_loop(max_iter):
 
     X, truth = blobs(0, n=120)
     model = WellSVMClustering(
-        C=0.1, beta=0.1, gamma=GAMMA, random_state=0, init="alignment", max_iter=max_iter,
-    )  # fmt: skip
+        C=0.1,
+        beta=0.1,
+        gamma=GAMMA,
+        random_state=0,
+        init="alignment",
+        max_iter=max_iter,
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model.fit(X)
@@ -274,8 +279,9 @@ def test_converged_says_whether_the_stopping_rule_ended_the_loop(max_iter):
     assert model.converged_ is (max_iter == 100)
     if model.converged_:
         assert model.stop_reason_ in (
-            "no violated label vector", "objective decreased by less than tol"
-        )  # fmt: skip
+            "no violated label vector",
+            "objective decreased by less than tol",
+        )
         assert 3 <= model.n_iter_ < 100 + 1
     else:
         assert model.stop_reason_ == "max_iter" and model.n_iter_ == max_iter + 1
@@ -283,7 +289,7 @@ def test_converged_says_whether_the_stopping_rule_ended_the_loop(max_iter):
     if max_iter == 100:  # MKL problems stopped at max_mkl_iter: not converged either (warns)
         tight = WellSVMClustering(
             C=0.1, beta=0.1, gamma=GAMMA, random_state=0, init="alignment", tol=1e-3
-        )  # fmt: skip
+        )
         with pytest.warns(ConvergenceWarning, match="MKL problem hit its iteration limit"):
             tight.fit(X)
         assert tight.stop_reason_ == "no violated label vector" and not tight.converged_

@@ -535,6 +535,16 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
     ) -> None:
         set_init_params(self, locals())
 
+    @staticmethod
+    def _oracle(params: dict, n: int, backend) -> BalancedLabels:
+        """The most violated labeling's oracle under the balance constraint."""
+        lo, hi = balance_range(n, params["beta"])
+        if params["oracle"] == "exact":
+            return ExactClusters(n, lo, hi, backend)
+        if params["ties"] == "decision":
+            return BalancedClusters(n, lo, hi, backend)
+        return BalancedLabels(np.zeros(n, dtype=np.int8), lo, hi)
+
     def fit(self, X: MatrixLike, y: object = None) -> WellSVMClustering:
         """Cluster ``X`` into two clusters.
 
@@ -563,20 +573,13 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
                 f"oracle='exact' enumerates the balanced labelings and accepts at most "
                 f"{MAX_EXACT} samples, got {n}: use oracle='sort' (the paper's)"
             )
-        lo, hi = balance_range(n, params["beta"])
         backend = make_backend(self, X, np.full(n, params["C"]), params["tol"])
         # max_time: a run's start (kernel passes of n^2 kernel values each) may use half of
         # the time left, the solves stop at the end of it
         max_time = params["max_time"]
         deadline = None if max_time is None else time.monotonic() + max_time
         backend.deadline = deadline
-        oracle: BalancedLabels
-        if params["oracle"] == "exact":
-            oracle = ExactClusters(n, lo, hi, backend)
-        elif params["ties"] == "decision":
-            oracle = BalancedClusters(n, lo, hi, backend)
-        else:
-            oracle = BalancedLabels(np.zeros(n, dtype=np.int8), lo, hi)
+        oracle = self._oracle(params, n, backend)
         res, timed_out = None, False
         for run in range(params["n_starts"]):
             y0, start_deadline = None, None
@@ -616,10 +619,9 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
                 break
         assert res is not None  # n_starts >= 1
         store_label_generation(self, X, res, backend, params["max_iter"])
-        self.converged_ = bool(
-            res.stop in RULE_STOPS and not timed_out and not backend.exhausted
-            and backend.all_converged and not res.mkl_limit
-        )  # fmt: skip
+        stopped_by_rule = res.stop in RULE_STOPS and not res.mkl_limit
+        capped = timed_out or backend.exhausted or not backend.all_converged
+        self.converged_ = bool(stopped_by_rule and not capped)
         if timed_out:
             warn_not_converged(
                 type(self).__name__,
@@ -630,6 +632,7 @@ class WellSVMClustering(ClusterMixin, KernelMachine):
             )
         if params["offset"] == "balance":
             f = self._decision_values(X)  # no offset yet: the relaxation's f
+            lo, hi = balance_range(X.shape[0], params["beta"])
             self.intercept_ = np.array([-balanced_threshold(f, lo, hi)])
         self.labels_ = (self._decision_values(X) > 0).astype(np.int64)
         return self

@@ -728,9 +728,12 @@ class CLSST(ClassifierMixin, ValidatedEstimator):
         if S is not None and S > n:
             raise ValueError(f"n_components={S} exceeds the number of samples {n}")
         check_n_clusters(
-            params["n_clusters"], clustering=self._clustering, n_samples=n, n_components=S,
+            params["n_clusters"],
+            clustering=self._clustering,
+            n_samples=n,
+            n_components=S,
             dask=counts is not None,
-        )  # fmt: skip
+        )
         if counts is None:
             single = allowed.sum(1) == 1
             counts = (allowed & single[:, None]).sum(0)
