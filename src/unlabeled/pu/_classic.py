@@ -35,6 +35,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
 from .. import _engine
+from .._budget import check_dense_budget
 from .._calibration import (
     ProbabilisticMixin,
     calibration_folds,
@@ -538,6 +539,7 @@ class BaggingPUClassifier(_EngineSVMPU):
                 f"predict_proba, got {type(base).__name__}: e.g. DecisionTreeClassifier()"
             )
         X, mask = self._validate_fit(X, s)
+        self._check_sample_memory(mask, params)
         rng = check_random_state(self.random_state)
         seed = int(rng.randint(np.iinfo(np.int32).max))  # the folds' (drawn first)
         rows = _kernel_rows(self, X, params) if base is None else None
@@ -556,6 +558,21 @@ class BaggingPUClassifier(_EngineSVMPU):
                 held[test] = self._values(X, test, model_f)
         self._probability_sigmoid(held, mask)
         return self
+
+    def _check_sample_memory(self, mask, params) -> None:
+        """Refuse, before any work, samples whose memory is over the budget: the ``T``
+        samples of ``K`` indices kept (``estimators_samples_``) and a bag's solve (about six
+        arrays of its positives and ``K`` points). ``max_samples`` may be any int (a bag is
+        drawn with replacement): 2**31 - 1 asked for 16 GB per sample (issue 53)."""
+        n_pos = int(mask.sum())
+        k = self._sample_size(n_pos, mask.size - n_pos, params)
+        T = params["n_estimators"]
+        check_dense_budget(
+            8.0 * T * k + 48.0 * (n_pos + k),
+            f"BaggingPUClassifier(max_samples={k}, n_estimators={T}) keeps {T} samples of "
+            f"{k:,} points",
+            "lower max_samples (or give a share of the unlabeled points, a float in (0, 1])",
+        )
 
     def _store(self, X, model) -> None:
         """The model: the mean expansion (a pair ``(coef, b)``) or the fitted clones."""

@@ -82,6 +82,7 @@ from ..base import (
     ValidatedEstimator,
     set_init_params,
 )
+from ..exceptions import QPSolverError
 from ..registry import Case, exported, register
 
 __all__ = [*exported(__name__), "prior_from_label_frequency"]
@@ -533,7 +534,7 @@ def _simplex_qp(R, u, max_iter, who="KM"):
     try:
         v = nnls(A, b, maxiter=max_iter)[0]
     except RuntimeError as exc:  # scipy's bare "Maximum number of iterations reached."
-        raise RuntimeError(
+        raise QPSolverError(
             f"{who}: the projection onto the simplex (scipy.optimize.nnls, an active-set "
             f"method) did not finish in max_iter={max_iter} iterations ({exc}); increase "
             "max_iter, or pass None for 10 (n_positive + n_unlabeled)"
@@ -1540,8 +1541,8 @@ class BestBin(_PriorEstimator):
         if n_labeled < 2:
             raise ValueError(
                 "BestBin scores every labeled positive by a model trained without it, which "
-                f"needs at least 2 labeled positives, got {n_labeled}: label more positives, "
-                "or pass the prior as a number"
+                f"needs at least 2 labeled positives (s == 1), got {n_labeled}: label more "
+                "positives, or pass the prior as a number"
             )
 
     def _estimate(self, Xp, Xu, rng, params):
