@@ -128,6 +128,10 @@ def main(argv=None):
 _KIND = {"loaded": "fit", "exit 0": "fit", "refused": "error", "exit 1": "error", "exit 2": "error"}
 
 
+def extremes_module():
+    return load_test_module("test_fuzz_extremes")
+
+
 _STARTED = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
 
 
@@ -186,9 +190,11 @@ def _write(args, test_fuzz, outcomes, failures, slowest, t_all, done):
         "a value outside the range is refused naming the parameter, one inside gives a named "
         "error or finite outputs; `lone label n=SIZE` fits a class with one labeled point at "
         "a size where an estimator switches path: a named error, or finite outputs with the "
-        "lone class kept (CLSST and LapSVM: predicted at its point). Both within the time "
-        "limit and with the peak resident memory (VmHWM, reset per case) less than 1 GiB "
-        "above the case's start. No other exception, crash or hang.",
+        "lone class kept (CLSST and LapSVM: predicted at its point). Both within "
+        f"{extremes_module().TIME_LIMIT} s of CPU time (the cores are shared; "
+        f"{extremes_module().WALL_LIMIT} s of wall time) and with the peak resident memory "
+        "(VmHWM, reset per case) less than 1 GiB above the case's start. No other "
+        "exception, crash or hang.",
         "",
         "| row | fitted / loaded / exit 0 | refused (named error, ModelFileError, exit 1/2) "
         "| failed |",
