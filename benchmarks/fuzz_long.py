@@ -8,8 +8,8 @@ the command line ``--cases`` commands (random options and odd CSV files), each u
 tests' time limit; the contracts are the tests'. Then (issue 53) every registered
 estimator's parameters at each extreme of their declared ranges, once each (``extremes
 NAME``: ``check_extreme_case(NAME, SEED, INDEX)``), and a class with one labeled point at
-each size where an estimator switches path (``lone label n=SIZE``: ``--cases`` cases up to
-257 rows, a 25th of them above; ``check_lone_case(SIZE, lone_row(SIZE, SEED), SEED)``).
+each size where an estimator switches path (``lone label n=SIZE``: a fifth of ``--cases``
+up to 257 rows, a 25th above; ``check_lone_case(SIZE, lone_row(SIZE, SEED), SEED)``).
 Writes a Markdown summary (outcomes per row, every failure with its reproducer) to
 ``benchmarks/results/fuzz_long.md``.
 

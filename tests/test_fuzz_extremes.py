@@ -468,9 +468,9 @@ def lone_row(size, seed):
 
 
 def lone_row_cases(size, cases):
-    """The long run's cases at ``size``: ``cases`` up to 257 rows, a 25th above (a fit of
-    thousands of points costs seconds)."""
-    return cases if size <= 257 else max(4, cases // 25)
+    """The long run's cases at ``size``: a fifth of ``cases`` up to 257 rows, a 25th above
+    (a fit of thousands of points costs seconds)."""
+    return max(4, cases // 5) if size <= 257 else max(4, cases // 25)
 
 
 _SMALL = [(n, t) for n, t in LONE if n <= 257]
