@@ -68,12 +68,11 @@ ENTRIES = {e.name: e for e in all_estimators(load=True)}
 NAMES = list(ENTRIES)
 
 
-def _has(module):
-    try:
-        __import__(module)
-    except ImportError:
-        return False
-    return True
+@pytest.fixture(autouse=True)
+def _small_default_cap(settings):
+    """As in tests/test_fuzz.py: the default iteration cap keeps its formula, with a floor
+    of 10^5 instead of 10^7 (so does the long run)."""
+    settings(min_default_max_iter=10**5)
 
 
 # ---------------------------------------------------------------------- the extremes
