@@ -362,7 +362,7 @@ def test_memory_guard_fails_a_case_over_its_bound():
 # ---------------------------------------------------------------------- one-label classes
 #: the row counts where an estimator switches path, with the estimators that switch there
 #: and the settings that keep them cheap (linear kernels, few iterations)
-_CHEAP = {
+_CHEAP = {  # registry: per-estimator settings
     "PUSVC": {"kernel": "linear"},
     "CLSST": {"max_iter": 30},
     "WellSVM": {"kernel": "linear"},
@@ -381,7 +381,9 @@ SIZES = {
     2048: ["DoubleHingeQP"], 2049: ["DoubleHingeQP"],
     # PUSVC: the pilot start above 4,000 unlabeled points, the linear kernel's offset
     # search by coordinate descent from 5,000 (n - 1 here: one labeled positive)
-    4000: ["KM1", "KM2"], 4001: ["KM1", "KM2", "PUSVC-pilot"], 4002: ["PUSVC-pilot"],
+    4000: ["KM1", "KM2"],  # registry: per-size targets
+    4001: ["KM1", "KM2", "PUSVC-pilot"],  # registry: per-size targets
+    4002: ["PUSVC-pilot"],
     5000: ["PUSVC"], 5001: ["PUSVC"],
     # CLSST's passes in chunks of 8,192 points; its search on a 20,000-point sample above
     8192: ["CLSST"], 8193: ["CLSST"], 20000: ["CLSST"], 20001: ["CLSST"],
@@ -395,7 +397,7 @@ _VARIANTS = {
 #: estimators that learn from labels (a lone labeled point means something to them)
 LABELED = [n for n, e in ENTRIES.items() if FAMILIES[e.family].labels]
 #: the lone class predicted at its own labeled point, on blobs 6 sd apart on each axis
-PREDICTS_LONE = {"CLSST", "LapSVM"}
+PREDICTS_LONE = {"CLSST", "LapSVM"}  # registry: per-estimator findings
 
 
 def lone_targets() -> list[tuple[int, str]]:

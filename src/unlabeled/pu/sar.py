@@ -39,7 +39,15 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .._budget import check_dense_budget
 from .._solving import warn_not_converged
-from .._validation import Instance, Integer, Options, Real, canonical_sparse, check_pu_labels
+from .._validation import (
+    MAX_C,
+    Instance,
+    Integer,
+    Options,
+    Real,
+    canonical_sparse,
+    check_pu_labels,
+)
 from ..base import ArrayLike, Fitted, MatrixLike, ValidatedEstimator
 from ..exceptions import InvalidParameterError, SCARViolationWarning
 from ..registry import Case, exported, register
@@ -130,7 +138,7 @@ class SAREM(ValidatedEstimator):
         0.11 and raised the mean F1 of the SAR path (``PUSVC`` weighted by it) there from
         0.618 to 0.667; on the confirmation half (6 tables) the mean F1 moved by less than
         0.001 (0.712 both; measured with ``max_iter=100``).
-    C : float > 0, default=1.0
+    C : float in (0, 1e30], default=1.0
         Inverse L2 regularisation of both logistic models (scikit-learn's ``C``: the penalty
         ``||w||^2 / (2 C)`` against the sum of the losses). The features are used as given:
         scale them first.
@@ -185,7 +193,7 @@ class SAREM(ValidatedEstimator):
     _parameter_constraints: dict = {
         "propensity_features": [None, Instance((list, tuple, np.ndarray), "a list of columns")],
         "classifier": [Options(("quadratic", "linear"))],
-        "C": [Real(0.0)],
+        "C": [Real(0.0, MAX_C, high_open=False)],  # (every box weight's range)
         "max_iter": [Integer(1)],
         "tol": [Real(0.0)],
     }
