@@ -44,6 +44,8 @@ def main(argv=None):
     ap.add_argument("--cases", type=int, default=1200, help="cases per estimator (1200)")
     ap.add_argument("--first", type=int, default=1000, help="first seed (1000)")
     args = bench.parse(ap, argv)
+    global _COMMIT
+    _COMMIT = _commit()
     test_fuzz = load_test_module("test_fuzz")
     load_test_module("test_common")  # (test_fuzz_files imports the common suite's cases
     load_test_module("test_model_files_all")  # and these helpers)
@@ -133,6 +135,7 @@ def extremes_module():
 
 
 _STARTED = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+_COMMIT = ""  # (main's: the commit the run started on)
 
 
 def _commit():
@@ -166,7 +169,7 @@ def _write(args, test_fuzz, outcomes, failures, slowest, t_all, done):
         "Long fuzz run (issues 17, 35, 44, 53)" + ("" if done else " (in progress)")
     )
     lines += [
-        f"Run from {_STARTED} UTC on commit {_commit()}, beside other work on the same two "
+        f"Run from {_STARTED} UTC on commit {_COMMIT}, beside other work on the same two "
         "cores (timings are of a shared machine).",
         "",
         f"{total:,} cases ({args.cases} per row from seed {args.first}); Python "

@@ -374,6 +374,9 @@ FOUND = [
     # loaded, then every prediction overflowed (a ValueError naming X, for a damaged file)
     ("CLSST", 11, 200102, "beta_concentration_ as array"),
     ("CLSST-clusters", 12, 200154, "noise_variance_ as array"),
+    # issue 53's (--cases 215 --first 40000): a plain model without threshold_ loaded, then
+    # predict_proba raised an AttributeError
+    ("ElkanNotoClassifier", 11, 40096, "deleted threshold_"),
 ]
 
 

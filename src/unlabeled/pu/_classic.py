@@ -858,6 +858,17 @@ class ElkanNotoClassifier(_EngineSVMPU):
         self.__dict__.pop("threshold_", None)
         self.n_iter_ = n_iter
 
+    def _check_fitted(self) -> None:
+        """The base's checks, and the form ``fit`` makes: ``threshold_`` (plain) or
+        ``proba_sigmoid_`` (weighted), exactly one (a file without either loaded, then
+        ``predict_proba`` raised an AttributeError: the long fuzz, issue 53)."""
+        super()._check_fitted()
+        if ("threshold_" in vars(self)) == ("proba_sigmoid_" in vars(self)):
+            raise ValueError(
+                "an ElkanNotoClassifier holds threshold_ (weighted=False) or proba_sigmoid_ "
+                "(weighted=True), exactly one"
+            )
+
     def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """``[P(y = 0 | x), P(y = 1 | x)]``: ``min(1, g(x) / c)`` (plain), the sigmoid of the
         weighted SVM's values (weighted).

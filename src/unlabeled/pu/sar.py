@@ -46,6 +46,7 @@ from .._validation import (
     Options,
     Real,
     canonical_sparse,
+    check_data_scale,
     check_pu_labels,
 )
 from ..base import ArrayLike, Fitted, MatrixLike, ValidatedEstimator
@@ -278,6 +279,9 @@ class SAREM(ValidatedEstimator):
         cols = self._feature_columns(X.shape[1])
         Xe = _columns(X, cols)
         X = _design(X, params["classifier"])
+        # the logistic fits' inner products (a quadratic model's squared features) bounded as
+        # the kernels' are: on X of 1e160 they overflowed to NaN (the long fuzz, issue 53)
+        check_data_scale(X, f"SAREM(classifier={params['classifier']!r})")
         sf = mask.astype(np.float64)
         C, n = float(params["C"]), X.shape[0]
         # start: labeled against unlabeled, reweighted to an expected prior of 1/2
