@@ -82,7 +82,11 @@ def test_qp_refuses_more_points_than_its_limit_before_any_work():
     """6,000 2-D points (under 1 MB, under the default max_memory): no answer in a minute; now
     refused before any work (no Gram matrix, no solve), naming the limit and PUSVC."""
     X, s, prior = make_pu(0, n=5_990, d=2, p=10)
-    with pytest.raises(ValueError, match=r"6,000 points is over its limit of 4,096.*PUSVC"):
+    with pytest.raises(ValueError, match=r"6,000 points is over its limit of 2,048.*PUSVC"):
+        DoubleHingeQP(prior=prior).fit(X, s)
+    # 4,096 points ran 94 s on two busy cores (issue 53's one-label fuzz at the old limit)
+    X, s, prior = make_pu(0, n=2_039, d=2, p=10)
+    with pytest.raises(ValueError, match=r"2,049 points is over its limit of 2,048"):
         DoubleHingeQP(prior=prior).fit(X, s)
 
 

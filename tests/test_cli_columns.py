@@ -353,6 +353,28 @@ def test_an_empty_label_cell_is_an_error_naming_the_row(files, tmp_path, capsys,
     assert_error_line(code, out, err, "data row 6", "empty label")
 
 
+@pytest.mark.parametrize("cell", ["nan", "-inf", "Inf"])
+def test_a_non_finite_label_among_words_is_an_error_naming_the_row(tmp_path, capsys, cell):
+    """A label column of words with a cell "nan" or "-inf": a class of that name was learned
+    and predicted (the long fuzz of issue 53, labeledsvm seed 40008: a prediction "-inf");
+    refused by row, as an empty cell, on fit and evaluate."""
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    labels = ["yes", "no", "-1", "yes", "no", "-1", "yes", "no", "-1", "yes", "no", "-1"]
+    lines = [f"{a:.6g},{b:.6g},{t}" for (a, b), t in zip(X, labels, strict=True)]
+    good = tmp_path / "good.csv"
+    good.write_text("\n".join(lines) + "\n")
+    lines[4] = lines[4].rsplit(",", 1)[0] + "," + cell
+    holed = tmp_path / "holed.csv"
+    holed.write_text("\n".join(lines) + "\n")
+    model = tmp_path / "m.skops"
+    argv = ["fit", "--estimator", "labeledsvm"]
+    assert_error_line(*run([*argv, holed, "-o", model], capsys), "data row 5", repr(cell))
+    assert not model.exists()
+    assert run([*argv, good, "-o", model], capsys)[0] == 0
+    code, out, err = run(["evaluate", model, holed], capsys)
+    assert_error_line(code, out, err, "data row 5", "non-finite")
+
+
 def test_a_blank_line_in_a_file_of_one_column_is_a_missing_value(tmp_path, capsys):
     """In a file of one column a blank line is a row whose value is missing: the reader
     skipped it, and predict wrote 13 rows for a file of 14 (the fuzz, seed 9088: the first

@@ -408,6 +408,9 @@ FOUND = [  # registry: failures found, kept as cases
     # that those seeds draw: 200102 and 200154 before; the same change, times 1e-320)
     ("CLSST", 11, 215143, "beta_concentration_ as array"),
     ("CLSST-clusters", 12, 209611, "noise_variance_ as array"),
+    # issue 53's (--cases 215 --first 40000): a plain model without threshold_ loaded, then
+    # predict_proba raised an AttributeError
+    ("ElkanNotoClassifier", 11, 40096, "deleted threshold_"),
 ]
 
 

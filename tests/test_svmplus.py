@@ -356,7 +356,11 @@ def test_qp_refuses_more_examples_than_its_limit():
     """solver='qp' on 4,000 examples (under 1 MB) grew by 2 GB for minutes; now refused before
     any work, naming the limit and solver='asmo'; tol=1e-12, the floor, is accepted."""
     X, y, X_star = make_lupi(0, n=4000)
-    with pytest.raises(ValueError, match=r"4,000 examples is over its limit of 2,048.*asmo"):
+    with pytest.raises(ValueError, match=r"4,000 examples is over its limit of 1,024.*asmo"):
+        SVMPlus(solver="qp").fit(X, y, X_star)
+    # 2,048 examples ran 73 s on two busy cores (issue 53's one-label fuzz at the old limit)
+    X, y, X_star = make_lupi(0, n=1025)
+    with pytest.raises(ValueError, match=r"1,025 examples is over its limit of 1,024"):
         SVMPlus(solver="qp").fit(X, y, X_star)
     X, y, X_star = make_lupi(0, n=20)
     assert SVMPlus(tol=1e-12, max_iter=10**4).fit(X, y, X_star).predict(X).shape == (20,)

@@ -58,7 +58,8 @@ class MemoryBudgetError(MemoryError, ValueError):
 
 
 class QPSolverError(RuntimeError, ValueError):
-    """Clarabel stopped without a solution; the message says which parameter to change.
+    """A solver (Clarabel; KM1/KM2's scipy nnls) stopped without a solution; the message
+    says which parameter to change.
 
     A ``RuntimeError`` (the solver failed) and a ``ValueError`` (the cause is the scale that
     a parameter gives the problem), so that code catching either sees it.

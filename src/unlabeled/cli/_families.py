@@ -347,16 +347,31 @@ def _true_metrics(f: np.ndarray, labeled: np.ndarray, y_true, request: Request) 
     }
 
 
+#: label cells of a text column that are a missing or non-finite number, not a class
+_NOT_A_CLASS = ("nan", "inf", "-inf", "+inf", "infinity", "-infinity", "+infinity")
+
+
 def _check_no_empty_label(y: np.ndarray, data: str) -> None:
     """Refuse a blank label cell: it is neither a class nor the unlabeled marker -1 (as a
-    class of its own, ``''``, a multi-class model would learn and predict it)."""
+    class of its own, ``''``, a multi-class model would learn and predict it); and so a cell
+    ``nan`` or ``-inf`` in a column of words (the long fuzz, issue 53: predicted as a
+    class ``-inf``)."""
     if y.dtype.kind not in "US":
         return
-    empty = np.flatnonzero(np.char.strip(y) == "")
+    text = np.char.strip(y.astype(str))
+    empty = np.flatnonzero(text == "")
     if empty.size:
         raise CLIError(
             f"{data!r}: data row {empty[0] + 1} has an empty label ({empty.size} empty in "
             "all); write -1 in the label column of an unlabeled row",
+            EXIT_USAGE,
+        )
+    bad = np.flatnonzero(np.isin(np.char.lower(text), _NOT_A_CLASS))
+    if bad.size:
+        raise CLIError(
+            f"{data!r}: data row {bad[0] + 1} has the label {str(y[bad[0]])!r}, a missing or "
+            f"non-finite number rather than a class ({bad.size} such in all); write -1 in "
+            "the label column of an unlabeled row",
             EXIT_USAGE,
         )
 

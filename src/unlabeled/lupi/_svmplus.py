@@ -57,8 +57,9 @@ _DTYPES = [np.float64, np.float32]
 _QP_BYTES_PER_PAIR = 160
 _QP_MAX_MEMORY = 8 * 2**30
 #: the most examples solver="qp" takes: Clarabel's time grows like n^3 on the dense KKT
-#: system (5 s at 1,000 examples, 26 s at 2,000 on one core; 4,000 held 2 GB for minutes)
-_QP_MAX_POINTS = 2048
+#: system (5 s at 1,000 examples, 26 s at 2,000 on one core, 73 s at 2,048 on two busy
+#: cores, past the fuzz's 30 s; 4,000 held 2 GB for minutes)
+_QP_MAX_POINTS = 1024
 #: the smallest tol: below about 1e-12 no slope is measured that finely in floating point,
 #: and the SMO solvers only ran to their cap of 10^7 steps (seconds to hours with n)
 MIN_TOL = 1e-12

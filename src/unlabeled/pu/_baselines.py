@@ -43,9 +43,10 @@ from .sar import checked_propensity
 # (growth of peak RSS, rbf kernel), rounded up. Used to refuse a problem before allocating.
 _QP_BYTES_PER_PAIR = 72
 #: the most training points DoubleHingeQP takes: Clarabel's time on the dense QP grows like
-#: n^2 to n^3 (1.3 s at 1,000 points, 5 s at 2,000 on one core; 6,000 gave no answer in a
-#: minute), whatever max_memory allows. PUSVC solves the same problem exactly
-MAX_QP_POINTS = 4096
+#: n^2 to n^3 (1.3 s at 1,000 points, 5 s at 2,000 on one core; 4,096 ran 94 s on two busy
+#: cores, past the fuzz's 30 s; 6,000 gave no answer in a minute), whatever max_memory
+#: allows. PUSVC solves the same problem exactly
+MAX_QP_POINTS = 2048
 
 
 _PROBABILITY_DOC = """probability : bool, default=False
@@ -95,7 +96,7 @@ class DoubleHingeQP(KernelPUModel):
     is handed to the interior-point solver Clarabel with the dense ``n x n`` matrix
     ``K_UU``, so time grows like ``n^3`` and memory like ``n^2``. It is the reference that
     PUSVC is measured against, not a method to use on large data: a problem of more than
-    4,096 training points (``MAX_QP_POINTS``), or whose memory estimate exceeds
+    2,048 training points (``MAX_QP_POINTS``), or whose memory estimate exceeds
     ``max_memory``, is refused before anything is allocated. The offset is
     the exact minimiser of ``J`` for the solution's coefficients.
 
@@ -522,6 +523,11 @@ class RampPU(KernelPUModel):
         y = np.where(mask, 1.0, -1.0)
         # the convex step divided by 2 lam: 1/2 ||f||^2 + sum_i C_i hinge(y_i f_i) + ...
         C = np.where(mask, prior / (2 * lam * p), 1.0 / (4 * lam * n))
+        if not np.all((C > 0) & np.isfinite(C)):  # (lam near 1.8e308: 4 lam n overflows)
+            raise ValueError(
+                f"lam={lam!r} makes RampPU's box bounds prior / (2 lam p) and 1 / (4 lam n) "
+                f"{C.min():.3g} .. {C.max():.3g}, outside the positive floats; lower lam"
+            )
         margin = rng.uniform(-2, 2, m) if self.init == "random" else np.zeros(m)
 
         step = self._smo_step if self.inner_solver == "smo" else self._qp_step

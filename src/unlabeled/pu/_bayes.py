@@ -72,8 +72,9 @@ class PositiveNaiveBayes(ClassifierMixin, ValidatedEstimator):
     prior : float in (0, 1) or "auto", default="auto"
         ``pi``, the share of positives among the unlabeled points; ``"auto"`` estimates it
         with :class:`unlabeled.pu.priors.Blend` (the estimate of ``PUSVC(prior="auto")``).
-    alpha : float > 0, default=1.0
-        Laplace smoothing.
+    alpha : float in [1e-300, 1e10], default=1.0
+        Laplace smoothing (smaller values, subnormal floats, underflowed to a probability
+        of 0 over a category's count).
     random_state : int, RandomState instance or None, default=None
         For ``prior="auto"``'s estimate.
 
@@ -108,7 +109,7 @@ class PositiveNaiveBayes(ClassifierMixin, ValidatedEstimator):
 
     _parameter_constraints: dict = {
         "prior": [Options(("auto",)), Real(0.0, 1.0)],
-        "alpha": [Real(0.0, 1e10, high_open=False)],
+        "alpha": [Real(1e-300, 1e10, low_open=False, high_open=False)],
         "random_state": RANDOM_STATE,
     }
 
@@ -386,8 +387,9 @@ class PositiveTAN(PositiveNaiveBayes):
     prior : float in (0, 1) or "auto", default="auto"
         ``pi``, the share of positives among the unlabeled points; ``"auto"`` estimates it
         with :class:`unlabeled.pu.priors.Blend`.
-    alpha : float > 0, default=1.0
-        Laplace smoothing.
+    alpha : float in [1e-300, 1e10], default=1.0
+        Laplace smoothing (smaller values, subnormal floats, underflowed to a probability
+        of 0 over a category's count).
     random_state : int, RandomState instance or None, default=None
         For ``prior="auto"``'s estimate.
 

@@ -36,6 +36,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
 from .. import _engine
+from .._budget import check_dense_budget
 from .._calibration import (
     ProbabilisticMixin,
     calibration_folds,
@@ -639,6 +640,7 @@ class BaggingPUClassifier(_EngineSVMPU):
                 )
             params["propensity"] = checked_propensity(self, X, s, propensity, _sar_refused(self))[0]
         X, mask = self._validate_fit(X, s)
+        self._check_sample_memory(mask, params)
         rng = check_random_state(self.random_state)
         seed = int(rng.randint(np.iinfo(np.int32).max))  # the folds' (drawn first)
         rows = _kernel_rows(self, X, params) if base is None else None
@@ -657,6 +659,21 @@ class BaggingPUClassifier(_EngineSVMPU):
                 held[test] = self._values(X, test, model_f)
         self._probability_sigmoid(held, mask)
         return self
+
+    def _check_sample_memory(self, mask, params) -> None:
+        """Refuse, before any work, samples whose memory is over the budget: the ``T``
+        samples of ``K`` indices kept (``estimators_samples_``) and a bag's solve (about six
+        arrays of its positives and ``K`` points). ``max_samples`` may be any int (a bag is
+        drawn with replacement): 2**31 - 1 asked for 16 GB per sample (issue 53)."""
+        n_pos = int(mask.sum())
+        k = self._sample_size(n_pos, mask.size - n_pos, params)
+        T = params["n_estimators"]
+        check_dense_budget(
+            8.0 * T * k + 48.0 * (n_pos + k),
+            f"BaggingPUClassifier(max_samples={k}, n_estimators={T}) keeps {T} samples of "
+            f"{k:,} points",
+            "lower max_samples (or give a share of the unlabeled points, a float in (0, 1])",
+        )
 
     def _store(self, X, model) -> None:
         """The model: the mean expansion (a pair ``(coef, b)``) or the fitted clones."""
@@ -1024,6 +1041,17 @@ class ElkanNotoClassifier(_EngineSVMPU):
         self.proba_sigmoid_ = (float(A), float(B))
         self.__dict__.pop("threshold_", None)
         self.n_iter_ = n_iter
+
+    def _check_fitted(self) -> None:
+        """The base's checks, and the form ``fit`` makes: ``threshold_`` (plain) or
+        ``proba_sigmoid_`` (weighted), exactly one (a file without either loaded, then
+        ``predict_proba`` raised an AttributeError: the long fuzz, issue 53)."""
+        super()._check_fitted()
+        if ("threshold_" in vars(self)) == ("proba_sigmoid_" in vars(self)):
+            raise ValueError(
+                "an ElkanNotoClassifier holds threshold_ (weighted=False) or proba_sigmoid_ "
+                "(weighted=True), exactly one"
+            )
 
     def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """``[P(y = 0 | x), P(y = 1 | x)]``: ``min(1, g(x) / c)`` (plain), the sigmoid of the

@@ -46,6 +46,10 @@ MAX_LAYERS, MAX_UNITS = 20, 100_000
 #: the largest weight magnitude of a loaded model (Adam moves a weight by about
 #: learning_rate per step from a start below 1)
 MAX_WEIGHT = 1e10
+#: the most epochs: each is at least one Adam step (about 3 ms on two busy cores for the
+#: default network), and 10^6 ran past a minute on 40 points (issue 53); larger steps and
+#: penalties than MAX_STEP overflowed torch's float32 (3.4e38) with a raw RuntimeError
+MAX_EPOCHS, MAX_STEP = 1_000, 1e30
 
 
 @register(
@@ -102,12 +106,12 @@ class NNPUMLPClassifier(ProbabilisticMixin, ClassifierMixin, ValidatedEstimator)
         0.81 and 0.95 with the logistic loss): with a small prior and a bounded loss, the
         all-negative network is nearly as good as any, and the correction steps, which
         raise the unlabeled points' outputs and lower the positives', can win.
-    learning_rate : float > 0, default=1e-3
+    learning_rate : float in (0, 1e30], default=1e-3
         Adam's step size.
-    weight_decay : float >= 0, default=1e-4
+    weight_decay : float in [0, 1e30], default=1e-4
         L2 penalty of Adam (``torch.optim.Adam``'s ``weight_decay``).
     batch_size : int >= 1, default=512
-    max_iter : int >= 1, default=50
+    max_iter : int in [1, 1000], default=50
         Epochs (passes over the data).
     threshold : {"prior", "zero"}, default="prior"
         As :class:`~unlabeled.pu.NNPUClassifier`'s: at the prior's quantile of the training
@@ -203,10 +207,10 @@ class NNPUMLPClassifier(ProbabilisticMixin, ClassifierMixin, ValidatedEstimator)
         "beta": [Real(0.0, low_open=False)],
         "gamma": [Real(0.0)],
         "loss": [Options(_nnpu_solver.LOSSES)],
-        "learning_rate": [Real(0.0)],
-        "weight_decay": [Real(0.0, low_open=False)],
+        "learning_rate": [Real(0.0, MAX_STEP, high_open=False)],
+        "weight_decay": [Real(0.0, MAX_STEP, low_open=False, high_open=False)],
         "batch_size": [Integer(1)],
-        "max_iter": [Integer(1, 1_000_000)],
+        "max_iter": [Integer(1, MAX_EPOCHS)],
         "threshold": [Options(THRESHOLDS)],
         "probability": [Boolean()],
         "device": [Instance((str,), "a string such as 'cpu', 'cuda' or 'auto'")],

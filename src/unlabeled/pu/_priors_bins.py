@@ -204,8 +204,8 @@ class BestBin(PriorEstimator):
         if n_labeled < 2:
             raise ValueError(
                 "BestBin scores every labeled positive by a model trained without it, which "
-                f"needs at least 2 labeled positives, got {n_labeled}: label more positives, "
-                "or pass the prior as a number"
+                f"needs at least 2 labeled positives (s == 1), got {n_labeled}: label more "
+                "positives, or pass the prior as a number"
             )
 
     def _estimate(self, Xp, Xu, rng, params):

@@ -19,6 +19,7 @@ from ..base import (
     Fitted,
     set_init_params,
 )
+from ..exceptions import QPSolverError
 from ..registry import Case, register
 from ._priors_base import (
     PriorEstimator,
@@ -94,7 +95,7 @@ def _simplex_qp(R, u, max_iter, who="KM"):
     try:
         v = nnls(A, b, maxiter=max_iter)[0]
     except RuntimeError as exc:  # scipy's bare "Maximum number of iterations reached."
-        raise RuntimeError(
+        raise QPSolverError(
             f"{who}: the projection onto the simplex (scipy.optimize.nnls, an active-set "
             f"method) did not finish in max_iter={max_iter} iterations ({exc}); increase "
             "max_iter, or pass None for 10 (n_positive + n_unlabeled)"

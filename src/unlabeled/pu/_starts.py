@@ -89,10 +89,12 @@ def ocsvm_start(X, problem: PUProblem, kernel, gamma, degree, coef0):
         score = oc.decision_function(X[unl])
     order = np.argsort(score, kind="stable")  # ascending: state 1 first
     a, b, c, s2, s4 = _eq18_groups(n, prior, problem.total, c2)
-    n1 = int(round((1 - prior) * a * n))
+    # (clipped to n before rounding, as the sizes are below: with prior=5e-324, a = 1/prior
+    # is infinite, which int() refused)
+    n1 = int(round(min((1 - prior) * a * n, n)))
     n2 = max(1, int(round(b * n)))
     n4 = max(1, int(round(c * n)))
-    n5 = int(round(prior * a * n))
+    n5 = int(round(min(prior * a * n, n)))
     n3 = max(0, n - n1 - n2 - n4 - n5)
     # a tiny prior makes a = 1/prior huge and n1 far beyond n (prior=1e-9: 7 GiB for the
     # repeat below); only the first n values are used, which the sizes clipped to n keep

@@ -42,7 +42,16 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from .._budget import check_dense_budget
 from .._dask import is_dask_collection
 from .._solving import warn_not_converged
-from .._validation import MAX_C, Instance, Integer, Options, Real, canonical_sparse, check_pu_labels
+from .._validation import (
+    MAX_C,
+    Instance,
+    Integer,
+    Options,
+    Real,
+    canonical_sparse,
+    check_data_scale,
+    check_pu_labels,
+)
 from ..base import ArrayLike, Fitted, MatrixLike, ValidatedEstimator
 from ..exceptions import InvalidParameterError, SCARViolationWarning
 from ..registry import Case, exported, register
@@ -188,7 +197,7 @@ class SAREM(ValidatedEstimator):
     _parameter_constraints: dict = {
         "propensity_features": [None, Instance((list, tuple, np.ndarray), "a list of columns")],
         "classifier": [Options(("quadratic", "linear"))],
-        "C": [Real(0.0, MAX_C, high_open=False)],
+        "C": [Real(0.0, MAX_C, high_open=False)],  # (every box weight's range)
         "max_iter": [Integer(1)],
         "tol": [Real(0.0)],
     }
@@ -273,6 +282,9 @@ class SAREM(ValidatedEstimator):
         cols = self._feature_columns(X.shape[1])
         Xe = _columns(X, cols)
         X = _design(X, params["classifier"])
+        # the logistic fits' inner products (a quadratic model's squared features) bounded as
+        # the kernels' are: on X of 1e160 they overflowed to NaN (the long fuzz, issue 53)
+        check_data_scale(X, f"SAREM(classifier={params['classifier']!r})")
         sf = mask.astype(np.float64)
         C, n = float(params["C"]), X.shape[0]
         # start: labeled against unlabeled, reweighted to an expected prior of 1/2

@@ -318,6 +318,13 @@ class WellSVM(SemiSupervisedSVM):
                     "whose Gram matrix outgrows cache_size takes the linear solver: raise "
                     "cache_size, or use loss='hinge'"
                 )
+            tiny = [k for k in ("C1", "C2") if not np.isfinite(1.0 / params[k])]
+            if tiny:  # (subnormal: 1/C overflows)
+                raise ValueError(
+                    f"{tiny[0]}={params[tiny[0]]!r}: the squared hinge adds 1/{tiny[0]} to the "
+                    f"kernel's diagonal, which overflows; raise {tiny[0]} to at least 1e-300, "
+                    "or use loss='hinge'"
+                )
             backend.use_squared_hinge()
         oracle = BalancedLabels(signs, n_negative_unlabeled(signs, params["balance"]))
         y0 = self._init_labels(backend, signs, oracle)
