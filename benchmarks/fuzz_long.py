@@ -97,14 +97,26 @@ def main(argv=None):
     for name in extremes.NAMES:
         table = len(extremes.extremes(extremes.ENTRIES[name].load()))
         row = f"extremes {name}"
-        rows.append((row, lambda seed, name=name, table=table: extremes.check_extreme_case(
-            name, seed, (seed - args.first) % table)))  # fmt: skip
+        rows.append(
+            (
+                row,
+                lambda seed, name=name, table=table: extremes.check_extreme_case(
+                    name, seed, (seed - args.first) % table
+                ),
+            )
+        )
         counts[row] = table
     # and one labeled point of a class at each size where an estimator switches path
     for size in extremes.SIZES:
         row = f"lone label n={size}"
-        rows.append((row, lambda seed, size=size: extremes.check_lone_case(
-            size, extremes.lone_row(size, seed), seed)))  # fmt: skip
+        rows.append(
+            (
+                row,
+                lambda seed, size=size: extremes.check_lone_case(
+                    size, extremes.lone_row(size, seed), seed
+                ),
+            )
+        )
         counts[row] = extremes.lone_row_cases(size, args.cases)
     for row, run in rows:
         needs = "torch" if any(k in row for k in ("autoencoder", "Plummer", "MLP")) else None

@@ -160,8 +160,13 @@ def _fit_data(entry, X, cls, labeled_0, labeled_1):
     if family.keywords:  # bags of 2 rows; a bag is positive with any positive instance
         groups = np.arange(n) // 2
         y = np.where(np.bincount(groups, weights=cls) > 0, 1, -1)
-    data = {"X": X, "s": s, "y": y_ssl if family.labels == "ssl" else y,
-            "X_star": np.abs(X[:, :1]) + 0.5, "groups": groups}  # fmt: skip
+    data = {
+        "X": X,
+        "s": s,
+        "y": y_ssl if family.labels == "ssl" else y,
+        "X_star": np.abs(X[:, :1]) + 0.5,
+        "groups": groups,
+    }
     args, kwargs = family.arguments(data)
     if not family.fit:  # (fit(X))
         args = (X,)
@@ -371,24 +376,37 @@ _CHEAP = {  # registry: per-estimator settings
     "KM1": {"n_bootstrap": 0},
     "KM2": {"n_bootstrap": 0},
 }
+# registry: the size thresholds each estimator has (found by reading their code)
 SIZES = {
     # everyone: the smallest data, the numerical preflight's 64-row sample, the cutting
     # plane's 256-row estimate of a start's kernel passes
-    3: None, 12: None, 64: None, 65: None, 256: None, 257: None,
+    3: None,
+    12: None,
+    64: None,
+    65: None,
+    256: None,
+    257: None,
     # SVMPlus(solver="qp") up to 1,024 points, DoubleHingeQP up to 2,048 (issue 53: the
     # old limits, 2,048 and 4,096, ran 73 s and 94 s); KM1 / KM2 subsample above 4,000
-    1024: ["SVMPlus-qp"], 1025: ["SVMPlus-qp"],
-    2048: ["DoubleHingeQP"], 2049: ["DoubleHingeQP"],
+    1024: ["SVMPlus-qp"],
+    1025: ["SVMPlus-qp"],
+    2048: ["DoubleHingeQP"],
+    2049: ["DoubleHingeQP"],
     # PUSVC: the pilot start above 4,000 unlabeled points, the linear kernel's offset
     # search by coordinate descent from 5,000 (n - 1 here: one labeled positive)
     4000: ["KM1", "KM2"],  # registry: per-size targets
     4001: ["KM1", "KM2", "PUSVC-pilot"],  # registry: per-size targets
     4002: ["PUSVC-pilot"],
-    5000: ["PUSVC"], 5001: ["PUSVC"],
+    5000: ["PUSVC"],
+    5001: ["PUSVC"],
     # CLSST's passes in chunks of 8,192 points; its search on a 20,000-point sample above
-    8192: ["CLSST"], 8193: ["CLSST"], 20000: ["CLSST"], 20001: ["CLSST"],
-}  # fmt: skip
+    8192: ["CLSST"],
+    8193: ["CLSST"],
+    20000: ["CLSST"],
+    20001: ["CLSST"],
+}
 #: the variants named in SIZES: (registered name, parameters)
+# registry: the variants that take a path at a size threshold
 _VARIANTS = {
     "SVMPlus-qp": ("SVMPlus", {"solver": "qp", "kernel": "linear", "kernel_plus": "linear"}),
     "PUSVC-pilot": ("PUSVC", {"kernel": "linear", "init": "pilot"}),
@@ -478,9 +496,17 @@ _SMALL = [(n, t) for n, t in LONE if n <= 257]
 #: the test suite's: a sample of the small cases, and the large ones that cost under a second
 #: or are refused at once (KM's 4,000 points and the QP solvers' accepted limits run in the
 #: long run only)
-SUITE_LONE = [*_SMALL[:: max(1, len(_SMALL) // 40)], (1025, "SVMPlus-qp"),
-              (2049, "DoubleHingeQP"), (5000, "PUSVC"), (5001, "PUSVC"), (8192, "CLSST"),
-              (20000, "CLSST"), (20001, "CLSST")]  # fmt: skip
+# registry: the lone-label sizes the suite runs
+SUITE_LONE = [
+    *_SMALL[:: max(1, len(_SMALL) // 40)],
+    (1025, "SVMPlus-qp"),
+    (2049, "DoubleHingeQP"),
+    (5000, "PUSVC"),
+    (5001, "PUSVC"),
+    (8192, "CLSST"),
+    (20000, "CLSST"),
+    (20001, "CLSST"),
+]
 
 
 @pytest.mark.parametrize("size, target", SUITE_LONE)
@@ -492,6 +518,7 @@ def test_fuzz_lone_label(size, target):
 
 
 #: what the extremes found (issue 53), kept as cases: (estimator, parameter, value, outcome)
+# registry: what the extremes found, kept as cases
 FOUND = [
     # 16 GB of bootstrap indices allocated (MemoryError after 24 s): now refused by the
     # dense budget before any work, naming max_samples
