@@ -8,7 +8,7 @@ import unlabeled
 from unlabeled import _budget
 from unlabeled._budget import check_dense_budget
 from unlabeled.exceptions import MemoryBudgetError
-from unlabeled.pu import priors
+from unlabeled.pu import _priors_km
 
 
 def test_memory_available_is_a_limit_too(monkeypatch):
@@ -22,7 +22,7 @@ def test_memory_available_is_a_limit_too(monkeypatch):
 def test_prior_budget_checked_before_the_distances(monkeypatch, cls):
     """The budget check of tests/test_limits.py comes before the distance matrices: with the
     function that computes them gone, the fit is still refused for the budget."""
-    monkeypatch.setattr(priors, "_sq_dists", None)
+    monkeypatch.setattr(_priors_km, "sq_dists", None)
     X, s = small_pu()
     with unlabeled.config_context(max_dense_bytes=20_000):
         with pytest.raises(MemoryBudgetError, match="50 x 50"):

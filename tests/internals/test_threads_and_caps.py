@@ -12,11 +12,10 @@ from conftest import by_name, registered, small_pu
 from sklearn.exceptions import ConvergenceWarning
 
 import unlabeled
-from unlabeled import PUSVC, _label_generation
+from unlabeled import PUSVC, _label_generation, _solving
 from unlabeled._engine import KernelSpec
 from unlabeled._solving import default_max_iter, resolve_max_iter, warn_not_converged
 from unlabeled._threads import _own_running_threads, available_cores, engine_threads
-from unlabeled.pu import _pusvc
 
 
 def test_convergence_warning():
@@ -66,7 +65,7 @@ def test_n_jobs_clipped_to_available_cores(monkeypatch):
         seen.append(k["n_jobs"])
         return KernelSpec(*a, **k)
 
-    monkeypatch.setattr(_pusvc._engine, "KernelSpec", spy)
+    monkeypatch.setattr(_solving, "KernelSpec", spy)
     X, s = small_pu()
     many = PUSVC(prior=0.4, n_jobs=100_000).fit(X, s)
     one = PUSVC(prior=0.4, n_jobs=1).fit(X, s)
