@@ -169,6 +169,8 @@ def n_negative_unlabeled(signs, balance) -> int:
     return min(n_u, max(0, math.ceil(n_u * (1.0 - p) - 1e-9)))
 
 
+_NORMAL = float(np.finfo(np.float64).tiny)  # the smallest normal double
+
 #: a column whose standard deviation is at most this share of its largest magnitude is constant
 #: but for rounding: its scale is 1, not the noise (which would blow it up to unit spread)
 _CONSTANT_RTOL = 1e-12
@@ -382,7 +384,8 @@ class SemiSupervisedSVM(ProbabilisticMixin, KernelClassifier):
     # before the parameter, which holds standardize=False from model_io.ADDED_PARAMS)
     _fitted_attributes: dict = {
         "transduction_": Fitted("iufUSbO", ("n_train",)),
-        "scale_": Fitted("matrix", (1, "n_features_in_"), none=True, optional=True),
+        # normal floats: a file's subnormal scale (1e-320) sent every test point to infinity
+        "scale_": Fitted("matrix", (1, "n_features_in_"), none=True, optional=True, low=_NORMAL),
         # the means of the columns centred by standardize (feature_scale); None: none is
         "mean_": Fitted("matrix", (1, "n_features_in_"), none=True, optional=True),
         # w on X as given: w on the standardised features divided by scale_ (1e150 for a
