@@ -21,7 +21,7 @@ Examples
 >>> y_semi[:10] = y[:10]
 >>> ax = plot_clsst_components(CLSST(random_state=0).fit(X, y_semi), X)
 >>> ax.get_title()
-'CLSST: 2 clusters'
+'CLSST: 3 clusters'
 """
 
 from __future__ import annotations
@@ -218,7 +218,7 @@ def plot_clsst_components(
     >>> y_semi = np.where(np.arange(300) < 10, y, -1)
     >>> ax = plot_clsst_components(CLSST(random_state=0).fit(X, y_semi), X)
     >>> ax.get_title()
-    'CLSST: 2 clusters'
+    'CLSST: 3 clusters'
     >>> plt.close(ax.figure)
     """
     from matplotlib.patches import Ellipse
